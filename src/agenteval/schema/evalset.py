@@ -1,0 +1,130 @@
+"""Eval set file format (formats.md §2): cases, turns, messages and tool calls."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from agenteval.schema.base import Bool, Model, Str, none_as
+
+_camel = ConfigDict(alias_generator=to_camel)
+
+
+class Message(Model):
+    """A model message; keys are snake_case in files (formats.md §2.5)."""
+
+    _always: ClassVar[frozenset[str]] = frozenset({"role"})
+
+    role: Str = ""
+    content: Str = ""
+    content_parts: list[dict[str, Any]] | None = None
+    tool_id: Str = ""
+    tool_name: Str = ""
+    tool_calls: list[dict[str, Any]] | None = None
+    reasoning_content: Str = ""
+    reasoning_signature: Str = ""
+
+
+class Tool(Model):
+    """One tool call with its result (formats.md §2.4)."""
+
+    model_config = _camel
+    _raw: ClassVar[frozenset[str]] = frozenset({"arguments", "result"})
+
+    id: Str = ""
+    name: Str = ""
+    arguments: Any = None
+    result: Any = None
+
+
+class Invocation(Model):
+    """One conversation turn (formats.md §2.3)."""
+
+    model_config = _camel
+    _raw: ClassVar[frozenset[str]] = frozenset({"toolMock", "executionTrace"})
+
+    invocation_id: Str = ""
+    context_messages: list[Message] | None = None
+    user_content: Message | None = None
+    final_response: Message | None = None
+    tools: list[Tool] | None = None
+    tool_mock: Any = None
+    intermediate_responses: list[Message] | None = None
+    creation_timestamp: float | None = None
+    execution_trace: Any = None
+
+
+class SessionInput(Model):
+    """Initial session data of a case (formats.md §2.6)."""
+
+    model_config = _camel
+    _raw: ClassVar[frozenset[str]] = frozenset({"state"})
+
+    app_name: Str = ""
+    user_id: Str = ""
+    state: dict[str, Any] | None = None
+
+
+class ConversationScenario(Model):
+    """Dynamic user simulation (formats.md §2.7); kept and re-written, never run offline."""
+
+    model_config = _camel
+
+    driver: Str = ""
+    starting_prompt: Str = ""
+    conversation_plan: Str = ""
+    stop_signal: Str = ""
+    max_allowed_invocations: int | None = None
+
+
+class RubricContent(Model):
+    """The text of a rubric."""
+
+    text: Str = ""
+
+
+class EvalCaseRubric(Model):
+    """A case-level rubric targeting one LLM metric (formats.md §2.8)."""
+
+    model_config = _camel
+
+    metric_name: Str = ""
+    id: Str = ""
+    content: RubricContent | None = None
+    description: Str = ""
+    type: Str = ""
+
+
+class EvalCase(Model):
+    """One eval case (formats.md §2.2)."""
+
+    model_config = _camel
+
+    eval_id: Str = ""
+    eval_mode: Str = ""
+    expected_runner_enabled: Bool = False
+    context_messages: list[Message] | None = None
+    conversation: list[Invocation | None] | None = None
+    conversation_scenario: ConversationScenario | None = None
+    actual_conversation: list[Invocation | None] | None = None
+    session_input: SessionInput | None = None
+    rubrics: list[EvalCaseRubric] | None = None
+    creation_timestamp: float | None = None
+
+
+class EvalSet(Model):
+    """An eval set file (formats.md §2.1)."""
+
+    model_config = _camel
+
+    eval_set_id: Str = ""
+    name: Str = ""
+    description: Str = ""
+    eval_cases: Annotated[list[EvalCase | None], none_as(list)] = Field(default_factory=list)
+    creation_timestamp: float | None = None
+
+    def cases(self) -> list[EvalCase]:
+        """The cases in file order, with null entries skipped."""
+        return [case for case in self.eval_cases if case is not None]

@@ -1,0 +1,187 @@
+"""Metric config file format (formats.md §3): metrics and their criteria."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from agenteval.schema.base import Bool, Model, Str, none_as
+
+_camel = ConfigDict(alias_generator=to_camel)
+
+
+class LengthCriterion(Model):
+    """Bounds on the number of code points of a text (formats.md §3.4)."""
+
+    model_config = _camel
+
+    ignore: Bool = False
+    min: int | None = None
+    max: int | None = None
+
+
+class TextCriterion(Model):
+    """Text comparison of tool names or final-response text (formats.md §3.3)."""
+
+    model_config = _camel
+
+    ignore: Bool = False
+    case_insensitive: Bool = False
+    match_strategy: Str = ""
+    length: LengthCriterion | None = None
+    compare_name: Str = ""
+
+
+class JSONCriterion(Model):
+    """JSON comparison of tool data or final-response JSON (formats.md §3.5)."""
+
+    model_config = _camel
+    _raw: ClassVar[frozenset[str]] = frozenset({"schema"})
+
+    ignore: Bool = False
+    ignore_tree: dict[str, Any] | None = None
+    only_tree: dict[str, Any] | None = None
+    match_strategy: Str = ""
+    number_tolerance: float | None = None
+    valid: Bool = False
+    schema_: Any = Field(default=None, alias="schema")
+    compare_name: Str = ""
+
+
+class XMLCriterion(Model):
+    """XML well-formedness check of the final response (formats.md §3.6)."""
+
+    model_config = _camel
+
+    ignore: Bool = False
+    valid: Bool = False
+    match_strategy: Str = ""
+
+
+class RougeThreshold(Model):
+    """Minimum precision, recall and F1 of a ROUGE criterion."""
+
+    _always: ClassVar[frozenset[str]] = frozenset({"precision", "recall", "f1"})
+
+    precision: Annotated[float, none_as(0.0)] = 0.0
+    recall: Annotated[float, none_as(0.0)] = 0.0
+    f1: Annotated[float, none_as(0.0)] = 0.0
+
+
+class RougeCriterion(Model):
+    """ROUGE comparison of the final response (formats.md §3.7)."""
+
+    model_config = _camel
+    _always: ClassVar[frozenset[str]] = frozenset({"threshold"})
+
+    ignore: Bool = False
+    rouge_type: Str = ""
+    measure: Str = ""
+    threshold: Annotated[RougeThreshold, none_as(RougeThreshold)] = Field(
+        default_factory=RougeThreshold
+    )
+    use_stemmer: Bool = False
+    split_summaries: Bool = False
+    tokenizer_name: Str = ""
+
+
+class FinalResponseCriterion(Model):
+    """Final-response comparison (formats.md §3.8)."""
+
+    model_config = _camel
+
+    text: TextCriterion | None = None
+    json_: JSONCriterion | None = Field(default=None, alias="json")
+    rouge: RougeCriterion | None = None
+    xml: XMLCriterion | None = None
+    compare_name: Str = ""
+
+
+class ToolTrajectoryStrategy(Model):
+    """How one pair of tool calls is compared; absent parts are not checked (formats.md §3.9)."""
+
+    name: TextCriterion | None = None
+    arguments: JSONCriterion | None = None
+    result: JSONCriterion | None = None
+
+
+class ToolTrajectoryCriterion(Model):
+    """Tool-call trajectory comparison (formats.md §3.9)."""
+
+    model_config = _camel
+
+    default_strategy: ToolTrajectoryStrategy | None = None
+    # A null entry is kept so that validation can report it (formats.md §11-9).
+    tool_strategy: dict[str, ToolTrajectoryStrategy | None] | None = None
+    order_sensitive: Bool = False
+    subset_matching: Bool = False
+    compare_name: Str = ""
+
+
+class Rubric(Model):
+    """One metric-level rubric of an LLM judge (formats.md §3.10)."""
+
+    id: Str = ""
+    content: dict[str, Any] | None = None
+    description: Str = ""
+    type: Str = ""
+
+
+class JudgeModel(Model):
+    """Judge model options (llm-evaluators.md §3.1); ``apiKey`` is read but never written."""
+
+    model_config = _camel
+    _raw: ClassVar[frozenset[str]] = frozenset({"extraFields", "generationConfig"})
+
+    provider_name: Str = ""
+    model_name: Str = ""
+    variant: Str = ""
+    base_url: Str = Field(default="", alias="baseURL")
+    api_key: Str = Field(default="", exclude=True)
+    extra_fields: dict[str, Any] | None = None
+    num_samples: int | None = None
+    generation_config: dict[str, Any] | None = None
+
+
+class LLMCriterion(Model):
+    """LLM judge criterion (formats.md §3.10); judge evaluators interpret it."""
+
+    model_config = ConfigDict(alias_generator=to_camel, extra="allow")
+    _raw: ClassVar[frozenset[str]] = frozenset({"template"})
+
+    rubrics: list[Rubric] | None = None
+    judge_model: JudgeModel | None = None
+    sample_parallelism_enabled: Bool = False
+    sample_parallelism: int | None = None
+    template: dict[str, Any] | None = None
+
+
+class Criterion(Model):
+    """Per-evaluator criteria of a metric; extra keys are kept for plugin evaluators."""
+
+    model_config = ConfigDict(alias_generator=to_camel, extra="allow")
+
+    tool_trajectory: ToolTrajectoryCriterion | None = None
+    final_response: FinalResponseCriterion | None = None
+    llm_judge: LLMCriterion | None = None
+
+
+class EvalMetric(Model):
+    """One metric instance of a metric file (formats.md §3.1)."""
+
+    model_config = _camel
+    _raw: ClassVar[frozenset[str]] = frozenset({"extension"})
+    _always: ClassVar[frozenset[str]] = frozenset({"threshold"})
+
+    metric_name: Str = ""
+    evaluator_name: Str = ""
+    threshold: Annotated[float, none_as(0.0)] = 0.0
+    criterion: Criterion | None = None
+    extension: Any = None
+
+    @property
+    def evaluator(self) -> str:
+        """The evaluator to run: ``evaluatorName``, or the metric name when empty."""
+        return self.evaluator_name or self.metric_name

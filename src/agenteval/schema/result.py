@@ -1,0 +1,221 @@
+"""Result file format (formats.md §6–§7).
+
+Extra keys that Go readers ignore (judge usage, votes, pass@k, ...) are
+allowed on the objects that carry them, so files written by agenteval keep
+them on a round-trip and files written by Go load without them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import ConfigDict
+from pydantic.alias_generators import to_camel
+
+from agenteval.schema.base import Model, Str, none_as
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.metric import Criterion
+from agenteval.schema.status import EvalStatus
+
+_camel = ConfigDict(alias_generator=to_camel)
+_camel_extra = ConfigDict(alias_generator=to_camel, extra="allow")
+
+Score = Annotated[float, none_as(0.0)]
+
+
+class DetailValue(Model):
+    """Typed value of a per-turn result (numeric, boolean or categorical)."""
+
+    _always: ClassVar[frozenset[str]] = frozenset({"kind"})
+
+    kind: Str = ""
+    numeric: float | None = None
+    boolean: bool | None = None
+    categorical: str | None = None
+
+
+class RubricScore(Model):
+    """Verdict of one rubric."""
+
+    _always: ClassVar[frozenset[str]] = frozenset({"score"})
+
+    id: Str = ""
+    reason: Str = ""
+    score: Score = 0.0
+
+
+class MetricDetails(Model):
+    """``details`` of a metric result; evaluators may add extra keys."""
+
+    model_config = _camel_extra
+    _always: ClassVar[frozenset[str]] = frozenset({"score"})
+
+    reason: Str = ""
+    score: Score = 0.0
+    value: DetailValue | None = None
+    rubric_scores: list[RubricScore] | None = None
+
+
+class EvalMetricResult(Model):
+    """Result of one metric, for one turn or for the whole case (formats.md §6.3)."""
+
+    model_config = _camel_extra
+    _always: ClassVar[frozenset[str]] = frozenset({"score", "threshold"})
+
+    metric_name: Str = ""
+    score: Score = 0.0
+    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    threshold: Score = 0.0
+    criterion: Criterion | None = None
+    details: MetricDetails | None = None
+
+
+class EvalMetricResultPerInvocation(Model):
+    """One turn pair and the per-turn results of every metric (formats.md §6.4)."""
+
+    model_config = _camel
+
+    actual_invocation: Invocation | None = None
+    expected_invocation: Invocation | None = None
+    eval_metric_results: list[EvalMetricResult] | None = None
+
+
+class EvalCaseResult(Model):
+    """One case in one run (formats.md §6.2)."""
+
+    model_config = _camel_extra
+    _always: ClassVar[frozenset[str]] = frozenset({"score"})
+
+    eval_set_id: Str = ""
+    eval_id: Str = ""
+    run_id: Annotated[int, none_as(0)] = 0
+    score: Score = 0.0
+    final_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    error_message: Str = ""
+    overall_eval_metric_results: list[EvalMetricResult] | None = None
+    eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] | None = None
+    session_id: Str = ""
+    user_id: Str = ""
+
+
+class StatusCounts(Model):
+    """Counts of statuses; zeros are omitted like Go does."""
+
+    model_config = _camel
+
+    passed: Annotated[int, none_as(0)] = 0
+    failed: Annotated[int, none_as(0)] = 0
+    not_evaluated: Annotated[int, none_as(0)] = 0
+
+
+class MetricSummary(Model):
+    """Average of one metric over cases or runs (formats.md §7)."""
+
+    model_config = _camel_extra
+    _always: ClassVar[frozenset[str]] = frozenset({"averageScore", "threshold"})
+
+    metric_name: Str = ""
+    average_score: Score = 0.0
+    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    threshold: Score = 0.0
+    status_counts: StatusCounts | None = None
+
+
+class RunSummary(Model):
+    """Summary of one run over all cases."""
+
+    model_config = _camel_extra
+
+    run_id: Annotated[int, none_as(0)] = 0
+    overall_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    case_status_counts: StatusCounts | None = None
+    metric_summaries: list[MetricSummary] | None = None
+
+
+class CaseMetricResult(Model):
+    """A metric's overall result inside a case's run summary."""
+
+    model_config = _camel
+    _always: ClassVar[frozenset[str]] = frozenset({"score", "threshold"})
+
+    metric_name: Str = ""
+    score: Score = 0.0
+    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    threshold: Score = 0.0
+
+
+class CaseRunSummary(Model):
+    """One run of one case inside the case summary."""
+
+    model_config = _camel
+
+    run_id: Annotated[int, none_as(0)] = 0
+    final_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    error_message: Str = ""
+    metric_results: list[CaseMetricResult] | None = None
+
+
+class EvalCaseSummary(Model):
+    """Summary of one case over all runs."""
+
+    model_config = _camel_extra
+
+    eval_id: Str = ""
+    overall_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    run_status_counts: StatusCounts | None = None
+    metric_summaries: list[MetricSummary] | None = None
+    run_summaries: list[CaseRunSummary] | None = None
+
+
+class EvalSetResultSummary(Model):
+    """Run-level summary of a result file (formats.md §7)."""
+
+    model_config = _camel_extra
+
+    overall_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    num_runs: Annotated[int, none_as(0)] = 0
+    run_status_counts: StatusCounts | None = None
+    run_summaries: list[RunSummary] | None = None
+    eval_case_summaries: list[EvalCaseSummary] | None = None
+
+
+class EvalSetResult(Model):
+    """A result file (formats.md §6.1)."""
+
+    model_config = _camel_extra
+
+    eval_set_result_id: Str = ""
+    eval_set_result_name: Str = ""
+    eval_set_id: Str = ""
+    eval_case_results: list[EvalCaseResult] | None = None
+    summary: EvalSetResultSummary | None = None
+    creation_timestamp: float | None = None
+
+    def case_results(self) -> list[EvalCaseResult]:
+        """Case results of every run, in file order."""
+        return list(self.eval_case_results or [])
+
+
+def extra(model: Model) -> dict[str, Any]:
+    """The extra (non-Go) keys a result object carries."""
+    return dict(model.model_extra or {})
+
+
+__all__ = [
+    "CaseMetricResult",
+    "CaseRunSummary",
+    "DetailValue",
+    "EvalCaseResult",
+    "EvalCaseSummary",
+    "EvalMetricResult",
+    "EvalMetricResultPerInvocation",
+    "EvalSetResult",
+    "EvalSetResultSummary",
+    "MetricDetails",
+    "MetricSummary",
+    "RubricScore",
+    "RunSummary",
+    "StatusCounts",
+    "extra",
+]
+
