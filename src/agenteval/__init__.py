@@ -1,3 +1,43 @@
 """agenteval: score recorded AI-agent traces with deterministic comparers and LLM judges."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from agenteval.api import Options, RunResult, evaluate
+    from agenteval.loading import load_evalset, load_metrics, load_result, load_traces
+
+_LAZY = {
+    "Options": "agenteval.api",
+    "RunResult": "agenteval.api",
+    "evaluate": "agenteval.api",
+    "load_evalset": "agenteval.loading",
+    "load_metrics": "agenteval.loading",
+    "load_result": "agenteval.loading",
+    "load_traces": "agenteval.loading",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy so that importing one submodule (say agenteval.schema) does not load the whole tool.
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agenteval' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "Options",
+    "RunResult",
+    "__version__",
+    "evaluate",
+    "load_evalset",
+    "load_metrics",
+    "load_result",
+    "load_traces",
+]

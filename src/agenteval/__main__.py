@@ -1,0 +1,5 @@
+"""``python -m agenteval``."""
+
+from agenteval.cli import main
+
+main()

@@ -1,0 +1,210 @@
+"""The Python API: ``evaluate()`` loads, validates, runs and returns result objects."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agenteval import loading
+from agenteval.aggregation import overall_status
+from agenteval.errors import ConfigError, Problem
+from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.plugins import load_plugins
+from agenteval.runner import EvalSetPlan, PlannedMetric, RunSettings, run_evalset
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
+from agenteval.validation import Findings, check_metrics, check_regexes
+
+EXIT_PASSED, EXIT_FAILED, EXIT_CONFIG, EXIT_INCOMPLETE = 0, 1, 2, 3
+
+
+@dataclass(slots=True)
+class Options:
+    """Everything that shapes a run besides the input files."""
+
+    metrics: str | None = None
+    traces: str | None = None
+    app_name: str = "agenteval"
+    num_runs: int = 1
+    cases: Sequence[str] = ()
+    only_metrics: Sequence[str] = ()
+    skip_metrics: Sequence[str] = ()
+    plugins: Sequence[str] = ()
+    case_aggregator: str | None = None
+    environ: Mapping[str, str] | None = None
+
+
+@dataclass(slots=True)
+class Prepared:
+    """Validated inputs, ready to run."""
+
+    plans: list[EvalSetPlan]
+    traces: dict[str, list[Invocation]] | None
+    case_aggregator: CaseAggregator | None = None
+    warnings: list[Problem] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class RunResult:
+    """The outcome of ``evaluate()``: one result per eval set plus the overall verdict."""
+
+    results: list[EvalSetResult]
+    sources: list[Path]
+    status: EvalStatus
+    exit_code: int
+    elapsed: float
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when every case passed."""
+        return self.status is EvalStatus.PASSED
+
+
+def _metrics_path(evalset_path: Path, option: str | None) -> Path:
+    if option is None:
+        return loading.default_metrics_path(evalset_path)
+    path = Path(option)
+    if path.is_dir():
+        return path / (loading.evalset_id_for(evalset_path) + loading.METRICS_SUFFIX)
+    return path
+
+
+def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
+    """Load plugins and every file, validate everything, and plan the run; raise ConfigError."""
+    if options.num_runs < 1:
+        raise ConfigError([Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")])
+    load_plugins(options.plugins)
+    paths, problems = loading.expand_evalset_paths(evalset_specs)
+    found = Findings(problems=list(problems))
+    aggregator = None
+    if options.case_aggregator is not None:
+        aggregator = case_aggregators.get(options.case_aggregator)
+        if aggregator is None:
+            known = ", ".join(sorted(case_aggregators)) or "none registered"
+            found.problems.append(
+                Problem("--case-aggregator", "", f"unknown case aggregator {options.case_aggregator!r}", f"known: {known}")
+            )
+    traces: dict[str, list[Invocation]] | None = None
+    if options.traces is not None:
+        text = _read(Path(options.traces), found)
+        if text is not None:
+            traces, trace_problems = loading.parse_traces(text, options.traces)
+            found.problems.extend(trace_problems)
+    skip = set(options.skip_metrics)
+    only = set(options.only_metrics)
+    plans: list[EvalSetPlan] = []
+    all_metric_names: set[str] = set()
+    all_case_ids: set[str] = set()
+    for path in paths:
+        plan = _plan_evalset(path, options, skip, only, found)
+        if plan is not None:
+            plans.append(plan)
+            all_metric_names.update(m.metric_name for m in plan.all_metrics)
+            all_case_ids.update(c.eval_id for c in plan.evalset.cases())
+    if not found.problems:
+        _check_filters(options, all_metric_names, all_case_ids, found)
+    if found.problems:
+        raise ConfigError(found.problems)
+    for plan in plans:
+        plan.cases = [c for c in plan.evalset.cases() if not options.cases or c.eval_id in options.cases]
+    return Prepared(plans, traces, aggregator, found.warnings)
+
+
+def _read(path: Path, found: Findings) -> str | None:
+    try:
+        return loading.read_text(path)
+    except ConfigError as exc:
+        found.problems.extend(exc.problems)
+        return None
+
+
+def _plan_evalset(
+    path: Path, options: Options, skip: set[str], only: set[str], found: Findings
+) -> EvalSetPlan | None:
+    text = _read(path, found)
+    if text is None:
+        return None
+    evalset, problems = loading.parse_evalset(text, str(path))
+    found.problems.extend(problems)
+    metrics_path = _metrics_path(path, options.metrics)
+    metrics = []
+    if metrics_path.is_file() or options.metrics is not None:
+        metrics_text = _read(metrics_path, found)
+        if metrics_text is not None:
+            metrics, metric_problems = loading.parse_metrics(metrics_text, str(metrics_path), options.environ)
+            found.problems.extend(metric_problems)
+    else:
+        found.warnings.append(
+            Problem(str(metrics_path), "", "metric file not found; every case will be not_evaluated", "pass --metrics PATH")
+        )
+    check_metrics(metrics, str(metrics_path), skip, found)
+    if evalset is None:
+        return None
+    selected = [m for m in metrics if m.metric_name not in skip and (not only or m.metric_name in only)]
+    check_regexes(evalset, str(path), selected, str(metrics_path), found)
+    eval_set_id = loading.evalset_id_for(path)
+    if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
+        found.warnings.append(
+            Problem(str(path), "evalSetId", f"{evalset.eval_set_id!r} differs from the file name; results use {eval_set_id!r}")
+        )
+    planned = []
+    for metric in selected:
+        evaluator = evaluators.get(metric.evaluator)
+        if evaluator is not None:
+            planned.append(PlannedMetric(metric, evaluator))
+    return EvalSetPlan(
+        path=path,
+        eval_set_id=eval_set_id,
+        evalset=evalset,
+        cases=evalset.cases(),
+        metrics=planned,
+        all_metrics=metrics,
+        metrics_path=metrics_path,
+    )
+
+
+def _check_filters(options: Options, metric_names: set[str], case_ids: set[str], found: Findings) -> None:
+    for flag, wanted, known in (
+        ("--metric", options.only_metrics, metric_names),
+        ("--skip-metric", options.skip_metrics, metric_names),
+        ("--case", options.cases, case_ids),
+    ):
+        for name in wanted:
+            if name not in known:
+                found.problems.append(Problem(flag, "", f"{name!r} matches nothing in the given files"))
+
+
+async def run_prepared(prepared: Prepared, options: Options) -> list[EvalSetResult]:
+    """Run every planned eval set."""
+    settings = RunSettings(
+        num_runs=options.num_runs,
+        traces=prepared.traces,
+        case_aggregator=prepared.case_aggregator,
+    )
+    return [await run_evalset(plan, settings) for plan in prepared.plans]
+
+
+def evaluate(evalsets: str | Path | Iterable[str | Path], options: Options | None = None, **kwargs: object) -> RunResult:
+    """Load, validate and score eval sets; raises ConfigError on bad input.
+
+    ``kwargs`` are ``Options`` fields, so ``evaluate("x.evalset.json", num_runs=3)`` works.
+    """
+    started = time.perf_counter()
+    opts = options or Options(**kwargs)  # type: ignore[arg-type]
+    specs = [str(evalsets)] if isinstance(evalsets, str | Path) else [str(s) for s in evalsets]
+    prepared = prepare(specs, opts)
+    results = asyncio.run(run_prepared(prepared, opts))
+    status = overall_status(results)
+    return RunResult(
+        results=results,
+        sources=[p.path for p in prepared.plans],
+        status=status,
+        exit_code=EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED,
+        elapsed=time.perf_counter() - started,
+        warnings=prepared.warnings,
+    )

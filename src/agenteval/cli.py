@@ -1,0 +1,210 @@
+"""The ``agenteval`` command line: flags → api → reporters → exit code."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+
+from agenteval import __version__, api
+from agenteval.errors import AgentEvalError, ConfigError, Problem
+from agenteval.evaluators.registry import evaluators
+from agenteval.plugins import load_plugins
+from agenteval.report import console as console_report
+from agenteval.report import jsonfile
+
+app = typer.Typer(
+    name="agenteval",
+    help="Score recorded AI-agent traces with deterministic comparers and LLM judges.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+T = TypeVar("T")
+
+EvalsetOpt = Annotated[
+    list[str],
+    typer.Option("--evalset", "-e", help="Eval set file, directory of *.evalset.json, or glob. Repeatable."),
+]
+MetricsOpt = Annotated[
+    str | None,
+    typer.Option("--metrics", "-m", help="Metric file (or a directory). Default: <evalSetId>.metrics.json beside each eval set."),
+]
+TracesOpt = Annotated[
+    str | None,
+    typer.Option("--traces", help="Actual turns for cases that carry none: a *.evalset_result.json or JSON/JSONL of {evalId, actualConversation}."),
+]
+CaseOpt = Annotated[list[str], typer.Option("--case", help="Only this evalId. Repeatable.")]
+MetricOpt = Annotated[list[str], typer.Option("--metric", help="Only this metricName. Repeatable.")]
+SkipOpt = Annotated[list[str], typer.Option("--skip-metric", help="Skip this metricName on purpose. Repeatable.")]
+PluginOpt = Annotated[list[str], typer.Option("--plugin", help="Import this module or .py file to register plugins. Repeatable.")]
+AggregatorOpt = Annotated[
+    str | None, typer.Option("--case-aggregator", help="Registered case aggregator to score cases (default: all metrics must pass).")
+]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")]
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
+    err = _stderr()
+    label = "warning" if warning else "error"
+    style = "yellow" if warning else "red"
+    for problem in problems:
+        err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
+
+
+def _guard(verbose: bool, action: Callable[[], T]) -> T:
+    """Run a command body, turning every error into one-line messages and an exit code."""
+    try:
+        return action()
+    except ConfigError as exc:
+        _print_problems(exc.problems)
+        n = len(exc.problems)
+        _stderr().print(f"{n} problem{'s' if n != 1 else ''} found; nothing was scored.")
+        raise typer.Exit(api.EXIT_CONFIG) from None
+    except AgentEvalError as exc:
+        _stderr().print(f"error: {exc}")
+        if verbose:
+            traceback.print_exc()
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        _stderr().print("interrupted")
+        raise typer.Exit(api.EXIT_INCOMPLETE) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception as exc:  # last resort: one line, traceback only on request
+        _stderr().print(f"internal error: {type(exc).__name__}: {exc}")
+        if verbose:
+            traceback.print_exc()
+        else:
+            _stderr().print("(run with --verbose for the traceback)")
+        raise typer.Exit(api.EXIT_CONFIG) from None
+
+
+@app.command()
+def run(
+    evalset: EvalsetOpt,
+    metrics: MetricsOpt = None,
+    traces: TracesOpt = None,
+    app_name: Annotated[str, typer.Option("--app", help="Application name used in result file names.")] = "agenteval",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write <app>_<evalSetId>_<uuid>.evalset_result.json files here.")] = None,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write the whole run as one JSON document.")] = None,
+    num_runs: Annotated[int, typer.Option("--num-runs", "-n", min=1, help="Repeat every case N times (pass@k / pass^k reported).")] = 1,
+    case: CaseOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    metric: MetricOpt = [],  # noqa: B006
+    skip_metric: SkipOpt = [],  # noqa: B006
+    plugin: PluginOpt = [],  # noqa: B006
+    case_aggregator: AggregatorOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete."""
+    options = api.Options(
+        metrics=metrics,
+        traces=traces,
+        app_name=app_name,
+        num_runs=num_runs,
+        cases=case,
+        only_metrics=metric,
+        skip_metrics=skip_metric,
+        plugins=plugin,
+        case_aggregator=case_aggregator,
+    )
+
+    def body() -> int:
+        result = api.evaluate(evalset, options)
+        if not quiet:
+            _print_problems(result.warnings, warning=True)
+        out = Console(highlight=False)
+        console_report.render_run(out, result.results, quiet=quiet, verbose=verbose, elapsed=result.elapsed)
+        written: list[Path] = []
+        if output is not None:
+            for item in result.results:
+                written.append(jsonfile.write_result(item, output, app_name))
+        if json_file is not None:
+            jsonfile.write_run_json(json_file, result)
+            written.append(json_file)
+        if written and not quiet:
+            for path in written:
+                out.print(f"wrote {path}", highlight=False)
+        return result.exit_code
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command()
+def validate(
+    evalset: EvalsetOpt,
+    metrics: MetricsOpt = None,
+    traces: TracesOpt = None,
+    skip_metric: SkipOpt = [],  # noqa: B006
+    plugin: PluginOpt = [],  # noqa: B006
+    verbose: VerboseOpt = False,
+) -> None:
+    """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
+    options = api.Options(metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin)
+
+    def body() -> int:
+        prepared = api.prepare(evalset, options)
+        _print_problems(prepared.warnings, warning=True)
+        cases = sum(len(p.cases) for p in prepared.plans)
+        metric_count = sum(len(p.metrics) for p in prepared.plans)
+        Console(highlight=False).print(
+            f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) valid."
+        )
+        return 0
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command(name="evaluators")
+def list_evaluators(
+    plugin: PluginOpt = [],  # noqa: B006
+    verbose: VerboseOpt = False,
+) -> None:
+    """List the registered evaluators with their descriptions."""
+
+    def body() -> int:
+        load_plugins(plugin)
+        from rich.table import Table
+
+        table = Table("evaluator", "kind", "description", title="Registered evaluators")
+        for evaluator in evaluators.all():
+            kind = "judge" if evaluator.needs_judge else "deterministic"
+            table.add_row(evaluator.name, kind, evaluator.description)
+        Console().print(table)
+        return 0
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        print(f"agenteval {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_options(
+    version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")] = False,
+) -> None:
+    """Score recorded AI-agent traces with deterministic comparers and LLM judges."""
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except SystemExit as exc:
+        sys.exit(exc.code)

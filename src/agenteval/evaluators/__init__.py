@@ -1,0 +1,1 @@
+"""Evaluators: score the turns of one case for one metric."""

@@ -1,0 +1,121 @@
+"""The evaluator contract and the per-turn → overall averaging every built-in shares."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from agenteval.schema.evalset import EvalCase, Invocation
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import DetailValue, MetricDetails
+from agenteval.schema.status import EvalStatus, status_for
+
+
+class EvaluatorError(Exception):
+    """The evaluator cannot run on this case; the whole case fails (formats.md §4 step 7)."""
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """One turn's score, status and details for one metric."""
+
+    score: float
+    status: EvalStatus
+    details: MetricDetails
+
+
+@dataclass(slots=True)
+class EvaluateResult:
+    """An evaluator's verdict on all turns of one case."""
+
+    score: float
+    status: EvalStatus
+    turns: list[TurnResult]
+    # Extra keys for the overall metric result (Go readers ignore them).
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigIssue:
+    """A metric configuration problem found before the run: path relative to the metric."""
+
+    path: str
+    message: str
+    hint: str = ""
+    # A warning is printed but does not stop the run.
+    warning: bool = False
+
+
+@dataclass(slots=True)
+class EvalContext:
+    """What an evaluator may know beyond the turns: the case, run and shared services."""
+
+    eval_set_id: str
+    case: EvalCase
+    run_id: int
+    # The run's judge client (agenteval.judge), None when no judge metric runs.
+    judge: Any = None
+
+
+class Evaluator:
+    """Base class of every evaluator; subclasses set ``name`` and ``description``."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    # Judge evaluators are awaited by the runner; deterministic ones are called directly.
+    is_async: ClassVar[bool] = False
+    needs_judge: ClassVar[bool] = False
+
+    def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
+        """Configuration problems of ``metric`` for this evaluator (none by default)."""
+        return ()
+
+    def evaluate(
+        self,
+        metric: EvalMetric,
+        actuals: Sequence[Invocation],
+        expecteds: Sequence[Invocation],
+        context: EvalContext,
+    ) -> EvaluateResult:
+        """Score the case's turns synchronously."""
+        raise NotImplementedError
+
+    async def aevaluate(
+        self,
+        metric: EvalMetric,
+        actuals: Sequence[Invocation],
+        expecteds: Sequence[Invocation],
+        context: EvalContext,
+    ) -> EvaluateResult:
+        """Score the case's turns; judge evaluators override this."""
+        return self.evaluate(metric, actuals, expecteds, context)
+
+
+def require_same_length(actuals: Sequence[Invocation], expecteds: Sequence[Invocation]) -> None:
+    """Evaluator error when the turn lists differ in length (formats.md §5.1)."""
+    if len(actuals) != len(expecteds):
+        raise EvaluatorError(
+            f"actual invocations ({len(actuals)}) and expected invocations "
+            f"({len(expecteds)}) count mismatch"
+        )
+
+
+def binary_turn(matched: bool, reason: str, threshold: float) -> TurnResult:
+    """A deterministic 1/0 turn result with Go's details layout (formats.md §5.1)."""
+    score = 1.0 if matched else 0.0
+    details = MetricDetails(
+        reason=reason,
+        score=score,
+        value=DetailValue(kind="numeric", numeric=score),
+    )
+    return TurnResult(score=score, status=status_for(score, threshold), details=details)
+
+
+def average_turns(turns: list[TurnResult], threshold: float) -> EvaluateResult:
+    """Overall = mean of the evaluated turn scores; no evaluated turn → not_evaluated, 0."""
+    scored = [t.score for t in turns if t.status is not EvalStatus.NOT_EVALUATED]
+    if not scored:
+        return EvaluateResult(0.0, EvalStatus.NOT_EVALUATED, turns)
+    score = sum(scored) / len(scored)
+    return EvaluateResult(score, status_for(score, threshold), turns)

@@ -1,0 +1,55 @@
+"""``tool_trajectory_avg_score``: compare each turn's tool calls (formats.md §5.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from agenteval.criteria.trajectory import check_tools
+from agenteval.evaluators.base import (
+    ConfigIssue,
+    EvalContext,
+    EvaluateResult,
+    Evaluator,
+    average_turns,
+    binary_turn,
+    require_same_length,
+)
+from agenteval.evaluators.criteriacheck import check_trajectory_criterion
+from agenteval.evaluators.registry import register_evaluator
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
+
+# Used when a metric has no criterion: exact names, arguments and results, any order
+# (ARCHITECTURE §5.2, as the trpc-agent-go docs describe it).
+DEFAULT_CRITERION = ToolTrajectoryCriterion()
+
+
+@register_evaluator
+class ToolTrajectoryEvaluator(Evaluator):
+    """Score 1 per turn whose tool calls match the expected ones, else 0."""
+
+    name = "tool_trajectory_avg_score"
+    description = "Tool-call trajectory match (names, arguments, results), averaged over turns"
+
+    def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
+        """Validate the tool-trajectory criterion, if any."""
+        criterion = metric.criterion.tool_trajectory if metric.criterion else None
+        if criterion is None:
+            return ()
+        return check_trajectory_criterion(criterion, "criterion.toolTrajectory")
+
+    def evaluate(
+        self,
+        metric: EvalMetric,
+        actuals: Sequence[Invocation],
+        expecteds: Sequence[Invocation],
+        context: EvalContext,
+    ) -> EvaluateResult:
+        """Score every turn pair with the metric's (or the default) criterion."""
+        require_same_length(actuals, expecteds)
+        criterion = (metric.criterion.tool_trajectory if metric.criterion else None) or DEFAULT_CRITERION
+        turns = []
+        for actual, expected in zip(actuals, expecteds, strict=True):
+            verdict = check_tools(criterion, actual.tools or (), expected.tools or (), actual, expected)
+            turns.append(binary_turn(verdict.ok, verdict.reason, metric.threshold))
+        return average_turns(turns, metric.threshold)

@@ -1,0 +1,363 @@
+"""Read eval sets, metric files, result files and trace files into schema objects.
+
+Every reader collects *all* problems of its file before failing, each one as a
+``Problem(file, json.path, message, hint)``; the caller merges the problems of
+every file into one ``ConfigError`` so a user sees everything at once.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from agenteval import jsonpath
+from agenteval.errors import ConfigError, Problem
+from agenteval.schema.evalset import EvalSet, Invocation
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import EvalSetResult
+
+EVALSET_SUFFIX = ".evalset.json"
+METRICS_SUFFIX = ".metrics.json"
+RESULT_SUFFIX = ".evalset_result.json"
+EVAL_MODES = ("", "trace")
+JUDGE_ENV_FIELDS = ("provider_name", "model_name", "variant", "base_url", "api_key")
+
+_metrics_adapter: TypeAdapter[list[EvalMetric] | None] = TypeAdapter(list[EvalMetric] | None)
+_trace_list_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
+    list[Invocation | None] | None
+)
+
+_TYPE_WORDS = {
+    "string_type": "expected a string",
+    "bool_type": "expected true or false",
+    "int_type": "expected an integer",
+    "int_from_float": "expected an integer",
+    "float_type": "expected a number",
+    "list_type": "expected an array",
+    "dict_type": "expected an object",
+    "model_type": "expected an object",
+    "model_attributes_type": "expected an object",
+    "enum": "unknown value",
+}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def validation_problems(file: str, error: ValidationError, prefix: str = "") -> list[Problem]:
+    """Turn a pydantic error into one problem per location."""
+    problems: list[Problem] = []
+    for item in error.errors():
+        kind = item["type"]
+        if kind == "json_invalid":
+            detail = str(item.get("ctx", {}).get("error", item["msg"]))
+            problems.append(Problem(file, "", f"invalid JSON: {detail}"))
+            continue
+        path = jsonpath.join(prefix, *item["loc"]) or "$"
+        words = _TYPE_WORDS.get(kind)
+        if words and kind != "enum":
+            message = f"{words}, got {_json_type(item.get('input'))}"
+        elif kind == "enum":
+            expected = item.get("ctx", {}).get("expected", "")
+            message = f"unknown value {item.get('input')!r}"
+            problems.append(Problem(file, path, message, f"expected {expected}" if expected else ""))
+            continue
+        else:
+            message = item["msg"]
+        problems.append(Problem(file, path, message))
+    return problems
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 file, raising ConfigError with a one-line reason."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([Problem(str(path), "", "file not found")]) from None
+    except IsADirectoryError:
+        raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
+    except OSError as exc:
+        raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+
+
+def _raw_entries(text: str, key: str | None) -> list[Any]:
+    """The top-level list (or ``key``'s list) of a JSON text, best effort, for rule checks."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return []
+    if key is not None:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, list) else []
+
+
+def _field(entry: Any, key: str) -> str:
+    value = entry.get(key) if isinstance(entry, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _case_rules(file: str, cases: list[tuple[int, str, str, bool]]) -> list[Problem]:
+    """evalId present and unique, evalMode known (ARCHITECTURE §5.3); (index, id, mode, id_is_str)."""
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for index, eval_id, mode, id_is_str in cases:
+        base = f"evalCases[{index}]"
+        if id_is_str and not eval_id.strip():
+            problems.append(Problem(file, f"{base}.evalId", "evalId is empty", "every case needs an id"))
+        elif eval_id in seen:
+            problems.append(
+                Problem(file, f"{base}.evalId", f"duplicate evalId {eval_id!r}", f"first used at evalCases[{seen[eval_id]}]")
+            )
+        elif eval_id:
+            seen[eval_id] = index
+        if mode not in EVAL_MODES:
+            problems.append(
+                Problem(file, f"{base}.evalMode", f"unknown evalMode {mode!r}", 'use "trace" or leave it empty')
+            )
+    return problems
+
+
+def parse_evalset(text: str, file: str) -> tuple[EvalSet | None, list[Problem]]:
+    """Parse eval set JSON and check the file-local rules, reporting type and rule problems together."""
+    try:
+        evalset = EvalSet.model_validate_json(text)
+    except ValidationError as exc:
+        problems = validation_problems(file, exc)
+        raw = _raw_entries(text, "evalCases")
+        cases = [
+            (i, _field(c, "evalId"), _field(c, "evalMode"), isinstance(c, dict) and isinstance(c.get("evalId", ""), str | None))
+            for i, c in enumerate(raw)
+            if c is not None
+        ]
+        return None, problems + _case_rules(file, cases)
+    cases = [(i, c.eval_id, c.eval_mode, True) for i, c in enumerate(evalset.eval_cases) if c is not None]
+    return evalset, _case_rules(file, cases)
+
+
+def _metric_rules(file: str, names: list[tuple[int, str, bool]]) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: dict[str, int] = {}
+    for index, name, name_is_str in names:
+        base = f"[{index}]"
+        if name_is_str and not name.strip():
+            problems.append(Problem(file, f"{base}.metricName", "metricName is empty"))
+        elif name in seen:
+            problems.append(
+                Problem(file, f"{base}.metricName", f"duplicate metricName {name!r}", f"first defined at [{seen[name]}]")
+            )
+        elif name:
+            seen[name] = index
+    return problems
+
+
+def parse_metrics(
+    text: str, file: str, environ: Mapping[str, str] | None = None
+) -> tuple[list[EvalMetric], list[Problem]]:
+    """Parse a metric file, check names and tool strategies, expand judge env vars."""
+    try:
+        metrics = _metrics_adapter.validate_json(text) or []
+    except ValidationError as exc:
+        raw = _raw_entries(text, None)
+        names = [
+            (i, _field(m, "metricName"), isinstance(m, dict) and isinstance(m.get("metricName", ""), str | None))
+            for i, m in enumerate(raw)
+        ]
+        return [], validation_problems(file, exc) + _metric_rules(file, names)
+    problems = _metric_rules(file, [(i, m.metric_name, True) for i, m in enumerate(metrics)])
+    for index, metric in enumerate(metrics):
+        base = f"[{index}]"
+        trajectory = metric.criterion.tool_trajectory if metric.criterion else None
+        if trajectory and trajectory.tool_strategy:
+            for name, strategy in trajectory.tool_strategy.items():
+                if strategy is None:
+                    problems.append(
+                        Problem(
+                            file,
+                            f"{base}.criterion.toolTrajectory.toolStrategy.{name}",
+                            "tool strategy is null",
+                            "use {} to accept any pair, or remove the entry",
+                        )
+                    )
+        _expand_judge_env(metric, environ if environ is not None else os.environ)
+    return metrics, problems
+
+
+def _expand_judge_env(metric: EvalMetric, environ: Mapping[str, str]) -> None:
+    # Only these five judge-model fields are substituted (formats.md §3.12).
+    from agenteval.judge.env import expand_env
+
+    judge = metric.criterion.llm_judge if metric.criterion else None
+    model = judge.judge_model if judge else None
+    if model is None:
+        return
+    for field in JUDGE_ENV_FIELDS:
+        value = getattr(model, field)
+        if "$" in value:
+            setattr(model, field, expand_env(value, environ))
+
+
+def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Problem]]:
+    """Parse a result file, accepting the legacy string-wrapped layout (formats.md §1)."""
+    stripped = text.lstrip()
+    if stripped.startswith('"'):
+        try:
+            inner = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return None, [Problem(file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+        if isinstance(inner, str):
+            text = inner
+    try:
+        return EvalSetResult.model_validate_json(text), []
+    except ValidationError as exc:
+        return None, validation_problems(file, exc)
+
+
+def load_evalset(path: Path) -> EvalSet:
+    """Load one eval set file or raise ConfigError."""
+    evalset, problems = parse_evalset(read_text(path), str(path))
+    if problems or evalset is None:
+        raise ConfigError(problems)
+    return evalset
+
+
+def load_metrics(path: Path, environ: Mapping[str, str] | None = None) -> list[EvalMetric]:
+    """Load one metric file or raise ConfigError."""
+    metrics, problems = parse_metrics(read_text(path), str(path), environ)
+    if problems:
+        raise ConfigError(problems)
+    return metrics
+
+
+def load_result(path: Path) -> EvalSetResult:
+    """Load one result file (ours or trpc-agent-go's) or raise ConfigError."""
+    result, problems = parse_result(read_text(path), str(path))
+    if problems or result is None:
+        raise ConfigError(problems)
+    return result
+
+
+def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], list[Problem]]:
+    """Parse a traces file: a trpc-agent-go result file, or JSON/JSONL ``{evalId, actualConversation}`` records."""
+    stripped = text.lstrip()
+    if stripped.startswith("{") and '"evalCaseResults"' in text:
+        result, problems = parse_result(text, file)
+        if result is None:
+            return {}, problems
+        traces: dict[str, list[Invocation]] = {}
+        for case in result.case_results():
+            if case.eval_id in traces or not case.eval_metric_result_per_invocation:
+                continue
+            turns = [p.actual_invocation for p in case.eval_metric_result_per_invocation]
+            traces[case.eval_id] = [t for t in turns if t is not None]
+        return traces, problems
+    records: list[tuple[str, Any]] = []
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return {}, [Problem(file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+        records = [(f"[{i}]", item) for i, item in enumerate(data)]
+    else:
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f"line {lineno}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                return {}, [Problem(file, f"line {lineno}", f"invalid JSON: {exc.msg}")]
+    return _trace_records(records, file)
+
+
+def _trace_records(
+    records: Iterable[tuple[str, Any]], file: str
+) -> tuple[dict[str, list[Invocation]], list[Problem]]:
+    traces: dict[str, list[Invocation]] = {}
+    problems: list[Problem] = []
+    for where, record in records:
+        if not isinstance(record, dict):
+            problems.append(Problem(file, where, f"expected an object, got {_json_type(record)}"))
+            continue
+        eval_id = record.get("evalId")
+        if not isinstance(eval_id, str) or not eval_id:
+            problems.append(Problem(file, f"{where}.evalId", "evalId is missing or not a string"))
+            continue
+        try:
+            turns = _trace_list_adapter.validate_python(record.get("actualConversation"))
+        except ValidationError as exc:
+            problems.extend(validation_problems(file, exc, f"{where}.actualConversation"))
+            continue
+        if eval_id in traces:
+            problems.append(Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}"))
+            continue
+        traces[eval_id] = [t for t in (turns or []) if t is not None]
+    return traces, problems
+
+
+def load_traces(path: Path) -> dict[str, list[Invocation]]:
+    """Load a traces file or raise ConfigError."""
+    traces, problems = parse_traces(read_text(path), str(path))
+    if problems:
+        raise ConfigError(problems)
+    return traces
+
+
+def expand_evalset_paths(specs: Iterable[str]) -> tuple[list[Path], list[Problem]]:
+    """Resolve ``--evalset`` values: a file, a directory (its ``*.evalset.json``) or a glob."""
+    paths: list[Path] = []
+    problems: list[Problem] = []
+    for spec in specs:
+        path = Path(spec)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.name.endswith(EVALSET_SUFFIX) and p.is_file())
+            if not found:
+                problems.append(Problem(spec, "", f"no *{EVALSET_SUFFIX} files in this directory"))
+            paths.extend(found)
+        elif path.is_file():
+            paths.append(path)
+        elif globlib.has_magic(spec):
+            matches = sorted(Path(p) for p in globlib.glob(spec, recursive=True) if Path(p).is_file())
+            if not matches:
+                problems.append(Problem(spec, "", "the pattern matches no file"))
+            paths.extend(matches)
+        else:
+            problems.append(Problem(spec, "", "file not found"))
+    unique: list[Path] = []
+    seen: set[Path] = set()
+    for path in paths:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique, problems
+
+
+def evalset_id_for(path: Path) -> str:
+    """The eval set id a file name implies (``x.evalset.json`` → ``x``)."""
+    name = path.name
+    return name[: -len(EVALSET_SUFFIX)] if name.endswith(EVALSET_SUFFIX) else path.stem
+
+
+def default_metrics_path(evalset_path: Path) -> Path:
+    """trpc-agent-go's convention: ``<dir>/<evalSetId>.metrics.json`` beside the eval set."""
+    return evalset_path.with_name(evalset_id_for(evalset_path) + METRICS_SUFFIX)

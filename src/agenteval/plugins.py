@@ -1,0 +1,100 @@
+"""Plugins: modules that register evaluators, compare functions, tokenizers and aggregators.
+
+A plugin is a Python module (an importable name or a ``.py`` file) that uses the
+decorators below when imported.  Installed packages announce theirs in the
+entry-point group ``agenteval.plugins``; ``--plugin MODULE`` loads one by hand.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Iterable
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from agenteval.criteria.named import json_compares, text_compares, tokenizers, turn_compares
+from agenteval.errors import ConfigError, Problem
+from agenteval.evaluators.registry import (
+    evaluators,
+    register_case_aggregator,
+    register_evaluator,
+)
+
+ENTRY_POINT_GROUP = "agenteval.plugins"
+
+register_text_compare = text_compares.register
+register_json_compare = json_compares.register
+register_turn_compare = turn_compares.register
+register_tokenizer = tokenizers.register
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "evaluators",
+    "load_builtins",
+    "load_entry_points",
+    "load_plugins",
+    "register_case_aggregator",
+    "register_evaluator",
+    "register_json_compare",
+    "register_text_compare",
+    "register_tokenizer",
+    "register_turn_compare",
+]
+
+_loaded_entry_points = False
+
+
+def load_builtins() -> None:
+    """Import the built-in evaluator modules so they register themselves."""
+    from agenteval.evaluators import builtins  # noqa: F401
+
+
+def load_entry_points() -> list[Problem]:
+    """Load every installed plugin once; a broken one is a problem, not a crash."""
+    global _loaded_entry_points
+    if _loaded_entry_points:
+        return []
+    _loaded_entry_points = True
+    problems: list[Problem] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            loaded = point.load()
+            if callable(loaded):
+                loaded()
+        except Exception as exc:  # third-party code may raise anything on import
+            problems.append(Problem(f"plugin {point.name}", "", f"failed to load: {exc}"))
+    return problems
+
+
+def _import_path(path: Path) -> None:
+    name = f"agenteval_plugin_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+
+
+def load_plugins(modules: Iterable[str]) -> None:
+    """Load built-ins, installed plugins and ``--plugin`` modules; raise ConfigError on failure."""
+    load_builtins()
+    problems = load_entry_points()
+    for spec in modules:
+        try:
+            if spec.endswith(".py") or "/" in spec:
+                path = Path(spec)
+                if not path.is_file():
+                    problems.append(Problem(spec, "", "plugin file not found"))
+                    continue
+                _import_path(path)
+            else:
+                importlib.import_module(spec)
+        except ModuleNotFoundError as exc:
+            problems.append(Problem(f"--plugin {spec}", "", f"module not found ({exc.name})"))
+        except Exception as exc:  # the plugin's own import-time code may raise anything
+            problems.append(Problem(f"--plugin {spec}", "", f"failed to load: {type(exc).__name__}: {exc}"))
+    if problems:
+        raise ConfigError(problems)

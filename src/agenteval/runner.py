@@ -1,0 +1,206 @@
+"""Plan and run the evaluation: cases × metrics × runs → result objects (formats.md §4, §6)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agenteval.aggregation import build_summary, default_case_aggregate
+from agenteval.caserubrics import CaseRubricError, merged_rubrics, with_rubrics
+from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
+from agenteval.evaluators.registry import CaseAggregator
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import (
+    EvalCaseResult,
+    EvalMetricResult,
+    EvalMetricResultPerInvocation,
+    EvalSetResult,
+    MetricDetails,
+    RubricScore,
+)
+from agenteval.schema.status import EvalStatus
+from agenteval.turns import CaseLayoutError, case_turns
+
+
+@dataclass(slots=True)
+class PlannedMetric:
+    """A metric to run with its resolved evaluator."""
+
+    metric: EvalMetric
+    evaluator: Evaluator
+
+
+@dataclass(slots=True)
+class EvalSetPlan:
+    """One eval set with the metrics to run on it."""
+
+    path: Path
+    eval_set_id: str
+    evalset: EvalSet
+    cases: list[EvalCase]
+    metrics: list[PlannedMetric]
+    # Every metric of the file, skipped ones included: case rubrics are validated against them.
+    all_metrics: list[EvalMetric]
+    metrics_path: Path | None = None
+
+
+@dataclass(slots=True)
+class RunSettings:
+    """Run-wide settings of the runner."""
+
+    num_runs: int = 1
+    traces: Mapping[str, list[Invocation]] | None = None
+    case_aggregator: CaseAggregator | None = None
+    judge: object = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _failed_case(
+    eval_set_id: str, case: EvalCase, run_id: int, session_id: str, message: str
+) -> EvalCaseResult:
+    return EvalCaseResult(
+        eval_set_id=eval_set_id,
+        eval_id=case.eval_id,
+        run_id=run_id,
+        final_eval_status=EvalStatus.FAILED,
+        error_message=message,
+        session_id=session_id,
+        user_id=case.session_input.user_id if case.session_input else "",
+    )
+
+
+def _metric_results(
+    metric: EvalMetric, result: EvaluateResult
+) -> tuple[EvalMetricResult, list[EvalMetricResult]]:
+    criterion = metric.criterion
+    per_turn = [
+        EvalMetricResult(
+            metric_name=metric.metric_name,
+            score=turn.score,
+            eval_status=turn.status,
+            threshold=metric.threshold,
+            criterion=criterion,
+            details=turn.details,
+        )
+        for turn in result.turns
+    ]
+    rubric_scores: list[RubricScore] = []
+    for turn in result.turns:
+        rubric_scores.extend(turn.details.rubric_scores or ())
+    # Go joins every turn's reason, empty ones included (formats.md §6.3).
+    details = MetricDetails(
+        reason=";".join(t.details.reason for t in result.turns),
+        score=result.score,
+        rubric_scores=rubric_scores or None,
+    )
+    overall = EvalMetricResult(
+        metric_name=metric.metric_name,
+        score=result.score,
+        eval_status=result.status,
+        threshold=metric.threshold,
+        criterion=criterion,
+        details=details,
+        **result.extra,
+    )
+    return overall, per_turn
+
+
+async def evaluate_case(
+    plan: EvalSetPlan, case: EvalCase, run_id: int, settings: RunSettings
+) -> EvalCaseResult:
+    """Score one case in one run; errors become a failed case result, never an exception."""
+    session_id = str(uuid.uuid4())
+    try:
+        actuals, expecteds = case_turns(case, settings.traces)
+        rubrics = merged_rubrics(case, plan.all_metrics)
+    except (CaseLayoutError, CaseRubricError) as exc:
+        return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
+    context = EvalContext(plan.eval_set_id, case, run_id, settings.judge)
+    overall_results: list[EvalMetricResult] = []
+    turn_results: list[list[EvalMetricResult]] = [[] for _ in actuals]
+    ran_metrics: list[EvalMetric] = []
+    for planned in plan.metrics:
+        metric = planned.metric
+        if metric.metric_name in rubrics:
+            metric = with_rubrics(metric, rubrics[metric.metric_name])
+        evaluator = planned.evaluator
+        try:
+            if evaluator.is_async:
+                result = await evaluator.aevaluate(metric, actuals, expecteds, context)
+            else:
+                result = evaluator.evaluate(metric, actuals, expecteds, context)
+        except EvaluatorError as exc:
+            message = f"run evaluation for metric {metric.metric_name}: {exc}"
+            return _failed_case(plan.eval_set_id, case, run_id, session_id, message)
+        overall, per_turn = _metric_results(metric, result)
+        overall_results.append(overall)
+        ran_metrics.append(metric)
+        for index, item in enumerate(per_turn[: len(turn_results)]):
+            turn_results[index].append(item)
+    score, status, problem = _aggregate(case, ran_metrics, overall_results, settings.case_aggregator)
+    if problem:
+        return _failed_case(plan.eval_set_id, case, run_id, session_id, problem)
+    per_invocation = [
+        EvalMetricResultPerInvocation(
+            actual_invocation=actual,
+            expected_invocation=expected,
+            eval_metric_results=results or None,
+        )
+        for actual, expected, results in zip(actuals, expecteds, turn_results, strict=True)
+    ]
+    return EvalCaseResult(
+        eval_set_id=plan.eval_set_id,
+        eval_id=case.eval_id,
+        run_id=run_id,
+        score=score,
+        final_eval_status=status,
+        overall_eval_metric_results=overall_results or None,
+        eval_metric_result_per_invocation=per_invocation or None,
+        session_id=session_id,
+        user_id=case.session_input.user_id if case.session_input else "",
+    )
+
+
+def _aggregate(
+    case: EvalCase,
+    metrics: Sequence[EvalMetric],
+    results: Sequence[EvalMetricResult],
+    aggregator: CaseAggregator | None,
+) -> tuple[float, EvalStatus, str]:
+    """Case score and status; a non-empty third item is why a custom aggregator failed."""
+    if aggregator is None:
+        score, status = default_case_aggregate(results)
+        return score, status, ""
+    try:
+        score, status = aggregator(case, metrics, results)
+        score = float(score)
+    except Exception as exc:  # a plugin's aggregator may raise anything
+        return 0.0, EvalStatus.FAILED, f"case aggregator failed: {exc}"
+    valid = (EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED)
+    if not math.isfinite(score) or status not in valid:
+        return 0.0, EvalStatus.FAILED, (
+            f"case aggregator returned an invalid result (score {score!r}, status {status!r})"
+        )
+    return score, EvalStatus(status), ""
+
+
+async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult:
+    """All runs of one eval set: run 1's cases in order, then run 2's, ... plus the summary."""
+    case_results: list[EvalCaseResult] = []
+    for run_id in range(1, settings.num_runs + 1):
+        if any(p.evaluator.is_async for p in plan.metrics):
+            tasks = [evaluate_case(plan, case, run_id, settings) for case in plan.cases]
+            case_results.extend(await asyncio.gather(*tasks))
+        else:
+            for case in plan.cases:
+                case_results.append(await evaluate_case(plan, case, run_id, settings))
+    return EvalSetResult(
+        eval_set_id=plan.eval_set_id,
+        eval_case_results=case_results,
+        summary=build_summary(case_results, settings.num_runs),
+    )

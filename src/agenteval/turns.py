@@ -1,0 +1,109 @@
+"""Which turns an evaluator sees as actual and expected, for every case layout (formats.md §2.10)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from agenteval.schema.evalset import EvalCase, Invocation, Message
+
+_NEEDS_TRACE = (
+    "this case needs an agent run, which agenteval does not do: supply its recorded turns "
+    "with --traces FILE, or set evalMode \"trace\" and record them in actualConversation"
+)
+
+
+class CaseLayoutError(Exception):
+    """The case cannot be scored; its message becomes the case's errorMessage."""
+
+
+def placeholder(actual: Invocation) -> Invocation:
+    """An expected turn with only the id and user input of the actual turn."""
+    return Invocation(invocation_id=actual.invocation_id, user_content=actual.user_content)
+
+
+def _checked_actuals(turns: Sequence[Invocation | None]) -> list[Invocation]:
+    checked: list[Invocation] = []
+    for index, turn in enumerate(turns):
+        if turn is None:
+            raise CaseLayoutError(f"actual invocation is nil at index {index}")
+        if turn.user_content is None:
+            raise CaseLayoutError(f"actual invocation user content is nil at index {index}")
+        checked.append(turn)
+    return checked
+
+
+def _expected_list(turns: Sequence[Invocation | None]) -> list[Invocation]:
+    out: list[Invocation] = []
+    for index, turn in enumerate(turns):
+        if turn is None:
+            raise CaseLayoutError(f"expected invocation is nil at index {index}")
+        out.append(turn)
+    return out
+
+
+def case_turns(
+    case: EvalCase, traces: Mapping[str, list[Invocation]] | None = None
+) -> tuple[list[Invocation], list[Invocation]]:
+    """The index-aligned (actual, expected) turns of a case, or CaseLayoutError."""
+    if case.session_input is None:
+        raise CaseLayoutError("session input is nil")
+    conversation = case.conversation or None
+    actual_conversation = case.actual_conversation or None
+    scenario = case.conversation_scenario
+    if case.eval_mode == "trace":
+        if scenario is not None:
+            raise CaseLayoutError("conversationScenario is not supported in trace mode")
+        if actual_conversation is not None:
+            actuals = _checked_actuals(actual_conversation)
+            if conversation is None:
+                expecteds = [placeholder(a) for a in actuals]
+            else:
+                expecteds = _expected_list(conversation)
+                if len(expecteds) != len(actuals):
+                    raise CaseLayoutError(
+                        f"actual conversation length {len(actuals)} does not match "
+                        f"conversation length {len(expecteds)}"
+                    )
+        elif conversation is not None:
+            # Legacy trace layout: the conversation itself is the recorded trace.
+            actuals = _checked_actuals(conversation)
+            expecteds = [placeholder(a) for a in actuals]
+        else:
+            raise CaseLayoutError("invocations are empty")
+    else:
+        if actual_conversation is not None:
+            raise CaseLayoutError("actualConversation is only supported in trace mode")
+        if conversation is not None and scenario is not None:
+            raise CaseLayoutError("conversation and conversationScenario cannot both be configured")
+        if scenario is not None:
+            raise CaseLayoutError(
+                "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
+            )
+        if conversation is None:
+            raise CaseLayoutError("invocations are empty")
+        recorded = traces.get(case.eval_id) if traces else None
+        if recorded is None:
+            raise CaseLayoutError(_NEEDS_TRACE)
+        actuals = _checked_actuals(recorded)
+        expecteds = _expected_list(conversation)
+    if case.expected_runner_enabled:
+        raise CaseLayoutError(
+            "expectedRunnerEnabled needs a second agent to produce the expected turns; "
+            "record them in conversation and set expectedRunnerEnabled to false"
+        )
+    if len(actuals) != len(expecteds):
+        raise CaseLayoutError(
+            f"inference count {len(actuals)} does not match expected conversation length "
+            f"{len(expecteds)}"
+        )
+    if case.context_messages:
+        attach_context(actuals, case.context_messages)
+        attach_context(expecteds, case.context_messages)
+    return actuals, expecteds
+
+
+def attach_context(turns: Sequence[Invocation], messages: list[Message]) -> None:
+    """Give every turn without context messages the case-level ones (formats.md §4 step 5)."""
+    for turn in turns:
+        if not turn.context_messages:
+            turn.context_messages = list(messages)

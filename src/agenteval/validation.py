@@ -1,0 +1,101 @@
+"""Cross-file checks before anything runs: evaluator names, criteria, regex patterns, filters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agenteval.criteria.text import compile_regex
+from agenteval.errors import Problem
+from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
+from agenteval.schema.evalset import EvalSet, Invocation
+from agenteval.schema.metric import EvalMetric, TextCriterion
+
+
+@dataclass(slots=True)
+class Findings:
+    """Problems stop the run; warnings are printed and the run goes on."""
+
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def check_metrics(metrics: Sequence[EvalMetric], file: str, skip: set[str], found: Findings) -> None:
+    """Every metric must name a registered evaluator with a valid configuration."""
+    for index, metric in enumerate(metrics):
+        if metric.metric_name in skip or not metric.metric_name:
+            continue
+        base = f"[{index}]"
+        evaluator = evaluators.get(metric.evaluator)
+        key = "evaluatorName" if metric.evaluator_name else "metricName"
+        if evaluator is None:
+            closest = evaluators.closest(metric.evaluator)
+            if metric.evaluator in KNOWN_BUILTINS:
+                hint = f"not available in this build; skip it with --skip-metric {metric.metric_name}"
+            elif closest:
+                hint = f"did you mean {closest!r}?"
+            else:
+                hint = "see `agenteval evaluators`"
+            found.problems.append(
+                Problem(file, f"{base}.{key}", f"unknown evaluator {metric.evaluator!r}", hint)
+            )
+            continue
+        for issue in evaluator.check(metric):
+            problem = Problem(file, f"{base}.{issue.path}", issue.message, issue.hint)
+            (found.warnings if issue.warning else found.problems).append(problem)
+
+
+def _regex_criteria(metric: EvalMetric) -> Iterator[tuple[str, TextCriterion]]:
+    criterion = metric.criterion
+    if criterion is None:
+        return
+    final = criterion.final_response
+    if final and final.text and not final.text.ignore and final.text.match_strategy == "regex":
+        yield "finalResponse", final.text
+    trajectory = criterion.tool_trajectory
+    if trajectory is None:
+        return
+    strategies = [trajectory.default_strategy, *(trajectory.tool_strategy or {}).values()]
+    for strategy in strategies:
+        name = strategy.name if strategy else None
+        if name and not name.ignore and name.match_strategy == "regex" and not name.compare_name:
+            yield "tools", name
+
+
+def _patterns(turn: Invocation, target: str) -> Iterator[tuple[str, str]]:
+    if target == "finalResponse":
+        if turn.final_response is not None:
+            yield "finalResponse.content", turn.final_response.content
+    else:
+        for index, tool in enumerate(turn.tools or ()):
+            yield f"tools[{index}].name", tool.name
+
+
+def check_regexes(
+    evalset: EvalSet, file: str, metrics: Sequence[EvalMetric], metrics_file: str, found: Findings
+) -> None:
+    """With matchStrategy regex the expected text is a pattern: every one must compile."""
+    for metric in metrics:
+        for target, text in _regex_criteria(metric):
+            for case_index, case in enumerate(evalset.eval_cases):
+                if case is None:
+                    continue
+                for turn_index, turn in enumerate(case.conversation or ()):
+                    if turn is None:
+                        continue
+                    for where, pattern in _patterns(turn, target):
+                        if text.case_insensitive:
+                            pattern = pattern.lower()
+                        try:
+                            compile_regex(pattern)
+                        except ValueError as exc:
+                            found.problems.append(
+                                Problem(
+                                    file,
+                                    f"evalCases[{case_index}].conversation[{turn_index}].{where}",
+                                    f"invalid regex: {exc}",
+                                    f"metric {metric.metric_name!r} in {Path(metrics_file).name} "
+                                    "uses matchStrategy regex",
+                                )
+                            )
