@@ -1,0 +1,1 @@
+"""Reporters: render or write result objects; they never re-evaluate."""

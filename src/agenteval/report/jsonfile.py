@@ -1,0 +1,271 @@
+"""JSON result files: Go-style encoding, safe names, atomic writes.
+
+Two kinds of file are written here:
+
+* ``--output DIR``: one trpc-agent-go result file per eval set,
+  ``<app>_<evalSetId>_<uuid4>.evalset_result.json`` (formats.md §1, §6).
+* ``--json FILE``: the whole run as one document (see :func:`run_document`)::
+
+      {
+        "agentevalVersion": "0.1.0",
+        "createdAt": 1767225600.5,          # Unix seconds, time of saving
+        "overallStatus": "failed",          # summarize of every case status
+        "caseStatusCounts": {"passed": 3, "failed": 1, "notEvaluated": 1},
+        "numEvalSets": 2,
+        "durationSeconds": 0.42,            # only when the caller knows it
+        "evalSetResults": [ <EvalSetResult>, ... ],   # each exactly as in a result file
+        ...                                  # run-level extras from the caller
+      }
+
+  ``caseStatusCounts`` counts the in-memory per-case statuses
+  (:func:`agenteval.aggregation.case_statuses`), which decide the exit code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import re
+import tempfile
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agenteval import __version__
+from agenteval.aggregation import case_statuses, overall_status
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
+
+RESULT_SUFFIX = ".evalset_result.json"
+
+# Go's encoding/json escapes these so the output is safe inside HTML/JS.
+_GO_ESCAPES = {
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_GO_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
+# Lone surrogates cannot be encoded as UTF-8; Go writes invalid text as U+FFFD.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+# Go writes floats in fixed notation inside [1e-6, 1e21) and uses exponents outside it.
+_FIXED_MIN = 1e-6
+_FIXED_MAX = 1e21
+
+
+def go_float(value: float) -> str:
+    """A float as Go's encoding/json writes it (shortest round-trip, ``1`` not ``1.0``)."""
+    if not math.isfinite(value):
+        raise ValueError(f"JSON cannot hold the number {value!r}")
+    text = repr(value)
+    magnitude = abs(value)
+    if value == 0 or _FIXED_MIN <= magnitude < _FIXED_MAX:
+        if "e" in text or "E" in text:
+            # repr switches to exponents earlier than Go; expand the same digits.
+            mantissa, exponent = text.split("e")
+            text = _expand(mantissa, int(exponent))
+        if text.endswith(".0"):
+            text = text[:-2]
+        return text
+    mantissa, exponent = text.split("e")
+    sign = exponent[0] if exponent[0] in "+-" else "+"
+    digits = exponent.lstrip("+-").lstrip("0") or "0"
+    # Go keeps at least two exponent digits for "+", cleans "e-07" to "e-7".
+    if sign == "+" and len(digits) < 2:
+        digits = digits.rjust(2, "0")
+    return f"{mantissa}e{sign}{digits}"
+
+
+def _expand(mantissa: str, exponent: int) -> str:
+    """Fixed-point text of ``mantissa × 10^exponent`` without rounding."""
+    negative = mantissa.startswith("-")
+    whole, _, frac = mantissa.lstrip("-").partition(".")
+    digits = whole + frac
+    point = len(whole) + exponent
+    if point <= 0:
+        text = "0." + "0" * -point + digits
+    elif point >= len(digits):
+        text = digits + "0" * (point - len(digits))
+    else:
+        text = digits[:point] + "." + digits[point:]
+    text = text.lstrip("0") or "0"
+    if text.startswith("."):
+        text = "0" + text
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return ("-" if negative else "") + text
+
+
+class _Numbers:
+    """Replaces floats by ints or placeholder strings so json.dumps writes Go's text."""
+
+    def __init__(self) -> None:
+        self.nonce = uuid.uuid4().hex
+        self.texts: dict[str, str] = {}
+
+    def convert(self, value: Any) -> Any:
+        if isinstance(value, float):
+            return self._number(value)
+        if isinstance(value, dict):
+            return {key: self.convert(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.convert(item) for item in value]
+        return value
+
+    def _number(self, value: float) -> Any:
+        if value.is_integer() and abs(value) < _FIXED_MAX:
+            # json.dumps writes ints with every digit, which is what Go writes here.
+            return int(value)
+        text = go_float(value)
+        if text == repr(value):
+            return value
+        token = f"\x00{self.nonce}:{len(self.texts)}"
+        self.texts[json.dumps(token)] = text
+        return token
+
+    def restore(self, text: str) -> str:
+        for token, number in self.texts.items():
+            text = text.replace(token, number)
+        return text
+
+
+def to_go_json(data: Any) -> str:
+    """Plain JSON data as Go's encoding/json MarshalIndent writes it, newline at the end.
+
+    2-space indent, raw UTF-8 except ``<`` ``>`` ``&`` U+2028 U+2029
+    (escaped), floats in Go's shortest form.  Dict key order is kept.
+    """
+    numbers = _Numbers()
+    text = json.dumps(
+        numbers.convert(data), indent=2, ensure_ascii=False, allow_nan=False
+    )
+    if numbers.texts:
+        text = numbers.restore(text)
+    text = _GO_ESCAPE_RE.sub(lambda m: _GO_ESCAPES[m.group()], text)
+    text = _SURROGATE_RE.sub("\\\\ufffd", text)
+    return text + "\n"
+
+
+def _atomic_write(path: Path, payload: bytes) -> None:
+    """Write through a temp file in the same directory, fsync, then rename over ``path``."""
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, 0o644)
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable; not possible on every platform.
+    flags = getattr(os, "O_DIRECTORY", None)
+    if flags is None:
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | flags)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_json(path: Path, data: Any) -> Path:
+    """Atomically write plain JSON data to ``path`` in Go layout; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, to_go_json(data).encode("utf-8"))
+    return path
+
+
+def safe_name(text: str, max_bytes: int = 80) -> str:
+    """``text`` reduced to a single safe file-name component (no separators, no leading dot)."""
+    chars = [ch if ch.isalnum() or ch in "-_." else "_" for ch in text]
+    name = "".join(chars)
+    stripped = name.lstrip(".")
+    name = "_" * (len(name) - len(stripped)) + stripped
+    name = name.encode("utf-8")[:max_bytes].decode("utf-8", errors="ignore")
+    return name or "_"
+
+
+def result_id(app_name: str, eval_set_id: str) -> str:
+    """A new ``<app>_<evalSetId>_<uuid4>`` result id made of safe characters."""
+    return f"{safe_name(app_name)}_{safe_name(eval_set_id)}_{uuid.uuid4()}"
+
+
+def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path:
+    """Write one ``*.evalset_result.json`` directly in ``output_dir``; returns its path.
+
+    Fills ``evalSetResultId``/``evalSetResultName`` when empty and sets
+    ``creationTimestamp`` to now, on ``result`` itself.
+    """
+    output_dir = Path(output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    if not result.eval_set_result_id:
+        result.eval_set_result_id = result_id(app_name, result.eval_set_id)
+    if not result.eval_set_result_name:
+        result.eval_set_result_name = result.eval_set_result_id
+    result.creation_timestamp = time.time()
+    path = output_dir / f"{safe_name(result.eval_set_result_id, max_bytes=200)}{RESULT_SUFFIX}"
+    # Defence in depth: safe_name already removed every separator.
+    if path.resolve().parent != output_dir.resolve():
+        raise ValueError(f"result file {path} would leave {output_dir}")
+    _atomic_write(path, to_go_json(result.model_dump(mode="json", by_alias=True)).encode("utf-8"))
+    return path
+
+
+def run_document(
+    results: Sequence[EvalSetResult],
+    *,
+    duration_seconds: float | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``--json FILE`` document of a whole run (shape in the module docstring)."""
+    counts = {"passed": 0, "failed": 0, "notEvaluated": 0}
+    keys = {
+        EvalStatus.PASSED: "passed",
+        EvalStatus.FAILED: "failed",
+        EvalStatus.NOT_EVALUATED: "notEvaluated",
+    }
+    for result in results:
+        for status in case_statuses(result).values():
+            counts[keys[status]] += 1
+    document: dict[str, Any] = {
+        "agentevalVersion": __version__,
+        "createdAt": time.time(),
+        "overallStatus": overall_status(results).value,
+        "caseStatusCounts": counts,
+        "numEvalSets": len(results),
+    }
+    if duration_seconds is not None:
+        document["durationSeconds"] = duration_seconds
+    document["evalSetResults"] = [r.model_dump(mode="json", by_alias=True) for r in results]
+    document.update(extra or {})
+    return document
+
+
+__all__ = [
+    "RESULT_SUFFIX",
+    "go_float",
+    "result_id",
+    "run_document",
+    "safe_name",
+    "to_go_json",
+    "write_json",
+    "write_result",
+]
