@@ -1,0 +1,177 @@
+"""Console report of eval set results, rendered with rich.
+
+It reads only result objects, so a live run and a saved result file loaded
+back render the same.  The caller supplies the ``Console`` (which handles
+``NO_COLOR``, width and non-TTY output).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.console import Console
+from rich.padding import Padding
+from rich.text import Text
+
+from agenteval.aggregation import build_summary, case_statuses, overall_status
+from agenteval.report.console_tables import (
+    STATUS_STYLES,
+    case_table,
+    format_score,
+    metric_average_table,
+    pass_rate_table,
+    reason_lines,
+    status_text,
+)
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
+from agenteval.schema.status import EvalStatus
+
+
+def render_results(
+    console: Console,
+    results: Sequence[EvalSetResult],
+    *,
+    quiet: bool = False,
+    verbose: bool = False,
+    duration_seconds: float | None = None,
+) -> None:
+    """Print every eval set's cases, its summary, then the final one-line summary.
+
+    ``quiet`` prints only failing cases with their reasons and the final
+    line; ``verbose`` also prints the reasons of passing turns and any extra
+    ``details`` keys evaluators recorded.
+    """
+    for result in results:
+        _render_eval_set(console, result, quiet=quiet, verbose=verbose)
+    console.print(final_line(results, duration_seconds))
+
+
+def num_runs(result: EvalSetResult) -> int:
+    """N of a result: the summary's numRuns, else the highest runId (at least 1)."""
+    if result.summary is not None and result.summary.num_runs > 0:
+        return result.summary.num_runs
+    return max((case.run_id for case in result.case_results()), default=1) or 1
+
+
+def _summary(result: EvalSetResult) -> EvalSetResultSummary:
+    # Files from old Go versions carry no summary; it follows from the case results.
+    return result.summary or build_summary(result.case_results(), num_runs(result))
+
+
+def _runs_by_case(result: EvalSetResult) -> dict[str, list[EvalCaseResult]]:
+    grouped: dict[str, list[EvalCaseResult]] = {}
+    for case in result.case_results():
+        grouped.setdefault(case.eval_id, []).append(case)
+    return {eval_id: sorted(runs, key=lambda r: r.run_id) for eval_id, runs in grouped.items()}
+
+
+def _render_eval_set(
+    console: Console, result: EvalSetResult, *, quiet: bool, verbose: bool
+) -> None:
+    runs_total = num_runs(result)
+    multi_run = runs_total > 1
+    statuses = case_statuses(result)
+    by_case = _runs_by_case(result)
+    if not quiet:
+        title = Text("eval set ", style="bold")
+        title.append(result.eval_set_id or "(unnamed)")
+        detail = f"{len(by_case)} case{'s' if len(by_case) != 1 else ''}"
+        detail += f" · {runs_total} runs" if multi_run else ""
+        title.append(f"  {detail}", style="dim")
+        console.rule(title, align="left")
+    for eval_id, runs in by_case.items():
+        status = statuses[eval_id]
+        if quiet and status is not EvalStatus.FAILED:
+            continue
+        console.print(_case_header(eval_id, runs, status, multi_run=multi_run))
+        if not quiet:
+            table = case_table(runs, multi_run=multi_run)
+            if table is not None:
+                console.print(Padding(table, (0, 0, 0, 2)))
+            elif not any(run.error_message for run in runs):
+                console.print(Text("  no metric ran for this case", style="dim"))
+        for run in runs:
+            for line in reason_lines(run, multi_run=multi_run, verbose=verbose):
+                console.print(line)
+    if not quiet:
+        _render_summary(console, result, statuses, runs_total)
+
+
+def _case_header(
+    eval_id: str,
+    runs: Sequence[EvalCaseResult],
+    status: EvalStatus,
+    *,
+    multi_run: bool,
+) -> Text:
+    header = Text("● ", style=STATUS_STYLES[status])
+    header.append(eval_id or "(no evalId)", style="bold")
+    header.append("  ")
+    header.append_text(status_text(status, upper=True))
+    if multi_run:
+        passed = sum(1 for run in runs if run.final_eval_status is EvalStatus.PASSED)
+        header.append(f"  {passed}/{len(runs)} runs passed", style="dim")
+    elif runs and runs[0].score:
+        # Older Go files carry no case score; an absent score reads as 0.
+        header.append(f"  score {format_score(runs[0].score)}", style="dim")
+    return header
+
+
+def _render_summary(
+    console: Console,
+    result: EvalSetResult,
+    statuses: dict[str, EvalStatus],
+    runs_total: int,
+) -> None:
+    passed, failed, not_evaluated = _count(statuses.values())
+    line = Text("cases: ", style="bold")
+    line.append(f"{passed} passed", style=STATUS_STYLES[EvalStatus.PASSED])
+    line.append(", ")
+    line.append(f"{failed} failed", style=STATUS_STYLES[EvalStatus.FAILED])
+    line.append(", ")
+    line.append(f"{not_evaluated} not evaluated", style=STATUS_STYLES[EvalStatus.NOT_EVALUATED])
+    console.print(line)
+    averages = metric_average_table(result.case_results())
+    if averages is not None:
+        console.print(Text("metric averages over all cases and runs", style="bold"))
+        console.print(Padding(averages, (0, 0, 0, 2)))
+    if runs_total > 1:
+        cases = _summary(result).eval_case_summaries or []
+        if cases:
+            console.print(Text(f"pass@k and pass^k over {runs_total} runs", style="bold"))
+            console.print(Padding(pass_rate_table(cases, runs_total), (0, 0, 0, 2)))
+    console.print()
+
+
+def _count(statuses: Iterable[EvalStatus]) -> tuple[int, int, int]:
+    passed = failed = not_evaluated = 0
+    for status in statuses:
+        if status is EvalStatus.PASSED:
+            passed += 1
+        elif status is EvalStatus.FAILED:
+            failed += 1
+        else:
+            not_evaluated += 1
+    return passed, failed, not_evaluated
+
+
+def final_line(results: Sequence[EvalSetResult], duration_seconds: float | None = None) -> Text:
+    """``FAILED: 3 of 5 cases passed (1 failed, 1 not evaluated) · 2 eval sets · 0.42 s``."""
+    statuses = [status for result in results for status in case_statuses(result).values()]
+    passed, failed, not_evaluated = _count(statuses)
+    overall = overall_status(results)
+    line = Text()
+    line.append_text(status_text(overall, upper=True))
+    line.stylize("bold")
+    line.append(f": {passed} of {len(statuses)} cases passed")
+    others = [f"{failed} failed"] if failed else []
+    others += [f"{not_evaluated} not evaluated"] if not_evaluated else []
+    if others:
+        line.append(f" ({', '.join(others)})")
+    line.append(f" · {len(results)} eval set{'s' if len(results) != 1 else ''}")
+    if duration_seconds is not None:
+        line.append(f" · {duration_seconds:.2f} s")
+    return line
+
+
+__all__ = ["final_line", "num_runs", "render_results"]

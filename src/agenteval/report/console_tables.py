@@ -1,0 +1,240 @@
+"""Building blocks of the console report: status styling, per-case tables, reasons."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from agenteval.aggregation import metric_summaries, pass_at_k, pass_hat_k
+from agenteval.schema.result import (
+    EvalCaseResult,
+    EvalCaseSummary,
+    EvalMetricResult,
+    MetricDetails,
+    extra,
+)
+from agenteval.schema.status import EvalStatus
+
+# More turns than this collapse into one "turns passed" column.
+MAX_TURN_COLUMNS = 6
+
+STATUS_STYLES = {
+    EvalStatus.PASSED: "green",
+    EvalStatus.FAILED: "red",
+    EvalStatus.NOT_EVALUATED: "yellow",
+    EvalStatus.UNKNOWN: "magenta",
+}
+STATUS_LABELS = {
+    EvalStatus.PASSED: "passed",
+    EvalStatus.FAILED: "failed",
+    EvalStatus.NOT_EVALUATED: "not evaluated",
+    EvalStatus.UNKNOWN: "unknown",
+}
+
+
+def status_text(status: EvalStatus, *, upper: bool = False) -> Text:
+    """A status word in its colour."""
+    label = STATUS_LABELS[status]
+    return Text(label.upper() if upper else label, style=STATUS_STYLES[status])
+
+
+def format_score(value: float) -> str:
+    """A score with at most 4 decimals and no trailing zeros (``1``, ``0.6316``)."""
+    text = f"{value:.4f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def _new_table(*headers: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for header in headers:
+        left = header in ("metric", "case", "run")
+        table.add_column(header, justify="left" if left else "right", overflow="fold")
+    return table
+
+
+def _turn_results(case: EvalCaseResult, metric_name: str) -> list[EvalMetricResult | None]:
+    """Per-turn results of one metric, None where the turn has no result for it."""
+    turns: list[EvalMetricResult | None] = []
+    for turn in case.eval_metric_result_per_invocation or []:
+        found = next(
+            (r for r in turn.eval_metric_results or [] if r.metric_name == metric_name), None
+        )
+        turns.append(found)
+    return turns
+
+
+def _turn_count(runs: Sequence[EvalCaseResult]) -> int:
+    return max((len(run.eval_metric_result_per_invocation or []) for run in runs), default=0)
+
+
+def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> Table | None:
+    """One row per (run, metric): per-turn scores, overall score, threshold, status."""
+    turn_count = _turn_count(runs)
+    per_turn_columns = turn_count <= MAX_TURN_COLUMNS
+    headers = ["run"] if multi_run else []
+    headers.append("metric")
+    if per_turn_columns:
+        headers += [f"turn {i}" for i in range(1, turn_count + 1)]
+    else:
+        headers.append("turns passed")
+    headers += ["score", "threshold", "status"]
+    table = _new_table(*headers)
+    rows = 0
+    for run in runs:
+        for result in run.overall_eval_metric_results or []:
+            turns = _turn_results(run, result.metric_name)
+            cells: list[Text | str] = [str(run.run_id)] if multi_run else []
+            # Text, not str: names from files must not be read as rich markup.
+            cells.append(Text(result.metric_name))
+            if per_turn_columns:
+                cells += [_turn_cell(turn) for turn in turns]
+                cells += ["—"] * (turn_count - len(turns))
+            else:
+                passed = sum(1 for t in turns if t and t.eval_status is EvalStatus.PASSED)
+                cells.append(f"{passed}/{len(turns)}")
+            cells += [
+                Text(format_score(result.score), style=STATUS_STYLES[result.eval_status]),
+                format_score(result.threshold),
+                status_text(result.eval_status),
+            ]
+            table.add_row(*cells)
+            rows += 1
+    return table if rows else None
+
+
+def _turn_cell(turn: EvalMetricResult | None) -> Text:
+    if turn is None:
+        return Text("—", style="dim")
+    return Text(format_score(turn.score), style=STATUS_STYLES[turn.eval_status])
+
+
+def _details_extras(details: MetricDetails | None) -> str:
+    """Evaluator-specific detail keys (judge votes, method counts, ...) as ``k=v`` pairs."""
+    if details is None:
+        return ""
+    items = extra(details)
+    return ", ".join(f"{key}={_compact(value)}" for key, value in sorted(items.items()))
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _reason(result: EvalMetricResult) -> str:
+    return result.details.reason if result.details else ""
+
+
+def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) -> Text:
+    line = Text("  ")
+    line.append(mark, style=style)
+    line.append(f" {where}", style="bold")
+    if reason:
+        line.append(f": {reason}")
+    if extras:
+        line.append(f" [{extras}]", style="dim")
+    return line
+
+
+def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list[Text]:
+    """Why things failed (every reason when verbose), then the case error, for one run."""
+    prefix = f"run {run.run_id} · " if multi_run else ""
+    lines: list[Text] = []
+    for overall in run.overall_eval_metric_results or []:
+        turns = _turn_results(run, overall.metric_name)
+        shown = False
+        for index, turn in enumerate(turns, start=1):
+            if turn is None:
+                continue
+            failed = turn.eval_status is EvalStatus.FAILED
+            if not (failed or verbose):
+                continue
+            mark, style = ("✗", "red") if failed else ("·", "dim")
+            extras = _details_extras(turn.details) if verbose else ""
+            where = f"{prefix}{overall.metric_name} · turn {index}"
+            lines.append(_reason_line(mark, style, where, _reason(turn), extras))
+            shown = shown or failed
+        overall_failed = overall.eval_status is EvalStatus.FAILED
+        overall_extras = _details_extras(overall.details) if verbose else ""
+        if (overall_failed and not shown) or overall_extras:
+            # A failure without a failing turn (averages, judges): say why at metric level.
+            reason = _reason(overall).strip(";") or (
+                f"score {format_score(overall.score)} < threshold {format_score(overall.threshold)}"
+                if overall_failed
+                else ""
+            )
+            mark, style = ("✗", "red") if overall_failed else ("·", "dim")
+            where = f"{prefix}{overall.metric_name}"
+            lines.append(_reason_line(mark, style, where, reason, overall_extras))
+    if run.error_message:
+        lines.append(_reason_line("✗", "red", f"{prefix}error", run.error_message, ""))
+    return lines
+
+
+def metric_average_table(cases: Iterable[EvalCaseResult]) -> Table | None:
+    """Per-metric average over every case and run (not_evaluated results skipped)."""
+    summaries = metric_summaries(
+        result for case in cases for result in case.overall_eval_metric_results or []
+    )
+    if not summaries:
+        return None
+    table = _new_table("metric", "average", "threshold", "status", "passed", "failed", "not eval.")
+    for summary in summaries:
+        counts = summary.status_counts
+        table.add_row(
+            Text(summary.metric_name),
+            Text(format_score(summary.average_score), style=STATUS_STYLES[summary.eval_status]),
+            format_score(summary.threshold),
+            status_text(summary.eval_status),
+            str(counts.passed if counts else 0),
+            str(counts.failed if counts else 0),
+            str(counts.not_evaluated if counts else 0),
+        )
+    return table
+
+
+def shown_ks(num_runs: int) -> list[int]:
+    """The k values worth a column: 1, a few small ones and N."""
+    return sorted({k for k in (1, 2, 3, 5, 10, num_runs) if k <= num_runs})
+
+
+def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> Table:
+    """pass@k and pass^k per case (n = runs, c = passed runs) and their mean over cases."""
+    ks = shown_ks(num_runs)
+    headers = ["case", "runs passed"]
+    headers += [f"pass@{k}" for k in ks] + [f"pass^{k}" for k in ks]
+    table = _new_table(*headers)
+    rows: list[list[float]] = []
+    for case in cases:
+        passed = case.run_status_counts.passed if case.run_status_counts else 0
+        values = [pass_at_k(num_runs, passed, k) for k in ks]
+        values += [pass_hat_k(num_runs, passed, k) for k in ks]
+        rows.append(values)
+        table.add_row(
+            Text(case.eval_id), f"{passed}/{num_runs}", *(format_score(v) for v in values)
+        )
+    if len(rows) > 1:
+        means = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
+        table.add_row(Text("mean over cases", style="bold"), "", *(format_score(v) for v in means))
+    return table
+
+
+__all__ = [
+    "MAX_TURN_COLUMNS",
+    "case_table",
+    "format_score",
+    "metric_average_table",
+    "pass_rate_table",
+    "reason_lines",
+    "shown_ks",
+    "status_text",
+]
