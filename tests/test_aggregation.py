@@ -250,9 +250,7 @@ def test_multi_run_summary() -> None:
 
 def test_multi_run_ignores_custom_aggregator_statuses() -> None:
     # The aggregator passed every run, but the failing metric's average decides.
-    results = [
-        case("c", run, P, [metric("a", 1, P, 1), metric("b", 0, F, 1)]) for run in (1, 2)
-    ]
+    results = [case("c", run, P, [metric("a", 1, P, 1), metric("b", 0, F, 1)]) for run in (1, 2)]
     summary = build_summary(results, 2)
     (c,) = summary.eval_case_summaries or []
     assert counts(c.run_status_counts) == (2, 0, 0)
@@ -461,8 +459,13 @@ def comparable(summary: EvalSetResultSummary) -> dict[str, Any]:
 
     def metrics(items: list[MetricSummary] | None) -> list[Any]:
         return [
-            (m.metric_name, round(m.average_score, 9), m.eval_status, m.threshold,
-             counts(m.status_counts))
+            (
+                m.metric_name,
+                round(m.average_score, 9),
+                m.eval_status,
+                m.threshold,
+                counts(m.status_counts),
+            )
             for m in items or []
         ]
 

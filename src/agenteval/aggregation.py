@@ -298,9 +298,7 @@ def build_summary(case_results: Sequence[EvalCaseResult], num_runs: int) -> Eval
             )
         )
 
-    case_summaries = [
-        _case_summary(eval_id, cases[eval_id], num_runs) for eval_id in sorted(cases)
-    ]
+    case_summaries = [_case_summary(eval_id, cases[eval_id], num_runs) for eval_id in sorted(cases)]
     summary = EvalSetResultSummary(
         overall_status=summarize(c.overall_status for c in case_summaries),
         num_runs=num_runs,
@@ -372,9 +370,7 @@ def _averaged_case_status(runs: Sequence[EvalCaseResult]) -> EvalStatus:
                 tally = tallies[metric.metric_name] = _MetricTally(threshold=metric.threshold)
             tally.evaluated += 1
             tally.score_sum += metric.score
-    return summarize(
-        status_for(t.score_sum / t.evaluated, t.threshold) for t in tallies.values()
-    )
+    return summarize(status_for(t.score_sum / t.evaluated, t.threshold) for t in tallies.values())
 
 
 def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
@@ -401,9 +397,7 @@ def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
 
 def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
     """``summarize`` of the in-memory case statuses of every eval set."""
-    return summarize(
-        status for result in results for status in case_statuses(result).values()
-    )
+    return summarize(status for result in results for status in case_statuses(result).values())
 
 
 def exit_code(results: Sequence[EvalSetResult]) -> int:

@@ -141,9 +141,7 @@ def to_go_json(data: Any) -> str:
     (escaped), floats in Go's shortest form.  Dict key order is kept.
     """
     numbers = _Numbers()
-    text = json.dumps(
-        numbers.convert(data), indent=2, ensure_ascii=False, allow_nan=False
-    )
+    text = json.dumps(numbers.convert(data), indent=2, ensure_ascii=False, allow_nan=False)
     if numbers.texts:
         text = numbers.restore(text)
     text = _GO_ESCAPE_RE.sub(lambda m: _GO_ESCAPES[m.group()], text)
