@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from agenteval.aggregation import build_summary
-from agenteval.report.console import final_line, num_runs, render_results
+from agenteval.report.console import final_line, num_runs, render_results, render_run
 from agenteval.report.console_tables import format_score, shown_ks
 from agenteval.report.jsonfile import write_result
 from agenteval.schema.result import (
@@ -273,3 +273,12 @@ def test_renders_go_result_files() -> None:
     # the old layout (no runId, no summary) renders too
     assert "● calc_add  PASSED" in text
     assert text.rstrip().endswith("PASSED: 2 of 2 cases passed · 2 eval sets")
+
+
+def test_render_run_is_render_results_with_elapsed() -> None:
+    results = [single_run_result()]
+    console = Console(record=True, width=120, file=io.StringIO())
+    render_run(console, results, quiet=True, elapsed=2.0)
+    text = console.export_text()
+    assert text == render(results, quiet=True, duration_seconds=2.0)
+    assert text.rstrip().endswith("· 1 eval set · 2.00 s")

@@ -21,6 +21,7 @@ from agenteval.report.jsonfile import (
     to_go_json,
     write_json,
     write_result,
+    write_run_json,
 )
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.result import (
@@ -278,3 +279,27 @@ def test_output_dir_is_created(tmp_path: Path) -> None:
     path = write_result(sample_result(), out, app_name="app")
     assert path.is_file()
     assert os.path.dirname(path) == str(out)
+
+
+def test_write_run_json_from_api_run_result(tmp_path: Path) -> None:
+    from agenteval.api import RunResult
+    from agenteval.errors import Problem
+
+    results = [sample_result("set-a")]
+    run = RunResult(
+        results=results,
+        sources=[tmp_path / "set-a.evalset.json"],
+        status=P,
+        exit_code=0,
+        elapsed=1.25,
+        warnings=[Problem("m.json", "[0]", "metric file not found", "pass --metrics")],
+    )
+    path = write_run_json(tmp_path / "out" / "run.json", run)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["overallStatus"] == "passed"
+    assert document["durationSeconds"] == 1.25
+    assert document["warnings"] == ["m.json: [0]: metric file not found (pass --metrics)"]
+    assert document["caseStatusCounts"] == {"passed": 1, "failed": 0, "notEvaluated": 0}
+    assert [
+        EvalSetResult.model_validate_json(json.dumps(r)) for r in document["evalSetResults"]
+    ] == (results)

@@ -20,6 +20,7 @@ from agenteval.report.console_tables import (
     format_score,
     metric_average_table,
     pass_rate_table,
+    reason_grid,
     reason_lines,
     status_text,
 )
@@ -44,6 +45,18 @@ def render_results(
     for result in results:
         _render_eval_set(console, result, quiet=quiet, verbose=verbose)
     console.print(final_line(results, duration_seconds))
+
+
+def render_run(
+    console: Console,
+    results: Sequence[EvalSetResult],
+    *,
+    quiet: bool = False,
+    verbose: bool = False,
+    elapsed: float | None = None,
+) -> None:
+    """:func:`render_results` under the name and argument the CLI uses."""
+    render_results(console, results, quiet=quiet, verbose=verbose, duration_seconds=elapsed)
 
 
 def num_runs(result: EvalSetResult) -> int:
@@ -87,12 +100,14 @@ def _render_eval_set(
         if not quiet:
             table = case_table(runs, multi_run=multi_run)
             if table is not None:
-                console.print(Padding(table, (0, 0, 0, 2)))
+                console.print(Padding(table, (0, 0, 0, 2), expand=False))
             elif not any(run.error_message for run in runs):
                 console.print(Text("  no metric ran for this case", style="dim"))
-        for run in runs:
-            for line in reason_lines(run, multi_run=multi_run, verbose=verbose):
-                console.print(line)
+        lines = [
+            line for run in runs for line in reason_lines(run, multi_run=multi_run, verbose=verbose)
+        ]
+        if lines:
+            console.print(Padding(reason_grid(lines), (0, 0, 0, 2), expand=False))
     if not quiet:
         _render_summary(console, result, statuses, runs_total)
 
@@ -134,12 +149,12 @@ def _render_summary(
     averages = metric_average_table(result.case_results())
     if averages is not None:
         console.print(Text("metric averages over all cases and runs", style="bold"))
-        console.print(Padding(averages, (0, 0, 0, 2)))
+        console.print(Padding(averages, (0, 0, 0, 2), expand=False))
     if runs_total > 1:
         cases = _summary(result).eval_case_summaries or []
         if cases:
             console.print(Text(f"pass@k and pass^k over {runs_total} runs", style="bold"))
-            console.print(Padding(pass_rate_table(cases, runs_total), (0, 0, 0, 2)))
+            console.print(Padding(pass_rate_table(cases, runs_total), (0, 0, 0, 2), expand=False))
     console.print()
 
 
@@ -174,4 +189,4 @@ def final_line(results: Sequence[EvalSetResult], duration_seconds: float | None 
     return line
 
 
-__all__ = ["final_line", "num_runs", "render_results"]
+__all__ = ["final_line", "num_runs", "render_results", "render_run"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich import box
 from rich.table import Table
@@ -134,21 +134,36 @@ def _reason(result: EvalMetricResult) -> str:
     return result.details.reason if result.details else ""
 
 
-def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) -> Text:
-    line = Text("  ")
-    line.append(mark, style=style)
-    line.append(f" {where}", style="bold")
+class ReasonLine(NamedTuple):
+    """A mark (✗ or ·) and the text beside it; wrapped text stays under the text."""
+
+    mark: Text
+    body: Text
+
+
+def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) -> ReasonLine:
+    body = Text(where, style="bold")
     if reason:
-        line.append(f": {reason}")
+        body.append(f": {reason}")
     if extras:
-        line.append(f" [{extras}]", style="dim")
-    return line
+        body.append(f" [{extras}]", style="dim")
+    return ReasonLine(Text(mark, style=style), body)
 
 
-def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list[Text]:
+def reason_grid(lines: Sequence[ReasonLine]) -> Table:
+    """Reason lines as a two-column grid, indented under the case header."""
+    grid = Table.grid(padding=(0, 1, 0, 0), pad_edge=False)
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for line in lines:
+        grid.add_row(line.mark, line.body)
+    return grid
+
+
+def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list[ReasonLine]:
     """Why things failed (every reason when verbose), then the case error, for one run."""
     prefix = f"run {run.run_id} · " if multi_run else ""
-    lines: list[Text] = []
+    lines: list[ReasonLine] = []
     for overall in run.overall_eval_metric_results or []:
         turns = _turn_results(run, overall.metric_name)
         shown = False
@@ -230,10 +245,12 @@ def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> Table:
 
 __all__ = [
     "MAX_TURN_COLUMNS",
+    "ReasonLine",
     "case_table",
     "format_score",
     "metric_average_table",
     "pass_rate_table",
+    "reason_grid",
     "reason_lines",
     "shown_ks",
     "status_text",

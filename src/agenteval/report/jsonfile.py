@@ -14,6 +14,7 @@ Two kinds of file are written here:
         "numEvalSets": 2,
         "durationSeconds": 0.42,            # only when the caller knows it
         "evalSetResults": [ <EvalSetResult>, ... ],   # each exactly as in a result file
+        "warnings": ["file: path: message (hint)", ...],  # from write_run_json
         ...                                  # run-level extras from the caller
       }
 
@@ -33,7 +34,7 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
@@ -257,8 +258,32 @@ def run_document(
     return document
 
 
+class RunOutcome(Protocol):
+    """What :func:`write_run_json` reads from a run (``agenteval.api.RunResult`` fits)."""
+
+    @property
+    def results(self) -> Sequence[EvalSetResult]: ...
+
+    @property
+    def elapsed(self) -> float: ...
+
+    @property
+    def warnings(self) -> Sequence[object]: ...
+
+
+def write_run_json(path: Path, run: RunOutcome) -> Path:
+    """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
+    document = run_document(
+        run.results,
+        duration_seconds=run.elapsed,
+        extra={"warnings": [str(w) for w in run.warnings]},
+    )
+    return write_json(path, document)
+
+
 __all__ = [
     "RESULT_SUFFIX",
+    "RunOutcome",
     "go_float",
     "result_id",
     "run_document",
@@ -266,4 +291,5 @@ __all__ = [
     "to_go_json",
     "write_json",
     "write_result",
+    "write_run_json",
 ]
