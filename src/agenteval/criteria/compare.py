@@ -1,0 +1,20 @@
+"""Calling a named compare function (formats.md §3.11) as a criterion would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenteval.criteria.named import NamedRegistry
+
+
+def run_named_compare(registry: NamedRegistry, name: str, actual: Any, expected: Any) -> str | None:
+    """None when the named function accepts the pair, else the reason it did not."""
+    func = registry.get(name)
+    if func is None:
+        # Callers validate names up front; this only happens when a registry changed since.
+        return f"unknown {registry.kind} function {name!r}"
+    try:
+        accepted = func(actual, expected)
+    except Exception as exc:  # a plugin may raise anything; its message is the reason
+        return str(exc) or type(exc).__name__
+    return None if accepted else f"{registry.kind} function {name!r} returned false"

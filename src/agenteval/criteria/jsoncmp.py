@@ -1,0 +1,325 @@
+"""JSON comparison of tool data and final-response JSON (formats.md §3.5)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, best_match
+from jsonschema.validators import validator_for
+
+from agenteval.criteria import named
+from agenteval.criteria.compare import run_named_compare
+from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.schema.metric import JSONCriterion
+
+JSON_STRATEGIES = frozenset({"", "exact", "skip"})
+DEFAULT_NUMBER_TOLERANCE = 1e-6
+
+_PREVIEW_CHARS = 120
+_UNSET: Any = object()
+
+
+class JSONDifference:
+    """Where and how two JSON values differ; rendered only when someone reads the reason."""
+
+    __slots__ = ("actual", "detail", "expected", "path", "what")
+
+    def __init__(self, what: str, detail: str = "", actual: Any = None, expected: Any = None):
+        self.what = what
+        self.detail = detail
+        self.actual = actual
+        self.expected = expected
+        # Segments are appended while unwinding the recursion, so innermost first.
+        self.path: list[str | int] = []
+
+    def at(self, segment: str | int) -> JSONDifference:
+        """Prefix the location with one more key or index (called from the inside out)."""
+        self.path.append(segment)
+        return self
+
+    def location(self) -> str:
+        """The JSON path of the difference, e.g. ``$.items[0].name``."""
+        parts = ["$"]
+        for segment in reversed(self.path):
+            if isinstance(segment, int):
+                parts.append(f"[{segment}]")
+            elif segment.isidentifier():
+                parts.append(f".{segment}")
+            else:
+                parts.append(f"[{json.dumps(segment, ensure_ascii=False)}]")
+        return "".join(parts)
+
+    def __str__(self) -> str:
+        where = self.location()
+        if self.what != "value":
+            return f"{self.what} at {where}: {self.detail}"
+        kind_a, kind_e = _kind(self.actual), _kind(self.expected)
+        shown_a, shown_e = _preview(self.actual), _preview(self.expected)
+        if kind_a != kind_e:
+            shown_a, shown_e = f"{kind_a} {shown_a}", f"{kind_e} {shown_e}"
+            return f"type mismatch at {where}: actual {shown_a} vs expected {shown_e}"
+        return f"value mismatch at {where}: {shown_a} vs {shown_e}"
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list | tuple):
+        return "array"
+    return type(value).__name__
+
+
+def _preview(value: Any) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= _PREVIEW_CHARS else text[:_PREVIEW_CHARS] + "…"
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+# Python's json accepts NaN and Infinity; JSON (and Go) do not.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def parse_json_text(text: str) -> Any:
+    """Parse exactly one JSON value (surrounding whitespace allowed); raise ValueError."""
+    if not text.strip():
+        raise ValueError("empty text is not JSON")
+    return _DECODER.decode(text)
+
+
+def _same_scalar(a: Any, e: Any, tolerance: float) -> bool:
+    # bool is an int in Python; in JSON it never equals a number (formats.md §0.1.3).
+    if a.__class__ is bool or e.__class__ is bool:
+        return a.__class__ is e.__class__ and a == e
+    if isinstance(a, int | float) and isinstance(e, int | float):
+        try:
+            return abs(a - e) <= tolerance
+        except OverflowError:  # an int too large for a float against a float
+            return False
+    if isinstance(a, str):
+        return isinstance(e, str) and a == e
+    return a.__class__ is e.__class__ and bool(a == e)
+
+
+def _key_difference(
+    a: dict[str, Any], e: dict[str, Any], ignored: dict[str, Any]
+) -> JSONDifference | None:
+    for key in a:
+        if key not in e and ignored.get(key) is not True:
+            return JSONDifference("key mismatch", f"key {key} in actual but not in expected")
+    for key in e:
+        if key not in a and ignored.get(key) is not True:
+            return JSONDifference("key mismatch", f"key {key} in expected but not in actual")
+    return None
+
+
+def exact_difference(a: Any, e: Any, tolerance: float) -> JSONDifference | None:
+    """The first difference between two JSON values under exact comparison, or None."""
+    if a is None or e is None:
+        return None if a is e else JSONDifference("value", actual=a, expected=e)
+    if isinstance(a, dict):
+        if not isinstance(e, dict):
+            return JSONDifference("value", actual=a, expected=e)
+        if a.keys() != e.keys():
+            return _key_difference(a, e, {})
+        for key, value in a.items():
+            found = exact_difference(value, e[key], tolerance)
+            if found is not None:
+                return found.at(key)
+        return None
+    if isinstance(a, list | tuple):
+        if not isinstance(e, list | tuple):
+            return JSONDifference("value", actual=a, expected=e)
+        if len(a) != len(e):
+            return JSONDifference(
+                "array length mismatch", f"actual({len(a)}) != expected({len(e)})"
+            )
+        for index, value in enumerate(a):
+            found = exact_difference(value, e[index], tolerance)
+            if found is not None:
+                return found.at(index)
+        return None
+    if isinstance(e, dict | list | tuple) or not _same_scalar(a, e, tolerance):
+        return JSONDifference("value", actual=a, expected=e)
+    return None
+
+
+def _ignoring_difference(
+    a: Any, e: Any, tree: dict[str, Any] | None, tolerance: float
+) -> JSONDifference | None:
+    # Trees only descend through objects: anything else is compared exactly.
+    if not tree or not isinstance(a, dict) or not isinstance(e, dict):
+        return exact_difference(a, e, tolerance)
+    found = _key_difference(a, e, tree)
+    if found is not None:
+        return found
+    for key, value in a.items():
+        entry = tree.get(key)
+        if entry is True:
+            continue
+        child = entry if isinstance(entry, dict) else None
+        found = _ignoring_difference(value, e[key], child, tolerance)
+        if found is not None:
+            return found.at(key)
+    return None
+
+
+def _only_difference(
+    a: Any, e: Any, tree: dict[str, Any], tolerance: float
+) -> JSONDifference | None:
+    if not isinstance(a, dict) or not isinstance(e, dict):
+        return exact_difference(a, e, tolerance)
+    for key, entry in tree.items():
+        if entry is False:
+            continue
+        if entry is not True and not isinstance(entry, dict):
+            return JSONDifference(
+                "invalid onlyTree", f"onlyTree[{key}] must be a bool or an object"
+            )
+        if key not in a:
+            return JSONDifference("key mismatch", f"key {key} in onlyTree but not in actual")
+        if key not in e:
+            return JSONDifference("key mismatch", f"key {key} in onlyTree but not in expected")
+        if entry is True:
+            found = exact_difference(a[key], e[key], tolerance)
+        else:
+            found = _only_difference(a[key], e[key], entry, tolerance)
+        if found is not None:
+            return found.at(key)
+    return None
+
+
+def _canonical(schema: Any) -> str:
+    return json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@lru_cache(maxsize=256)
+def _validator(canonical: str) -> Any:
+    """A compiled validator for a schema given as canonical JSON, or the reason it is invalid."""
+    schema = json.loads(canonical)
+    if isinstance(schema, dict) and "$schema" in schema:
+        uri = schema["$schema"]
+        cls = validator_for(schema, default=None) if isinstance(uri, str) else None
+        if cls is None:
+            return f"unsupported $schema {uri!r}"
+    elif isinstance(schema, dict | bool):
+        cls = Draft202012Validator
+    else:
+        return f"a JSON Schema must be an object or a boolean, not {_kind(schema)}"
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        return f"{exc.message} (at {exc.json_path})"
+    return cls(schema)
+
+
+def _compiled_schema(schema: Any) -> Any:
+    try:
+        key = _canonical(schema)
+    except (TypeError, ValueError) as exc:
+        return f"schema is not JSON: {exc}"
+    return _validator(key)
+
+
+def check_schema(schema: Any) -> str | None:
+    """Why ``schema`` is not a usable JSON Schema, or None when it is."""
+    compiled = _compiled_schema(schema)
+    return compiled if isinstance(compiled, str) else None
+
+
+def _schema_failure(schema: Any, value: Any) -> str | None:
+    validator = _compiled_schema(schema)
+    if isinstance(validator, str):
+        return f"invalid json schema: {validator}"
+    try:
+        if validator.is_valid(value):
+            return None
+        error = best_match(validator.iter_errors(value))
+    except Exception as exc:  # e.g. an unresolvable $ref: the schema cannot be applied
+        return f"json schema validation failed: {exc}"
+    return f"json schema validation failed: {error.message} (at {error.json_path})"
+
+
+def json_outcome(
+    criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool
+) -> JSONDifference | str | None:
+    """None on a match, else the difference or the reason (formats.md §3.5 steps 1-8)."""
+    if criterion.ignore:
+        return None
+    only_tree, ignore_tree = criterion.only_tree, criterion.ignore_tree
+    if only_tree and ignore_tree:
+        return "onlyTree and ignoreTree cannot be set at the same time"
+    if criterion.compare_name:
+        return run_named_compare(named.json_compares, criterion.compare_name, actual, expected)
+    parsed = _UNSET
+    schema_subject = actual
+    if criterion.valid and (raw_text or isinstance(actual, str)):
+        # Decoded objects, arrays, numbers, bools and null are JSON by construction.
+        try:
+            schema_subject = parse_json_text(actual)
+        except ValueError as exc:
+            return f"parse actual raw json: {exc}"
+        if raw_text:
+            parsed = schema_subject
+    if criterion.schema_ is not None:
+        if raw_text and parsed is _UNSET:
+            try:
+                parsed = schema_subject = parse_json_text(actual)
+            except ValueError as exc:
+                return f"parse actual raw json: {exc}"
+        failure = _schema_failure(criterion.schema_, schema_subject)
+        if failure is not None:
+            return failure
+    strategy = criterion.match_strategy
+    if strategy == "skip":
+        return None
+    if raw_text:
+        if parsed is _UNSET:
+            try:
+                parsed = parse_json_text(actual)
+            except ValueError as exc:
+                return f"parse actual raw json: {exc}"
+        try:
+            expected = parse_json_text(expected)
+        except ValueError as exc:
+            return f"parse expected raw json: {exc}"
+        actual = parsed
+    if strategy not in ("", "exact"):
+        return f"invalid match strategy {strategy}"
+    tolerance = criterion.number_tolerance
+    if tolerance is None:
+        tolerance = DEFAULT_NUMBER_TOLERANCE
+    if only_tree:
+        return _only_difference(actual, expected, only_tree, tolerance)
+    return _ignoring_difference(actual, expected, ignore_tree, tolerance)
+
+
+def json_matches(criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool) -> bool:
+    """Whether ``actual`` satisfies the criterion against ``expected``."""
+    return json_outcome(criterion, actual, expected, raw_text=raw_text) is None
+
+
+def check_json(
+    criterion: JSONCriterion | None, actual: Any, expected: Any, *, raw_text: bool
+) -> Verdict:
+    """Compare two JSON values (or, with ``raw_text``, two JSON texts) under a JSON criterion."""
+    if criterion is None:
+        return MATCH
+    outcome = json_outcome(criterion, actual, expected, raw_text=raw_text)
+    return MATCH if outcome is None else mismatch(str(outcome))

@@ -1,0 +1,108 @@
+"""Text comparison of tool names and final-response text (formats.md §3.3)."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import re2
+
+from agenteval.criteria import named
+from agenteval.criteria.compare import run_named_compare
+from agenteval.criteria.length import check_length
+from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.schema.metric import TextCriterion
+
+TEXT_STRATEGIES = frozenset({"", "exact", "contains", "regex", "skip"})
+
+# Longer texts are cut in reasons: a final response can be many kilobytes.
+_PREVIEW_CHARS = 200
+
+_RE2_OPTIONS = re2.Options()
+# RE2 prints every compile error to stderr by default; we report them ourselves.
+_RE2_OPTIONS.log_errors = False
+
+
+def go_lower(text: str) -> str:
+    """Lower-case like Go's ``strings.ToLower``: per code point, no final-sigma rule."""
+    if text.isascii():
+        return text.lower()
+    # The only two places where Python's full case mapping differs from Go's simple one.
+    if "\u0130" in text or "\u03a3" in text:
+        text = text.replace("\u0130", "i").replace("\u03a3", "\u03c3")
+    return text.lower()
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> Any:
+    """The compiled RE2 regex, or the compile error text (failures are cached too)."""
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else "invalid pattern"
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        return str(detail)
+
+
+def compile_regex(pattern: str) -> Any:
+    """Compile ``pattern`` with RE2 semantics; raise ValueError with the reason when invalid."""
+    compiled = _compiled(pattern)
+    if isinstance(compiled, str):
+        raise ValueError(compiled)
+    return compiled
+
+
+def preview(text: str) -> str:
+    """``text`` quoted for a reason, cut to a readable length."""
+    if len(text) > _PREVIEW_CHARS:
+        text = text[:_PREVIEW_CHARS] + "…"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def text_failure(criterion: TextCriterion, actual: str, expected: str) -> str | None:
+    """None when ``actual`` satisfies the criterion against ``expected``, else the reason."""
+    if criterion.ignore:
+        return None
+    if criterion.compare_name:
+        return run_named_compare(named.text_compares, criterion.compare_name, actual, expected)
+    if criterion.length is not None:
+        verdict = check_length(criterion.length, actual)
+        if not verdict.ok:
+            return f"length mismatch: {verdict.reason}"
+    strategy = criterion.match_strategy
+    if strategy == "skip":
+        return None
+    if criterion.case_insensitive:
+        actual = go_lower(actual)
+        expected = go_lower(expected)
+    if strategy in ("", "exact"):
+        if actual == expected:
+            return None
+        return f"actual {preview(actual)} and expected {preview(expected)} do not match"
+    if strategy == "contains":
+        if expected in actual:
+            return None
+        return f"actual {preview(actual)} does not contain expected {preview(expected)}"
+    if strategy == "regex":
+        compiled = _compiled(expected)
+        if isinstance(compiled, str):
+            return f"invalid regex {preview(expected)}: {compiled}"
+        if compiled.search(actual) is not None:
+            return None
+        return f"actual {preview(actual)} does not match regex {preview(expected)}"
+    return f"invalid match strategy {strategy}"
+
+
+def text_matches(criterion: TextCriterion, actual: str, expected: str) -> bool:
+    """Whether ``actual`` satisfies the criterion against ``expected``."""
+    return text_failure(criterion, actual, expected) is None
+
+
+def check_text(criterion: TextCriterion | None, actual: str, expected: str) -> Verdict:
+    """Compare two texts under a text criterion; an absent criterion matches."""
+    if criterion is None:
+        return MATCH
+    reason = text_failure(criterion, actual, expected)
+    return MATCH if reason is None else mismatch(reason)

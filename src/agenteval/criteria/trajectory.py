@@ -1,0 +1,236 @@
+"""Tool-call trajectory comparison of one turn (formats.md §3.9, §5.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agenteval.criteria import named
+from agenteval.criteria.compare import run_named_compare
+from agenteval.criteria.jsoncmp import json_matches, json_outcome
+from agenteval.criteria.text import text_failure
+from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.schema.evalset import Invocation, Tool
+from agenteval.schema.metric import (
+    JSONCriterion,
+    TextCriterion,
+    ToolTrajectoryCriterion,
+    ToolTrajectoryStrategy,
+)
+
+PREFIX = "tool trajectory mismatch: "
+
+# Used only when the criterion has no defaultStrategy: exact name, arguments and result.
+DEFAULT_STRATEGY = ToolTrajectoryStrategy(
+    name=TextCriterion(match_strategy="exact"),
+    arguments=JSONCriterion(),
+    result=JSONCriterion(),
+)
+
+
+def strategy_for(
+    criterion: ToolTrajectoryCriterion, actual: Tool, expected: Tool
+) -> ToolTrajectoryStrategy | None:
+    """A pair's strategy: by actual name, then expected name, then default (None: a null entry)."""
+    table = criterion.tool_strategy
+    if table:
+        if actual.name in table:
+            return table[actual.name]
+        if expected.name in table:
+            return table[expected.name]
+    default = criterion.default_strategy
+    return DEFAULT_STRATEGY if default is None else default
+
+
+def pair_matches(strategy: ToolTrajectoryStrategy | None, actual: Tool, expected: Tool) -> bool:
+    """Whether every present part of the strategy accepts the pair; the id is never compared."""
+    if strategy is None:
+        return False
+    name = strategy.name
+    if name is not None and text_failure(name, actual.name, expected.name) is not None:
+        return False
+    arguments = strategy.arguments
+    if arguments is not None and not json_matches(
+        arguments, actual.arguments, expected.arguments, raw_text=False
+    ):
+        return False
+    result = strategy.result
+    return result is None or json_matches(result, actual.result, expected.result, raw_text=False)
+
+
+def pair_reason(strategy: ToolTrajectoryStrategy | None, actual: Tool, expected: Tool) -> str:
+    """Why a pair does not match, naming both tools (only called on failure)."""
+    head = (
+        f"actual tool {actual.id} named {actual.name} mismatch with "
+        f"expected tool {expected.id} named {expected.name}"
+    )
+    if strategy is None:
+        return f"{head}: tool strategy is null"
+    if strategy.name is not None:
+        failure = text_failure(strategy.name, actual.name, expected.name)
+        if failure is not None:
+            return f"{head}: name mismatch: {failure}"
+    for part, criterion, a, e in (
+        ("arguments", strategy.arguments, actual.arguments, expected.arguments),
+        ("result", strategy.result, actual.result, expected.result),
+    ):
+        if criterion is not None:
+            outcome = json_outcome(criterion, a, e, raw_text=False)
+            if outcome is not None:
+                return f"{head}: {part} mismatch: {outcome}"
+    return head
+
+
+def _unmatched(expected: Tool) -> str:
+    return f"tool id {expected.id} with name {expected.name} mismatch"
+
+
+class _PairTable:
+    """The pair predicate of one comparison, each (expected, actual) pair evaluated at most once."""
+
+    __slots__ = ("actual", "criterion", "expected", "known", "width")
+
+    def __init__(
+        self,
+        criterion: ToolTrajectoryCriterion,
+        actual: Sequence[Tool],
+        expected: Sequence[Tool],
+        memo: bool,
+    ) -> None:
+        self.criterion = criterion
+        self.actual = actual
+        self.expected = expected
+        self.width = len(actual)
+        # 0 = not evaluated yet, 1 = match, 2 = no match.
+        self.known = bytearray(len(expected) * self.width if memo else 0)
+
+    def fresh(self, left: int, right: int) -> bool:
+        """Evaluate a pair without memoising (for scans that visit each pair once)."""
+        a, e = self.actual[right], self.expected[left]
+        return pair_matches(strategy_for(self.criterion, a, e), a, e)
+
+    def __call__(self, left: int, right: int) -> bool:
+        slot = left * self.width + right
+        state = self.known[slot]
+        if state == 0:
+            state = 1 if self.fresh(left, right) else 2
+            self.known[slot] = state
+        return state == 1
+
+    def reason(self, left: int, right: int) -> str:
+        """Why expected tool ``left`` and actual tool ``right`` do not match."""
+        a, e = self.actual[right], self.expected[left]
+        return pair_reason(strategy_for(self.criterion, a, e), a, e)
+
+
+def _ordered(pairs: _PairTable) -> Verdict:
+    # Greedy earliest match is optimal for subsequence matching.
+    n_actual = len(pairs.actual)
+    cursor = 0
+    for left, expected in enumerate(pairs.expected):
+        start = cursor
+        while cursor < n_actual and not pairs.fresh(left, cursor):
+            cursor += 1
+        if cursor == n_actual:
+            detail = pairs.reason(left, start) if start < n_actual else "no actual tool call left"
+            return mismatch(f"{PREFIX}match tools: {_unmatched(expected)}: {detail}")
+        cursor += 1
+    return MATCH
+
+
+def _augment(pairs: _PairTable, root: int, owner: list[int], seen: list[int]) -> bool:
+    """Kuhn's augmenting-path search from expected tool ``root``, iterative (no recursion limit)."""
+    width = pairs.width
+    seen[root] = root
+    lefts = [root]
+    offsets = [0]
+    via: list[int] = []  # via[d] is the actual tool that leads from lefts[d] to lefts[d + 1]
+    while lefts:
+        left = lefts[-1]
+        offset = offsets[-1]
+        descended = False
+        while offset < width:
+            # Rotating from the diagonal finds the usual in-order pairing first; it does not
+            # change which expected tools end up matched (those form the same greedy basis).
+            right = (left + offset) % width
+            offset += 1
+            if not pairs(left, right):
+                continue
+            holder = owner[right]
+            if holder == -1:
+                via.append(right)
+                for depth, taken in enumerate(via):
+                    owner[taken] = lefts[depth]
+                return True
+            if seen[holder] != root:
+                seen[holder] = root
+                offsets[-1] = offset
+                via.append(right)
+                lefts.append(holder)
+                offsets.append(0)
+                descended = True
+                break
+        if not descended:
+            lefts.pop()
+            offsets.pop()
+            if via:
+                via.pop()
+    return False
+
+
+def _unordered(pairs: _PairTable) -> Verdict:
+    owner = [-1] * pairs.width  # owner[actual index] = expected index matched to it
+    seen = [-1] * len(pairs.expected)  # seen[left] = root of the search that last visited it
+    missing = [
+        left for left in range(len(pairs.expected)) if not _augment(pairs, left, owner, seen)
+    ]
+    if not missing:
+        return MATCH
+    parts = []
+    for left in missing:
+        expected = pairs.expected[left]
+        text = _unmatched(expected)
+        # Explain against the first actual call of the same name, the likely counterpart.
+        for right, actual in enumerate(pairs.actual):
+            if actual.name == expected.name:
+                text = f"{text}: {pairs.reason(left, right)}"
+                break
+        parts.append(text)
+    return mismatch(f"{PREFIX}match tools: " + "; ".join(parts))
+
+
+def check_tools(
+    criterion: ToolTrajectoryCriterion,
+    actual: Sequence[Tool],
+    expected: Sequence[Tool],
+    actual_turn: Invocation | None = None,
+    expected_turn: Invocation | None = None,
+) -> Verdict:
+    """Compare the actual tool calls of a turn with the expected ones (formats.md §5.2)."""
+    if criterion.compare_name:
+        if actual_turn is None:
+            actual_turn = Invocation(tools=list(actual))
+        if expected_turn is None:
+            expected_turn = Invocation(tools=list(expected))
+        failure = run_named_compare(
+            named.turn_compares, criterion.compare_name, actual_turn, expected_turn
+        )
+        return MATCH if failure is None else mismatch(PREFIX + failure)
+    n_actual, n_expected = len(actual), len(expected)
+    if n_actual == 0 and n_expected == 0:
+        return MATCH
+    if criterion.subset_matching:
+        if n_actual < n_expected:
+            return mismatch(
+                f"{PREFIX}validate tool counts: number of tool calls mismatch: "
+                f"actual({n_actual}) < expected({n_expected})"
+            )
+    elif n_actual != n_expected:
+        return mismatch(
+            f"{PREFIX}validate tool counts: number of tool calls mismatch: "
+            f"actual({n_actual}) != expected({n_expected})"
+        )
+    if n_expected == 0:
+        return MATCH
+    if criterion.order_sensitive:
+        return _ordered(_PairTable(criterion, actual, expected, memo=False))
+    return _unordered(_PairTable(criterion, actual, expected, memo=True))
