@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
+
+from agenteval.criteria.stemmer import stem
 
 __all__ = [
     "Rouge1",
@@ -45,20 +46,39 @@ class Rouge1(NamedTuple):
     fmeasure: float
 
 
-# `\w` is `str.isalnum()` plus "_", and `isalnum()` is exactly the Unicode
-# categories L* and N*; whitespace is `\W` too, so one substitution performs
-# both "junk → space" and "collapse whitespace" of §2.
-_NOT_LETTER_OR_NUMBER = re.compile(r"[\W_]+")
+class _CodePointTable(dict[int, str]):
+    """``str.translate`` table filled on first sight of each code point.
 
-# rouge-score's tokenizer keeps only [a-z0-9]; for ASCII text after
-# lower-casing, ADK's walk keeps exactly the same characters.
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
+    Translating in C is several times faster than a per-character Python loop
+    or a regex over Unicode classes, and needs no up-front scan of all 1.1M
+    code points to build character classes.
+    """
+
+    def __init__(self, replacement: Callable[[int], str]) -> None:
+        super().__init__()
+        self._replacement = replacement
+
+    def __missing__(self, code: int) -> str:
+        replacement = self._replacement(code)
+        self[code] = replacement
+        return replacement
+
+
+def _letter_or_number(code: int) -> str:
+    """§2 step 2: letters (L*) and numbers (N*) stay, anything else is a space."""
+    char = chr(code)
+    return char if unicodedata.category(char)[0] in "LN" else " "
+
+
+_NORMALIZE_TABLE = _CodePointTable(_letter_or_number)
+
 _VALID_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 def normalize(s: str) -> str:
     """Lower-case, turn every run of non-letters/non-numbers into one space, strip."""
-    return _NOT_LETTER_OR_NUMBER.sub(" ", s.lower()).strip()
+    # Whitespace becomes a space too: step 3 collapses it all the same.
+    return " ".join(s.lower().translate(_NORMALIZE_TABLE).split())
 
 
 def _is_cjk(code: int) -> bool:
@@ -94,30 +114,7 @@ def _walk_replacement(code: int) -> str:
     return " "
 
 
-class _WalkTable(dict[int, str]):
-    """``str.translate`` table of the walk, filled on first sight of each code point.
-
-    Translating in C is several times faster than ADK's per-character loop and
-    needs no up-front scan of all 1.1M code points to build character classes.
-    """
-
-    def __missing__(self, code: int) -> str:
-        replacement = _walk_replacement(code)
-        self[code] = replacement
-        return replacement
-
-
-_WALK_TABLE = _WalkTable()
-
-
-@lru_cache(maxsize=1)
-def _porter_stemmer() -> Callable[[str], str]:
-    # Must equal NLTK's PorterStemmer in its default NLTK_EXTENSIONS mode,
-    # which rouge-score (hence ADK) uses.  Imported lazily: nltk is slow to load.
-    from nltk.stem.porter import PorterStemmer
-
-    stem: Callable[[str], str] = PorterStemmer().stem
-    return stem
+_WALK_TABLE = _CodePointTable(_walk_replacement)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -125,19 +122,17 @@ def _ascii_token(word: str) -> str:
     """rouge-score's DefaultTokenizer(use_stemmer=True) on one [a-z0-9]+ word; "" if dropped."""
     if len(word) <= 3:
         return word
-    stemmed = _porter_stemmer()(word)
+    # NLTK's default NLTK_EXTENSIONS mode, which rouge-score (hence ADK) uses.
+    stemmed = stem(word)
     # rouge-score drops a token that is no longer [a-z0-9]+ after stemming.
     return stemmed if _VALID_ASCII_TOKEN.fullmatch(stemmed) else ""
 
 
 def adk_tokenize(text: str) -> list[str]:
     """Tokens of google-adk's Unicode-aware ROUGE tokenizer, Porter stemming on."""
-    if text.isascii():
-        # NFKC leaves ASCII unchanged and the walk reduces to [a-z0-9] runs.
-        words = _ASCII_WORD.findall(text.lower())
-    else:
-        walked = unicodedata.normalize("NFKC", text).lower().translate(_WALK_TABLE)
-        words = walked.split()
+    if not text.isascii():  # NFKC leaves ASCII unchanged
+        text = unicodedata.normalize("NFKC", text)
+    words = text.lower().translate(_WALK_TABLE).split()
     tokens: list[str] = []
     for word in words:
         if word.isascii():
@@ -150,13 +145,18 @@ def adk_tokenize(text: str) -> list[str]:
 
 
 def _clipped_rouge1(candidate: Sequence[str], reference: Sequence[str]) -> Rouge1:
-    # Same operations in the same order as rouge-score's _score_ngrams, so
-    # the floats are bit-for-bit identical.
-    reference_counts = Counter(reference)
-    candidate_counts = Counter(candidate)
+    # Spending each reference occurrence at most once gives rouge-score's
+    # clipped overlap Σ min(count); one dict pass beats two Counters on short
+    # answers.  P, R and F then use rouge-score's exact float operations.
+    unspent: dict[str, int] = {}
+    for token in reference:
+        unspent[token] = unspent.get(token, 0) + 1
     overlap = 0
-    for token, count in reference_counts.items():
-        overlap += min(count, candidate_counts[token])
+    for token in candidate:
+        left = unspent.get(token, 0)
+        if left:
+            unspent[token] = left - 1
+            overlap += 1
     precision = overlap / max(len(candidate), 1)
     recall = overlap / max(len(reference), 1)
     total = precision + recall
