@@ -1,0 +1,86 @@
+"""Judge calls: OpenAI-compatible backend, SQLite cache, retries, limits and usage.
+
+How an evaluator uses it: the runner opens one ``JudgeClient(JudgeOptions(...))``
+per run (``async with``) and hands it to every LLM evaluator.  For a metric,
+the evaluator resolves the judge once with
+``settings = resolve_settings(metric.criterion.llm_judge.judge_model)`` (the
+loader has already ``${ENV}``-expanded the five fields with
+:func:`expand_judge_model`; ``JudgeConfigError`` means a bad
+``generationConfig``), validates ``settings.num_samples >= 1`` itself, then for
+each turn builds ``JudgeRequest.user_prompt(settings, prompt, schema)`` and
+awaits ``client.complete(request, metric_name=metric.metric_name,
+sample_index=k)`` for ``k`` in ``range(num_samples)`` (``asyncio.gather`` is
+fine: the client bounds concurrency globally).  The ``JudgeReply`` gives
+``text`` (``choices[0].message.content``), ``logprobs`` and ``usage``.  Any
+``JudgeError`` raised there is final for that turn: turn it into a
+``not_evaluated`` turn whose reason is ``str(exc)`` — ``JudgeCacheMiss``
+(offline), ``JudgeBudgetExhausted``, ``JudgeUnavailable`` (retries ran out),
+``JudgeRejected`` (400/401/403/404), ``JudgeReplyError`` (error body, bad
+JSON, no choices) or ``JudgeRequestError`` (refused before sending, e.g.
+``top_logprobs`` without ``logprobs``) — and the runner exits 3 at the end.
+``client.usage`` holds calls and tokens per metric and for the run.
+"""
+
+from __future__ import annotations
+
+from agenteval.judge.backend import (
+    ChatMessage,
+    JudgeBackend,
+    JudgeReply,
+    JudgeRequest,
+    PreparedCall,
+    StructuredOutput,
+    TokenLogprob,
+    TokenUsage,
+    TopLogprob,
+)
+from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
+from agenteval.judge.client import JudgeClient, JudgeOptions
+from agenteval.judge.config import GenerationConfig, JudgeSettings, Secret, resolve_settings
+from agenteval.judge.env import JUDGE_ENV_FIELDS, expand_env, expand_judge_model
+from agenteval.judge.errors import (
+    JudgeBudgetExhausted,
+    JudgeCacheMiss,
+    JudgeConfigError,
+    JudgeRejected,
+    JudgeReplyError,
+    JudgeRequestError,
+    JudgeTransientError,
+    JudgeUnavailable,
+)
+from agenteval.judge.limits import Usage, UsageLedger
+from agenteval.judge.openai import OpenAIBackend
+
+__all__ = [
+    "DEFAULT_CACHE_PATH",
+    "JUDGE_ENV_FIELDS",
+    "ChatMessage",
+    "GenerationConfig",
+    "JudgeBackend",
+    "JudgeBudgetExhausted",
+    "JudgeCache",
+    "JudgeCacheMiss",
+    "JudgeClient",
+    "JudgeConfigError",
+    "JudgeOptions",
+    "JudgeRejected",
+    "JudgeReply",
+    "JudgeReplyError",
+    "JudgeRequest",
+    "JudgeRequestError",
+    "JudgeSettings",
+    "JudgeTransientError",
+    "JudgeUnavailable",
+    "OpenAIBackend",
+    "PreparedCall",
+    "Secret",
+    "StructuredOutput",
+    "TokenLogprob",
+    "TokenUsage",
+    "TopLogprob",
+    "Usage",
+    "UsageLedger",
+    "expand_env",
+    "expand_judge_model",
+    "resolve_settings",
+]

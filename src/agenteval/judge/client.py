@@ -1,0 +1,233 @@
+"""``JudgeClient``: cache + limits + backend behind one ``complete`` call.
+
+One client per run: it owns the shared HTTP client (pool sized to the
+concurrency), the cache connection, the global concurrency semaphore, the
+optional rate limiter, the budgets and the usage ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+from agenteval.errors import JudgeError
+from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
+from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
+from agenteval.judge.config import OPENAI_PROVIDER, JudgeSettings
+from agenteval.judge.errors import (
+    JudgeCacheMiss,
+    JudgeConfigError,
+    JudgeTransientError,
+    JudgeUnavailable,
+    redact,
+)
+from agenteval.judge.limits import Budget, RateLimiter, RetryPolicy, UsageLedger
+from agenteval.judge.openai import OpenAIBackend, open_http_client
+
+_log = logging.getLogger("agenteval.judge")
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """Run-wide judge settings (the ``--concurrency``, ``--judge-*``, cache and budget flags)."""
+
+    concurrency: int = 16
+    rate_limit_rpm: float | None = None
+    retries: int = 4
+    timeout: float = 60.0
+    max_calls: int | None = None
+    max_tokens: int | None = None
+    cache_path: Path | None = DEFAULT_CACHE_PATH
+    offline: bool = False
+    backoff_base: float = 0.5
+    backoff_max: float = 8.0
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.retries < 0:
+            raise ValueError("judge retries must not be negative")
+        if not self.timeout > 0:
+            raise ValueError("judge timeout must be positive")
+        if self.rate_limit_rpm is not None and not self.rate_limit_rpm > 0:
+            raise ValueError("rate limit must be positive")
+        for name in ("max_calls", "max_tokens"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must not be negative")
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy these options describe."""
+        return RetryPolicy(
+            retries=self.retries,
+            timeout=self.timeout,
+            backoff_base=self.backoff_base,
+            backoff_max=self.backoff_max,
+        )
+
+
+class JudgeClient:
+    """Answers judge requests from the cache or a backend, within the run's limits."""
+
+    def __init__(
+        self,
+        options: JudgeOptions | None = None,
+        *,
+        backend: JudgeBackend | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.options = options or JudgeOptions()
+        self.usage = UsageLedger()
+        self._policy = self.options.retry_policy
+        self._override = backend
+        self._backends: dict[JudgeSettings, OpenAIBackend] = {}
+        self._budget = Budget(self.options.max_calls, self.options.max_tokens)
+        self._rate = (
+            RateLimiter(self.options.rate_limit_rpm) if self.options.rate_limit_rpm else None
+        )
+        self._rng = random.Random(seed)
+        self._semaphore = asyncio.Semaphore(self.options.concurrency)
+        self._cache: JudgeCache | None = None
+        self._http: httpx.AsyncClient | None = None
+        self._open = False
+
+    async def __aenter__(self) -> JudgeClient:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def open(self) -> None:
+        """Open the cache and the shared HTTP client."""
+        if self._open:
+            return
+        if self.options.cache_path is not None:
+            self._cache = await JudgeCache.open(self.options.cache_path)
+        if not self.options.offline and self._override is None:
+            self._http = open_http_client(self.options.concurrency, self.options.timeout)
+        self._open = True
+
+    async def aclose(self) -> None:
+        """Close the HTTP client and the cache."""
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+        if self._cache is not None:
+            await self._cache.close()
+            self._cache = None
+        self._open = False
+
+    @property
+    def budget(self) -> Budget:
+        """The run's call and token budget (counters included)."""
+        return self._budget
+
+    async def complete(
+        self, request: JudgeRequest, *, metric_name: str, sample_index: int = 0
+    ) -> JudgeReply:
+        """One judge sample: from the cache, else from the backend with retries.
+
+        Raises a ``JudgeError`` subclass: ``JudgeRequestError`` (nothing sent),
+        ``JudgeCacheMiss`` (offline), ``JudgeBudgetExhausted``, ``JudgeRejected``,
+        ``JudgeReplyError`` or ``JudgeUnavailable``.
+        """
+        if not self._open:
+            raise RuntimeError("JudgeClient is not open; use 'async with JudgeClient(...)'")
+        secret = request.settings.api_key.reveal()
+        try:
+            return await self._complete(request, metric_name, sample_index)
+        except JudgeError as exc:
+            # A plugin backend's message may quote the key; ours are redacted already.
+            exc.args = tuple(redact(a, secret) if isinstance(a, str) else a for a in exc.args)
+            raise
+
+    async def _complete(
+        self, request: JudgeRequest, metric_name: str, sample_index: int
+    ) -> JudgeReply:
+        backend = self._backend_for(request.settings)
+        call = backend.prepare(request, sample_index)
+        key = call.cache_key()
+        if self._cache is not None:
+            hit = await self._cache.get(key)
+            if hit is not None:
+                self.usage.record_cache_hit(metric_name)
+                return hit
+        who = request.settings.describe()
+        if self.options.offline:
+            raise JudgeCacheMiss(
+                f"offline: no cached judge reply for metric {metric_name!r}, "
+                f"sample {sample_index} ({who})"
+            )
+        self._budget.reserve_call()
+        self.usage.record_call(metric_name)
+        try:
+            reply = await self._attempt_until_done(backend, call, metric_name, who)
+        except JudgeError:
+            self.usage.record_failure(metric_name)
+            raise
+        self.usage.record_tokens(metric_name, reply.usage)
+        self._budget.spend_tokens(reply.usage.total)
+        if self._cache is not None:
+            await self._cache.put(key, reply)
+        return reply
+
+    def _backend_for(self, settings: JudgeSettings) -> JudgeBackend:
+        if self._override is not None:
+            return self._override
+        if settings.provider != OPENAI_PROVIDER:
+            raise JudgeConfigError(f"create model instance: unknown provider: {settings.provider}")
+        backend = self._backends.get(settings)
+        if backend is None:
+            backend = OpenAIBackend(settings, self._http)
+            self._backends[settings] = backend
+        return backend
+
+    async def _attempt_until_done(
+        self, backend: JudgeBackend, call: PreparedCall, metric_name: str, who: str
+    ) -> JudgeReply:
+        policy = self._policy
+        last: JudgeTransientError | None = None
+        for attempt in range(policy.attempts):
+            if last is not None:
+                delay = policy.delay(attempt - 1, last.retry_after, self._rng)
+                _log.info(
+                    "judge retry %d/%d for metric %s in %.3f s after: %s",
+                    attempt,
+                    policy.retries,
+                    metric_name,
+                    delay,
+                    last,
+                )
+                self.usage.record_retry(metric_name)
+                await asyncio.sleep(delay)
+            try:
+                return await self._attempt(backend, call)
+            except JudgeTransientError as exc:
+                last = exc
+        raise JudgeUnavailable(
+            f"response error: {who} failed after {policy.attempts} attempt(s); last error: {last}"
+        )
+
+    async def _attempt(self, backend: JudgeBackend, call: PreparedCall) -> JudgeReply:
+        # A call waiting out its backoff holds no slot, so others keep the pool busy.
+        async with self._semaphore:
+            if self._rate is not None:
+                await self._rate.acquire()
+            try:
+                async with asyncio.timeout(self._policy.timeout):
+                    return await backend.send(call)
+            except TimeoutError:
+                raise JudgeTransientError(f"no reply within {self._policy.timeout:g} s") from None

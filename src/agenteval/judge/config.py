@@ -1,0 +1,229 @@
+"""Resolved judge settings: a ``judgeModel`` block with every default applied.
+
+llm-evaluators.md §3.1 and §3.3: the variant is inferred from the base URL
+host when empty; an empty base URL or API key falls back to the variant's
+default and environment variables; ``generationConfig`` defaults apply only
+when the whole object is absent.  ``${ENV}`` expansion is not done here: the
+loader has already expanded the five fields (see :mod:`agenteval.judge.env`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+from urllib.parse import urlsplit
+
+from agenteval.judge.errors import JudgeConfigError
+from agenteval.schema.metric import JudgeModel
+
+OPENAI_PROVIDER = "openai"
+OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1/"
+
+KNOWN_VARIANTS = ("openai", "deepseek", "qwen", "hunyuan", "glm", "minimax", "kimi")
+
+# Variant → (default base URL, API-key environment variable); Go's variantConfigs.
+_VARIANT_DEFAULTS: dict[str, tuple[str, str]] = {
+    "deepseek": ("https://api.deepseek.com", "DEEPSEEK_API_KEY"),
+    "qwen": ("https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
+    "minimax": ("https://api.minimax.io/v1", "MINIMAX_API_KEY"),
+    "kimi": ("https://api.moonshot.ai/v1", "MOONSHOT_API_KEY"),
+}
+
+_HOST_VARIANTS: dict[str, str] = {
+    "api.deepseek.com": "deepseek",
+    "api.minimax.io": "minimax",
+    "api.minimaxi.com": "minimax",
+    "api.moonshot.ai": "kimi",
+    "api.moonshot.cn": "kimi",
+}
+
+
+class Secret:
+    """A string that never shows itself in ``str``, ``repr`` or f-strings."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The secret value, for the one place that must send it."""
+        return self._value
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __repr__(self) -> str:
+        return "Secret('***')" if self._value else "Secret('')"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return repr(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling would copy the key to disk or another process: refuse.
+        raise TypeError("a Secret cannot be pickled")
+
+
+@dataclass(frozen=True)
+class GenerationConfig:
+    """``generationConfig`` (llm-evaluators.md §3.3); ``None`` means "not sent"."""
+
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stream: bool | None = None
+    stop: tuple[str, ...] | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    logprobs: bool | None = None
+    top_logprobs: int | None = None
+    reasoning_effort: str | None = None
+    thinking_enabled: bool | None = None
+    thinking_tokens: int | None = None
+    thinking_level: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> GenerationConfig:
+        """Decode a ``generationConfig`` object; ``None`` (absent) gives Go's judge defaults."""
+        if data is None:
+            return DEFAULT_GENERATION
+        values: dict[str, Any] = {}
+        for spec in fields(cls):
+            raw = data.get(spec.name)
+            if raw is not None:
+                values[spec.name] = _decode_field(spec.name, raw)
+        return cls(**values)
+
+
+_INT_FIELDS = frozenset({"max_tokens", "top_logprobs", "thinking_tokens"})
+_FLOAT_FIELDS = frozenset({"temperature", "top_p", "presence_penalty", "frequency_penalty"})
+_BOOL_FIELDS = frozenset({"stream", "logprobs", "thinking_enabled"})
+_STR_FIELDS = frozenset({"reasoning_effort", "thinking_level"})
+
+
+def _decode_field(name: str, raw: Any) -> Any:
+    """One generationConfig value with Go's JSON typing (bool is not a number, 1.5 not an int)."""
+    where = f"generationConfig.{name}"
+    if name in _INT_FIELDS:
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise JudgeConfigError(f"{where}: expected an integer, got {_json_type(raw)}")
+        return raw
+    if name in _FLOAT_FIELDS:
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+            raise JudgeConfigError(f"{where}: expected a number, got {_json_type(raw)}")
+        return float(raw)
+    if name in _BOOL_FIELDS:
+        if not isinstance(raw, bool):
+            raise JudgeConfigError(f"{where}: expected true or false, got {_json_type(raw)}")
+        return raw
+    if name in _STR_FIELDS:
+        if not isinstance(raw, str):
+            raise JudgeConfigError(f"{where}: expected a string, got {_json_type(raw)}")
+        return raw
+    # stop: a list of strings; Go decodes a null element as "".
+    if not isinstance(raw, list) or not all(s is None or isinstance(s, str) for s in raw):
+        raise JudgeConfigError(f"{where}: expected a list of strings, got {_json_type(raw)}")
+    return tuple(s or "" for s in raw)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+DEFAULT_GENERATION = GenerationConfig(max_tokens=2000, temperature=0.8, stream=False)
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Everything needed to call one judge model; the API key is held as a :class:`Secret`."""
+
+    provider: str
+    model: str
+    variant: str
+    base_url: str
+    api_key: Secret = field(default_factory=lambda: Secret(""))
+    extra_fields: Mapping[str, Any] = field(default_factory=dict)
+    generation: GenerationConfig = DEFAULT_GENERATION
+    num_samples: int = 1
+
+    @property
+    def endpoint(self) -> str:
+        """The chat-completions URL: base URL with a trailing ``/`` plus ``chat/completions``."""
+        base = self.base_url if self.base_url.endswith("/") else self.base_url + "/"
+        return base + "chat/completions"
+
+    def describe(self) -> str:
+        """``model at endpoint``, the judge's name in messages."""
+        return f"judge model {self.model!r} at {self.endpoint}"
+
+    def __hash__(self) -> int:
+        return hash((self.provider, self.model, self.variant, self.base_url, self.api_key))
+
+
+def infer_variant(base_url: str) -> str:
+    """The OpenAI-compatible variant implied by ``base_url``'s host (case-insensitive)."""
+    text = base_url.strip()
+    if not text:
+        return "openai"
+    try:
+        host = (urlsplit(text).hostname or "").lower()
+    except ValueError:
+        return "openai"
+    return _HOST_VARIANTS.get(host, "openai")
+
+
+def resolve_settings(model: JudgeModel, environ: Mapping[str, str] | None = None) -> JudgeSettings:
+    """Apply every default of llm-evaluators.md §3.1/§3.3 to an (already expanded) judgeModel."""
+    env = os.environ if environ is None else environ
+    generation = GenerationConfig.from_json(model.generation_config)
+    num_samples = 1 if model.num_samples is None else model.num_samples
+    extra = dict(model.extra_fields or {})
+    if model.provider_name != OPENAI_PROVIDER:
+        # Other providers read base URL and key as given; the client decides if it knows them.
+        return JudgeSettings(
+            provider=model.provider_name,
+            model=model.model_name,
+            variant=model.variant,
+            base_url=model.base_url,
+            api_key=Secret(model.api_key),
+            extra_fields=extra,
+            generation=generation,
+            num_samples=num_samples,
+        )
+    variant = model.variant or infer_variant(model.base_url)
+    default_url, key_env = _VARIANT_DEFAULTS.get(variant, ("", ""))
+    base_url = (
+        model.base_url or default_url or env.get("OPENAI_BASE_URL", "") or OPENAI_DEFAULT_BASE_URL
+    )
+    api_key = (
+        model.api_key or (env.get(key_env, "") if key_env else "") or env.get("OPENAI_API_KEY", "")
+    )
+    return JudgeSettings(
+        provider=OPENAI_PROVIDER,
+        model=model.model_name,
+        variant=variant,
+        base_url=base_url,
+        api_key=Secret(api_key),
+        extra_fields=extra,
+        generation=generation,
+        num_samples=num_samples,
+    )

@@ -1,0 +1,70 @@
+"""Judge-call failures, one class per reason a runner must tell apart.
+
+Every message names the judge (model and endpoint) and never holds the API
+key: messages pass through :func:`redact`, which hides the key, and
+the original transport exception is not chained (it may hold the request,
+whose headers carry the key).
+"""
+
+from __future__ import annotations
+
+from agenteval.errors import JudgeError
+
+
+class JudgeConfigError(JudgeError):
+    """The judge model config cannot be used (unknown provider, bad generationConfig)."""
+
+    exit_code = 2
+
+
+class JudgeRequestError(JudgeError):
+    """The request could not be built; nothing was sent (Go: ``generate response: ...``)."""
+
+
+class JudgeRejected(JudgeError):
+    """The endpoint refused the request with a non-retryable status (400, 401, 403, 404, ...)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class JudgeUnavailable(JudgeError):
+    """The judge could not be reached, or kept failing until the retries ran out."""
+
+
+class JudgeReplyError(JudgeError):
+    """The endpoint answered 200 but the reply is unusable (error body, bad JSON, no choices)."""
+
+
+class JudgeBudgetExhausted(JudgeError):
+    """``max_judge_calls`` or ``max_judge_tokens`` is reached; no new call is issued."""
+
+
+class JudgeCacheMiss(JudgeError):
+    """Offline mode and the cache holds no reply for this request."""
+
+
+class JudgeTransientError(JudgeError):
+    """One attempt failed in a way worth retrying; ``retry_after`` is the server's hint in seconds.
+
+    Backends raise it for a single attempt; the client retries and, when the
+    retries run out, raises :class:`JudgeUnavailable` with this message.
+    """
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def redact(text: str, secret: str) -> str:
+    """Replace every occurrence of ``secret`` (and of its long prefixes) in ``text``."""
+    if not secret:
+        return text
+    text = text.replace(secret, "***")
+    # Servers often echo a truncated key ("sk-abc...xyz"); hide long leading parts too.
+    for size in range(len(secret) - 1, 7, -1):
+        head = secret[:size]
+        if head in text:
+            text = text.replace(head, "***")
+    return text

@@ -1,0 +1,211 @@
+"""Limits on judge calls: retry policy, rate limit, budgets and usage accounting.
+
+Retries follow the OpenAI SDKs: connection errors, timeouts, 408, 409, 429 and
+5xx are retried with exponential backoff (0.5 s doubling, capped at 8 s,
+minus up to 25 % jitter); a server hint in ``retry-after-ms`` or
+``Retry-After`` (seconds or an HTTP date) wins when it is between 0 and 60 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+
+from agenteval.judge.backend import TokenUsage
+from agenteval.judge.errors import JudgeBudgetExhausted
+
+_RETRYABLE_4XX = frozenset({408, 409, 429})
+
+
+def is_retryable_status(status: int) -> bool:
+    """Whether an HTTP status is worth another attempt (408, 409, 429, 5xx)."""
+    return status in _RETRYABLE_4XX or status >= 500
+
+
+def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds the server asks us to wait, from ``retry-after-ms`` or ``Retry-After``.
+
+    ``headers`` must look keys up case-insensitively (``httpx.Headers`` does).
+    ``now`` is the wall-clock time used for HTTP dates (default: ``time.time()``).
+    """
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            value = float(millis) / 1000.0
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value):
+            return value
+    text = headers.get("retry-after")
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value):
+        return value
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    current = time.time() if now is None else now
+    return when.timestamp() - current
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently one judge call is retried."""
+
+    retries: int = 4
+    timeout: float = 60.0
+    backoff_base: float = 0.5
+    backoff_max: float = 8.0
+    retry_after_max: float = 60.0
+
+    @property
+    def attempts(self) -> int:
+        """Total attempts of one call: the first plus the retries."""
+        return self.retries + 1
+
+    def delay(self, retry: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``retry`` (0-based)."""
+        if retry_after is not None and 0.0 <= retry_after <= self.retry_after_max:
+            return retry_after
+        if retry_after is not None and retry_after < 0.0:
+            # An HTTP date in the past: the server is ready now.
+            return 0.0
+        backoff = min(self.backoff_base * 2.0**retry, self.backoff_max)
+        return backoff * (1.0 - 0.25 * rng.random())
+
+
+class RateLimiter:
+    """Spreads call starts evenly: at most ``rpm`` per minute, no bursts."""
+
+    def __init__(
+        self,
+        rpm: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if rpm <= 0:
+            raise ValueError("rate limit must be a positive number of requests per minute")
+        self._interval = 60.0 / rpm
+        self._clock = clock
+        self._sleep = sleep
+        self._next = -math.inf
+
+    async def acquire(self) -> None:
+        """Wait for the next free start slot."""
+        now = self._clock()
+        # The slot is claimed before awaiting, so concurrent callers queue up in order.
+        slot = max(now, self._next)
+        self._next = slot + self._interval
+        if slot > now:
+            await self._sleep(slot - now)
+
+
+class Budget:
+    """``max_judge_calls`` / ``max_judge_tokens``: once reached, no new call starts."""
+
+    def __init__(self, max_calls: int | None = None, max_tokens: int | None = None) -> None:
+        self.max_calls = max_calls
+        self.max_tokens = max_tokens
+        self.calls = 0
+        self.tokens = 0
+
+    def reserve_call(self) -> None:
+        """Count one more call, or raise ``JudgeBudgetExhausted`` if a limit is reached."""
+        if self.max_calls is not None and self.calls >= self.max_calls:
+            raise JudgeBudgetExhausted(
+                f"judge budget exhausted: max_judge_calls={self.max_calls} reached"
+            )
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            raise JudgeBudgetExhausted(
+                f"judge budget exhausted: max_judge_tokens={self.max_tokens} reached "
+                f"({self.tokens} tokens used)"
+            )
+        self.calls += 1
+
+    def spend_tokens(self, tokens: int) -> None:
+        """Add the tokens of a finished call."""
+        self.tokens += tokens
+
+
+@dataclass
+class Usage:
+    """Judge usage of one metric or of a whole run."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    failed_calls: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+    def to_json(self) -> dict[str, int]:
+        """camelCase JSON for result files (an extra field Go readers ignore)."""
+        return {
+            "calls": self.calls,
+            "cacheHits": self.cache_hits,
+            "failedCalls": self.failed_calls,
+            "retries": self.retries,
+            "promptTokens": self.prompt_tokens,
+            "completionTokens": self.completion_tokens,
+        }
+
+
+@dataclass
+class UsageLedger:
+    """Usage per metric name and for the run; ``calls`` counts calls sent (not cache hits)."""
+
+    total: Usage = field(default_factory=Usage)
+    by_metric: dict[str, Usage] = field(default_factory=dict)
+
+    def _both(self, metric: str) -> tuple[Usage, Usage]:
+        return self.total, self.by_metric.setdefault(metric, Usage())
+
+    def record_call(self, metric: str) -> None:
+        """A call was sent to the backend."""
+        for usage in self._both(metric):
+            usage.calls += 1
+
+    def record_cache_hit(self, metric: str) -> None:
+        """A call was answered from the cache."""
+        for usage in self._both(metric):
+            usage.cache_hits += 1
+
+    def record_retry(self, metric: str) -> None:
+        """A call is being attempted again."""
+        for usage in self._both(metric):
+            usage.retries += 1
+
+    def record_failure(self, metric: str) -> None:
+        """A sent call failed for good."""
+        for usage in self._both(metric):
+            usage.failed_calls += 1
+
+    def record_tokens(self, metric: str, tokens: TokenUsage) -> None:
+        """Add the tokens a reply reported."""
+        for usage in self._both(metric):
+            usage.prompt_tokens += tokens.prompt_tokens
+            usage.completion_tokens += tokens.completion_tokens
+
+    def to_json(self) -> dict[str, object]:
+        """``{"total": {...}, "byMetric": {name: {...}}}``."""
+        return {
+            "total": self.total.to_json(),
+            "byMetric": {name: u.to_json() for name, u in sorted(self.by_metric.items())},
+        }

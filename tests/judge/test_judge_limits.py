@@ -1,0 +1,266 @@
+"""Retry policy, rate limit, concurrency bound, budgets and usage accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from email.utils import formatdate
+from pathlib import Path
+
+import pytest
+from judge_support import fast_options, settings_for
+
+from agenteval.judge import (
+    JudgeBudgetExhausted,
+    JudgeClient,
+    JudgeOptions,
+    JudgeReply,
+    JudgeRequest,
+    JudgeSettings,
+)
+from agenteval.judge.limits import RateLimiter, RetryPolicy, is_retryable_status, parse_retry_after
+from judge_server import JudgeServer, Reply
+
+NOW = 1_445_412_480.0  # Wed, 21 Oct 2015 07:28:00 GMT
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ({"retry-after-ms": "250"}, 0.25),
+        ({"retry-after-ms": "250", "retry-after": "9"}, 0.25),
+        ({"retry-after-ms": "soon", "retry-after": "9"}, 9.0),
+        ({"retry-after": "3"}, 3.0),
+        ({"retry-after": "1.5"}, 1.5),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:02 GMT"}, 2.0),
+        ({"retry-after": "Wed, 21 Oct 2015 07:27:50 GMT"}, -10.0),
+        ({"retry-after": "whenever"}, None),
+        ({"retry-after": "nan"}, None),
+        ({}, None),
+    ],
+)
+def test_parse_retry_after(headers: dict[str, str], expected: float | None) -> None:
+    assert parse_retry_after(headers, now=NOW) == expected
+
+
+def test_fixed_now_matches_the_date_vector() -> None:
+    assert formatdate(NOW, usegmt=True) == "Wed, 21 Oct 2015 07:28:00 GMT"
+
+
+@pytest.mark.parametrize(
+    ("status", "retry"),
+    [
+        (408, True),
+        (409, True),
+        (429, True),
+        (500, True),
+        (503, True),
+        (599, True),
+        (400, False),
+        (401, False),
+        (403, False),
+        (404, False),
+        (422, False),
+    ],
+)
+def test_retryable_statuses(status: int, retry: bool) -> None:
+    assert is_retryable_status(status) is retry
+
+
+def test_backoff_doubles_caps_and_jitters() -> None:
+    policy = RetryPolicy()
+    rng = random.Random(7)
+    for retry, ceiling in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 4.0), (4, 8.0), (5, 8.0), (9, 8.0)]:
+        for _ in range(50):
+            delay = policy.delay(retry, None, rng)
+            assert 0.75 * ceiling <= delay <= ceiling
+
+
+def test_server_hint_wins_within_a_minute() -> None:
+    policy = RetryPolicy()
+    rng = random.Random(1)
+    assert policy.delay(3, 0.25, rng) == 0.25
+    assert policy.delay(0, 60.0, rng) == 60.0
+    assert policy.delay(0, -3.0, rng) == 0.0
+    assert 0.375 <= policy.delay(0, 61.0, rng) <= 0.5
+
+
+def test_rate_limiter_spaces_starts_evenly() -> None:
+    clock = [100.0]
+    starts: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        clock[0] += seconds
+
+    async def go() -> None:
+        limiter = RateLimiter(120, clock=lambda: clock[0], sleep=sleep)
+        for _ in range(4):
+            await limiter.acquire()
+            starts.append(clock[0])
+        clock[0] += 10.0  # idle time is not banked into a burst
+        await limiter.acquire()
+        starts.append(clock[0])
+        await limiter.acquire()
+        starts.append(clock[0])
+
+    asyncio.run(go())
+    assert starts == [100.0, 100.5, 101.0, 101.5, 111.5, 112.0]
+
+
+def test_rate_limited_client_still_answers(judge_server: JudgeServer) -> None:
+    settings = settings_for(judge_server)
+    replies = run_calls(settings, [f"p{i}" for i in range(3)], fast_options(rate_limit_rpm=6000))
+    assert all(isinstance(r, JudgeReply) for r in replies)
+    assert judge_server.count == 3
+
+
+def run_calls(
+    settings: JudgeSettings,
+    prompts: list[str],
+    options: JudgeOptions,
+    *,
+    metric: str = "m",
+    parallel: bool = False,
+    client_out: list[JudgeClient] | None = None,
+) -> list[object]:
+    """Ask each prompt once; exceptions are returned in place of replies."""
+
+    async def go() -> list[object]:
+        async with JudgeClient(options) as client:
+            if client_out is not None:
+                client_out.append(client)
+
+            async def one(prompt: str) -> object:
+                try:
+                    request = JudgeRequest.user_prompt(settings, prompt)
+                    return await client.complete(request, metric_name=metric)
+                except JudgeBudgetExhausted as exc:
+                    return exc
+
+            if parallel:
+                return list(await asyncio.gather(*(one(p) for p in prompts)))
+            return [await one(p) for p in prompts]
+
+    return asyncio.run(go())
+
+
+def test_concurrency_bounds_calls_in_flight(judge_server: JudgeServer) -> None:
+    judge_server.latency = 0.1
+    settings = settings_for(judge_server)
+    prompts = [f"prompt {i}" for i in range(20)]
+    replies = run_calls(settings, prompts, fast_options(concurrency=4), parallel=True)
+    assert all(isinstance(r, JudgeReply) for r in replies)
+    assert judge_server.count == 20
+    assert judge_server.max_in_flight == 4
+
+
+def test_max_calls_budget_stops_new_calls(judge_server: JudgeServer) -> None:
+    settings = settings_for(judge_server)
+    results = run_calls(settings, [f"p{i}" for i in range(5)], fast_options(max_calls=3))
+    kinds = [type(r).__name__ for r in results]
+    assert kinds == ["JudgeReply"] * 3 + ["JudgeBudgetExhausted"] * 2
+    assert "max_judge_calls=3" in str(results[3])
+    assert judge_server.count == 3
+
+
+def test_max_calls_budget_holds_under_concurrency(judge_server: JudgeServer) -> None:
+    judge_server.latency = 0.05
+    settings = settings_for(judge_server)
+    prompts = [f"p{i}" for i in range(12)]
+    results = run_calls(settings, prompts, fast_options(max_calls=5), parallel=True)
+    assert sum(isinstance(r, JudgeReply) for r in results) == 5
+    assert judge_server.count == 5
+
+
+def test_max_tokens_budget_stops_after_the_limit_is_reached(judge_server: JudgeServer) -> None:
+    # Each default reply costs 11 + 7 = 18 tokens: 18 < 30, 36 >= 30.
+    settings = settings_for(judge_server)
+    results = run_calls(settings, ["a", "b", "c", "d"], fast_options(max_tokens=30))
+    kinds = [type(r).__name__ for r in results]
+    assert kinds == ["JudgeReply", "JudgeReply", "JudgeBudgetExhausted", "JudgeBudgetExhausted"]
+    assert "max_judge_tokens=30" in str(results[2])
+    assert judge_server.count == 2
+
+
+def test_zero_call_budget_sends_nothing(judge_server: JudgeServer) -> None:
+    results = run_calls(settings_for(judge_server), ["a"], fast_options(max_calls=0))
+    assert isinstance(results[0], JudgeBudgetExhausted)
+    assert judge_server.count == 0
+
+
+def test_cache_hits_are_served_after_the_budget_is_spent(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    settings = settings_for(judge_server)
+    options = fast_options(max_calls=1, cache_path=tmp_path / "cache.sqlite")
+    results = run_calls(settings, ["a", "a", "b"], options)
+    assert [type(r).__name__ for r in results] == [
+        "JudgeReply",
+        "JudgeReply",
+        "JudgeBudgetExhausted",
+    ]
+    assert judge_server.count == 1
+
+
+def test_usage_is_counted_per_metric_and_per_run(judge_server: JudgeServer, tmp_path: Path) -> None:
+    judge_server.when("alpha", Reply(content="a", prompt_tokens=100, completion_tokens=10))
+    judge_server.when("beta", Reply.status_error(500), Reply(content="b", prompt_tokens=7))
+    settings = settings_for(judge_server)
+    options = fast_options(cache_path=tmp_path / "cache.sqlite")
+
+    async def go() -> JudgeClient:
+        async with JudgeClient(options) as client:
+            for prompt, metric in [("alpha 1", "m1"), ("alpha 2", "m1"), ("beta", "m2")]:
+                request = JudgeRequest.user_prompt(settings, prompt)
+                await client.complete(request, metric_name=metric)
+            # Same request again: a cache hit costs no tokens.
+            await client.complete(JudgeRequest.user_prompt(settings, "alpha 1"), metric_name="m1")
+            return client
+
+    client = asyncio.run(go())
+    assert client.usage.to_json() == {
+        "total": {
+            "calls": 3,
+            "cacheHits": 1,
+            "failedCalls": 0,
+            "retries": 1,
+            "promptTokens": 207,
+            "completionTokens": 27,
+        },
+        "byMetric": {
+            "m1": {
+                "calls": 2,
+                "cacheHits": 1,
+                "failedCalls": 0,
+                "retries": 0,
+                "promptTokens": 200,
+                "completionTokens": 20,
+            },
+            "m2": {
+                "calls": 1,
+                "cacheHits": 0,
+                "failedCalls": 0,
+                "retries": 1,
+                "promptTokens": 7,
+                "completionTokens": 7,
+            },
+        },
+    }
+    assert client.budget.calls == 3
+    assert client.budget.tokens == 234
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"concurrency": 0},
+        {"retries": -1},
+        {"timeout": 0},
+        {"rate_limit_rpm": 0},
+        {"max_calls": -1},
+        {"max_tokens": -5},
+    ],
+)
+def test_invalid_options_are_refused(bad: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        JudgeOptions(**bad)  # type: ignore[arg-type]

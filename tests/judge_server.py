@@ -1,0 +1,333 @@
+"""Loopback OpenAI-compatible judge server for tests and benchmarks.
+
+``JudgeServer`` answers ``POST /v1/chat/completions`` on 127.0.0.1 (ephemeral
+port) from an aiohttp application running on its own event loop in a thread.
+Replies are scripted: a queue served in arrival order wins, then the first
+rule whose pattern matches the prompt (the message contents joined by
+newlines), then ``default``.  A reply
+can carry logprobs, usage numbers, extra latency and injected faults (429 with
+Retry-After, 5xx, hangs, dropped connections, a 200 with an error body,
+malformed JSON, empty choices).  Every request is recorded (path, headers,
+body) so tests can assert what was sent and how often.
+
+Run it as a script (``python tests/judge_server.py --latency 0.05``) to serve
+from a separate process; it prints its base URL and serves until stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+VALID_VERDICT = "reasoning: matches the reference\nis_the_agent_response_valid: valid"
+
+
+@dataclass
+class Reply:
+    """One scripted answer of the server: a chat completion or a fault."""
+
+    content: str = VALID_VERDICT
+    logprobs: list[dict[str, Any]] | None = None
+    prompt_tokens: int = 11
+    completion_tokens: int = 7
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+    delay: float = 0.0
+    drop: bool = False
+    reasoning_content: str | None = None
+
+    @classmethod
+    def rate_limited(
+        cls, retry_after: str | None = "0", retry_after_ms: str | None = None
+    ) -> Reply:
+        """A 429 with ``Retry-After`` and/or ``retry-after-ms`` headers."""
+        headers: dict[str, str] = {}
+        if retry_after is not None:
+            headers["Retry-After"] = retry_after
+        if retry_after_ms is not None:
+            headers["retry-after-ms"] = retry_after_ms
+        return cls.status_error(429, "Rate limit reached", headers=headers)
+
+    @classmethod
+    def status_error(
+        cls, status: int, message: str = "server error", headers: dict[str, str] | None = None
+    ) -> Reply:
+        """A non-2xx answer with an OpenAI-style error body."""
+        body = json.dumps({"error": {"message": message, "type": "error", "code": status}})
+        return cls(status=status, body=body.encode(), headers=dict(headers or {}))
+
+    @classmethod
+    def hang(cls, seconds: float = 30.0) -> Reply:
+        """Read the request, then say nothing for ``seconds`` (or until the server stops)."""
+        return cls(delay=seconds, drop=True)
+
+    @classmethod
+    def dropped(cls) -> Reply:
+        """Read the request, then close the connection without an answer."""
+        return cls(drop=True)
+
+    @classmethod
+    def error_body(cls, message: str = "The server had an error") -> Reply:
+        """HTTP 200 whose body has an ``error`` object and no choices."""
+        body = {"error": {"message": message, "type": "server_error", "param": None, "code": None}}
+        return cls(body=json.dumps(body).encode())
+
+    @classmethod
+    def malformed(cls) -> Reply:
+        """HTTP 200 whose body is not JSON."""
+        return cls(body=b'{"id": "chatcmpl-1", "choices": [')
+
+    @classmethod
+    def no_choices(cls) -> Reply:
+        """HTTP 200 with ``"choices": []``."""
+        body = {"id": "chatcmpl-empty", "object": "chat.completion", "choices": []}
+        return cls(body=json.dumps(body).encode())
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the server received it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+    body: Any
+    received_at: float
+
+    @property
+    def prompt(self) -> str:
+        """The message contents of the body joined by newlines."""
+        return prompt_of(self.body)
+
+
+def prompt_of(body: Any) -> str:
+    """Join the string contents of a chat body's messages."""
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+        return ""
+    parts = [m.get("content") for m in body["messages"] if isinstance(m, dict)]
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+@dataclass
+class Rule:
+    """Replies for prompts matching ``pattern``; the last reply repeats."""
+
+    pattern: re.Pattern[str]
+    replies: list[Reply]
+    used: int = 0
+
+    def next_reply(self) -> Reply:
+        """The next scripted reply of this rule."""
+        reply = self.replies[min(self.used, len(self.replies) - 1)]
+        self.used += 1
+        return reply
+
+
+class JudgeServer:
+    """A scripted OpenAI-compatible chat-completions server on 127.0.0.1.
+
+    It runs an aiohttp application on its own event loop in a daemon thread:
+    thousands of requests per second with dozens waiting out their latency at
+    once, and TCP_NODELAY on every accepted socket (aiohttp sets it).
+    """
+
+    def __init__(self, latency: float = 0.0) -> None:
+        self.latency = latency
+        self.default = Reply()
+        self.requests: list[RecordedRequest] = []
+        self._queue: deque[Reply] = deque()
+        self._rules: list[Rule] = []
+        self._lock = threading.Lock()
+        self._loop = asyncio.new_event_loop()
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._stopping: asyncio.Event | None = None
+        self._port = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    @property
+    def port(self) -> int:
+        """The ephemeral TCP port."""
+        return self._port
+
+    @property
+    def base_url(self) -> str:
+        """The base URL a judge model config should use (ends in ``/v1``)."""
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    @property
+    def count(self) -> int:
+        """How many requests arrived so far."""
+        with self._lock:
+            return len(self.requests)
+
+    def start(self) -> JudgeServer:
+        """Serve in a background thread; returns once the port is bound."""
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._serve(), self._loop).result(timeout=10)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, releasing hanging handlers at once."""
+        if self._thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+        self._thread = None
+
+    def __enter__(self) -> JudgeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def enqueue(self, *replies: Reply) -> None:
+        """Serve these replies to the next requests, in arrival order."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def when(self, pattern: str, *replies: Reply, regex: bool = False) -> None:
+        """Answer prompts containing ``pattern`` (or matching it as a regex) with ``replies``."""
+        compiled = re.compile(pattern if regex else re.escape(pattern))
+        with self._lock:
+            self._rules.append(Rule(compiled, list(replies) or [Reply()]))
+
+    def reset(self) -> None:
+        """Forget recorded requests, queued replies and rules."""
+        with self._lock:
+            self.requests.clear()
+            self._queue.clear()
+            self._rules.clear()
+            self.max_in_flight = self.in_flight
+        self.default = Reply()
+
+    def recorded(self) -> list[RecordedRequest]:
+        """A snapshot of the recorded requests."""
+        with self._lock:
+            return list(self.requests)
+
+    def bodies(self) -> list[Any]:
+        """The JSON bodies of the recorded requests."""
+        return [r.body for r in self.recorded()]
+
+    def _choose(self, request: RecordedRequest) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            if self._queue:
+                return self._queue.popleft()
+            prompt = request.prompt
+            for rule in self._rules:
+                if rule.pattern.search(prompt):
+                    return rule.next_reply()
+            return self.default
+
+    async def _serve(self) -> None:
+        self._stopping = asyncio.Event()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
+        await site.start()
+        self._port = int(self._runner.addresses[0][1])
+
+    async def _shutdown(self) -> None:
+        if self._stopping is not None:
+            self._stopping.set()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def _pause(self, seconds: float) -> None:
+        # Waiting on the stop event lets a hanging handler end as soon as the server stops.
+        if seconds > 0 and self._stopping is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        recorded = RecordedRequest(
+            request.method, request.path, headers, raw, body, time.monotonic()
+        )
+        reply = self._choose(recorded)
+        try:
+            await self._pause(self.latency + reply.delay)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+        if reply.drop:
+            # An abort sends a reset and no response, like a crashed upstream.
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
+        if request.method != "POST" or request.path.rstrip("/") != "/v1/chat/completions":
+            missing = Reply.status_error(404, f"no route for {request.method} {request.path}")
+            return _response(404, missing.body or b"", {})
+        model = body.get("model", "") if isinstance(body, dict) else ""
+        payload = reply.body if reply.body is not None else completion_body(reply, str(model))
+        return _response(reply.status, payload, reply.headers)
+
+
+def _response(status: int, payload: bytes, headers: dict[str, str]) -> web.Response:
+    return web.Response(
+        status=status, body=payload, headers=headers, content_type="application/json"
+    )
+
+
+def completion_body(reply: Reply, model: str) -> bytes:
+    """The JSON body of a successful chat completion for ``reply``."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.reasoning_content is not None:
+        message["reasoning_content"] = reply.reasoning_content
+    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+    choice["logprobs"] = {"content": reply.logprobs} if reply.logprobs is not None else None
+    body = {
+        "id": "chatcmpl-loopback",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [choice],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
+    return json.dumps(body).encode()
+
+
+def _main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    args = parser.parse_args(argv)
+    with JudgeServer(latency=args.latency) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))
