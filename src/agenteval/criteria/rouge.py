@@ -148,9 +148,10 @@ def _lcs_positions(
 ) -> list[int]:
     """Positions in ``reference`` of the LCS that rouge-score's backtracking reads out.
 
-    ``rows[j]`` is the bit vector after ``candidate[:j]``; the table cell
-    ``T[i][j]`` (LCS of ``reference[:i]`` and ``candidate[:j]``) is ``i`` minus
-    the number of one bits among the low ``i`` bits of ``rows[j]``.
+    ``rows[j]`` is the bit vector after ``candidate[:j]``: the table cell
+    ``T[i][j]`` (LCS of ``reference[:i]`` and ``candidate[:j]``) is the number
+    of zero bits among its low ``i`` bits, so bit ``i-1`` is zero exactly when
+    ``T[i-1][j] = T[i][j] - 1``.
     """
     row = (1 << len(reference)) - 1
     rows = [row]
@@ -167,14 +168,12 @@ def _lcs_positions(
             i -= 1
             j -= 1
             positions.append(i)
-            continue
-        # Move left when T[i][j-1] > T[i-1][j], otherwise up.
-        left = i - (rows[j - 1] & ((1 << i) - 1)).bit_count()
-        up = i - 1 - (rows[j] & ((1 << (i - 1)) - 1)).bit_count()
-        if left > up:
-            j -= 1
-        else:
+        elif rows[j] >> (i - 1) & 1:
+            # T[i-1][j] == T[i][j] >= T[i][j-1]: rouge-score moves up on ties.
             i -= 1
+        else:
+            # T[i-1][j] < T[i][j], so T[i][j-1] == T[i][j] is the larger: move left.
+            j -= 1
     return positions
 
 
