@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agenteval.criteria import named
 from agenteval.criteria.text import (
@@ -212,3 +214,17 @@ def test_text_matches_agrees_with_check_text() -> None:
     criterion = text(matchStrategy="regex")
     assert text_matches(criterion, "abc1", "c[0-9]")
     assert not text_matches(criterion, "abc", "c[0-9]")
+
+
+@given(
+    st.sampled_from([*sorted(TEXT_STRATEGIES), "bogus"]),
+    st.booleans(),
+    st.booleans(),
+    st.text(alphabet="aAb.*", max_size=4),
+    st.text(alphabet="aAb.*", max_size=4),
+)
+def test_text_matches_fast_path_agrees_with_reasons(
+    strategy: str, ignore: bool, fold: bool, actual: str, expected: str
+) -> None:
+    criterion = text(matchStrategy=strategy, ignore=ignore, caseInsensitive=fold)
+    assert text_matches(criterion, actual, expected) is check_text(criterion, actual, expected).ok

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +20,10 @@ JSON_STRATEGIES = frozenset({"", "exact", "skip"})
 DEFAULT_NUMBER_TOLERANCE = 1e-6
 
 _PREVIEW_CHARS = 120
+# Tuples of classes: isinstance with them is faster than with ``int | float`` unions.
+_NUMBERS = (int, float)
+_ARRAYS = (list, tuple)
+_CONTAINERS = (dict, list, tuple)
 _UNSET: Any = object()
 
 
@@ -69,13 +74,13 @@ def _kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int | float):
+    if isinstance(value, _NUMBERS):
         return "number"
     if isinstance(value, str):
         return "string"
     if isinstance(value, dict):
         return "object"
-    if isinstance(value, list | tuple):
+    if isinstance(value, _ARRAYS):
         return "array"
     return type(value).__name__
 
@@ -107,7 +112,7 @@ def _same_scalar(a: Any, e: Any, tolerance: float) -> bool:
     # bool is an int in Python; in JSON it never equals a number (formats.md §0.1.3).
     if a.__class__ is bool or e.__class__ is bool:
         return a.__class__ is e.__class__ and a == e
-    if isinstance(a, int | float) and isinstance(e, int | float):
+    if isinstance(a, _NUMBERS) and isinstance(e, _NUMBERS):
         try:
             return abs(a - e) <= tolerance
         except OverflowError:  # an int too large for a float against a float
@@ -129,33 +134,85 @@ def _key_difference(
     return None
 
 
+_NONE_TYPE = type(None)
+
+
 def exact_difference(a: Any, e: Any, tolerance: float) -> JSONDifference | None:
     """The first difference between two JSON values under exact comparison, or None."""
+    # Hot path (every tool pair): dispatch on the exact classes that json.loads produces and
+    # leave subclasses, tuples and mixed types to the general comparison.
+    cls = a.__class__
+    other = e.__class__
+    if cls is dict and other is dict:
+        return _object_difference(a, e, tolerance)
+    if cls is list and other is list:
+        return _array_difference(a, e, tolerance)
+    if cls is other and (cls is str or cls is bool or cls is _NONE_TYPE):
+        return None if a == e else JSONDifference("value", actual=a, expected=e)
+    if (cls is float or cls is int) and (other is float or other is int):
+        try:
+            if abs(a - e) <= tolerance:
+                return None
+        except OverflowError:  # an int too large for a float, against a float
+            pass
+        return JSONDifference("value", actual=a, expected=e)
+    return _general_difference(a, e, tolerance)
+
+
+def _object_difference(
+    a: dict[str, Any], e: dict[str, Any], tolerance: float
+) -> JSONDifference | None:
+    if a.keys() != e.keys():
+        return _key_difference(a, e, {})
+    for key, value in a.items():
+        expected = e[key]
+        cls = value.__class__
+        # Inline test for equal scalars of one class: a call per leaf costs more than the rest.
+        if cls is expected.__class__:
+            if cls is str or cls is bool or cls is _NONE_TYPE:
+                if value == expected:
+                    continue
+            elif (cls is float or cls is int) and abs(value - expected) <= tolerance:
+                continue
+        found = exact_difference(value, expected, tolerance)
+        if found is not None:
+            return found.at(key)
+    return None
+
+
+def _array_difference(
+    a: Sequence[Any], e: Sequence[Any], tolerance: float
+) -> JSONDifference | None:
+    if len(a) != len(e):
+        return JSONDifference("array length mismatch", f"actual({len(a)}) != expected({len(e)})")
+    for index, value in enumerate(a):
+        expected = e[index]
+        cls = value.__class__
+        # Inline test for equal scalars of one class: a call per leaf costs more than the rest.
+        if cls is expected.__class__:
+            if cls is str or cls is bool or cls is _NONE_TYPE:
+                if value == expected:
+                    continue
+            elif (cls is float or cls is int) and abs(value - expected) <= tolerance:
+                continue
+        found = exact_difference(value, expected, tolerance)
+        if found is not None:
+            return found.at(index)
+    return None
+
+
+def _general_difference(a: Any, e: Any, tolerance: float) -> JSONDifference | None:
     if a is None or e is None:
         return None if a is e else JSONDifference("value", actual=a, expected=e)
     if isinstance(a, dict):
         if not isinstance(e, dict):
             return JSONDifference("value", actual=a, expected=e)
-        if a.keys() != e.keys():
-            return _key_difference(a, e, {})
-        for key, value in a.items():
-            found = exact_difference(value, e[key], tolerance)
-            if found is not None:
-                return found.at(key)
-        return None
-    if isinstance(a, list | tuple):
-        if not isinstance(e, list | tuple):
+        return _object_difference(a, e, tolerance)
+    if isinstance(a, _ARRAYS):
+        if not isinstance(e, _ARRAYS):
             return JSONDifference("value", actual=a, expected=e)
-        if len(a) != len(e):
-            return JSONDifference(
-                "array length mismatch", f"actual({len(a)}) != expected({len(e)})"
-            )
-        for index, value in enumerate(a):
-            found = exact_difference(value, e[index], tolerance)
-            if found is not None:
-                return found.at(index)
-        return None
-    if isinstance(e, dict | list | tuple) or not _same_scalar(a, e, tolerance):
+        return _array_difference(a, e, tolerance)
+    if isinstance(e, _CONTAINERS) or not _same_scalar(a, e, tolerance):
         return JSONDifference("value", actual=a, expected=e)
     return None
 

@@ -97,6 +97,14 @@ def text_failure(criterion: TextCriterion, actual: str, expected: str) -> str | 
 
 def text_matches(criterion: TextCriterion, actual: str, expected: str) -> bool:
     """Whether ``actual`` satisfies the criterion against ``expected``."""
+    if (
+        criterion.match_strategy in ("", "exact")
+        and not criterion.case_insensitive
+        and criterion.length is None
+        and not criterion.compare_name
+    ):
+        # The usual tool-name check: skip building a reason for every non-matching pair.
+        return criterion.ignore or actual == expected
     return text_failure(criterion, actual, expected) is None
 
 

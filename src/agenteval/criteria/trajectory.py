@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.jsoncmp import json_matches, json_outcome
-from agenteval.criteria.text import text_failure
+from agenteval.criteria.text import text_failure, text_matches
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.evalset import Invocation, Tool
 from agenteval.schema.metric import (
@@ -46,7 +46,7 @@ def pair_matches(strategy: ToolTrajectoryStrategy | None, actual: Tool, expected
     if strategy is None:
         return False
     name = strategy.name
-    if name is not None and text_failure(name, actual.name, expected.name) is not None:
+    if name is not None and not text_matches(name, actual.name, expected.name):
         return False
     arguments = strategy.arguments
     if arguments is not None and not json_matches(
