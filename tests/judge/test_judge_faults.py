@@ -12,6 +12,7 @@ from email.utils import formatdate
 import pytest
 from judge_support import ask, fast_options, settings_for
 
+from agenteval.errors import JudgeError
 from agenteval.judge import (
     JudgeClient,
     JudgeRejected,
@@ -19,7 +20,6 @@ from agenteval.judge import (
     JudgeRequest,
     JudgeUnavailable,
 )
-from agenteval.judge.errors import JudgeError
 from judge_server import JudgeServer, Reply
 
 KEY = "sk-test-faults-0123456789"

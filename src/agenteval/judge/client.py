@@ -204,10 +204,11 @@ class JudgeClient:
             if last is not None:
                 delay = policy.delay(attempt - 1, last.retry_after, self._rng)
                 _log.info(
-                    "judge retry %d/%d for metric %s in %.3f s after: %s",
+                    "judge retry %d/%d for metric %s (%s) in %.3f s after: %s",
                     attempt,
                     policy.retries,
                     metric_name,
+                    who,
                     delay,
                     last,
                 )

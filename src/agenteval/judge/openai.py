@@ -227,22 +227,22 @@ class OpenAIBackend:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         content = json.dumps(call.body, ensure_ascii=False).encode("utf-8")
-        who = self._settings.describe()
         try:
             response = await self._http.post(call.endpoint, content=content, headers=headers)
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
-            raise JudgeTransientError(redact(f"{who}: {_describe(exc)}", key)) from None
+            raise JudgeTransientError(redact(_describe(exc), key)) from None
         status = response.status_code
         if 200 <= status < 300:
             try:
                 return parse_reply(response.content, self._settings)
             except JudgeReplyError as exc:
                 raise JudgeReplyError(redact(str(exc), key)) from None
-        detail = redact(f"HTTP {status} from {who}: {_error_detail(response)}", key)
+        detail = redact(f"HTTP {status}: {_error_detail(response)}", key)
         should_retry = response.headers.get("x-should-retry", "").lower()
         if should_retry == "true" or (should_retry != "false" and is_retryable_status(status)):
+            # The client names the judge when the retries run out.
             raise JudgeTransientError(detail, retry_after=parse_retry_after(response.headers))
-        raise JudgeRejected(f"response error: {detail}", status)
+        raise JudgeRejected(f"response error: {detail} ({self._settings.describe()})", status)
 
 
 def _describe(exc: BaseException) -> str:
