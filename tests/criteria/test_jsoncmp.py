@@ -461,3 +461,10 @@ def test_exact_equality_agrees_with_the_go_value_model(a: Any, b: Any) -> None:
 @given(ANY_JSON, ANY_JSON)
 def test_raw_text_agrees_with_decoded_values(a: Any, b: Any) -> None:
     assert ok(EXACT, json.dumps(a), json.dumps(b), raw=True) == ok(EXACT, a, b)
+
+
+def test_deeply_nested_values_do_not_crash() -> None:
+    deep: Any = "leaf"
+    for _ in range(5000):
+        deep = [deep]
+    assert reason(EXACT, deep, deep) == "values are nested too deeply to compare"

@@ -316,3 +316,22 @@ def test_subset_never_fails_with_extra_actual_calls(
     shuffled = list(merged)
     rng.shuffle(shuffled)
     assert check_tools(crit(subsetMatching=True), shuffled, expected).ok
+
+
+def test_unordered_reasons_explain_each_unmatched_call() -> None:
+    criterion = crit(subsetMatching=True)
+    actual = [tool("x", {"k": 1}, id="a1"), tool("y", id="a2")]
+    taken = check_tools(
+        criterion, actual, [tool("x", {"k": 1}, id="e1"), tool("x", {"k": 1}, id="e2")]
+    )
+    assert taken.reason == (
+        "tool trajectory mismatch: match tools: tool id e2 with name x mismatch: "
+        "every actual call it matches is used by another expected call"
+    )
+    differs = check_tools(criterion, actual, [tool("x", {"k": 2}, id="e1"), tool("z", id="e2")])
+    assert differs.reason == (
+        "tool trajectory mismatch: match tools: tool id e1 with name x mismatch: "
+        "actual tool a1 named x mismatch with expected tool e1 named x: "
+        "arguments mismatch: value mismatch at $.k: 1 vs 2; "
+        "tool id e2 with name z mismatch: no actual call with that name"
+    )

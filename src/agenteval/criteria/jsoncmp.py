@@ -88,7 +88,7 @@ def _kind(value: Any) -> str:
 def _preview(value: Any) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         text = repr(value)
     return text if len(text) <= _PREVIEW_CHARS else text[:_PREVIEW_CHARS] + "…"
 
@@ -362,9 +362,12 @@ def json_outcome(
     tolerance = criterion.number_tolerance
     if tolerance is None:
         tolerance = DEFAULT_NUMBER_TOLERANCE
-    if only_tree:
-        return _only_difference(actual, expected, only_tree, tolerance)
-    return _ignoring_difference(actual, expected, ignore_tree, tolerance)
+    try:
+        if only_tree:
+            return _only_difference(actual, expected, only_tree, tolerance)
+        return _ignoring_difference(actual, expected, ignore_tree, tolerance)
+    except RecursionError:
+        return "values are nested too deeply to compare"
 
 
 def json_matches(criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool) -> bool:

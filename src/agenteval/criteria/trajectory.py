@@ -185,17 +185,22 @@ def _unordered(pairs: _PairTable) -> Verdict:
     ]
     if not missing:
         return MATCH
-    parts = []
-    for left in missing:
-        expected = pairs.expected[left]
-        text = _unmatched(expected)
-        # Explain against the first actual call of the same name, the likely counterpart.
-        for right, actual in enumerate(pairs.actual):
-            if actual.name == expected.name:
-                text = f"{text}: {pairs.reason(left, right)}"
-                break
-        parts.append(text)
-    return mismatch(f"{PREFIX}match tools: " + "; ".join(parts))
+    return mismatch(f"{PREFIX}match tools: " + "; ".join(_explain(pairs, left) for left in missing))
+
+
+def _explain(pairs: _PairTable, left: int) -> str:
+    """Why expected tool ``left`` found no partner in a maximum matching."""
+    expected = pairs.expected[left]
+    partners = [right for right in range(pairs.width) if pairs(left, right)]
+    if partners:
+        return (
+            f"{_unmatched(expected)}: every actual call it matches is used by another expected call"
+        )
+    # Explain against the first actual call of the same name, the likely counterpart.
+    for right, actual in enumerate(pairs.actual):
+        if actual.name == expected.name:
+            return f"{_unmatched(expected)}: {pairs.reason(left, right)}"
+    return f"{_unmatched(expected)}: no actual call with that name"
 
 
 def check_tools(
