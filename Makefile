@@ -17,7 +17,7 @@ install: $(STAMP)
 # The shipped example has failing cases on purpose: exit 1 (cases failed) is the expected outcome;
 # 2 (bad input) or 3 (incomplete) would be a real problem.
 demo: install
-	@$(BIN)/agenteval run --evalset evalsets/ --output output/ --app demo-app; \
+	@$(BIN)/agenteval run --evalset evalsets/ --metrics metrics/ --output output/ --app demo-app; \
 	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi; \
 	  echo "demo finished (exit code $$code: some example cases fail on purpose)"
 

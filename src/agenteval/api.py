@@ -198,7 +198,14 @@ def evaluate(evalsets: str | Path | Iterable[str | Path], options: Options | Non
     opts = options or Options(**kwargs)  # type: ignore[arg-type]
     specs = [str(evalsets)] if isinstance(evalsets, str | Path) else [str(s) for s in evalsets]
     prepared = prepare(specs, opts)
-    results = asyncio.run(run_prepared(prepared, opts))
+    results: list[EvalSetResult] = []
+
+    async def main() -> None:
+        # Results leave through a list, not the task's return value: asyncio reprs a finished
+        # main task's result, which costs seconds on a large run.
+        results.extend(await run_prepared(prepared, opts))
+
+    asyncio.run(main())
     status = overall_status(results)
     return RunResult(
         results=results,

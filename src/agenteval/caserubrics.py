@@ -46,10 +46,10 @@ def merged_rubrics(case: EvalCase, metrics: Sequence[EvalMetric]) -> dict[str, l
         judge = by_name[name].criterion.llm_judge  # type: ignore[union-attr]
         combined = list(judge.rubrics or []) + extra if judge else extra
         seen: set[str] = set()
-        for rubric in combined:
-            if rubric.id in seen:
-                raise CaseRubricError(f"duplicate rubric id {rubric.id!r} for metric {name!r}")
-            seen.add(rubric.id)
+        for item in combined:
+            if item.id in seen:
+                raise CaseRubricError(f"duplicate rubric id {item.id!r} for metric {name!r}")
+            seen.add(item.id)
         merged[name] = combined
     return merged
 

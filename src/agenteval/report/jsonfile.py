@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import re
 import tempfile
@@ -36,8 +35,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
+
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
+from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -54,99 +56,28 @@ _GO_ESCAPES = {
 _GO_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
 # Lone surrogates cannot be encoded as UTF-8; Go writes invalid text as U+FFFD.
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-# Go writes floats in fixed notation inside [1e-6, 1e21) and uses exponents outside it.
-_FIXED_MIN = 1e-6
-_FIXED_MAX = 1e21
 
 
-def go_float(value: float) -> str:
-    """A float as Go's encoding/json writes it (shortest round-trip, ``1`` not ``1.0``)."""
-    if not math.isfinite(value):
-        raise ValueError(f"JSON cannot hold the number {value!r}")
-    text = repr(value)
-    magnitude = abs(value)
-    if value == 0 or _FIXED_MIN <= magnitude < _FIXED_MAX:
-        if "e" in text or "E" in text:
-            # repr switches to exponents earlier than Go; expand the same digits.
-            mantissa, exponent = text.split("e")
-            text = _expand(mantissa, int(exponent))
-        if text.endswith(".0"):
-            text = text[:-2]
-        return text
-    mantissa, exponent = text.split("e")
-    sign = exponent[0] if exponent[0] in "+-" else "+"
-    digits = exponent.lstrip("+-").lstrip("0") or "0"
-    # Go keeps at least two exponent digits for "+", cleans "e-07" to "e-7".
-    if sign == "+" and len(digits) < 2:
-        digits = digits.rjust(2, "0")
-    return f"{mantissa}e{sign}{digits}"
-
-
-def _expand(mantissa: str, exponent: int) -> str:
-    """Fixed-point text of ``mantissa × 10^exponent`` without rounding."""
-    negative = mantissa.startswith("-")
-    whole, _, frac = mantissa.lstrip("-").partition(".")
-    digits = whole + frac
-    point = len(whole) + exponent
-    if point <= 0:
-        text = "0." + "0" * -point + digits
-    elif point >= len(digits):
-        text = digits + "0" * (point - len(digits))
-    else:
-        text = digits[:point] + "." + digits[point:]
-    text = text.lstrip("0") or "0"
-    if text.startswith("."):
-        text = "0" + text
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return ("-" if negative else "") + text
-
-
-class _Numbers:
-    """Replaces floats by ints or placeholder strings so json.dumps writes Go's text."""
-
-    def __init__(self) -> None:
-        self.nonce = uuid.uuid4().hex
-        self.texts: dict[str, str] = {}
-
-    def convert(self, value: Any) -> Any:
-        if isinstance(value, float):
-            return self._number(value)
-        if isinstance(value, dict):
-            return {key: self.convert(item) for key, item in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.convert(item) for item in value]
-        return value
-
-    def _number(self, value: float) -> Any:
-        if value.is_integer() and abs(value) < _FIXED_MAX:
-            # json.dumps writes ints with every digit, which is what Go writes here.
-            return int(value)
-        text = go_float(value)
-        if text == repr(value):
-            return value
-        token = f"\x00{self.nonce}:{len(self.texts)}"
-        self.texts[json.dumps(token)] = text
-        return token
-
-    def restore(self, text: str) -> str:
-        for token, number in self.texts.items():
-            text = text.replace(token, number)
-        return text
+def _encode(data: Any) -> str:
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
+    except orjson.JSONEncodeError:
+        # orjson refuses lone surrogates; the stdlib encoder writes them and we clean up after.
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+        return _SURROGATE_RE.sub("\\\\ufffd", text)
 
 
 def to_go_json(data: Any) -> str:
     """Plain JSON data as Go's encoding/json MarshalIndent writes it, newline at the end.
 
     2-space indent, raw UTF-8 except ``<`` ``>`` ``&`` U+2028 U+2029
-    (escaped), floats in Go's shortest form.  Dict key order is kept.
+    (escaped); dict key order is kept.  Floats are written in shortest
+    round-trip form; result scores arrive here already as ints when integral
+    (``schema.result.Score``), so they read ``1`` like Go's.  Free-form data
+    keeps the number form it was read with.
     """
-    numbers = _Numbers()
-    text = json.dumps(numbers.convert(data), indent=2, ensure_ascii=False, allow_nan=False)
-    if numbers.texts:
-        text = numbers.restore(text)
+    text = _encode(data)
     text = _GO_ESCAPE_RE.sub(lambda m: _GO_ESCAPES[m.group()], text)
-    text = _SURROGATE_RE.sub("\\\\ufffd", text)
     return text + "\n"
 
 
@@ -224,7 +155,7 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
-    _atomic_write(path, to_go_json(result.model_dump(mode="json", by_alias=True)).encode("utf-8"))
+    _atomic_write(path, to_go_json(dump(result)).encode("utf-8"))
     return path
 
 
@@ -253,7 +184,7 @@ def run_document(
     }
     if duration_seconds is not None:
         document["durationSeconds"] = duration_seconds
-    document["evalSetResults"] = [r.model_dump(mode="json", by_alias=True) for r in results]
+    document["evalSetResults"] = [dump(r) for r in results]
     document.update(extra or {})
     return document
 
@@ -284,7 +215,6 @@ def write_run_json(path: Path, run: RunOutcome) -> Path:
 __all__ = [
     "RESULT_SUFFIX",
     "RunOutcome",
-    "go_float",
     "result_id",
     "run_document",
     "safe_name",

@@ -1,18 +1,18 @@
 """Shared base model for every file-format object.
 
 Reading follows formats.md §0.1: unknown keys are ignored and ``null`` equals
-absent.  Writing follows §0.2 loosely: empty values are omitted ("omit
-empty"), except the keys a class lists in ``_always`` and free-form JSON
-fields listed in ``_raw`` (where ``{}`` differs from absent).  Numbers are
-never dropped when set: agenteval writes explicit zeros (ARCHITECTURE §5.4).
+absent.  Writing (``dump``) keeps exactly the fields that were read from a file
+or set by our code, minus ``None``: so a loaded file round-trips, our results
+carry explicit zeros where the runner sets a number (ARCHITECTURE §5.4), and
+fields nobody set stay out like Go's "omit empty" ones.  Doing this in
+pydantic's core keeps large result files fast to write.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, model_serializer
-from pydantic.functional_serializers import SerializerFunctionWrapHandler
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 T = TypeVar("T")
 
@@ -44,33 +44,10 @@ class Model(BaseModel):
         arbitrary_types_allowed=False,
     )
 
-    # Keys written even when empty (formats.md §0.2 "never omitted").
-    _always: ClassVar[frozenset[str]] = frozenset()
-    # Free-form JSON values: only None is omitted, "{}" and "[]" are kept.
-    _raw: ClassVar[frozenset[str]] = frozenset()
-
-    @model_serializer(mode="wrap")
-    def _omit_empty(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if not isinstance(data, dict):
-            return data
-        always = self._always
-        raw = self._raw
-        out: dict[str, Any] = {}
-        for key, value in data.items():
-            if value is None:
-                if key in always:
-                    out[key] = value
-                continue
-            if key not in always and key not in raw and (
-                value is False or value == "" or value == [] or value == {}
-            ):
-                continue
-            out[key] = value
-        return out
-
 
 def dump(model: BaseModel) -> dict[str, Any]:
     """Serialise a format model to plain JSON data with its file keys."""
-    result: dict[str, Any] = model.model_dump(mode="json", by_alias=True)
+    result: dict[str, Any] = model.model_dump(
+        mode="json", by_alias=True, exclude_unset=True, exclude_none=True
+    )
     return result

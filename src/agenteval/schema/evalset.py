@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -15,7 +15,6 @@ _camel = ConfigDict(alias_generator=to_camel)
 class Message(Model):
     """A model message; keys are snake_case in files (formats.md §2.5)."""
 
-    _always: ClassVar[frozenset[str]] = frozenset({"role"})
 
     role: Str = ""
     content: Str = ""
@@ -31,7 +30,6 @@ class Tool(Model):
     """One tool call with its result (formats.md §2.4)."""
 
     model_config = _camel
-    _raw: ClassVar[frozenset[str]] = frozenset({"arguments", "result"})
 
     id: Str = ""
     name: Str = ""
@@ -43,7 +41,6 @@ class Invocation(Model):
     """One conversation turn (formats.md §2.3)."""
 
     model_config = _camel
-    _raw: ClassVar[frozenset[str]] = frozenset({"toolMock", "executionTrace"})
 
     invocation_id: Str = ""
     context_messages: list[Message] | None = None
@@ -60,7 +57,6 @@ class SessionInput(Model):
     """Initial session data of a case (formats.md §2.6)."""
 
     model_config = _camel
-    _raw: ClassVar[frozenset[str]] = frozenset({"state"})
 
     app_name: Str = ""
     user_id: Str = ""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -38,7 +38,6 @@ class JSONCriterion(Model):
     """JSON comparison of tool data or final-response JSON (formats.md §3.5)."""
 
     model_config = _camel
-    _raw: ClassVar[frozenset[str]] = frozenset({"schema"})
 
     ignore: Bool = False
     ignore_tree: dict[str, Any] | None = None
@@ -63,7 +62,6 @@ class XMLCriterion(Model):
 class RougeThreshold(Model):
     """Minimum precision, recall and F1 of a ROUGE criterion."""
 
-    _always: ClassVar[frozenset[str]] = frozenset({"precision", "recall", "f1"})
 
     precision: Annotated[float, none_as(0.0)] = 0.0
     recall: Annotated[float, none_as(0.0)] = 0.0
@@ -74,7 +72,6 @@ class RougeCriterion(Model):
     """ROUGE comparison of the final response (formats.md §3.7)."""
 
     model_config = _camel
-    _always: ClassVar[frozenset[str]] = frozenset({"threshold"})
 
     ignore: Bool = False
     rouge_type: Str = ""
@@ -133,7 +130,6 @@ class JudgeModel(Model):
     """Judge model options (llm-evaluators.md §3.1); ``apiKey`` is read but never written."""
 
     model_config = _camel
-    _raw: ClassVar[frozenset[str]] = frozenset({"extraFields", "generationConfig"})
 
     provider_name: Str = ""
     model_name: Str = ""
@@ -149,7 +145,6 @@ class LLMCriterion(Model):
     """LLM judge criterion (formats.md §3.10); judge evaluators interpret it."""
 
     model_config = ConfigDict(alias_generator=to_camel, extra="allow")
-    _raw: ClassVar[frozenset[str]] = frozenset({"template"})
 
     rubrics: list[Rubric] | None = None
     judge_model: JudgeModel | None = None
@@ -172,8 +167,6 @@ class EvalMetric(Model):
     """One metric instance of a metric file (formats.md §3.1)."""
 
     model_config = _camel
-    _raw: ClassVar[frozenset[str]] = frozenset({"extension"})
-    _always: ClassVar[frozenset[str]] = frozenset({"threshold"})
 
     metric_name: Str = ""
     evaluator_name: Str = ""

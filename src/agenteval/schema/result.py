@@ -7,9 +7,9 @@ them on a round-trip and files written by Go load without them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from agenteval.schema.base import Model, Str, none_as
@@ -20,13 +20,17 @@ from agenteval.schema.status import EvalStatus
 _camel = ConfigDict(alias_generator=to_camel)
 _camel_extra = ConfigDict(alias_generator=to_camel, extra="allow")
 
-Score = Annotated[float, none_as(0.0)]
+def _go_number(value: float) -> float | int:
+    # Go writes an integral float as "1", not "1.0"; an int gets the same text from any encoder.
+    return int(value) if value.is_integer() and abs(value) < 1e15 else value
+
+
+Score = Annotated[float, none_as(0.0), PlainSerializer(_go_number, when_used="json")]
 
 
 class DetailValue(Model):
     """Typed value of a per-turn result (numeric, boolean or categorical)."""
 
-    _always: ClassVar[frozenset[str]] = frozenset({"kind"})
 
     kind: Str = ""
     numeric: float | None = None
@@ -37,7 +41,6 @@ class DetailValue(Model):
 class RubricScore(Model):
     """Verdict of one rubric."""
 
-    _always: ClassVar[frozenset[str]] = frozenset({"score"})
 
     id: Str = ""
     reason: Str = ""
@@ -48,7 +51,6 @@ class MetricDetails(Model):
     """``details`` of a metric result; evaluators may add extra keys."""
 
     model_config = _camel_extra
-    _always: ClassVar[frozenset[str]] = frozenset({"score"})
 
     reason: Str = ""
     score: Score = 0.0
@@ -60,7 +62,6 @@ class EvalMetricResult(Model):
     """Result of one metric, for one turn or for the whole case (formats.md §6.3)."""
 
     model_config = _camel_extra
-    _always: ClassVar[frozenset[str]] = frozenset({"score", "threshold"})
 
     metric_name: Str = ""
     score: Score = 0.0
@@ -84,7 +85,6 @@ class EvalCaseResult(Model):
     """One case in one run (formats.md §6.2)."""
 
     model_config = _camel_extra
-    _always: ClassVar[frozenset[str]] = frozenset({"score"})
 
     eval_set_id: Str = ""
     eval_id: Str = ""
@@ -112,7 +112,6 @@ class MetricSummary(Model):
     """Average of one metric over cases or runs (formats.md §7)."""
 
     model_config = _camel_extra
-    _always: ClassVar[frozenset[str]] = frozenset({"averageScore", "threshold"})
 
     metric_name: Str = ""
     average_score: Score = 0.0
@@ -136,7 +135,6 @@ class CaseMetricResult(Model):
     """A metric's overall result inside a case's run summary."""
 
     model_config = _camel
-    _always: ClassVar[frozenset[str]] = frozenset({"score", "threshold"})
 
     metric_name: Str = ""
     score: Score = 0.0

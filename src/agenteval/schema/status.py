@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from enum import Enum
+from enum import StrEnum
 
 
-class EvalStatus(str, Enum):
+class EvalStatus(StrEnum):
     """Status of a turn, metric, case or run; JSON strings."""
 
     PASSED = "passed"
     FAILED = "failed"
     NOT_EVALUATED = "not_evaluated"
     UNKNOWN = "unknown"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def summarize(statuses: Iterable[EvalStatus]) -> EvalStatus:
