@@ -135,7 +135,7 @@ def test_equal_to_nltk_on_system_dictionary() -> None:
     assert {word: stem(word) for word in expected} == expected
 
 
-@settings(max_examples=500)
+@settings(max_examples=500, deadline=None, derandomize=True)
 @given(st.text(alphabet="abcdeiloprstuyz", min_size=1, max_size=14))
 def test_equal_to_nltk_on_random_strings(word: str) -> None:
     for mode in PorterMode:

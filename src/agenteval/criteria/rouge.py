@@ -151,29 +151,32 @@ def _lcs_positions(
     ``rows[j]`` is the bit vector after ``candidate[:j]``: the table cell
     ``T[i][j]`` (LCS of ``reference[:i]`` and ``candidate[:j]``) is the number
     of zero bits among its low ``i`` bits, so bit ``i-1`` is zero exactly when
-    ``T[i-1][j] = T[i][j] - 1``.
+    ``T[i-1][j] = T[i][j] - 1``, and then ``T[i][j-1] = T[i][j]`` (the
+    reference's "move left" case).
     """
+    column_masks = [masks.get(token, 0) for token in candidate]
     row = (1 << len(reference)) - 1
     rows = [row]
-    for token in candidate:
-        mask = masks.get(token)
+    for mask in column_masks:
         if mask:
             matched = row & mask
             row = (row + matched) | (row - matched)
         rows.append(row)
     positions: list[int] = []
-    i, j = len(reference), len(candidate)
-    while i > 0 and j > 0:
-        if reference[i - 1] == candidate[j - 1]:
-            i -= 1
-            j -= 1
+    i = len(reference)
+    for j in range(len(candidate), 0, -1):
+        # rouge-score walks up column j while T[i-1][j] == T[i][j] and the tokens
+        # differ; it stops at the first row with equal tokens (diagonal step) or
+        # a zero bit (left step).  Both kinds of stop rows are bit sets here.
+        mask = column_masks[j - 1]
+        stops = (mask | ~rows[j]) & ((1 << i) - 1)
+        if not stops:
+            break
+        i = stops.bit_length() - 1
+        if mask >> i & 1:
             positions.append(i)
-        elif rows[j] >> (i - 1) & 1:
-            # T[i-1][j] == T[i][j] >= T[i][j-1]: rouge-score moves up on ties.
-            i -= 1
         else:
-            # T[i-1][j] < T[i][j], so T[i][j-1] == T[i][j] is the larger: move left.
-            j -= 1
+            i += 1
     return positions
 
 
