@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from agenteval.criteria.sentences import split_sentences
@@ -78,3 +84,20 @@ def test_leading_stand_alone_periods_become_sentences() -> None:
 def test_text_without_terminal_punctuation_is_one_sentence() -> None:
     text = "a list of words with no full stop at all"
     assert split_sentences(text) == [text]
+
+
+def test_works_without_any_nltk_data(tmp_path: Path) -> None:
+    # A fresh interpreter whose NLTK data path is an empty directory: nothing
+    # may be looked up or downloaded, the model ships with agenteval.
+    env = {**os.environ, "NLTK_DATA": str(tmp_path), "HOME": str(tmp_path)}
+    code = (
+        "import json, nltk\n"
+        "from agenteval.criteria.sentences import split_sentences\n"
+        "nltk.data.path[:] = [" + repr(str(tmp_path)) + "]\n"
+        "print(json.dumps(split_sentences('Dr. Who left. She came back.')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == ["Dr. Who left.", "She came back."]
+    assert list(tmp_path.iterdir()) == []
