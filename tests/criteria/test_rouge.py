@@ -72,6 +72,9 @@ def test_tokenize(text: str, use_stemmer: bool, expected: list[str]) -> None:
         ("rouge1", RougeType("rouge1", "n", 1)),
         ("rouge2", RougeType("rouge2", "n", 2)),
         ("rouge10", RougeType("rouge10", "n", 10)),
+        # Go's strconv.Atoi accepts these spellings of N too.
+        ("rouge01", RougeType("rouge01", "n", 1)),
+        ("rouge+2", RougeType("rouge+2", "n", 2)),
         ("rougeL", RougeType("rougeL", "L")),
         ("rougeLsum", RougeType("rougeLsum", "Lsum")),
     ],
@@ -173,6 +176,8 @@ def test_ngram_counts_are_clipped() -> None:
     assert result.recall == 2 / 3
     # Texts shorter than n have no n-grams.
     assert rouge_n(["a"], ["a"], 2) == RougeScore(0.0, 0.0, 0.0)
+    assert score("rouge1000000000000", "a b", "a b") == RougeScore(0.0, 0.0, 0.0)
+    assert score("rouge3", "a b c", "x a b c") == RougeScore(0.5, 1.0, 2 / 3)
 
 
 def test_lsum_token_budgets_prevent_double_counting() -> None:

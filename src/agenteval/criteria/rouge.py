@@ -26,8 +26,8 @@ from agenteval.schema.metric import RougeCriterion
 _Gram = TypeVar("_Gram", str, tuple[str, ...])
 
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# Go parses N with strconv.Atoi: an optional '+', leading zeros, at most int64.
 _ROUGE_N = re.compile(r"rouge\+?([0-9]+)")
-# Go parses N with strconv.Atoi, which rejects values beyond int64.
 _MAX_N = (1 << 63) - 1
 _MEASURES = ("f1", "precision", "recall")
 
@@ -98,7 +98,8 @@ def _overlap(first: Counter[_Gram], second: Counter[_Gram]) -> int:
 
 def rouge_n(target_tokens: Sequence[str], prediction_tokens: Sequence[str], n: int) -> RougeScore:
     """ROUGE-N: clipped n-gram overlap of prediction and target."""
-    if not target_tokens or not prediction_tokens:
+    if n > min(len(target_tokens), len(prediction_tokens)):
+        # One side has no n-gram at all (this also covers empty inputs and huge N).
         return _ZERO
     if n == 1:
         # Plain tokens count the same as 1-tuples, and faster.
