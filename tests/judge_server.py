@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import re
 import sys
@@ -26,6 +25,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from aiohttp import web
@@ -98,14 +98,21 @@ class Reply:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request as the server received it."""
+    """One request as the server received it; ``body`` is the parsed JSON (``None`` if not JSON)."""
 
     method: str
     path: str
     headers: dict[str, str]
     raw: bytes
-    body: Any
     received_at: float
+
+    @cached_property
+    def body(self) -> Any:
+        """The request body parsed as JSON (parsed on first use: benchmarks never look)."""
+        try:
+            return json.loads(self.raw) if self.raw else None
+        except ValueError:
+            return None
 
     @property
     def prompt(self) -> str:
@@ -154,7 +161,6 @@ class JudgeServer:
         self._loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
-        self._stopping: asyncio.Event | None = None
         self._port = 0
         self.in_flight = 0
         self.max_in_flight = 0
@@ -241,7 +247,6 @@ class JudgeServer:
             return self.default
 
     async def _serve(self) -> None:
-        self._stopping = asyncio.Event()
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
@@ -251,27 +256,18 @@ class JudgeServer:
         self._port = int(self._runner.addresses[0][1])
 
     async def _shutdown(self) -> None:
-        if self._stopping is not None:
-            self._stopping.set()
         if self._runner is not None:
             await self._runner.cleanup()
 
     async def _pause(self, seconds: float) -> None:
-        # Waiting on the stop event lets a hanging handler end as soon as the server stops.
-        if seconds > 0 and self._stopping is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), seconds)
+        # A plain sleep is the cheapest wait; on stop, the runner cancels hanging handlers.
+        if seconds > 0:
+            await asyncio.sleep(seconds)
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
-        try:
-            body: Any = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
         headers = {k.lower(): v for k, v in request.headers.items()}
-        recorded = RecordedRequest(
-            request.method, request.path, headers, raw, body, time.monotonic()
-        )
+        recorded = RecordedRequest(request.method, request.path, headers, raw, time.monotonic())
         reply = self._choose(recorded)
         try:
             await self._pause(self.latency + reply.delay)
@@ -286,8 +282,7 @@ class JudgeServer:
         if request.method != "POST" or request.path.rstrip("/") != "/v1/chat/completions":
             missing = Reply.status_error(404, f"no route for {request.method} {request.path}")
             return _response(404, missing.body or b"", {})
-        model = body.get("model", "") if isinstance(body, dict) else ""
-        payload = reply.body if reply.body is not None else completion_body(reply, str(model))
+        payload = reply.body if reply.body is not None else completion_body(reply)
         return _response(reply.status, payload, reply.headers)
 
 
@@ -297,7 +292,7 @@ def _response(status: int, payload: bytes, headers: dict[str, str]) -> web.Respo
     )
 
 
-def completion_body(reply: Reply, model: str) -> bytes:
+def completion_body(reply: Reply, model: str = "loopback-judge") -> bytes:
     """The JSON body of a successful chat completion for ``reply``."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.reasoning_content is not None:

@@ -157,6 +157,8 @@ class PreparedCall:
     model: str
     body: Mapping[str, Any]
     sample_index: int = 0
+    # The body already encoded for the wire, when the backend made it while validating.
+    payload: bytes | None = field(default=None, compare=False, repr=False)
 
     def cache_key(self) -> str:
         """sha256 of endpoint, model, full body and sample index; never the API key."""

@@ -81,6 +81,7 @@ class JudgeClient:
         options: JudgeOptions | None = None,
         *,
         backend: JudgeBackend | None = None,
+        http: httpx.AsyncClient | None = None,
         seed: int | None = None,
     ) -> None:
         self.options = options or JudgeOptions()
@@ -95,7 +96,9 @@ class JudgeClient:
         self._rng = random.Random(seed)
         self._semaphore = asyncio.Semaphore(self.options.concurrency)
         self._cache: JudgeCache | None = None
-        self._http: httpx.AsyncClient | None = None
+        # A caller-supplied HTTP client (another transport, a proxy setup) is not closed by us.
+        self._http: httpx.AsyncClient | None = http
+        self._owns_http = http is None
         self._open = False
 
     async def __aenter__(self) -> JudgeClient:
@@ -116,13 +119,13 @@ class JudgeClient:
             return
         if self.options.cache_path is not None:
             self._cache = await JudgeCache.open(self.options.cache_path)
-        if not self.options.offline and self._override is None:
+        if self._http is None and not self.options.offline and self._override is None:
             self._http = open_http_client(self.options.concurrency, self.options.timeout)
         self._open = True
 
     async def aclose(self) -> None:
         """Close the HTTP client and the cache."""
-        if self._http is not None:
+        if self._http is not None and self._owns_http:
             await self._http.aclose()
             self._http = None
         if self._cache is not None:
@@ -159,7 +162,7 @@ class JudgeClient:
     ) -> JudgeReply:
         backend = self._backend_for(request.settings)
         call = backend.prepare(request, sample_index)
-        key = call.cache_key()
+        key = call.cache_key() if self._cache is not None else ""
         if self._cache is not None:
             hit = await self._cache.get(key)
             if hit is not None:

@@ -1,0 +1,127 @@
+"""Judge-call throughput: our JudgeClient against the loopback judge with injected latency.
+
+Prints wall time / ideal time per concurrency, where ideal = calls x latency /
+concurrency.  The cache is disabled and every prompt is distinct, so each call
+is a real HTTP request.  The server runs in a separate process by default (a
+remote judge does not share our interpreter); ``--in-process`` runs it in a
+thread of this process instead.  ``--transport httpx-default`` swaps in
+httpx's own async transport for comparison.
+
+    .venv/bin/python bench/judge_throughput.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from agenteval.judge import (  # noqa: E402
+    JudgeClient,
+    JudgeOptions,
+    JudgeReply,
+    JudgeRequest,
+    resolve_settings,
+)
+from agenteval.schema.metric import JudgeModel  # noqa: E402
+from judge_server import JudgeServer  # noqa: E402
+
+
+async def run_calls(base_url: str, calls: int, concurrency: int, transport: str) -> float:
+    """Make ``calls`` distinct judge calls; return the wall time in seconds."""
+    model = JudgeModel.model_validate(
+        {"providerName": "openai", "modelName": "bench", "baseURL": base_url, "apiKey": "sk-b"}
+    )
+    settings = resolve_settings(model, environ={})
+    options = JudgeOptions(concurrency=concurrency, cache_path=None, timeout=60.0)
+    http = None
+    if transport == "httpx-default":
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        http = httpx.AsyncClient(limits=limits, timeout=60.0)
+    try:
+        async with JudgeClient(options, http=http) as client:
+            requests = [
+                JudgeRequest.user_prompt(settings, f"bench prompt {concurrency}/{i}")
+                for i in range(calls)
+            ]
+            started = time.perf_counter()
+            replies = await asyncio.gather(
+                *(client.complete(r, metric_name="bench") for r in requests)
+            )
+            wall = time.perf_counter() - started
+    finally:
+        if http is not None:
+            await http.aclose()
+    assert all(isinstance(r, JudgeReply) for r in replies)
+    assert client.usage.total.calls == calls
+    return wall
+
+
+def main() -> int:
+    """Run the benchmark and print one line per concurrency."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--calls-at-1", type=int, default=100, help="calls at concurrency 1")
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--in-process", action="store_true", help="serve from a thread")
+    parser.add_argument(
+        "--transport", choices=["httpx-aiohttp", "httpx-default"], default="httpx-aiohttp"
+    )
+    args = parser.parse_args()
+
+    server: JudgeServer | None = None
+    process: subprocess.Popen[str] | None = None
+    if args.in_process:
+        server = JudgeServer(latency=args.latency).start()
+        base_url = server.base_url
+    else:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "tests" / "judge_server.py"),
+                "--latency",
+                str(args.latency),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        base_url = process.stdout.readline().strip()
+    where = "a thread of this process" if args.in_process else "a separate process"
+    print(
+        f"transport {args.transport}; server in {where}; "
+        f"latency {args.latency * 1000:g} ms; cache disabled"
+    )
+    print(f"{'concurrency':>11} {'calls':>6} {'wall s':>8} {'ideal s':>8} {'wall/ideal':>10}")
+    try:
+        for concurrency in args.concurrency:
+            calls = args.calls_at_1 if concurrency == 1 else args.calls
+            wall = asyncio.run(run_calls(base_url, calls, concurrency, args.transport))
+            ideal = calls * args.latency / concurrency
+            note = ""
+            if calls != args.calls:
+                note = f"  ({calls} calls instead of {args.calls}; ideal scaled to {calls} calls)"
+            ratio = wall / ideal
+            print(f"{concurrency:>11} {calls:>6} {wall:>8.2f} {ideal:>8.2f} {ratio:>10.2f}{note}")
+    finally:
+        if server is not None:
+            server.stop()
+        if process is not None:
+            assert process.stdin is not None
+            process.stdin.close()
+            process.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
