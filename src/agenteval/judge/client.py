@@ -1,14 +1,12 @@
 """``JudgeClient``: cache + limits + backend behind one ``complete`` call.
 
 One client per run: it owns the shared HTTP client (pool sized to the
-concurrency), the cache connection, the global concurrency semaphore, the
-optional rate limiter, the budgets and the usage ledger.
+concurrency), the cache connection, the call limiter (global concurrency,
+rate limit, timeout, retries), the budgets and the usage ledger.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,20 +15,12 @@ from types import TracebackType
 import httpx
 
 from agenteval.errors import JudgeError
-from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
+from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.config import OPENAI_PROVIDER, JudgeSettings
-from agenteval.judge.errors import (
-    JudgeCacheMiss,
-    JudgeConfigError,
-    JudgeTransientError,
-    JudgeUnavailable,
-    redact,
-)
-from agenteval.judge.limits import Budget, RateLimiter, RetryPolicy, UsageLedger
+from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, redact
+from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
 from agenteval.judge.openai import OpenAIBackend, open_http_client
-
-_log = logging.getLogger("agenteval.judge")
 
 
 @dataclass(frozen=True)
@@ -86,15 +76,15 @@ class JudgeClient:
     ) -> None:
         self.options = options or JudgeOptions()
         self.usage = UsageLedger()
-        self._policy = self.options.retry_policy
         self._override = backend
         self._backends: dict[JudgeSettings, OpenAIBackend] = {}
         self._budget = Budget(self.options.max_calls, self.options.max_tokens)
-        self._rate = (
-            RateLimiter(self.options.rate_limit_rpm) if self.options.rate_limit_rpm else None
+        self._limiter = CallLimiter(
+            self.options.concurrency,
+            self.options.retry_policy,
+            self.options.rate_limit_rpm,
+            random.Random(seed),
         )
-        self._rng = random.Random(seed)
-        self._semaphore = asyncio.Semaphore(self.options.concurrency)
         self._cache: JudgeCache | None = None
         # A caller-supplied HTTP client (another transport, a proxy setup) is not closed by us.
         self._http: httpx.AsyncClient | None = http
@@ -177,7 +167,12 @@ class JudgeClient:
         self._budget.reserve_call()
         self.usage.record_call(metric_name)
         try:
-            reply = await self._attempt_until_done(backend, call, metric_name, who)
+            reply = await self._limiter.call(
+                lambda: backend.send(call),
+                who=who,
+                label=metric_name,
+                on_retry=lambda: self.usage.record_retry(metric_name),
+            )
         except JudgeError:
             self.usage.record_failure(metric_name)
             raise
@@ -197,41 +192,3 @@ class JudgeClient:
             backend = OpenAIBackend(settings, self._http)
             self._backends[settings] = backend
         return backend
-
-    async def _attempt_until_done(
-        self, backend: JudgeBackend, call: PreparedCall, metric_name: str, who: str
-    ) -> JudgeReply:
-        policy = self._policy
-        last: JudgeTransientError | None = None
-        for attempt in range(policy.attempts):
-            if last is not None:
-                delay = policy.delay(attempt - 1, last.retry_after, self._rng)
-                _log.info(
-                    "judge retry %d/%d for metric %s (%s) in %.3f s after: %s",
-                    attempt,
-                    policy.retries,
-                    metric_name,
-                    who,
-                    delay,
-                    last,
-                )
-                self.usage.record_retry(metric_name)
-                await asyncio.sleep(delay)
-            try:
-                return await self._attempt(backend, call)
-            except JudgeTransientError as exc:
-                last = exc
-        raise JudgeUnavailable(
-            f"response error: {who} failed after {policy.attempts} attempt(s); last error: {last}"
-        )
-
-    async def _attempt(self, backend: JudgeBackend, call: PreparedCall) -> JudgeReply:
-        # A call waiting out its backoff holds no slot, so others keep the pool busy.
-        async with self._semaphore:
-            if self._rate is not None:
-                await self._rate.acquire()
-            try:
-                async with asyncio.timeout(self._policy.timeout):
-                    return await backend.send(call)
-            except TimeoutError:
-                raise JudgeTransientError(f"no reply within {self._policy.timeout:g} s") from None

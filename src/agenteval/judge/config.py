@@ -74,6 +74,12 @@ class Secret:
         # Pickling would copy the key to disk or another process: refuse.
         raise TypeError("a Secret cannot be pickled")
 
+    def __copy__(self) -> Secret:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
+        return self
+
 
 @dataclass(frozen=True)
 class GenerationConfig:

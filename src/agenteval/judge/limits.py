@@ -1,4 +1,4 @@
-"""Limits on judge calls: retry policy, rate limit, budgets and usage accounting.
+"""Limits on judge calls: concurrency, retries, rate limit, budgets and usage accounting.
 
 Retries follow the OpenAI SDKs: connection errors, timeouts, 408, 409, 429 and
 5xx are retried with exponential backoff (0.5 s doubling, capped at 8 s,
@@ -9,15 +9,20 @@ minus up to 25 % jitter); a server hint in ``retry-after-ms`` or
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from typing import TypeVar
 
 from agenteval.judge.backend import TokenUsage
-from agenteval.judge.errors import JudgeBudgetExhausted
+from agenteval.judge.errors import JudgeBudgetExhausted, JudgeTransientError, JudgeUnavailable
+
+_log = logging.getLogger("agenteval.judge")
+T = TypeVar("T")
 
 _RETRYABLE_4XX = frozenset({408, 409, 429})
 
@@ -110,6 +115,72 @@ class RateLimiter:
         self._next = slot + self._interval
         if slot > now:
             await self._sleep(slot - now)
+
+
+class CallLimiter:
+    """The run-wide gate for judge attempts: concurrency, rate limit, timeout and retries."""
+
+    def __init__(
+        self,
+        concurrency: int,
+        policy: RetryPolicy,
+        rate_limit_rpm: float | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.policy = policy
+        self._semaphore = asyncio.Semaphore(concurrency)
+        self._rate = RateLimiter(rate_limit_rpm) if rate_limit_rpm else None
+        self._rng = rng or random.Random()
+
+    async def call(
+        self,
+        attempt: Callable[[], Awaitable[T]],
+        *,
+        who: str,
+        label: str,
+        on_retry: Callable[[], None] | None = None,
+    ) -> T:
+        """Run ``attempt`` until it succeeds, fails for good, or the retries run out.
+
+        ``attempt`` raises ``JudgeTransientError`` for a failure worth retrying;
+        any other exception ends the call at once.  Running out of retries
+        raises ``JudgeUnavailable`` naming ``who`` and the last error.
+        """
+        policy = self.policy
+        last: JudgeTransientError | None = None
+        for number in range(policy.attempts):
+            if last is not None:
+                delay = policy.delay(number - 1, last.retry_after, self._rng)
+                _log.info(
+                    "judge retry %d/%d for metric %s (%s) in %.3f s after: %s",
+                    number,
+                    policy.retries,
+                    label,
+                    who,
+                    delay,
+                    last,
+                )
+                if on_retry is not None:
+                    on_retry()
+                await asyncio.sleep(delay)
+            try:
+                return await self._once(attempt)
+            except JudgeTransientError as exc:
+                last = exc
+        raise JudgeUnavailable(
+            f"response error: {who} failed after {policy.attempts} attempt(s); last error: {last}"
+        )
+
+    async def _once(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        # A call waiting out its backoff holds no slot, so others keep the pool busy.
+        async with self._semaphore:
+            if self._rate is not None:
+                await self._rate.acquire()
+            try:
+                async with asyncio.timeout(self.policy.timeout):
+                    return await attempt()
+            except TimeoutError:
+                raise JudgeTransientError(f"no reply within {self.policy.timeout:g} s") from None
 
 
 class Budget:
