@@ -18,7 +18,18 @@ import tempfile
 import time
 from pathlib import Path
 
-CITIES = ["Paris", "Rome", "Oslo", "Berlin", "Madrid", "Lisbon", "Vienna", "Prague", "Dublin", "Athens"]
+CITIES = [
+    "Paris",
+    "Rome",
+    "Oslo",
+    "Berlin",
+    "Madrid",
+    "Lisbon",
+    "Vienna",
+    "Prague",
+    "Dublin",
+    "Athens",
+]
 CONDITIONS = ["sunny", "cloudy", "rainy", "windy", "snowy"]
 
 
@@ -27,11 +38,24 @@ def make_case(index: int, rng: random.Random) -> dict[str, object]:
     city = rng.choice(CITIES)
     condition = rng.choice(CONDITIONS)
     temp = rng.randint(-5, 35)
-    answer = {"city": city, "summary": f"The weather in {city} is {condition} at {temp} degrees today.", "temp": temp}
+    answer = {
+        "city": city,
+        "summary": f"The weather in {city} is {condition} at {temp} degrees today.",
+        "temp": temp,
+    }
     tools = [
-        {"id": "c1", "name": "get_weather", "arguments": {"city": city, "unit": "celsius"},
-         "result": {"city": city, "temp": temp, "condition": condition}},
-        {"id": "c2", "name": "get_time", "arguments": {"city": city}, "result": {"time": f"{rng.randint(0, 23)}:00"}},
+        {
+            "id": "c1",
+            "name": "get_weather",
+            "arguments": {"city": city, "unit": "celsius"},
+            "result": {"city": city, "temp": temp, "condition": condition},
+        },
+        {
+            "id": "c2",
+            "name": "get_time",
+            "arguments": {"city": city},
+            "result": {"time": f"{rng.randint(0, 23)}:00"},
+        },
     ]
     actual_answer = dict(answer)
     actual_tools = json.loads(json.dumps(tools))
@@ -43,24 +67,48 @@ def make_case(index: int, rng: random.Random) -> dict[str, object]:
     return {
         "evalId": f"case_{index:05d}",
         "evalMode": "trace",
-        "actualConversation": [{"invocationId": "t1", "userContent": user,
-                                "finalResponse": {"role": "assistant", "content": json.dumps(actual_answer)},
-                                "tools": list(reversed(actual_tools))}],
-        "conversation": [{"invocationId": "t1", "userContent": user,
-                          "finalResponse": {"role": "assistant", "content": json.dumps(answer)},
-                          "tools": tools}],
+        "actualConversation": [
+            {
+                "invocationId": "t1",
+                "userContent": user,
+                "finalResponse": {"role": "assistant", "content": json.dumps(actual_answer)},
+                "tools": list(reversed(actual_tools)),
+            }
+        ],
+        "conversation": [
+            {
+                "invocationId": "t1",
+                "userContent": user,
+                "finalResponse": {"role": "assistant", "content": json.dumps(answer)},
+                "tools": tools,
+            }
+        ],
         "sessionInput": {"userId": "bench"},
     }
 
 
 METRICS = [
-    {"metricName": "tool_trajectory_avg_score", "threshold": 1.0,
-     "criterion": {"toolTrajectory": {"toolStrategy": {"get_time": {"name": {}, "result": {"ignore": True}}}}}},
-    {"metricName": "answer", "evaluatorName": "final_response_avg_score", "threshold": 1.0,
-     "criterion": {"finalResponse": {
-         "text": {"matchStrategy": "skip", "length": {"min": 10, "max": 400}},
-         "json": {"matchStrategy": "exact"},
-         "rouge": {"rougeType": "rouge1", "threshold": {"f1": 0.8}}}}},
+    {
+        "metricName": "tool_trajectory_avg_score",
+        "threshold": 1.0,
+        "criterion": {
+            "toolTrajectory": {
+                "toolStrategy": {"get_time": {"name": {}, "result": {"ignore": True}}}
+            }
+        },
+    },
+    {
+        "metricName": "answer",
+        "evaluatorName": "final_response_avg_score",
+        "threshold": 1.0,
+        "criterion": {
+            "finalResponse": {
+                "text": {"matchStrategy": "skip", "length": {"min": 10, "max": 400}},
+                "json": {"matchStrategy": "exact"},
+                "rouge": {"rougeType": "rouge1", "threshold": {"f1": 0.8}},
+            }
+        },
+    },
 ]
 
 
@@ -73,10 +121,23 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         evalset = root / "bench.evalset.json"
-        evalset.write_text(json.dumps({"evalSetId": "bench", "evalCases": [make_case(i, rng) for i in range(args.cases)]}))
+        evalset.write_text(
+            json.dumps(
+                {"evalSetId": "bench", "evalCases": [make_case(i, rng) for i in range(args.cases)]}
+            )
+        )
         (root / "bench.metrics.json").write_text(json.dumps(METRICS))
-        command = [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset), "--quiet",
-                   "--output", str(root / "out")]
+        command = [
+            sys.executable,
+            "-m",
+            "agenteval",
+            "run",
+            "--evalset",
+            str(evalset),
+            "--quiet",
+            "--output",
+            str(root / "out"),
+        ]
         started = time.perf_counter()
         proc = subprocess.run(command, capture_output=True, text=True, check=False)
         wall = time.perf_counter() - started
@@ -85,8 +146,10 @@ def main() -> None:
         sys.exit(f"agenteval failed with exit code {proc.returncode}:\n{proc.stderr}")
     print(proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else "")
     rate = args.cases / wall
-    print(f"cases: {args.cases}  wall: {wall:.2f} s  rate: {rate:,.0f} cases/s  "
-          f"(target >= 2,000: {rate / 2000:.2f}x of target)  peak RSS: {peak_kib / 1024:.0f} MiB")
+    print(
+        f"cases: {args.cases}  wall: {wall:.2f} s  rate: {rate:,.0f} cases/s  "
+        f"(target >= 2,000: {rate / 2000:.2f}x of target)  peak RSS: {peak_kib / 1024:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@ from agenteval.turns import CaseLayoutError, case_turns
 
 
 def turn(text: str, answer: str | None = None, **extra: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {"invocationId": f"id-{text}", "userContent": {"role": "user", "content": text}}
+    data: dict[str, Any] = {
+        "invocationId": f"id-{text}",
+        "userContent": {"role": "user", "content": text},
+    }
     if answer is not None:
         data["finalResponse"] = {"role": "assistant", "content": answer}
     data.update(extra)
@@ -40,7 +43,9 @@ def test_trace_with_both_conversations() -> None:
 
 
 def test_trace_actual_only_gives_placeholders() -> None:
-    actual, expected = case_turns(case(evalMode="trace", actualConversation=[turn("a", "x", tools=[{"name": "t"}])]))
+    actual, expected = case_turns(
+        case(evalMode="trace", actualConversation=[turn("a", "x", tools=[{"name": "t"}])])
+    )
     assert texts(expected) == ["a"]
     assert expected[0].final_response is None and not expected[0].tools
     assert expected[0].invocation_id == actual[0].invocation_id
@@ -64,16 +69,45 @@ def test_default_mode_uses_supplied_traces() -> None:
     [
         ({"conversation": [turn("a")]}, "--traces"),
         ({"conversationScenario": SCENARIO}, "user simulator"),
-        ({"conversation": [turn("a")], "conversationScenario": SCENARIO}, "cannot both be configured"),
+        (
+            {"conversation": [turn("a")], "conversationScenario": SCENARIO},
+            "cannot both be configured",
+        ),
         ({}, "invocations are empty"),
         ({"actualConversation": [turn("a")]}, "only supported in trace mode"),
         ({"evalMode": "trace"}, "invocations are empty"),
-        ({"evalMode": "trace", "actualConversation": [turn("a")], "conversationScenario": SCENARIO}, "not supported in trace mode"),
-        ({"evalMode": "trace", "actualConversation": [turn("a"), turn("b")], "conversation": [turn("a")]}, "length 2 does not match conversation length 1"),
-        ({"evalMode": "trace", "actualConversation": [turn("a"), None]}, "actual invocation is nil at index 1"),
-        ({"evalMode": "trace", "actualConversation": [{"invocationId": "x"}]}, "user content is nil at index 0"),
-        ({"evalMode": "trace", "actualConversation": [turn("a")], "expectedRunnerEnabled": True}, "expectedRunnerEnabled"),
-        ({"evalMode": "trace", "actualConversation": [turn("a")], "sessionInput": None}, "session input is nil"),
+        (
+            {
+                "evalMode": "trace",
+                "actualConversation": [turn("a")],
+                "conversationScenario": SCENARIO,
+            },
+            "not supported in trace mode",
+        ),
+        (
+            {
+                "evalMode": "trace",
+                "actualConversation": [turn("a"), turn("b")],
+                "conversation": [turn("a")],
+            },
+            "length 2 does not match conversation length 1",
+        ),
+        (
+            {"evalMode": "trace", "actualConversation": [turn("a"), None]},
+            "actual invocation is nil at index 1",
+        ),
+        (
+            {"evalMode": "trace", "actualConversation": [{"invocationId": "x"}]},
+            "user content is nil at index 0",
+        ),
+        (
+            {"evalMode": "trace", "actualConversation": [turn("a")], "expectedRunnerEnabled": True},
+            "expectedRunnerEnabled",
+        ),
+        (
+            {"evalMode": "trace", "actualConversation": [turn("a")], "sessionInput": None},
+            "session input is nil",
+        ),
     ],
 )
 def test_layout_errors(fields: dict[str, Any], message: str) -> None:
@@ -91,5 +125,11 @@ def test_context_messages_are_attached_to_turns_without_them() -> None:
             actualConversation=[turn("a"), turn("b", contextMessages=[own])],
         )
     )
-    assert [t.context_messages[0].content for t in actual if t.context_messages] == ["be brief", "own"]
-    assert [t.context_messages[0].content for t in expected if t.context_messages] == ["be brief", "be brief"]
+    assert [t.context_messages[0].content for t in actual if t.context_messages] == [
+        "be brief",
+        "own",
+    ]
+    assert [t.context_messages[0].content for t in expected if t.context_messages] == [
+        "be brief",
+        "be brief",
+    ]

@@ -12,8 +12,18 @@ import pytest
 GOOD_CASE = {
     "evalId": "ok",
     "evalMode": "trace",
-    "actualConversation": [{"userContent": {"role": "user", "content": "hi"}, "finalResponse": {"role": "assistant", "content": "hello"}}],
-    "conversation": [{"userContent": {"role": "user", "content": "hi"}, "finalResponse": {"role": "assistant", "content": "hel(lo"}}],
+    "actualConversation": [
+        {
+            "userContent": {"role": "user", "content": "hi"},
+            "finalResponse": {"role": "assistant", "content": "hello"},
+        }
+    ],
+    "conversation": [
+        {
+            "userContent": {"role": "user", "content": "hi"},
+            "finalResponse": {"role": "assistant", "content": "hel(lo"},
+        }
+    ],
     "sessionInput": {"userId": "u"},
 }
 
@@ -43,7 +53,9 @@ def broken_dir(tmp_path: Path) -> Path:
             ],
         },
     )
-    _write(d / "types.metrics.json", [{"metricName": "tool_trajectory_avg_score", "threshold": "high"}])
+    _write(
+        d / "types.metrics.json", [{"metricName": "tool_trajectory_avg_score", "threshold": "high"}]
+    )
     # unknown metric name, unknown matchStrategy, bad regex
     _write(d / "metrics.evalset.json", {"evalSetId": "metrics", "evalCases": [GOOD_CASE]})
     _write(
@@ -68,7 +80,11 @@ def broken_dir(tmp_path: Path) -> Path:
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -79,7 +95,10 @@ EXPECTED = [
     ("types.evalset.json: evalCases[2].evalId", "duplicate evalId 'dup'"),
     ("types.metrics.json: [0].threshold", "expected a number, got a string"),
     ("metrics.metrics.json: [0].metricName", "unknown evaluator 'tool_trajectory_avg_scor'"),
-    ("metrics.metrics.json: [1].criterion.finalResponse.text.matchStrategy", "unknown matchStrategy 'fuzzy'"),
+    (
+        "metrics.metrics.json: [1].criterion.finalResponse.text.matchStrategy",
+        "unknown matchStrategy 'fuzzy'",
+    ),
     ("metrics.evalset.json: evalCases[0].conversation[0].finalResponse.content", "invalid regex"),
 ]
 
@@ -87,14 +106,18 @@ EXPECTED = [
 @pytest.mark.parametrize("command", ["validate", "run"])
 def test_every_problem_is_reported(broken_dir: Path, command: str) -> None:
     """Both commands print each problem once with file and JSON path, exit 2, no traceback."""
-    result = _run(command, "--evalset", str(broken_dir), "--evalset", str(broken_dir / "missing.evalset.json"))
+    result = _run(
+        command, "--evalset", str(broken_dir), "--evalset", str(broken_dir / "missing.evalset.json")
+    )
     assert result.returncode == 2, result.stdout + result.stderr
     err = result.stderr
     assert "Traceback" not in err and "Traceback" not in result.stdout
     for where, what in EXPECTED:
         lines = [line for line in err.splitlines() if where in line and what in line]
         assert lines, f"missing problem {where!r} / {what!r} in:\n{err}"
-    assert any("missing.evalset.json" in line and "file not found" in line for line in err.splitlines())
+    assert any(
+        "missing.evalset.json" in line and "file not found" in line for line in err.splitlines()
+    )
     assert "did you mean 'tool_trajectory_avg_score'" in err
     assert "nothing was scored" in err
 
@@ -102,7 +125,9 @@ def test_every_problem_is_reported(broken_dir: Path, command: str) -> None:
 def test_missing_metrics_file_is_an_error_when_named(tmp_path: Path) -> None:
     """An explicit --metrics path that does not exist is a problem (not silently zero metrics)."""
     evalset = _write(tmp_path / "x.evalset.json", {"evalSetId": "x", "evalCases": [GOOD_CASE]})
-    result = _run("validate", "--evalset", str(evalset), "--metrics", str(tmp_path / "nope.metrics.json"))
+    result = _run(
+        "validate", "--evalset", str(evalset), "--metrics", str(tmp_path / "nope.metrics.json")
+    )
     assert result.returncode == 2
     assert "nope.metrics.json: file not found" in result.stderr
 
@@ -110,7 +135,9 @@ def test_missing_metrics_file_is_an_error_when_named(tmp_path: Path) -> None:
 def test_valid_files_pass_validation(tmp_path: Path) -> None:
     """A correct eval set and metric file validate with exit 0."""
     evalset = _write(tmp_path / "x.evalset.json", {"evalSetId": "x", "evalCases": [GOOD_CASE]})
-    _write(tmp_path / "x.metrics.json", [{"metricName": "tool_trajectory_avg_score", "threshold": 1}])
+    _write(
+        tmp_path / "x.metrics.json", [{"metricName": "tool_trajectory_avg_score", "threshold": 1}]
+    )
     result = _run("validate", "--evalset", str(evalset))
     assert result.returncode == 0, result.stderr
     assert "1 case(s)" in result.stdout

@@ -31,25 +31,49 @@ T = TypeVar("T")
 
 EvalsetOpt = Annotated[
     list[str],
-    typer.Option("--evalset", "-e", help="Eval set file, directory of *.evalset.json, or glob. Repeatable."),
+    typer.Option(
+        "--evalset", "-e", help="Eval set file, directory of *.evalset.json, or glob. Repeatable."
+    ),
 ]
 MetricsOpt = Annotated[
     str | None,
-    typer.Option("--metrics", "-m", help="Metric file (or a directory). Default: <evalSetId>.metrics.json beside each eval set."),
+    typer.Option(
+        "--metrics",
+        "-m",
+        help="Metric file (or a directory). Default: <evalSetId>.metrics.json beside each eval set.",
+    ),
 ]
 TracesOpt = Annotated[
     str | None,
-    typer.Option("--traces", help="Actual turns for cases that carry none: a *.evalset_result.json or JSON/JSONL of {evalId, actualConversation}."),
+    typer.Option(
+        "--traces",
+        help="Actual turns for cases that carry none: a *.evalset_result.json or JSON/JSONL of {evalId, actualConversation}.",
+    ),
 ]
 CaseOpt = Annotated[list[str], typer.Option("--case", help="Only this evalId. Repeatable.")]
 MetricOpt = Annotated[list[str], typer.Option("--metric", help="Only this metricName. Repeatable.")]
-SkipOpt = Annotated[list[str], typer.Option("--skip-metric", help="Skip this metricName on purpose. Repeatable.")]
-PluginOpt = Annotated[list[str], typer.Option("--plugin", help="Import this module or .py file to register plugins. Repeatable.")]
-AggregatorOpt = Annotated[
-    str | None, typer.Option("--case-aggregator", help="Registered case aggregator to score cases (default: all metrics must pass).")
+SkipOpt = Annotated[
+    list[str], typer.Option("--skip-metric", help="Skip this metricName on purpose. Repeatable.")
 ]
-VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")]
+PluginOpt = Annotated[
+    list[str],
+    typer.Option(
+        "--plugin", help="Import this module or .py file to register plugins. Repeatable."
+    ),
+]
+AggregatorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--case-aggregator",
+        help="Registered case aggregator to score cases (default: all metrics must pass).",
+    ),
+]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")
+]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
+]
 
 
 def _stderr() -> Console:
@@ -97,15 +121,37 @@ def run(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
-    app_name: Annotated[str, typer.Option("--app", help="Application name used in result file names.")] = "agenteval",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write <app>_<evalSetId>_<uuid>.evalset_result.json files here.")] = None,
-    json_file: Annotated[Path | None, typer.Option("--json", help="Write the whole run as one JSON document.")] = None,
-    num_runs: Annotated[int, typer.Option("--num-runs", "-n", min=1, help="Repeat every case N times (pass@k / pass^k reported).")] = 1,
+    app_name: Annotated[
+        str, typer.Option("--app", help="Application name used in result file names.")
+    ] = "agenteval",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write <app>_<evalSetId>_<uuid>.evalset_result.json files here."
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None, typer.Option("--json", help="Write the whole run as one JSON document.")
+    ] = None,
+    num_runs: Annotated[
+        int,
+        typer.Option(
+            "--num-runs", "-n", min=1, help="Repeat every case N times (pass@k / pass^k reported)."
+        ),
+    ] = 1,
     case: CaseOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
     metric: MetricOpt = [],  # noqa: B006
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     case_aggregator: AggregatorOpt = None,
+    max_shown: Annotated[
+        int,
+        typer.Option(
+            "--max-shown",
+            min=0,
+            help="Cases per eval set printed in detail; the rest are counted (0 = all).",
+        ),
+    ] = console_report.DEFAULT_MAX_SHOWN,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -123,11 +169,21 @@ def run(
     )
 
     def body() -> int:
-        result = api.evaluate(evalset, options)
+        with api.relaxed_gc():
+            return report(api.evaluate(evalset, options))
+
+    def report(result: api.RunResult) -> int:
         if not quiet:
             _print_problems(result.warnings, warning=True)
         out = Console(highlight=False)
-        console_report.render_run(out, result.results, quiet=quiet, verbose=verbose, elapsed=result.elapsed)
+        console_report.render_run(
+            out,
+            result.results,
+            quiet=quiet,
+            verbose=verbose,
+            elapsed=result.elapsed,
+            max_shown=max_shown or None,
+        )
         written: list[Path] = []
         if output is not None:
             for item in result.results:
@@ -197,7 +253,12 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version_callback, is_eager=True, help="Print the version."
+        ),
+    ] = False,
 ) -> None:
     """Score recorded AI-agent traces with deterministic comparers and LLM judges."""
 

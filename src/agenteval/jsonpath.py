@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 # Pydantic inserts validator and union tags into error locations; they are not JSON keys.
-_TAG_PREFIXES = ("function-", "json-or-python", "lax-or-strict", "nullable", "union[", "tagged-union")
+_TAG_PREFIXES = (
+    "function-",
+    "json-or-python",
+    "lax-or-strict",
+    "nullable",
+    "union[",
+    "tagged-union",
+)
 
 
 def render(loc: Iterable[int | str]) -> str:

@@ -79,7 +79,9 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
         elif kind == "enum":
             expected = item.get("ctx", {}).get("expected", "")
             message = f"unknown value {item.get('input')!r}"
-            problems.append(Problem(file, path, message, f"expected {expected}" if expected else ""))
+            problems.append(
+                Problem(file, path, message, f"expected {expected}" if expected else "")
+            )
             continue
         else:
             message = item["msg"]
@@ -124,16 +126,28 @@ def _case_rules(file: str, cases: list[tuple[int, str, str, bool]]) -> list[Prob
     for index, eval_id, mode, id_is_str in cases:
         base = f"evalCases[{index}]"
         if id_is_str and not eval_id.strip():
-            problems.append(Problem(file, f"{base}.evalId", "evalId is empty", "every case needs an id"))
+            problems.append(
+                Problem(file, f"{base}.evalId", "evalId is empty", "every case needs an id")
+            )
         elif eval_id in seen:
             problems.append(
-                Problem(file, f"{base}.evalId", f"duplicate evalId {eval_id!r}", f"first used at evalCases[{seen[eval_id]}]")
+                Problem(
+                    file,
+                    f"{base}.evalId",
+                    f"duplicate evalId {eval_id!r}",
+                    f"first used at evalCases[{seen[eval_id]}]",
+                )
             )
         elif eval_id:
             seen[eval_id] = index
         if mode not in EVAL_MODES:
             problems.append(
-                Problem(file, f"{base}.evalMode", f"unknown evalMode {mode!r}", 'use "trace" or leave it empty')
+                Problem(
+                    file,
+                    f"{base}.evalMode",
+                    f"unknown evalMode {mode!r}",
+                    'use "trace" or leave it empty',
+                )
             )
     return problems
 
@@ -146,12 +160,19 @@ def parse_evalset(text: str, file: str) -> tuple[EvalSet | None, list[Problem]]:
         problems = validation_problems(file, exc)
         raw = _raw_entries(text, "evalCases")
         cases = [
-            (i, _field(c, "evalId"), _field(c, "evalMode"), isinstance(c, dict) and isinstance(c.get("evalId", ""), str | None))
+            (
+                i,
+                _field(c, "evalId"),
+                _field(c, "evalMode"),
+                isinstance(c, dict) and isinstance(c.get("evalId", ""), str | None),
+            )
             for i, c in enumerate(raw)
             if c is not None
         ]
         return None, problems + _case_rules(file, cases)
-    cases = [(i, c.eval_id, c.eval_mode, True) for i, c in enumerate(evalset.eval_cases) if c is not None]
+    cases = [
+        (i, c.eval_id, c.eval_mode, True) for i, c in enumerate(evalset.eval_cases) if c is not None
+    ]
     return evalset, _case_rules(file, cases)
 
 
@@ -164,7 +185,12 @@ def _metric_rules(file: str, names: list[tuple[int, str, bool]]) -> list[Problem
             problems.append(Problem(file, f"{base}.metricName", "metricName is empty"))
         elif name in seen:
             problems.append(
-                Problem(file, f"{base}.metricName", f"duplicate metricName {name!r}", f"first defined at [{seen[name]}]")
+                Problem(
+                    file,
+                    f"{base}.metricName",
+                    f"duplicate metricName {name!r}",
+                    f"first defined at [{seen[name]}]",
+                )
             )
         elif name:
             seen[name] = index
@@ -180,7 +206,11 @@ def parse_metrics(
     except ValidationError as exc:
         raw = _raw_entries(text, None)
         names = [
-            (i, _field(m, "metricName"), isinstance(m, dict) and isinstance(m.get("metricName", ""), str | None))
+            (
+                i,
+                _field(m, "metricName"),
+                isinstance(m, dict) and isinstance(m.get("metricName", ""), str | None),
+            )
             for i, m in enumerate(raw)
         ]
         return [], validation_problems(file, exc) + _metric_rules(file, names)
@@ -205,12 +235,12 @@ def parse_metrics(
 
 def _expand_judge_env(metric: EvalMetric, environ: Mapping[str, str]) -> None:
     # Only these five judge-model fields are substituted (formats.md §3.12).
-    from agenteval.judge.env import expand_env
-
     judge = metric.criterion.llm_judge if metric.criterion else None
     model = judge.judge_model if judge else None
     if model is None:
         return
+    from agenteval.judge.env import expand_env  # the judge package is only loaded when needed
+
     for field in JUDGE_ENV_FIELDS:
         value = getattr(model, field)
         if "$" in value:
@@ -224,7 +254,11 @@ def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Probl
         try:
             inner = json.loads(text)
         except json.JSONDecodeError as exc:
-            return None, [Problem(file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+            return None, [
+                Problem(
+                    file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+                )
+            ]
         if isinstance(inner, str):
             text = inner
     try:
@@ -276,7 +310,11 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            return {}, [Problem(file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")]
+            return {}, [
+                Problem(
+                    file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+                )
+            ]
         records = [(f"[{i}]", item) for i, item in enumerate(data)]
     else:
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -329,14 +367,18 @@ def expand_evalset_paths(specs: Iterable[str]) -> tuple[list[Path], list[Problem
     for spec in specs:
         path = Path(spec)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.name.endswith(EVALSET_SUFFIX) and p.is_file())
+            found = sorted(
+                p for p in path.iterdir() if p.name.endswith(EVALSET_SUFFIX) and p.is_file()
+            )
             if not found:
                 problems.append(Problem(spec, "", f"no *{EVALSET_SUFFIX} files in this directory"))
             paths.extend(found)
         elif path.is_file():
             paths.append(path)
         elif globlib.has_magic(spec):
-            matches = sorted(Path(p) for p in globlib.glob(spec, recursive=True) if Path(p).is_file())
+            matches = sorted(
+                Path(p) for p in globlib.glob(spec, recursive=True) if Path(p).is_file()
+            )
             if not matches:
                 problems.append(Problem(spec, "", "the pattern matches no file"))
             paths.extend(matches)

@@ -95,6 +95,8 @@ def load_plugins(modules: Iterable[str]) -> None:
         except ModuleNotFoundError as exc:
             problems.append(Problem(f"--plugin {spec}", "", f"module not found ({exc.name})"))
         except Exception as exc:  # the plugin's own import-time code may raise anything
-            problems.append(Problem(f"--plugin {spec}", "", f"failed to load: {type(exc).__name__}: {exc}"))
+            problems.append(
+                Problem(f"--plugin {spec}", "", f"failed to load: {type(exc).__name__}: {exc}")
+            )
     if problems:
         raise ConfigError(problems)

@@ -142,7 +142,9 @@ async def evaluate_case(
         ran_metrics.append(metric)
         for index, item in enumerate(per_turn[: len(turn_results)]):
             turn_results[index].append(item)
-    score, status, problem = _aggregate(case, ran_metrics, overall_results, settings.case_aggregator)
+    score, status, problem = _aggregate(
+        case, ran_metrics, overall_results, settings.case_aggregator
+    )
     if problem:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, problem)
     per_invocation = [
@@ -183,8 +185,10 @@ def _aggregate(
         return 0.0, EvalStatus.FAILED, f"case aggregator failed: {exc}"
     valid = (EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED)
     if not math.isfinite(score) or status not in valid:
-        return 0.0, EvalStatus.FAILED, (
-            f"case aggregator returned an invalid result (score {score!r}, status {status!r})"
+        return (
+            0.0,
+            EvalStatus.FAILED,
+            (f"case aggregator returned an invalid result (score {score!r}, status {status!r})"),
         )
     return score, EvalStatus(status), ""
 

@@ -8,7 +8,7 @@ from agenteval.schema.evalset import EvalCase, Invocation, Message
 
 _NEEDS_TRACE = (
     "this case needs an agent run, which agenteval does not do: supply its recorded turns "
-    "with --traces FILE, or set evalMode \"trace\" and record them in actualConversation"
+    'with --traces FILE, or set evalMode "trace" and record them in actualConversation'
 )
 
 

@@ -21,7 +21,9 @@ class Findings:
     warnings: list[Problem] = field(default_factory=list)
 
 
-def check_metrics(metrics: Sequence[EvalMetric], file: str, skip: set[str], found: Findings) -> None:
+def check_metrics(
+    metrics: Sequence[EvalMetric], file: str, skip: set[str], found: Findings
+) -> None:
     """Every metric must name a registered evaluator with a valid configuration."""
     for index, metric in enumerate(metrics):
         if metric.metric_name in skip or not metric.metric_name:
@@ -32,7 +34,9 @@ def check_metrics(metrics: Sequence[EvalMetric], file: str, skip: set[str], foun
         if evaluator is None:
             closest = evaluators.closest(metric.evaluator)
             if metric.evaluator in KNOWN_BUILTINS:
-                hint = f"not available in this build; skip it with --skip-metric {metric.metric_name}"
+                hint = (
+                    f"not available in this build; skip it with --skip-metric {metric.metric_name}"
+                )
             elif closest:
                 hint = f"did you mean {closest!r}?"
             else:

@@ -42,7 +42,9 @@ def replay_evalset(example: str, tmp: Path) -> tuple[Path, Path, dict[str, Any]]
         case: dict[str, Any] = {
             "evalId": cr["evalId"],
             "evalMode": "trace",
-            "actualConversation": [p["actualInvocation"] for p in cr["evalMetricResultPerInvocation"]],
+            "actualConversation": [
+                p["actualInvocation"] for p in cr["evalMetricResultPerInvocation"]
+            ],
             "sessionInput": source["sessionInput"],
         }
         if source.get("conversation"):
@@ -58,7 +60,9 @@ def replay_evalset(example: str, tmp: Path) -> tuple[Path, Path, dict[str, Any]]
     return out, metrics_path, stored
 
 
-def _statuses_and_scores(ours: dict[str, Any], stored: dict[str, Any], check_case_score: bool) -> None:
+def _statuses_and_scores(
+    ours: dict[str, Any], stored: dict[str, Any], check_case_score: bool
+) -> None:
     assert ours["finalEvalStatus"] == stored["finalEvalStatus"], ours.get("errorMessage")
     if check_case_score:
         assert ours.get("score", 0) == pytest.approx(stored.get("score", 0), abs=1e-9)
@@ -105,19 +109,29 @@ def _summaries(ours: dict[str, Any], stored: dict[str, Any]) -> None:
     for mine, theirs in zip(ours["runSummaries"], stored["runSummaries"], strict=True):
         assert mine["overallStatus"] == theirs["overallStatus"]
         assert _counts(mine.get("caseStatusCounts")) == _counts(theirs.get("caseStatusCounts"))
-        assert _metric_summaries(mine.get("metricSummaries")) == _metric_summaries(theirs.get("metricSummaries"))
+        assert _metric_summaries(mine.get("metricSummaries")) == _metric_summaries(
+            theirs.get("metricSummaries")
+        )
     for mine, theirs in zip(ours["evalCaseSummaries"], stored["evalCaseSummaries"], strict=True):
         assert mine["evalId"] == theirs["evalId"]
         assert mine["overallStatus"] == theirs["overallStatus"]
         assert _counts(mine.get("runStatusCounts")) == _counts(theirs.get("runStatusCounts"))
-        assert _metric_summaries(mine.get("metricSummaries")) == _metric_summaries(theirs.get("metricSummaries"))
+        assert _metric_summaries(mine.get("metricSummaries")) == _metric_summaries(
+            theirs.get("metricSummaries")
+        )
         mine_runs = [(r["finalEvalStatus"], r.get("metricResults")) for r in mine["runSummaries"]]
-        their_runs = [(r["finalEvalStatus"], r.get("metricResults")) for r in theirs["runSummaries"]]
+        their_runs = [
+            (r["finalEvalStatus"], r.get("metricResults")) for r in theirs["runSummaries"]
+        ]
         assert [s for s, _ in mine_runs] == [s for s, _ in their_runs]
         for (_, mine_metrics), (_, their_metrics) in zip(mine_runs, their_runs, strict=True):
             assert [
-                (m["metricName"], m.get("score", 0), m["evalStatus"], m.get("threshold", 0)) for m in mine_metrics or []
-            ] == [(m["metricName"], m.get("score", 0), m["evalStatus"], m.get("threshold", 0)) for m in their_metrics or []]
+                (m["metricName"], m.get("score", 0), m["evalStatus"], m.get("threshold", 0))
+                for m in mine_metrics or []
+            ] == [
+                (m["metricName"], m.get("score", 0), m["evalStatus"], m.get("threshold", 0))
+                for m in their_metrics or []
+            ]
 
 
 def run_oracle(
@@ -163,7 +177,11 @@ def test_deterministic_oracles(example: str, tmp_path: Path) -> None:
 def test_c9_weighted_case_aggregator(tmp_path: Path) -> None:
     """C9: with the weighted aggregator the case scores 0.8 and passes although a metric failed."""
     ours = run_oracle(
-        "caseaggregation", tmp_path, plugins=("weighted_aggregator.py",), aggregator="weighted", check_case_score=True
+        "caseaggregation",
+        tmp_path,
+        plugins=("weighted_aggregator.py",),
+        aggregator="weighted",
+        check_case_score=True,
     )
     case = ours["evalCaseResults"][0]
     assert case["score"] == pytest.approx(0.8, abs=1e-9)
@@ -192,7 +210,16 @@ def test_c10_without_tokenizer_is_a_config_error(tmp_path: Path) -> None:
     """
     evalset, metrics, _ = replay_evalset("jieba", tmp_path)
     proc = subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset), "--metrics", str(metrics)],
+        [
+            sys.executable,
+            "-m",
+            "agenteval",
+            "run",
+            "--evalset",
+            str(evalset),
+            "--metrics",
+            str(metrics),
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -204,8 +231,10 @@ def test_c10_without_tokenizer_is_a_config_error(tmp_path: Path) -> None:
 
 def test_c11_case_level_rubric_tool_part(tmp_path: Path) -> None:
     """C11: the tool-trajectory metric passes with the LLM metric skipped (rubrics still validated)."""
-    evalset, metrics, stored = replay_evalset("llm/caselevelrubric", tmp_path)
-    run = evaluate([str(evalset)], Options(metrics=str(metrics), skip_metrics=["travel_answer_quality"]))
+    evalset, metrics, _ = replay_evalset("llm/caselevelrubric", tmp_path)
+    run = evaluate(
+        [str(evalset)], Options(metrics=str(metrics), skip_metrics=["travel_answer_quality"])
+    )
     case = run.results[0].case_results()[0]
     assert case.final_eval_status.value == "passed", case.error_message
     names = [m.metric_name for m in case.overall_eval_metric_results or []]
@@ -222,7 +251,11 @@ def test_c12_trace_example_self_check() -> None:
     assert case.eval_id == "trace_calc_add"
     assert case.final_eval_status.value == "passed", case.error_message
     metric = (case.overall_eval_metric_results or [])[0]
-    assert (metric.metric_name, metric.score, metric.eval_status.value) == ("tool_trajectory_avg_score", 1.0, "passed")
+    assert (metric.metric_name, metric.score, metric.eval_status.value) == (
+        "tool_trajectory_avg_score",
+        1.0,
+        "passed",
+    )
 
 
 def test_negative_control_changed_argument(tmp_path: Path) -> None:
@@ -273,7 +306,10 @@ def test_negative_control_no_trajectory_criterion(tmp_path: Path) -> None:
         del data[0]["criterion"]
 
     run = evaluate([str(evalset)], Options(metrics=str(_edited_metrics(metrics, tmp_path, edit))))
-    assert [c.final_eval_status.value for c in run.results[0].case_results()] == ["passed", "passed"]
+    assert [c.final_eval_status.value for c in run.results[0].case_results()] == [
+        "passed",
+        "passed",
+    ]
 
 
 def test_negative_control_no_final_response_criterion(tmp_path: Path) -> None:

@@ -43,8 +43,21 @@ def criterion(**fields: Any) -> RougeCriterion:
         (
             "trpc-agent-go is a Go framework for building AI agents by Tencent.",
             False,
-            ["trpc", "agent", "go", "is", "a", "go", "framework", "for", "building", "ai",
-             "agents", "by", "tencent"],
+            [
+                "trpc",
+                "agent",
+                "go",
+                "is",
+                "a",
+                "go",
+                "framework",
+                "for",
+                "building",
+                "ai",
+                "agents",
+                "by",
+                "tencent",
+            ],
         ),
         (
             "skies dying lying tying innings outings cannings",
@@ -85,8 +98,19 @@ def test_parse_valid_rouge_types(name: str, expected: RougeType) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["rouge", "rougen", "rouge0", "rouge-1", "", "Rouge1", "rougel", "rougeLSum", "rouge1 ",
-     "rouge1.5", "rouge99999999999999999999"],
+    [
+        "rouge",
+        "rougen",
+        "rouge0",
+        "rouge-1",
+        "",
+        "Rouge1",
+        "rougel",
+        "rougeLSum",
+        "rouge1 ",
+        "rouge1.5",
+        "rouge99999999999999999999",
+    ],
 )
 def test_parse_invalid_rouge_types(name: str) -> None:
     with pytest.raises(ValueError, match="invalid rouge type"):

@@ -50,6 +50,10 @@ def call_turn_compare(name: str, actual: Invocation, expected: Invocation) -> Ve
     if func is None:
         return mismatch(f"unknown compare function {name!r}")
     try:
-        return MATCH if func(actual, expected) else mismatch(f"compare function {name!r} returned false")
+        return (
+            MATCH
+            if func(actual, expected)
+            else mismatch(f"compare function {name!r} returned false")
+        )
     except Exception as exc:  # a user's function may raise anything; its message is the reason
         return mismatch(f"compare function {name!r} failed: {exc}")

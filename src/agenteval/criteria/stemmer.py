@@ -115,8 +115,9 @@ def _apply_first(word: str, rules: list[Rule]) -> str:
 def _step1a(word: str, mode: PorterMode) -> str:
     if mode is _NLTK and len(word) == 4 and word.endswith("ies"):
         return word[:-1]
-    return _apply_first(word, [("sses", "ss", None), ("ies", "i", None), ("ss", "ss", None),
-                               ("s", "", None)])
+    return _apply_first(
+        word, [("sses", "ss", None), ("ies", "i", None), ("ss", "ss", None), ("s", "", None)]
+    )
 
 
 def _step1b(word: str, mode: PorterMode) -> str:
@@ -176,12 +177,20 @@ _STEP2_REST: list[Rule] = [
 ]
 _STEP2_RULES: dict[PorterMode, list[Rule]] = {
     _ORIGINAL: [*_STEP2_COMMON, ("abli", "able", _positive_measure), *_STEP2_REST],
-    _MARTIN: [*_STEP2_COMMON, ("bli", "ble", _positive_measure), *_STEP2_REST,
-              ("logi", "log", _positive_measure)],
-    _NLTK: [*_STEP2_COMMON, ("bli", "ble", _positive_measure), *_STEP2_REST,
-            ("fulli", "ful", _positive_measure),
-            # NLTK measures the stem together with the kept 'l'.
-            ("logi", "log", lambda stem: _measure(stem + "l") > 0)],
+    _MARTIN: [
+        *_STEP2_COMMON,
+        ("bli", "ble", _positive_measure),
+        *_STEP2_REST,
+        ("logi", "log", _positive_measure),
+    ],
+    _NLTK: [
+        *_STEP2_COMMON,
+        ("bli", "ble", _positive_measure),
+        *_STEP2_REST,
+        ("fulli", "ful", _positive_measure),
+        # NLTK measures the stem together with the kept 'l'.
+        ("logi", "log", lambda stem: _measure(stem + "l") > 0),
+    ],
 }
 
 
@@ -203,8 +212,7 @@ _STEP3_RULES: list[Rule] = [
 
 _STEP4_RULES: list[Rule] = [
     (suffix, "", _measure_above_one)
-    for suffix in ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment",
-                   "ent")
+    for suffix in ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent")
 ]
 _STEP4_RULES.append(("ion", "", lambda stem: _measure(stem) > 1 and stem[-1:] in ("s", "t")))
 _STEP4_RULES.extend(

@@ -26,7 +26,9 @@ ROUGE_MEASURES = ("", "f1", "precision", "recall")
 def _unknown_name(kind: named.NamedRegistry, name: str, path: str) -> Iterator[ConfigIssue]:
     if name and name not in kind:
         known = ", ".join(sorted(kind)) or "none registered"
-        yield ConfigIssue(path, f"unknown {kind.kind} {name!r}", f"known: {known}; load it with --plugin")
+        yield ConfigIssue(
+            path, f"unknown {kind.kind} {name!r}", f"known: {known}; load it with --plugin"
+        )
 
 
 def check_length_criterion(criterion: LengthCriterion, path: str) -> Iterator[ConfigIssue]:
@@ -109,7 +111,9 @@ def check_rouge_criterion(criterion: RougeCriterion, path: str) -> Iterator[Conf
         yield ConfigIssue(f"{path}.rougeType", str(exc), "use rouge1..rouge9, rougeL or rougeLsum")
     if criterion.measure not in ROUGE_MEASURES:
         yield ConfigIssue(
-            f"{path}.measure", f"unknown measure {criterion.measure!r}", "use f1, precision or recall"
+            f"{path}.measure",
+            f"unknown measure {criterion.measure!r}",
+            "use f1, precision or recall",
         )
     yield from _unknown_name(named.tokenizers, criterion.tokenizer_name, f"{path}.tokenizerName")
 

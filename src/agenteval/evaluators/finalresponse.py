@@ -53,7 +53,11 @@ def match_final_response(
         if not verdict.ok:
             failures.append(f"text mismatch: {verdict.reason}")
     if criterion.rouge is not None and not criterion.rouge.ignore:
-        tokenizer = named.tokenizers.get(criterion.rouge.tokenizer_name) if criterion.rouge.tokenizer_name else None
+        tokenizer = (
+            named.tokenizers.get(criterion.rouge.tokenizer_name)
+            if criterion.rouge.tokenizer_name
+            else None
+        )
         verdict, _ = check_rouge(criterion.rouge, ec, ac, tokenizer)
         if not verdict.ok:
             failures.append(f"rouge mismatch: {verdict.reason}")

@@ -47,9 +47,13 @@ class ToolTrajectoryEvaluator(Evaluator):
     ) -> EvaluateResult:
         """Score every turn pair with the metric's (or the default) criterion."""
         require_same_length(actuals, expecteds)
-        criterion = (metric.criterion.tool_trajectory if metric.criterion else None) or DEFAULT_CRITERION
+        criterion = (
+            metric.criterion.tool_trajectory if metric.criterion else None
+        ) or DEFAULT_CRITERION
         turns = []
         for actual, expected in zip(actuals, expecteds, strict=True):
-            verdict = check_tools(criterion, actual.tools or (), expected.tools or (), actual, expected)
+            verdict = check_tools(
+                criterion, actual.tools or (), expected.tools or (), actual, expected
+            )
             turns.append(binary_turn(verdict.ok, verdict.reason, metric.threshold))
         return average_turns(turns, metric.threshold)

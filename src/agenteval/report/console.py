@@ -27,6 +27,10 @@ from agenteval.report.console_tables import (
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
 from agenteval.schema.status import EvalStatus
 
+# Detailed case tables per eval set before the rest are only counted and listed.
+DEFAULT_MAX_SHOWN = 200
+HIDDEN_IDS_LISTED = 20
+
 
 def render_results(
     console: Console,
@@ -35,15 +39,17 @@ def render_results(
     quiet: bool = False,
     verbose: bool = False,
     duration_seconds: float | None = None,
+    max_shown: int | None = DEFAULT_MAX_SHOWN,
 ) -> None:
     """Print every eval set's cases, its summary, then the final one-line summary.
 
     ``quiet`` prints only failing cases with their reasons and the final
     line; ``verbose`` also prints the reasons of passing turns and any extra
-    ``details`` keys evaluators recorded.
+    ``details`` keys evaluators recorded.  At most ``max_shown`` cases per
+    eval set are printed in detail (None = all); the rest are counted.
     """
     for result in results:
-        _render_eval_set(console, result, quiet=quiet, verbose=verbose)
+        _render_eval_set(console, result, quiet=quiet, verbose=verbose, max_shown=max_shown)
     console.print(final_line(results, duration_seconds))
 
 
@@ -54,9 +60,17 @@ def render_run(
     quiet: bool = False,
     verbose: bool = False,
     elapsed: float | None = None,
+    max_shown: int | None = DEFAULT_MAX_SHOWN,
 ) -> None:
     """:func:`render_results` under the name and argument the CLI uses."""
-    render_results(console, results, quiet=quiet, verbose=verbose, duration_seconds=elapsed)
+    render_results(
+        console,
+        results,
+        quiet=quiet,
+        verbose=verbose,
+        duration_seconds=elapsed,
+        max_shown=max_shown,
+    )
 
 
 def num_runs(result: EvalSetResult) -> int:
@@ -79,7 +93,7 @@ def _runs_by_case(result: EvalSetResult) -> dict[str, list[EvalCaseResult]]:
 
 
 def _render_eval_set(
-    console: Console, result: EvalSetResult, *, quiet: bool, verbose: bool
+    console: Console, result: EvalSetResult, *, quiet: bool, verbose: bool, max_shown: int | None
 ) -> None:
     runs_total = num_runs(result)
     multi_run = runs_total > 1
@@ -92,10 +106,18 @@ def _render_eval_set(
         detail += f" · {runs_total} runs" if multi_run else ""
         title.append(f"  {detail}", style="dim")
         console.rule(title, align="left")
+    shown = 0
+    hidden: list[str] = []
     for eval_id, runs in by_case.items():
         status = statuses[eval_id]
         if quiet and status is not EvalStatus.FAILED:
             continue
+        if max_shown is not None and shown >= max_shown:
+            # Thousands of case tables help nobody and cost seconds; the summary still counts them.
+            if status is not EvalStatus.PASSED:
+                hidden.append(eval_id)
+            continue
+        shown += 1
         console.print(_case_header(eval_id, runs, status, multi_run=multi_run))
         if not quiet:
             table = case_table(runs, multi_run=multi_run)
@@ -108,8 +130,22 @@ def _render_eval_set(
         ]
         if lines:
             console.print(Padding(reason_grid(lines), (0, 0, 0, 2), expand=False))
+    if max_shown is not None and shown >= max_shown and len(by_case) > shown:
+        _render_hidden(console, len(by_case) - shown, hidden)
     if not quiet:
         _render_summary(console, result, statuses, runs_total)
+
+
+def _render_hidden(console: Console, count: int, not_passed: list[str]) -> None:
+    note = Text(f"… {count} more case{'s' if count != 1 else ''} not shown in detail", style="dim")
+    if not_passed:
+        listed = ", ".join(not_passed[:HIDDEN_IDS_LISTED])
+        more = len(not_passed) - HIDDEN_IDS_LISTED
+        note.append(
+            f"; not passed: {listed}" + (f" and {more} more" if more > 0 else ""), style="dim"
+        )
+    note.append(" (every case is in the result files; --max-shown 0 shows all)", style="dim")
+    console.print(note)
 
 
 def _case_header(

@@ -39,7 +39,7 @@ import orjson
 
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
-from agenteval.schema.base import dump
+from agenteval.schema.base import dump, dump_json
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -53,7 +53,6 @@ _GO_ESCAPES = {
     "\u2028": "\\u2028",
     "\u2029": "\\u2029",
 }
-_GO_ESCAPE_RE = re.compile("[<>&\u2028\u2029]")
 # Lone surrogates cannot be encoded as UTF-8; Go writes invalid text as U+FFFD.
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
@@ -76,9 +75,25 @@ def to_go_json(data: Any) -> str:
     (``schema.result.Score``), so they read ``1`` like Go's.  Free-form data
     keeps the number form it was read with.
     """
-    text = _encode(data)
-    text = _GO_ESCAPE_RE.sub(lambda m: _GO_ESCAPES[m.group()], text)
-    return text + "\n"
+    return _go_escape(_encode(data)) + "\n"
+
+
+def _go_escape(text: str) -> str:
+    # Plain replaces run in C; these characters can only occur inside JSON strings.
+    for char, escape in _GO_ESCAPES.items():
+        if char in text:
+            text = text.replace(char, escape)
+    return text
+
+
+def model_to_go_json(model: EvalSetResult) -> str:
+    """A result as Go-layout JSON text, serialised in pydantic's core for speed."""
+    try:
+        text = dump_json(model)
+    except ValueError:
+        # Lone surrogates in loaded text: take the slower path that cleans them up.
+        return to_go_json(dump(model))
+    return _go_escape(text) + "\n"
 
 
 def _atomic_write(path: Path, payload: bytes) -> None:
@@ -155,7 +170,7 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
-    _atomic_write(path, to_go_json(dump(result)).encode("utf-8"))
+    _atomic_write(path, model_to_go_json(result).encode("utf-8", "surrogatepass"))
     return path
 
 

@@ -51,3 +51,8 @@ def dump(model: BaseModel) -> dict[str, Any]:
         mode="json", by_alias=True, exclude_unset=True, exclude_none=True
     )
     return result
+
+
+def dump_json(model: BaseModel) -> str:
+    """Serialise a format model straight to indented JSON text (same keys as ``dump``)."""
+    return model.model_dump_json(by_alias=True, exclude_unset=True, exclude_none=True, indent=2)

@@ -15,7 +15,6 @@ _camel = ConfigDict(alias_generator=to_camel)
 class Message(Model):
     """A model message; keys are snake_case in files (formats.md §2.5)."""
 
-
     role: Str = ""
     content: Str = ""
     content_parts: list[dict[str, Any]] | None = None

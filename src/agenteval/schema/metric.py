@@ -62,7 +62,6 @@ class XMLCriterion(Model):
 class RougeThreshold(Model):
     """Minimum precision, recall and F1 of a ROUGE criterion."""
 
-
     precision: Annotated[float, none_as(0.0)] = 0.0
     recall: Annotated[float, none_as(0.0)] = 0.0
     f1: Annotated[float, none_as(0.0)] = 0.0

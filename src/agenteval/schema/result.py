@@ -20,6 +20,7 @@ from agenteval.schema.status import EvalStatus
 _camel = ConfigDict(alias_generator=to_camel)
 _camel_extra = ConfigDict(alias_generator=to_camel, extra="allow")
 
+
 def _go_number(value: float) -> float | int:
     # Go writes an integral float as "1", not "1.0"; an int gets the same text from any encoder.
     return int(value) if value.is_integer() and abs(value) < 1e15 else value
@@ -31,7 +32,6 @@ Score = Annotated[float, none_as(0.0), PlainSerializer(_go_number, when_used="js
 class DetailValue(Model):
     """Typed value of a per-turn result (numeric, boolean or categorical)."""
 
-
     kind: Str = ""
     numeric: float | None = None
     boolean: bool | None = None
@@ -40,7 +40,6 @@ class DetailValue(Model):
 
 class RubricScore(Model):
     """Verdict of one rubric."""
-
 
     id: Str = ""
     reason: Str = ""
@@ -216,4 +215,3 @@ __all__ = [
     "StatusCounts",
     "extra",
 ]
-
