@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agenteval import loading
 from agenteval.aggregation import overall_status
@@ -21,6 +22,9 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.validation import Findings, check_metrics, check_regexes
+
+if TYPE_CHECKING:
+    from agenteval.judge import JudgeOptions
 
 EXIT_PASSED, EXIT_FAILED, EXIT_CONFIG, EXIT_INCOMPLETE = 0, 1, 2, 3
 
@@ -39,6 +43,15 @@ class Options:
     plugins: Sequence[str] = ()
     case_aggregator: str | None = None
     environ: Mapping[str, str] | None = None
+    # Judge calls (only used when a metric needs a judge).
+    concurrency: int = 16
+    rate_limit: float | None = None
+    judge_retries: int = 4
+    judge_timeout: float = 60.0
+    cache: str | None = ".agenteval/cache.sqlite"
+    offline: bool = False
+    max_judge_calls: int | None = None
+    max_judge_tokens: int | None = None
 
 
 @dataclass(slots=True)
@@ -61,6 +74,10 @@ class RunResult:
     exit_code: int
     elapsed: float
     warnings: list[Problem] = field(default_factory=list)
+    # Judge calls and tokens of the run (``{"total": ..., "byMetric": ...}``), None without a judge.
+    judge_usage: dict[str, object] | None = None
+    # Why judge turns ended not_evaluated; non-empty means the run could not finish (exit 3).
+    judge_failures: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -208,14 +225,72 @@ def _check_filters(
                 )
 
 
-async def run_prepared(prepared: Prepared, options: Options) -> list[EvalSetResult]:
-    """Run every planned eval set."""
+@dataclass(slots=True)
+class JudgeOutcome:
+    """What the judge did during a run."""
+
+    usage: dict[str, object] | None = None
+    failures: list[str] = field(default_factory=list)
+
+
+def _judge_options(options: Options) -> JudgeOptions:
+    from agenteval.judge import JudgeOptions
+
+    try:
+        return JudgeOptions(
+            concurrency=options.concurrency,
+            rate_limit_rpm=options.rate_limit,
+            retries=options.judge_retries,
+            timeout=options.judge_timeout,
+            max_calls=options.max_judge_calls,
+            max_tokens=options.max_judge_tokens,
+            cache_path=Path(options.cache) if options.cache else None,
+            offline=options.offline,
+        )
+    except ValueError as exc:
+        raise ConfigError([Problem("judge options", "", str(exc))]) from None
+
+
+async def run_prepared(
+    prepared: Prepared, options: Options, judge: JudgeOutcome | None = None
+) -> list[EvalSetResult]:
+    """Run every planned eval set; judge metrics share one judge client for the whole run."""
     settings = RunSettings(
         num_runs=options.num_runs,
         traces=prepared.traces,
         case_aggregator=prepared.case_aggregator,
     )
-    return [await run_evalset(plan, settings) for plan in prepared.plans]
+    if not any(p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics):
+        return [await run_evalset(plan, settings) for plan in prepared.plans]
+    from agenteval.evaluators.llm.session import JudgeSession
+    from agenteval.judge import JudgeClient
+
+    outcome = judge if judge is not None else JudgeOutcome()
+    results: list[EvalSetResult] = []
+    async with JudgeClient(_judge_options(options)) as client:
+        session = JudgeSession(client=client, failures=outcome.failures)
+        settings.judge = session
+        for plan in prepared.plans:
+            before = client.usage.to_json()
+            result = await run_evalset(plan, settings)
+            # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
+            if result.model_extra is not None:
+                result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
+            results.append(result)
+        outcome.usage = client.usage.to_json()
+    return results
+
+
+def _usage_delta(before: dict[str, object], after: dict[str, object]) -> dict[str, object]:
+    def minus(a: object, b: object) -> object:
+        if isinstance(a, dict):
+            base = b if isinstance(b, dict) else {}
+            return {k: minus(v, base.get(k)) for k, v in a.items()}
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        return a
+
+    return minus(after, before)  # type: ignore[return-value]
 
 
 @contextmanager
@@ -253,19 +328,26 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     prepared = prepare(specs, opts)
     gc.freeze()  # the loaded inputs live until the end; keep them out of every collection
     results: list[EvalSetResult] = []
+    judge = JudgeOutcome()
 
     async def main() -> None:
         # Results leave through a list, not the task's return value: asyncio reprs a finished
         # main task's result, which costs seconds on a large run.
-        results.extend(await run_prepared(prepared, opts))
+        results.extend(await run_prepared(prepared, opts, judge))
 
     asyncio.run(main())
     status = overall_status(results)
+    if judge.failures:
+        exit_code = EXIT_INCOMPLETE
+    else:
+        exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
     return RunResult(
         results=results,
         sources=[p.path for p in prepared.plans],
         status=status,
-        exit_code=EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED,
+        exit_code=exit_code,
         elapsed=time.perf_counter() - started,
         warnings=prepared.warnings,
+        judge_usage=judge.usage,
+        judge_failures=judge.failures,
     )

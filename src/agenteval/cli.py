@@ -88,6 +88,27 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
         err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
 
 
+def _print_judge(out: Console, result: api.RunResult, *, quiet: bool) -> None:
+    usage = result.judge_usage
+    if usage and not quiet:
+        total = usage.get("total")
+        if isinstance(total, dict):
+            out.print(
+                f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
+                f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
+                f"{total.get('completionTokens', 0):,} completion tokens",
+                highlight=False,
+            )
+    if result.judge_failures:
+        n = len(result.judge_failures)
+        first = result.judge_failures[0]
+        out.print(
+            f"[yellow]INCOMPLETE:[/yellow] {n} judge turn{'s' if n != 1 else ''} not evaluated "
+            f"(first: {first}); partial results were written",
+            highlight=False,
+        )
+
+
 def _guard(verbose: bool, action: Callable[[], T]) -> T:
     """Run a command body, turning every error into one-line messages and an exit code."""
     try:
@@ -152,6 +173,60 @@ def run(
             help="Cases per eval set printed in detail; the rest are counted (0 = all).",
         ),
     ] = console_report.DEFAULT_MAX_SHOWN,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            "--concurrency",
+            min=1,
+            help="Judge calls in flight at once, across all cases, metrics and samples.",
+        ),
+    ] = 16,
+    rate_limit: Annotated[
+        float | None,
+        typer.Option("--rate-limit", min=0.001, help="Judge requests per minute at most."),
+    ] = None,
+    judge_retries: Annotated[
+        int,
+        typer.Option(
+            "--judge-retries",
+            min=0,
+            help="Retries of a judge call after connection errors, timeouts, 408/409/429/5xx.",
+        ),
+    ] = 4,
+    judge_timeout: Annotated[
+        float,
+        typer.Option(
+            "--judge-timeout", min=0.001, help="Seconds before one judge call attempt times out."
+        ),
+    ] = 60.0,
+    cache: Annotated[
+        str, typer.Option("--cache", help="SQLite cache of judge replies.")
+    ] = ".agenteval/cache.sqlite",
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Neither read nor write the judge cache.")
+    ] = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Answer judge calls only from the cache; misses become not_evaluated."
+        ),
+    ] = False,
+    max_judge_calls: Annotated[
+        int | None,
+        typer.Option(
+            "--max-judge-calls",
+            min=0,
+            help="Stop issuing judge calls after N; the rest are not_evaluated.",
+        ),
+    ] = None,
+    max_judge_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-judge-tokens",
+            min=0,
+            help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
+        ),
+    ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -166,7 +241,18 @@ def run(
         skip_metrics=skip_metric,
         plugins=plugin,
         case_aggregator=case_aggregator,
+        concurrency=concurrency,
+        rate_limit=rate_limit,
+        judge_retries=judge_retries,
+        judge_timeout=judge_timeout,
+        cache=None if no_cache else cache,
+        offline=offline,
+        max_judge_calls=max_judge_calls,
+        max_judge_tokens=max_judge_tokens,
     )
+    if no_cache and offline:
+        _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
+        raise typer.Exit(api.EXIT_CONFIG)
 
     def body() -> int:
         with api.relaxed_gc():
@@ -184,6 +270,7 @@ def run(
             elapsed=result.elapsed,
             max_shown=max_shown or None,
         )
+        _print_judge(out, result, quiet=quiet)
         written: list[Path] = []
         if output is not None:
             for item in result.results:
