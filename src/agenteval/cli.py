@@ -12,11 +12,14 @@ import typer
 from rich.console import Console
 
 from agenteval import __version__, api
+from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
+from agenteval.loading import load_result
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import jsonfile
+from agenteval.schema.result import EvalSetResult
 
 app = typer.Typer(
     name="agenteval",
@@ -309,6 +312,45 @@ def validate(
         return 0
 
     raise typer.Exit(_guard(verbose, body))
+
+
+@app.command()
+def show(
+    results: Annotated[
+        list[Path],
+        typer.Argument(help="Result files (*.evalset_result.json, ours or trpc-agent-go's)."),
+    ],
+    max_shown: Annotated[
+        int,
+        typer.Option("--max-shown", min=0, help="Cases per eval set printed in detail (0 = all)."),
+    ] = console_report.DEFAULT_MAX_SHOWN,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Render saved result files exactly like a live run; exit code as the run would have had."""
+
+    def body() -> int:
+        loaded = _load_results(results)
+        out = Console(highlight=False)
+        console_report.render_run(
+            out, loaded, quiet=quiet, verbose=verbose, max_shown=max_shown or None
+        )
+        return exit_code(loaded)
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+def _load_results(paths: list[Path]) -> list[EvalSetResult]:
+    loaded: list[EvalSetResult] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            loaded.append(load_result(path))
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ConfigError(problems)
+    return loaded
 
 
 @app.command(name="evaluators")
