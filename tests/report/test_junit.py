@@ -1,0 +1,204 @@
+"""JUnit XML: schema-valid, loads in junitparser, counts equal the run's (ARCHITECTURE §4)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import xmlschema
+from junitparser import Error, Failure, JUnitXml, TestSuite
+
+from agenteval.aggregation import case_statuses
+from agenteval.loading import load_result
+from agenteval.report.junit import junit_xml, write_junit
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
+from sample_results import F, N, P, case_result, eval_set_result, generated_result, metric
+
+XSD = Path(__file__).with_name("junit.xsd")
+FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
+
+
+@pytest.fixture(scope="module")
+def schema() -> xmlschema.XMLSchema:
+    return xmlschema.XMLSchema(str(XSD))
+
+
+def shop_result() -> EvalSetResult:
+    return eval_set_result(
+        "shop",
+        [
+            case_result("shop", "greets", [metric("final_response_avg_score", 1.0)]),
+            case_result(
+                "shop",
+                "refund",
+                [
+                    metric(
+                        "tool_trajectory_avg_score",
+                        0.5,
+                        reason=";tool name mismatch: want <refund> & got |cancel|\nsee turn 2",
+                    ),
+                    metric("final_response_avg_score", 0.25, 0.5, reason="ends \x1b[31mred\x00"),
+                    metric("rouge_l", 0.9, 0.6),
+                ],
+            ),
+            case_result("shop", "no_metrics", []),
+            case_result("shop", "no_trace", [], error="no actual turns: supply --traces"),
+        ],
+    )
+
+
+def run_counts(results: list[EvalSetResult]) -> Counter[EvalStatus]:
+    return Counter(s for r in results for s in case_statuses(r).values())
+
+
+def test_failures_name_metrics_scores_thresholds_and_reasons(
+    schema: xmlschema.XMLSchema,
+) -> None:
+    text = junit_xml([shop_result()], elapsed=1.25)
+    schema.validate(text)
+    doc = JUnitXml.fromstring(text)
+    (suite,) = list(doc)
+    assert (suite.name, suite.tests, suite.failures, suite.errors, suite.skipped) == (
+        "shop",
+        4,
+        2,
+        1,
+        0,
+    )
+    cases = {case.name: case for case in suite}
+    assert list(cases) == ["greets", "refund", "no_metrics", "no_trace"]
+    assert all(case.classname == "shop" for case in cases.values())
+    assert cases["greets"].is_passed
+
+    (failure,) = cases["refund"].result
+    assert isinstance(failure, Failure)
+    assert failure.type == "failed"
+    # Both failing metrics, each with score < threshold and its reason; the passing one absent.
+    assert failure.message == (
+        "tool_trajectory_avg_score: score 0.5 < threshold 1: tool name mismatch: want <refund>"
+        " & got |cancel|\nsee turn 2; final_response_avg_score: score 0.25 < threshold 0.5:"
+        " ends \\x1b[31mred\\x00"
+    )
+    assert failure.text.splitlines()[0] == (
+        "tool_trajectory_avg_score: score 0.5 < threshold 1: tool name mismatch: want <refund>"
+        " & got |cancel|"
+    )
+    assert "rouge_l" not in failure.text
+
+    (error,) = cases["no_metrics"].result
+    assert isinstance(error, Error)
+    assert (error.type, error.message) == ("not_evaluated", "no metric was evaluated for this case")
+
+    # A case that failed with an errorMessage is a failure (its status is failed), with the error.
+    (errored,) = cases["no_trace"].result
+    assert isinstance(errored, Failure)
+    assert errored.message == "error: no actual turns: supply --traces"
+
+
+def test_counts_and_times_equal_the_run(schema: xmlschema.XMLSchema) -> None:
+    results = [
+        generated_result("alpha", cases=23, num_runs=1, seed=7),
+        generated_result("beta", cases=17, num_runs=3, seed=8),
+        generated_result("gamma", cases=11, num_runs=5, seed=9),
+    ]
+    setattr(results[0], "durationSeconds", 2.5)  # noqa: B010 - an extra (non-Go) key
+    text = junit_xml(results, elapsed=4.125)
+    schema.validate(text)
+    doc = JUnitXml.fromstring(text)
+    counts = run_counts(results)
+    assert counts[P] and counts[F] and counts[N]  # the data exercises every outcome
+    assert (doc.tests, doc.failures, doc.errors, doc.skipped) == (
+        sum(counts.values()),
+        counts[F],
+        counts[N],
+        0,
+    )
+    assert doc.time == 4.125
+    suites: list[TestSuite] = list(doc)
+    assert [s.name for s in suites] == ["alpha", "beta", "gamma"]
+    assert [s.time for s in suites] == [2.5, 0.0, 0.0]
+    for suite, result in zip(suites, results, strict=True):
+        statuses = case_statuses(result)
+        assert [c.name for c in suite] == list(statuses)
+        outcome = {c.name: (type(c.result[0]).__name__ if c.result else "passed") for c in suite}
+        expected = {
+            eval_id: {P: "passed", F: "Failure", N: "Error"}[status]
+            for eval_id, status in statuses.items()
+        }
+        assert outcome == expected
+        # junitparser recounting the testcases agrees with the attributes we wrote.
+        written = (suite.tests, suite.failures, suite.errors)
+        suite.update_statistics()
+        assert (suite.tests, suite.failures, suite.errors) == written
+
+
+def test_multi_run_case_reports_averages_and_each_run() -> None:
+    runs = [
+        case_result("s", "flaky", [metric("m", score)], run_id=run)
+        for run, score in enumerate([1.0, 0.0, 1.0], start=1)
+    ]
+    steady = [case_result("s", "steady", [metric("m", 0.9, 0.8)], run_id=run) for run in (1, 2, 3)]
+    almost = [
+        case_result("s", "almost", [metric("m", score, 0.5)], run_id=run)
+        for run, score in enumerate([1.0, 0.0, 0.75], start=1)
+    ]
+    result = eval_set_result("s", [*runs, *steady, *almost], num_runs=3)
+    doc = JUnitXml.fromstring(junit_xml([result]))
+    cases = {case.name: case for case in next(iter(doc))}
+    (failure,) = cases["flaky"].result
+    assert failure.message == "m: average over 3 runs 0.6667 < threshold 1"
+    assert failure.text.splitlines() == [
+        "case failed over 3 runs (metric scores averaged across runs decide)",
+        "m: average over 3 runs 0.6667 < threshold 1",
+        "per run:",
+        "run 1: passed",
+        "run 2: failed",
+        "  m: score 0 < threshold 1",
+        "run 3: passed",
+    ]
+    assert cases["steady"].is_passed and cases["steady"].system_out is None
+    # Passed on average (0.5833 >= 0.5) although run 2 failed: that run is shown, not failed.
+    assert cases["almost"].is_passed
+    assert "run 2: failed\n  m: score 0 < threshold 0.5" in cases["almost"].system_out
+
+
+def test_schema_rejects_what_junit_readers_reject(schema: xmlschema.XMLSchema) -> None:
+    good = junit_xml([shop_result()])
+    assert schema.is_valid(good)
+    broken = [
+        good.replace('failures="2"', 'failures="-2"', 1),
+        good.replace('time="0.000"', 'time="soon"', 1),
+        good.replace('<testcase classname="shop" name="greets" />', "<testcase />"),
+        good.replace("</failure>", "</failure><failure>twice</failure>", 1),
+    ]
+    for text in broken:
+        assert text != good
+        assert not schema.is_valid(text)
+
+
+def test_write_junit_is_atomic_and_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "reports" / "junit.xml"
+    write_junit(target, [shop_result()])
+    first = target.read_text(encoding="utf-8")
+    assert first.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')
+    path = write_junit(target, [generated_result("other", cases=3, num_runs=1)])
+    assert path == target
+    assert target.read_text(encoding="utf-8") != first
+    assert os.listdir(target.parent) == ["junit.xml"]  # no temp file left behind
+
+
+def test_go_result_files_give_valid_junit(schema: xmlschema.XMLSchema) -> None:
+    if not FIXTURES.is_dir():
+        pytest.skip("trpc-agent-go fixtures not present")
+    results = [load_result(p) for p in sorted(FIXTURES.rglob("*.evalset_result.json"))]
+    assert len(results) >= 10
+    text = junit_xml(results)
+    schema.validate(text)
+    doc = JUnitXml.fromstring(text)
+    counts = run_counts(results)
+    assert (doc.tests, doc.failures, doc.errors) == (sum(counts.values()), counts[F], counts[N])
+    # The 19 stored Go outputs hold 23 cases, all passed.
+    assert (doc.tests, doc.failures, doc.errors, counts[P]) == (23, 0, 0, 23)
