@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck bench clean
+.PHONY: install demo test lint format typecheck bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,9 @@ demo: install
 
 lint: install
 	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+
+format: install
+	$(BIN)/ruff format src tests bench
 
 typecheck: install
 	$(BIN)/mypy
