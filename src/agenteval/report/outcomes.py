@@ -33,7 +33,8 @@ class MetricShortfall:
 
     def text(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> str:
         """``metric: score 0.5 < threshold 1: why`` (reason cut to ``reason_cap`` chars)."""
-        label = "score" if self.runs_averaged == 0 else f"average over {self.runs_averaged} runs"
+        runs = self.runs_averaged
+        label = "score" if runs == 0 else f"average over {runs} run{'s' if runs != 1 else ''}"
         line = (
             f"{self.metric_name}: {label} {format_score(self.score)}"
             f" < threshold {format_score(self.threshold)}"

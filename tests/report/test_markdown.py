@@ -1,0 +1,188 @@
+"""Markdown summary: numbers, escaping checked through a real GFM table parser, step summary."""
+
+from __future__ import annotations
+
+import os
+from html.parser import HTMLParser
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+from agenteval.report.markdown import (
+    append_step_summary,
+    cell,
+    markdown_summary,
+    write_markdown,
+)
+from sample_results import case_result, eval_set_result, metric
+
+NASTY = "want `a|b` <script>x</script> & *not bold* [link](http://x) \\ end\r\nnext\x1b[0m"
+
+
+class Tables(HTMLParser):
+    """Collects the text of every table cell; <br> becomes a newline."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "br" and self._cell is not None:
+            self._cell.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def rendered_tables(markdown: str) -> list[list[list[str]]]:
+    html = MarkdownIt("commonmark").enable("table").render(markdown)
+    parser = Tables()
+    parser.feed(html)
+    return parser.tables
+
+
+def test_cells_survive_a_gfm_renderer_verbatim() -> None:
+    result = eval_set_result(
+        "shop|main",
+        [
+            case_result("shop|main", "a*b", [metric("m_1", 0.25, 0.5, reason=NASTY)]),
+            case_result("shop|main", "ok", [metric("m_1", 1.0, 0.5)]),
+        ],
+    )
+    tables = rendered_tables(markdown_summary([result]))
+    assert len(tables) == 3
+    failing = tables[2]
+    assert failing[0] == ["eval set", "case", "status", "why"]
+    assert len(failing) == 2 and len(failing[1]) == 4
+    # Every character comes through as text: no cell split, no HTML, no emphasis, no link.
+    assert failing[1] == [
+        "shop|main",
+        "a*b",
+        "failed",
+        "m_1: score 0.25 < threshold 0.5: "
+        "want `a|b` <script>x</script> & *not bold* [link](http://x) \\ end\nnext␛[0m",
+    ]
+    html = MarkdownIt("commonmark").enable("table").render(markdown_summary([result]))
+    assert "<script>" not in html and "<em>" not in html and "<a " not in html
+
+
+def test_pass_rates_and_metric_averages() -> None:
+    shop = eval_set_result(
+        "shop",
+        [
+            case_result("shop", "greets", [metric("final_response_avg_score", 1.0)]),
+            case_result(
+                "shop",
+                "refund",
+                [metric("final_response_avg_score", 0.25), metric("rouge_l", 0.9, 0.6)],
+            ),
+            case_result("shop", "no_metrics", []),
+            case_result("shop", "no_trace", [], error="no actual turns"),
+        ],
+    )
+    beta = eval_set_result(
+        "beta",
+        [
+            case_result("beta", eval_id, [metric("m", score)], run_id=run)
+            for run in (1, 2, 3)
+            for eval_id, score in (("x", 1.0), ("y", 0.0 if run == 2 else 1.0))
+        ],
+        num_runs=3,
+    )
+    text = markdown_summary([shop, beta], elapsed=1.5)
+    assert text.startswith("## ❌ agenteval: FAILED\n\n**2 of 6 cases passed** (33.3%)")
+    assert "· 3 failed · 1 not evaluated · 2 eval sets · 1.50 s\n" in text
+    rates, averages, failing = rendered_tables(text)
+    assert rates == [
+        ["eval set", "cases", "passed", "failed", "not evaluated", "pass rate", "runs"],
+        ["shop", "4", "1", "2", "1", "25%", "1"],
+        ["beta", "2", "1", "1", "0", "50%", "3"],
+        ["total", "6", "2", "3", "1", "33.3%", ""],
+    ]
+    # (1 + 0.25) / 2 = 0.625 against threshold 1; beta: 5 of 6 runs scored 1.
+    assert averages[1:] == [
+        ["shop", "final_response_avg_score", "0.625", "1", "failed", "1", "1", "0"],
+        ["shop", "rouge_l", "0.9", "0.6", "passed", "1", "0", "0"],
+        ["beta", "m", "0.8333", "1", "failed", "5", "1", "0"],
+    ]
+    assert [row[:3] for row in failing[1:]] == [
+        ["shop", "refund", "failed"],
+        ["shop", "no_metrics", "not evaluated"],
+        ["shop", "no_trace", "failed"],
+        ["beta", "y", "failed (2/3 runs passed)"],
+    ]
+    assert failing[1][3] == "final_response_avg_score: score 0.25 < threshold 1"
+    assert failing[2][3] == "no metric was evaluated for this case"
+    assert failing[3][3] == "error: no actual turns"
+    assert failing[4][3] == "m: average over 3 runs 0.6667 < threshold 1"
+
+
+def test_all_passed_has_no_failing_table() -> None:
+    result = eval_set_result("s", [case_result("s", "a", [metric("m", 1.0)])])
+    text = markdown_summary([result])
+    assert text.startswith("## ✅ agenteval: PASSED\n")
+    assert "did not pass" not in text
+    assert len(rendered_tables(text)) == 2
+
+
+def test_long_reasons_and_many_cases_are_capped() -> None:
+    cases = [
+        case_result("s", f"c{i:03d}", [metric("m", 0.0, reason=f"{i} " + "x" * 1000)])
+        for i in range(130)
+    ]
+    text = markdown_summary([eval_set_result("s", cases)])
+    failing = rendered_tables(text)[2]
+    assert len(failing) == 1 + 100
+    why = failing[1][3]
+    reason = why.removeprefix("m: score 0 < threshold 1: ")
+    assert len(reason) == 300 and reason.endswith("x…") and reason.startswith("0 xx")
+    assert text.rstrip().endswith("_… and 30 more not listed; every case is in the result files._")
+    several = markdown_summary([eval_set_result("s", cases)], max_cases=None, reason_cap=None)
+    assert len(rendered_tables(several)[2]) == 131
+    assert "x" * 1000 in several
+
+
+def test_several_failing_metrics_are_bulleted() -> None:
+    result = eval_set_result(
+        "s", [case_result("s", "a", [metric("m1", 0.0, reason="a\nb"), metric("m2", 0.5)])]
+    )
+    failing = rendered_tables(markdown_summary([result]))[2]
+    assert failing[1][3] == "• m1: score 0 < threshold 1: a\nb\n• m2: score 0.5 < threshold 1"
+
+
+def test_cell_escapes() -> None:
+    assert cell("a|b") == "a\\|b"
+    assert cell("x\r\ny\nz\rw") == "x<br>y<br>z<br>w"
+    assert cell("<b>&") == "\\<b\\>\\&"
+    assert cell("\x00\x1b\x7f\t") == "␀␛␡"  # the trailing tab is whitespace and stripped
+    assert cell("") == " "
+
+
+def test_write_markdown_and_step_summary(tmp_path: Path) -> None:
+    result = eval_set_result("s", [case_result("s", "a", [metric("m", 0.0)])])
+    path = write_markdown(tmp_path / "out" / "summary.md", [result])
+    assert path.read_text(encoding="utf-8") == markdown_summary([result])
+    assert os.listdir(path.parent) == ["summary.md"]
+
+    assert append_step_summary([result], {}) is None
+    assert append_step_summary([result], {"GITHUB_STEP_SUMMARY": ""}) is None
+    step = tmp_path / "step_summary.md"
+    step.write_text("# earlier step\n", encoding="utf-8")
+    env = {"GITHUB_STEP_SUMMARY": str(step)}
+    assert append_step_summary([result], env) == step
+    assert append_step_summary([result], env) == step
+    text = step.read_text(encoding="utf-8")
+    assert text == "# earlier step\n" + (markdown_summary([result]) + "\n") * 2
