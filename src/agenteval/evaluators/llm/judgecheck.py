@@ -1,0 +1,91 @@
+"""Up-front checks of a judge metric's ``criterion.llmJudge`` (paths relative to the metric).
+
+These are the problems §2 would only report when a case runs (missing
+judgeModel, ``numSamples <= 0``, negative ``sampleParallelism``) and those the
+judge client would hit on every call (unknown provider, a bad
+``generationConfig``, ``top_logprobs`` without ``logprobs``), found once by
+``agenteval validate`` / before a run starts.
+"""
+
+from __future__ import annotations
+
+from agenteval.evaluators.base import ConfigIssue
+from agenteval.schema.metric import EvalMetric, JudgeModel
+
+LLM_JUDGE = "criterion.llmJudge"
+JUDGE_MODEL = f"{LLM_JUDGE}.judgeModel"
+_UNSET_VAR_HINT = "an unset ${VAR} expands to an empty string"
+
+
+def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:
+    """Every judge-config problem of ``metric`` that makes its judge calls impossible."""
+    llm_judge = metric.criterion.llm_judge if metric.criterion else None
+    if llm_judge is None:
+        return [
+            ConfigIssue(
+                LLM_JUDGE,
+                "missing required fields in eval metric",
+                f"{metric.evaluator} needs criterion.llmJudge with a judgeModel",
+            )
+        ]
+    issues: list[ConfigIssue] = []
+    if llm_judge.sample_parallelism is not None and llm_judge.sample_parallelism < 0:
+        issues.append(
+            ConfigIssue(f"{LLM_JUDGE}.sampleParallelism", "sample parallelism must be non-negative")
+        )
+    model = llm_judge.judge_model
+    if model is None:
+        issues.append(
+            ConfigIssue(
+                JUDGE_MODEL,
+                "missing required fields in eval metric",
+                "set providerName, modelName and baseURL of the judge model",
+            )
+        )
+        return issues
+    if model.num_samples is not None and model.num_samples <= 0:
+        issues.append(
+            ConfigIssue(f"{JUDGE_MODEL}.numSamples", "num samples must be greater than 0")
+        )
+    if not model.provider_name:
+        issues.append(
+            ConfigIssue(f"{JUDGE_MODEL}.providerName", "providerName is empty", _UNSET_VAR_HINT)
+        )
+    elif model.provider_name != "openai":
+        issues.append(
+            ConfigIssue(
+                f"{JUDGE_MODEL}.providerName",
+                f"unknown provider: {model.provider_name}",
+                "the built-in judge backend is 'openai' (any OpenAI-compatible endpoint)",
+            )
+        )
+    if not model.model_name:
+        issues.append(
+            ConfigIssue(f"{JUDGE_MODEL}.modelName", "modelName is empty", _UNSET_VAR_HINT)
+        )
+    issues.extend(_generation_issues(model))
+    return issues
+
+
+def _generation_issues(model: JudgeModel) -> list[ConfigIssue]:
+    from agenteval.judge import GenerationConfig, JudgeConfigError
+
+    where = f"{JUDGE_MODEL}.generationConfig"
+    try:
+        generation = GenerationConfig.from_json(model.generation_config)
+    except JudgeConfigError as exc:
+        # The message starts with "generationConfig.<key>: ..."; point at that key.
+        text = str(exc)
+        head, sep, rest = text.partition(": ")
+        if sep and head.startswith("generationConfig."):
+            return [ConfigIssue(f"{JUDGE_MODEL}.{head}", rest)]
+        return [ConfigIssue(where, text)]
+    if generation.top_logprobs is not None and generation.logprobs is not True:
+        return [
+            ConfigIssue(
+                f"{where}.top_logprobs",
+                "top_logprobs requires logprobs to be true",
+                'add "logprobs": true',
+            )
+        ]
+    return []

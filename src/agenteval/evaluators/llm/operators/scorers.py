@@ -1,0 +1,102 @@
+"""Response scorers: one judge reply → one :class:`ScoreResult` (llm-evaluators.md §2, §4.5).
+
+``response_scorers`` holds the scorers a template metric may name
+(``rubric_scores`` here; issue 5 adds ``single_score``, ``boolean`` and
+``categorical``).  Evaluator-specific scorers (final response,
+hallucination) are composed directly and not registered by name, as in Go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from agenteval.evaluators.llm.operators.registry import NamedOperators, OperatorError, quoted
+from agenteval.evaluators.llm.operators.responsejson import (
+    NUMBER,
+    STRING,
+    ArrayOf,
+    ObjectOf,
+    unmarshal_reply,
+)
+from agenteval.evaluators.llm.operators.rubrics import validate_structured, visible_rubrics
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import DetailValue, RubricScore
+
+if TYPE_CHECKING:
+    from agenteval.judge import JudgeReply
+
+
+@dataclass(slots=True)
+class ScoreResult:
+    """What one judge sample says: score, reason, typed value and per-rubric scores."""
+
+    score: float
+    reason: str = ""
+    value: DetailValue | None = None
+    rubric_scores: list[RubricScore] | None = None
+
+
+def numeric(score: float) -> DetailValue:
+    """The ``{"kind": "numeric", "numeric": score}`` value."""
+    return DetailValue(kind="numeric", numeric=score)
+
+
+class ResponseScorer(Protocol):
+    """Turns a judge reply into a score; raises ``OperatorError`` for a malformed reply."""
+
+    def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
+        """Score one judge reply (``None`` means the judge returned no response)."""
+        ...
+
+
+response_scorers: NamedOperators[ResponseScorer] = NamedOperators("response scorer")
+
+_RUBRIC_SCORES = {
+    "rubricScores": ArrayOf(ObjectOf({"id": STRING, "score": NUMBER, "reason": STRING}))
+}
+
+
+class RubricScoresScorer:
+    """``{"rubricScores": [{"id", "score", "reason"}]}`` → mean score (§4.5)."""
+
+    def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
+        """Validate every item against the metric's rubrics and average the scores."""
+        items = unmarshal_reply(reply, _RUBRIC_SCORES)["rubricScores"]
+        if not items:
+            raise OperatorError("rubricScores is empty")
+        # Without rubrics (a template metric) any ids are accepted.
+        expected = validate_structured(metric) if visible_rubrics(metric) else None
+        scores: list[RubricScore] = []
+        seen: set[str] = set()
+        for item in items:
+            raw_id = item["id"]
+            if raw_id is None or not raw_id.strip():
+                raise OperatorError("rubric score id is empty")
+            rubric_id = raw_id.strip()
+            if rubric_id in seen:
+                raise OperatorError(f"duplicate rubric score id {quoted(rubric_id)}")
+            if expected is not None and rubric_id not in expected:
+                raise OperatorError(f"unexpected rubric score id {quoted(rubric_id)}")
+            if item["score"] is None:
+                raise OperatorError("rubric score is required")
+            if item["reason"] is None:
+                raise OperatorError("rubric score reason is required")
+            value: float = item["score"]
+            if value < 0 or value > 1:
+                raise OperatorError("rubric score must be between 0 and 1")
+            seen.add(rubric_id)
+            scores.append(RubricScore(id=rubric_id, score=value, reason=item["reason"]))
+        for rubric_id in expected or ():
+            if rubric_id not in seen:
+                raise OperatorError(f"missing rubric score id {quoted(rubric_id)}")
+        mean = sum(s.score for s in scores) / len(scores)
+        return ScoreResult(
+            score=mean,
+            reason="\n".join(s.reason for s in scores),
+            value=numeric(mean),
+            rubric_scores=scores,
+        )
+
+
+response_scorers.register("rubric_scores", RubricScoresScorer())

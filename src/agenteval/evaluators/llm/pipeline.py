@@ -1,0 +1,337 @@
+"""The judge evaluator pipeline (llm-evaluators.md §2) and the visible judge variance of issue 4.
+
+``JudgeEvaluator.aevaluate`` follows §2 steps 1–7: validate the metric,
+resolve ``numSamples``, then for every turn (serially, on prefix slices)
+construct the judge messages, resolve the structured output, collect the
+samples concurrently (the judge client bounds concurrency run-wide; sample
+order is kept, so ``sampleParallelism`` changes nothing but speed), score each
+sample (``passed`` iff score >= threshold), aggregate the samples, and finally
+aggregate the turns.
+
+Two decisions of the issues override Go:
+
+- a judge call that fails for good (any ``JudgeError`` from the client) does
+  not abort the case: that turn becomes ``not_evaluated`` with the error as its
+  reason, the failure is recorded on the :class:`JudgeSession` (the run exits
+  3), and the other turns go on;
+- every other error (missing inputs, a malformed reply, ...) aborts the
+  evaluation with Go's wrapped message plus the turn (and sample) it came from.
+
+With more than one sample, each turn's details also carry ``samples`` (every
+sample's score, status and reason), ``agreement`` (share of evaluated samples
+whose status equals the chosen one) and ``unstable: true`` when the samples
+disagree; the metric result carries ``unstableTurns`` when any turn is unstable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Self
+
+from agenteval.errors import JudgeError
+from agenteval.evaluators.base import (
+    ConfigIssue,
+    EvalContext,
+    EvaluateResult,
+    Evaluator,
+    EvaluatorError,
+    TurnResult,
+)
+from agenteval.evaluators.llm.operators.constructors import (
+    JudgeAsk,
+    MessagesConstructor,
+    TurnPrefix,
+)
+from agenteval.evaluators.llm.operators.invocations import InvocationsAggregator
+from agenteval.evaluators.llm.operators.samples import SamplesAggregator
+from agenteval.evaluators.llm.operators.scorers import ResponseScorer, ScoreResult
+from agenteval.evaluators.llm.session import JudgeSession
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.metric import EvalMetric, LLMCriterion
+from agenteval.schema.result import MetricDetails
+from agenteval.schema.status import EvalStatus, status_for
+
+if TYPE_CHECKING:
+    from agenteval.judge import (
+        ChatMessage,
+        JudgeClient,
+        JudgeReply,
+        JudgeRequest,
+        JudgeSettings,
+        StructuredOutput,
+    )
+
+MISSING_FIELDS = "missing required fields in eval metric"
+
+
+@dataclass(frozen=True)
+class Operators:
+    """The four operators a judge evaluator is composed of."""
+
+    constructor: MessagesConstructor
+    scorer: ResponseScorer
+    samples: SamplesAggregator
+    invocations: InvocationsAggregator
+
+
+class JudgeEvaluator(Evaluator):
+    """Base of every LLM-judge evaluator: §2's pipeline over four swappable operators."""
+
+    is_async = True
+    needs_judge = True
+
+    def __init__(self, operators: Operators | None = None) -> None:
+        self.operators = operators if operators is not None else self.default_operators()
+
+    def default_operators(self) -> Operators:
+        """The operators this evaluator uses unless others are given."""
+        raise NotImplementedError
+
+    def with_operators(self, **changes: Any) -> Self:
+        """A copy with some operators replaced (``constructor``, ``scorer``, ``samples``, ...)."""
+        clone = copy.copy(self)
+        clone.operators = replace(self.operators, **changes)
+        return clone
+
+    def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
+        """Up-front problems of the judge config, then the evaluator's own (``check_llm_judge``)."""
+        from agenteval.evaluators.llm.judgecheck import check_judge_config
+
+        issues = check_judge_config(metric)
+        llm_judge = metric.criterion.llm_judge if metric.criterion else None
+        if llm_judge is not None:
+            issues.extend(self.check_llm_judge(metric, llm_judge))
+        return issues
+
+    def check_llm_judge(self, metric: EvalMetric, llm_judge: LLMCriterion) -> Iterable[ConfigIssue]:
+        """Evaluator-specific problems of ``criterion.llmJudge`` (none by default)."""
+        return ()
+
+    async def aevaluate(
+        self,
+        metric: EvalMetric,
+        actuals: Sequence[Invocation],
+        expecteds: Sequence[Invocation],
+        context: EvalContext,
+    ) -> EvaluateResult:
+        """Score every turn with the judge (§2 steps 1–7)."""
+        from agenteval.judge import JudgeConfigError, JudgeSettings, resolve_settings
+
+        criterion = metric.criterion
+        llm_judge = criterion.llm_judge if criterion is not None else None
+        if llm_judge is None:
+            raise EvaluatorError(MISSING_FIELDS)
+        session = _session(context)
+        model = llm_judge.judge_model
+        if model is None and not session.injected_backend:
+            raise EvaluatorError(MISSING_FIELDS)
+        if session.injected_backend:
+            num_samples = session.backend_num_samples
+        else:
+            num_samples = model.num_samples if model is not None else None
+        num_samples = 1 if num_samples is None else num_samples
+        if num_samples <= 0:
+            raise EvaluatorError("num samples must be greater than 0")
+        if llm_judge.sample_parallelism is not None and llm_judge.sample_parallelism < 0:
+            raise EvaluatorError("sample parallelism must be non-negative")
+        if len(actuals) != len(expecteds):
+            raise EvaluatorError(
+                f"actual invocations ({len(actuals)}) and expected invocations "
+                f"({len(expecteds)}) count mismatch"
+            )
+        try:
+            settings = (
+                resolve_settings(model)
+                if model is not None
+                else JudgeSettings(provider="injected", model="", variant="", base_url="")
+            )
+        except JudgeConfigError as exc:
+            raise EvaluatorError(str(exc)) from None
+        run = _TurnRunner(self.operators, metric, session, settings, num_samples, context)
+        turns = [await run.turn(actuals, expecteds, i) for i in range(len(actuals))]
+        try:
+            result = self.operators.invocations.aggregate(turns, metric)
+        except EvaluatorError:
+            raise
+        except Exception as exc:
+            raise EvaluatorError(_describe(exc)) from None
+        if len(result.turns) != len(actuals):
+            raise EvaluatorError(
+                f"metric {metric.metric_name} returned {len(result.turns)} per-invocation "
+                f"results, expected {len(actuals)}"
+            )
+        unstable = sum(1 for t in result.turns if (t.details.model_extra or {}).get("unstable"))
+        if unstable:
+            result.extra["unstableTurns"] = unstable
+        return result
+
+
+def _session(context: EvalContext) -> JudgeSession:
+    judge = context.judge
+    if isinstance(judge, JudgeSession):
+        return judge
+    if judge is None:
+        raise EvaluatorError(
+            "no judge available (the runner must put a JudgeSession in EvalContext.judge)"
+        )
+    raise EvaluatorError(
+        f"no judge available: EvalContext.judge is a {type(judge).__name__}, not a JudgeSession"
+    )
+
+
+def _describe(exc: Exception) -> str:
+    """Go-style text of an operator failure; a plugin's unexpected exception names its type."""
+    from agenteval.evaluators.llm.operators.registry import OperatorError
+
+    if isinstance(exc, OperatorError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+class _TurnRunner:
+    """Judges one turn after another for one metric of one case."""
+
+    def __init__(
+        self,
+        operators: Operators,
+        metric: EvalMetric,
+        session: JudgeSession,
+        settings: JudgeSettings,
+        num_samples: int,
+        context: EvalContext,
+    ) -> None:
+        self.ops = operators
+        self.metric = metric
+        self.session = session
+        self.settings = settings
+        self.num_samples = num_samples
+        self.context = context
+
+    async def ask(
+        self, messages: Sequence[ChatMessage], schema: StructuredOutput | None = None
+    ) -> JudgeReply:
+        """One extra judge call for a constructor (same judge, sample index 0)."""
+        from agenteval.judge import JudgeRequest
+
+        request = JudgeRequest(self.settings, tuple(messages), schema)
+        return await self.session.client.complete(
+            request, metric_name=self.metric.metric_name, sample_index=0
+        )
+
+    async def turn(
+        self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], index: int
+    ) -> TurnResult:
+        """§2 step 6 for turn ``index``: a turn result, or EvaluatorError, or not_evaluated."""
+        from agenteval.judge import JudgeConfigError, JudgeRequest
+
+        prefix = TurnPrefix(actuals[: index + 1], expecteds[: index + 1], self.metric)
+        where = f" (turn {index + 1})"
+        ask: JudgeAsk = self.ask
+        try:
+            messages = await self.ops.constructor.construct(prefix, ask)
+        except JudgeConfigError as exc:
+            raise EvaluatorError(f"construct messages: {exc}{where}") from None
+        except JudgeError as exc:
+            return self._not_evaluated(index, exc)
+        except Exception as exc:
+            raise EvaluatorError(f"construct messages: {_describe(exc)}{where}") from None
+        try:
+            schema = self.ops.constructor.structured_output(prefix)
+        except Exception as exc:
+            raise EvaluatorError(f"resolve structured output: {_describe(exc)}{where}") from None
+        request = JudgeRequest(self.settings, tuple(messages), schema)
+        try:
+            replies = await _collect(
+                self.session.client, request, self.metric.metric_name, self.num_samples
+            )
+        except JudgeConfigError as exc:
+            raise EvaluatorError(f"judge response: {exc}{where}") from None
+        except JudgeError as exc:
+            return self._not_evaluated(index, exc)
+        samples = [self._sample(reply, index, k) for k, reply in enumerate(replies)]
+        try:
+            chosen = self.ops.samples.aggregate(samples, self.metric)
+        except Exception as exc:
+            raise EvaluatorError(f"aggregate samples: {_describe(exc)}{where}") from None
+        return with_votes(chosen, samples) if len(samples) > 1 else chosen
+
+    def _sample(self, reply: JudgeReply, index: int, k: int) -> TurnResult:
+        try:
+            scored = self.ops.scorer.score(reply, self.metric)
+            if not math.isfinite(scored.score):
+                raise ValueError(f"score {scored.score!r} is not a finite number")
+        except Exception as exc:
+            where = f"turn {index + 1}" + (f", sample {k + 1}" if self.num_samples > 1 else "")
+            raise EvaluatorError(f"score based on response: {_describe(exc)} ({where})") from None
+        return sample_result(scored, self.metric.threshold)
+
+    def _not_evaluated(self, index: int, exc: JudgeError) -> TurnResult:
+        reason = str(exc)
+        case = self.context.case.eval_id
+        self.session.record_failure(
+            f"{self.context.eval_set_id}/{case} run {self.context.run_id} "
+            f"metric {self.metric.metric_name} turn {index + 1}",
+            reason,
+        )
+        return TurnResult(0.0, EvalStatus.NOT_EVALUATED, MetricDetails(reason=reason, score=0.0))
+
+
+def sample_result(scored: ScoreResult, threshold: float) -> TurnResult:
+    """One judge sample as a turn result: ``passed`` iff score >= threshold."""
+    details = MetricDetails(
+        reason=scored.reason,
+        score=scored.score,
+        value=scored.value,
+        rubric_scores=scored.rubric_scores,
+    )
+    return TurnResult(scored.score, status_for(scored.score, threshold), details)
+
+
+async def _collect(
+    client: JudgeClient, request: JudgeRequest, metric_name: str, count: int
+) -> list[JudgeReply]:
+    """``count`` samples of one request, in sample order; the first failure cancels the rest."""
+    if count == 1:
+        return [await client.complete(request, metric_name=metric_name, sample_index=0)]
+    tasks = [
+        asyncio.ensure_future(client.complete(request, metric_name=metric_name, sample_index=k))
+        for k in range(count)
+    ]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        # The lowest sample index among those already failed, so messages are stable.
+        for task in tasks:
+            error = task.exception() if task.done() and not task.cancelled() else None
+            if error is not None:
+                raise error
+        return [t.result() for t in tasks]
+    finally:
+        pending = [t for t in tasks if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _plain(number: float) -> float | int:
+    return int(number) if number.is_integer() and abs(number) < 1e15 else number
+
+
+def with_votes(chosen: TurnResult, samples: Sequence[TurnResult]) -> TurnResult:
+    """``chosen`` with every sample's vote, the agreement ratio and the unstable flag."""
+    votes = [
+        {"score": _plain(s.score), "status": s.status.value, "reason": s.details.reason}
+        for s in samples
+    ]
+    extra: dict[str, Any] = {"samples": votes}
+    evaluated = [s for s in samples if s.status is not EvalStatus.NOT_EVALUATED]
+    if evaluated:
+        agreeing = sum(1 for s in evaluated if s.status is chosen.status)
+        extra["agreement"] = agreeing / len(evaluated)
+        if len({s.status for s in evaluated}) > 1:
+            extra["unstable"] = True
+    return TurnResult(chosen.score, chosen.status, chosen.details.model_copy(update=extra))
