@@ -1,0 +1,94 @@
+"""GitHub Actions annotations: one workflow-command line per case that did not pass.
+
+A failed case gives ``::error title=…::message``; a not-evaluated case gives
+``::warning`` instead, since it does not fail the run on its own (the exit
+code follows the overall status) but usually means a missing trace or
+metric.  Escaping follows GitHub's workflow-command rules (the
+``@actions/core`` toolkit): in the message ``%``, CR and LF become ``%25``,
+``%0D`` and ``%0A``; in properties ``:`` and ``,`` also become ``%3A`` and
+``%2C``.  The CLI prints these lines only when ``GITHUB_ACTIONS=true``.
+"""
+
+# No "from __future__ import annotations": this module's main function has that name.
+from collections.abc import Mapping, Sequence
+
+from agenteval.report.outcomes import DEFAULT_REASON_CAP, CaseOutcome, cap, not_passed
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
+
+ACTIONS_ENV = "GITHUB_ACTIONS"
+
+_DATA_ESCAPES = (("%", "%25"), ("\r", "%0D"), ("\n", "%0A"))
+_PROPERTY_ESCAPES = (*_DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
+
+
+def escape_data(text: str) -> str:
+    """Escape the message part of a workflow command."""
+    # "%" goes first so the escapes added after it are not escaped again.
+    for char, escape in _DATA_ESCAPES:
+        text = text.replace(char, escape)
+    return text
+
+
+def escape_property(text: str) -> str:
+    """Escape a property value (``title=``, ``file=``) of a workflow command."""
+    for char, escape in _PROPERTY_ESCAPES:
+        text = text.replace(char, escape)
+    return text
+
+
+def workflow_command(command: str, properties: Mapping[str, str], message: str) -> str:
+    """``::command key=value,…::message`` with every part escaped."""
+    props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+    head = f"{command} {props}" if props else command
+    return f"::{head}::{escape_data(message)}"
+
+
+def is_github_actions(environ: Mapping[str, str]) -> bool:
+    """True inside a GitHub Actions job (``GITHUB_ACTIONS=true``)."""
+    return environ.get(ACTIONS_ENV, "") == "true"
+
+
+def _message(outcome: CaseOutcome, reason_cap: int | None) -> str:
+    details = [s.text(reason_cap) for s in outcome.shortfalls()]
+    details += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
+    lines = details or [outcome.headline(reason_cap)]
+    if outcome.multi_run:
+        passed = sum(1 for r in outcome.runs if r.final_eval_status is EvalStatus.PASSED)
+        lines.insert(0, f"{passed}/{len(outcome.runs)} runs passed; metric averages decide")
+    return "\n".join(lines)
+
+
+def annotations(
+    results: Sequence[EvalSetResult],
+    *,
+    files: Mapping[str, str] | None = None,
+    reason_cap: int | None = DEFAULT_REASON_CAP,
+) -> list[str]:
+    """Annotation lines for every case that did not pass, in report order.
+
+    ``files`` maps an evalSetId to its eval set file so GitHub can attach the
+    annotation to that file.
+    """
+    lines: list[str] = []
+    for outcome in not_passed(results):
+        failed = outcome.status is EvalStatus.FAILED
+        verdict = "failed" if failed else "not evaluated"
+        # Title before file: the order @actions/core writes them in.
+        properties = {"title": f"agenteval: {outcome.eval_set_id}/{outcome.eval_id} {verdict}"}
+        file = (files or {}).get(outcome.eval_set_id)
+        if file:
+            properties["file"] = file
+        command = "error" if failed else "warning"
+        lines.append(workflow_command(command, properties, _message(outcome, reason_cap)))
+    return lines
+
+
+__all__ = [
+    "ACTIONS_ENV",
+    "annotations",
+    "escape_data",
+    "escape_property",
+    "is_github_actions",
+    "workflow_command",
+]
