@@ -230,7 +230,9 @@ def test_response_match_score_equals_adk_rouge_evaluator() -> None:
     )
     for _ in range(40):
         count = rng.randint(1, 5)
-        actual_parts = [[_random_answer(rng) for _ in range(rng.randint(1, 3))] for _ in range(count)]
+        actual_parts = [
+            [_random_answer(rng) for _ in range(rng.randint(1, 3))] for _ in range(count)
+        ]
         expected_parts = [[_random_answer(rng)] for _ in range(count)]
         theirs = adk.evaluate_invocations(
             [adk_turn(p) for p in actual_parts], [adk_turn(p) for p in expected_parts]

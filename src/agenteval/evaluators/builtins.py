@@ -1,6 +1,6 @@
 """Importing this module registers every built-in evaluator."""
 
-from agenteval.evaluators import finalresponse, trajectory
+from agenteval.evaluators import finalresponse, gate, textmatch, trajectory
 from agenteval.evaluators.llm import finalresponse as llm_finalresponse
 
-__all__ = ["finalresponse", "llm_finalresponse", "trajectory"]
+__all__ = ["finalresponse", "gate", "llm_finalresponse", "textmatch", "trajectory"]
