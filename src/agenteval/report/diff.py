@@ -1,0 +1,358 @@
+"""``agenteval diff BASE NEW``: what got worse, what got better, what came and went.
+
+Compared per case (evalSetId, evalId) and per case metric (evalSetId,
+evalId, metricName).  A case's status is its in-memory status (the one that
+decides the exit code) and its score the mean case score over its evaluated
+runs; a metric's status and score are its overall result for one run, or
+its average over runs (metric summary, not_evaluated runs skipped) for
+several.
+
+Status order: passed > not_evaluated > failed.  Any drop is a regression
+(passed→failed, passed→not_evaluated, not_evaluated→failed);
+failed→passed and not_evaluated→passed are improvements; failed→not_evaluated
+is only a change, since nothing was fixed, it is just no longer measured.
+A score that drops (rises) by more than ``tolerance`` is a regression
+(improvement); scores are compared only when both sides were evaluated.  A
+change with both a worse and a better signal counts as a regression.  A
+case or metric only in NEW has appeared; only in BASE, disappeared, which
+counts as a regression unless ``missing_is_regression=False`` (a case that
+vanished can no longer fail).  Metrics of a case that appeared or
+disappeared as a whole are not listed again.  A moved threshold is noted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from agenteval.aggregation import metric_summaries
+from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format_score
+from agenteval.report.outcomes import case_outcomes
+from agenteval.schema.result import EvalCaseResult, EvalSetResult
+from agenteval.schema.status import EvalStatus
+
+# Float noise (0.8 − 0.7 = 0.10000000000000009) must not turn "exactly the tolerance" into a drop.
+_EPSILON = 1e-9
+_RANK = {EvalStatus.FAILED: 0, EvalStatus.NOT_EVALUATED: 1, EvalStatus.PASSED: 2}
+
+
+class ChangeKind(StrEnum):
+    """What happened to a case or metric between BASE and NEW."""
+
+    REGRESSED = "regressed"
+    DISAPPEARED = "disappeared"
+    APPEARED = "appeared"
+    CHANGED = "changed"
+    IMPROVED = "improved"
+
+
+_KIND_ORDER = {kind: i for i, kind in enumerate(ChangeKind)}
+_KIND_STYLES = {
+    ChangeKind.REGRESSED: "bold red",
+    ChangeKind.DISAPPEARED: "red",
+    ChangeKind.APPEARED: "cyan",
+    ChangeKind.CHANGED: "yellow",
+    ChangeKind.IMPROVED: "green",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """A case or metric on one side: status, score (None when not evaluated), threshold."""
+
+    status: EvalStatus
+    score: float | None
+    threshold: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"status", "score", "threshold"?}`` (score null when not evaluated)."""
+        data: dict[str, Any] = {"status": self.status.value, "score": self.score}
+        if self.threshold is not None:
+            data["threshold"] = self.threshold
+        return data
+
+    def label(self) -> str:
+        """``passed 0.8`` / ``not evaluated``."""
+        status = STATUS_LABELS.get(self.status, self.status.value)
+        return status if self.score is None else f"{status} {format_score(self.score)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One case or metric that differs between BASE and NEW."""
+
+    eval_set_id: str
+    eval_id: str
+    metric_name: str | None  # None: the case as a whole
+    kind: ChangeKind
+    regression: bool
+    base: Side | None
+    new: Side | None
+    reasons: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The change as plain JSON data (camelCase keys like the result files)."""
+        return {
+            "kind": self.kind.value,
+            "regression": self.regression,
+            "evalSetId": self.eval_set_id,
+            "evalId": self.eval_id,
+            "metricName": self.metric_name,
+            "base": self.base.to_json() if self.base else None,
+            "new": self.new.to_json() if self.new else None,
+            "reasons": list(self.reasons),
+        }
+
+
+@dataclass(slots=True)
+class ResultDiff:
+    """Every change between two sets of results, regressions first."""
+
+    tolerance: float
+    changes: list[Change] = field(default_factory=list)
+    compared_cases: int = 0
+    compared_metrics: int = 0
+
+    @property
+    def regressed(self) -> bool:
+        """True when anything regressed (``diff`` exits 1)."""
+        return any(change.regression for change in self.changes)
+
+    def of_kind(self, kind: ChangeKind) -> list[Change]:
+        """The changes of one kind, in report order."""
+        return [change for change in self.changes if change.kind is kind]
+
+    def counts(self) -> dict[str, int]:
+        """Number of changes per kind, plus regressions (disappearances included)."""
+        counts = {kind.value: 0 for kind in ChangeKind}
+        for change in self.changes:
+            counts[change.kind.value] += 1
+        counts["regressions"] = sum(1 for change in self.changes if change.regression)
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable diff: verdict, tolerance, counts and every change."""
+        return {
+            "regressed": self.regressed,
+            "tolerance": self.tolerance,
+            "comparedCases": self.compared_cases,
+            "comparedMetrics": self.compared_metrics,
+            "counts": self.counts(),
+            "changes": [change.to_json() for change in self.changes],
+        }
+
+
+CaseKey = tuple[str, str]
+MetricKey = tuple[str, str, str]
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """Sides of every case and case metric of one set of results."""
+
+    cases: dict[CaseKey, Side] = field(default_factory=dict)
+    metrics: dict[MetricKey, Side] = field(default_factory=dict)
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def _metric_sides(runs: Sequence[EvalCaseResult]) -> Iterator[tuple[str, Side]]:
+    if len(runs) == 1:
+        for metric in runs[0].overall_eval_metric_results or []:
+            evaluated = metric.eval_status is not EvalStatus.NOT_EVALUATED
+            score = metric.score if evaluated else None
+            yield metric.metric_name, Side(metric.eval_status, score, metric.threshold)
+        return
+    results = [m for run in runs for m in run.overall_eval_metric_results or []]
+    for summary in metric_summaries(results):
+        evaluated = summary.eval_status is not EvalStatus.NOT_EVALUATED
+        score = summary.average_score if evaluated else None
+        yield summary.metric_name, Side(summary.eval_status, score, summary.threshold)
+
+
+def snapshot(results: Sequence[EvalSetResult]) -> Snapshot:
+    """Case and metric sides of a set of results (results sharing an evalSetId are joined)."""
+    by_set: dict[str, list[EvalCaseResult]] = {}
+    for result in results:
+        by_set.setdefault(result.eval_set_id, []).extend(result.case_results())
+    shot = Snapshot()
+    for eval_set_id, cases in by_set.items():
+        joined = EvalSetResult(eval_set_id=eval_set_id, eval_case_results=cases)
+        for outcome in case_outcomes(joined):
+            scores = [
+                r.score for r in outcome.runs if r.final_eval_status is not EvalStatus.NOT_EVALUATED
+            ]
+            shot.cases[(eval_set_id, outcome.eval_id)] = Side(outcome.status, _mean(scores))
+            for name, side in _metric_sides(outcome.runs):
+                shot.metrics[(eval_set_id, outcome.eval_id, name)] = side
+    return shot
+
+
+def _arrow(before: float | None, after: float | None) -> str:
+    return f"{format_score(before or 0.0)} → {format_score(after or 0.0)}"
+
+
+def _compare(base: Side, new: Side, tolerance: float) -> tuple[ChangeKind | None, list[str]]:
+    worse: list[str] = []
+    better: list[str] = []
+    notes: list[str] = []
+    if base.status is not new.status:
+        flip = f"status {base.status.value} → {new.status.value}"
+        base_rank, new_rank = _RANK.get(base.status, 1), _RANK.get(new.status, 1)
+        if new_rank < base_rank:
+            worse.append(flip)
+        elif new.status is EvalStatus.NOT_EVALUATED:
+            notes.append(flip)
+        else:
+            better.append(flip)
+    if base.score is not None and new.score is not None:
+        delta = new.score - base.score
+        moved = f"score {format_score(base.score)} → {format_score(new.score)}"
+        if -delta > tolerance + _EPSILON:
+            worse.append(f"{moved} (−{format_score(-delta)})")
+        elif delta > tolerance + _EPSILON:
+            better.append(f"{moved} (+{format_score(delta)})")
+    moved_threshold = (
+        base.threshold is not None
+        and new.threshold is not None
+        and abs(base.threshold - new.threshold) > _EPSILON
+    )
+    if moved_threshold:
+        notes.append(f"threshold {_arrow(base.threshold, new.threshold)}")
+    if worse:
+        return ChangeKind.REGRESSED, worse + better + notes
+    if better:
+        return ChangeKind.IMPROVED, better + notes
+    return (ChangeKind.CHANGED, notes) if notes else (None, [])
+
+
+def _change(
+    key: tuple[str, ...],
+    base: Side | None,
+    new: Side | None,
+    tolerance: float,
+    missing_is_regression: bool,
+) -> Change | None:
+    eval_set_id, eval_id = key[0], key[1]
+    metric = key[2] if len(key) > 2 else None
+    if base is None and new is not None:
+        kind, reasons = ChangeKind.APPEARED, [f"new, {new.label()}"]
+    elif new is None and base is not None:
+        kind, reasons = ChangeKind.DISAPPEARED, [f"missing, was {base.label()}"]
+    elif base is not None and new is not None:
+        found, reasons = _compare(base, new, tolerance)
+        if found is None:
+            return None
+        kind = found
+    else:
+        return None
+    regression = kind is ChangeKind.REGRESSED or (
+        kind is ChangeKind.DISAPPEARED and missing_is_regression
+    )
+    return Change(eval_set_id, eval_id, metric, kind, regression, base, new, tuple(reasons))
+
+
+def diff_results(
+    base: Sequence[EvalSetResult],
+    new: Sequence[EvalSetResult],
+    tolerance: float = 0.0,
+    *,
+    missing_is_regression: bool = True,
+) -> ResultDiff:
+    """Compare BASE and NEW results per case and per case metric (rules in the module docstring)."""
+    if not math.isfinite(tolerance) or tolerance < 0:
+        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance}")
+    old_shot, new_shot = snapshot(base), snapshot(new)
+    diff = ResultDiff(tolerance=tolerance)
+    metrics_of: dict[CaseKey, list[MetricKey]] = {}
+    for shot in (new_shot, old_shot):
+        for metric_key in shot.metrics:
+            names = metrics_of.setdefault((metric_key[0], metric_key[1]), [])
+            if metric_key not in names:
+                names.append(metric_key)
+    found: list[Change] = []
+    case_keys = [*new_shot.cases, *(k for k in old_shot.cases if k not in new_shot.cases)]
+    for case_key in case_keys:
+        before, after = old_shot.cases.get(case_key), new_shot.cases.get(case_key)
+        change = _change(case_key, before, after, tolerance, missing_is_regression)
+        if change is not None:
+            found.append(change)
+        if before is None or after is None:
+            continue  # the whole case came or went: listed once, not again per metric
+        diff.compared_cases += 1
+        for metric_key in metrics_of.get(case_key, []):
+            old_metric, new_metric = (
+                old_shot.metrics.get(metric_key),
+                new_shot.metrics.get(metric_key),
+            )
+            if old_metric is not None and new_metric is not None:
+                diff.compared_metrics += 1
+            change = _change(metric_key, old_metric, new_metric, tolerance, missing_is_regression)
+            if change is not None:
+                found.append(change)
+    # Stable sort: within a kind, NEW's case order (then BASE-only cases), a case before its metrics.
+    diff.changes = sorted(found, key=lambda c: _KIND_ORDER[c.kind])
+    return diff
+
+
+def render_diff(console: Console, diff: ResultDiff) -> None:
+    """Print the verdict line and a table of every change, regressions first."""
+    counts = diff.counts()
+    verdict = Text("REGRESSED" if diff.regressed else "NO REGRESSION", style="bold")
+    verdict.stylize("red" if diff.regressed else "green")
+    parts = [f"{counts['regressions']} regression{'s' if counts['regressions'] != 1 else ''}"]
+    parts += [
+        f"{counts[kind.value]} {kind.value}"
+        for kind in (ChangeKind.IMPROVED, ChangeKind.APPEARED, ChangeKind.DISAPPEARED)
+        if counts[kind.value]
+    ]
+    verdict.append(f": {', '.join(parts)}")
+    verdict.append(
+        f" · {diff.compared_cases} cases and {diff.compared_metrics} metrics compared"
+        f" · tolerance {format_score(diff.tolerance)}",
+        style="dim",
+    )
+    if diff.changes:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+        for header in ("change", "eval set", "case", "metric", "base", "new", "why"):
+            table.add_column(header, overflow="fold")
+        for change in diff.changes:
+            table.add_row(
+                Text(change.kind.value, style=_KIND_STYLES[change.kind]),
+                Text(change.eval_set_id),
+                Text(change.eval_id),
+                Text(change.metric_name or "(case)", style="" if change.metric_name else "dim"),
+                _side_text(change.base),
+                _side_text(change.new),
+                Text("; ".join(change.reasons)),
+            )
+        console.print(table)
+    console.print(verdict)
+
+
+def _side_text(side: Side | None) -> Text:
+    if side is None:
+        return Text("—", style="dim")
+    return Text(side.label(), style=STATUS_STYLES.get(side.status, ""))
+
+
+__all__ = [
+    "Change",
+    "ChangeKind",
+    "ResultDiff",
+    "Side",
+    "Snapshot",
+    "diff_results",
+    "render_diff",
+    "snapshot",
+]
