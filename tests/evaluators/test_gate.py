@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 import agenteval.evaluators.builtins  # noqa: F401  (registers the built-ins)
-from agenteval.evaluators.base import EvalContext, EvaluateResult, EvaluatorError, TurnResult
+from agenteval.evaluators.base import (
+    EvalContext,
+    EvaluateResult,
+    Evaluator,
+    EvaluatorError,
+    TurnResult,
+)
 from agenteval.evaluators.gate import GateConfig, check_gate
 from agenteval.evaluators.gatejudge import (
     JudgeReplyFormatError,
@@ -26,8 +32,15 @@ from agenteval.schema.status import EvalStatus
 from agenteval.validation import Findings, check_metrics
 from judge_server import JudgeServer, Reply
 
-GATE = evaluators.get("final_response_gate")
-assert GATE is not None
+
+def registered(name: str) -> Evaluator:
+    """The evaluator registered under ``name`` (the built-ins are imported above)."""
+    evaluator = evaluators.get(name)
+    assert evaluator is not None, name
+    return evaluator
+
+
+GATE = registered("final_response_gate")
 
 QUESTION = "The web server ignores my new config. What should I do?"
 REFERENCE = "Restart the nginx service to apply the new configuration."
@@ -427,3 +440,86 @@ def test_majority_vote_picks_the_first_sample_of_the_winning_side() -> None:
     assert vote.representative is fail
     vote = majority_vote([weak, strong, strong], threshold=0.5)
     assert (vote.passed, vote.representative) == (True, weak)
+
+
+# ------------------------------------------------------------ end to end
+
+
+def test_gate_end_to_end_through_the_api(judge_server: JudgeServer, tmp_path: Any) -> None:
+    """Files in, results out: per-turn methods and the per-method counts reach the result."""
+    from agenteval import api
+    from agenteval.schema.base import dump
+
+    judge_server.when("<candidate_answer>", verdict(1.0, True, "Same fix."))
+    pairs = [(NEAR_MISS, REFERENCE), (PARAPHRASE, REFERENCE), ("paris!", "Paris")]
+
+    def conversation(answers: list[str]) -> list[dict[str, Any]]:
+        return [
+            {
+                "invocationId": f"t{i}",
+                "userContent": {"role": "user", "content": QUESTION},
+                "finalResponse": {"role": "assistant", "content": text},
+            }
+            for i, text in enumerate(answers)
+        ]
+
+    evalset = {
+        "evalSetId": "gate-e2e",
+        "evalCases": [
+            {
+                "evalId": "ops-1",
+                "evalMode": "trace",
+                "actualConversation": conversation([c for c, _ in pairs]),
+                "conversation": conversation([r for _, r in pairs]),
+                "sessionInput": {"appName": "ops", "userId": "u"},
+            }
+        ],
+    }
+    metric = gate_metric(judge_server, gate={"rougeF1": 0.8})
+    (tmp_path / "gate-e2e.evalset.json").write_text(json.dumps(evalset))
+    (tmp_path / "gate-e2e.metrics.json").write_text(json.dumps([dump(metric)]))
+    result = api.evaluate(str(tmp_path / "gate-e2e.evalset.json"), cache=None)
+    assert result.exit_code == api.EXIT_PASSED
+    assert judge_server.count == 1
+    case = result.results[0].case_results()[0]
+    overall = (case.overall_eval_metric_results or [])[0]
+    assert dump(overall)["methods"] == {"exact": 1, "rouge": 1, "judge": 1}
+    per_turn = [
+        dump((turn.eval_metric_results or [])[0])["details"]
+        for turn in case.eval_metric_result_per_invocation or []
+    ]
+    assert [d["method"] for d in per_turn] == ["rouge", "judge", "exact"]
+    assert per_turn[1]["judge"] == {"score": 1, "pass": True, "reasoning": "Same fix."}
+
+
+def test_unreachable_judge_makes_the_run_incomplete(
+    judge_server: JudgeServer, tmp_path: Any
+) -> None:
+    from agenteval import api
+    from agenteval.schema.base import dump
+
+    judge_server.default = Reply.status_error(403, "forbidden")
+    evalset = {
+        "evalSetId": "gate-e2e",
+        "evalCases": [
+            {
+                "evalId": "ops-1",
+                "evalMode": "trace",
+                "actualConversation": [
+                    {"userContent": {"role": "user", "content": QUESTION},
+                     "finalResponse": {"role": "assistant", "content": PARAPHRASE}}
+                ],
+                "conversation": [
+                    {"userContent": {"role": "user", "content": QUESTION},
+                     "finalResponse": {"role": "assistant", "content": REFERENCE}}
+                ],
+                "sessionInput": {"appName": "ops", "userId": "u"},
+            }
+        ],
+    }  # fmt: skip
+    (tmp_path / "gate-e2e.evalset.json").write_text(json.dumps(evalset))
+    (tmp_path / "gate-e2e.metrics.json").write_text(json.dumps([dump(gate_metric(judge_server))]))
+    result = api.evaluate(str(tmp_path / "gate-e2e.evalset.json"), cache=None)
+    assert result.exit_code == api.EXIT_INCOMPLETE
+    assert len(result.judge_failures) == 1
+    assert "403" in result.judge_failures[0]
