@@ -172,6 +172,19 @@ def test_absent_answers_read_as_empty() -> None:
     assert result.status is EvalStatus.FAILED
 
 
+def test_turn_and_overall_status_follow_the_metric_threshold() -> None:
+    context = EvalContext("gate-set", EvalCase(eval_id="c"), 1, None)
+    actuals = [turn("the cat sat on a mat"), turn("a dog")]
+    expecteds = [turn("the cat sat on the mat"), turn("the cat sat on the mat")]
+    half = asyncio.run(GATE.aevaluate(gate_metric(threshold=0.5), actuals, expecteds, context))
+    assert [t.status for t in half.turns] == [EvalStatus.PASSED, EvalStatus.FAILED]
+    assert (half.score, half.status) == (0.5, EvalStatus.PASSED)
+    # Score 0 meets a threshold of 0, as it does for every evaluator (score >= threshold).
+    zero = asyncio.run(GATE.aevaluate(gate_metric(threshold=0.0), actuals, expecteds, context))
+    assert [t.score for t in zero.turns] == [1.0, 0.0]
+    assert [t.status for t in zero.turns] == [EvalStatus.PASSED, EvalStatus.PASSED]
+
+
 # --------------------------------------------------------------------- config
 
 

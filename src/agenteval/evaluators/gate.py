@@ -41,7 +41,7 @@ from agenteval.schema.base import none_as
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel
 from agenteval.schema.result import DetailValue, MetricDetails
-from agenteval.schema.status import EvalStatus
+from agenteval.schema.status import EvalStatus, status_for
 
 if TYPE_CHECKING:
     # The judge package (HTTP stack) is imported only when a judge step is configured.
@@ -198,9 +198,11 @@ class FinalResponseGateEvaluator(Evaluator):
         methods = dict.fromkeys(METHODS, 0)
         for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
             turn = await _decide_turn(index, actual, expected, gate, judge)
-            turns.append(turn)
             if turn.status is not EvalStatus.NOT_EVALUATED:
+                # The 1/0 verdict meets the metric threshold like every evaluator's turn score.
+                turn.status = status_for(turn.score, metric.threshold)
                 methods[str((turn.details.model_extra or {})["method"])] += 1
+            turns.append(turn)
         result = average_turns(turns, metric.threshold)
         result.extra["methods"] = methods
         return result
