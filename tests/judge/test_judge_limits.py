@@ -145,7 +145,7 @@ def run_calls(
 
 
 def test_concurrency_bounds_calls_in_flight(judge_server: JudgeServer) -> None:
-    judge_server.latency = 0.1
+    judge_server.latency = 0.2
     settings = settings_for(judge_server)
     prompts = [f"prompt {i}" for i in range(20)]
     replies = run_calls(settings, prompts, fast_options(concurrency=4), parallel=True)
