@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from agenteval.report import github
 from agenteval.report.github import (
-    annotations,
     escape_data,
     escape_property,
     is_github_actions,
@@ -94,7 +94,7 @@ def test_one_annotation_per_case_that_did_not_pass() -> None:
             case_result("shop", "no_trace", [], error="no actual turns"),
         ],
     )
-    lines = annotations([result], files={"shop": "evalsets/shop.evalset.json"})
+    lines = github.annotations([result], files={"shop": "evalsets/shop.evalset.json"})
     assert len(lines) == 3
     assert all("\n" not in line and "\r" not in line for line in lines)
     parsed = [parse(line) for line in lines]
@@ -126,7 +126,7 @@ def test_multi_run_annotation_and_no_file_mapping() -> None:
         case_result("s,1", "flaky:x", [metric("m", score)], run_id=run)
         for run, score in enumerate([1.0, 0.0, 1.0], start=1)
     ]
-    (line,) = annotations([eval_set_result("s,1", runs, num_runs=3)])
+    (line,) = github.annotations([eval_set_result("s,1", runs, num_runs=3)])
     assert line.startswith("::error title=agenteval%3A s%2C1/flaky%3Ax failed::")
     assert parse(line) == (
         "error",
@@ -137,7 +137,7 @@ def test_multi_run_annotation_and_no_file_mapping() -> None:
 
 def test_all_passed_gives_no_annotation() -> None:
     result = eval_set_result("s", [case_result("s", "a", [metric("m", 1.0)])])
-    assert annotations([result]) == []
+    assert github.annotations([result]) == []
 
 
 def test_github_actions_detection() -> None:
