@@ -90,6 +90,7 @@ def run(
     judge_options: JudgeOptions | None = None,
     backend: JudgeBackend | None = None,
     backend_num_samples: int | None = None,
+    run_id: int = 1,
 ) -> Outcome:
     """Evaluate one case through a real ``JudgeClient`` and capture result or error."""
 
@@ -101,7 +102,7 @@ def run(
                 injected_backend=backend is not None,
                 backend_num_samples=backend_num_samples,
             )
-            context = EvalContext("set-1", CASE, 1, judge=session)
+            context = EvalContext("set-1", CASE, run_id, judge=session)
             try:
                 result = await evaluator.aevaluate(metric_, actuals, expecteds, context)
             except EvaluatorError as exc:

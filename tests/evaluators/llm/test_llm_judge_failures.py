@@ -114,3 +114,26 @@ def test_dropped_connection(judge_server: JudgeServer) -> None:
     outcome = run(JUDGE, metric(judge_server), [turn()], [turn()], judge_options=options(retries=1))
     assert ok(outcome).turns[0].status is N
     assert judge_server.count == 2
+
+
+def test_each_run_asks_afresh_and_a_rerun_hits_the_cache(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache.sqlite"
+    m = metric(judge_server, numSamples=2)
+    judge_options = options(cache_path=cache)
+
+    def statuses(run_id: int) -> list[EvalStatus]:
+        outcome = run(JUDGE, m, [turn()], [turn()], judge_options=judge_options, run_id=run_id)
+        return [t.status for t in ok(outcome).turns]
+
+    judge_server.default = verdict("valid")
+    assert statuses(1) == [P]
+    assert judge_server.count == 2
+    # Run 2 of --num-runs is an independent judgement: new calls, here a different verdict.
+    judge_server.default = verdict("invalid")
+    assert statuses(2) == [F]
+    assert judge_server.count == 4
+    # Rerunning the same evaluation replays both runs from the cache.
+    assert (statuses(1), statuses(2)) == ([P], [F])
+    assert judge_server.count == 4

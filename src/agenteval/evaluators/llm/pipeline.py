@@ -210,16 +210,19 @@ class _TurnRunner:
         self.settings = settings
         self.num_samples = num_samples
         self.context = context
+        # Sample k of run r is cached as sample (r-1)*n+k: each run of --num-runs asks the
+        # judge afresh (as Go does), while a rerun of the same evaluation hits the cache.
+        self.first_sample = max(context.run_id - 1, 0) * num_samples
 
     async def ask(
         self, messages: Sequence[ChatMessage], schema: StructuredOutput | None = None
     ) -> JudgeReply:
-        """One extra judge call for a constructor (same judge, sample index 0)."""
+        """One extra judge call for a constructor (same judge, the turn's first sample index)."""
         from agenteval.judge import JudgeRequest
 
         request = JudgeRequest(self.settings, tuple(messages), schema)
         return await self.session.client.complete(
-            request, metric_name=self.metric.metric_name, sample_index=0
+            request, metric_name=self.metric.metric_name, sample_index=self.first_sample
         )
 
     async def turn(
@@ -246,7 +249,10 @@ class _TurnRunner:
         request = JudgeRequest(self.settings, tuple(messages), schema)
         try:
             replies = await _collect(
-                self.session.client, request, self.metric.metric_name, self.num_samples
+                self.session.client,
+                request,
+                self.metric.metric_name,
+                range(self.first_sample, self.first_sample + self.num_samples),
             )
         except JudgeConfigError as exc:
             raise EvaluatorError(f"judge response: {exc}{where}") from None
@@ -292,14 +298,14 @@ def sample_result(scored: ScoreResult, threshold: float) -> TurnResult:
 
 
 async def _collect(
-    client: JudgeClient, request: JudgeRequest, metric_name: str, count: int
+    client: JudgeClient, request: JudgeRequest, metric_name: str, indexes: range
 ) -> list[JudgeReply]:
-    """``count`` samples of one request, in sample order; the first failure cancels the rest."""
-    if count == 1:
-        return [await client.complete(request, metric_name=metric_name, sample_index=0)]
+    """One sample per index, in index order; the first failure cancels the rest."""
+    if len(indexes) == 1:
+        return [await client.complete(request, metric_name=metric_name, sample_index=indexes[0])]
     tasks = [
         asyncio.ensure_future(client.complete(request, metric_name=metric_name, sample_index=k))
-        for k in range(count)
+        for k in indexes
     ]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
