@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -93,18 +94,22 @@ def gate_metric(
 
 
 def gate_run(
-    metric: EvalMetric, pairs: list[tuple[str | None, str | None]]
+    metric: EvalMetric,
+    pairs: list[tuple[str | None, str | None]],
+    *,
+    run_id: int = 1,
+    cache: Path | None = None,
 ) -> tuple[EvaluateResult, list[str]]:
     """Run the gate on (candidate, reference) turns with a live judge client; also the failures."""
     actuals = [turn(candidate) for candidate, _ in pairs]
     expecteds = [turn(reference) for _, reference in pairs]
-    options = JudgeOptions(cache_path=None, retries=1, backoff_base=0.001, backoff_max=0.01)
+    options = JudgeOptions(cache_path=cache, retries=1, backoff_base=0.001, backoff_max=0.01)
     failures: list[str] = []
 
     async def go() -> EvaluateResult:
         async with JudgeClient(options) as client:
             session = JudgeSession(client=client, failures=failures)
-            context = EvalContext("gate-set", EvalCase(eval_id="case-7"), 1, session)
+            context = EvalContext("gate-set", EvalCase(eval_id="case-7"), run_id, session)
             return await GATE.aevaluate(metric, actuals, expecteds, context)
 
     return asyncio.run(go()), failures
@@ -395,6 +400,19 @@ def test_a_tied_vote_fails(judge_server: JudgeServer) -> None:
     assert only.status is EvalStatus.FAILED
     assert extra(only)["votes"] == {"pass": 1, "fail": 1}
     assert extra(only)["judge"]["pass"] is False
+
+
+def test_each_run_asks_the_judge_afresh_and_reruns_hit_the_cache(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    judge_server.default = verdict(1.0, True)
+    cache = tmp_path / "cache.sqlite"
+    metric = gate_metric(judge_server, num_samples=2)
+    for run_id in (1, 2, 1, 2):
+        result, _ = gate_run(metric, [(PARAPHRASE, REFERENCE)], run_id=run_id, cache=cache)
+        assert result.turns[0].status is EvalStatus.PASSED
+    # Runs 1 and 2 each cost their own two samples; repeating them is answered by the cache.
+    assert judge_server.count == 4
 
 
 @pytest.mark.parametrize(

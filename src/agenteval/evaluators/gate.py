@@ -237,6 +237,9 @@ class _JudgeTurn:
     threshold: float
     session: JudgeSession
     where: str
+    # Sample k of run r is sample (r-1)*n+k, as in the judge pipeline: each run of
+    # --num-runs asks the judge afresh, while a rerun of the same run hits the cache.
+    first_sample: int
 
     @classmethod
     def for_metric(cls, metric: EvalMetric, gate: GateConfig, context: EvalContext) -> _JudgeTurn:
@@ -265,7 +268,10 @@ class _JudgeTurn:
         if num_samples <= 0:
             raise EvaluatorError("num samples must be greater than 0")
         where = f"{context.eval_set_id}/{context.case.eval_id} run {context.run_id}"
-        return cls(metric.metric_name, settings, num_samples, gate.judge_threshold, session, where)
+        first = max(context.run_id - 1, 0) * num_samples
+        return cls(
+            metric.metric_name, settings, num_samples, gate.judge_threshold, session, where, first
+        )
 
     async def decide(
         self, index: int, actual: Invocation, candidate: str, reference: str, rouge: Rouge1
@@ -305,11 +311,12 @@ class _JudgeTurn:
         """All samples in sample order; the first failure cancels the calls still running."""
         client: JudgeClient = self.session.client
         name = self.metric_name
-        if self.num_samples == 1:
-            return [await client.complete(request, metric_name=name, sample_index=0)]
+        indexes = range(self.first_sample, self.first_sample + self.num_samples)
+        if len(indexes) == 1:
+            return [await client.complete(request, metric_name=name, sample_index=indexes[0])]
         tasks = [
             asyncio.ensure_future(client.complete(request, metric_name=name, sample_index=k))
-            for k in range(self.num_samples)
+            for k in indexes
         ]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
