@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -255,3 +256,95 @@ def test_shipped_example_runs(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "FAILED: 4 of 7 cases passed (3 failed)" in proc.stdout
     assert len(list(tmp_path.glob("*.evalset_result.json"))) == 2
+
+
+@pytest.mark.parametrize("count", [2, 3, 5])
+def test_shards_merge_to_the_full_run(tmp_path: Path, count: int) -> None:
+    """--shard I/N runs, then `merge`, equal a single full run (summary and per-case results)."""
+    evalsets, metrics = str(ROOT / "evalsets"), str(ROOT / "metrics")
+    full = tmp_path / "full"
+    agenteval_cli("run", "--evalset", evalsets, "--metrics", metrics, "--output", str(full), "-q")
+    parts = []
+    for index in range(1, count + 1):
+        out = tmp_path / f"shard{index}"
+        proc = agenteval_cli(
+            "run",
+            "--evalset",
+            evalsets,
+            "--metrics",
+            metrics,
+            "--shard",
+            f"{index}/{count}",
+            "--output",
+            str(out),
+            "-q",
+        )
+        assert proc.returncode in (0, 1), proc.stderr
+        parts.extend(out.glob("*.evalset_result.json"))
+    merged = tmp_path / "merged"
+    proc = agenteval_cli(
+        "merge", *map(str, parts), "--output", str(merged), "--evalset", evalsets, "-q"
+    )
+    assert proc.returncode == 1, proc.stderr
+
+    def by_set(directory: Path) -> dict[str, dict[str, Any]]:
+        return {
+            json.loads(p.read_text())["evalSetId"]: json.loads(p.read_text())
+            for p in directory.glob("*.json")
+        }
+
+    def strip(case: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in case.items() if k not in ("sessionId",)}
+
+    full_sets, merged_sets = by_set(full), by_set(merged)
+    assert set(full_sets) == set(merged_sets) == {"order-api", "travel-assistant"}
+    for eval_set_id, expected in full_sets.items():
+        got = merged_sets[eval_set_id]
+        assert got["summary"] == expected["summary"]
+        assert [strip(c) for c in got["evalCaseResults"]] == [
+            strip(c) for c in expected["evalCaseResults"]
+        ]
+
+
+def test_diff_exit_codes(tmp_path: Path) -> None:
+    """`diff` exits 0 without regressions and 1 with one; --json gives machine output."""
+    suite = write_suite(tmp_path)
+    base, new = tmp_path / "base", tmp_path / "new"
+    agenteval_cli("run", "--evalset", str(suite), "--output", str(base), "-q")
+    data = json.loads(suite.read_text())
+    data["evalCases"][0]["actualConversation"][0]["tools"][0]["arguments"]["x"] = (
+        5  # `good` now fails
+    )
+    suite.write_text(json.dumps(data))
+    agenteval_cli("run", "--evalset", str(suite), "--output", str(new), "-q")
+    (base_file,), (new_file,) = list(base.iterdir()), list(new.iterdir())
+    same = agenteval_cli("diff", str(base_file), str(base_file))
+    assert same.returncode == 0, same.stdout + same.stderr
+    worse = agenteval_cli("diff", str(base_file), str(new_file), "--json")
+    assert worse.returncode == 1
+    changes = json.loads(worse.stdout)
+    assert changes["regressed"] is True
+
+
+def test_junit_markdown_and_github_outputs(tmp_path: Path) -> None:
+    """--junit and --markdown files, the step summary and ::error lines on GitHub Actions."""
+    suite = write_suite(tmp_path)
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    env = dict(os.environ, GITHUB_ACTIONS="true", GITHUB_STEP_SUMMARY=str(summary))
+    proc = agenteval_cli(
+        "run",
+        "--evalset",
+        str(suite),
+        "--junit",
+        str(tmp_path / "j.xml"),
+        "--markdown",
+        str(tmp_path / "m.md"),
+        env=env,
+    )
+    assert proc.returncode == 1
+    assert 'tests="2" failures="1" errors="0"' in (tmp_path / "j.xml").read_text()
+    assert "bad" in (tmp_path / "m.md").read_text()
+    assert summary.read_text().startswith("earlier step\n") and "bad" in summary.read_text()
+    errors = [line for line in proc.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 1 and "suite/bad" in errors[0]

@@ -119,7 +119,7 @@ def test_every_problem_is_reported(broken_dir: Path, command: str) -> None:
         "missing.evalset.json" in line and "file not found" in line for line in err.splitlines()
     )
     assert "did you mean 'tool_trajectory_avg_score'" in err
-    assert "nothing was scored" in err
+    assert "problems found" in err
 
 
 def test_missing_metrics_file_is_an_error_when_named(tmp_path: Path) -> None:

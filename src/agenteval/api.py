@@ -21,6 +21,7 @@ from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
+from agenteval.sharding import Shard, parse_shard, select
 from agenteval.validation import Findings, check_metrics, check_regexes
 
 if TYPE_CHECKING:
@@ -52,6 +53,8 @@ class Options:
     offline: bool = False
     max_judge_calls: int | None = None
     max_judge_tokens: int | None = None
+    # "I/N": run only the cases whose stable hash puts them in shard I of N.
+    shard: str | None = None
 
 
 @dataclass(slots=True)
@@ -137,11 +140,23 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         _check_filters(options, all_metric_names, all_case_ids, found)
     if found.problems:
         raise ConfigError(found.problems)
+    shard = _parse_shard(options.shard)
     for plan in plans:
         plan.cases = [
             c for c in plan.evalset.cases() if not options.cases or c.eval_id in options.cases
         ]
+        if shard is not None:
+            plan.cases = select(plan.cases, plan.eval_set_id, shard.index, shard.count)
     return Prepared(plans, traces, aggregator, found.warnings)
+
+
+def _parse_shard(text: str | None) -> Shard | None:
+    if text is None:
+        return None
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise ConfigError([Problem("--shard", "", str(exc), "e.g. --shard 2/5")]) from None
 
 
 def _read(path: Path, found: Findings) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -15,10 +17,15 @@ from agenteval import __version__, api
 from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
-from agenteval.loading import load_result
+from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset, load_result
+from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
-from agenteval.report import jsonfile
+from agenteval.report import github, jsonfile
+from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.junit import write_junit
+from agenteval.report.markdown import append_step_summary, write_markdown
+from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
 
 app = typer.Typer(
@@ -91,6 +98,17 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
         err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
 
 
+def _ci_outputs(result: api.RunResult) -> None:
+    """GitHub Actions: step summary and one annotation line per case that did not pass."""
+    append_step_summary(result.results, os.environ, elapsed=result.elapsed)
+    if github.is_github_actions(os.environ):
+        files = {
+            r.eval_set_id: str(p) for r, p in zip(result.results, result.sources, strict=False)
+        }
+        for line in github.annotations(result.results, files=files):
+            print(line)
+
+
 def _print_judge(out: Console, result: api.RunResult, *, quiet: bool) -> None:
     usage = result.judge_usage
     if usage and not quiet:
@@ -119,7 +137,7 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
     except ConfigError as exc:
         _print_problems(exc.problems)
         n = len(exc.problems)
-        _stderr().print(f"{n} problem{'s' if n != 1 else ''} found; nothing was scored.")
+        _stderr().print(f"{n} problem{'s' if n != 1 else ''} found.")
         raise typer.Exit(api.EXIT_CONFIG) from None
     except AgentEvalError as exc:
         _stderr().print(f"error: {exc}")
@@ -152,6 +170,27 @@ def run(
         Path | None,
         typer.Option(
             "--output", "-o", help="Write <app>_<evalSetId>_<uuid>.evalset_result.json files here."
+        ),
+    ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            help="Write a JUnit XML report (one testsuite per eval set, one testcase per case).",
+        ),
+    ] = None,
+    markdown: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown",
+            help="Write a Markdown summary; also appended to $GITHUB_STEP_SUMMARY when set.",
+        ),
+    ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            help="Run shard I of N (e.g. 2/5), split by a stable hash of evalSetId and evalId.",
         ),
     ] = None,
     json_file: Annotated[
@@ -252,6 +291,7 @@ def run(
         offline=offline,
         max_judge_calls=max_judge_calls,
         max_judge_tokens=max_judge_tokens,
+        shard=shard,
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
@@ -281,9 +321,14 @@ def run(
         if json_file is not None:
             jsonfile.write_run_json(json_file, result)
             written.append(json_file)
+        if junit is not None:
+            written.append(write_junit(junit, result.results, elapsed=result.elapsed))
+        if markdown is not None:
+            written.append(write_markdown(markdown, result.results, elapsed=result.elapsed))
+        _ci_outputs(result)
         if written and not quiet:
             for path in written:
-                out.print(f"wrote {path}", highlight=False)
+                out.print(f"wrote {path}", highlight=False, soft_wrap=True)
         return result.exit_code
 
     raise typer.Exit(_guard(verbose, body))
@@ -351,6 +396,98 @@ def _load_results(paths: list[Path]) -> list[EvalSetResult]:
     if problems:
         raise ConfigError(problems)
     return loaded
+
+
+@app.command()
+def diff(
+    base: Annotated[
+        list[Path],
+        typer.Argument(help="BASE result file(s), then NEW after --new; or exactly two files."),
+    ],
+    new: Annotated[
+        list[Path],
+        typer.Option("--new", help="NEW result file(s) when comparing several files per side."),
+    ] = [],  # noqa: B006
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance", min=0.0, help="Score drops up to this much are not regressions."
+        ),
+    ] = 0.0,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the differences as JSON.")
+    ] = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """List regressions and improvements between two results. Exit 1 when anything regressed."""
+
+    def body() -> int:
+        if new:
+            base_files, new_files = base, new
+        elif len(base) == 2:
+            base_files, new_files = [base[0]], [base[1]]
+        else:
+            raise ConfigError(
+                [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
+            )
+        changes = diff_results(_load_results(base_files), _load_results(new_files), tolerance)
+        if json_out:
+            print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
+        else:
+            render_diff(Console(highlight=False), changes)
+        return 1 if changes.regressed else 0
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command()
+def merge(
+    parts: Annotated[list[Path], typer.Argument(help="Shard result files to join.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Where to write the merged result (a file, or a directory for one file per eval set).",
+        ),
+    ],
+    evalset: Annotated[
+        list[str],
+        typer.Option("--evalset", help="Eval set file(s) giving the case order (optional)."),
+    ] = [],  # noqa: B006
+    app_name: Annotated[
+        str, typer.Option("--app", help="Application name for result file names in a directory.")
+    ] = "agenteval",
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Join shard results into one result whose summary equals a single full run."""
+
+    def body() -> int:
+        loaded = _load_results(parts)
+        order: dict[str, list[str]] = {}
+        paths, problems = expand_evalset_paths(evalset)
+        if problems:
+            raise ConfigError(problems)
+        for path in paths:
+            order[evalset_id_for(path)] = [c.eval_id for c in load_evalset(path).cases()]
+        merged = merge_results(loaded, case_order=order, sources=[str(p) for p in parts])
+        if out.suffix == ".json" and not out.is_dir():
+            if len(merged) != 1:
+                raise ConfigError(
+                    [Problem(str(out), "", f"{len(merged)} eval sets to write; give a directory")]
+                )
+            written = [jsonfile.write_json(out, dump(merged[0]))]
+        else:
+            written = [jsonfile.write_result(r, out, app_name) for r in merged]
+        console = Console(highlight=False)
+        if not quiet:
+            console_report.render_run(console, merged, quiet=True)
+            for path in written:
+                console.print(f"wrote {path}", soft_wrap=True)
+        return exit_code(merged)
+
+    raise typer.Exit(_guard(verbose, body))
 
 
 @app.command(name="evaluators")
