@@ -16,48 +16,11 @@ import pytest
 
 from agenteval.api import Options, evaluate
 from agenteval.errors import ConfigError
+from trpc_fixtures import FIXTURES, fixture_file, replay_evalset
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "trpc-examples"
 PLUGINS = Path(__file__).resolve().parents[1] / "plugins"
 
 pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
-
-
-def _one(pattern: str) -> Path:
-    matches = sorted(FIXTURES.glob(pattern))
-    assert len(matches) == 1, pattern
-    return matches[0]
-
-
-def replay_evalset(example: str, tmp: Path) -> tuple[Path, Path, dict[str, Any]]:
-    """Build the trace-mode eval set of §10.1 step 2; return it, the metric file and R."""
-    evalset_path = _one(f"{example}/data/*/*.evalset.json")
-    metrics_path = _one(f"{example}/data/*/*.metrics.json")
-    stored = json.loads(_one(f"{example}/output/*/*.evalset_result.json").read_text())
-    evalset = json.loads(evalset_path.read_text())
-    by_id = {c["evalId"]: c for c in evalset["evalCases"]}
-    cases = []
-    for cr in stored["evalCaseResults"]:
-        source = by_id[cr["evalId"]]
-        case: dict[str, Any] = {
-            "evalId": cr["evalId"],
-            "evalMode": "trace",
-            "actualConversation": [
-                p["actualInvocation"] for p in cr["evalMetricResultPerInvocation"]
-            ],
-            "sessionInput": source["sessionInput"],
-        }
-        if source.get("conversation"):
-            case["conversation"] = source["conversation"]
-        if source.get("contextMessages"):
-            case["contextMessages"] = source["contextMessages"]
-        if source.get("rubrics"):
-            case["rubrics"] = source["rubrics"]
-        cases.append(case)
-    replay = {"evalSetId": evalset["evalSetId"], "evalCases": cases}
-    out = tmp / evalset_path.name
-    out.write_text(json.dumps(replay))
-    return out, metrics_path, stored
 
 
 def _statuses_and_scores(
@@ -245,7 +208,7 @@ def test_c11_case_level_rubric_tool_part(tmp_path: Path) -> None:
 
 def test_c12_trace_example_self_check() -> None:
     """C12: the trace example as it is; its tool metric passes."""
-    evalset = _one("trace/data/*/*.evalset.json")
+    evalset = fixture_file("trace/data/*/*.evalset.json")
     run = evaluate([str(evalset)], Options(skip_metrics=["llm_rubric_response"]))
     case = run.results[0].case_results()[0]
     assert case.eval_id == "trace_calc_add"
