@@ -208,7 +208,7 @@ NUMBER_LITERALS = st.from_regex(
 )
 # Keys that a path can name: printable, non-empty, no '.', '[', ']' or '*'.
 PATH_KEYS = st.text(
-    st.characters(blacklist_characters=".[]*", blacklist_categories=("Cs",)), min_size=1, max_size=6
+    st.characters(exclude_characters=".[]*", exclude_categories=["Cs"]), min_size=1, max_size=6
 ).filter(str.isprintable)
 ANY_KEYS = PATH_KEYS | st.text(max_size=4)
 SCALARS = st.none() | st.booleans() | NUMBER_LITERALS.map(Num) | st.text(max_size=8)
