@@ -317,8 +317,20 @@ def completion_body(reply: Reply, model: str = "loopback-judge") -> bytes:
 def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument(
+        "--reply",
+        action="append",
+        default=[],
+        metavar="[PATTERN=]TEXT",
+        help="answer prompts containing PATTERN (or every prompt) with TEXT; repeatable",
+    )
     args = parser.parse_args(argv)
     with JudgeServer(latency=args.latency) as server:
+        for item in args.reply:
+            pattern, sep, text = item.partition("=")
+            if not sep:
+                pattern, text = "", item
+            server.when(pattern, Reply(content=text.replace("\\n", "\n")))
         print(server.base_url, flush=True)
         sys.stdin.read()
     return 0
