@@ -4,8 +4,10 @@ Prints wall time / ideal time per concurrency, where ideal = calls x latency /
 concurrency.  The cache is disabled and every prompt is distinct, so each call
 is a real HTTP request.  The server runs in a separate process by default (a
 remote judge does not share our interpreter); ``--in-process`` runs it in a
-thread of this process instead.  ``--transport httpx-default`` swaps in
-httpx's own async transport for comparison.
+thread of this process instead.  ``--transport`` compares HTTP stacks, all
+behind the same httpx ``AsyncClient`` API: ``agenteval`` (the default: our
+aiohttp-based transport), ``httpx-aiohttp`` (that package's client) and
+``httpx-default`` (httpx's own async transport).
 
     .venv/bin/python bench/judge_throughput.py
 """
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 import httpx
+from httpx_aiohttp import HttpxAiohttpClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -43,9 +46,11 @@ async def run_calls(base_url: str, calls: int, concurrency: int, transport: str)
     settings = resolve_settings(model, environ={})
     options = JudgeOptions(concurrency=concurrency, cache_path=None, timeout=60.0)
     http = None
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     if transport == "httpx-default":
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
         http = httpx.AsyncClient(limits=limits, timeout=60.0)
+    elif transport == "httpx-aiohttp":
+        http = HttpxAiohttpClient(limits=limits, timeout=60.0)
     try:
         async with JudgeClient(options, http=http) as client:
             requests = [
@@ -74,7 +79,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--in-process", action="store_true", help="serve from a thread")
     parser.add_argument(
-        "--transport", choices=["httpx-aiohttp", "httpx-default"], default="httpx-aiohttp"
+        "--transport", choices=["agenteval", "httpx-aiohttp", "httpx-default"], default="agenteval"
     )
     args = parser.parse_args()
 
