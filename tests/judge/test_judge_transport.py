@@ -6,6 +6,7 @@ import asyncio
 
 import httpx
 import pytest
+from judge_server import JudgeServer
 from judge_support import ask, fast_options, settings_for
 
 from agenteval.judge import JudgeUnavailable
@@ -20,9 +21,6 @@ def clean_proxy_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
-
-
-from judge_server import JudgeServer
 
 
 def test_http_proxy_from_the_environment_is_used(
