@@ -6,11 +6,11 @@ import asyncio
 
 import httpx
 import pytest
-from judge_server import JudgeServer
 from judge_support import ask, fast_options, settings_for
 
 from agenteval.judge import JudgeUnavailable
 from agenteval.judge.transport import AiohttpJudgeTransport
+from judge_server import JudgeServer
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
