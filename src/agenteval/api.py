@@ -22,7 +22,7 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, select
-from agenteval.validation import Findings, check_metrics, check_regexes
+from agenteval.validation import Findings, check_cases, check_metrics, check_regexes
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeOptions
@@ -200,6 +200,7 @@ def _plan_evalset(
         m for m in metrics if m.metric_name not in skip and (not only or m.metric_name in only)
     ]
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
+    check_cases(evalset, str(path), metrics, selected, found)
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(

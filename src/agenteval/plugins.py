@@ -1,5 +1,8 @@
 """Plugins: modules that register evaluators, compare functions, tokenizers and aggregators.
 
+Judge operators too: response scorers, structured outputs and samples /
+invocations aggregators that ``llm_judge_template`` metrics name.
+
 A plugin is a Python module (an importable name or a ``.py`` file) that uses the
 decorators below when imported.  Installed packages announce theirs in the
 entry-point group ``agenteval.plugins``; ``--plugin MODULE`` loads one by hand.
@@ -16,6 +19,12 @@ from pathlib import Path
 
 from agenteval.criteria.named import json_compares, text_compares, tokenizers, turn_compares
 from agenteval.errors import ConfigError, Problem
+from agenteval.evaluators.llm.operators.registration import (
+    register_invocations_aggregator,
+    register_response_scorer,
+    register_samples_aggregator,
+    register_structured_output,
+)
 from agenteval.evaluators.registry import (
     evaluators,
     register_case_aggregator,
@@ -37,7 +46,11 @@ __all__ = [
     "load_plugins",
     "register_case_aggregator",
     "register_evaluator",
+    "register_invocations_aggregator",
     "register_json_compare",
+    "register_response_scorer",
+    "register_samples_aggregator",
+    "register_structured_output",
     "register_text_compare",
     "register_tokenizer",
     "register_turn_compare",

@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agenteval.caserubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.criteria.text import compile_regex
 from agenteval.errors import Problem
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
@@ -103,3 +104,36 @@ def check_regexes(
                                     "uses matchStrategy regex",
                                 )
                             )
+
+
+def check_cases(
+    evalset: EvalSet,
+    file: str,
+    all_metrics: Sequence[EvalMetric],
+    selected: Sequence[EvalMetric],
+    found: Findings,
+) -> None:
+    """Each selected metric's per-case problems (``Evaluator.check_case``), in the eval set file.
+
+    The evaluator sees the case's effective metric (case rubrics merged); a case
+    whose rubrics are invalid is skipped here, because the run reports it.
+    """
+    for case_index, case in enumerate(evalset.eval_cases):
+        if case is None:
+            continue
+        try:
+            rubrics = merged_rubrics(case, all_metrics)
+        except CaseRubricError:
+            continue
+        for metric in selected:
+            evaluator = evaluators.get(metric.evaluator)
+            if evaluator is None:
+                continue
+            if metric.metric_name in rubrics:
+                metric = with_rubrics(metric, rubrics[metric.metric_name])
+            for issue in evaluator.check_case(metric, case):
+                hint = f"metric {metric.metric_name!r}" + (f": {issue.hint}" if issue.hint else "")
+                problem = Problem(
+                    file, f"evalCases[{case_index}].{issue.path}", issue.message, hint
+                )
+                (found.warnings if issue.warning else found.problems).append(problem)

@@ -71,6 +71,13 @@ class Evaluator:
         """Configuration problems of ``metric`` for this evaluator (none by default)."""
         return ()
 
+    def check_case(self, metric: EvalMetric, case: EvalCase) -> Iterable[ConfigIssue]:
+        """Problems of one case for ``metric`` (its effective copy, case rubrics merged).
+
+        Issue paths are relative to the case (e.g. ``conversation[0].finalResponse``).
+        """
+        return ()
+
     def evaluate(
         self,
         metric: EvalMetric,
