@@ -23,6 +23,7 @@ from agenteval.report.console_tables import (
     reason_grid,
     reason_lines,
     status_text,
+    unstable_turns,
 )
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
 from agenteval.schema.status import EvalStatus
@@ -182,6 +183,11 @@ def _render_summary(
     line.append(", ")
     line.append(f"{not_evaluated} not evaluated", style=STATUS_STYLES[EvalStatus.NOT_EVALUATED])
     console.print(line)
+    unstable = unstable_turns(result.case_results())
+    if unstable:
+        note = Text("judge variance: ", style="bold")
+        note.append(_unstable_text(unstable) + " (the judge samples disagreed)", style="yellow")
+        console.print(note)
     averages = metric_average_table(result.case_results())
     if averages is not None:
         console.print(Text("metric averages over all cases and runs", style="bold"))
@@ -206,8 +212,15 @@ def _count(statuses: Iterable[EvalStatus]) -> tuple[int, int, int]:
     return passed, failed, not_evaluated
 
 
+def _unstable_text(count: int) -> str:
+    return f"{count} unstable judge turn{'s' if count != 1 else ''}"
+
+
 def final_line(results: Sequence[EvalSetResult], duration_seconds: float | None = None) -> Text:
-    """``FAILED: 3 of 5 cases passed (1 failed, 1 not evaluated) · 2 eval sets · 0.42 s``."""
+    """``FAILED: 3 of 5 cases passed (1 failed, 1 not evaluated) · 2 eval sets · 0.42 s``.
+
+    Judge turns whose samples disagreed are counted too (``· 2 unstable judge turns``).
+    """
     statuses = [status for result in results for status in case_statuses(result).values()]
     passed, failed, not_evaluated = _count(statuses)
     overall = overall_status(results)
@@ -220,6 +233,9 @@ def final_line(results: Sequence[EvalSetResult], duration_seconds: float | None 
     if others:
         line.append(f" ({', '.join(others)})")
     line.append(f" · {len(results)} eval set{'s' if len(results) != 1 else ''}")
+    unstable = sum(unstable_turns(result.case_results()) for result in results)
+    if unstable:
+        line.append(f" · {_unstable_text(unstable)}")
     if duration_seconds is not None:
         line.append(f" · {duration_seconds:.2f} s")
     return line

@@ -96,7 +96,12 @@ def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> Table | No
                 cells += ["—"] * (turn_count - len(turns))
             else:
                 passed = sum(1 for t in turns if t and t.eval_status is EvalStatus.PASSED)
-                cells.append(f"{passed}/{len(turns)}")
+                unstable = sum(
+                    1 for t in turns if t and t.details and extra(t.details).get("unstable")
+                )
+                cells.append(
+                    f"{passed}/{len(turns)}" + (f" ({unstable} unstable)" if unstable else "")
+                )
             cells += [
                 Text(format_score(result.score), style=STATUS_STYLES[result.eval_status]),
                 format_score(result.threshold),
@@ -110,7 +115,46 @@ def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> Table | No
 def _turn_cell(turn: EvalMetricResult | None) -> Text:
     if turn is None:
         return Text("—", style="dim")
-    return Text(format_score(turn.score), style=STATUS_STYLES[turn.eval_status])
+    cell = Text(format_score(turn.score), style=STATUS_STYLES[turn.eval_status])
+    votes = judge_votes(turn.details)
+    if votes:
+        # Judge variance made visible: "1 (2/3 pass)", highlighted when the samples disagree.
+        unstable = bool(extra(turn.details).get("unstable")) if turn.details else False
+        cell.append(f" ({votes})", style="yellow" if unstable else "dim")
+    return cell
+
+
+def judge_votes(details: MetricDetails | None) -> str:
+    """``"2/3 pass"`` from the per-sample votes a judge turn records, ``""`` without them."""
+    samples = extra(details).get("samples") if details is not None else None
+    if not isinstance(samples, list) or len(samples) < 2:
+        return ""
+    passed = sum(1 for s in samples if isinstance(s, dict) and s.get("status") == "passed")
+    return f"{passed}/{len(samples)} pass"
+
+
+def vote_note(details: MetricDetails | None) -> str:
+    """``"2/3 pass, agreement 0.6667, unstable"`` for a judge turn with several samples."""
+    votes = judge_votes(details)
+    if not votes or details is None:
+        return ""
+    extras = extra(details)
+    agreement = extras.get("agreement")
+    if isinstance(agreement, int | float) and not isinstance(agreement, bool):
+        votes += f", agreement {format_score(agreement)}"
+    return votes + (", unstable" if extras.get("unstable") is True else "")
+
+
+def unstable_turns(cases: Iterable[EvalCaseResult]) -> int:
+    """Per-turn judge results whose samples disagreed (details ``unstable: true``)."""
+    count = 0
+    for case in cases:
+        for turn in case.eval_metric_result_per_invocation or []:
+            for result in turn.eval_metric_results or []:
+                extras = result.details.model_extra if result.details is not None else None
+                if extras and extras.get("unstable") is True:
+                    count += 1
+    return count
 
 
 def _details_extras(details: MetricDetails | None) -> str:
@@ -171,11 +215,15 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
             if turn is None:
                 continue
             failed = turn.eval_status is EvalStatus.FAILED
+            where = f"{prefix}{overall.metric_name} · turn {index}"
+            votes = vote_note(turn.details)
             if not (failed or verbose):
+                if votes.endswith(", unstable"):
+                    # A passing turn the judge samples disagreed on is worth a look.
+                    lines.append(_reason_line("~", "yellow", where, _reason(turn), votes))
                 continue
             mark, style = ("✗", "red") if failed else ("·", "dim")
-            extras = _details_extras(turn.details) if verbose else ""
-            where = f"{prefix}{overall.metric_name} · turn {index}"
+            extras = _details_extras(turn.details) if verbose else votes
             lines.append(_reason_line(mark, style, where, _reason(turn), extras))
             shown = shown or failed
         overall_failed = overall.eval_status is EvalStatus.FAILED
@@ -248,10 +296,13 @@ __all__ = [
     "ReasonLine",
     "case_table",
     "format_score",
+    "judge_votes",
     "metric_average_table",
     "pass_rate_table",
     "reason_grid",
     "reason_lines",
     "shown_ks",
     "status_text",
+    "unstable_turns",
+    "vote_note",
 ]

@@ -54,6 +54,8 @@ Its shape is:
 string, never a value in between.
 - "reason" is one or two sentences: the evidence you relied on, labelled with \
 where it comes from (<SOURCES>), then your judgment.
+- When you score 1 because an item does not apply, the reason says what in \
+the input shows that it does not apply.
 - The placeholders in the shape above are not defaults. Decide every score \
 from the evidence.
 """
