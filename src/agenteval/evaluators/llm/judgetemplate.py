@@ -208,7 +208,7 @@ class TemplateJudge(JudgeEvaluator):
         return result
 
 
-_KNOWN_HINT = "register more with a --plugin (agenteval.plugins.register_*)"
+_KNOWN_HINT = "a --plugin can register more"
 
 
 def _lookup_issue(
