@@ -188,6 +188,13 @@ def _render_summary(
         note = Text("judge variance: ", style="bold")
         note.append(_unstable_text(unstable) + " (the judge samples disagreed)", style="yellow")
         console.print(note)
+    for name, methods in gate_methods(result.case_results()).items():
+        note = Text(f"{name} decided by: ", style="bold")
+        note.append(" · ".join(f"{count} {method}" for method, count in methods.items()))
+        console.print(note)
+    usage = _judge_usage_text(result)
+    if usage:
+        console.print(Text("judge: ", style="bold") + Text(usage, style="dim"))
     averages = metric_average_table(result.case_results())
     if averages is not None:
         console.print(Text("metric averages over all cases and runs", style="bold"))
@@ -198,6 +205,33 @@ def _render_summary(
             console.print(Text(f"pass@k and pass^k over {runs_total} runs", style="bold"))
             console.print(Padding(pass_rate_table(cases, runs_total), (0, 0, 0, 2), expand=False))
     console.print()
+
+
+def gate_methods(cases: Iterable[EvalCaseResult]) -> dict[str, dict[str, int]]:
+    """Per metric, how many turns each method decided (``methods`` of final_response_gate)."""
+    totals: dict[str, dict[str, int]] = {}
+    for case in cases:
+        for metric in case.overall_eval_metric_results or ():
+            methods = (metric.model_extra or {}).get("methods")
+            if not isinstance(methods, dict):
+                continue
+            counts = totals.setdefault(metric.metric_name, {})
+            for method, count in methods.items():
+                if isinstance(count, int) and not isinstance(count, bool):
+                    counts[method] = counts.get(method, 0) + count
+    return totals
+
+
+def _judge_usage_text(result: EvalSetResult) -> str:
+    usage = (result.model_extra or {}).get("judgeUsage")
+    total = usage.get("total") if isinstance(usage, dict) else None
+    if not isinstance(total, dict):
+        return ""
+    return (
+        f"{total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
+        f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
+        f"{total.get('completionTokens', 0):,} completion tokens"
+    )
 
 
 def _count(statuses: Iterable[EvalStatus]) -> tuple[int, int, int]:
