@@ -9,11 +9,14 @@ evaluation with the scorer's reason and the turn, never a crash or a zero.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from llm_support import error, judge_model, metric, ok, options, run, turn
 
+from agenteval.api import Options, prepare
+from agenteval.errors import ConfigError
 from agenteval.evaluators.llm.knowledgerecall import KnowledgeRecallJudge
 from agenteval.evaluators.llm.operators.constructors import TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError
@@ -26,6 +29,7 @@ from agenteval.evaluators.llm.rubricrefcritic import (
 from agenteval.evaluators.llm.rubricresponse import RubricResponseJudge, RubricResponsePrompt
 from agenteval.evaluators.registry import evaluators
 from agenteval.schema import EvalMetric, Invocation
+from agenteval.schema.base import dump
 from agenteval.schema.status import EvalStatus
 from judge_server import JudgeServer, Reply
 
@@ -418,3 +422,31 @@ def test_checks_report_rubric_problems_up_front(name: str) -> None:
     missing = EvalMetric.model_validate({"metricName": name, "threshold": 1})
     (problem,) = judge.check(missing)
     assert problem.message == "missing required fields in eval metric" and not problem.warning
+
+
+def test_validation_reports_rubric_problems_with_file_and_path(tmp_path: Path) -> None:
+    evalset = tmp_path / "s.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [{"evalId": "c"}]}))
+    bad = rubric_metric(None, R1, rubric(" 1", "Again."), name="llm_rubric_critic")
+    no_rubrics = rubric_metric(None, name="llm_rubric_response")
+    metrics = tmp_path / "s.metrics.json"
+    metrics.write_text(json.dumps([dump(bad), dump(no_rubrics)]))
+    with pytest.raises(ConfigError) as info:
+        prepare([str(evalset)], Options(metrics=str(metrics), cache=None))
+    (problem,) = info.value.problems
+    assert (problem.path, problem.message) == (
+        "[0].criterion.llmJudge.rubrics[1].id",
+        'duplicate llm judge rubric id "1"',
+    )
+    # Without the bad metric the rubric-less one is only a warning.
+    metrics.write_text(json.dumps([dump(no_rubrics)]))
+    prepared = prepare([str(evalset)], Options(metrics=str(metrics), cache=None))
+    assert [(w.path, w.message) for w in prepared.warnings] == [
+        ("[0].criterion.llmJudge.rubrics", "llm judge rubrics are required")
+    ]
+
+
+def test_s58_unset_parallelism_is_not_serialised() -> None:
+    written = json.dumps(dump(rubric_metric(None, R1)))
+    assert "sampleParallelism" not in written
+    assert "apiKey" not in written and "sk-test" not in written
