@@ -12,14 +12,16 @@ from agenteval.schema.status import EvalStatus
 
 
 def gate_case(eval_id: str, methods: dict[str, int]) -> EvalCaseResult:
-    metric = EvalMetricResult.model_validate(
-        {
-            "metricName": "gate",
-            "score": 1,
-            "evalStatus": "passed",
-            "threshold": 1,
-            "methods": methods,
-        }
+    metric = EvalMetricResult.model_validate_json(
+        json.dumps(
+            {
+                "metricName": "gate",
+                "score": 1,
+                "evalStatus": "passed",
+                "threshold": 1,
+                "methods": methods,
+            }
+        )
     )
     return EvalCaseResult(
         eval_set_id="s",
