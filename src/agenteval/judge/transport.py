@@ -14,11 +14,18 @@ and ``NO_PROXY``), decided once per scheme and host.  Cookies are not kept.
 
 from __future__ import annotations
 
+import functools
 import ssl
 import urllib.request
 
 import aiohttp
 import httpx
+
+
+@functools.cache
+def _default_ssl_context(trust_env: bool) -> ssl.SSLContext:
+    # Loading the CA bundle takes tens of milliseconds; one context serves every client.
+    return httpx.create_ssl_context(trust_env=trust_env)
 
 
 class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
@@ -34,7 +41,7 @@ class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self._max_connections = max_connections
         self._keepalive_expiry = keepalive_expiry
-        self._ssl = ssl_context or httpx.create_ssl_context(trust_env=trust_env)
+        self._ssl = ssl_context or _default_ssl_context(trust_env)
         self._env_proxies = urllib.request.getproxies() if trust_env else {}
         self._proxies: dict[tuple[str, str], str | None] = {}
         self._session: aiohttp.ClientSession | None = None
