@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -424,3 +425,15 @@ def test_check_case_wants_references_and_rubrics() -> None:
     ]
     issues = list(JUDGE.check_case(verifier_metric(None), case))
     assert [i.path for i in issues] == ["conversation[0].finalResponse"]
+
+
+def test_logprobs_survive_the_cache(judge_server: JudgeServer, tmp_path: Path) -> None:
+    """A rerun answered from the SQLite cache scores the same from the stored logprobs."""
+    judge_server.default = Reply(content="x", logprobs=S27)
+    cached = options(cache_path=tmp_path / "cache.sqlite")
+    m = verifier_metric(judge_server)
+    first = ok(run(JUDGE, m, [A], [B], judge_options=cached)).turns[0]
+    again = ok(run(JUDGE, m, [A], [B], judge_options=cached)).turns[0]
+    assert judge_server.count == 1
+    assert first.score == again.score == pytest.approx(0.75, abs=1e-9)
+    assert again.details.reason == first.details.reason
