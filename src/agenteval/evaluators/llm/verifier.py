@@ -249,9 +249,7 @@ class PairwiseScorer:
                 raise OperatorError(f"{label}: {exc}") from None
         score_a, score_b = qualities
         score = pairwise_score(score_a, score_b)
-        reason = (
-            f"Computed from score_A {score_a:.4f} and score_B {score_b:.4f} log probabilities."
-        )
+        reason = f"Computed from score_A {score_a:.4f} and score_B {score_b:.4f} log probabilities."
         return ScoreResult(score=score, reason=reason, value=numeric(score))
 
 
