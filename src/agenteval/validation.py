@@ -9,6 +9,7 @@ from pathlib import Path
 from agenteval.caserubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.criteria.text import compile_regex
 from agenteval.errors import Problem
+from agenteval.evaluators.base import Evaluator
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric, TextCriterion
@@ -118,6 +119,15 @@ def check_cases(
     The evaluator sees the case's effective metric (case rubrics merged); a case
     whose rubrics are invalid is skipped here, because the run reports it.
     """
+    checking = [
+        (metric, evaluator)
+        for metric in selected
+        if (evaluator := evaluators.get(metric.evaluator)) is not None
+        # Most evaluators have no per-case checks: skip the per-case work for them.
+        and type(evaluator).check_case is not Evaluator.check_case
+    ]
+    if not checking:
+        return
     for case_index, case in enumerate(evalset.eval_cases):
         if case is None:
             continue
@@ -125,10 +135,7 @@ def check_cases(
             rubrics = merged_rubrics(case, all_metrics)
         except CaseRubricError:
             continue
-        for metric in selected:
-            evaluator = evaluators.get(metric.evaluator)
-            if evaluator is None:
-                continue
+        for metric, evaluator in checking:
             if metric.metric_name in rubrics:
                 metric = with_rubrics(metric, rubrics[metric.metric_name])
             for issue in evaluator.check_case(metric, case):
