@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
@@ -108,15 +109,22 @@ def require_same_length(actuals: Sequence[Invocation], expecteds: Sequence[Invoc
         )
 
 
+# Deterministic evaluators build two detail objects per turn; skip BaseModel.__init__ for them.
+_new_details = builder(MetricDetails)
+_new_value = builder(DetailValue)
+
+
 def binary_turn(matched: bool, reason: str, threshold: float) -> TurnResult:
     """A deterministic 1/0 turn result with Go's details layout (formats.md §5.1)."""
     score = 1.0 if matched else 0.0
-    details = MetricDetails(
-        reason=reason,
-        score=score,
-        value=DetailValue(kind="numeric", numeric=score),
+    details = _new_details(
+        {
+            "reason": reason,
+            "score": score,
+            "value": _new_value({"kind": "numeric", "numeric": score}),
+        }
     )
-    return TurnResult(score=score, status=status_for(score, threshold), details=details)
+    return TurnResult(score, status_for(score, threshold), details)
 
 
 def average_turns(turns: list[TurnResult], threshold: float) -> EvaluateResult:

@@ -10,11 +10,13 @@ pydantic's core keeps large result files fast to write.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 
 def none_as(default: Any) -> BeforeValidator:
@@ -43,6 +45,16 @@ class Model(BaseModel):
         frozen=False,
         arbitrary_types_allowed=False,
     )
+
+
+def builder(cls: type[M]) -> Callable[[dict[str, Any]], M]:
+    """``cls``'s validator as a function of a field dict: ``cls(**fields)``, validated alike.
+
+    It skips the Python frame of ``BaseModel.__init__``, about a quarter of the cost of
+    building a small model; hot loops that build hundreds of thousands of result objects
+    use it.  The fields set are the keys given, exactly as with keyword arguments.
+    """
+    return cast(Callable[[dict[str, Any]], M], cls.__pydantic_validator__.validate_python)
 
 
 def dump(model: BaseModel) -> dict[str, Any]:
