@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import math
 import os
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,16 @@ class RunSettings:
     case_aggregator: CaseAggregator | None = None
     judge: object = None
     warnings: list[str] = field(default_factory=list)
+    # Set by a signal handler: start no new case; results finishing later are dropped.
+    stop: threading.Event | None = None
+    # (evalSetId, evalId, runId) already scored by an earlier, interrupted run (--resume).
+    skip: frozenset[tuple[str, str, int]] = frozenset()
+    # Called once per finished case run (the progress bar).
+    on_case_done: Callable[[], None] | None = None
+
+    def stopping(self) -> bool:
+        """True once the run was asked to stop."""
+        return self.stop is not None and self.stop.is_set()
 
 
 # Version nibble 4 and the RFC 4122 variant bits, as uuid.UUID(version=4) sets them.
@@ -109,7 +120,7 @@ def _metric_results(
                 "score": turn.score,
                 "eval_status": turn.status,
                 "threshold": threshold,
-                "criterion": criterion,
+                "criterion": turn.criterion or criterion,
                 "details": turn.details,
             }
         )
@@ -232,18 +243,52 @@ def _aggregate(
     return score, EvalStatus(status), ""
 
 
+def planned_runs(plan: EvalSetPlan, settings: RunSettings) -> list[tuple[int, EvalCase]]:
+    """The (run id, case) pairs still to score: run 1's cases in order, then run 2's, ..."""
+    return [
+        (run_id, case)
+        for run_id in range(1, settings.num_runs + 1)
+        for case in plan.cases
+        if (plan.eval_set_id, case.eval_id, run_id) not in settings.skip
+    ]
+
+
 async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult:
-    """All runs of one eval set: run 1's cases in order, then run 2's, ... plus the summary."""
-    case_results: list[EvalCaseResult] = []
-    for run_id in range(1, settings.num_runs + 1):
-        if any(p.evaluator.is_async for p in plan.metrics):
-            tasks = [evaluate_case(plan, case, run_id, settings) for case in plan.cases]
-            case_results.extend(await asyncio.gather(*tasks))
-        else:
-            for case in plan.cases:
-                case_results.append(await evaluate_case(plan, case, run_id, settings))
-    return EvalSetResult(
+    """Score every planned case run of one eval set, plus the summary.
+
+    Judge metrics run all case runs concurrently (the judge client bounds the
+    calls in flight); deterministic ones run in order.  Once ``settings.stop``
+    is set no case starts, and cases that finish afterwards are left out, so
+    the result holds only work finished before the stop (marked ``partial``).
+    """
+    pairs = planned_runs(plan, settings)
+    slots: list[EvalCaseResult | None] = [None] * len(pairs)
+    if any(p.evaluator.is_async for p in plan.metrics):
+
+        async def one(index: int, run_id: int, case: EvalCase) -> None:
+            if settings.stopping():
+                return
+            result = await evaluate_case(plan, case, run_id, settings)
+            if settings.stopping():
+                return  # redone by --resume, its judge replies come from the cache
+            slots[index] = result
+            if settings.on_case_done is not None:
+                settings.on_case_done()
+
+        await asyncio.gather(*(one(i, run_id, case) for i, (run_id, case) in enumerate(pairs)))
+    else:
+        for index, (run_id, case) in enumerate(pairs):
+            if settings.stopping():
+                break
+            slots[index] = await evaluate_case(plan, case, run_id, settings)
+            if settings.on_case_done is not None:
+                settings.on_case_done()
+    case_results = [r for r in slots if r is not None]
+    result = EvalSetResult(
         eval_set_id=plan.eval_set_id,
         eval_case_results=case_results,
         summary=build_summary(case_results, settings.num_runs),
     )
+    if settings.stopping() and result.model_extra is not None:
+        result.model_extra["partial"] = True
+    return result

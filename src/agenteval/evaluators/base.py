@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
-from agenteval.schema.metric import EvalMetric
+from agenteval.schema.metric import Criterion, EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
 
@@ -24,6 +24,9 @@ class TurnResult:
     score: float
     status: EvalStatus
     details: MetricDetails
+    # The criterion echoed in this turn's result when it differs from the metric's
+    # (llm_judge_template: the prompt as rendered for this turn, formats.md §6.3).
+    criterion: Criterion | None = None
 
 
 @dataclass(slots=True)
