@@ -15,10 +15,10 @@ from types import TracebackType
 import httpx
 
 from agenteval.errors import JudgeError
-from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest
+from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.config import OPENAI_PROVIDER, JudgeSettings
-from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, redact
+from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
 from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
 from agenteval.judge.openai import OpenAIBackend, open_http_client
 
@@ -90,6 +90,7 @@ class JudgeClient:
         self._http: httpx.AsyncClient | None = http
         self._owns_http = http is None
         self._open = False
+        self._stopping = False
 
     async def __aenter__(self) -> JudgeClient:
         await self.open()
@@ -159,6 +160,8 @@ class JudgeClient:
                 self.usage.record_cache_hit(metric_name)
                 return hit
         who = request.settings.describe()
+        if self._stopping:
+            raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
         if self.options.offline:
             raise JudgeCacheMiss(
                 f"offline: no cached judge reply for metric {metric_name!r}, "
@@ -168,7 +171,7 @@ class JudgeClient:
         self.usage.record_call(metric_name)
         try:
             reply = await self._limiter.call(
-                lambda: backend.send(call),
+                lambda: self._send(backend, call, metric_name),
                 who=who,
                 label=metric_name,
                 on_retry=lambda: self.usage.record_retry(metric_name),
@@ -181,6 +184,16 @@ class JudgeClient:
         if self._cache is not None:
             await self._cache.put(key, reply)
         return reply
+
+    def stop_new_calls(self) -> None:
+        """Send no further request (a signal arrived); calls already on the wire finish and are cached."""
+        self._stopping = True
+
+    async def _send(self, backend: JudgeBackend, call: PreparedCall, metric_name: str) -> JudgeReply:
+        # Checked per attempt, after waiting for a concurrency slot: queued calls and retries stop too.
+        if self._stopping:
+            raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
+        return await backend.send(call)
 
     def _backend_for(self, settings: JudgeSettings) -> JudgeBackend:
         if self._override is not None:

@@ -68,3 +68,7 @@ def redact(text: str, secret: str) -> str:
         if head in text:
             text = text.replace(head, "***")
     return text
+
+
+class JudgeInterrupted(JudgeError):
+    """The run is stopping (a signal): no new judge call is sent."""
