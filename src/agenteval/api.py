@@ -5,18 +5,26 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading
-from agenteval.aggregation import overall_status
+from agenteval.aggregation import build_summary, overall_status
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
-from agenteval.runner import EvalSetPlan, PlannedMetric, RunSettings, run_evalset
+from agenteval.runner import (
+    EvalSetPlan,
+    PlannedMetric,
+    RunSettings,
+    StopSignal,
+    planned_runs,
+    run_evalset,
+)
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -55,6 +63,24 @@ class Options:
     max_judge_tokens: int | None = None
     # "I/N": run only the cases whose stable hash puts them in shard I of N.
     shard: str | None = None
+    # Result files of an interrupted run: their cases are kept, only the rest is scored.
+    resume: Sequence[str] = ()
+    # Set from a signal handler to stop the run early (the CLI installs one).
+    stop: StopSignal | None = None
+    # Told the number of case runs, then each finished one (the progress bar).
+    progress: ProgressSink | None = None
+
+
+class ProgressSink(Protocol):
+    """What the runner reports progress to."""
+
+    def start(
+        self, total_cases: int, usage: Callable[[], Mapping[str, object] | None] | None
+    ) -> None:
+        """The run scores ``total_cases`` case runs; ``usage`` reads the judge usage so far."""
+
+    def case_done(self) -> None:
+        """One case run finished."""
 
 
 @dataclass(slots=True)
@@ -65,6 +91,8 @@ class Prepared:
     traces: dict[str, list[Invocation]] | None
     case_aggregator: CaseAggregator | None = None
     warnings: list[Problem] = field(default_factory=list)
+    # Results of the interrupted run being resumed, by evalSetId.
+    resumed: dict[str, EvalSetResult] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -81,6 +109,8 @@ class RunResult:
     judge_usage: dict[str, object] | None = None
     # Why judge turns ended not_evaluated; non-empty means the run could not finish (exit 3).
     judge_failures: list[str] = field(default_factory=list)
+    # The run was stopped by a signal: the results hold only what finished before (exit 3).
+    interrupted: bool = False
 
     @property
     def passed(self) -> bool:
@@ -147,7 +177,35 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         ]
         if shard is not None:
             plan.cases = select(plan.cases, plan.eval_set_id, shard.index, shard.count)
-    return Prepared(plans, traces, aggregator, found.warnings)
+    prepared = Prepared(plans, traces, aggregator, found.warnings)
+    prepared.resumed = _load_resumed(options.resume, plans)
+    return prepared
+
+
+def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
+    """Earlier results by evalSetId; several files of one eval set are merged."""
+    if not paths:
+        return {}
+    loaded: list[EvalSetResult] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            loaded.append(loading.load_result(Path(path)))
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+    known = {plan.eval_set_id for plan in plans}
+    for path, result in zip(paths, loaded, strict=False):
+        if result.eval_set_id not in known:
+            problems.append(
+                Problem(
+                    path, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run"
+                )
+            )
+    if problems:
+        raise ConfigError(problems)
+    order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in plans}
+    merged = merge_results(loaded, case_order=order, sources=list(paths))
+    return {result.eval_set_id: result for result in merged}
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -275,9 +333,20 @@ async def run_prepared(
         num_runs=options.num_runs,
         traces=prepared.traces,
         case_aggregator=prepared.case_aggregator,
+        stop=options.stop.event if options.stop is not None else None,
+        skip=frozenset(
+            (r.eval_set_id, c.eval_id, c.run_id or 1)
+            for r in prepared.resumed.values()
+            for c in r.case_results()
+        ),
+        on_case_done=options.progress.case_done if options.progress is not None else None,
     )
+    total = sum(len(planned_runs(plan, settings)) for plan in prepared.plans)
     if not any(p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics):
-        return [await run_evalset(plan, settings) for plan in prepared.plans]
+        if options.progress is not None:
+            options.progress.start(total, None)
+        fresh = [await run_evalset(plan, settings) for plan in prepared.plans]
+        return _with_resumed(fresh, prepared, options)
     from agenteval.evaluators.llm.session import JudgeSession
     from agenteval.judge import JudgeClient
 
@@ -286,6 +355,10 @@ async def run_prepared(
     async with JudgeClient(_judge_options(options)) as client:
         session = JudgeSession(client=client, failures=outcome.failures)
         settings.judge = session
+        if options.stop is not None:
+            options.stop.on_stop(client.stop_new_calls)
+        if options.progress is not None:
+            options.progress.start(total, lambda: client.usage.total.to_json())
         for plan in prepared.plans:
             before = client.usage.to_json()
             result = await run_evalset(plan, settings)
@@ -294,7 +367,41 @@ async def run_prepared(
                 result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
             results.append(result)
         outcome.usage = client.usage.to_json()
-    return results
+    return _with_resumed(results, prepared, options)
+
+
+def _with_resumed(
+    fresh: list[EvalSetResult], prepared: Prepared, options: Options
+) -> list[EvalSetResult]:
+    """Join the resumed run's results with the new ones (summary rebuilt over both)."""
+    if not prepared.resumed:
+        return fresh
+    order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in prepared.plans}
+    joined: list[EvalSetResult] = []
+    for result in fresh:
+        earlier = prepared.resumed.get(result.eval_set_id)
+        if earlier is None:
+            joined.append(result)
+            continue
+        partial = bool((result.model_extra or {}).get("partial"))
+        (merged,) = merge_results([earlier, result], case_order=order)
+        if merged.model_extra is not None:
+            merged.model_extra.pop("partial", None)
+            if partial:
+                merged.model_extra["partial"] = True
+        # Repeated runs: the summary covers the requested number of runs.
+        merged.summary = build_summary(merged.case_results(), options.num_runs)
+        _carry_extras(merged, result)
+        joined.append(merged)
+    return joined
+
+
+def _carry_extras(merged: EvalSetResult, fresh: EvalSetResult) -> None:
+    if merged.summary is None or fresh.summary is None:
+        return
+    for key, value in (fresh.summary.model_extra or {}).items():
+        if merged.summary.model_extra is not None and key not in merged.summary.model_extra:
+            merged.summary.model_extra[key] = value
 
 
 def _usage_delta(before: dict[str, object], after: dict[str, object]) -> dict[str, object]:
@@ -353,7 +460,8 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
 
     asyncio.run(main())
     status = overall_status(results)
-    if judge.failures:
+    interrupted = opts.stop is not None and opts.stop.event.is_set()
+    if judge.failures or interrupted:
         exit_code = EXIT_INCOMPLETE
     else:
         exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
@@ -366,4 +474,5 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         warnings=prepared.warnings,
         judge_usage=judge.usage,
         judge_failures=judge.failures,
+        interrupted=interrupted,
     )

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Annotated, TypeVar
 
 import typer
@@ -25,6 +28,8 @@ from agenteval.report import github, jsonfile
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.junit import write_junit
 from agenteval.report.markdown import append_step_summary, write_markdown
+from agenteval.report.progress import RunProgress
+from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
 
@@ -96,6 +101,30 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
     style = "yellow" if warning else "red"
     for problem in problems:
         err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
+
+
+@contextmanager
+def stop_on_signals(stop: StopSignal, err: Console) -> Iterator[None]:
+    """First SIGINT/SIGTERM: stop starting work and keep what finished; a second one aborts."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if stop.event.is_set():
+            raise KeyboardInterrupt
+        err.print(
+            "stopping: no new cases or judge calls; waiting for calls in flight "
+            "(press Ctrl-C again to abort without results)",
+            highlight=False,
+        )
+        stop.request()
+
+    for sig in previous:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 def _ci_outputs(result: api.RunResult) -> None:
@@ -269,6 +298,20 @@ def run(
             help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
         ),
     ] = None,
+    resume: Annotated[
+        list[str],
+        typer.Option(
+            "--resume",
+            metavar="RESULT.json",
+            help="Finish an interrupted run: keep the cases of these result files, score only the rest. Repeatable.",
+        ),
+    ] = [],  # noqa: B006
+    no_progress: Annotated[
+        bool,
+        typer.Option(
+            "--no-progress", help="No progress bar (it is shown only on a terminal anyway)."
+        ),
+    ] = False,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -292,19 +335,26 @@ def run(
         max_judge_calls=max_judge_calls,
         max_judge_tokens=max_judge_tokens,
         shard=shard,
+        resume=resume,
+        stop=StopSignal(),
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
         raise typer.Exit(api.EXIT_CONFIG)
 
     def body() -> int:
-        with api.relaxed_gc():
-            return report(api.evaluate(evalset, options))
+        out = Console(highlight=False)
+        progress = RunProgress(out, enabled=not (quiet or no_progress))
+        options.progress = progress
+        assert options.stop is not None
+        with api.relaxed_gc(), stop_on_signals(options.stop, _stderr()), progress:
+            result = api.evaluate(evalset, options)
+        return report(result)
 
     def report(result: api.RunResult) -> int:
+        out = Console(highlight=False)
         if not quiet:
             _print_problems(result.warnings, warning=True)
-        out = Console(highlight=False)
         console_report.render_run(
             out,
             result.results,
@@ -314,6 +364,12 @@ def run(
             max_shown=max_shown or None,
         )
         _print_judge(out, result, quiet=quiet)
+        if result.interrupted:
+            out.print(
+                "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
+                "finish with --resume RESULT.json",
+                highlight=False,
+            )
         written: list[Path] = []
         if output is not None:
             for item in result.results:

@@ -52,6 +52,26 @@ class EvalSetPlan:
     metrics_path: Path | None = None
 
 
+class StopSignal:
+    """Set by a signal handler: the runner starts nothing new and the judge sends nothing new."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self._callbacks: list[Callable[[], None]] = []
+
+    def on_stop(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when the stop is requested (now, if it already was)."""
+        self._callbacks.append(callback)
+        if self.event.is_set():
+            callback()
+
+    def request(self) -> None:
+        """Ask the run to stop; safe to call from a signal handler."""
+        self.event.set()
+        for callback in self._callbacks:
+            callback()
+
+
 @dataclass(slots=True)
 class RunSettings:
     """Run-wide settings of the runner."""
