@@ -104,10 +104,13 @@ def test_templatetrace_reproduces_the_stored_result(
     assert turn.details is not None
     assert turn.details.reason == stored_turn["details"]["reason"]
     assert (turn.details.model_extra or {})["renderedPrompt"] == stored_prompt
-    # The per-turn criterion keeps the template; the overall one too (§5.8.5's raw template).
+    # §5.8.5: the per-turn criterion holds the rendered prompt (as Go stored it), the overall
+    # one the template.
     assert turn.criterion is not None and turn.criterion.llm_judge is not None
     assert turn.criterion.llm_judge.template is not None
-    assert "{{tool_output}}" in turn.criterion.llm_judge.template["prompt"]
+    assert turn.criterion.llm_judge.template["prompt"] == stored_prompt
+    assert overall.criterion is not None and overall.criterion.llm_judge is not None
+    assert "{{tool_output}}" in (overall.criterion.llm_judge.template or {})["prompt"]
     assert API_KEY not in result_file.read_text()
 
 

@@ -64,7 +64,7 @@ from agenteval.evaluators.llm.template.bindings import (
 )
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import EvalCase, Invocation
-from agenteval.schema.metric import EvalMetric, LLMCriterion
+from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 if TYPE_CHECKING:
     from agenteval.judge import ChatMessage, JudgeReply, StructuredOutput
@@ -205,7 +205,18 @@ class TemplateJudge(JudgeEvaluator):
                 # Rendering is deterministic: this is the prompt the judge was sent.
                 prompt = constructor.prompt(prefix)
                 turn.details = turn.details.model_copy(update={RENDERED_PROMPT: prompt})
+                turn.criterion = _with_prompt(metric, prompt)
         return result
+
+
+def _with_prompt(metric: EvalMetric, prompt: str) -> Criterion | None:
+    """The metric's criterion whose template prompt is this turn's rendered prompt (§5.8.5)."""
+    criterion = metric.criterion
+    judge = criterion.llm_judge if criterion is not None else None
+    if criterion is None or judge is None or not isinstance(judge.template, dict):
+        return criterion
+    template = dict(judge.template, prompt=prompt)
+    return criterion.model_copy(update={"llm_judge": judge.model_copy(update={"template": template})})
 
 
 _KNOWN_HINT = "a --plugin can register more"
