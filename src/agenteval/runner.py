@@ -12,12 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from agenteval.aggregation import build_summary, default_case_aggregate
-from agenteval.caserubrics import CaseRubricError, merged_rubrics, with_rubrics
+from agenteval.caserubrics import (
+    CaseRubricError,
+    case_rubric_index,
+    effective_rubrics,
+    with_rubrics,
+)
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
-from agenteval.schema.metric import EvalMetric
+from agenteval.schema.metric import EvalMetric, Rubric
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,
@@ -173,6 +178,24 @@ def _metric_results(
     return overall, per_turn
 
 
+def _case_rubrics(plan: EvalSetPlan, case: EvalCase) -> dict[str, list[Rubric]]:
+    """Effective rubric lists of the metrics that run (formats.md §2.8, llm-evaluators.md §7).
+
+    A case rubric must name a metric of the file, skipped ones included; the container and
+    duplicate-id checks apply only to metrics that run, as in Go's per-metric loop.
+    """
+    index = case_rubric_index(case, plan.all_metrics)
+    if not index:
+        return {}
+    merged: dict[str, list[Rubric]] = {}
+    for planned in plan.metrics:
+        name = planned.metric.metric_name
+        added = index.get(name)
+        if added and name not in merged:
+            merged[name] = effective_rubrics(case.eval_id, planned.metric, added)
+    return merged
+
+
 async def evaluate_case(
     plan: EvalSetPlan, case: EvalCase, run_id: int, settings: RunSettings
 ) -> EvalCaseResult:
@@ -180,7 +203,7 @@ async def evaluate_case(
     session_id = _session_id()
     try:
         actuals, expecteds = case_turns(case, settings.traces)
-        rubrics = merged_rubrics(case, plan.all_metrics)
+        rubrics = _case_rubrics(plan, case)
     except (CaseLayoutError, CaseRubricError) as exc:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     context = EvalContext(plan.eval_set_id, case, run_id, settings.judge)
