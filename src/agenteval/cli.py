@@ -47,7 +47,10 @@ T = TypeVar("T")
 EvalsetOpt = Annotated[
     list[str],
     typer.Option(
-        "--evalset", "-e", help="Eval set file, directory of *.evalset.json, or glob. Repeatable."
+        "--evalset",
+        "-e",
+        metavar="PATH",
+        help="Eval set file, directory of *.evalset.json, or glob. Repeatable.",
     ),
 ]
 MetricsOpt = Annotated[
@@ -55,6 +58,7 @@ MetricsOpt = Annotated[
     typer.Option(
         "--metrics",
         "-m",
+        metavar="PATH",
         help="Metric file (or a directory). Default: <evalSetId>.metrics.json beside each eval set.",
     ),
 ]
@@ -62,24 +66,35 @@ TracesOpt = Annotated[
     str | None,
     typer.Option(
         "--traces",
+        metavar="FILE",
         help="Actual turns for cases that carry none: a *.evalset_result.json or JSON/JSONL of {evalId, actualConversation}.",
     ),
 ]
-CaseOpt = Annotated[list[str], typer.Option("--case", help="Only this evalId. Repeatable.")]
-MetricOpt = Annotated[list[str], typer.Option("--metric", help="Only this metricName. Repeatable.")]
+CaseOpt = Annotated[
+    list[str], typer.Option("--case", metavar="ID", help="Only this evalId. Repeatable.")
+]
+MetricOpt = Annotated[
+    list[str], typer.Option("--metric", metavar="NAME", help="Only this metricName. Repeatable.")
+]
 SkipOpt = Annotated[
-    list[str], typer.Option("--skip-metric", help="Skip this metricName on purpose. Repeatable.")
+    list[str],
+    typer.Option(
+        "--skip-metric", metavar="NAME", help="Skip this metricName on purpose. Repeatable."
+    ),
 ]
 PluginOpt = Annotated[
     list[str],
     typer.Option(
-        "--plugin", help="Import this module or .py file to register plugins. Repeatable."
+        "--plugin",
+        metavar="MODULE",
+        help="Import this module or .py file to register plugins. Repeatable.",
     ),
 ]
 AggregatorOpt = Annotated[
     str | None,
     typer.Option(
         "--case-aggregator",
+        metavar="NAME",
         help="Registered case aggregator to score cases (default: all metrics must pass).",
     ),
 ]
@@ -193,18 +208,23 @@ def run(
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
     app_name: Annotated[
-        str, typer.Option("--app", help="Application name used in result file names.")
+        str,
+        typer.Option("--app", metavar="NAME", help="Application name used in result file names."),
     ] = "agenteval",
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="Write <app>_<evalSetId>_<uuid>.evalset_result.json files here."
+            "--output",
+            "-o",
+            metavar="DIR",
+            help="Write <app>_<evalSetId>_<uuid>.evalset_result.json files here.",
         ),
     ] = None,
     junit: Annotated[
         Path | None,
         typer.Option(
             "--junit",
+            metavar="FILE",
             help="Write a JUnit XML report (one testsuite per eval set, one testcase per case).",
         ),
     ] = None,
@@ -212,6 +232,7 @@ def run(
         Path | None,
         typer.Option(
             "--markdown",
+            metavar="FILE",
             help="Write a Markdown summary; also appended to $GITHUB_STEP_SUMMARY when set.",
         ),
     ] = None,
@@ -219,16 +240,22 @@ def run(
         str | None,
         typer.Option(
             "--shard",
+            metavar="I/N",
             help="Run shard I of N (e.g. 2/5), split by a stable hash of evalSetId and evalId.",
         ),
     ] = None,
     json_file: Annotated[
-        Path | None, typer.Option("--json", help="Write the whole run as one JSON document.")
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write the whole run as one JSON document."),
     ] = None,
     num_runs: Annotated[
         int,
         typer.Option(
-            "--num-runs", "-n", min=1, help="Repeat every case N times (pass@k / pass^k reported)."
+            "--num-runs",
+            "-n",
+            metavar="N",
+            min=1,
+            help="Repeat every case N times (pass@k / pass^k reported).",
         ),
     ] = 1,
     case: CaseOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
@@ -240,6 +267,7 @@ def run(
         int,
         typer.Option(
             "--max-shown",
+            metavar="N",
             min=0,
             help="Cases per eval set printed in detail; the rest are counted (0 = all).",
         ),
@@ -248,18 +276,22 @@ def run(
         int,
         typer.Option(
             "--concurrency",
+            metavar="N",
             min=1,
             help="Judge calls in flight at once, across all cases, metrics and samples.",
         ),
     ] = 16,
     rate_limit: Annotated[
         float | None,
-        typer.Option("--rate-limit", min=0.001, help="Judge requests per minute at most."),
+        typer.Option(
+            "--rate-limit", metavar="RPM", min=0.001, help="Judge requests per minute at most."
+        ),
     ] = None,
     judge_retries: Annotated[
         int,
         typer.Option(
             "--judge-retries",
+            metavar="N",
             min=0,
             help="Retries of a judge call after connection errors, timeouts, 408/409/429/5xx.",
         ),
@@ -267,11 +299,14 @@ def run(
     judge_timeout: Annotated[
         float,
         typer.Option(
-            "--judge-timeout", min=0.001, help="Seconds before one judge call attempt times out."
+            "--judge-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="Seconds before one judge call attempt times out.",
         ),
     ] = 60.0,
     cache: Annotated[
-        str, typer.Option("--cache", help="SQLite cache of judge replies.")
+        str, typer.Option("--cache", metavar="PATH", help="SQLite cache of judge replies.")
     ] = ".agenteval/cache.sqlite",
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the judge cache.")
@@ -286,6 +321,7 @@ def run(
         int | None,
         typer.Option(
             "--max-judge-calls",
+            metavar="N",
             min=0,
             help="Stop issuing judge calls after N; the rest are not_evaluated.",
         ),
@@ -294,6 +330,7 @@ def run(
         int | None,
         typer.Option(
             "--max-judge-tokens",
+            metavar="N",
             min=0,
             help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
         ),
@@ -423,7 +460,12 @@ def show(
     ],
     max_shown: Annotated[
         int,
-        typer.Option("--max-shown", min=0, help="Cases per eval set printed in detail (0 = all)."),
+        typer.Option(
+            "--max-shown",
+            metavar="N",
+            min=0,
+            help="Cases per eval set printed in detail (0 = all).",
+        ),
     ] = console_report.DEFAULT_MAX_SHOWN,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
@@ -462,12 +504,19 @@ def diff(
     ],
     new: Annotated[
         list[Path],
-        typer.Option("--new", help="NEW result file(s) when comparing several files per side."),
+        typer.Option(
+            "--new",
+            metavar="NEW.json",
+            help="NEW result file(s) when comparing several files per side.",
+        ),
     ] = [],  # noqa: B006
     tolerance: Annotated[
         float,
         typer.Option(
-            "--tolerance", min=0.0, help="Score drops up to this much are not regressions."
+            "--tolerance",
+            metavar="DELTA",
+            min=0.0,
+            help="Score drops up to this much are not regressions.",
         ),
     ] = 0.0,
     json_out: Annotated[
@@ -504,15 +553,21 @@ def merge(
         typer.Option(
             "--output",
             "-o",
+            metavar="DIR",
             help="Where to write the merged result (a file, or a directory for one file per eval set).",
         ),
     ],
     evalset: Annotated[
         list[str],
-        typer.Option("--evalset", help="Eval set file(s) giving the case order (optional)."),
+        typer.Option(
+            "--evalset", metavar="PATH", help="Eval set file(s) giving the case order (optional)."
+        ),
     ] = [],  # noqa: B006
     app_name: Annotated[
-        str, typer.Option("--app", help="Application name for result file names in a directory.")
+        str,
+        typer.Option(
+            "--app", metavar="NAME", help="Application name for result file names in a directory."
+        ),
     ] = "agenteval",
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
