@@ -7,7 +7,6 @@ method that decided it.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 from collections.abc import Iterable, Sequence
@@ -34,6 +33,7 @@ from agenteval.evaluators.gatejudge import (
     parse_judge_reply,
 )
 from agenteval.evaluators.llm.judgecheck import check_judge_config
+from agenteval.evaluators.llm.pipeline import collect_samples
 from agenteval.evaluators.llm.session import JudgeSession
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.evaluators.textmatch import answer_texts, message_text, rouge_json
@@ -45,7 +45,7 @@ from agenteval.schema.status import EvalStatus, status_for
 
 if TYPE_CHECKING:
     # The judge package (HTTP stack) is imported only when a judge step is configured.
-    from agenteval.judge import JudgeClient, JudgeReply, JudgeRequest, JudgeSettings
+    from agenteval.judge import JudgeReply, JudgeRequest, JudgeSettings
 
 METHODS = ("exact", "rouge", "judge")
 _GATE_KEYS = "rougeF1, judgeThreshold, useJudge"
@@ -309,28 +309,8 @@ class _JudgeTurn:
 
     async def _samples(self, request: JudgeRequest) -> list[JudgeReply]:
         """All samples in sample order; the first failure cancels the calls still running."""
-        client: JudgeClient = self.session.client
-        name = self.metric_name
         indexes = range(self.first_sample, self.first_sample + self.num_samples)
-        if len(indexes) == 1:
-            return [await client.complete(request, metric_name=name, sample_index=indexes[0])]
-        tasks = [
-            asyncio.ensure_future(client.complete(request, metric_name=name, sample_index=k))
-            for k in indexes
-        ]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-            for task in tasks:
-                error = task.exception() if task.done() and not task.cancelled() else None
-                if error is not None:
-                    raise error
-            return [task.result() for task in tasks]
-        finally:
-            pending = [task for task in tasks if not task.done()]
-            for task in pending:
-                task.cancel()
-            if pending:
-                await asyncio.gather(*pending, return_exceptions=True)
+        return await collect_samples(self.session.client, request, self.metric_name, indexes)
 
     def _not_evaluated(self, index: int, message: str, rouge: Rouge1) -> TurnResult:
         self.session.record_failure(

@@ -24,11 +24,8 @@ Two kinds of file are written here:
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import tempfile
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -39,6 +36,7 @@ import orjson
 
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
+from agenteval.report.textfile import write_bytes_atomic
 from agenteval.schema.base import dump, dump_json
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -96,46 +94,9 @@ def model_to_go_json(model: EvalSetResult) -> str:
     return _go_escape(text) + "\n"
 
 
-def _atomic_write(path: Path, payload: bytes) -> None:
-    """Write through a temp file in the same directory, fsync, then rename over ``path``."""
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    # Makes the rename itself durable; not possible on every platform.
-    flags = getattr(os, "O_DIRECTORY", None)
-    if flags is None:
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY | flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def write_json(path: Path, data: Any) -> Path:
     """Atomically write plain JSON data to ``path`` in Go layout; returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, to_go_json(data).encode("utf-8"))
-    return path
+    return write_bytes_atomic(path, to_go_json(data).encode("utf-8"))
 
 
 def safe_name(text: str, max_bytes: int = 80) -> str:
@@ -170,7 +131,7 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
-    _atomic_write(path, model_to_go_json(result).encode("utf-8", "surrogatepass"))
+    write_bytes_atomic(path, model_to_go_json(result).encode("utf-8", "replace"))
     return path
 
 

@@ -248,7 +248,7 @@ class _TurnRunner:
             raise EvaluatorError(f"resolve structured output: {_describe(exc)}{where}") from None
         request = JudgeRequest(self.settings, tuple(messages), schema)
         try:
-            replies = await _collect(
+            replies = await collect_samples(
                 self.session.client,
                 request,
                 self.metric.metric_name,
@@ -297,7 +297,7 @@ def sample_result(scored: ScoreResult, threshold: float) -> TurnResult:
     return TurnResult(scored.score, status_for(scored.score, threshold), details)
 
 
-async def _collect(
+async def collect_samples(
     client: JudgeClient, request: JudgeRequest, metric_name: str, indexes: range
 ) -> list[JudgeReply]:
     """One sample per index, in index order; the first failure cancels the rest."""
