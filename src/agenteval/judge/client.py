@@ -189,7 +189,9 @@ class JudgeClient:
         """Send no further request (a signal arrived); calls already on the wire finish and are cached."""
         self._stopping = True
 
-    async def _send(self, backend: JudgeBackend, call: PreparedCall, metric_name: str) -> JudgeReply:
+    async def _send(
+        self, backend: JudgeBackend, call: PreparedCall, metric_name: str
+    ) -> JudgeReply:
         # Checked per attempt, after waiting for a concurrency slot: queued calls and retries stop too.
         if self._stopping:
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
