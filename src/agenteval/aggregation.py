@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from agenteval.schema.base import builder
 from agenteval.schema.result import (
     CaseMetricResult,
     CaseRunSummary,
@@ -33,6 +34,13 @@ PASS_HAT_K_KEY = "passHatK"
 EXIT_PASSED = 0
 EXIT_FAILED = 1
 
+# A summary holds about ten objects per case; the core validators skip BaseModel.__init__.
+_new_counts = builder(StatusCounts)
+_new_metric_summary = builder(MetricSummary)
+_new_case_metric = builder(CaseMetricResult)
+_new_case_run = builder(CaseRunSummary)
+_new_case_summary = builder(EvalCaseSummary)
+
 
 def default_case_aggregate(
     metric_results: Sequence[EvalMetricResult],
@@ -45,7 +53,7 @@ def default_case_aggregate(
 # --- status counting -------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Counts:
     """Mutable status histogram; unknown statuses are an aggregation error."""
 
@@ -67,8 +75,8 @@ class _Counts:
         # The Go writer leaves the whole object out when every count is 0.
         if not (self.passed or self.failed or self.not_evaluated):
             return None
-        return StatusCounts(
-            passed=self.passed, failed=self.failed, not_evaluated=self.not_evaluated
+        return _new_counts(
+            {"passed": self.passed, "failed": self.failed, "not_evaluated": self.not_evaluated}
         )
 
 
@@ -83,7 +91,7 @@ def status_counts(statuses: Iterable[EvalStatus]) -> StatusCounts | None:
 # --- metric summaries ------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _MetricTally:
     """Running average of one metric; threshold is the first one seen."""
 
@@ -98,12 +106,14 @@ class _MetricTally:
         if self.evaluated:
             average = self.score_sum / self.evaluated
             status = status_for(average, self.threshold)
-        return MetricSummary(
-            metric_name=name,
-            average_score=average,
-            eval_status=status,
-            threshold=self.threshold,
-            status_counts=self.counts.model(),
+        return _new_metric_summary(
+            {
+                "metric_name": name,
+                "average_score": average,
+                "eval_status": status,
+                "threshold": self.threshold,
+                "status_counts": self.counts.model(),
+            }
         )
 
 
@@ -216,7 +226,7 @@ def _case_overall_status(
     return status
 
 
-@dataclass
+@dataclass(slots=True)
 class _CaseTally:
     """Everything the summary needs about one evalId across runs."""
 
@@ -226,22 +236,30 @@ class _CaseTally:
     runs: list[CaseRunSummary] = field(default_factory=list)
 
 
+def _metric_name(result: EvalMetricResult) -> str:
+    return result.metric_name
+
+
 def _case_run_summary(run_id: int, result: EvalCaseResult) -> CaseRunSummary:
-    metrics = sorted(result.overall_eval_metric_results or [], key=lambda m: m.metric_name)
-    return CaseRunSummary(
-        run_id=run_id,
-        final_eval_status=result.final_eval_status,
-        error_message=result.error_message,
-        metric_results=[
-            CaseMetricResult(
-                metric_name=m.metric_name,
-                score=m.score,
-                eval_status=m.eval_status,
-                threshold=m.threshold,
-            )
-            for m in metrics
-        ]
-        or None,
+    metrics = sorted(result.overall_eval_metric_results or [], key=_metric_name)
+    return _new_case_run(
+        {
+            "run_id": run_id,
+            "final_eval_status": result.final_eval_status,
+            "error_message": result.error_message,
+            "metric_results": [
+                _new_case_metric(
+                    {
+                        "metric_name": m.metric_name,
+                        "score": m.score,
+                        "eval_status": m.eval_status,
+                        "threshold": m.threshold,
+                    }
+                )
+                for m in metrics
+            ]
+            or None,
+        }
     )
 
 
@@ -319,12 +337,14 @@ def _case_summary(eval_id: str, case: _CaseTally, num_runs: int) -> EvalCaseSumm
     counts = _Counts()
     for status in case.run_statuses:
         counts.add(status)
-    summary = EvalCaseSummary(
-        eval_id=eval_id,
-        overall_status=overall,
-        run_status_counts=counts.model(),
-        metric_summaries=metrics,
-        run_summaries=case.runs or None,
+    summary = _new_case_summary(
+        {
+            "eval_id": eval_id,
+            "overall_status": overall,
+            "run_status_counts": counts.model(),
+            "metric_summaries": metrics,
+            "run_summaries": case.runs or None,
+        }
     )
     if num_runs > 1:
         at_k, hat_k = pass_rates(num_runs, counts.passed)
