@@ -16,10 +16,9 @@ operators here only dispatch.  Unknown names and other problems that would
 fail every case are found up front by :meth:`TemplateJudge.check`;
 :meth:`TemplateJudge.check_case` finds what one case cannot satisfy.
 
-Each per-turn result carries the prompt the judge read in
-``details.renderedPrompt`` (§5.8.5 puts it in the per-turn copy of
-``criterion.llmJudge.template.prompt``; the runner echoes the metric's
-criterion unchanged in every per-turn result, so it goes beside the reason).
+Each per-turn result carries the prompt the judge read where §5.8.5 puts it, in
+the per-turn copy of ``criterion.llmJudge.template.prompt`` (the overall result
+keeps the template), and also in ``details.renderedPrompt`` beside the reason.
 """
 
 from __future__ import annotations
