@@ -11,9 +11,10 @@ pydantic's core keeps large result files fast to write.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar, cast
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, SerializerFunctionWrapHandler
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -57,8 +58,34 @@ def builder(cls: type[M]) -> Callable[[dict[str, Any]], M]:
     return cast(Callable[[dict[str, Any]], M], cls.__pydantic_validator__.validate_python)
 
 
+# During one dump: id → (object, its serialised data) for sub-models that many parents share.
+_dumped: ContextVar[dict[int, tuple[object, Any]] | None] = ContextVar("_dumped", default=None)
+
+
+def once_per_dump(value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+    """Wrap serializer: a sub-model shared by many parents is serialised once per dump.
+
+    Every metric result of a run repeats its metric's criterion, a tree of a dozen
+    small models; serialising that tree again for each of thousands of results was a
+    third of the time of writing a result file.  The memo lives only while one
+    ``dump_json`` call runs, so nothing can change or free the shared object
+    in between, and every other serialisation calls the handler as usual.  Only text
+    output uses it (``dump_json``): in plain data the parents would share one dict.
+    """
+    memo = _dumped.get()
+    if memo is None or value is None:
+        return handler(value)
+    seen = memo.get(id(value))
+    if seen is not None:
+        return seen[1]
+    data = handler(value)
+    memo[id(value)] = (value, data)
+    return data
+
+
 def dump(model: BaseModel) -> dict[str, Any]:
     """Serialise a format model to plain JSON data with its file keys."""
+    # No memo here: callers may edit the data, so no two places may share one dict.
     result: dict[str, Any] = model.model_dump(
         mode="json", by_alias=True, exclude_unset=True, exclude_none=True
     )
@@ -67,4 +94,8 @@ def dump(model: BaseModel) -> dict[str, Any]:
 
 def dump_json(model: BaseModel) -> str:
     """Serialise a format model straight to indented JSON text (same keys as ``dump``)."""
-    return model.model_dump_json(by_alias=True, exclude_unset=True, exclude_none=True, indent=2)
+    token = _dumped.set({})
+    try:
+        return model.model_dump_json(by_alias=True, exclude_unset=True, exclude_none=True, indent=2)
+    finally:
+        _dumped.reset(token)

@@ -7,12 +7,13 @@ them on a round-trip and files written by Go load without them.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
-from pydantic import ConfigDict, PlainSerializer
+from pydantic import ConfigDict, GetCoreSchemaHandler, PlainSerializer, WrapSerializer
 from pydantic.alias_generators import to_camel
+from pydantic_core import CoreSchema, core_schema
 
-from agenteval.schema.base import Model, Str, none_as
+from agenteval.schema.base import Model, Str, none_as, once_per_dump
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import Criterion
 from agenteval.schema.status import EvalStatus
@@ -26,7 +27,30 @@ def _go_number(value: float) -> float | int:
     return int(value) if value.is_integer() and abs(value) < 1e15 else value
 
 
-Score = Annotated[float, none_as(0.0), PlainSerializer(_go_number, when_used="json")]
+# return_type=Any: the core writes the int or float as it is, instead of trying a union.
+Score = Annotated[
+    float, none_as(0.0), PlainSerializer(_go_number, return_type=Any, when_used="json")
+]
+
+
+class _WrittenAsText:
+    """Marker: write a str-valued enum member as its text in pydantic's core.
+
+    The default enum serializer reads ``.value`` through a Python descriptor for
+    every status of every result; a ``str`` subclass can be written as it is.
+    """
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        schema = dict(handler(source))
+        schema["serialization"] = core_schema.simple_ser_schema("str")
+        return cast(CoreSchema, schema)
+
+
+Status = Annotated[EvalStatus, _WrittenAsText()]
+# A run's metric results all hold their metric's criterion object: write it once per dump.
+SharedCriterion = Annotated[Criterion | None, WrapSerializer(once_per_dump)]
 
 
 class DetailValue(Model):
@@ -64,9 +88,9 @@ class EvalMetricResult(Model):
 
     metric_name: Str = ""
     score: Score = 0.0
-    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    eval_status: Status = EvalStatus.NOT_EVALUATED
     threshold: Score = 0.0
-    criterion: Criterion | None = None
+    criterion: SharedCriterion = None
     details: MetricDetails | None = None
 
 
@@ -89,7 +113,7 @@ class EvalCaseResult(Model):
     eval_id: Str = ""
     run_id: Annotated[int, none_as(0)] = 0
     score: Score = 0.0
-    final_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    final_eval_status: Status = EvalStatus.NOT_EVALUATED
     error_message: Str = ""
     overall_eval_metric_results: list[EvalMetricResult] | None = None
     eval_metric_result_per_invocation: list[EvalMetricResultPerInvocation] | None = None
@@ -114,7 +138,7 @@ class MetricSummary(Model):
 
     metric_name: Str = ""
     average_score: Score = 0.0
-    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    eval_status: Status = EvalStatus.NOT_EVALUATED
     threshold: Score = 0.0
     status_counts: StatusCounts | None = None
 
@@ -125,7 +149,7 @@ class RunSummary(Model):
     model_config = _camel_extra
 
     run_id: Annotated[int, none_as(0)] = 0
-    overall_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    overall_status: Status = EvalStatus.NOT_EVALUATED
     case_status_counts: StatusCounts | None = None
     metric_summaries: list[MetricSummary] | None = None
 
@@ -137,7 +161,7 @@ class CaseMetricResult(Model):
 
     metric_name: Str = ""
     score: Score = 0.0
-    eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    eval_status: Status = EvalStatus.NOT_EVALUATED
     threshold: Score = 0.0
 
 
@@ -147,7 +171,7 @@ class CaseRunSummary(Model):
     model_config = _camel
 
     run_id: Annotated[int, none_as(0)] = 0
-    final_eval_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    final_eval_status: Status = EvalStatus.NOT_EVALUATED
     error_message: Str = ""
     metric_results: list[CaseMetricResult] | None = None
 
@@ -158,7 +182,7 @@ class EvalCaseSummary(Model):
     model_config = _camel_extra
 
     eval_id: Str = ""
-    overall_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    overall_status: Status = EvalStatus.NOT_EVALUATED
     run_status_counts: StatusCounts | None = None
     metric_summaries: list[MetricSummary] | None = None
     run_summaries: list[CaseRunSummary] | None = None
@@ -169,7 +193,7 @@ class EvalSetResultSummary(Model):
 
     model_config = _camel_extra
 
-    overall_status: EvalStatus = EvalStatus.NOT_EVALUATED
+    overall_status: Status = EvalStatus.NOT_EVALUATED
     num_runs: Annotated[int, none_as(0)] = 0
     run_status_counts: StatusCounts | None = None
     run_summaries: list[RunSummary] | None = None
