@@ -14,6 +14,7 @@ from rich.padding import Padding
 from rich.text import Text
 
 from agenteval.aggregation import build_summary, case_statuses, overall_status
+from agenteval.report.collector import collector_paused
 from agenteval.report.console_tables import (
     STATUS_STYLES,
     case_table,
@@ -49,9 +50,10 @@ def render_results(
     ``details`` keys evaluators recorded.  At most ``max_shown`` cases per
     eval set are printed in detail (None = all); the rest are counted.
     """
-    for result in results:
-        _render_eval_set(console, result, quiet=quiet, verbose=verbose, max_shown=max_shown)
-    console.print(final_line(results, duration_seconds))
+    with collector_paused():
+        for result in results:
+            _render_eval_set(console, result, quiet=quiet, verbose=verbose, max_shown=max_shown)
+        console.print(final_line(results, duration_seconds))
 
 
 def render_run(

@@ -36,6 +36,7 @@ import orjson
 
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
+from agenteval.report.collector import collector_paused
 from agenteval.report.textfile import write_bytes_atomic
 from agenteval.schema.base import dump, dump_json
 from agenteval.schema.result import EvalSetResult
@@ -131,7 +132,9 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
-    write_bytes_atomic(path, model_to_go_json(result).encode("utf-8", "replace"))
+    with collector_paused():
+        payload = model_to_go_json(result).encode("utf-8", "replace")
+    write_bytes_atomic(path, payload)
     return path
 
 
