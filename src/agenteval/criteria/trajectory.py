@@ -177,7 +177,28 @@ def _augment(pairs: _PairTable, root: int, owner: list[int], seen: list[int]) ->
     return False
 
 
+def _greedy_pairs_all(pairs: _PairTable) -> bool:
+    """Whether each expected tool, in order, finds a still-free actual tool it matches.
+
+    Success is a complete matching, so the maximum matching is complete too and the
+    turn matches; that settles the common cases (same order, or a permutation of
+    distinct calls) without the bookkeeping of augmenting paths.  On failure nothing
+    is concluded: Kuhn's search runs, reusing every pair verdict already memoised.
+    """
+    free = list(range(pairs.width))
+    for left in range(len(pairs.expected)):
+        for position, right in enumerate(free):
+            if pairs(left, right):
+                del free[position]
+                break
+        else:
+            return False
+    return True
+
+
 def _unordered(pairs: _PairTable) -> Verdict:
+    if _greedy_pairs_all(pairs):
+        return MATCH
     owner = [-1] * pairs.width  # owner[actual index] = expected index matched to it
     seen = [-1] * len(pairs.expected)  # seen[left] = root of the search that last visited it
     missing = [
