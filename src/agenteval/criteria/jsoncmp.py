@@ -7,10 +7,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, best_match
-from jsonschema.validators import validator_for
-
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
@@ -269,6 +265,11 @@ def _canonical(schema: Any) -> str:
 @lru_cache(maxsize=256)
 def _validator(canonical: str) -> Any:
     """A compiled validator for a schema given as canonical JSON, or the reason it is invalid."""
+    # jsonschema takes ~50 ms to import; only runs whose criteria carry a schema pay for it.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import validator_for
+
     schema = json.loads(canonical)
     if isinstance(schema, dict) and "$schema" in schema:
         uri = schema["$schema"]
@@ -307,6 +308,8 @@ def _schema_failure(schema: Any, value: Any) -> str | None:
     try:
         if validator.is_valid(value):
             return None
+        from jsonschema.exceptions import best_match  # imported by _validator already
+
         error = best_match(validator.iter_errors(value))
     except Exception as exc:  # e.g. an unresolvable $ref: the schema cannot be applied
         return f"json schema validation failed: {exc}"
