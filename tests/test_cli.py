@@ -254,8 +254,8 @@ def test_shipped_example_runs(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert proc.returncode == 1, proc.stderr
-    assert "FAILED: 4 of 7 cases passed (3 failed)" in proc.stdout
-    assert len(list(tmp_path.glob("*.evalset_result.json"))) == 2
+    assert "FAILED: 7 of 13 cases passed (6 failed)" in proc.stdout
+    assert len(list(tmp_path.glob("*.evalset_result.json"))) == 4
 
 
 @pytest.mark.parametrize("count", [2, 3, 5])
@@ -297,7 +297,7 @@ def test_shards_merge_to_the_full_run(tmp_path: Path, count: int) -> None:
         return {k: v for k, v in case.items() if k not in ("sessionId",)}
 
     full_sets, merged_sets = by_set(full), by_set(merged)
-    assert set(full_sets) == set(merged_sets) == {"order-api", "travel-assistant"}
+    assert set(full_sets) == set(merged_sets) == {"help-center", "order-api", "order-export", "travel-assistant"}
     for eval_set_id, expected in full_sets.items():
         got = merged_sets[eval_set_id]
         assert got["summary"] == expected["summary"]

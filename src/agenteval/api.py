@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
 EXIT_PASSED, EXIT_FAILED, EXIT_CONFIG, EXIT_INCOMPLETE = 0, 1, 2, 3
 
 
+DEFAULT_CACHE = ".agenteval/cache.sqlite"
+CACHE_ENV = "AGENTEVAL_CACHE"
+
+
+def default_cache_path() -> str:
+    """Where judge replies are cached unless told otherwise."""
+    return os.environ.get(CACHE_ENV) or DEFAULT_CACHE
+
+
 @dataclass(slots=True)
 class Options:
     """Everything that shapes a run besides the input files."""
@@ -57,7 +67,8 @@ class Options:
     rate_limit: float | None = None
     judge_retries: int = 4
     judge_timeout: float = 60.0
-    cache: str | None = ".agenteval/cache.sqlite"
+    # The judge cache file; None disables it.  $AGENTEVAL_CACHE moves the default.
+    cache: str | None = field(default_factory=lambda: default_cache_path())
     offline: bool = False
     max_judge_calls: int | None = None
     max_judge_tokens: int | None = None
@@ -361,10 +372,15 @@ async def run_prepared(
             options.progress.start(total, lambda: client.usage.total.to_json())
         for plan in prepared.plans:
             before = client.usage.to_json()
+            failures_before = len(outcome.failures)
             result = await run_evalset(plan, settings)
             # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
             if result.model_extra is not None:
                 result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
+                failed = len(outcome.failures) - failures_before
+                if failed:
+                    # Lets `show` give the exit code the run had (3: judge turns not evaluated).
+                    result.model_extra["judgeFailures"] = failed
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)

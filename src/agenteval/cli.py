@@ -155,9 +155,10 @@ def _ci_outputs(result: api.RunResult) -> None:
 
 def _print_judge(out: Console, result: api.RunResult, *, quiet: bool) -> None:
     usage = result.judge_usage
-    if usage and not quiet:
+    # Each eval set's summary has its own line; the run total adds something only for several.
+    if usage and not quiet and len(result.results) > 1:
         total = usage.get("total")
-        if isinstance(total, dict):
+        if isinstance(total, dict) and (total.get("calls") or total.get("cacheHits")):
             out.print(
                 f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
                 f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
@@ -191,7 +192,7 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
     except KeyboardInterrupt:
         _stderr().print("interrupted")
         raise typer.Exit(api.EXIT_INCOMPLETE) from None
-    except (typer.Exit, typer.Abort):
+    except (typer.Exit, typer.Abort, BrokenPipeError):
         raise
     except Exception as exc:  # last resort: one line, traceback only on request
         _stderr().print(f"internal error: {type(exc).__name__}: {exc}")
@@ -306,8 +307,14 @@ def run(
         ),
     ] = 60.0,
     cache: Annotated[
-        str, typer.Option("--cache", metavar="PATH", help="SQLite cache of judge replies.")
-    ] = ".agenteval/cache.sqlite",
+        str,
+        typer.Option(
+            "--cache",
+            metavar="PATH",
+            envvar="AGENTEVAL_CACHE",
+            help="SQLite cache of judge replies (also $AGENTEVAL_CACHE).",
+        ),
+    ] = api.DEFAULT_CACHE,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the judge cache.")
     ] = False,
@@ -478,9 +485,18 @@ def show(
         console_report.render_run(
             out, loaded, quiet=quiet, verbose=verbose, max_shown=max_shown or None
         )
-        return exit_code(loaded)
+        return _saved_exit_code(loaded)
 
     raise typer.Exit(_guard(verbose, body))
+
+
+def _saved_exit_code(results: list[EvalSetResult]) -> int:
+    """The exit code the run that wrote ``results`` had: 3 when it could not finish."""
+    for result in results:
+        extra = result.model_extra or {}
+        if extra.get("partial") or extra.get("judgeFailures"):
+            return api.EXIT_INCOMPLETE
+    return exit_code(results)
 
 
 def _load_results(paths: list[Path]) -> list[EvalSetResult]:
@@ -592,11 +608,12 @@ def merge(
         else:
             written = [jsonfile.write_result(r, out, app_name) for r in merged]
         console = Console(highlight=False)
+        # The merged run's failures and summary line; --quiet leaves out the written paths.
+        console_report.render_run(console, merged, quiet=True)
         if not quiet:
-            console_report.render_run(console, merged, quiet=True)
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)
-        return exit_code(merged)
+        return _saved_exit_code(merged)
 
     raise typer.Exit(_guard(verbose, body))
 
@@ -646,3 +663,7 @@ def main() -> None:
         app()
     except SystemExit as exc:
         sys.exit(exc.code)
+    except BrokenPipeError:
+        # `agenteval ... | head`: the reader left; not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(api.EXIT_PASSED)

@@ -59,10 +59,7 @@ def pair_matches(strategy: ToolTrajectoryStrategy | None, actual: Tool, expected
 
 def pair_reason(strategy: ToolTrajectoryStrategy | None, actual: Tool, expected: Tool) -> str:
     """Why a pair does not match, naming both tools (only called on failure)."""
-    head = (
-        f"actual tool {actual.id} named {actual.name} mismatch with "
-        f"expected tool {expected.id} named {expected.name}"
-    )
+    head = f"actual {_tool_label(actual)} mismatch with expected {_tool_label(expected)}"
     if strategy is None:
         return f"{head}: tool strategy is null"
     if strategy.name is not None:
@@ -80,8 +77,15 @@ def pair_reason(strategy: ToolTrajectoryStrategy | None, actual: Tool, expected:
     return head
 
 
+def _tool_label(tool: Tool) -> str:
+    # Reference turns often carry no call id; leave it out rather than print an empty one.
+    return f"tool {tool.id} named {tool.name}" if tool.id else f"tool named {tool.name}"
+
+
 def _unmatched(expected: Tool) -> str:
-    return f"tool id {expected.id} with name {expected.name} mismatch"
+    if expected.id:
+        return f"tool id {expected.id} with name {expected.name} mismatch"
+    return f"tool with name {expected.name} mismatch"
 
 
 class _PairTable:

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from agenteval.aggregation import build_summary, case_statuses, overall_status
+from agenteval.aggregation import build_summary, case_statuses
 from agenteval.report.collector import collector_paused
 from agenteval.report.console_tables import (
     STATUS_STYLES,
@@ -27,7 +27,7 @@ from agenteval.report.console_tables import (
     unstable_turns,
 )
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
-from agenteval.schema.status import EvalStatus
+from agenteval.schema.status import EvalStatus, summarize
 
 # Detailed case tables per eval set before the rest are only counted and listed.
 DEFAULT_MAX_SHOWN = 200
@@ -51,9 +51,17 @@ def render_results(
     eval set are printed in detail (None = all); the rest are counted.
     """
     with collector_paused():
-        for result in results:
-            _render_eval_set(console, result, quiet=quiet, verbose=verbose, max_shown=max_shown)
-        console.print(final_line(results, duration_seconds))
+        statuses = [case_statuses(result) for result in results]
+        for result, result_statuses in zip(results, statuses, strict=True):
+            _render_eval_set(
+                console,
+                result,
+                result_statuses,
+                quiet=quiet,
+                verbose=verbose,
+                max_shown=max_shown,
+            )
+        console.print(_final_line(results, statuses, duration_seconds))
 
 
 def render_run(
@@ -96,11 +104,16 @@ def _runs_by_case(result: EvalSetResult) -> dict[str, list[EvalCaseResult]]:
 
 
 def _render_eval_set(
-    console: Console, result: EvalSetResult, *, quiet: bool, verbose: bool, max_shown: int | None
+    console: Console,
+    result: EvalSetResult,
+    statuses: dict[str, EvalStatus],
+    *,
+    quiet: bool,
+    verbose: bool,
+    max_shown: int | None,
 ) -> None:
     runs_total = num_runs(result)
     multi_run = runs_total > 1
-    statuses = case_statuses(result)
     by_case = _runs_by_case(result)
     if not quiet:
         title = Text("eval set ", style="bold")
@@ -132,7 +145,7 @@ def _render_eval_set(
             line for run in runs for line in reason_lines(run, multi_run=multi_run, verbose=verbose)
         ]
         if lines:
-            console.print(Padding(reason_grid(lines), (0, 0, 0, 2), expand=False))
+            console.print(reason_grid(lines, indent=2))
     if max_shown is not None and shown >= max_shown and len(by_case) > shown:
         _render_hidden(console, len(by_case) - shown, hidden)
     if not quiet:
@@ -227,7 +240,7 @@ def gate_methods(cases: Iterable[EvalCaseResult]) -> dict[str, dict[str, int]]:
 def _judge_usage_text(result: EvalSetResult) -> str:
     usage = (result.model_extra or {}).get("judgeUsage")
     total = usage.get("total") if isinstance(usage, dict) else None
-    if not isinstance(total, dict):
+    if not isinstance(total, dict) or not (total.get("calls") or total.get("cacheHits")):
         return ""
     return (
         f"{total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
@@ -257,9 +270,18 @@ def final_line(results: Sequence[EvalSetResult], duration_seconds: float | None 
 
     Judge turns whose samples disagreed are counted too (``· 2 unstable judge turns``).
     """
-    statuses = [status for result in results for status in case_statuses(result).values()]
+    return _final_line(results, [case_statuses(result) for result in results], duration_seconds)
+
+
+def _final_line(
+    results: Sequence[EvalSetResult],
+    statuses_by_result: Sequence[dict[str, EvalStatus]],
+    duration_seconds: float | None,
+) -> Text:
+    statuses = [status for by_case in statuses_by_result for status in by_case.values()]
     passed, failed, not_evaluated = _count(statuses)
-    overall = overall_status(results)
+    # The same as overall_status(results), without computing every case status again.
+    overall = summarize(statuses)
     line = Text()
     line.append_text(status_text(overall, upper=True))
     line.stylize("bold")

@@ -309,9 +309,10 @@ async def collect_samples(
     ]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
-        # The lowest sample index among those already failed, so messages are stable.
-        for task in tasks:
-            error = task.exception() if task.done() and not task.cancelled() else None
+        # Read every finished task's exception (an unread one is logged with a traceback when
+        # the task is collected), then raise the lowest sample index's, so messages are stable.
+        errors = [t.exception() for t in tasks if t.done() and not t.cancelled()]
+        for error in errors:
             if error is not None:
                 raise error
         return [t.result() for t in tasks]
