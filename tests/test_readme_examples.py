@@ -68,16 +68,9 @@ PATH_SUFFIXES = (".json", ".jsonl", ".xml", ".md", ".sqlite", ".py")
 DEFAULT_EXIT_CODES = frozenset({0, 1})
 COMMANDS = ("run", "validate", "show", "diff", "merge", "evaluators")
 
-# README lines that hit a known bug of the tool: the block is marked xfail while the bug
-# prints a traceback, and passes on its own once the bug is fixed.
-KNOWN_BUGS = {
-    "evalsets/travel-assistant.evalset.json --metrics metrics/judges/ "
-    "--cache judge-cache.sqlite --offline": (
-        "llm_final_response with numSamples 3: when several samples of a turn fail "
-        "(offline cache miss, judge budget), collect_samples retrieves only the first "
-        "exception and asyncio prints 'Task exception was never retrieved' tracebacks"
-    ),
-}
+# README lines that hit a known bug of the tool (marked xfail while the bug prints a
+# traceback; each passes on its own once fixed).  None at the moment.
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
