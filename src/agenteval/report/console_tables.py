@@ -194,13 +194,23 @@ def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) ->
     return ReasonLine(Text(mark, style=style), body)
 
 
-def reason_grid(lines: Sequence[ReasonLine]) -> Table:
-    """Reason lines as a two-column grid, indented under the case header."""
+def reason_grid(lines: Sequence[ReasonLine], *, indent: int = 0) -> Table:
+    """Reason lines as a two-column grid, indented by ``indent`` (0 or at least 2) columns.
+
+    The indent is a leading empty column rather than a ``Padding`` around the grid:
+    the same text, but rich measures the grid once instead of twice.
+    """
     grid = Table.grid(padding=(0, 1, 0, 0), pad_edge=False)
+    if indent:
+        # Its cell padding adds the last column of the indent.
+        grid.add_column(no_wrap=True, width=indent - 1)
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for line in lines:
-        grid.add_row(line.mark, line.body)
+        if indent:
+            grid.add_row("", line.mark, line.body)
+        else:
+            grid.add_row(line.mark, line.body)
     return grid
 
 
