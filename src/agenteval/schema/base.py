@@ -94,8 +94,15 @@ def dump(model: BaseModel) -> dict[str, Any]:
 
 def dump_json(model: BaseModel) -> str:
     """Serialise a format model straight to indented JSON text (same keys as ``dump``)."""
+    return dump_json_bytes(model).decode("utf-8")
+
+
+def dump_json_bytes(model: BaseModel) -> bytes:
+    """``dump_json`` as the UTF-8 bytes pydantic's core writes, for files: no str round trip."""
     token = _dumped.set({})
     try:
-        return model.model_dump_json(by_alias=True, exclude_unset=True, exclude_none=True, indent=2)
+        return model.__pydantic_serializer__.to_json(
+            model, indent=2, by_alias=True, exclude_unset=True, exclude_none=True
+        )
     finally:
         _dumped.reset(token)
