@@ -15,19 +15,26 @@ class EvalStatus(StrEnum):
     UNKNOWN = "unknown"
 
 
+# Module constants: reading a member through the enum class costs a metaclass lookup, and
+# these two functions run for every turn, metric and case of a run.
+_PASSED = EvalStatus.PASSED
+_FAILED = EvalStatus.FAILED
+_NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+
+
 def summarize(statuses: Iterable[EvalStatus]) -> EvalStatus:
     """Any failed → failed; else any passed → passed; else not_evaluated."""
     seen_passed = False
     for status in statuses:
-        if status is EvalStatus.FAILED:
-            return EvalStatus.FAILED
-        if status is EvalStatus.PASSED:
+        if status is _FAILED:
+            return _FAILED
+        if status is _PASSED:
             seen_passed = True
-        elif status is not EvalStatus.NOT_EVALUATED:
+        elif status is not _NOT_EVALUATED:
             raise ValueError(f"unexpected status {status.value!r} in aggregation")
-    return EvalStatus.PASSED if seen_passed else EvalStatus.NOT_EVALUATED
+    return _PASSED if seen_passed else _NOT_EVALUATED
 
 
 def status_for(score: float, threshold: float) -> EvalStatus:
     """The pass rule used everywhere: ``score >= threshold``."""
-    return EvalStatus.PASSED if score >= threshold else EvalStatus.FAILED
+    return _PASSED if score >= threshold else _FAILED
