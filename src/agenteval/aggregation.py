@@ -34,6 +34,11 @@ PASS_HAT_K_KEY = "passHatK"
 EXIT_PASSED = 0
 EXIT_FAILED = 1
 
+# Reading a member through the enum class costs a metaclass lookup; these loops run per case.
+_PASSED = EvalStatus.PASSED
+_FAILED = EvalStatus.FAILED
+_NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+
 # A summary holds about ten objects per case; the core validators skip BaseModel.__init__.
 _new_counts = builder(StatusCounts)
 _new_metric_summary = builder(MetricSummary)
@@ -47,7 +52,7 @@ def default_case_aggregate(
 ) -> tuple[float, EvalStatus]:
     """Case score and status: all metrics must pass (score 1), else 0 (formats.md §6.6)."""
     status = summarize(result.eval_status for result in metric_results)
-    return (1.0 if status is EvalStatus.PASSED else 0.0), status
+    return (1.0 if status is _PASSED else 0.0), status
 
 
 # --- status counting -------------------------------------------------------
@@ -62,11 +67,11 @@ class _Counts:
     not_evaluated: int = 0
 
     def add(self, status: EvalStatus) -> None:
-        if status is EvalStatus.PASSED:
+        if status is _PASSED:
             self.passed += 1
-        elif status is EvalStatus.FAILED:
+        elif status is _FAILED:
             self.failed += 1
-        elif status is EvalStatus.NOT_EVALUATED:
+        elif status is _NOT_EVALUATED:
             self.not_evaluated += 1
         else:
             raise ValueError(f"unexpected status {status.value!r} in aggregation")
@@ -102,7 +107,7 @@ class _MetricTally:
 
     def summary(self, name: str) -> MetricSummary:
         average = 0.0
-        status = EvalStatus.NOT_EVALUATED
+        status = _NOT_EVALUATED
         if self.evaluated:
             average = self.score_sum / self.evaluated
             status = status_for(average, self.threshold)
@@ -124,7 +129,7 @@ def _tally(tallies: dict[str, _MetricTally], results: Iterable[EvalMetricResult]
             tally = tallies[result.metric_name] = _MetricTally(threshold=result.threshold)
         tally.counts.add(result.eval_status)
         # not_evaluated results would dilute the average: they are counted only.
-        if result.eval_status is EvalStatus.NOT_EVALUATED:
+        if result.eval_status is _NOT_EVALUATED:
             continue
         tally.evaluated += 1
         tally.score_sum += result.score
@@ -221,8 +226,8 @@ def _case_overall_status(
 ) -> EvalStatus:
     """Case status in the summary: the aggregator's verdict for N = 1, metric averages for N > 1."""
     status = summarize(run_statuses) if num_runs <= 1 else summarize(metric_statuses)
-    if status is EvalStatus.NOT_EVALUATED and has_error:
-        return EvalStatus.FAILED
+    if status is _NOT_EVALUATED and has_error:
+        return _FAILED
     return status
 
 
@@ -383,7 +388,7 @@ def _averaged_case_status(runs: Sequence[EvalCaseResult]) -> EvalStatus:
     for run in runs:
         for metric in run.overall_eval_metric_results or []:
             # Unlike the file summary, the threshold comes from the first evaluated run.
-            if metric.eval_status is EvalStatus.NOT_EVALUATED:
+            if metric.eval_status is _NOT_EVALUATED:
                 continue
             tally = tallies.get(metric.metric_name)
             if tally is None:
@@ -409,8 +414,8 @@ def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
             status = summarize(run.final_eval_status for run in runs)
         else:
             status = _averaged_case_status(runs)
-        if status is EvalStatus.NOT_EVALUATED and any(run.error_message for run in runs):
-            status = EvalStatus.FAILED
+        if status is _NOT_EVALUATED and any(run.error_message for run in runs):
+            status = _FAILED
         statuses[eval_id] = status
     return statuses
 
@@ -422,7 +427,7 @@ def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
 
 def exit_code(results: Sequence[EvalSetResult]) -> int:
     """0 iff the overall status is passed, else 1 (exit codes 2 and 3 are the caller's)."""
-    return EXIT_PASSED if overall_status(results) is EvalStatus.PASSED else EXIT_FAILED
+    return EXIT_PASSED if overall_status(results) is _PASSED else EXIT_FAILED
 
 
 __all__ = [
