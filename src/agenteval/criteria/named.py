@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.evalset import Invocation
 
 TextCompare = Callable[[str, str], bool]
@@ -43,17 +42,3 @@ json_compares = NamedRegistry("json compare")
 turn_compares = NamedRegistry("turn compare")
 tokenizers = NamedRegistry("tokenizer")
 
-
-def call_turn_compare(name: str, actual: Invocation, expected: Invocation) -> Verdict:
-    """Run a named turn-level compare function; a raise or a missing name is a mismatch."""
-    func = turn_compares.get(name)
-    if func is None:
-        return mismatch(f"unknown compare function {name!r}")
-    try:
-        return (
-            MATCH
-            if func(actual, expected)
-            else mismatch(f"compare function {name!r} returned false")
-        )
-    except Exception as exc:  # a user's function may raise anything; its message is the reason
-        return mismatch(f"compare function {name!r} failed: {exc}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from agenteval.criteria import named
+from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.jsoncmp import check_json
 from agenteval.criteria.rouge import check_rouge
 from agenteval.criteria.text import check_text
@@ -33,7 +34,8 @@ def match_final_response(
 ) -> Verdict:
     """Apply every configured sub-criterion to one turn pair, collecting all failures."""
     if criterion.compare_name:
-        return named.call_turn_compare(criterion.compare_name, actual, expected)
+        failure = run_named_compare(named.turn_compares, criterion.compare_name, actual, expected)
+        return MATCH if failure is None else mismatch(failure)
     if not (criterion.text or criterion.json_ or criterion.rouge or criterion.xml):
         return mismatch(_NOTHING_CONFIGURED)
     a, e = actual.final_response, expected.final_response
