@@ -43,6 +43,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     rubric_block,
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
+from agenteval.evaluators.llm.operators.responsejson import json_type
 from agenteval.evaluators.llm.rubricjudge import (
     RubricJudge,
     RubricPrompt,
@@ -131,18 +132,6 @@ class _Mismatch(Exception):
     """A value of the wrong JSON type for its Go field."""
 
 
-def _json_kind(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    return "number"
-
-
 def _fields(value: Mapping[str, Any], names: Sequence[str]) -> dict[str, Any]:
     """Go's struct decoding of an object: each key sets the field it matches case-insensitively."""
     found: dict[str, Any] = {}
@@ -158,11 +147,11 @@ def _search_response(result: Any) -> Struct:
     if result is None:
         return Struct([("documents", None)])
     if not isinstance(result, Mapping):
-        raise _Mismatch(f"cannot unmarshal {_json_kind(result)} into Go value of type {_RESPONSE}")
+        raise _Mismatch(f"cannot unmarshal {json_type(result)} into Go value of type {_RESPONSE}")
     fields = _fields(result, ("documents", "message"))
     documents = fields.get("documents")
     if documents is not None and not isinstance(documents, list):
-        raise _Mismatch(f"cannot unmarshal {_json_kind(documents)} into {_DOCUMENTS}")
+        raise _Mismatch(f"cannot unmarshal {json_type(documents)} into {_DOCUMENTS}")
     pairs: list[tuple[str, Any]] = [
         ("documents", None if documents is None else [_document(d) for d in documents])
     ]
@@ -176,20 +165,20 @@ def _document(value: Any) -> Struct | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise _Mismatch(f"cannot unmarshal {_json_kind(value)} into {_DOCUMENTS}")
+        raise _Mismatch(f"cannot unmarshal {json_type(value)} into {_DOCUMENTS}")
     fields = _fields(value, ("id", "text", "metadata", "score"))
     doc_id = _typed(fields.get("id"), str, f"{_DOC_FIELD}.id", "string")
     text = _typed(fields.get("text"), str, f"{_DOC_FIELD}.text", "string")
     metadata = fields.get("metadata")
     if metadata is not None and not isinstance(metadata, Mapping):
         raise _Mismatch(
-            f"cannot unmarshal {_json_kind(metadata)} into Go struct field "
+            f"cannot unmarshal {json_type(metadata)} into Go struct field "
             f"{_DOC_FIELD}.metadata of type map[string]interface {{}}"
         )
     score = fields.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
         raise _Mismatch(
-            f"cannot unmarshal {_json_kind(score)} into Go struct field "
+            f"cannot unmarshal {json_type(score)} into Go struct field "
             f"{_DOC_FIELD}.score of type float64"
         )
     pairs: list[tuple[str, Any]] = [("id", doc_id)] if doc_id else []
@@ -203,7 +192,7 @@ def _document(value: Any) -> Struct | None:
 def _typed(value: Any, kind: type, field: str, go_type: str) -> Any:
     if value is not None and not isinstance(value, kind):
         raise _Mismatch(
-            f"cannot unmarshal {_json_kind(value)} into Go struct field {field} of type {go_type}"
+            f"cannot unmarshal {json_type(value)} into Go struct field {field} of type {go_type}"
         )
     return value
 

@@ -174,8 +174,8 @@ def _join(where: str, name: str) -> str:
 
 
 def json_type(value: Any) -> str:
-    """The JSON type name of a decoded value."""
-    if isinstance(value, JsonObject):
+    """Go's JSON type name of a decoded value (a reply's ``JsonObject`` or a plain mapping)."""
+    if isinstance(value, JsonObject | Mapping):
         return "object"
     if isinstance(value, list):
         return "array"
