@@ -29,6 +29,10 @@ from functools import cached_property
 from typing import Any
 
 from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
+from aiohttp.http_parser import RawRequestMessage
+from aiohttp.streams import StreamReader
+from aiohttp.web_protocol import RequestHandler
 
 VALID_VERDICT = "reasoning: matches the reference\nis_the_agent_response_valid: valid"
 
@@ -240,20 +244,36 @@ class JudgeServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             if self._queue:
                 return self._queue.popleft()
-            prompt = request.prompt
-            for rule in self._rules:
-                if rule.pattern.search(prompt):
-                    return rule.next_reply()
+            if self._rules:
+                # Parsed only when a rule may look: a benchmark's thousands of calls never do.
+                prompt = request.prompt
+                for rule in self._rules:
+                    if rule.pattern.search(prompt):
+                        return rule.next_reply()
             return self.default
 
     async def _serve(self) -> None:
-        app = web.Application(client_max_size=64 * 1024 * 1024)
-        app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.5)
+        # aiohttp's low-level server: every path reaches _handle, without an application's
+        # router and middleware chain (a third of the server's CPU per request).
+        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
+        self._runner = web.ServerRunner(server, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
         await site.start()
         self._port = int(self._runner.addresses[0][1])
+
+    def _make_request(
+        self,
+        message: RawRequestMessage,
+        payload: StreamReader,
+        protocol: RequestHandler,
+        writer: AbstractStreamWriter,
+        task: asyncio.Task[None],
+    ) -> web.BaseRequest:
+        # Large prompts are fine here: the limit only guards a real server's memory.
+        return web.BaseRequest(
+            message, payload, protocol, writer, task, self._loop, client_max_size=64 * 1024 * 1024
+        )
 
     async def _shutdown(self) -> None:
         if self._runner is not None:
@@ -264,7 +284,7 @@ class JudgeServer:
         if seconds > 0:
             await asyncio.sleep(seconds)
 
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
         raw = await request.read()
         headers = {k.lower(): v for k, v in request.headers.items()}
         recorded = RecordedRequest(request.method, request.path, headers, raw, time.monotonic())

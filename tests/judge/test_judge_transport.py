@@ -9,7 +9,7 @@ import pytest
 from judge_support import ask, fast_options, settings_for
 
 from agenteval.judge import JudgeUnavailable
-from agenteval.judge.transport import AiohttpJudgeTransport
+from agenteval.judge.transport import AiohttpJudgeTransport, EnvironmentProxies
 from judge_server import JudgeServer
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
@@ -50,16 +50,11 @@ def test_no_proxy_bypasses_the_proxy(
 def test_proxy_decision_per_scheme_and_host(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     monkeypatch.setenv("NO_PROXY", "internal.example")
-    transport = AiohttpJudgeTransport(max_connections=1)
-    assert transport.proxy_for(httpx.URL("https://api.example/v1")) == "http://proxy.example:3128"
-    assert transport.proxy_for(httpx.URL("http://api.example/v1")) is None
-    assert transport.proxy_for(httpx.URL("https://internal.example/v1")) is None
-    assert (
-        AiohttpJudgeTransport(max_connections=1, trust_env=False).proxy_for(
-            httpx.URL("https://api.example/v1")
-        )
-        is None
-    )
+    proxies = EnvironmentProxies()
+    assert proxies.proxy_for(httpx.URL("https://api.example/v1")) == "http://proxy.example:3128"
+    assert proxies.proxy_for(httpx.URL("http://api.example/v1")) is None
+    assert proxies.proxy_for(httpx.URL("https://internal.example/v1")) is None
+    assert EnvironmentProxies(trust_env=False).proxy_for(httpx.URL("https://api.example/v1")) is None
 
 
 def test_transport_speaks_httpx(judge_server: JudgeServer) -> None:

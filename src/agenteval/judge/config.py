@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -171,7 +172,7 @@ class JudgeSettings:
     generation: GenerationConfig = DEFAULT_GENERATION
     num_samples: int = 1
 
-    @property
+    @cached_property
     def endpoint(self) -> str:
         """The chat-completions URL: base URL with a trailing ``/`` plus ``chat/completions``."""
         base = self.base_url if self.base_url.endswith("/") else self.base_url + "/"

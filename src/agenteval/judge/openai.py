@@ -18,6 +18,7 @@ less client CPU per call.
 from __future__ import annotations
 
 import json
+import math
 import urllib.request
 from collections.abc import Mapping
 from http.client import HTTPResponse
@@ -26,6 +27,7 @@ from typing import Any
 
 import aiohttp
 import httpx
+import orjson
 
 from agenteval import __version__
 from agenteval.judge.backend import (
@@ -44,8 +46,8 @@ from agenteval.judge.errors import (
     JudgeTransientError,
     redact,
 )
+from agenteval.judge.http11 import Http11Transport, JudgeHttpClient
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
-from agenteval.judge.transport import AiohttpJudgeTransport
 
 USER_AGENT = f"agenteval/{__version__}"
 
@@ -104,12 +106,34 @@ def build_body(request: JudgeRequest) -> dict[str, Any]:
 
 def encode_body(body: Mapping[str, Any], settings: JudgeSettings) -> bytes:
     """The body as UTF-8 JSON; NaN, infinities and non-JSON values are refused before sending."""
+    # orjson writes NaN and infinities as null, so they are looked for first (Go refuses them).
+    bad = _non_finite(body)
+    if bad is not None:
+        raise JudgeRequestError(
+            f"generate response: request body is not valid JSON: {bad!r} is not a JSON number "
+            f"({settings.describe()})"
+        )
     try:
-        return json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    except (TypeError, ValueError) as exc:
+        return orjson.dumps(body)
+    except TypeError as exc:
         raise JudgeRequestError(
             f"generate response: request body is not valid JSON: {exc} ({settings.describe()})"
         ) from None
+
+
+def _non_finite(value: Any) -> float | None:
+    """The first NaN or infinity inside ``value`` (dicts, lists, tuples), or ``None``."""
+    if type(value) is float:
+        return None if math.isfinite(value) else value
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list | tuple):
+        return None
+    for item in value:
+        found = _non_finite(item)
+        if found is not None:
+            return found
+    return None
 
 
 def _add_sampling(body: dict[str, Any], gen: GenerationConfig) -> None:
@@ -136,6 +160,7 @@ def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
     """Decode a 200 chat-completions body; raises ``JudgeReplyError`` when unusable."""
     who = settings.describe()
     try:
+        # The stdlib parser, not orjson: it reads the -Infinity logprobs some servers send.
         data = json.loads(payload)
     except ValueError as exc:
         raise JudgeReplyError(f"response error: malformed JSON from {who}: {exc}") from None
@@ -192,9 +217,9 @@ def _usage(data: Any) -> TokenUsage:
 
 
 def open_http_client(concurrency: int, timeout: float) -> httpx.AsyncClient:
-    """The run's shared AsyncClient over :class:`AiohttpJudgeTransport`, ``concurrency`` connections."""
-    return httpx.AsyncClient(
-        transport=AiohttpJudgeTransport(max_connections=concurrency),
+    """The run's shared AsyncClient over :class:`Http11Transport`, ``concurrency`` connections."""
+    return JudgeHttpClient(
+        transport=Http11Transport(max_connections=concurrency),
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
         cookies=_DiscardingCookieJar(),
@@ -218,13 +243,7 @@ class OpenAIBackend:
         self._http = http
         # Parsed once: httpx would otherwise re-parse the same URL on every call.
         self._url = httpx.URL(settings.endpoint)
-        self._headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-        }
-        if settings.api_key:
-            self._headers["Authorization"] = f"Bearer {settings.api_key.reveal()}"
+        self._headers = _fixed_headers(self._url, settings)
 
     @property
     def settings(self) -> JudgeSettings:
@@ -246,9 +265,19 @@ class OpenAIBackend:
         payload = (
             call.payload if call.payload is not None else encode_body(call.body, self._settings)
         )
-        url = self._url if call.endpoint == self._settings.endpoint else httpx.URL(call.endpoint)
-        # A ready-made Request skips the client's per-call merging of URL, headers and params.
-        request = httpx.Request("POST", url, headers=self._headers, content=payload)
+        if call.endpoint == self._settings.endpoint:
+            url, headers = self._url, self._headers
+        else:
+            url = httpx.URL(call.endpoint)
+            headers = _fixed_headers(url, self._settings)
+        # With a ready stream httpx infers no headers (its inference was a tenth of the
+        # client's CPU per call), so Host and Content-Length come with ours.
+        request = httpx.Request(
+            "POST",
+            url,
+            headers=[*headers, (b"Content-Length", str(len(payload)).encode("ascii"))],
+            stream=httpx.ByteStream(payload),
+        )
         try:
             response = await self._http.send(request)
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
@@ -265,6 +294,20 @@ class OpenAIBackend:
             # The client names the judge when the retries run out.
             raise JudgeTransientError(detail, retry_after=parse_retry_after(response.headers))
         raise JudgeRejected(f"response error: {detail} ({self._settings.describe()})", status)
+
+
+def _fixed_headers(url: httpx.URL, settings: JudgeSettings) -> list[tuple[bytes, bytes]]:
+    """The headers every call to ``url`` carries; the body's length is added per call."""
+    headers = [
+        (b"Host", url.netloc),
+        (b"Content-Type", b"application/json"),
+        (b"Accept", b"application/json"),
+        (b"User-Agent", USER_AGENT.encode("ascii")),
+    ]
+    if settings.api_key:
+        # latin-1 like httpx: a header value is bytes on the wire, whatever the key holds.
+        headers.append((b"Authorization", f"Bearer {settings.api_key.reveal()}".encode("latin-1")))
+    return headers
 
 
 def _describe(exc: BaseException) -> str:

@@ -23,9 +23,31 @@ import httpx
 
 
 @functools.cache
-def _default_ssl_context(trust_env: bool) -> ssl.SSLContext:
+def default_ssl_context(trust_env: bool) -> ssl.SSLContext:
+    """httpx's default TLS context (certifi, or SSL_CERT_FILE/SSL_CERT_DIR with ``trust_env``)."""
     # Loading the CA bundle takes tens of milliseconds; one context serves every client.
     return httpx.create_ssl_context(trust_env=trust_env)
+
+
+class EnvironmentProxies:
+    """``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY`` and ``NO_PROXY``, decided once per scheme and host."""
+
+    def __init__(self, trust_env: bool = True) -> None:
+        self._env_proxies = urllib.request.getproxies() if trust_env else {}
+        self._decided: dict[tuple[str, str], str | None] = {}
+
+    def proxy_for(self, url: httpx.URL) -> str | None:
+        """The environment's proxy for ``url``, or ``None`` (NO_PROXY honoured)."""
+        key = (url.scheme, url.host)
+        try:
+            return self._decided[key]
+        except KeyError:
+            pass
+        proxy = self._env_proxies.get(url.scheme) or self._env_proxies.get("all")
+        if proxy and urllib.request.proxy_bypass(url.host):
+            proxy = None
+        self._decided[key] = proxy or None
+        return proxy or None
 
 
 class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
@@ -41,9 +63,8 @@ class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self._max_connections = max_connections
         self._keepalive_expiry = keepalive_expiry
-        self._ssl = ssl_context or _default_ssl_context(trust_env)
-        self._env_proxies = urllib.request.getproxies() if trust_env else {}
-        self._proxies: dict[tuple[str, str], str | None] = {}
+        self._ssl = ssl_context or default_ssl_context(trust_env)
+        self.proxies = EnvironmentProxies(trust_env)
         self._session: aiohttp.ClientSession | None = None
 
     def _session_now(self) -> aiohttp.ClientSession:
@@ -61,16 +82,6 @@ class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
                 trust_env=False,
             )
         return self._session
-
-    def proxy_for(self, url: httpx.URL) -> str | None:
-        """The environment's proxy for ``url``, or ``None`` (NO_PROXY honoured)."""
-        key = (url.scheme, url.host)
-        if key not in self._proxies:
-            proxy = self._env_proxies.get(url.scheme) or self._env_proxies.get("all")
-            if proxy and urllib.request.proxy_bypass(url.host):
-                proxy = None
-            self._proxies[key] = proxy or None
-        return self._proxies[key]
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` and return the complete response."""
@@ -93,7 +104,7 @@ class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
                 allow_redirects=False,
                 compress=False,
                 timeout=timeout,
-                proxy=self.proxy_for(request.url),
+                proxy=self.proxies.proxy_for(request.url),
             ) as reply:
                 content = await reply.read()
                 status, raw_headers, reason = reply.status, reply.raw_headers, reply.reason
