@@ -4,10 +4,14 @@ Prints wall time / ideal time per concurrency, where ideal = calls x latency /
 concurrency.  The cache is disabled and every prompt is distinct, so each call
 is a real HTTP request.  The server runs in a separate process by default (a
 remote judge does not share our interpreter); ``--in-process`` runs it in a
-thread of this process instead.  ``--transport`` compares HTTP stacks, all
-behind the same httpx ``AsyncClient`` API: ``agenteval`` (the default: our
-aiohttp-based transport), ``httpx-aiohttp`` (that package's client) and
-``httpx-default`` (httpx's own async transport).
+thread of this process instead.  The client runs as ``agenteval run`` runs it:
+one event loop, garbage collection relaxed (``api.relaxed_gc``).
+
+``--transport`` compares HTTP stacks, all behind the same httpx ``AsyncClient``
+API: ``agenteval`` (the default: our keep-alive pool, judge/http11.py),
+``aiohttp`` (our aiohttp-based transport, used for proxied requests),
+``httpx-aiohttp`` (that package's client) and ``httpx-default`` (httpx's own
+async transport).
 
     .venv/bin/python bench/judge_throughput.py
 """
@@ -28,6 +32,7 @@ from httpx_aiohttp import HttpxAiohttpClient
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from agenteval.api import relaxed_gc  # noqa: E402
 from agenteval.judge import (  # noqa: E402
     JudgeClient,
     JudgeOptions,
@@ -35,6 +40,7 @@ from agenteval.judge import (  # noqa: E402
     JudgeRequest,
     resolve_settings,
 )
+from agenteval.judge.transport import AiohttpJudgeTransport  # noqa: E402
 from agenteval.schema.metric import JudgeModel  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
 
@@ -50,6 +56,10 @@ async def run_calls(base_url: str, calls: int, concurrency: int, transport: str)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     if transport == "httpx-default":
         http = httpx.AsyncClient(limits=limits, timeout=60.0)
+    elif transport == "aiohttp":
+        http = httpx.AsyncClient(
+            transport=AiohttpJudgeTransport(max_connections=concurrency), timeout=60.0
+        )
     elif transport == "httpx-aiohttp":
         http = HttpxAiohttpClient(limits=limits, timeout=60.0)
     try:
@@ -80,7 +90,9 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--in-process", action="store_true", help="serve from a thread")
     parser.add_argument(
-        "--transport", choices=["agenteval", "httpx-aiohttp", "httpx-default"], default="agenteval"
+        "--transport",
+        choices=["agenteval", "aiohttp", "httpx-aiohttp", "httpx-default"],
+        default="agenteval",
     )
     args = parser.parse_args()
 
@@ -117,7 +129,8 @@ def main() -> int:
         for concurrency in args.concurrency:
             calls = args.calls_at_1 if concurrency == 1 else args.calls
             cpu_before = time.process_time()
-            wall = asyncio.run(run_calls(base_url, calls, concurrency, args.transport))
+            with relaxed_gc():
+                wall = asyncio.run(run_calls(base_url, calls, concurrency, args.transport))
             # CPU per call bounds the ratio on a busy machine: 64 calls per 50 ms need
             # 1,280 calls/s, so 0.78 ms of client CPU per call would fill a core.
             cpu_ms = (time.process_time() - cpu_before) / calls * 1000

@@ -106,19 +106,21 @@ def build_body(request: JudgeRequest) -> dict[str, Any]:
 
 def encode_body(body: Mapping[str, Any], settings: JudgeSettings) -> bytes:
     """The body as UTF-8 JSON; NaN, infinities and non-JSON values are refused before sending."""
-    # orjson writes NaN and infinities as null, so they are looked for first (Go refuses them).
-    bad = _non_finite(body)
+    try:
+        payload = orjson.dumps(body)
+    except TypeError as exc:
+        raise JudgeRequestError(
+            f"generate response: request body is not valid JSON: {exc} ({settings.describe()})"
+        ) from None
+    # orjson writes NaN and infinities as null (Go refuses them), so a body with a null in it
+    # is searched for them; most bodies have none.
+    bad = _non_finite(body) if b"null" in payload else None
     if bad is not None:
         raise JudgeRequestError(
             f"generate response: request body is not valid JSON: {bad!r} is not a JSON number "
             f"({settings.describe()})"
         )
-    try:
-        return orjson.dumps(body)
-    except TypeError as exc:
-        raise JudgeRequestError(
-            f"generate response: request body is not valid JSON: {exc} ({settings.describe()})"
-        ) from None
+    return payload
 
 
 def _non_finite(value: Any) -> float | None:
