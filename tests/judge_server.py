@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import re
+import ssl
 import sys
 import threading
 import time
@@ -155,8 +156,10 @@ class JudgeServer:
     once, and TCP_NODELAY on every accepted socket (aiohttp sets it).
     """
 
-    def __init__(self, latency: float = 0.0) -> None:
+    def __init__(self, latency: float = 0.0, ssl_context: ssl.SSLContext | None = None) -> None:
         self.latency = latency
+        # With a context the server speaks HTTPS (tests make one with trustme).
+        self.ssl_context = ssl_context
         self.default = Reply()
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
@@ -177,7 +180,8 @@ class JudgeServer:
     @property
     def base_url(self) -> str:
         """The base URL a judge model config should use (ends in ``/v1``)."""
-        return f"http://127.0.0.1:{self._port}/v1"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._port}/v1"
 
     @property
     def count(self) -> int:
@@ -258,7 +262,7 @@ class JudgeServer:
         server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, shutdown_timeout=0.5)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
+        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024, ssl_context=self.ssl_context)
         await site.start()
         self._port = int(self._runner.addresses[0][1])
 

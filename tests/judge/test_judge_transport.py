@@ -54,7 +54,9 @@ def test_proxy_decision_per_scheme_and_host(monkeypatch: pytest.MonkeyPatch) -> 
     assert proxies.proxy_for(httpx.URL("https://api.example/v1")) == "http://proxy.example:3128"
     assert proxies.proxy_for(httpx.URL("http://api.example/v1")) is None
     assert proxies.proxy_for(httpx.URL("https://internal.example/v1")) is None
-    assert EnvironmentProxies(trust_env=False).proxy_for(httpx.URL("https://api.example/v1")) is None
+    assert (
+        EnvironmentProxies(trust_env=False).proxy_for(httpx.URL("https://api.example/v1")) is None
+    )
 
 
 def test_transport_speaks_httpx(judge_server: JudgeServer) -> None:

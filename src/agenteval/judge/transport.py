@@ -15,6 +15,7 @@ and ``NO_PROXY``), decided once per scheme and host.  Cookies are not kept.
 from __future__ import annotations
 
 import functools
+import os
 import ssl
 import urllib.request
 
@@ -22,11 +23,18 @@ import aiohttp
 import httpx
 
 
-@functools.cache
 def default_ssl_context(trust_env: bool) -> ssl.SSLContext:
     """httpx's default TLS context (certifi, or SSL_CERT_FILE/SSL_CERT_DIR with ``trust_env``)."""
-    # Loading the CA bundle takes tens of milliseconds; one context serves every client.
-    return httpx.create_ssl_context(trust_env=trust_env)
+    if not trust_env:
+        return _ssl_context(None, None)
+    return _ssl_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.cache
+def _ssl_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    # Loading the CA bundle takes tens of milliseconds, so one context serves every client
+    # with the same trust settings; httpx reads the two variables itself.
+    return httpx.create_ssl_context(trust_env=cert_file is not None or cert_dir is not None)
 
 
 class EnvironmentProxies:
