@@ -146,6 +146,16 @@ def test_non_retryable_status_fails_at_once(judge_server: JudgeServer, status: i
     assert KEY not in message
 
 
+def test_redirect_is_not_followed_and_fails_at_once(judge_server: JudgeServer) -> None:
+    # Following it would resend the prompt (and the key) to wherever the Location points.
+    moved = Reply.status_error(307, "moved", headers={"Location": "http://127.0.0.1:1/v1"})
+    judge_server.enqueue(moved, OK)
+    with pytest.raises(JudgeRejected, match="HTTP 307") as caught:
+        ask(settings_for(judge_server, api_key=KEY))
+    assert caught.value.status == 307
+    assert judge_server.count == 1
+
+
 def test_wrong_path_is_a_404_naming_the_endpoint(judge_server: JudgeServer) -> None:
     settings = settings_for(judge_server, base_url=judge_server.base_url + "/nope")
     with pytest.raises(JudgeRejected, match=re.escape(settings.endpoint)) as caught:

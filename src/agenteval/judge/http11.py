@@ -419,5 +419,6 @@ class JudgeHttpClient(httpx.AsyncClient):
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         request.extensions.setdefault("timeout", self.timeout.as_dict())
         response = await self._direct.handle_async_request(request)
+        response.request = request  # as httpx does: a transport need not set it
         await response.aread()
         return response
