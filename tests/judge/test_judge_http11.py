@@ -20,7 +20,8 @@ import pytest
 import trustme
 from judge_support import ask, settings_for
 
-from agenteval.judge.http11 import Http11Transport, JudgeHttpClient
+from agenteval.judge.http11 import Http11Transport
+from agenteval.judge.httpclient import JudgeHttpClient
 from judge_server import JudgeServer
 
 OK_BODY = b'{"ok": true}'

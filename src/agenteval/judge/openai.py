@@ -7,7 +7,7 @@ variant-specific thinking toggles, ``json_schema`` or (deepseek) ``json_object``
 response formats, and ``extraFields`` merged last.  No per-model cap of
 ``max_tokens`` is applied (Go clamps to a table of known model limits).
 
-Transport: one shared :class:`~agenteval.judge.http11.JudgeHttpClient` (an
+Transport: one shared :class:`~agenteval.judge.httpclient.JudgeHttpClient` (an
 ``httpx.AsyncClient``) per run over :class:`~agenteval.judge.http11.Http11Transport`.
 Measured with bench/judge_throughput.py (2,000 calls, 50 ms loopback latency,
 64 at once, two-core machine): httpx's default transport took ~15x the ideal
@@ -46,7 +46,8 @@ from agenteval.judge.errors import (
     JudgeTransientError,
     redact,
 )
-from agenteval.judge.http11 import Http11Transport, JudgeHttpClient
+from agenteval.judge.http11 import Http11Transport
+from agenteval.judge.httpclient import JudgeHttpClient
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
 
 USER_AGENT = f"agenteval/{__version__}"
