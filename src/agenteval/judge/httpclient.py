@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-from httpx._client import UseClientDefault
 
 
 class JudgeHttpClient(httpx.AsyncClient):
@@ -28,8 +27,9 @@ class JudgeHttpClient(httpx.AsyncClient):
         request: httpx.Request,
         *,
         stream: bool = False,
-        auth: httpx.Auth | UseClientDefault | Any = httpx.USE_CLIENT_DEFAULT,
-        follow_redirects: bool | UseClientDefault = httpx.USE_CLIENT_DEFAULT,
+        # Any: httpx names these types only in private modules.
+        auth: Any = httpx.USE_CLIENT_DEFAULT,
+        follow_redirects: Any = httpx.USE_CLIENT_DEFAULT,
     ) -> httpx.Response:
         """Send ``request``; see :meth:`httpx.AsyncClient.send`."""
         plain = (
