@@ -116,3 +116,22 @@ def test_key_from_the_environment_and_unreachable_endpoint(
     assert "unreachable" in text or "attempt" in text
     assert key not in text
     assert key not in caplog.text
+
+
+def test_key_a_header_cannot_carry_is_a_config_error_without_the_key(
+    judge_server: JudgeServer,
+) -> None:
+    key = f"sk-тест-{secrets.token_hex(8)}"  # Cyrillic: not encodable in an HTTP header
+    settings = settings_for(judge_server, api_key=key)
+
+    async def go() -> JudgeError:
+        async with JudgeClient(fast_options()) as client:
+            with pytest.raises(JudgeError) as caught:
+                await client.complete(JudgeRequest.user_prompt(settings, "x"), metric_name="m")
+            return caught.value
+
+    error = asyncio.run(go())
+    text = f"{error}\n{error!r}\n{error.__cause__!r}\n{error.__context__!r}"
+    assert "holds characters an HTTP header cannot carry" in text
+    assert key not in text
+    assert judge_server.count == 0

@@ -40,6 +40,7 @@ from agenteval.judge.backend import (
 )
 from agenteval.judge.config import GenerationConfig, JudgeSettings
 from agenteval.judge.errors import (
+    JudgeConfigError,
     JudgeRejected,
     JudgeReplyError,
     JudgeRequestError,
@@ -308,9 +309,23 @@ def _fixed_headers(url: httpx.URL, settings: JudgeSettings) -> list[tuple[bytes,
         (b"User-Agent", USER_AGENT.encode("ascii")),
     ]
     if settings.api_key:
-        # latin-1 like httpx: a header value is bytes on the wire, whatever the key holds.
-        headers.append((b"Authorization", f"Bearer {settings.api_key.reveal()}".encode("latin-1")))
+        authorization = _latin1(f"Bearer {settings.api_key.reveal()}")
+        if authorization is None:
+            raise JudgeConfigError(
+                f"the API key of {settings.describe()} holds characters an HTTP header "
+                "cannot carry (check the variable it comes from)"
+            )
+        headers.append((b"Authorization", authorization))
     return headers
+
+
+def _latin1(text: str) -> bytes | None:
+    """``text`` as header bytes, or ``None``; the error is raised by the caller, outside this
+    ``except``, so no exception holding the text (the key) hangs off it as its context."""
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        return None
 
 
 def _describe(exc: BaseException) -> str:
