@@ -2,10 +2,11 @@
 
 Why not a general client underneath: at 64 judge calls in flight against a
 50 ms judge, the client has to turn around ~1,300 calls a second on one core.
-httpx's own transport spent ~12 ms of CPU per call there, aiohttp ~0.25 ms
-plus its adaptation to httpx objects; this pool does one write per request
-and parses the reply with httptools (llhttp, in C), and measured several times
-cheaper (bench/judge_throughput.py).
+Measured with bench/judge_throughput.py (server in its own process, two
+cores): httpx's own transport spent ~12 ms of CPU per call there (15x the
+ideal time), httpx over aiohttp 0.67 ms (1.24x).  This pool writes each
+request in one piece and parses the reply with httptools (llhttp, in C): the
+whole judge call costs 0.25-0.3 ms and the run takes 1.11-1.14x the ideal.
 
 Scope is what an API call needs: one request with a complete body, one
 complete reply (Content-Length, chunked or close-delimited), keep-alive reuse,
