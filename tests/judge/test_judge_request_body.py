@@ -181,6 +181,26 @@ def test_top_logprobs_without_logprobs_fails_before_sending(
     assert judge_server.count == 0
 
 
+@pytest.mark.parametrize(
+    "extra", [{"bias": float("nan")}, {"weights": [1.0, {"w": float("-inf")}]}]
+)
+def test_non_finite_numbers_are_refused_before_sending(
+    judge_server: JudgeServer, extra: dict[str, Any]
+) -> None:
+    # Go's encoder refuses them; a JSON encoder that wrote null instead would change the request.
+    with pytest.raises(JudgeRequestError, match="is not a JSON number"):
+        ask(settings_for(judge_server, extra_fields=extra))
+    assert judge_server.count == 0
+
+
+def test_nulls_and_the_word_null_are_sent_as_they_are(judge_server: JudgeServer) -> None:
+    settings = settings_for(judge_server, extra_fields={"user": None, "ratio": 0.5})
+    ask(settings, prompt="null or NaN, said in a prompt")
+    body = last_request(judge_server).body
+    assert body["user"] is None and body["ratio"] == 0.5
+    assert body["messages"][0]["content"] == "null or NaN, said in a prompt"
+
+
 def test_headers_and_path(judge_server: JudgeServer) -> None:
     ask(settings_for(judge_server, api_key="sk-test-header"))
     request = last_request(judge_server)
