@@ -1,8 +1,9 @@
 """Judge-call throughput: our JudgeClient against the loopback judge with injected latency.
 
 Prints wall time / ideal time per concurrency, where ideal = calls x latency /
-concurrency: the median of ``--repeat`` rounds (3), each round listed too.  The cache is disabled and every prompt is distinct, so each call
-is a real HTTP request.  The server runs in a separate process by default (a
+concurrency: the median of ``--repeat`` rounds (3), each round listed too.  The
+cache is disabled and every prompt is distinct, so each call is a real HTTP
+request.  The server runs in a separate process by default (a
 remote judge does not share our interpreter); ``--in-process`` runs it in a
 thread of this process instead.  The client runs as ``agenteval run`` runs it:
 one event loop, garbage collection relaxed (``api.relaxed_gc``).

@@ -143,7 +143,9 @@ class _Connection(asyncio.Protocol):
         if read_timeout is not None:
             self._read_timeout = read_timeout
             self._last_data = self._loop.time()
-            self._timer = self._loop.call_at(self._last_data + read_timeout, self._check_idle)
+            self._timer = self._loop.call_at(
+                self._last_data + read_timeout, self._check_read_timeout
+            )
         try:
             return await reply
         finally:
@@ -155,7 +157,7 @@ class _Connection(asyncio.Protocol):
                 self.close()
             self._reply = None
 
-    def _check_idle(self) -> None:
+    def _check_read_timeout(self) -> None:
         # httpx's read timeout bounds the silence between reads, not the whole reply.
         reply, limit = self._reply, self._read_timeout
         if reply is None or reply.done() or limit is None:
@@ -165,7 +167,7 @@ class _Connection(asyncio.Protocol):
             self._fail(httpx.ReadTimeout(f"no reply data for {limit:g} s"))
             self.close()
         else:
-            self._timer = self._loop.call_at(due, self._check_idle)
+            self._timer = self._loop.call_at(due, self._check_read_timeout)
 
     def _finish(self, reusable: bool) -> None:
         reply = self._reply
@@ -268,14 +270,10 @@ class Http11Transport(httpx.AsyncBaseTransport):
             except BaseException:
                 self._discard(connection)
                 raise
+        # A fresh connection is never stale: an early close comes back as RemoteProtocolError.
         connection = await self._connect(origin, timeouts.get("connect"))
         try:
             return connection, await connection.exchange(data, read_timeout, head)
-        except _StaleConnection:
-            self._discard(connection)
-            raise httpx.RemoteProtocolError(
-                "server closed the connection before replying"
-            ) from None
         except BaseException:
             self._discard(connection)
             raise

@@ -232,8 +232,8 @@ def open_http_client(concurrency: int, timeout: float) -> httpx.AsyncClient:
 
 
 class _DiscardingCookieJar(CookieJar):
-    """A jar that keeps no cookies: a judge API is stateless, and parsing Set-Cookie
-    headers on every reply was a seventh of the client's CPU time per call."""
+    """A jar that keeps no cookies: a judge API is stateless.  Plain judge calls skip the
+    jar altogether (JudgeHttpClient); this covers requests that take httpx's own path."""
 
     def extract_cookies(self, response: HTTPResponse, request: urllib.request.Request) -> None:
         """Ignore the reply's cookies."""

@@ -47,15 +47,12 @@ class EnvironmentProxies:
     def proxy_for(self, url: httpx.URL) -> str | None:
         """The environment's proxy for ``url``, or ``None`` (NO_PROXY honoured)."""
         key = (url.scheme, url.host)
-        try:
-            return self._decided[key]
-        except KeyError:
-            pass
-        proxy = self._env_proxies.get(url.scheme) or self._env_proxies.get("all")
-        if proxy and urllib.request.proxy_bypass(url.host):
-            proxy = None
-        self._decided[key] = proxy or None
-        return proxy or None
+        if key not in self._decided:
+            proxy = self._env_proxies.get(url.scheme) or self._env_proxies.get("all")
+            if proxy and urllib.request.proxy_bypass(url.host):
+                proxy = None
+            self._decided[key] = proxy or None
+        return self._decided[key]
 
 
 class AiohttpJudgeTransport(httpx.AsyncBaseTransport):
