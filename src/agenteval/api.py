@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading
 from agenteval.aggregation import build_summary, overall_status
+from agenteval.checks.cross_file import (
+    Findings,
+    check_cases,
+    check_filters,
+    check_metrics,
+    check_regexes,
+)
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
 from agenteval.merging import merge_results
@@ -31,7 +38,6 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, select
-from agenteval.validation import Findings, check_cases, check_metrics, check_regexes
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeOptions
@@ -178,7 +184,14 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             all_metric_names.update(m.metric_name for m in plan.all_metrics)
             all_case_ids.update(c.eval_id for c in plan.evalset.cases())
     if not found.problems:
-        _check_filters(options, all_metric_names, all_case_ids, found)
+        check_filters(
+            options.only_metrics,
+            options.skip_metrics,
+            options.cases,
+            all_metric_names,
+            all_case_ids,
+            found,
+        )
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
@@ -293,21 +306,6 @@ def _plan_evalset(
         all_metrics=metrics,
         metrics_path=metrics_path,
     )
-
-
-def _check_filters(
-    options: Options, metric_names: set[str], case_ids: set[str], found: Findings
-) -> None:
-    for flag, wanted, known in (
-        ("--metric", options.only_metrics, metric_names),
-        ("--skip-metric", options.skip_metrics, metric_names),
-        ("--case", options.cases, case_ids),
-    ):
-        for name in wanted:
-            if name not in known:
-                found.problems.append(
-                    Problem(flag, "", f"{name!r} matches nothing in the given files")
-                )
 
 
 @dataclass(slots=True)
