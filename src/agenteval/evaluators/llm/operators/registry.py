@@ -6,10 +6,12 @@ import difflib
 import json
 from typing import Generic, TypeVar
 
+from agenteval.errors import CaseError
+
 T = TypeVar("T")
 
 
-class OperatorError(Exception):
+class OperatorError(CaseError):
     """An operator cannot produce its output; the message is Go's error text."""
 
 
