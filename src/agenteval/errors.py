@@ -16,7 +16,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   └── template.placeholders.UnresolvedPlaceholders
     ├── FormatError (also ValueError)   a value without the shape it must have
     │   ├── template.gojson.GoJSONError, judge.backend.LogprobsFormatError
-    │   └── evaluators.gatejudge.JudgeReplyFormatError
+    │   └── evaluators.llm.gate_judge.JudgeReplyFormatError
     ├── JudgeError                      a judge call failed for good (exit 3)
     │   ├── judge.errors.JudgeConfigError (exit 2), JudgeRequestError, JudgeRejected,
     │   │   JudgeUnavailable, JudgeReplyError, JudgeBudgetExhausted, JudgeCacheMiss,
@@ -24,7 +24,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   └── evaluators.llm.hallucinations.SegmentationJudgeError
     ├── RunInterrupted                  the run stopped before it finished (exit 3)
     └── ControlFlow                     private signals a module raises and catches itself
-        └── xmlcheck._Malformed, knowledgerecall._Mismatch, jsonpath._ConstantRejected
+        └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected
 
 The exit codes themselves live in :mod:`agenteval.exit_codes`.
 """
