@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading, settings
-from agenteval.aggregation import build_summary, overall_status
+from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases, overall_status
 from agenteval.checks.cross_file import (
     Findings,
     check_cases,
@@ -26,6 +26,7 @@ from agenteval.evaluators.registry import CaseAggregator, case_aggregators, eval
 from agenteval.exit_codes import ExitCode
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
+from agenteval.result_inputs import read_results
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -210,29 +211,39 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
 
 
 def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
-    """Earlier results by evalSetId; several files of one eval set are merged."""
+    """Earlier results by evalSetId, several files of one eval set merged.
+
+    Result files, ``--json`` run documents and directories are read alike.  An
+    INCOMPLETE case is left out, so the run scores it again.
+    """
     if not paths:
         return {}
-    loaded: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append(loading.load_result(Path(path)))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
+    loaded, sources = read_results(paths)
     known = {plan.eval_set_id for plan in plans}
-    for path, result in zip(paths, loaded, strict=False):
-        if result.eval_set_id not in known:
-            problems.append(
-                Problem(
-                    path, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run"
-                )
-            )
+    problems = [
+        Problem(source, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run")
+        for result, source in zip(loaded, sources, strict=True)
+        if result.eval_set_id not in known
+    ]
     if problems:
         raise ConfigError(problems)
     order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in plans}
-    merged = merge_results(loaded, case_order=order, sources=list(paths))
+    finished = [_finished_cases(result) for result in loaded]
+    merged = merge_results(finished, case_order=order, sources=sources)
     return {result.eval_set_id: result for result in merged}
+
+
+def _finished_cases(result: EvalSetResult) -> EvalSetResult:
+    """``result`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
+    incomplete = set(incomplete_cases(result))
+    if not incomplete:
+        return result
+    kept = [case for case in result.case_results() if case.eval_id not in incomplete]
+    finished = result.model_copy(update={"eval_case_results": kept})
+    finished.__pydantic_extra__ = {
+        k: v for k, v in (result.model_extra or {}).items() if k != INCOMPLETE_KEY
+    }
+    return finished
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -380,11 +391,24 @@ async def run_prepared(
                 result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
                 failed = len(outcome.failures) - failures_before
                 if failed:
-                    # Lets `show` give the exit code the run had (3: judge turns not evaluated).
-                    result.model_extra["judgeFailures"] = failed
+                    # The INCOMPLETE cases: reports, `show` and --resume read them from here.
+                    _mark_incomplete(result, session.incomplete, failed)
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)
+
+
+def _mark_incomplete(result: EvalSetResult, incomplete: set[tuple[str, str]], failed: int) -> None:
+    """Write the evalIds of ``result``'s cases that the judge left unevaluated (``judgeFailures``)."""
+    ids = [
+        case.eval_id
+        for case in result.case_results()
+        if (result.eval_set_id, case.eval_id) in incomplete
+    ]
+    assert result.model_extra is not None
+    # A failure recorded without its case (a plugin's evaluator): every not_evaluated case.
+    result.model_extra[INCOMPLETE_KEY] = ids or failed
+    result.model_extra[INCOMPLETE_KEY] = incomplete_cases(result)
 
 
 def _with_resumed(

@@ -21,7 +21,7 @@ from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
-from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset, load_result
+from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
@@ -30,6 +30,7 @@ from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.junit import write_junit
 from agenteval.report.markdown import append_step_summary, write_markdown
 from agenteval.report.progress import RunProgress
+from agenteval.result_inputs import case_count, read_results
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
@@ -508,16 +509,15 @@ def _saved_exit_code(results: list[EvalSetResult]) -> int:
 
 
 def _load_results(paths: list[Path]) -> list[EvalSetResult]:
-    loaded: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append(load_result(path))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise ConfigError(problems)
-    return loaded
+    """Result files, --json run documents and directories of them (result_inputs)."""
+    return read_results(paths)[0]
+
+
+def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Path]) -> None:
+    """diff and merge over zero cases would report a success that means nothing: exit 2."""
+    if case_count(results) == 0:
+        names = ", ".join(str(p) for p in paths)
+        raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
 @app.command()
@@ -559,7 +559,14 @@ def diff(
             raise ConfigError(
                 [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
             )
-        changes = diff_results(_load_results(base_files), _load_results(new_files), tolerance)
+        base_results, new_results = _load_results(base_files), _load_results(new_files)
+        _refuse_no_cases("compare", base_results, base_files)
+        _refuse_no_cases("compare", new_results, new_files)
+        changes = diff_results(base_results, new_results, tolerance)
+        if changes.compared_cases == 0:
+            raise ConfigError(
+                [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]
+            )
         if json_out:
             print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
         else:
@@ -599,14 +606,15 @@ def merge(
     """Join shard results into one result whose summary equals a single full run."""
 
     def body() -> int:
-        loaded = _load_results(parts)
+        loaded, sources = read_results(parts)
+        _refuse_no_cases("merge", loaded, parts)
         order: dict[str, list[str]] = {}
         paths, problems = expand_evalset_paths(evalset)
         if problems:
             raise ConfigError(problems)
         for path in paths:
             order[evalset_id_for(path)] = [c.eval_id for c in load_evalset(path).cases()]
-        merged = merge_results(loaded, case_order=order, sources=[str(p) for p in parts])
+        merged = merge_results(loaded, case_order=order, sources=sources)
         if out.suffix == ".json" and not out.is_dir():
             if len(merged) != 1:
                 raise ConfigError(

@@ -39,6 +39,7 @@ _HEADLINE_MARKS = {
     EvalStatus.FAILED: "❌",
     EvalStatus.NOT_EVALUATED: "⚠️",
     EvalStatus.UNKNOWN: "❔",
+    EvalStatus.INCOMPLETE: "❗",
 }
 # ASCII punctuation that would start emphasis, code, links, HTML or strike-through,
 # or end a table cell; CommonMark renders a backslash-escaped one literally.
@@ -176,7 +177,8 @@ def _metric_table(results: Sequence[EvalSetResult]) -> list[str]:
 
 
 def _why(outcome: CaseOutcome, reason_cap: int | None) -> str:
-    parts = [s.text(reason_cap) for s in outcome.shortfalls()]
+    parts = outcome.unevaluated(reason_cap)
+    parts += [s.text(reason_cap) for s in outcome.shortfalls()]
     parts += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
     if not parts:
         return cell(outcome.headline(reason_cap))
@@ -201,6 +203,8 @@ def _case_table(
     shown = outcomes if max_cases is None else outcomes[:max_cases]
     for outcome in shown:
         status = STATUS_LABELS[outcome.status]
+        if outcome.status is EvalStatus.INCOMPLETE:
+            status = f"{_HEADLINE_MARKS[outcome.status]} {status}"
         if outcome.multi_run:
             passed_runs = sum(1 for r in outcome.runs if r.final_eval_status is EvalStatus.PASSED)
             status += f" ({passed_runs}/{len(outcome.runs)} runs passed)"

@@ -240,6 +240,8 @@ class _JudgeTurn:
     # Sample k of run r is sample (r-1)*n+k, as in the judge pipeline: each run of
     # --num-runs asks the judge afresh, while a rerun of the same run hits the cache.
     first_sample: int
+    # (evalSetId, evalId): a turn the judge could not decide makes this case INCOMPLETE.
+    case: tuple[str, str] = ("", "")
 
     @classmethod
     def for_metric(cls, metric: EvalMetric, gate: GateConfig, context: EvalContext) -> _JudgeTurn:
@@ -270,7 +272,14 @@ class _JudgeTurn:
         where = f"{context.eval_set_id}/{context.case.eval_id} run {context.run_id}"
         first = max(context.run_id - 1, 0) * num_samples
         return cls(
-            metric.metric_name, settings, num_samples, gate.judge_threshold, session, where, first
+            metric.metric_name,
+            settings,
+            num_samples,
+            gate.judge_threshold,
+            session,
+            where,
+            first,
+            (context.eval_set_id, context.case.eval_id),
         )
 
     async def decide(
@@ -314,7 +323,7 @@ class _JudgeTurn:
 
     def _not_evaluated(self, index: int, message: str, rouge: Rouge1) -> TurnResult:
         self.session.record_failure(
-            f"{self.where} metric {self.metric_name} turn {index + 1}", message
+            f"{self.where} metric {self.metric_name} turn {index + 1}", message, self.case
         )
         details = MetricDetails(
             reason=message,

@@ -282,6 +282,7 @@ class _TurnRunner:
             f"{self.context.eval_set_id}/{case} run {self.context.run_id} "
             f"metric {self.metric.metric_name} turn {index + 1}",
             reason,
+            (self.context.eval_set_id, case),
         )
         return TurnResult(0.0, EvalStatus.NOT_EVALUATED, MetricDetails(reason=reason, score=0.0))
 
