@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading, settings
 from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases, overall_status
+from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
     check_cases,
@@ -21,8 +22,15 @@ from agenteval.checks.cross_file import (
     check_metrics,
     check_regexes,
 )
+from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.checks.numbers import num_runs_problem
 from agenteval.errors import ConfigError, Problem
-from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.evaluators.registry import (
+    KNOWN_BUILTINS,
+    CaseAggregator,
+    case_aggregators,
+    evaluators,
+)
 from agenteval.exit_codes import ExitCode
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
@@ -86,6 +94,8 @@ class Options:
     shard: str | None = None
     # Result files of an interrupted run: their cases are kept, only the rest is scored.
     resume: Sequence[str] = ()
+    # Keys the trpc-agent-go formats do not define are errors, not warnings (--strict).
+    strict: bool = False
     # Set from a signal handler to stop the run early (the CLI installs one).
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
@@ -154,6 +164,9 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         raise ConfigError(
             [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
         )
+    too_many = num_runs_problem(options.num_runs)
+    if too_many is not None:
+        raise ConfigError([too_many])
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
@@ -181,8 +194,9 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     plans: list[EvalSetPlan] = []
     all_metric_names: set[str] = set()
     all_case_ids: set[str] = set()
+    seen_metric_files: set[Path] = set()
     for path in paths:
-        plan = _plan_evalset(path, options, skip, only, found)
+        plan = _plan_evalset(path, options, skip, only, found, traces, seen_metric_files)
         if plan is not None:
             plans.append(plan)
             all_metric_names.update(m.metric_name for m in plan.all_metrics)
@@ -263,11 +277,34 @@ def _read(path: Path, found: Findings) -> str | None:
         return None
 
 
+def _document_ok(checked: tuple[bool, list[Problem], list[Problem]], found: Findings) -> bool:
+    readable, problems, warnings = checked
+    found.problems.extend(problems)
+    found.warnings.extend(warnings)
+    return readable
+
+
+def _is_builtin_or_unknown(name: str) -> bool:
+    """Only a plugin evaluator's criterion may hold keys of its own."""
+    return name in KNOWN_BUILTINS or evaluators.get(name) is None
+
+
 def _plan_evalset(
-    path: Path, options: Options, skip: set[str], only: set[str], found: Findings
+    path: Path,
+    options: Options,
+    skip: set[str],
+    only: set[str],
+    found: Findings,
+    traces: Mapping[str, list[Invocation]] | None = None,
+    seen_metric_files: set[Path] | None = None,
 ) -> EvalSetPlan | None:
     text = _read(path, found)
     if text is None:
+        return None
+    data = parsed(text)
+    if data is not None and not _document_ok(
+        check_evalset_document(data, str(path), strict=options.strict), found
+    ):
         return None
     evalset, problems = loading.parse_evalset(text, str(path))
     found.problems.extend(problems)
@@ -275,7 +312,23 @@ def _plan_evalset(
     metrics: list[EvalMetric] = []
     if metrics_path.is_file() or options.metrics is not None:
         metrics_text = _read(metrics_path, found)
-        if metrics_text is not None:
+        first_time = seen_metric_files is None or metrics_path.resolve() not in seen_metric_files
+        if seen_metric_files is not None:
+            seen_metric_files.add(metrics_path.resolve())
+        metrics_data = parsed(metrics_text) if metrics_text is not None else None
+        if metrics_text is not None and (
+            not first_time
+            or metrics_data is None
+            or _document_ok(
+                check_metrics_document(
+                    metrics_data,
+                    str(metrics_path),
+                    strict=options.strict,
+                    builtin=_is_builtin_or_unknown,
+                ),
+                found,
+            )
+        ):
             metrics, metric_problems = loading.parse_metrics(
                 metrics_text, str(metrics_path), options.environ
             )
@@ -297,6 +350,7 @@ def _plan_evalset(
     ]
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
     check_cases(evalset, str(path), metrics, selected, found)
+    found.problems.extend(check_case_layouts(evalset, str(path), traces))
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(

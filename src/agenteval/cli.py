@@ -103,6 +103,15 @@ AggregatorOpt = Annotated[
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")
 ]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        envvar="AGENTEVAL_STRICT",
+        help="Keys the trpc-agent-go formats do not define are errors (exit 2), not warnings. "
+        "Also $AGENTEVAL_STRICT=1.",
+    ),
+]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
 ]
@@ -365,6 +374,7 @@ def run(
             "--no-progress", help="No progress bar (it is shown only on a terminal anyway)."
         ),
     ] = False,
+    strict: StrictOpt = False,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -390,6 +400,7 @@ def run(
         shard=shard,
         resume=resume,
         stop=StopSignal(),
+        strict=strict,
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
@@ -450,10 +461,13 @@ def validate(
     traces: TracesOpt = None,
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
-    options = api.Options(metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin)
+    options = api.Options(
+        metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin, strict=strict
+    )
 
     def body() -> int:
         prepared = api.prepare(evalset, options)
