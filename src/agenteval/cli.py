@@ -9,6 +9,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, NoReturn, TypeVar
@@ -644,6 +645,31 @@ def merge(
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)
         return _saved_exit_code(merged)
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+class SchemaKind(StrEnum):
+    """The file kinds ``agenteval schema`` prints."""
+
+    EVALSET = "evalset"
+    METRICS = "metrics"
+    RESULT = "result"
+    RUN = "run"
+
+
+@app.command()
+def schema(
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result or run.")],
+    verbose: VerboseOpt = False,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
+
+    def body() -> int:
+        from agenteval.schema.json_schema import json_schema_text
+
+        sys.stdout.write(json_schema_text(kind.value))
+        return 0
 
     raise typer.Exit(_guard(verbose, body))
 

@@ -24,12 +24,11 @@ from pydantic import BaseModel
 from agenteval import locations
 from agenteval.errors import Problem
 from agenteval.schema.evalset import EvalSet
+from agenteval.schema.json_schema import AGENTEVAL_KEYS
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 # Model classes shown under the name a user knows from the file.
 _DISPLAY = {Criterion: "criterion", LLMCriterion: "llmJudge"}
-# Keys agenteval itself defines beside trpc-agent-go's (checked by their evaluators).
-AGENTEVAL_KEYS: dict[type[BaseModel], dict[str, Any]] = {Criterion: {"gate": Any}}
 
 # Decides whether an object of this model accepts keys it does not define.
 OpenModel = Callable[[type[BaseModel]], bool]
@@ -55,7 +54,7 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
 def known_keys(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON keys of ``model`` (agenteval's own extras included) and the annotation of each."""
     keys = {(f.alias or name): f.annotation for name, f in model.model_fields.items()}
-    keys.update(AGENTEVAL_KEYS.get(model, {}))
+    keys.update(dict.fromkeys(AGENTEVAL_KEYS.get(model, {}), Any))
     return keys
 
 
