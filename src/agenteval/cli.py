@@ -501,8 +501,7 @@ def show(
 def _saved_exit_code(results: list[EvalSetResult]) -> int:
     """The exit code the run that wrote ``results`` had: 3 when it could not finish."""
     for result in results:
-        extra = result.model_extra or {}
-        if extra.get("partial") or extra.get("judgeFailures"):
+        if result.partial or result.judge_failures:
             return api.EXIT_INCOMPLETE
     return exit_code(results)
 
