@@ -15,7 +15,7 @@ import pytest
 import agenteval
 from agenteval.loading import load_result
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def agenteval_cli(
