@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agenteval.evaluators.llm.gomarshal import GoJSONError, Struct, marshal, marshal_indent
 from agenteval.evaluators.llm.operators.constructors import message_text
 from agenteval.evaluators.llm.operators.registry import OperatorError
+from agenteval.gojson import GoJSONError, Struct, marshal, marshal_indent
 from agenteval.schema.evalset import Invocation, Message, Tool
 
 NO_CONTEXT = "No validation context was captured."

@@ -23,7 +23,7 @@ where the two disagree, and those parts are implemented here directly:
   raise the specific §6 error.
 
 The source text is parsed with number literals kept verbatim (Go's
-``UseNumber``) and rendered per §6 step 4 (:mod:`.gojson`).
+``UseNumber``) and rendered per §6 step 4 (:mod:`agenteval.gojson`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenteval.evaluators.llm.template.gojson import JSONNumber, clean_text, encode, go_quote
+from agenteval.gojson import JSONNumber, clean_text, encode, go_quote
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _INDEX = re.compile(r"[+-]?[0-9]+")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agenteval.evaluators.llm.template.gojson import GoJSONError, Struct, encode, go_quote
+from agenteval.gojson import GoJSONError, Struct, encode, go_quote
 
 
 class TraceError(Exception):
