@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from sample_results import case_result, eval_set_result, metric
 
 from agenteval.gojson import (
     GoJSONError,
@@ -25,6 +24,7 @@ from agenteval.gojson import (
     model_to_go_json_bytes,
     to_go_json,
 )
+from sample_results import case_result, eval_set_result, metric
 
 
 @pytest.mark.parametrize(

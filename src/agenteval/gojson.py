@@ -37,13 +37,14 @@ from typing import Any
 import orjson
 from pydantic import BaseModel
 
+from agenteval.errors import FormatError
 from agenteval.schema.base import dump, dump_json, dump_json_bytes
 
 # Go's decoder turns invalid UTF-16 escapes into U+FFFD; Python keeps lone surrogates.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class GoJSONError(ValueError):
+class GoJSONError(FormatError):
     """A value Go's encoder would refuse (NaN, infinities, numbers beyond float64)."""
 
 
