@@ -13,6 +13,9 @@ from agenteval.schema.metric import Criterion, EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
 
+# The turns of one case as an evaluator receives them, actual or expected, in order.
+Turns = Sequence[Invocation]
+
 
 class EvaluatorError(CaseError):
     """The evaluator cannot run on this case; the whole case fails (formats.md §4 step 7)."""
@@ -84,21 +87,13 @@ class Evaluator:
         return ()
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score the case's turns synchronously."""
         raise NotImplementedError
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score the case's turns; judge evaluators override this."""
         return self.evaluate(metric, actuals, expecteds, context)

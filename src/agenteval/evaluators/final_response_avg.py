@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
@@ -17,6 +17,7 @@ from agenteval.evaluators.base import (
     EvaluateResult,
     Evaluator,
     EvaluatorError,
+    Turns,
     average_turns,
     binary_turn,
     require_same_length,
@@ -91,11 +92,7 @@ class FinalResponseEvaluator(Evaluator):
         return check_final_response_criterion(criterion, "criterion.finalResponse")
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score every turn pair."""
         criterion = metric.criterion.final_response if metric.criterion else None

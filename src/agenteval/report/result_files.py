@@ -41,6 +41,7 @@ from agenteval.schema.status import EvalStatus
 
 RESULT_SUFFIX = ".evalset_result.json"
 
+
 def write_json(path: Path, data: Any) -> Path:
     """Atomically write plain JSON data to ``path`` in Go layout; returns the path."""
     return write_bytes_atomic(path, to_go_json(data).encode("utf-8"))

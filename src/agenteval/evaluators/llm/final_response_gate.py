@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,6 +23,7 @@ from agenteval.evaluators.base import (
     Evaluator,
     EvaluatorError,
     TurnResult,
+    Turns,
     average_turns,
     require_same_length,
 )
@@ -172,21 +173,13 @@ class FinalResponseGateEvaluator(Evaluator):
         return check_gate(metric)
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """The gate may call the judge: the runner awaits ``aevaluate`` instead."""
         raise EvaluatorError("final_response_gate is asynchronous; await aevaluate()")
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Decide every turn; only turns that exact match and ROUGE leave open reach the judge."""
         # Validation has reported these already; a library caller may have skipped it.

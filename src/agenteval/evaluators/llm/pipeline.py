@@ -40,6 +40,7 @@ from agenteval.evaluators.base import (
     Evaluator,
     EvaluatorError,
     TurnResult,
+    Turns,
 )
 from agenteval.evaluators.llm.operators.constructors import (
     JudgeAsk,
@@ -112,11 +113,7 @@ class JudgeEvaluator(Evaluator):
         return ()
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score every turn with the judge (§2 steps 1–7)."""
         criterion = metric.criterion
