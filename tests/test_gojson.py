@@ -18,6 +18,7 @@ from agenteval.gojson import (
     format_float,
     go_quote,
     indent_json,
+    json_kind,
     marshal,
     marshal_indent,
     model_to_go_json,
@@ -114,3 +115,21 @@ def test_model_writers_replace_lone_surrogates() -> None:
 
 def test_go_quote_for_error_messages() -> None:
     assert go_quote('a"\\\n\x01é\u200b\U0001f600') == '"a\\"\\\\\\n\\x01é\\u200b😀"'
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (None, "null"),
+        (True, "boolean"),
+        (0, "number"),
+        (2.5, "number"),
+        ("", "string"),
+        ([], "array"),
+        ({}, "object"),
+        (Struct([]), "object"),
+        (b"x", "bytes"),
+    ],
+)
+def test_json_kind_names_decoded_values(value: object, kind: str) -> None:
+    assert json_kind(value) == kind

@@ -312,6 +312,25 @@ def model_to_go_json_bytes(model: BaseModel) -> bytes:
     return _go_escape_bytes(data) + b"\n"
 
 
+# Checked in this order: bool is an int, so it goes before the numbers.
+_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),
+    ((int, float), "number"),
+    (str, "string"),
+    ((list, tuple), "array"),
+    ((Mapping, Struct), "object"),
+)
+
+
+def json_kind(value: Any) -> str:
+    """A decoded value's JSON kind (null, boolean, number, string, array, object) or type name."""
+    for types, kind in _KINDS:
+        if isinstance(value, types):
+            return kind
+    return type(value).__name__
+
+
 def go_quote(text: str) -> str:
     """``text`` quoted like Go's ``%q`` (``strconv.Quote``), for error messages."""
     parts = ['"']

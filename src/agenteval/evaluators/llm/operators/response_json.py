@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agenteval.evaluators.llm.operators.registry import OperatorError
+from agenteval.gojson import json_kind
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeReply
@@ -175,15 +176,12 @@ def _join(where: str, name: str) -> str:
 
 def json_type(value: Any) -> str:
     """Go's JSON type name of a decoded value (a reply's ``JsonObject`` or a plain mapping)."""
-    if isinstance(value, JsonObject | Mapping):
+    if isinstance(value, JsonObject):
         return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
+    kind = json_kind(value)
+    if kind == "boolean":
         return "bool"
-    return "number"
+    return kind if kind in ("object", "array", "string") else "number"
 
 
 def _mismatch(value: Any, expected: str, where: str) -> DecodeError:
