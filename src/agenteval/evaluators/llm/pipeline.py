@@ -47,8 +47,11 @@ from agenteval.evaluators.llm.operators.constructors import (
     MessagesConstructor,
     TurnPrefix,
 )
-from agenteval.evaluators.llm.operators.invocations import InvocationsAggregator
-from agenteval.evaluators.llm.operators.samples import SamplesAggregator
+from agenteval.evaluators.llm.operators.invocations import (
+    InvocationsAggregator,
+    invocations_aggregators,
+)
+from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ResponseScorer, ScoreResult
 from agenteval.evaluators.llm.session import JudgeSession
 from agenteval.schema.evalset import Invocation
@@ -77,6 +80,16 @@ class Operators:
     scorer: ResponseScorer
     samples: SamplesAggregator
     invocations: InvocationsAggregator
+
+    @classmethod
+    def voting(cls, constructor: MessagesConstructor, scorer: ResponseScorer) -> Operators:
+        """``constructor`` and ``scorer`` with Go's defaults: majority vote, then the average."""
+        return cls(
+            constructor,
+            scorer,
+            samples_aggregators.resolve("majority_vote"),
+            invocations_aggregators.resolve("average"),
+        )
 
 
 class JudgeEvaluator(Evaluator):
