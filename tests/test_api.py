@@ -188,3 +188,13 @@ def test_judge_run_reports_usage_and_failures(tmp_path: Path, judge_server: Judg
     assert run.exit_code == ExitCode.INCOMPLETE
     assert len(run.judge_failures) == 1
     assert run.judge_failures[0].startswith("geo/fr run 1 metric judged turn 1: ")
+
+
+def test_the_package_exports_the_api_lazily() -> None:
+    import agenteval
+    import agenteval.loading
+
+    assert agenteval.evaluate is evaluate
+    assert agenteval.load_evalset is agenteval.loading.load_evalset
+    with pytest.raises(AttributeError, match="has no attribute 'run'"):
+        agenteval.run  # noqa: B018

@@ -1,4 +1,7 @@
-"""The evaluator contract and the per-turn → overall averaging every built-in shares."""
+"""The evaluator contract and the per-turn → overall averaging every built-in shares.
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``final_response_avg_score``: compare each turn's final answer (formats.md §5.3)."""
+"""``final_response_avg_score``: compare each turn's final answer (formats.md §5.3).
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 

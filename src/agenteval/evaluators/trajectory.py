@@ -1,4 +1,7 @@
-"""``tool_trajectory_avg_score``: compare each turn's tool calls (formats.md §5.2)."""
+"""``tool_trajectory_avg_score``: compare each turn's tool calls (formats.md §5.2).
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 

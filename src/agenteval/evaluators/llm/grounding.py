@@ -8,6 +8,8 @@ evidence: they are the agent's own words.  Tool calls and outputs are written
 as Go's ``MarshalIndent`` writes them (2-space indent, HTML-escaped, map keys
 sorted), with ``id``/``name`` left out when empty and ``args``/``output`` left
 out only when null.
+
+Tested in tests/evaluators/llm/test_hallucinations.py.
 """
 
 from __future__ import annotations

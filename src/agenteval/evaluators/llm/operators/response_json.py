@@ -7,6 +7,8 @@ match field names case-insensitively (the last matching key wins), unknown
 keys are ignored, ``null`` means absent, and types are strict (``"1"`` and
 ``true`` are not numbers).  Every type problem is found before a scorer
 validates anything, as in Go where decoding fails before validation runs.
+
+Tested in tests/evaluators/llm/operators/test_rubrics.py.
 """
 
 from __future__ import annotations

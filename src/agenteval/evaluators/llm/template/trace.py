@@ -6,6 +6,8 @@ The trace is kept as raw JSON.  It is read the way Go's decoder fills the
 ``null`` list is empty and a ``null`` element is the zero value.  A value of
 the wrong JSON type is reported as a malformed trace (Go would not have loaded
 the file).
+
+Tested in tests/evaluators/llm/template/test_bindings.py.
 """
 
 from __future__ import annotations
