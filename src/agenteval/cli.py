@@ -1,4 +1,7 @@
-"""The ``agenteval`` command line: flags → api → reporters → exit code."""
+"""The ``agenteval`` command line: flags → api → reporters → exit code.
+
+Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cli/).
+"""
 
 from __future__ import annotations
 

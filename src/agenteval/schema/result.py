@@ -3,6 +3,8 @@
 Extra keys that Go readers ignore (judge usage, votes, pass@k, ...) are
 allowed on the objects that carry them, so files written by agenteval keep
 them on a round-trip and files written by Go load without them.
+
+Tested in tests/report/test_result_files.py.
 """
 
 from __future__ import annotations
