@@ -538,8 +538,7 @@ def _with_incomplete(marked: object) -> EvalSetResult:
             case_result("s", "bad", [metric("det", 0.0)]),
         ],
     )
-    assert result.model_extra is not None
-    result.model_extra["judgeFailures"] = marked
+    result.judge_failures = marked  # type: ignore[assignment]
     return result
 
 

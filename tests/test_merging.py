@@ -173,4 +173,4 @@ def test_incomplete_case_ids_of_every_part_are_joined() -> None:
         EvalSetResult.model_validate({"evalSetId": "s"}),
     ]
     (merged,) = merge_results(parts)
-    assert (merged.model_extra or {})["judgeFailures"] == ["a", "b", "c"]
+    assert merged.judge_failures == ["a", "b", "c"]

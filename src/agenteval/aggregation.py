@@ -444,7 +444,7 @@ def incomplete_cases(result: EvalSetResult) -> list[str]:
     agenteval writes the ids as a list; files of older versions hold only a count,
     and then every case with a ``not_evaluated`` metric result counts.
     """
-    marked = (result.model_extra or {}).get(INCOMPLETE_KEY)
+    marked = result.judge_failures
     if isinstance(marked, list):
         return [str(eval_id) for eval_id in dict.fromkeys(marked)]
     if not marked:

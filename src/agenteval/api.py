@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading, settings
-from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases, overall_status
+from agenteval.aggregation import build_summary, incomplete_cases, overall_status
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -253,11 +253,7 @@ def _finished_cases(result: EvalSetResult) -> EvalSetResult:
     if not incomplete:
         return result
     kept = [case for case in result.case_results() if case.eval_id not in incomplete]
-    finished = result.model_copy(update={"eval_case_results": kept})
-    finished.__pydantic_extra__ = {
-        k: v for k, v in (result.model_extra or {}).items() if k != INCOMPLETE_KEY
-    }
-    return finished
+    return result.model_copy(update={"eval_case_results": kept, "judge_failures": None})
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -441,12 +437,11 @@ async def run_prepared(
             failures_before = len(outcome.failures)
             result = await run_evalset(plan, settings)
             # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
-            if result.model_extra is not None:
-                result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
-                failed = len(outcome.failures) - failures_before
-                if failed:
-                    # The INCOMPLETE cases: reports, `show` and --resume read them from here.
-                    _mark_incomplete(result, session.incomplete, failed)
+            result.judge_usage = _usage_delta(before, client.usage.to_json())
+            failed = len(outcome.failures) - failures_before
+            if failed:
+                # The INCOMPLETE cases: reports, `show` and --resume read them from here.
+                _mark_incomplete(result, session.incomplete, failed)
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)
@@ -459,10 +454,9 @@ def _mark_incomplete(result: EvalSetResult, incomplete: set[tuple[str, str]], fa
         for case in result.case_results()
         if (result.eval_set_id, case.eval_id) in incomplete
     ]
-    assert result.model_extra is not None
     # A failure recorded without its case (a plugin's evaluator): every not_evaluated case.
-    result.model_extra[INCOMPLETE_KEY] = ids or failed
-    result.model_extra[INCOMPLETE_KEY] = incomplete_cases(result)
+    result.judge_failures = ids or failed
+    result.judge_failures = incomplete_cases(result)
 
 
 def _with_resumed(
@@ -478,12 +472,10 @@ def _with_resumed(
         if earlier is None:
             joined.append(result)
             continue
-        partial = bool((result.model_extra or {}).get("partial"))
+        partial = bool(result.partial)
         (merged,) = merge_results([earlier, result], case_order=order)
-        if merged.model_extra is not None:
-            merged.model_extra.pop("partial", None)
-            if partial:
-                merged.model_extra["partial"] = True
+        # Only the new part decides: the resumed run finished what the earlier one left.
+        merged.partial = True if partial else None
         # Repeated runs: the summary covers the requested number of runs.
         merged.summary = build_summary(merged.case_results(), options.num_runs)
         _carry_extras(merged, result)

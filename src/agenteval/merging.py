@@ -41,7 +41,7 @@ from typing import Any
 
 from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases
 from agenteval.errors import ConfigError, Problem
-from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra, set_extra
 
 SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "durationSeconds")
 ANY_TRUE_EXTRA_KEYS: tuple[str, ...] = ("partial",)
@@ -159,7 +159,7 @@ def _merge_group(
     if stamps:
         merged.creation_timestamp = max(stamps)
     for key, value in merge_extras(members).items():
-        setattr(merged, key, value)
+        set_extra(merged, key, value)
     return merged
 
 

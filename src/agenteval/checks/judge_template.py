@@ -27,7 +27,6 @@ from agenteval.evaluators.llm.template.bindings import (
     text_field,
     visible_rubrics,
 )
-from agenteval.evaluators.llm.template.gojson import go_quote
 from agenteval.evaluators.llm.template.jsonpath import PathError, compile_path
 from agenteval.evaluators.llm.template.placeholders import (
     Literal,
@@ -35,6 +34,7 @@ from agenteval.evaluators.llm.template.placeholders import (
     is_valid_name,
     parse,
 )
+from agenteval.gojson import go_quote
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 
