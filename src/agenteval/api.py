@@ -299,10 +299,10 @@ def _plan_evalset(
         return None
     data = parsed(text)
     if data is not None and not _document_ok(
-        check_evalset_document(data, str(path), strict=options.strict), found
+        check_evalset_document(data, str(path), strict=options.strict, text=text), found
     ):
         return None
-    evalset, problems = loading.parse_evalset(text, str(path))
+    evalset, problems = loading.parse_evalset(text, str(path), data)
     found.problems.extend(problems)
     metrics_path = _metrics_path(path, options.metrics)
     metrics: list[EvalMetric] = []
@@ -321,6 +321,7 @@ def _plan_evalset(
                     str(metrics_path),
                     strict=options.strict,
                     builtin=_is_builtin_or_unknown,
+                    text=metrics_text,
                 ),
                 found,
             )

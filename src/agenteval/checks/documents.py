@@ -35,26 +35,26 @@ def parsed(text: str) -> Any:
 
 
 def check_evalset_document(
-    data: Any, file: str, *, strict: bool
+    data: Any, file: str, *, strict: bool, text: str | None = None
 ) -> tuple[bool, list[Problem], list[Problem]]:
-    """(readable as an eval set, problems, warnings) of a parsed eval set file."""
+    """(readable as an eval set, problems, warnings) of a parsed eval set file (``text``: its JSON)."""
     kind = kind_of(data)
     if kind in _NOT_EVALSET:
         message, hint = wrong_kind_message("an eval set", kind)
         return False, [Problem(file, "", message, hint)], []
-    problems = non_finite_numbers(data, file)
+    problems = non_finite_numbers(data, file, text)
     unknown = evalset_unknown_keys(data, file)
     return True, problems + (unknown if strict else []), [] if strict else unknown
 
 
 def check_metrics_document(
-    data: Any, file: str, *, strict: bool, builtin: Callable[[str], bool]
+    data: Any, file: str, *, strict: bool, builtin: Callable[[str], bool], text: str | None = None
 ) -> tuple[bool, list[Problem], list[Problem]]:
-    """(readable as a metric file, problems, warnings) of a parsed metric file."""
+    """(readable as a metric file, problems, warnings) of a parsed metric file (``text``: its JSON)."""
     kind = kind_of(data)
     if kind in _NOT_METRICS:
         message, hint = wrong_kind_message("a metric file", kind)
         return False, [Problem(file, "", message, hint)], []
-    problems = non_finite_numbers(data, file)
+    problems = non_finite_numbers(data, file, text)
     unknown = metrics_unknown_keys(data, file, builtin)
     return True, problems + (unknown if strict else []), [] if strict else unknown

@@ -47,14 +47,16 @@ HINTS = {
 }
 
 _RESULT_KEYS = ("evalCaseResults", "evalSetResultId", "evalSetResultName")
-_GENAI_KEYS = ("parts",)  # google.genai Content: ADK turns hold parts, trpc turns content
+_GENAI_KEYS = ("parts",)
+_SAMPLED_CASES = 20  # google.genai Content: ADK turns hold parts, trpc turns content
 
 
 def _adk_turns(cases: Any) -> bool:
     """True when a case list's turns carry google.genai ``parts`` (ADK) rather than content."""
     if not isinstance(cases, list):
         return False
-    for case in cases:
+    # Every case of an ADK file has them: a few cases tell, a large eval set is not walked.
+    for case in cases[:_SAMPLED_CASES]:
         if not isinstance(case, Mapping):
             continue
         for turn in case.get("conversation") or ():

@@ -15,6 +15,7 @@ and the result objects that carry agenteval's own extras (``judgeUsage``,
 from __future__ import annotations
 
 import difflib
+import functools
 import types
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -76,47 +77,87 @@ def closest_key(key: str, model: type[BaseModel]) -> str:
     return ""
 
 
+# What a value must be, compiled once per model field: a model, a list or dict of a
+# shape, or anything (None).  The walk then costs a dict lookup per key.
+Shape = tuple[str, Any] | None
+
+
+def _shape(annotation: Any) -> Shape:
+    for arm in _arms(annotation):
+        if isinstance(arm, type) and issubclass(arm, BaseModel):
+            return ("model", arm)
+        origin = get_origin(arm)
+        if origin is list:
+            (inner,) = get_args(arm) or (Any,)
+            return ("list", _shape(inner))
+        if origin is dict:
+            inner = get_args(arm)[1] if get_args(arm) else Any
+            return ("dict", _shape(inner))
+    return None
+
+
+@functools.cache
+def _plan(model: type[BaseModel]) -> dict[str, Shape]:
+    return {key: _shape(annotation) for key, annotation in known_keys(model).items()}
+
+
 class _Walk:
-    """One pass over a parsed document against the models that describe it."""
+    """One pass over a parsed document against the models that describe it.
+
+    The location is kept as a list of parts and rendered only for a report:
+    formatting a path for every value of a large eval set cost more than the walk.
+    """
 
     def __init__(self, file: str, is_open: OpenModel) -> None:
         self.file = file
         self.is_open = is_open
         self.problems: list[Problem] = []
+        self.parts: list[int | str] = []
 
-    def value(self, value: Any, annotation: Any, path: str) -> None:
-        for arm in _arms(annotation):
-            if isinstance(arm, type) and issubclass(arm, BaseModel):
-                if isinstance(value, Mapping):
-                    self.model(value, arm, path)
-                return
-            origin = get_origin(arm)
-            if origin is list and isinstance(value, list):
-                (inner,) = get_args(arm) or (Any,)
+    def value(self, value: Any, shape: Shape) -> None:
+        if shape is None:
+            return
+        kind, inner = shape
+        parts = self.parts
+        if kind == "model":
+            if isinstance(value, Mapping):
+                self.model(value, inner)
+        elif kind == "list":
+            if isinstance(value, list) and inner is not None:
                 for index, item in enumerate(value):
-                    self.value(item, inner, f"{path}[{index}]")
-                return
-            if origin is dict and isinstance(value, Mapping):
-                inner = get_args(arm)[1] if get_args(arm) else Any
-                for key, item in value.items():
-                    self.value(item, inner, locations.join(path, key))
-                return
+                    parts.append(index)
+                    self.value(item, inner)
+                    parts.pop()
+        elif isinstance(value, Mapping) and inner is not None:
+            for key, item in value.items():
+                parts.append(key)
+                self.value(item, inner)
+                parts.pop()
 
-    def model(self, data: Mapping[str, Any], model: type[BaseModel], path: str) -> None:
-        keys = known_keys(model)
+    def model(self, data: Mapping[str, Any], model: type[BaseModel]) -> None:
+        plan = _plan(model)
+        parts = self.parts
         for key, item in data.items():
-            if key in keys:
-                self.value(item, keys[key], locations.join(path, key))
+            if key in plan:
+                shape = plan[key]
+                if shape is not None:
+                    parts.append(key)
+                    self.value(item, shape)
+                    parts.pop()
             elif not self.is_open(model):
-                self.report(str(key), model, path)
+                self.report(str(key), model)
 
-    def report(self, key: str, model: type[BaseModel], path: str) -> None:
+    def report(self, key: str, model: type[BaseModel]) -> None:
         name = _DISPLAY.get(model, model.__name__)
         meant = closest_key(key, model)
         hint = f"did you mean {meant!r}?" if meant else f"known: {', '.join(known_keys(model))}"
-        self.problems.append(
-            Problem(self.file, locations.join(path, key), f"{key!r} is not a field of {name}", hint)
-        )
+        where = locations.render([*self.parts, key])
+        self.problems.append(Problem(self.file, where, f"{key!r} is not a field of {name}", hint))
+
+    def document(self, data: Any, model: type[BaseModel], base: list[int | str]) -> None:
+        """Walk ``data`` as a ``model`` object found at ``base``."""
+        self.parts = list(base)
+        self.value(data, ("model", model))
 
 
 def _closed(model: type[BaseModel]) -> bool:
@@ -126,7 +167,7 @@ def _closed(model: type[BaseModel]) -> bool:
 def evalset_unknown_keys(data: Any, file: str) -> list[Problem]:
     """Unknown keys of a parsed eval set file."""
     walk = _Walk(file, _closed)
-    walk.value(data, EvalSet, "")
+    walk.document(data, EvalSet, [])
     return walk.problems
 
 
@@ -147,6 +188,6 @@ def metrics_unknown_keys(
         name = entry.get("evaluatorName") or entry.get("metricName")
         plugin = isinstance(name, str) and bool(name) and not builtin(name)
         walk = _Walk(file, (lambda m: m is Criterion) if plugin else _closed)
-        walk.value(entry, EvalMetric, f"[{index}]")
+        walk.document(entry, EvalMetric, [index])
         problems.extend(walk.problems)
     return problems
