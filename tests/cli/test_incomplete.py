@@ -100,6 +100,7 @@ def test_judge_unreachable_case_is_incomplete_in_all_five_outputs(tmp_path: Path
     assert "● paris  INCOMPLETE" in proc.stdout
     assert "INCOMPLETE: 0 of 1 cases passed (1 incomplete)" in proc.stdout
     assert "PASSED" not in proc.stdout
+    assert "cases: 0 passed, 0 failed, 0 not evaluated, 1 incomplete" in proc.stdout
     # 2. JUnit: an <error>, never a green testcase
     root = ET.parse(tmp_path / "junit.xml").getroot()
     (testcase,) = root.iter("testcase")
@@ -111,6 +112,7 @@ def test_judge_unreachable_case_is_incomplete_in_all_five_outputs(tmp_path: Path
     for markdown in (tmp_path / "summary.md", summary):
         text = markdown.read_text()
         assert "## ❗ agenteval: INCOMPLETE" in text
+        assert "· 0 failed · 0 not evaluated · 1 incomplete ·" in text
         assert "| ❗ incomplete |" in text
         assert "✅" not in text
     # 4. GitHub annotation

@@ -191,12 +191,19 @@ def _render_summary(
     runs_total: int,
 ) -> None:
     passed, failed, not_evaluated = _count(statuses.values())
+    incomplete = sum(1 for status in statuses.values() if status is EvalStatus.INCOMPLETE)
     line = Text("cases: ", style="bold")
     line.append(f"{passed} passed", style=STATUS_STYLES[EvalStatus.PASSED])
     line.append(", ")
     line.append(f"{failed} failed", style=STATUS_STYLES[EvalStatus.FAILED])
     line.append(", ")
-    line.append(f"{not_evaluated} not evaluated", style=STATUS_STYLES[EvalStatus.NOT_EVALUATED])
+    line.append(
+        f"{not_evaluated - incomplete} not evaluated",
+        style=STATUS_STYLES[EvalStatus.NOT_EVALUATED],
+    )
+    if incomplete:
+        line.append(", ")
+        line.append(f"{incomplete} incomplete", style=STATUS_STYLES[EvalStatus.INCOMPLETE])
     console.print(line)
     unstable = unstable_turns(result.case_results())
     if unstable:

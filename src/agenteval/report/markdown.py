@@ -89,7 +89,9 @@ def _headline(results: Sequence[EvalSetResult], title: str, elapsed: float | Non
     passed, failed, not_evaluated = _counts(outcomes)
     label = STATUS_LABELS[status].upper()
     detail = f"**{passed} of {len(outcomes)} cases passed** ({_percent(passed, len(outcomes))})"
-    detail += f" · {failed} failed · {not_evaluated} not evaluated"
+    incomplete = sum(1 for o in outcomes if o.status is EvalStatus.INCOMPLETE)
+    detail += f" · {failed} failed · {not_evaluated - incomplete} not evaluated"
+    detail += f" · {incomplete} incomplete" if incomplete else ""
     detail += f" · {len(results)} eval set{'s' if len(results) != 1 else ''}"
     if elapsed is not None:
         detail += f" · {elapsed:.2f} s"
