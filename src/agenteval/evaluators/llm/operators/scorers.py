@@ -45,6 +45,17 @@ def numeric(score: float) -> DetailValue:
     return DetailValue(kind="numeric", numeric=score)
 
 
+def rubric_mean(scores: list[RubricScore]) -> ScoreResult:
+    """The mean of per-rubric scores, with every reason on its own line."""
+    mean = sum(s.score for s in scores) / len(scores)
+    return ScoreResult(
+        score=mean,
+        reason="\n".join(s.reason for s in scores),
+        value=numeric(mean),
+        rubric_scores=scores,
+    )
+
+
 class ResponseScorer(Protocol):
     """Turns a judge reply into a score; raises ``OperatorError`` for a malformed reply."""
 
@@ -93,13 +104,7 @@ class RubricScoresScorer:
         for rubric_id in expected or ():
             if rubric_id not in seen:
                 raise OperatorError(f"missing rubric score id {quoted(rubric_id)}")
-        mean = sum(s.score for s in scores) / len(scores)
-        return ScoreResult(
-            score=mean,
-            reason="\n".join(s.reason for s in scores),
-            value=numeric(mean),
-            rubric_scores=scores,
-        )
+        return rubric_mean(scores)
 
 
 response_scorers.register("rubric_scores", RubricScoresScorer())
