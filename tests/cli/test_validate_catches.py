@@ -108,7 +108,7 @@ CASES: list[tuple[str, Any, Any, str, str, str, str]] = [
         "evalset",
         "evalCases[0]",
         "actual conversation length 1 does not match conversation length 2",
-        "",
+        "one turn each per user message",
     ),
     (
         "NaN threshold",

@@ -24,6 +24,14 @@ _HINTS = {
     "session input is nil": 'add "sessionInput": {"appName": ..., "userId": ...}',
     "actualConversation is only supported in trace mode": 'set "evalMode": "trace"',
     "invocations are empty": "record the turns in conversation (or actualConversation)",
+    "actual conversation length": "give actualConversation and conversation one turn each "
+    "per user message",
+    "inference count": "the recorded trace needs as many turns as conversation",
+    "actual invocation is nil": "remove the null turn",
+    "actual invocation user content is nil": "every recorded turn needs its userContent",
+    "expected invocation is nil": "remove the null turn",
+    "conversation and conversationScenario": "keep one of them",
+    "conversationScenario is not supported in trace mode": "drop it or leave evalMode empty",
 }
 
 
