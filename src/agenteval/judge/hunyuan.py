@@ -73,8 +73,11 @@ class HunyuanBackend(JsonJudgeBackend):
 
     def secrets(self, settings: JudgeSettings) -> Sequence[str]:
         """The whole ``id:key`` string and each part on its own."""
-        return [s for s in (settings.api_key.reveal(), *split_credentials(
-            settings.api_key.reveal())) if s]
+        return [
+            s
+            for s in (settings.api_key.reveal(), *split_credentials(settings.api_key.reveal()))
+            if s
+        ]
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``ChatCompletions`` body of ``request`` (Go's field names and omissions)."""
@@ -137,5 +140,7 @@ class HunyuanBackend(JsonJudgeBackend):
         usage = response.get("Usage")
         return JudgeReply(
             text=content,
-            usage=TokenUsage(int_field(usage, "PromptTokens"), int_field(usage, "CompletionTokens")),
+            usage=TokenUsage(
+                int_field(usage, "PromptTokens"), int_field(usage, "CompletionTokens")
+            ),
         )
