@@ -127,7 +127,7 @@ class AnthropicBackend(JsonJudgeBackend):
 
     def should_retry(self, response: httpx.Response) -> bool:
         """``x-should-retry`` wins as in Anthropic's SDKs; else 408/409/429/5xx (529 included)."""
-        hint = response.headers.get("x-should-retry", "").lower()
+        hint = str(response.headers.get("x-should-retry", "")).lower()
         if hint in ("true", "false"):
             return hint == "true"
         return super().should_retry(response)
