@@ -12,9 +12,12 @@ one event loop, garbage collection relaxed (``api.relaxed_gc``).
 API: ``agenteval`` (the default: our keep-alive pool, judge/http11.py),
 ``aiohttp`` (our aiohttp-based transport, used for proxied requests),
 ``httpx-aiohttp`` (that package's client) and ``httpx-default`` (httpx's own
-async transport).
+async transport).  ``--provider`` picks the judge provider(s) whose wire format
+the server speaks and the client sends (openai, anthropic, gemini, ollama,
+hunyuan; hunyuan signs every request with TC3-HMAC-SHA256).
 
     .venv/bin/python bench/judge_throughput.py
+    .venv/bin/python bench/judge_throughput.py --provider anthropic gemini ollama hunyuan --concurrency 64
 """
 
 from __future__ import annotations
@@ -46,11 +49,16 @@ from agenteval.judge.transport import AiohttpJudgeTransport  # noqa: E402
 from agenteval.schema.metric import JudgeModel  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
 
+PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "hunyuan")
 
-async def run_calls(base_url: str, calls: int, concurrency: int, transport: str) -> float:
+
+async def run_calls(
+    base_url: str, calls: int, concurrency: int, transport: str, provider: str = "openai"
+) -> float:
     """Make ``calls`` distinct judge calls; return the wall time in seconds."""
+    key = "AKIDbench:bench-secret-key" if provider == "hunyuan" else "sk-b"
     model = JudgeModel.model_validate(
-        {"providerName": "openai", "modelName": "bench", "baseURL": base_url, "apiKey": "sk-b"}
+        {"providerName": provider, "modelName": "bench", "baseURL": base_url, "apiKey": key}
     )
     settings = resolve_settings(model, environ={})
     options = JudgeOptions(concurrency=concurrency, cache_path=None, timeout=60.0)
@@ -99,12 +107,19 @@ def main() -> int:
         choices=["agenteval", "aiohttp", "httpx-aiohttp", "httpx-default"],
         default="agenteval",
     )
+    parser.add_argument("--provider", choices=PROVIDERS, nargs="+", default=["openai"])
     args = parser.parse_args()
+    for provider in args.provider:
+        bench_provider(args, provider)
+    return 0
 
+
+def bench_provider(args: argparse.Namespace, provider: str) -> None:
+    """Serve ``provider``'s wire format and print one line per concurrency."""
     server: JudgeServer | None = None
     process: subprocess.Popen[str] | None = None
     if args.in_process:
-        server = JudgeServer(latency=args.latency).start()
+        server = JudgeServer(latency=args.latency, provider=provider).start()
         base_url = server.base_url
     else:
         process = subprocess.Popen(
@@ -113,6 +128,8 @@ def main() -> int:
                 str(ROOT / "tests" / "judge_server.py"),
                 "--latency",
                 str(args.latency),
+                "--provider",
+                provider,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -122,7 +139,7 @@ def main() -> int:
         base_url = process.stdout.readline().strip()
     where = "a thread of this process" if args.in_process else "a separate process"
     print(
-        f"transport {args.transport}; server in {where}; "
+        f"provider {provider}; transport {args.transport}; server in {where}; "
         f"latency {args.latency * 1000:g} ms; cache disabled; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start"
     )
@@ -139,7 +156,9 @@ def main() -> int:
                 cpu_before = time.process_time()
                 with relaxed_gc():
                     walls.append(
-                        asyncio.run(run_calls(base_url, calls, concurrency, args.transport))
+                        asyncio.run(
+                            run_calls(base_url, calls, concurrency, args.transport, provider)
+                        )
                     )
                 # CPU per call bounds the ratio on a busy machine: 64 calls per 50 ms need
                 # 1,280 calls/s, so 0.78 ms of client CPU per call would fill a core.
@@ -162,7 +181,6 @@ def main() -> int:
             assert process.stdin is not None
             process.stdin.close()
             process.wait(timeout=10)
-    return 0
 
 
 if __name__ == "__main__":
