@@ -26,14 +26,14 @@ from llm_support import ok, run, turn
 
 import agenteval.evaluators.builtins  # noqa: F401  (registers the built-ins)
 from agenteval.evaluators.base import EvaluateResult
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
 from agenteval.evaluators.llm.hallucinations import HallucinationsJudge
-from agenteval.evaluators.llm.judgetemplate import TemplateJudge
-from agenteval.evaluators.llm.knowledgerecall import KnowledgeRecallJudge
-from agenteval.evaluators.llm.rubriccritic import RubricCriticJudge
-from agenteval.evaluators.llm.rubricrefcritic import RubricReferenceCriticJudge
-from agenteval.evaluators.llm.rubricresponse import RubricResponseJudge
-from agenteval.evaluators.llm.verifier import PairwiseVerifier
+from agenteval.evaluators.llm.judge_template import TemplateJudge
+from agenteval.evaluators.llm.knowledge_recall import KnowledgeRecallJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
+from agenteval.evaluators.llm.rubric_critic import RubricCriticJudge
+from agenteval.evaluators.llm.rubric_reference_critic import RubricReferenceCriticJudge
+from agenteval.evaluators.llm.rubric_response import RubricResponseJudge
+from agenteval.evaluators.llm.verifier_pairwise import PairwiseVerifier
 from agenteval.evaluators.registry import evaluators
 from agenteval.judge.providers import LOGPROBS, PROVIDERS
 from agenteval.schema import EvalMetric, Invocation
