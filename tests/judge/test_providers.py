@@ -248,3 +248,9 @@ def test_configured_values_win_over_the_environment() -> None:
     assert settings.endpoint == "https://hunyuan.example/"
     assert settings.api_key.reveal() == f"{HUNYUAN_ID}:{HUNYUAN_KEY}"
     assert HUNYUAN_KEY not in repr(settings) and HUNYUAN_KEY not in settings.describe()
+
+
+def test_hunyuan_key_of_two_unset_variables_falls_back_to_the_environment() -> None:
+    model = JudgeModel.model_validate({"providerName": "hunyuan", "modelName": "m", "apiKey": ":"})
+    assert resolve_settings(model, ENV).api_key.reveal() == "env-id:env-key"
+    assert not resolve_settings(model, {}).api_key

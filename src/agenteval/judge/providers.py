@@ -92,7 +92,8 @@ class ProviderInfo:
 
     def api_key(self, configured: str, environ: Mapping[str, str]) -> str:
         """The configured key, else the first set environment variable (hunyuan: ``id:key``)."""
-        if configured:
+        if configured and not (self.name == "hunyuan" and not configured.strip(":")):
+            # A hunyuan key of just ":" is two unset ${VAR}s: the environment decides.
             return configured
         if self.name == "hunyuan":
             secret_id = environ.get("TENCENTCLOUD_SECRET_ID", "")
