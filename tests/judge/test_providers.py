@@ -73,8 +73,13 @@ def delays(caplog: pytest.LogCaptureFixture) -> list[float]:
 
 @pytest.mark.parametrize(
     "fault",
-    [Reply.rate_limited(retry_after="0.04"), Reply.overloaded(), Reply.status_error(500)],
-    ids=["429", "529", "500"],
+    [
+        Reply.rate_limited(retry_after="0.04"),
+        Reply.overloaded(),
+        Reply.status_error(500),
+        Reply.dropped(),
+    ],
+    ids=["429", "529", "500", "dropped"],
 )
 def test_retryable_faults_are_retried_and_counted(
     server: JudgeServer, fault: Reply, caplog: pytest.LogCaptureFixture
@@ -86,6 +91,8 @@ def test_retryable_faults_are_retried_and_counted(
     assert server.count == 2
     assert (usage.calls, usage.retries, usage.failed_calls) == (1, 1, 0)
     assert (usage.prompt_tokens, usage.completion_tokens) == (13, 7)
+    if fault.drop:
+        return
     if fault.status == 429 and server.provider != "hunyuan":
         # The provider's own hint: Retry-After, or Gemini's RetryInfo.retryDelay in the body.
         assert delays(caplog) == [0.04]

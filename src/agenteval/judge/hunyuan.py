@@ -53,6 +53,7 @@ class HunyuanBackend(JsonJudgeBackend):
     """One Hunyuan model through Tencent Cloud API 3.0."""
 
     provider = "hunyuan"
+    signs_each_call = True
 
     def __init__(
         self,

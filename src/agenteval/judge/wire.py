@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import aiohttp
 import httpx
 
 from agenteval import __version__
@@ -77,11 +78,16 @@ class JsonJudgeBackend:
     """A judge backend that POSTs one JSON body per attempt; subclasses speak one provider."""
 
     provider = ""
+    # Whether the headers depend on the body or the time (a signature): then built per call.
+    signs_each_call = False
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         self._settings = settings
         self._http = http
         self._secrets = self.secrets(settings)
+        # Parsed once: httpx would otherwise parse the same URL and headers on every call.
+        self._url = httpx.URL(settings.endpoint)
+        self._raw_headers: list[tuple[bytes, bytes]] | None = None
 
     @property
     def settings(self) -> JudgeSettings:
@@ -144,16 +150,22 @@ class JsonJudgeBackend:
         payload = (
             call.payload if call.payload is not None else encode_body(call.body, self._settings)
         )
-        request = self._http.build_request(
-            "POST", call.endpoint, content=payload, headers=self.headers(payload)
+        url = self._url if call.endpoint == self._settings.endpoint else httpx.URL(call.endpoint)
+        # A ready stream makes httpx infer no headers, so Host and Content-Length come with ours.
+        request = httpx.Request(
+            "POST",
+            url,
+            headers=[
+                (b"Host", url.netloc),
+                *self._encoded_headers(payload),
+                (b"Content-Length", str(len(payload)).encode("ascii")),
+            ],
+            stream=httpx.ByteStream(payload),
         )
         try:
             response = await self._http.send(request)
-        except (httpx.TransportError, OSError) as exc:
-            raise JudgeTransientError(self.redact(describe_failure(exc))) from None
-        except Exception as exc:  # the transport's own errors (aiohttp) surface unwrapped
-            if type(exc).__module__.split(".")[0] != "aiohttp":
-                raise
+        except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
+            # aiohttp-based transports may let their own errors through unwrapped.
             raise JudgeTransientError(self.redact(describe_failure(exc))) from None
         status = response.status_code
         if 200 <= status < 300:
@@ -169,6 +181,19 @@ class JsonJudgeBackend:
         if self.should_retry(response):
             raise JudgeTransientError(detail, retry_after=self.retry_hint(response))
         raise JudgeRejected(f"response error: {detail} ({self._settings.describe()})", status)
+
+
+    def _encoded_headers(self, payload: bytes) -> list[tuple[bytes, bytes]]:
+        if self._raw_headers is not None:
+            return self._raw_headers
+        encoded = [
+            (name.encode("latin-1"), value.encode("latin-1"))
+            for name, value in self.headers(payload).items()
+            if name.lower() != "host"
+        ]
+        if not self.signs_each_call:
+            self._raw_headers = encoded
+        return encoded
 
 
 def describe_failure(exc: BaseException) -> str:
