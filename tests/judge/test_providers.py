@@ -135,8 +135,7 @@ def test_401_fails_at_once_naming_endpoint_provider_and_model(server: JudgeServe
     assert server.count == 1
     message = str(caught.value)
     assert settings.endpoint in message and "'judge-401'" in message
-    if server.provider != "openai":
-        assert f"{server.provider} judge model" in message
+    assert f"{server.provider} judge model" in message
     assert caught.value.status == 401
     for secret in (key, *key.split(":")):
         assert secret not in message

@@ -183,9 +183,8 @@ class JudgeSettings:
         return base + "chat/completions"
 
     def describe(self) -> str:
-        """``model at endpoint`` (with the provider unless openai), the judge's name in messages."""
-        who = "judge model" if self.provider == OPENAI_PROVIDER else f"{self.provider} judge model"
-        return f"{who} {self.model!r} at {self.endpoint}"
+        """``provider judge model 'model' at endpoint``, the judge's name in messages."""
+        return f"{self.provider} judge model {self.model!r} at {self.endpoint}"
 
     def __hash__(self) -> int:
         return hash((self.provider, self.model, self.variant, self.base_url, self.api_key))
