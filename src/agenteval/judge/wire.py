@@ -182,7 +182,6 @@ class JsonJudgeBackend:
             raise JudgeTransientError(detail, retry_after=self.retry_hint(response))
         raise JudgeRejected(f"response error: {detail} ({self._settings.describe()})", status)
 
-
     def _encoded_headers(self, payload: bytes) -> list[tuple[bytes, bytes]]:
         if self._raw_headers is not None:
             return self._raw_headers
