@@ -8,8 +8,11 @@ Every test also checks that the page asked for nothing but its own file.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,7 +21,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
+from agenteval.report.html import render_report, script_safe_json
+from agenteval.report.html_inputs import ReportRun
 from judge_server import JudgeServer, Reply
+from sample_results import case_result, eval_set_result, metric
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("AGENTEVAL_CHROMIUM", "/usr/bin/chromium"))
@@ -371,3 +377,27 @@ def test_script_in_a_trace_renders_as_text_and_runs_nothing(
     assert page.title() != "pwned"
     assert page.locator("#case script, #case img, #case b").count() == 0
     opened.check_offline()
+
+
+def test_page_data_cannot_close_its_script_and_only_the_page_script_may_run() -> None:
+    """Script-safe JSON, and the CSP names exactly the hash of the one inline script."""
+    safe = script_safe_json('{"a":"</script><!--&\u2028"}'.encode())
+    assert safe == b'{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028"}'
+    assert json.loads(safe) == {"a": "</script><!--&\u2028"}
+    hostile = eval_set_result(
+        "s",
+        [
+            case_result(
+                "s", "</script><script>alert(1)</script>", [metric("m", 0.0, reason="</script>")]
+            )
+        ],
+    )
+    page = render_report([ReportRun("r", [hostile])]).decode("utf-8")
+    assert page.count("</script>") == page.count("<script")
+    assert "alert(1)" in page and "<script>alert(1)" not in page
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    policy = re.search(r'Content-Security-Policy" content="([^"]+)"', page)
+    assert policy is not None
+    assert "default-src 'none'" in policy[1] and f"script-src 'sha256-{digest}'" in policy[1]

@@ -23,6 +23,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from agenteval import __version__
 from agenteval.report.diff import diff_results
 from agenteval.report.html_inputs import ReportRun
@@ -96,15 +98,17 @@ def _message_text(message: Any) -> str:
 
 
 def _search_text(case: EvalCaseResult) -> str:
-    texts: list[str] = []
-    for turn in case.eval_metric_result_per_invocation or []:
-        for invocation in (turn.actual_invocation, turn.expected_invocation):
-            if invocation is not None:
-                texts.append(_message_text(invocation.user_content))
-                texts.append(_message_text(invocation.final_response))
-        if sum(len(t) for t in texts) > SEARCH_TEXT_CHARS:
-            break
-    return " ".join(t for t in texts if t)[:SEARCH_TEXT_CHARS]
+    """The first turn's user message and answers, cut to ``SEARCH_TEXT_CHARS``."""
+    turns = case.eval_metric_result_per_invocation
+    if not turns:
+        return ""
+    first = turns[0]
+    texts = [
+        _message_text(invocation.user_content) + " " + _message_text(invocation.final_response)
+        for invocation in (first.actual_invocation, first.expected_invocation)
+        if invocation is not None
+    ]
+    return " ".join(texts)[:SEARCH_TEXT_CHARS]
 
 
 def _case_marks(case: EvalCaseResult) -> list[dict[str, Any]]:
@@ -299,9 +303,7 @@ def case_detail_json(row: CaseRow) -> bytes:
         for run in row.outcome.runs
     ]
     marks = [_case_marks(run) for run in row.outcome.runs]
-    from orjson import dumps
-
-    return b'{"runs":[' + b",".join(runs) + b'],"marks":' + dumps(marks) + b"}"
+    return b'{"runs":[' + b",".join(runs) + b'],"marks":' + orjson.dumps(marks) + b"}"
 
 
 def detail_chunks(model: RunModel) -> Iterator[bytes]:

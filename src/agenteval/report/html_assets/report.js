@@ -654,6 +654,8 @@
       showTab(["summary", "cases", "compare"].indexOf(hash) >= 0 && (hash !== "compare" || comparison) ? hash : (comparison ? "compare" : "summary"));
     }
     window.addEventListener("resize", () => renderRows(true));
+    // Milliseconds from navigation start until the list answers input (bench/html_report.py reads it).
+    document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
     document.documentElement.dataset.ready = "1";
   }
 
