@@ -11,20 +11,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Annotated, TypeVar
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
 
-from agenteval import __version__, api
+from agenteval import __version__, api, settings
 from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
+from agenteval.exit_codes import ExitCode
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset, load_result
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
-from agenteval.report import github, jsonfile
+from agenteval.report import github, result_files
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
@@ -187,6 +188,8 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
         _stderr().print(f"{n} problem{'s' if n != 1 else ''} found.")
         raise typer.Exit(api.EXIT_CONFIG) from None
     except AgentEvalError as exc:
+        if exc.exit_code == ExitCode.INTERNAL_ERROR:
+            _internal_error(exc, verbose)
         _stderr().print(f"error: {exc}")
         if verbose:
             traceback.print_exc()
@@ -197,12 +200,17 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
     except (typer.Exit, typer.Abort, BrokenPipeError):
         raise
     except Exception as exc:  # last resort: one line, traceback only on request
-        _stderr().print(f"internal error: {type(exc).__name__}: {exc}")
-        if verbose:
-            traceback.print_exc()
-        else:
-            _stderr().print("(run with --verbose for the traceback)")
-        raise typer.Exit(api.EXIT_CONFIG) from None
+        _internal_error(exc, verbose)
+
+
+def _internal_error(exc: Exception, verbose: bool) -> NoReturn:
+    """An exception nobody raised on purpose: say it is our bug, exit 4."""
+    _stderr().print(f"internal error: {type(exc).__name__}: {exc} (this is a bug in agenteval)")
+    if verbose:
+        traceback.print_exc()
+    else:
+        _stderr().print("(run with --verbose for the traceback)")
+    raise typer.Exit(ExitCode.INTERNAL_ERROR) from None
 
 
 @app.command()
@@ -289,7 +297,7 @@ def run(
             min=1,
             help="Judge calls in flight at once, across all cases, metrics and samples.",
         ),
-    ] = 16,
+    ] = settings.JUDGE_CONCURRENCY,
     rate_limit: Annotated[
         float | None,
         typer.Option(
@@ -304,7 +312,7 @@ def run(
             min=0,
             help="Retries of a judge call after connection errors, timeouts, 408/409/429/5xx.",
         ),
-    ] = 4,
+    ] = settings.JUDGE_RETRIES,
     judge_timeout: Annotated[
         float,
         typer.Option(
@@ -313,16 +321,16 @@ def run(
             min=0.001,
             help="Seconds before one judge call attempt times out.",
         ),
-    ] = 60.0,
+    ] = settings.JUDGE_TIMEOUT_SECONDS,
     cache: Annotated[
         str,
         typer.Option(
             "--cache",
             metavar="PATH",
-            envvar="AGENTEVAL_CACHE",
+            envvar=settings.JUDGE_CACHE_ENV,
             help="SQLite cache of judge replies (also $AGENTEVAL_CACHE).",
         ),
-    ] = api.DEFAULT_CACHE,
+    ] = settings.JUDGE_CACHE_PATH,
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Neither read nor write the judge cache.")
     ] = False,
@@ -425,9 +433,9 @@ def run(
         written: list[Path] = []
         if output is not None:
             for item in result.results:
-                written.append(jsonfile.write_result(item, output, app_name))
+                written.append(result_files.write_result(item, output, app_name))
         if json_file is not None:
-            jsonfile.write_run_json(json_file, result)
+            result_files.write_run_json(json_file, result)
             written.append(json_file)
         if junit is not None:
             written.append(write_junit(junit, result.results, elapsed=result.elapsed))
@@ -618,9 +626,9 @@ def merge(
                 raise ConfigError(
                     [Problem(str(out), "", f"{len(merged)} eval sets to write; give a directory")]
                 )
-            written = [jsonfile.write_json(out, dump(merged[0]))]
+            written = [result_files.write_json(out, dump(merged[0]))]
         else:
-            written = [jsonfile.write_result(r, out, app_name) for r in merged]
+            written = [result_files.write_result(r, out, app_name) for r in merged]
         console = Console(highlight=False)
         # The merged run's failures and summary line; --quiet leaves out the written paths.
         console_report.render_run(console, merged, quiet=True)

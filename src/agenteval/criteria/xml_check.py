@@ -1,0 +1,91 @@
+"""XML well-formedness check of the final response (formats.md §3.6)."""
+
+from __future__ import annotations
+
+from xml.parsers import expat
+
+from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.errors import ControlFlow
+from agenteval.schema.metric import XMLCriterion
+
+
+class _Malformed(ControlFlow):
+    """Raised from a parser callback: the document breaks a rule expat does not enforce."""
+
+
+class _DocumentShape:
+    """Counts root elements and refuses entities while expat runs."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.roots = 0
+
+    def start(self, name: str, attrs: object) -> None:
+        if self.depth == 0:
+            self.roots += 1
+            if self.roots > 1:
+                raise _Malformed("xml content must contain a single root element")
+        self.depth += 1
+
+    def end(self, name: str) -> None:
+        self.depth -= 1
+
+    def text(self, content: str) -> None:
+        if self.depth == 0 and content.strip():
+            raise _Malformed("xml content has non-whitespace text outside the root element")
+
+
+def _refuse_entity_declaration(name: str, *_: object) -> None:
+    # As defusedxml does: a declared entity could expand exponentially or read a file.
+    raise _Malformed(f"xml content declares entity {name!r}; entities are not expanded")
+
+
+def _refuse_skipped_entity(name: str, is_parameter: int) -> None:
+    # Reached for a reference that an unread external DTD might define; Go knows only the
+    # predefined entities, so this is an undefined entity.
+    raise _Malformed(f"undefined entity &{name};")
+
+
+def xml_problem(text: str) -> str | None:
+    """Why ``text`` is not one well-formed XML document, or None when it is."""
+    # Go ignores Unicode whitespace around the root; expat rejects some of it (a newline
+    # before the XML declaration, a no-break space after the root), so strip it first.
+    text = text.strip()
+    if not text:
+        return "xml content is empty"
+    shape = _DocumentShape()
+    parser = expat.ParserCreate()
+    # Never read an external DTD or parameter entity: nothing is fetched.
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.EntityDeclHandler = _refuse_entity_declaration
+    parser.UnparsedEntityDeclHandler = _refuse_entity_declaration
+    parser.SkippedEntityHandler = _refuse_skipped_entity
+    parser.StartElementHandler = shape.start
+    parser.EndElementHandler = shape.end
+    parser.CharacterDataHandler = shape.text
+    try:
+        parser.Parse(text, True)
+    except _Malformed as exc:
+        return str(exc)
+    except expat.ExpatError as exc:
+        return f"{expat.errors.messages[exc.code]} at line {exc.lineno}, column {exc.offset + 1}"
+    if shape.roots == 0:
+        return "xml content must contain a root element"
+    if shape.depth != 0:
+        return "xml content has unclosed elements"
+    return None
+
+
+def check_xml(criterion: XMLCriterion | None, text: str) -> Verdict:
+    """Apply an XML criterion to the actual final-response text; an absent criterion matches."""
+    if criterion is None or criterion.ignore:
+        return MATCH
+    strategy = criterion.match_strategy
+    if strategy == "":
+        return mismatch("xml match strategy is empty")
+    if strategy != "skip":
+        return mismatch(f"invalid match strategy {strategy}")
+    if not criterion.valid:
+        return MATCH
+    problem = xml_problem(text)
+    return MATCH if problem is None else mismatch(problem)

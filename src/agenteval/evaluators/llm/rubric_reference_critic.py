@@ -1,0 +1,139 @@
+"""``llm_rubric_reference_critic``: rubric items judged with the reference as a quality anchor (§5.4).
+
+Same required inputs and order as ``llm_rubric_critic`` (the last error reads
+``expected final response is required for llm_rubric_reference_critic``);
+schema ``rubric_reference_critic_scores``; scorer ``rubric_scores``.
+
+How the prompt was designed (our own wording; it states every rule of §5.4):
+
+- It keeps the critic's skeleton (identity, "score only the listed items",
+  narrow evidence, independent items, equivalence, no nitpicking, the
+  conditional rule, a silent per-item procedure), so the two critics differ
+  only where §5.4 differs.
+- The difference is the role of the reference answer, stated early and in
+  concrete terms: it is a *quality anchor*, not a text to match.  It sets the
+  expected level of grounding, specificity, completeness and fidelity; the
+  wording and structure may differ, but the decisive facts, the constraints
+  and the useful grounded detail that the user's request supports must be
+  there too.
+- The material-defect list adds "specific detail that the allowed evidence
+  cannot back up" (a reference-anchored judge otherwise rewards invented
+  precision) and makes a contradiction of the reference *or* of the user
+  request a defect.
+- The inputs follow §5.4's order, which differs from the critic's: the
+  reference comes before the answer, and the answer sits inside
+  ``<response>``; evidence labels are Reference/Actual/User.
+"""
+
+from __future__ import annotations
+
+from agenteval.evaluators.llm.operators.constructors import (
+    TurnPrefix,
+    message_text,
+    rubric_block,
+)
+from agenteval.evaluators.llm.rubric_critic import critic_inputs
+from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, output_contract
+from agenteval.evaluators.registry import register_evaluator
+
+REFERENCE_CRITIC = "llm_rubric_reference_critic"
+
+INSTRUCTIONS = """\
+You are llm_rubric_reference_critic, an evaluator that executes a scoring \
+procedure. You do not give advice and you do not rewrite answers: for each \
+item in <rubric> you decide whether the agent's final answer in \
+<final_answer> meets it.
+
+# How to use the reference answer
+
+The reference answer in <reference_answer> is a quality anchor, not a text to \
+copy. It shows the level of grounding, specificity, completeness and fidelity \
+that a good answer reaches. The final answer does not need the same wording \
+or structure, but it must contain the same decisive facts, respect the same \
+constraints, and offer the useful, grounded detail that the reference offers \
+where the user's request calls for it.
+
+# Rules
+
+1. Score only the items listed in <rubric>. Do not add items of your own.
+2. Your only evidence is <user_prompt>, <reference_answer> and \
+<final_answer>. Do not use tool traces, hidden reasoning, facts from outside \
+these inputs, or guesses.
+3. Judge every item independently of the others.
+4. Accept semantic equivalence: a paraphrase, a different order, a more \
+concise wording or harmless formatting differences meet an item as long as \
+the substance is the same.
+5. Score 0 only for a material defect, that is:
+   - required information is missing;
+   - an entity, number, unit, condition or conclusion is wrong;
+   - the answer contradicts the reference answer or the user's request;
+   - the content is weaker or less complete than the reference in a way that \
+matters for the item;
+   - the answer gives specific details that the allowed evidence cannot back up;
+   - the answer asks for clarification, refuses or deflects although the \
+reference answer shows the task can be done;
+   - whether the item is met cannot be verified from the evidence.
+6. Do not nitpick. Style, tone, length, format and ordering are not defects, \
+and you must not invent requirements that the item does not state. Extra \
+detail in the answer only matters when it contradicts, weakens or obscures \
+the required content.
+7. A conditional item may be scored 1 as not applicable only when its \
+condition is clearly not met. If that is not clear, treat the item as \
+applicable.
+
+# Procedure for each item (follow it silently; do not write it out)
+
+1. Read the item and decide what it requires.
+2. Find how the reference answer meets that requirement.
+3. Find what the final answer offers for it.
+4. Compare the substance and check for a material defect.
+5. Decide the score and write a short reason.
+
+# Input
+
+"""
+
+
+def reference_critic_prompt(user: str, reference: str, answer: str, rubrics: str) -> str:
+    """The full judge prompt for one turn."""
+    inputs = (
+        f"<user_prompt>\n<main_prompt>\n{user}\n</main_prompt>\n</user_prompt>\n\n"
+        f"<reference_answer>\n{reference}\n</reference_answer>\n\n"
+        f"<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
+        f"<rubric>\n{rubrics}</rubric>\n\n"
+    )
+    contract = output_contract(
+        "Reference: from <reference_answer>; Actual: from <final_answer>; User: from <user_prompt>"
+    )
+    return INSTRUCTIONS + inputs + contract
+
+
+class RubricReferenceCriticPrompt(RubricPrompt):
+    """User prompt, reference answer, final answer and rubrics of the current turn."""
+
+    schema_name = "rubric_reference_critic_scores"
+    schema_description = (
+        "Per-rubric binary scores and reasons for rubric reference critic evaluation."
+    )
+
+    def prompt(self, turn: TurnPrefix) -> str:
+        """The judge prompt for the last turn of the prefix."""
+        actual, expected = critic_inputs(turn, REFERENCE_CRITIC)
+        return reference_critic_prompt(
+            message_text(actual.user_content),
+            message_text(expected.final_response),
+            message_text(actual.final_response),
+            rubric_block(turn.metric),
+        )
+
+
+@register_evaluator
+class RubricReferenceCriticJudge(RubricJudge):
+    """Per-rubric 0/1 verdicts anchored on the reference's quality, averaged; majority vote."""
+
+    name = REFERENCE_CRITIC
+    description = "LLM rubric critic evaluator against reference answers"
+
+    def prompt_constructor(self) -> RubricPrompt:
+        """The reference-critic prompt."""
+        return RubricReferenceCriticPrompt()

@@ -1,0 +1,386 @@
+"""The command line end to end: outputs, filters, traces, repeated runs, plugins, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import agenteval
+from agenteval.loading import load_result
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def agenteval_cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def user(text: str) -> dict[str, str]:
+    return {"role": "user", "content": text}
+
+
+def answer(text: str) -> dict[str, str]:
+    return {"role": "assistant", "content": text}
+
+
+def write_suite(tmp_path: Path, eval_set_id: str = "suite", *, trace_mode: bool = True) -> Path:
+    """Two cases: `good` passes, `bad` fails on its tool arguments."""
+    cases = []
+    for eval_id, arg in (("good", 1), ("bad", 2)):
+        expected = [
+            {
+                "userContent": user("q"),
+                "finalResponse": answer("ok"),
+                "tools": [{"name": "t", "arguments": {"x": 1}}],
+            }
+        ]
+        actual = [
+            {
+                "userContent": user("q"),
+                "finalResponse": answer("ok"),
+                "tools": [{"name": "t", "arguments": {"x": arg}}],
+            }
+        ]
+        case: dict[str, Any] = {
+            "evalId": eval_id,
+            "conversation": expected,
+            "sessionInput": {"userId": "u"},
+        }
+        if trace_mode:
+            case.update(evalMode="trace", actualConversation=actual)
+        cases.append(case)
+    path = tmp_path / "suite.evalset.json"
+    path.write_text(json.dumps({"evalSetId": eval_set_id, "evalCases": cases}))
+    (tmp_path / "suite.metrics.json").write_text(
+        json.dumps(
+            [
+                {"metricName": "tool_trajectory_avg_score", "threshold": 1},
+                {
+                    "metricName": "answer",
+                    "evaluatorName": "final_response_avg_score",
+                    "threshold": 1,
+                    "criterion": {"finalResponse": {"text": {}}},
+                },
+            ]
+        )
+    )
+    return path
+
+
+def test_output_file_loads_back_and_exit_code_1(tmp_path: Path) -> None:
+    """A result file written by --output loads through our loader; a failing case exits 1."""
+    suite = write_suite(tmp_path)
+    out = tmp_path / "out"
+    proc = agenteval_cli("run", "--evalset", str(suite), "--output", str(out), "--app", "my-app")
+    assert proc.returncode == 1, proc.stderr
+    files = list(out.iterdir())
+    assert len(files) == 1 and files[0].name.startswith("my-app_suite_")
+    result = load_result(files[0])
+    statuses = {c.eval_id: c.final_eval_status.value for c in result.case_results()}
+    assert statuses == {"good": "passed", "bad": "failed"}
+    assert result.summary is not None and result.summary.overall_status.value == "failed"
+    assert "FAILED: 1 of 2 cases passed" in proc.stdout
+
+
+def test_output_names_cannot_escape_the_directory(tmp_path: Path) -> None:
+    """An evalSetId or app name of ../../x is sanitised: every file stays inside --output."""
+    suite = write_suite(tmp_path, eval_set_id="../../x")
+    out = tmp_path / "deep" / "out"
+    proc = agenteval_cli("run", "--evalset", str(suite), "--output", str(out), "--app", "../../y")
+    assert proc.returncode == 1, proc.stderr
+    written = [p for p in tmp_path.rglob("*.evalset_result.json")]
+    assert written and all(p.resolve().parent == out.resolve() for p in written)
+
+
+def test_filters_and_json_document(tmp_path: Path) -> None:
+    """--case and --metric narrow the run; --json holds the whole run; all passing exits 0."""
+    suite = write_suite(tmp_path)
+    doc = tmp_path / "run.json"
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--case", "good", "--metric", "answer", "--json", str(doc)
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(doc.read_text())
+    cases = data["evalSetResults"][0]["evalCaseResults"]
+    assert [c["evalId"] for c in cases] == ["good"]
+    assert [m["metricName"] for m in cases[0]["overallEvalMetricResults"]] == ["answer"]
+    assert data["overallStatus"] == "passed"
+
+
+def test_skip_metric_and_unknown_filter(tmp_path: Path) -> None:
+    """--skip-metric drops a metric on purpose; a filter that matches nothing is a usage error."""
+    suite = write_suite(tmp_path)
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--skip-metric", "tool_trajectory_avg_score"
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = agenteval_cli("run", "--evalset", str(suite), "--case", "nope")
+    assert proc.returncode == 2
+    assert "--case: 'nope' matches nothing" in proc.stderr
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "result"])
+def test_traces_supply_actual_turns(tmp_path: Path, layout: str) -> None:
+    """Default-mode cases get their actual turns from --traces (JSONL or a result file)."""
+    suite = write_suite(tmp_path, trace_mode=False)
+    proc = agenteval_cli("run", "--evalset", str(suite))
+    assert proc.returncode == 1
+    assert "--traces" in proc.stdout  # the failed cases say what to supply
+    good = [
+        {
+            "userContent": user("q"),
+            "finalResponse": answer("ok"),
+            "tools": [{"name": "t", "arguments": {"x": 1}}],
+        }
+    ]
+    if layout == "jsonl":
+        traces = tmp_path / "traces.jsonl"
+        traces.write_text(
+            "\n".join(
+                json.dumps({"evalId": i, "actualConversation": good}) for i in ("good", "bad")
+            )
+            + "\n"
+        )
+    else:
+        traces = tmp_path / "stored.evalset_result.json"
+        cases = [
+            {"evalId": i, "evalMetricResultPerInvocation": [{"actualInvocation": good[0]}]}
+            for i in ("good", "bad")
+        ]
+        traces.write_text(json.dumps({"evalSetId": "suite", "evalCaseResults": cases}))
+    proc = agenteval_cli("run", "--evalset", str(suite), "--traces", str(traces))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_num_runs_reports_pass_at_k(tmp_path: Path) -> None:
+    """--num-runs 3 repeats every case; the summary carries pass@k and pass^k."""
+    suite = write_suite(tmp_path)
+    doc = tmp_path / "run.json"
+    proc = agenteval_cli("run", "--evalset", str(suite), "--num-runs", "3", "--json", str(doc))
+    assert proc.returncode == 1
+    result = json.loads(doc.read_text())["evalSetResults"][0]
+    assert [c["runId"] for c in result["evalCaseResults"]] == [1, 1, 2, 2, 3, 3]
+    summary = result["summary"]
+    assert summary["numRuns"] == 3
+    by_case = {c["evalId"]: c for c in summary["evalCaseSummaries"]}
+    assert by_case["good"]["passAtK"] == {"1": 1, "2": 1, "3": 1}
+    assert by_case["bad"]["passHatK"] == {"1": 0, "2": 0, "3": 0}
+    assert "pass@" in proc.stdout
+
+
+def test_evaluators_command_lists_builtins() -> None:
+    proc = agenteval_cli("evaluators")
+    assert proc.returncode == 0
+    for name in ("tool_trajectory_avg_score", "final_response_avg_score"):
+        assert name in proc.stdout
+
+
+def test_python_api_in_a_test(tmp_path: Path) -> None:
+    """agenteval.evaluate returns the result objects, usable inside pytest."""
+    suite = write_suite(tmp_path)
+    run = agenteval.evaluate(str(suite), cases=["good"])
+    assert run.passed and run.exit_code == 0
+    assert [c.eval_id for c in run.results[0].case_results()] == ["good"]
+
+
+def test_entry_point_plugin_is_loaded(tmp_path: Path) -> None:
+    """An installed distribution's `agenteval.plugins` entry point registers its evaluator."""
+    site = tmp_path / "site"
+    package = site / "demo_plugin"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            from agenteval.evaluators.base import Evaluator, average_turns, binary_turn
+            from agenteval.plugins import register_evaluator
+
+            @register_evaluator
+            class AlwaysPass(Evaluator):
+                name = "always_pass"
+                description = "Demo plugin evaluator"
+
+                def evaluate(self, metric, actuals, expecteds, context):
+                    turns = [binary_turn(True, "", metric.threshold) for _ in actuals]
+                    return average_turns(turns, metric.threshold)
+            """
+        )
+    )
+    dist = site / "demo_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[agenteval.plugins]\ndemo = demo_plugin\n")
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
+    proc = agenteval_cli("evaluators", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "always_pass" in proc.stdout
+
+
+def test_plugin_file_that_fails_to_import(tmp_path: Path) -> None:
+    """A broken --plugin is one clear line and exit 2, no traceback."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    proc = agenteval_cli("evaluators", "--plugin", str(broken))
+    assert proc.returncode == 2
+    assert "failed to load: RuntimeError: boom" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_shipped_example_runs(tmp_path: Path) -> None:
+    """The example in evalsets/ + metrics/ scores with some passing and some failing cases."""
+    proc = agenteval_cli(
+        "run",
+        "--evalset",
+        str(ROOT / "evalsets"),
+        "--metrics",
+        str(ROOT / "metrics"),
+        "--output",
+        str(tmp_path),
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "FAILED: 7 of 13 cases passed (6 failed)" in proc.stdout
+    assert len(list(tmp_path.glob("*.evalset_result.json"))) == 4
+
+
+@pytest.mark.parametrize("count", [2, 3, 5])
+def test_shards_merge_to_the_full_run(tmp_path: Path, count: int) -> None:
+    """--shard I/N runs, then `merge`, equal a single full run (summary and per-case results)."""
+    evalsets, metrics = str(ROOT / "evalsets"), str(ROOT / "metrics")
+    full = tmp_path / "full"
+    agenteval_cli("run", "--evalset", evalsets, "--metrics", metrics, "--output", str(full), "-q")
+    parts = []
+    for index in range(1, count + 1):
+        out = tmp_path / f"shard{index}"
+        proc = agenteval_cli(
+            "run",
+            "--evalset",
+            evalsets,
+            "--metrics",
+            metrics,
+            "--shard",
+            f"{index}/{count}",
+            "--output",
+            str(out),
+            "-q",
+        )
+        assert proc.returncode in (0, 1), proc.stderr
+        parts.extend(out.glob("*.evalset_result.json"))
+    merged = tmp_path / "merged"
+    proc = agenteval_cli(
+        "merge", *map(str, parts), "--output", str(merged), "--evalset", evalsets, "-q"
+    )
+    assert proc.returncode == 1, proc.stderr
+
+    def by_set(directory: Path) -> dict[str, dict[str, Any]]:
+        return {
+            json.loads(p.read_text())["evalSetId"]: json.loads(p.read_text())
+            for p in directory.glob("*.json")
+        }
+
+    def strip(case: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in case.items() if k not in ("sessionId",)}
+
+    full_sets, merged_sets = by_set(full), by_set(merged)
+    assert (
+        set(full_sets)
+        == set(merged_sets)
+        == {"help-center", "order-api", "order-export", "travel-assistant"}
+    )
+    for eval_set_id, expected in full_sets.items():
+        got = merged_sets[eval_set_id]
+        assert got["summary"] == expected["summary"]
+        assert [strip(c) for c in got["evalCaseResults"]] == [
+            strip(c) for c in expected["evalCaseResults"]
+        ]
+
+
+def test_diff_exit_codes(tmp_path: Path) -> None:
+    """`diff` exits 0 without regressions and 1 with one; --json gives machine output."""
+    suite = write_suite(tmp_path)
+    base, new = tmp_path / "base", tmp_path / "new"
+    agenteval_cli("run", "--evalset", str(suite), "--output", str(base), "-q")
+    data = json.loads(suite.read_text())
+    data["evalCases"][0]["actualConversation"][0]["tools"][0]["arguments"]["x"] = (
+        5  # `good` now fails
+    )
+    suite.write_text(json.dumps(data))
+    agenteval_cli("run", "--evalset", str(suite), "--output", str(new), "-q")
+    (base_file,), (new_file,) = list(base.iterdir()), list(new.iterdir())
+    same = agenteval_cli("diff", str(base_file), str(base_file))
+    assert same.returncode == 0, same.stdout + same.stderr
+    worse = agenteval_cli("diff", str(base_file), str(new_file), "--json")
+    assert worse.returncode == 1
+    changes = json.loads(worse.stdout)
+    assert changes["regressed"] is True
+
+
+def test_junit_markdown_and_github_outputs(tmp_path: Path) -> None:
+    """--junit and --markdown files, the step summary and ::error lines on GitHub Actions."""
+    suite = write_suite(tmp_path)
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n")
+    env = dict(os.environ, GITHUB_ACTIONS="true", GITHUB_STEP_SUMMARY=str(summary))
+    proc = agenteval_cli(
+        "run",
+        "--evalset",
+        str(suite),
+        "--junit",
+        str(tmp_path / "j.xml"),
+        "--markdown",
+        str(tmp_path / "m.md"),
+        env=env,
+    )
+    assert proc.returncode == 1
+    assert 'tests="2" failures="1" errors="0"' in (tmp_path / "j.xml").read_text()
+    assert "bad" in (tmp_path / "m.md").read_text()
+    assert summary.read_text().startswith("earlier step\n") and "bad" in summary.read_text()
+    errors = [line for line in proc.stdout.splitlines() if line.startswith("::error ")]
+    assert len(errors) == 1 and "suite/bad" in errors[0]
+
+
+def test_an_unexpected_exception_is_an_internal_error_exit_4(tmp_path: Path) -> None:
+    """A bug (here a plugin evaluator that raises) exits 4, not 2; --verbose adds the traceback."""
+    plugin = tmp_path / "boom.py"
+    plugin.write_text(
+        textwrap.dedent(
+            """
+            from agenteval.evaluators.base import Evaluator
+            from agenteval.plugins import register_evaluator
+
+            @register_evaluator
+            class Boom(Evaluator):
+                name = "boom"
+                description = "raises"
+
+                def evaluate(self, metric, actuals, expecteds, context):
+                    raise RuntimeError("kaboom")
+            """
+        )
+    )
+    suite = write_suite(tmp_path)
+    (tmp_path / "suite.metrics.json").write_text(
+        json.dumps([{"metricName": "b", "evaluatorName": "boom", "threshold": 1}])
+    )
+    proc = agenteval_cli("run", "--evalset", str(suite), "--plugin", str(plugin))
+    assert proc.returncode == 4
+    assert "internal error: RuntimeError: kaboom (this is a bug in agenteval)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    verbose = agenteval_cli("run", "--evalset", str(suite), "--plugin", str(plugin), "--verbose")
+    assert verbose.returncode == 4
+    assert "Traceback" in verbose.stderr
