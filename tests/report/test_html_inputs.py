@@ -11,7 +11,7 @@ import pytest
 
 from agenteval.errors import ConfigError
 from agenteval.report.html_inputs import load_runs
-from agenteval.report.jsonfile import run_document, write_json, write_result
+from agenteval.report.result_files import run_document, write_json, write_result
 from agenteval.schema.result import EvalSetResult
 from sample_results import case_result, eval_set_result, metric
 

@@ -27,10 +27,10 @@ from typing import Any
 import jinja2
 import orjson
 
-from agenteval.report.collector import collector_paused
+from agenteval.report.atomic_write import write_bytes_atomic
+from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html_inputs import ReportRun
 from agenteval.report.html_model import detail_chunks, report_index, run_model
-from agenteval.report.textfile import write_bytes_atomic
 from agenteval.schema.result import EvalSetResult
 
 _ASSETS = "html_assets"
