@@ -23,6 +23,7 @@ from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 from agenteval.report.html import render_report, script_safe_json
 from agenteval.report.html_inputs import ReportRun
+from cli.test_readme_examples import environment, script
 from judge_server import JudgeServer, Reply
 from sample_results import case_result, eval_set_result, metric
 
@@ -162,6 +163,38 @@ def test_shipped_examples_failed_case_shows_the_argument_difference(
     opened.check_offline()
 
 
+def test_summary_charts_with_several_runs(open_report: object, tmp_path: Path) -> None:
+    """--num-runs 3: a score histogram per metric and one pass@k / pass^k chart, as inline SVG."""
+    report = tmp_path / "runs.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        "evalsets/travel-assistant.evalset.json",
+        "--metrics",
+        "metrics/",
+        "--num-runs",
+        "3",
+        "--html",
+        str(report),
+        "--no-progress",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    summary = opened.page.locator("#summary")
+    rows = summary.locator("table.metrics tbody tr")
+    assert rows.count() == 3  # trajectory, ROUGE, length
+    assert summary.locator("table.metrics svg.hist").count() == 3
+    trajectory = rows.first.locator("td").all_inner_texts()
+    # 4 cases x 3 runs: currency_wrong_amount fails its trajectory every time.
+    assert trajectory[:6] == ["tool_trajectory_avg_score", "1", "75%", "9", "3", "0"]
+    assert summary.locator("svg.passk").count() == 1
+    assert summary.locator("svg.passk polyline").count() == 2
+    opened.page.click("#tabs button[data-tab=cases]")
+    opened.page.click(".row[data-eval-id=weather_paris]")
+    assert opened.page.locator("#case .runs button").count() == 3
+    opened.check_offline()
+
+
 def test_keyboard_moves_through_the_list_and_search_finds_text(
     open_report: object, tmp_path: Path
 ) -> None:
@@ -253,6 +286,58 @@ def test_judge_case_shows_three_samples(
     assert "agreement 0.6667" in turn.locator(".agreement").inner_text()
     page.click("#tabs button[data-tab=summary]")
     assert "judge: 3 calls" in page.locator("#summary .judge-usage").inner_text()
+    opened.check_offline()
+
+
+def test_judge_details_rubrics_rendered_prompt_and_gate_method(
+    open_report: object, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """The README's judge examples: rubric verdicts, a template's prompt, how the gate decided."""
+    script(judge_server)
+    report = tmp_path / "judges.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        "evalsets/travel-assistant.evalset.json",
+        "--evalset",
+        "evalsets/help-center.evalset.json",
+        "--metrics",
+        "metrics/judges/",
+        "--no-cache",
+        "--html",
+        str(report),
+        "--no-progress",
+        env=environment(judge_server.base_url),
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_report(report, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=currency_wrong_amount]")
+    view = page.locator("#case")
+    overall_gate = view.locator(".metric[data-metric=cheap_first_gate]").first
+    assert overall_gate.locator(".gate-methods").inner_text() == (
+        "decided by: exact 0, rouge 0, judge 1"
+    )
+    turn = view.locator(".turn")
+    assert turn.locator(".metric[data-metric=cheap_first_gate] .gate-method").inner_text() == (
+        "decided by: judge"
+    )
+    rubrics = turn.locator(".metric[data-metric=answer_rubrics] table.rubrics tbody tr")
+    assert [rubrics.nth(i).locator("td").first.inner_text() for i in range(rubrics.count())] == [
+        "answers_question",
+        "states_units",
+    ]
+    # A word-level diff of the two final answers: the amounts differ, the rest is shared.
+    assert view.locator(".worddiff del").all_inner_texts() == ["1000", "150,300"]
+    assert view.locator(".worddiff ins").all_inner_texts() == ["100", "15,030"]
+    page.fill("#f-query", "warranty_period_wrong")
+    page.click(".row[data-eval-id=warranty_period_wrong]")
+    template = view.locator(".turn .metric[data-metric=follows_support_policy]")
+    prompt = template.locator("details.prompt pre")
+    assert template.locator("details.prompt summary").inner_text() == "rendered template prompt"
+    # The prompt is the template with the turn's text bound into it.
+    assert "headphones" in prompt.text_content()
+    assert "{{" not in prompt.text_content()
     opened.check_offline()
 
 

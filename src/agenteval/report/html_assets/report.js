@@ -510,9 +510,11 @@
     const details = metric.details || {};
     if (details.reason) block.appendChild(el("div", { class: "reason" }, details.reason));
     if (details.method) block.appendChild(el("div", { class: "gate-method" }, "decided by: " + details.method));
-    if (details.methods) {
+    // The gate counts its deciding methods on the metric result itself (turns carry "method").
+    const methods = details.methods || metric.methods;
+    if (methods && typeof methods === "object") {
       block.appendChild(el("div", { class: "gate-methods" }, "decided by: " +
-        Object.entries(details.methods).map(([k, v]) => k + " " + v).join(", ")));
+        Object.entries(methods).map(([k, v]) => k + " " + v).join(", ")));
     }
     if (Array.isArray(details.samples)) block.appendChild(samplesTable(details));
     if (details.votes) block.appendChild(el("div", { class: "votes" }, "votes: " + (details.votes.pass || 0) + " pass, " + (details.votes.fail || 0) + " fail"));
@@ -528,7 +530,11 @@
       block.appendChild(el("details", { class: "prompt" }, el("summary", {}, "rendered template prompt"), el("pre", {}, details.renderedPrompt)));
     }
     const known = new Set(["reason", "score", "value", "method", "methods", "samples", "votes", "judge", "rubricScores", "renderedPrompt", "agreement", "unstable"]);
-    const rest = Object.fromEntries(Object.entries(details).filter(([k]) => !known.has(k)));
+    const standard = new Set(["metricName", "score", "evalStatus", "threshold", "criterion", "details", "methods"]);
+    const rest = Object.fromEntries([
+      ...Object.entries(details).filter(([k]) => !known.has(k)),
+      ...Object.entries(metric).filter(([k]) => !standard.has(k)),
+    ]);
     if (Object.keys(rest).length) block.appendChild(el("details", {}, el("summary", {}, "details"), jsonTree(rest)));
     if (overall && summary && summary.criterion) {
       block.appendChild(el("details", { class: "criterion" }, el("summary", {}, "criterion"), jsonTree(summary.criterion)));
