@@ -692,7 +692,11 @@ def html_report(
                     )
                 ]
             )
-        write_report(html, runs, title=title, tolerance=tolerance)
+        try:
+            write_report(html, runs, title=title, tolerance=tolerance)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
         if not quiet:
             Console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
         return 0

@@ -76,3 +76,9 @@ def test_report_command_refuses_three_runs_and_unreadable_files(tmp_path: Path) 
     data = json.loads(index)
     assert [run["label"] for run in data["runs"]] == ["a.json", "b.json"]
     assert data["comparison"]["regressed"] is False
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    unwritable = _cli(str(docs[0]), "--html", str(blocked / "r.html"))
+    assert unwritable.returncode == 2
+    assert f"{blocked / 'r.html'}: cannot write" in unwritable.stderr
+
