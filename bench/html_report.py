@@ -54,7 +54,9 @@ def scored_result(root: Path, cases: int) -> Path:
     (root / "bench.metrics.json").write_text(json.dumps(METRICS))
     out = root / "out"
     command = [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset)]
-    done = subprocess.run([*command, "--output", str(out), "--quiet"], check=False)
+    done = subprocess.run(
+        [*command, "--output", str(out), "--quiet"], check=False, stdout=subprocess.DEVNULL
+    )
     if done.returncode not in (0, 1):
         sys.exit(f"agenteval run failed with exit code {done.returncode}")
     (result,) = out.glob("*.evalset_result.json")
@@ -99,9 +101,7 @@ def time_browser(html: Path, repeat: int) -> tuple[list[float], list[float], lis
             page.click("#list .row >> nth=0")
             page.wait_for_selector("#case .case-title")
             first.append((time.perf_counter() - started) * 1000)
-            page.focus("#list")
             started = time.perf_counter()
-            page.keyboard.press("End")  # not bound: scroll by script below instead
             page.eval_on_selector("#list", "e => { e.scrollTop = e.scrollHeight; }")
             page.wait_for_timeout(50)
             rows = page.locator("#list .row")

@@ -312,7 +312,7 @@
     const root = document.getElementById("compare");
     root.textContent = "";
     const c = comparison;
-    root.appendChild(el("p", { class: "verdict" }, badge(c.regressed ? "regressed" : "improved", "k-"), " ",
+    root.appendChild(el("p", { class: "verdict" }, el("span", { class: "badge " + (c.regressed ? "k-regressed" : "k-improved") }, c.regressed ? "regressed" : "no regression"), " ",
       (c.regressed ? "REGRESSED: " : "NO REGRESSION: ") + c.counts.regressions + " regressions, " + c.counts.improved + " improved, " +
       c.counts.appeared + " appeared, " + c.counts.disappeared + " disappeared · " + c.comparedCases + " cases and " +
       c.comparedMetrics + " metrics compared · tolerance " + fmt(c.tolerance)));
