@@ -82,3 +82,21 @@ def test_report_command_refuses_three_runs_and_unreadable_files(tmp_path: Path) 
     assert unwritable.returncode == 2
     assert f"{blocked / 'r.html'}: cannot write" in unwritable.stderr
 
+
+def test_shards_of_one_eval_set_are_merged_and_overlaps_refused(tmp_path: Path) -> None:
+    shards = tmp_path / "shards"
+    for eval_id, score in (("a", 1.0), ("b", 0.0)):
+        part = eval_set_result("s", [case_result("s", eval_id, [metric("m", score)])])
+        part.eval_set_result_id = part.eval_set_result_name = ""  # a file of its own
+        write_result(part, shards, "app")
+    (run,) = load_runs([shards])
+    (joined,) = run.results
+    assert sorted(c.eval_id for c in joined.case_results()) == ["a", "b"]
+    assert joined.summary is not None and joined.summary.run_status_counts is not None
+    counts = joined.summary.run_status_counts
+    assert (counts.passed, counts.failed) == (0, 1)  # one run over both cases: failed
+    again = eval_set_result("s", [case_result("s", "a", [metric("m", 1.0)])])
+    again.eval_set_result_id = again.eval_set_result_name = ""
+    write_result(again, shards, "app")
+    with pytest.raises(ConfigError, match="is also in"):
+        load_runs([shards])

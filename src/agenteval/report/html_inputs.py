@@ -2,7 +2,8 @@
 
 A run document (``--json FILE``, recognised by its ``evalSetResults`` key) is
 one run.  Plain result files given together — also the ``*.json`` files of a
-directory — are joined into one run, like one side of ``agenteval diff``.
+directory — are one run; shards of an eval set are joined as ``agenteval
+merge`` joins them.
 Anything else is a located configuration error naming the file.
 """
 
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.loading import load_result, read_text, validation_problems
+from agenteval.merging import merge_results
 from agenteval.schema.result import EvalSetResult
 
 
@@ -97,6 +99,9 @@ def load_runs(paths: Sequence[Path]) -> list[ReportRun]:
             problems.extend(exc.problems)
     if problems:
         raise ConfigError(problems)
+    if len({result.eval_set_id for result in plain}) < len(plain):
+        # Shards of one run: joined exactly as `agenteval merge` joins them (overlaps refused).
+        plain = merge_results(plain, sources=plain_sources)
     if plain:
         label = Path(plain_sources[0]).name if len(plain_sources) == 1 else "results"
         runs.append(ReportRun(label=label, results=plain, sources=plain_sources))

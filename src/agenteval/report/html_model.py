@@ -242,34 +242,11 @@ class RunModel:
     rows: list[CaseRow]
 
 
-def _joined(results: Sequence[EvalSetResult]) -> list[EvalSetResult]:
-    """Results sharing an evalSetId (shards, several files) joined, in first-seen order."""
-    by_set: dict[str, list[EvalSetResult]] = {}
-    for result in results:
-        by_set.setdefault(result.eval_set_id, []).append(result)
-    joined: list[EvalSetResult] = []
-    for parts in by_set.values():
-        if len(parts) == 1:
-            joined.append(parts[0])
-            continue
-        cases = [case for part in parts for case in part.case_results()]
-        first = parts[0]
-        joined.append(
-            EvalSetResult(
-                eval_set_id=first.eval_set_id,
-                eval_set_result_id=first.eval_set_result_id,
-                eval_case_results=cases,
-                summary=first.summary,
-            )
-        )
-    return joined
-
-
 def run_model(position: int, run: ReportRun) -> RunModel:
     """Summary and case rows of one run."""
     rows: list[CaseRow] = []
     eval_sets: list[dict[str, Any]] = []
-    for set_index, result in enumerate(_joined(run.results)):
+    for set_index, result in enumerate(run.results):
         set_rows = [_case_row(position, set_index, o) for o in case_outcomes(result)]
         eval_sets.append(_eval_set_summary(result, set_rows))
         rows.extend(set_rows)
