@@ -42,7 +42,7 @@ from judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
-INPUT_ROOTS = frozenset({"evalsets", "metrics", "tests"})
+INPUT_ROOTS = frozenset({"evalsets", "metrics", "tests", "examples"})
 # Options whose value is never a path (a shard "1/2" has a slash).
 PLAIN_VALUE_OPTIONS = frozenset(
     {
@@ -62,6 +62,10 @@ PLAIN_VALUE_OPTIONS = frozenset(
         "--max-shown",
         "--num-runs",
         "-n",
+        "--agent",
+        "--expected-agent",
+        "--agent-concurrency",
+        "--agent-timeout",
     }
 )
 PATH_SUFFIXES = (".json", ".jsonl", ".xml", ".md", ".sqlite", ".py")

@@ -34,6 +34,7 @@ from agenteval.sharding import Shard, parse_shard, select
 from agenteval.validation import Findings, check_cases, check_metrics, check_regexes
 
 if TYPE_CHECKING:
+    from agenteval.agents.driver import AgentStats
     from agenteval.judge import JudgeOptions
 
 EXIT_PASSED, EXIT_FAILED, EXIT_CONFIG, EXIT_INCOMPLETE = 0, 1, 2, 3
@@ -80,6 +81,13 @@ class Options:
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
     progress: ProgressSink | None = None
+    # --agent SPEC (cmd:COMMAND or agui:URL) drives default-mode and scenario cases live.
+    agent: str | None = None
+    expected_agent: str | None = None
+    agent_concurrency: int = 4
+    agent_timeout: float = 120.0
+    # --record FILE: every driven case's turns in the --traces JSONL format.
+    record: str | None = None
 
 
 class ProgressSink(Protocol):
@@ -122,6 +130,8 @@ class RunResult:
     judge_failures: list[str] = field(default_factory=list)
     # The run was stopped by a signal: the results hold only what finished before (exit 3).
     interrupted: bool = False
+    # What the driven agent did (--agent), None without one.
+    agent_stats: AgentStats | None = None
 
     @property
     def passed(self) -> bool:
@@ -179,6 +189,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             all_case_ids.update(c.eval_id for c in plan.evalset.cases())
     if not found.problems:
         _check_filters(options, all_metric_names, all_case_ids, found)
+    if options.agent is not None or options.expected_agent is not None:
+        from agenteval.agents.run_setup import check_agent_options
+
+        check_agent_options(options, plans, found.problems)
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
@@ -316,6 +330,7 @@ class JudgeOutcome:
 
     usage: dict[str, object] | None = None
     failures: list[str] = field(default_factory=list)
+    agent: AgentStats | None = None
 
 
 def _judge_options(options: Options) -> JudgeOptions:
@@ -353,7 +368,26 @@ async def run_prepared(
         on_case_done=options.progress.case_done if options.progress is not None else None,
     )
     total = sum(len(planned_runs(plan, settings)) for plan in prepared.plans)
-    if not any(p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics):
+    if options.agent is not None:
+        from agenteval.agents.run_setup import open_driver
+
+        async with open_driver(options, settings, judge) as driver:
+            settings.agent = driver
+            return await _run_plans(prepared, options, settings, total, judge)
+    return await _run_plans(prepared, options, settings, total, judge)
+
+
+async def _run_plans(
+    prepared: Prepared,
+    options: Options,
+    settings: RunSettings,
+    total: int,
+    judge: JudgeOutcome | None,
+) -> list[EvalSetResult]:
+    agent_judge = settings.agent is not None and settings.agent.needs_judge(prepared.plans)
+    if not agent_judge and not any(
+        p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics
+    ):
         if options.progress is not None:
             options.progress.start(total, None)
         fresh = [await run_evalset(plan, settings) for plan in prepared.plans]
@@ -491,4 +525,5 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         judge_usage=judge.usage,
         judge_failures=judge.failures,
         interrupted=interrupted,
+        agent_stats=judge.agent,
     )
