@@ -78,7 +78,7 @@ def test_captured_turns_equal_the_agents_own_log(tmp_path: Path) -> None:
 
 def test_record_then_traces_scores_identically_without_the_agent(tmp_path: Path) -> None:
     record = tmp_path / "recorded.jsonl"
-    code, out, log = _drive(tmp_path, "--record", str(record))
+    code, out, _log = _drive(tmp_path, "--record", str(record))
     assert len(record.read_text().splitlines()) == 3
     replay_out = tmp_path / "replay.json"
     replay_log = tmp_path / "replay-agent.log"
@@ -103,7 +103,7 @@ def test_record_then_traces_scores_identically_without_the_agent(tmp_path: Path)
 
 
 def test_num_runs_drives_the_agent_each_time(tmp_path: Path) -> None:
-    code, out, log = _drive(tmp_path, "--num-runs", "2", "--case", "add_then_multiply")
+    code, _out, log = _drive(tmp_path, "--num-runs", "2", "--case", "add_then_multiply")
     assert code == 0
     assert len(log.read_text().splitlines()) == 4  # 2 runs x 2 turns
     assert len({json.loads(line)["sessionId"] for line in log.read_text().splitlines()}) == 2
