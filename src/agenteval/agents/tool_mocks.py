@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenteval.criteria.jsoncmp import json_outcome
+from agenteval.criteria.json_compare import json_outcome
 from agenteval.schema.metric import JSONCriterion
 
 # (prompt, the call's arguments as JSON text) -> generated result
