@@ -20,6 +20,9 @@ demo: install
 	@$(BIN)/agenteval run --evalset evalsets/ --metrics metrics/ --output output/ --app demo-app; \
 	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi; \
 	  echo "demo finished (exit code $$code: some example cases fail on purpose)"
+	@$(BIN)/python examples/agents/demo.py; \
+	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi; \
+	  echo "agent demo finished (exit code $$code: one example case fails on purpose)"
 
 lint: install
 	$(BIN)/ruff check src tests bench

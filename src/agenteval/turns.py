@@ -84,11 +84,12 @@ def case_turns(
         if conversation is not None and scenario is not None:
             raise CaseLayoutError("conversation and conversationScenario cannot both be configured")
         if scenario is not None:
-            if driven is None:
+            simulated = driven if driven is not None else traces.get(case.eval_id) if traces else None
+            if simulated is None:
                 raise CaseLayoutError(
                     "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
                 )
-            actuals = _checked_actuals(driven)
+            actuals = _checked_actuals(simulated)
             expecteds = driven_expected or [placeholder(a) for a in actuals]
         else:
             if conversation is None:
