@@ -459,9 +459,7 @@ def run(
         )
         _print_judge(out, result, quiet=quiet)
         if result.agent_stats is not None:
-            render_agent_stats(
-                out, result.agent_stats.to_json(), result.agent_stats.first_failure
-            )
+            render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
         if result.interrupted:
             out.print(
                 "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "

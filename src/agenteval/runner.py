@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agenteval.aggregation import build_summary, default_case_aggregate
 from agenteval.case_rubrics import (
@@ -36,6 +36,7 @@ from agenteval.turns import CaseLayoutError, case_turns
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver
+    from agenteval.evaluators.llm.session import JudgeSession
 
 
 @dataclass(slots=True)
@@ -209,17 +210,19 @@ async def evaluate_case(
     traces = settings.traces
     driven: list[Invocation] | None = None
     driven_expected: list[Invocation] | None = None
-    if settings.agent is not None and settings.agent.wants(case, bool(traces and case.eval_id in traces)):
+    agent = settings.agent
+    if agent is not None and agent.wants(case, bool(traces and case.eval_id in traces)):
         from agenteval.agents.driver import AgentRunError
 
+        judge = cast("JudgeSession | None", settings.judge)
         try:
-            driven, driven_expected = await settings.agent.drive(
-                case, run_id, plan.all_metrics, settings.judge  # type: ignore[arg-type]
-            )
+            driven, driven_expected = await agent.drive(case, run_id, plan.all_metrics, judge)
         except AgentRunError as exc:
             return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     try:
-        actuals, expecteds = case_turns(case, traces, driven=driven, driven_expected=driven_expected)
+        actuals, expecteds = case_turns(
+            case, traces, driven=driven, driven_expected=driven_expected
+        )
         rubrics = _case_rubrics(plan, case)
     except (CaseLayoutError, CaseRubricError) as exc:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))

@@ -84,7 +84,9 @@ def case_turns(
         if conversation is not None and scenario is not None:
             raise CaseLayoutError("conversation and conversationScenario cannot both be configured")
         if scenario is not None:
-            simulated = driven if driven is not None else traces.get(case.eval_id) if traces else None
+            simulated = (
+                driven if driven is not None else traces.get(case.eval_id) if traces else None
+            )
             if simulated is None:
                 raise CaseLayoutError(
                     "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
@@ -94,7 +96,9 @@ def case_turns(
         else:
             if conversation is None:
                 raise CaseLayoutError("invocations are empty")
-            recorded = driven if driven is not None else traces.get(case.eval_id) if traces else None
+            recorded = (
+                driven if driven is not None else traces.get(case.eval_id) if traces else None
+            )
             if recorded is None:
                 raise CaseLayoutError(_NEEDS_TRACE)
             actuals = _checked_actuals(recorded)
