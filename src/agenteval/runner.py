@@ -32,7 +32,7 @@ from agenteval.schema.result import (
     RubricScore,
 )
 from agenteval.schema.status import EvalStatus
-from agenteval.turns import CaseLayoutError, case_turns
+from agenteval.turns import CaseLayoutError, case_turns, run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver
@@ -208,6 +208,10 @@ async def evaluate_case(
     """Score one case in one run; errors become a failed case result, never an exception."""
     session_id = _session_id()
     traces = settings.traces
+    if traces and run_id > 1:
+        own = traces.get(run_trace_key(case.eval_id, run_id))
+        if own is not None:
+            traces = {case.eval_id: own}
     driven: list[Invocation] | None = None
     driven_expected: list[Invocation] | None = None
     agent = settings.agent

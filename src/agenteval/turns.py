@@ -12,6 +12,12 @@ _NEEDS_TRACE = (
 )
 
 
+def run_trace_key(eval_id: str, run_id: int) -> str:
+    """Where a trace of run ``run_id`` is kept: run 1 under the evalId (used by every run that
+    has no trace of its own), later runs (``runId`` of ``--record``) under their own key."""
+    return eval_id if run_id == 1 else f"{eval_id}\x00run {run_id}"
+
+
 class CaseLayoutError(Exception):
     """The case cannot be scored; its message becomes the case's errorMessage."""
 

@@ -177,3 +177,22 @@ def test_validate_checks_the_cases_it_would_drive(tmp_path: Path) -> None:
     )
     good = run_cli("validate", "--evalset", str(EVALSET), "--agent", f"cmd:{EXAMPLE_AGENT}")
     assert good.returncode == 0 and "3 case(s) will be driven" in good.stdout
+
+
+def test_record_with_num_runs_replays_every_run(tmp_path: Path) -> None:
+    record = tmp_path / "recorded.jsonl"
+    code, out, _ = _drive(tmp_path, "--num-runs", "2", "--record", str(record))
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert sorted(line.get("runId", 1) for line in lines) == [1, 1, 1, 2, 2, 2]
+    replay_out = tmp_path / "replay.json"
+    proc = run_cli(
+        "run", "--evalset", str(EVALSET), "--traces", str(record), "--num-runs", "2",
+        "--no-cache", "--json", str(replay_out),
+    )  # fmt: skip
+    assert proc.returncode == code == 1
+    first = json.loads(out.read_text())["evalSetResults"][0]["evalCaseResults"]
+    second = json.loads(replay_out.read_text())["evalSetResults"][0]["evalCaseResults"]
+    for case in (*first, *second):
+        case.pop("sessionId")
+    key = lambda c: (c["runId"], c["evalId"])  # noqa: E731
+    assert sorted(first, key=key) == sorted(second, key=key)
