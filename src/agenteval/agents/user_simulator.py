@@ -35,6 +35,9 @@ _STOP_RULE = (
 )
 
 
+_OPENING = "(The conversation starts now. Write the user's first message.)"
+
+
 class ScenarioError(Exception):
     """The scenario cannot be simulated as configured."""
 
@@ -65,7 +68,8 @@ class UserSimulator:
         self.stop_signal = scenario.stop_signal.strip()
         self.limit = scenario.max_allowed_invocations or 0
         self._chat = chat
-        self._history: list[tuple[str, str]] = []
+        # Chat models expect the first non-system message from the user side.
+        self._history: list[tuple[str, str]] = [("user", _OPENING)]
         self._sent = 0
 
     def system_prompt(self) -> str:
