@@ -2,6 +2,7 @@
 """A cmd: agent for the fault tests: the user text says which fault to commit."""
 
 import json
+import os
 import sys
 import time
 
@@ -15,6 +16,8 @@ for line in sys.stdin:
         sys.exit(3)
     if text == "hang":
         time.sleep(60)
+    if text.startswith("slow "):
+        time.sleep(0.3)
     if text == "garbage":
         print("this is not json", flush=True)
         continue
@@ -22,3 +25,6 @@ for line in sys.stdin:
         print(json.dumps({"type": "error", "message": "model quota exceeded"}), flush=True)
         continue
     print(json.dumps({"type": "final", "content": f"echo: {text}"}), flush=True)
+    if os.environ.get("FAULT_AGENT_LOG"):
+        with open(os.environ["FAULT_AGENT_LOG"], "a") as log:
+            log.write(text + "\n")
