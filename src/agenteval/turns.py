@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agenteval.errors import CaseError
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 
 _NEEDS_TRACE = (
@@ -18,7 +19,7 @@ def run_trace_key(eval_id: str, run_id: int) -> str:
     return eval_id if run_id == 1 else f"{eval_id}\x00run {run_id}"
 
 
-class CaseLayoutError(Exception):
+class CaseLayoutError(CaseError):
     """The case cannot be scored; its message becomes the case's errorMessage."""
 
 

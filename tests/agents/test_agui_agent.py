@@ -243,5 +243,5 @@ def test_unreachable_agent_fails_cases_with_the_reason(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert case_results(out)["one"]["errorMessage"].startswith(
-        "agent turn 1 of 1: HTTP error: ConnectError"
+        "agent turn 1 of 1: cannot reach http://127.0.0.1:9/agent: "
     )

@@ -8,13 +8,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenteval.agents.recorder import TurnRecorder
+from agenteval.errors import CaseError
 from agenteval.schema.evalset import Invocation, Message
 
 # (tool name, decoded arguments) -> the mocked result; raises ToolMockError
 MockAnswer = Callable[[str, Any], Awaitable[Any]]
 
 
-class AgentTurnError(Exception):
+class AgentTurnError(CaseError):
     """A turn could not finish: crash, timeout, protocol error, agent-reported error."""
 
 

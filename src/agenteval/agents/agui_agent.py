@@ -38,6 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 from agenteval.agents.adapter import AgentSession, AgentTurnError, SessionStart, TurnInput
 from agenteval.agents.recorder import TurnRecorder, parse_json_text
 from agenteval.agents.text import printable
+from agenteval.judge.aiohttp_client import open_http_client
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.evalset import Message as EvalMessage
 
@@ -208,8 +209,10 @@ class AguiSession:
                         break
         except SSEError as exc:
             raise AgentTurnError(f"protocol error: {exc}") from None
+        except httpx.TransportError as exc:
+            raise AgentTurnError(f"cannot reach {self.agent.url}: {exc}") from None
         except httpx.HTTPError as exc:
-            raise AgentTurnError(f"HTTP error: {type(exc).__name__}: {exc}") from None
+            raise AgentTurnError(f"HTTP error: {exc}") from None
         if not run.finished:
             raise AgentTurnError("the event stream ended without RUN_FINISHED")
         return run
@@ -283,12 +286,10 @@ class AguiAgent:
         self.description = f"agui:{url}"
         self.timeout = timeout
         self._slots = asyncio.Semaphore(concurrency)
-        self.client = httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-            headers={"Accept": "text/event-stream"},
-            follow_redirects=False,
-            trust_env=False,
+        # The judge's client: httpx's API over the aiohttp transport, which keeps up with
+        # many short streamed runs where httpx's own transport did not (bench/agent_overhead.py).
+        self.client = open_http_client(
+            concurrency, timeout, headers={"Accept": "text/event-stream"}
         )
 
     @asynccontextmanager

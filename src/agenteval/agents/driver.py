@@ -25,6 +25,7 @@ from agenteval.agents.adapter import (
 from agenteval.agents.recorder import TraceRecordFile, parse_json_text
 from agenteval.agents.tool_mocks import ToolMockError, ToolMocks, parse_tool_mocks
 from agenteval.agents.user_simulator import ChatCall, ScenarioError, UserSimulator
+from agenteval.errors import CaseError
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 from agenteval.schema.metric import EvalMetric
 
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from agenteval.judge.config import JudgeSettings
 
 
-class AgentRunError(Exception):
+class AgentRunError(CaseError):
     """A case run could not be driven; the text is the case's errorMessage."""
 
 

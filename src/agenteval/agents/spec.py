@@ -5,9 +5,10 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from agenteval.agents.adapter import AgentAdapter
+from agenteval.errors import FormatError
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(FormatError):
     """The spec names no known adapter or is incomplete."""
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenteval.criteria.json_compare import json_outcome
+from agenteval.errors import CaseError
 from agenteval.schema.metric import JSONCriterion
 
 # (prompt, the call's arguments as JSON text) -> generated result
@@ -23,7 +24,7 @@ _ARGUMENT_KEYS = frozenset({"ignore", "expected", "onlyTree", "ignoreTree", "num
 _RULE_KEYS = frozenset({"name", "arguments", "result", "llmGenerator"})
 
 
-class ToolMockError(Exception):
+class ToolMockError(CaseError):
     """A toolMock entry is malformed, or a mocked call matched no rule."""
 
 

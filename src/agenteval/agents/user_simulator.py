@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 
+from agenteval.errors import CaseError
 from agenteval.schema.evalset import ConversationScenario
 
 # chat messages as (role, content) -> the model's reply text
@@ -38,7 +39,7 @@ _STOP_RULE = (
 _OPENING = "(The conversation starts now. Write the user's first message.)"
 
 
-class ScenarioError(Exception):
+class ScenarioError(CaseError):
     """The scenario cannot be simulated as configured."""
 
 
