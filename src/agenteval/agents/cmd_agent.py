@@ -49,6 +49,7 @@ class CmdWorker:
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._stderr_task: asyncio.Task[None] | None = None
+        self._queued: list[bytes] = []
 
     async def start(self) -> None:
         """Start the process (its own process group, pipes on all three streams)."""
@@ -88,11 +89,18 @@ class CmdWorker:
         data = b"".join(self._stderr)[-_STDERR_KEEP:]
         return printable(data.decode("utf-8", "replace").strip())
 
-    async def send(self, message: dict[str, Any]) -> None:
-        """Write one JSON line; AgentTurnError when the process is gone."""
+    def queue(self, message: dict[str, Any]) -> None:
+        """Hold a line that needs no answer until the next ``send`` (one write, one wake-up)."""
+        self._queued.append(orjson.dumps(message) + b"\n")
+
+    async def send(self, message: dict[str, Any] | None = None) -> None:
+        """Write the queued lines and ``message``; AgentTurnError when the process is gone."""
         assert self.proc is not None and self.proc.stdin is not None
+        if message is not None:
+            self.queue(message)
+        data, self._queued = b"".join(self._queued), []
         try:
-            self.proc.stdin.write(orjson.dumps(message) + b"\n")
+            self.proc.stdin.write(data)
             await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             raise AgentTurnError(await self.exit_reason()) from None
@@ -241,7 +249,8 @@ class CmdAgent:
             worker.clear_stderr()
             session = CmdSession(worker, start.session_id, self.timeout)
             try:
-                await worker.send(
+                # Sent with the first user turn; the previous session's end goes with it too.
+                worker.queue(
                     {
                         "type": "session_start",
                         "sessionId": start.session_id,
@@ -254,7 +263,7 @@ class CmdAgent:
                 )
                 yield session
                 if not session.broken:
-                    await worker.send({"type": "session_end", "sessionId": start.session_id})
+                    worker.queue({"type": "session_end", "sessionId": start.session_id})
             except BaseException:
                 session.broken = True
                 raise
@@ -287,6 +296,7 @@ class CmdAgent:
         for worker in workers:
             if worker.proc is not None and worker.proc.stdin is not None:
                 with contextlib.suppress(Exception):
+                    await worker.send()  # the last session_end
                     worker.proc.stdin.close()
         for worker in workers:
             if worker.proc is not None and worker.alive:
