@@ -7,8 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agent_cli import EXACT_FINAL, EXAMPLE_AGENT, case_results, echo_case, run_cli, write_evalset
 
+from agenteval.agents.text import printable
+from agenteval.agents.user_simulator import ScenarioError, check_scenario
+from agenteval.schema.evalset import ConversationScenario
 from judge_server import JudgeServer, Reply
 
 RUBRICS = '{"rubricScores": [{"id": "useful", "score": 1, "reason": "It helps."}]}'
@@ -221,3 +225,26 @@ def test_expected_agent_produces_the_expected_turns(tmp_path: Path) -> None:
         without.returncode == 2 and "expectedRunnerEnabled needs --expected-agent" in without.stderr
     )
     assert json.loads(out.read_text())  # the earlier document is untouched by the refused run
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"driver": "robot", "conversationPlan": "p", "stopSignal": "x"},
+            "driver 'robot' is unknown",
+        ),
+        ({"conversationPlan": "  ", "stopSignal": "x"}, "conversationPlan is empty"),
+        ({"conversationPlan": "p"}, "cannot both be disabled"),
+        ({"conversationPlan": "p", "maxAllowedInvocations": -1}, ">= 0"),
+    ],
+)
+def test_scenarios_go_would_refuse(fields: dict[str, Any], message: str) -> None:
+    scenario = ConversationScenario.model_validate(fields)
+    with pytest.raises(ScenarioError, match=message):
+        check_scenario(scenario)
+
+
+def test_agent_output_is_made_printable() -> None:
+    assert printable("a\nb\x1b[31m\u202e") == "a\\nb\\x1b[31m\\u202e"
+    assert printable("x" * 5, limit=3) == "xxx…"
