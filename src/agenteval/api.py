@@ -514,7 +514,8 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     asyncio.run(main())
     status = overall_status(results)
     interrupted = opts.stop is not None and opts.stop.event.is_set()
-    if judge.failures or interrupted:
+    agent_missing = judge.agent is not None and judge.agent.not_started > 0
+    if judge.failures or interrupted or agent_missing:
         exit_code = EXIT_INCOMPLETE
     else:
         exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED

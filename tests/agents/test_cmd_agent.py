@@ -196,3 +196,17 @@ def test_record_with_num_runs_replays_every_run(tmp_path: Path) -> None:
         case.pop("sessionId")
     key = lambda c: (c["runId"], c["evalId"])  # noqa: E731
     assert sorted(first, key=key) == sorted(second, key=key)
+
+
+def test_a_command_that_cannot_start_makes_the_run_incomplete(tmp_path: Path) -> None:
+    evalset = write_evalset(tmp_path, "missing", [echo_case("one", "hi")], EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", "cmd:./no-such-agent --flag",
+        "--no-cache", "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    message = case_results(out)["one"]["errorMessage"]
+    assert message.startswith("agent turn 1 of 1: agent process exited with code 127; stderr: ")
+    assert "no-such-agent" in message
+    assert json.loads(out.read_text())["agent"]["notStarted"] == 1

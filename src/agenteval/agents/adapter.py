@@ -18,6 +18,11 @@ MockAnswer = Callable[[str, Any], Awaitable[Any]]
 class AgentTurnError(CaseError):
     """A turn could not finish: crash, timeout, protocol error, agent-reported error."""
 
+    def __init__(self, message: str, *, not_started: bool = False) -> None:
+        super().__init__(message)
+        # The agent could not be started or reached at all (the run is incomplete, exit 3).
+        self.not_started = not_started
+
 
 @dataclass(frozen=True, slots=True)
 class SessionStart:

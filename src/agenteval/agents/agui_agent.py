@@ -209,8 +209,12 @@ class AguiSession:
                         break
         except SSEError as exc:
             raise AgentTurnError(f"protocol error: {exc}") from None
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise AgentTurnError(
+                f"cannot reach {self.agent.url}: {exc}", not_started=True
+            ) from None
         except httpx.TransportError as exc:
-            raise AgentTurnError(f"cannot reach {self.agent.url}: {exc}") from None
+            raise AgentTurnError(f"connection to {self.agent.url} failed: {exc}") from None
         except httpx.HTTPError as exc:
             raise AgentTurnError(f"HTTP error: {exc}") from None
         if not run.finished:

@@ -50,6 +50,7 @@ class CmdWorker:
         self._stderr_size = 0
         self._stderr_task: asyncio.Task[None] | None = None
         self._queued: list[bytes] = []
+        self.replied = False
 
     async def start(self) -> None:
         """Start the process (its own process group, pipes on all three streams)."""
@@ -116,7 +117,11 @@ class CmdWorker:
         except ValueError:
             raise AgentTurnError("protocol error: a reply line is longer than 64 MiB") from None
         if not line:
-            raise AgentTurnError(await self.exit_reason())
+            reason = await self.exit_reason()
+            # 126/127: the shell could not run the command at all.
+            never = not self.replied and self.proc.returncode in (126, 127)
+            raise AgentTurnError(reason, not_started=never)
+        self.replied = True
         try:
             return reply_adapter.validate_json(line)
         except ValidationError as exc:

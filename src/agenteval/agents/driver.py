@@ -51,6 +51,8 @@ class AgentStats:
     tool_calls: int = 0
     mocked_calls: int = 0
     failures: int = 0
+    # Case runs whose agent could not be started or reached: the run is incomplete (exit 3).
+    not_started: int = 0
     seconds: float = 0.0
     first_failure: str = ""
 
@@ -62,6 +64,7 @@ class AgentStats:
             "toolCalls": self.tool_calls,
             "mockedToolCalls": self.mocked_calls,
             "failures": self.failures,
+            "notStarted": self.not_started,
             "agentSeconds": round(self.seconds, 3),
         }
 
@@ -320,6 +323,8 @@ class AgentDriver:
         try:
             turn = await session.turn(TurnInput(number, message, mocks.names, answer))
         except AgentTurnError as exc:
+            if exc.not_started:
+                self.stats.not_started += 1
             raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
         except ToolMockError as exc:
             raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None

@@ -16,6 +16,14 @@ def render_agent_stats(out: Console, stats: Mapping[str, object], first_failure:
         f"{failures} failed, agent time {stats.get('agentSeconds', 0)} s"
     )
     out.print(line, highlight=False, markup=False, soft_wrap=True)
+    missing = stats.get("notStarted", 0)
+    if missing:
+        out.print(
+            f"INCOMPLETE: the agent could not be started or reached for {missing} case run(s)",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     if failures and first_failure:
         out.print(
             f"  first agent failure: {first_failure}", highlight=False, markup=False, soft_wrap=True
