@@ -17,7 +17,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   └── agents: adapter.AgentTurnError, driver.AgentRunError ── AgentStopped,
     │       tool_mocks.ToolMockError, user_simulator.ScenarioError
     ├── FormatError (also ValueError)   a value without the shape it must have
-    │   ├── template.gojson.GoJSONError, judge.backend.LogprobsFormatError
+    │   ├── gojson.GoJSONError, judge.backend.LogprobsFormatError
     │   ├── evaluators.llm.gate_judge.JudgeReplyFormatError
     │   └── agents.spec.AgentSpecError
     ├── JudgeError                      a judge call failed for good (exit 3)

@@ -4,6 +4,8 @@
 (``rubric_scores`` here; issue 5 adds ``single_score``, ``boolean`` and
 ``categorical``).  Evaluator-specific scorers (final response,
 hallucination) are composed directly and not registered by name, as in Go.
+
+Tested in tests/evaluators/llm/operators/test_rubrics.py.
 """
 
 from __future__ import annotations
