@@ -1,4 +1,7 @@
-"""What the session driver needs from an agent adapter (``cmd:`` or ``agui:``)."""
+"""What the session driver needs from an agent adapter (``cmd:`` or ``agui:``).
+
+Tested in tests/agents/test_cmd_agent.py and tests/agents/test_agui_agent.py.
+"""
 
 from __future__ import annotations
 

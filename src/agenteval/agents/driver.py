@@ -4,6 +4,8 @@
 captured actual turns (and, with ``--expected-agent``, the expected ones).  Any
 fault becomes ``AgentRunError`` whose text is the case's ``errorMessage``,
 naming the turn and what happened.
+
+Tested in tests/agents/test_user_simulator.py and tests/agents/test_cmd_agent.py.
 """
 
 from __future__ import annotations

@@ -28,6 +28,8 @@ the case's error message.  Lines that need no answer travel with the next one:
 ``session_start`` arrives together with the first ``user_turn``, and
 ``session_end`` together with the next ``session_start`` (or just before
 agenteval closes stdin at the end of the run), so a worker wakes once per turn.
+
+Tested in tests/agents/test_cmd_agent.py.
 """
 
 from __future__ import annotations

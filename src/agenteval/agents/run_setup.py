@@ -1,4 +1,7 @@
-"""Wire ``--agent`` into a run: check the options and cases up front, open and close the driver."""
+"""Wire ``--agent`` into a run: check the options and cases up front, open and close the driver.
+
+Tested in tests/agents/test_agent_interrupt.py and tests/agents/test_cmd_agent.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Agent output is untrusted text: make it safe to show in one line of a terminal or CI log."""
+"""Agent output is untrusted text: make it safe to show in one line of a terminal or CI log.
+
+Tested in tests/agents/test_user_simulator.py.
+"""
 
 from __future__ import annotations
 

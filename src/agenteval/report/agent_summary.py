@@ -1,4 +1,7 @@
-"""The summary line about the driven agent (``run --agent``)."""
+"""The summary line about the driven agent (``run --agent``).
+
+Tested in tests/agents/test_cmd_agent.py and tests/agents/test_agui_agent.py.
+"""
 
 from __future__ import annotations
 
