@@ -248,3 +248,20 @@ def test_scenarios_go_would_refuse(fields: dict[str, Any], message: str) -> None
 def test_agent_output_is_made_printable() -> None:
     assert printable("a\nb\x1b[31m\u202e") == "a\\nb\\x1b[31m\\u202e"
     assert printable("x" * 5, limit=3) == "xxx…"
+
+
+def test_offline_cache_miss_of_the_simulator_makes_the_run_incomplete(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    evalset = write_evalset(
+        tmp_path, "sim", [_scenario(maxAllowedInvocations=2)], _judge_metrics(judge_server.base_url)
+    )
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{EXAMPLE_AGENT}",
+        "--offline", "--cache", str(tmp_path / "empty.sqlite"), "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    message = case_results(out)["chat"]["errorMessage"]
+    assert message.startswith("user simulator before turn 1: offline: no cached judge reply")
+    assert judge_server.count == 0

@@ -27,7 +27,7 @@ from agenteval.agents.adapter import (
 from agenteval.agents.recorder import TraceRecordFile, parse_json_text
 from agenteval.agents.tool_mocks import ToolMockError, ToolMocks, parse_tool_mocks
 from agenteval.agents.user_simulator import ChatCall, ScenarioError, UserSimulator
-from agenteval.errors import CaseError
+from agenteval.errors import CaseError, JudgeError
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 from agenteval.schema.metric import EvalMetric
 
@@ -363,7 +363,12 @@ def _chat_call(judge: JudgeSession, settings: JudgeSettings) -> ChatCall:
 
     async def chat(messages: Sequence[tuple[str, str]]) -> str:
         request = JudgeRequest(settings, tuple(ChatMessage(role, text) for role, text in messages))
-        reply = await judge.client.complete(request, metric_name="agent-driving")
+        try:
+            reply = await judge.client.complete(request, metric_name="agent-driving")
+        except JudgeError as exc:
+            # Like a judge turn left not_evaluated: the run could not finish (exit 3).
+            judge.record_failure("agent-driving", str(exc))
+            raise
         return reply.text
 
     return chat
