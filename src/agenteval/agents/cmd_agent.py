@@ -104,7 +104,7 @@ class CmdWorker:
             self.proc.stdin.write(data)
             await self.proc.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
-            raise AgentTurnError(await self.exit_reason()) from None
+            raise await self.gone() from None
 
     async def receive(self, deadline: float) -> Any:
         """The next reply line, parsed; AgentTurnError on EOF, timeout or garbage."""
@@ -117,10 +117,7 @@ class CmdWorker:
         except ValueError:
             raise AgentTurnError("protocol error: a reply line is longer than 64 MiB") from None
         if not line:
-            reason = await self.exit_reason()
-            # 126/127: the shell could not run the command at all.
-            never = not self.replied and self.proc.returncode in (126, 127)
-            raise AgentTurnError(reason, not_started=never)
+            raise await self.gone()
         self.replied = True
         try:
             return reply_adapter.validate_json(line)
@@ -130,6 +127,14 @@ class CmdWorker:
             where = ".".join(str(p) for p in problem["loc"])
             detail = f"{where}: {problem['msg']}" if where else problem["msg"]
             raise AgentTurnError(f"protocol error: {detail} in reply line {shown!r}") from None
+
+    async def gone(self) -> AgentTurnError:
+        """The error for a process that stopped answering (stdout closed or stdin broken)."""
+        reason = await self.exit_reason()
+        assert self.proc is not None
+        # 126/127: the shell could not run the command at all.
+        never = not self.replied and self.proc.returncode in (126, 127)
+        return AgentTurnError(reason, not_started=never)
 
     async def exit_reason(self) -> str:
         """Why the process stopped answering: its exit code and stderr."""
