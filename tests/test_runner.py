@@ -228,7 +228,7 @@ def test_a_stopped_run_starts_nothing_and_is_marked_partial() -> None:
     for planned in (exact(), (metric("short"), LengthAtMost())):
         result = asyncio.run(run_evalset(plan(CASES, planned), RunSettings(stop=stop)))
         assert result.eval_case_results == []
-        assert (result.model_extra or {}).get("partial") is True
+        assert result.partial is True
 
 
 def test_stop_signal_calls_back_now_or_later() -> None:

@@ -35,6 +35,7 @@ from agenteval.evaluators.llm.judgecheck import JUDGE_MODEL
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
+    current_pair,
     message_text,
     rubric_block,
 )
@@ -123,11 +124,7 @@ class PairwisePrompt(PromptConstructor):
             raise OperatorError("eval metric is nil")
         if turn.llm_judge is None:
             raise OperatorError("llm judge criterion is required")
-        actual, expected = turn.actuals[-1], turn.expecteds[-1]
-        if actual is None:
-            raise OperatorError("actual invocation is nil")
-        if expected is None:
-            raise OperatorError("expected invocation is nil")
+        actual, expected = current_pair(turn)
         if expected.final_response is None:
             raise OperatorError(f"expected final response is required for {NAME}")
         if actual.final_response is None:
