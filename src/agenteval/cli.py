@@ -31,6 +31,8 @@ from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
 from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.html import write_report, write_run_report
+from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit
 from agenteval.report.markdown import append_step_summary, write_markdown
 from agenteval.report.progress import RunProgress
@@ -271,6 +273,12 @@ def run(
         Path | None,
         typer.Option("--json", metavar="FILE", help="Write the whole run as one JSON document."),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="FILE", help="Write a self-contained offline HTML report of the run."
+        ),
+    ] = None,
     num_runs: Annotated[
         int,
         typer.Option(
@@ -449,6 +457,12 @@ def run(
             written.append(write_junit(junit, result.results, elapsed=result.elapsed))
         if markdown is not None:
             written.append(write_markdown(markdown, result.results, elapsed=result.elapsed))
+        if html is not None:
+            extras = {
+                "durationSeconds": result.elapsed,
+                "warnings": [str(w) for w in result.warnings],
+            }
+            written.append(write_run_report(html, result.results, extras=extras))
         _ci_outputs(result)
         if written and not quiet:
             for path in written:
@@ -671,6 +685,70 @@ def schema(
         from agenteval.schema.json_schema import json_schema_text
 
         sys.stdout.write(json_schema_text(kind.value))
+        return 0
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command(name="report")
+def html_report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Result files, --json run documents or directories; two runs are compared."
+        ),
+    ],
+    html: Annotated[
+        Path,
+        typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
+    ],
+    base: Annotated[
+        list[Path],
+        typer.Option(
+            "--base",
+            metavar="BASE.json",
+            help="BASE result file(s) or run document to compare the results with.",
+        ),
+    ] = [],  # noqa: B006
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="DELTA",
+            min=0.0,
+            help="In a comparison, score drops up to this much are not regressions.",
+        ),
+    ] = 0.0,
+    title: Annotated[
+        str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
+    ] = "",
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write one offline HTML report of saved results; two runs become a comparison."""
+
+    def body() -> int:
+        runs = load_runs(base) + load_runs(results) if base else load_runs(results)
+        if base and len(runs) != 2:
+            raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
+        if len(runs) > 2:
+            raise ConfigError(
+                [
+                    Problem(
+                        "report",
+                        "",
+                        f"{len(runs)} runs given; a report shows one run or compares two",
+                        "give result files of one run, or two --json run documents",
+                    )
+                ]
+            )
+        try:
+            write_report(html, runs, title=title, tolerance=tolerance)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
+        if not quiet:
+            Console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
         return 0
 
     raise typer.Exit(_guard(verbose, body))

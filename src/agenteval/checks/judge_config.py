@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from agenteval.checks.numbers import MAX_NUM_SAMPLES
 from agenteval.evaluators.base import ConfigIssue
+from agenteval.judge.providers import PROVIDERS, provider_info
 from agenteval.schema.metric import EvalMetric, JudgeModel
 
 LLM_JUDGE = "criterion.llmJudge"
@@ -63,12 +64,12 @@ def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:
         issues.append(
             ConfigIssue(f"{JUDGE_MODEL}.providerName", "providerName is empty", _UNSET_VAR_HINT)
         )
-    elif model.provider_name != "openai":
+    elif provider_info(model.provider_name) is None:
         issues.append(
             ConfigIssue(
                 f"{JUDGE_MODEL}.providerName",
                 f"unknown provider: {model.provider_name}",
-                "the built-in judge backend is 'openai' (any OpenAI-compatible endpoint)",
+                f"the judge providers are {', '.join(repr(p) for p in PROVIDERS)}",
             )
         )
     if not model.model_name:
@@ -146,3 +147,20 @@ def _generation_issues(model: JudgeModel) -> list[ConfigIssue]:
             )
         ]
     return []
+
+
+def capability_issue(metric: EvalMetric, capability: str) -> ConfigIssue | None:
+    """An issue when ``metric``'s judge provider cannot do ``capability``, else ``None``."""
+    from agenteval.judge.providers import PROVIDERS, missing_capability
+
+    llm_judge = metric.criterion.llm_judge if metric.criterion else None
+    model = llm_judge.judge_model if llm_judge else None
+    if model is None or not missing_capability(model.provider_name, capability):
+        return None
+    able = ", ".join(p.name for p in PROVIDERS.values() if capability in p.capabilities)
+    return ConfigIssue(
+        f"{JUDGE_MODEL}.providerName",
+        f"metric {metric.metric_name!r} ({metric.evaluator}) needs {capability}, "
+        f"which judge provider {model.provider_name!r} cannot return",
+        f"judge it with a provider that has {capability}: {able}",
+    )
