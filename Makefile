@@ -50,3 +50,11 @@ bench: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output
+
+# The JSON Schemas, regenerated from the pydantic models (tests/schema checks they are current).
+.PHONY: schemas
+schemas: install
+	for kind in evalset metrics result run; do \
+	  $(BIN)/agenteval schema $$kind > schemas/$$kind.schema.json; \
+	  cp schemas/$$kind.schema.json src/agenteval/data/$$kind.schema.json; \
+	done
