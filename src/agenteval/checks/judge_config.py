@@ -3,12 +3,16 @@
 These are the problems §2 would only report when a case runs (missing
 judgeModel, ``numSamples <= 0``, negative ``sampleParallelism``) and those the
 judge client would hit on every call (unknown provider, a bad
-``generationConfig``, ``top_logprobs`` without ``logprobs``), found once by
-``agenteval validate`` / before a run starts.
+``generationConfig``, ``top_logprobs`` without ``logprobs``, an API key with a
+line break, a base URL that is not http(s)), found once by ``agenteval
+validate`` / before a run starts: a configuration error, never a retried call.
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
+from agenteval.checks.numbers import MAX_NUM_SAMPLES
 from agenteval.evaluators.base import ConfigIssue
 from agenteval.judge.providers import PROVIDERS, provider_info
 from agenteval.schema.metric import EvalMetric, JudgeModel
@@ -48,6 +52,14 @@ def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:
         issues.append(
             ConfigIssue(f"{JUDGE_MODEL}.numSamples", "num samples must be greater than 0")
         )
+    elif model.num_samples is not None and model.num_samples > MAX_NUM_SAMPLES:
+        issues.append(
+            ConfigIssue(
+                f"{JUDGE_MODEL}.numSamples",
+                f"num samples must be at most {MAX_NUM_SAMPLES}, got {model.num_samples}",
+                "each sample is one judge call per turn",
+            )
+        )
     if not model.provider_name:
         issues.append(
             ConfigIssue(f"{JUDGE_MODEL}.providerName", "providerName is empty", _UNSET_VAR_HINT)
@@ -65,6 +77,51 @@ def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:
             ConfigIssue(f"{JUDGE_MODEL}.modelName", "modelName is empty", _UNSET_VAR_HINT)
         )
     issues.extend(_generation_issues(model))
+    issues.extend(_connection_issues(model))
+    return issues
+
+
+def _connection_issues(model: JudgeModel) -> list[ConfigIssue]:
+    """A base URL and API key the judge can never use: refused up front, never retried.
+
+    Checked on the values a call would use (after ``${VAR}`` expansion and the
+    provider's defaults); the key itself is never part of a message.
+    """
+    from agenteval.judge import JudgeConfigError, resolve_settings
+
+    try:
+        settings = resolve_settings(model)
+    except JudgeConfigError:
+        return []  # reported by the generationConfig check
+    issues: list[ConfigIssue] = []
+    key = settings.api_key.reveal()
+    if any(ch in key for ch in "\r\n") or not key.isascii() or not key.isprintable():
+        source = "apiKey" if model.api_key else "the API key variable"
+        issues.append(
+            ConfigIssue(
+                f"{JUDGE_MODEL}.apiKey",
+                "the API key holds a line break, a control or a non-ASCII character, "
+                "which no HTTP header can carry",
+                f"check {source} (a stray newline from a secret file is common)",
+            )
+        )
+    url = settings.base_url
+    if not url and settings.provider != "openai":
+        return issues  # the provider's own default endpoint
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that does not parse
+    except ValueError as exc:
+        issues.append(ConfigIssue(f"{JUDGE_MODEL}.baseURL", f"base URL does not parse: {exc}"))
+        return issues
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        issues.append(
+            ConfigIssue(
+                f"{JUDGE_MODEL}.baseURL",
+                f"base URL {url!r} is not an http(s) URL with a host",
+                "e.g. https://api.openai.com/v1",
+            )
+        )
     return issues
 
 
