@@ -1,6 +1,6 @@
 """``providerName`` → the backend class that speaks that provider's API (openai aside).
 
-Tested in tests/judge/test_providers.py (every provider, picked through this table).
+Tested in tests/judge/test_providers.py (every provider through the client).
 """
 
 from __future__ import annotations
