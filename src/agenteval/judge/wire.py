@@ -76,6 +76,24 @@ def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, 
     return system, turns
 
 
+def json_headers(
+    settings: JudgeSettings,
+    key_header: str,
+    key_prefix: str = "",
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """A JSON call's fixed headers: type, accept, user agent, ``extra``, then the API key if any."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": USER_AGENT,
+        **(extra or {}),
+    }
+    if settings.api_key:
+        headers[key_header] = key_prefix + header_value(settings.api_key.reveal(), settings)
+    return headers
+
+
 class JsonJudgeBackend:
     """A judge backend that POSTs one JSON body per attempt; subclasses speak one provider."""
 
