@@ -299,26 +299,10 @@ def _is_builtin_or_unknown(name: str) -> bool:
     return name in KNOWN_BUILTINS or evaluators.get(name) is None
 
 
-def _plan_evalset(
-    path: Path,
-    options: Options,
-    skip: set[str],
-    only: set[str],
-    found: Findings,
-    traces: Mapping[str, list[Invocation]] | None = None,
-    seen_metric_files: set[Path] | None = None,
-) -> EvalSetPlan | None:
-    text = _read(path, found)
-    if text is None:
-        return None
-    data = parsed(text)
-    if data is not None and not _document_ok(
-        check_evalset_document(data, str(path), strict=options.strict, text=text), found
-    ):
-        return None
-    evalset, problems = loading.parse_evalset(text, str(path), data)
-    found.problems.extend(problems)
-    metrics_path = _metrics_path(path, options.metrics)
+def _plan_metrics(
+    metrics_path: Path, options: Options, found: Findings, seen_metric_files: set[Path] | None
+) -> list[EvalMetric]:
+    """The metrics of an eval set's metric file; its document is checked the first time only."""
     metrics: list[EvalMetric] = []
     if metrics_path.is_file() or options.metrics is not None:
         metrics_text = _read(metrics_path, found)
@@ -353,6 +337,30 @@ def _plan_evalset(
                 "pass --metrics PATH",
             )
         )
+    return metrics
+
+
+def _plan_evalset(
+    path: Path,
+    options: Options,
+    skip: set[str],
+    only: set[str],
+    found: Findings,
+    traces: Mapping[str, list[Invocation]] | None = None,
+    seen_metric_files: set[Path] | None = None,
+) -> EvalSetPlan | None:
+    text = _read(path, found)
+    if text is None:
+        return None
+    data = parsed(text)
+    if data is not None and not _document_ok(
+        check_evalset_document(data, str(path), strict=options.strict, text=text), found
+    ):
+        return None
+    evalset, problems = loading.parse_evalset(text, str(path), data)
+    found.problems.extend(problems)
+    metrics_path = _metrics_path(path, options.metrics)
+    metrics = _plan_metrics(metrics_path, options, found, seen_metric_files)
     check_metrics(metrics, str(metrics_path), skip, found)
     if evalset is None:
         return None
