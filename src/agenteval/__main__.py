@@ -1,5 +1,5 @@
 """``python -m agenteval``."""
 
-from agenteval.cli import main
+from agenteval.entry import main
 
 main()

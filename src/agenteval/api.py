@@ -465,6 +465,8 @@ def evaluate(
 
 def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     prepared = prepare(specs, opts)
+    if opts.stop is not None:
+        opts.stop.start()
     gc.freeze()  # the loaded inputs live until the end; keep them out of every collection
     results: list[EvalSetResult] = []
     judge = JudgeOutcome()

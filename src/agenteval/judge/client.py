@@ -21,6 +21,7 @@ from agenteval.judge.config import OPENAI_PROVIDER, JudgeSettings
 from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
 from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
 from agenteval.judge.openai import OpenAIBackend, open_http_client
+from agenteval.stop_refusals import note_refusal
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,7 @@ class JudgeClient:
                 return hit
         who = request.settings.describe()
         if self._stopping:
+            note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
         if self.options.offline:
             raise JudgeCacheMiss(
@@ -194,6 +196,7 @@ class JudgeClient:
     ) -> JudgeReply:
         # Checked per attempt, after waiting for a concurrency slot: queued calls and retries stop too.
         if self._stopping:
+            note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
         return await backend.send(call)
 
