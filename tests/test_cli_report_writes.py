@@ -107,7 +107,9 @@ def test_json_to_stdout_with_a_dash(tmp_path: Path) -> None:
 
 
 def judged(tmp_path: Path, server: JudgeServer) -> Path:
-    server.when("Reference response", Reply(content="is_the_agent_response_valid: valid"))
+    server.when(
+        "Reference response", Reply(content="reasoning: same\nis_the_agent_response_valid: valid")
+    )
     evalset, _ = write_judged_suite(tmp_path, server)
     return evalset
 

@@ -46,8 +46,13 @@ class RunSignals:
         stop.on_start(self._scoring)
 
     def _scoring(self) -> None:
-        if self.phase is Phase.LOADING:
-            self.phase = Phase.SCORING
+        if self.phase is not Phase.LOADING:
+            return
+        if self.signals:
+            # The handler's KeyboardInterrupt can be swallowed (raised inside a weakref
+            # callback or __del__); the count is not.
+            raise KeyboardInterrupt
+        self.phase = Phase.SCORING
 
     def writing(self) -> None:
         """Scoring is over; the reports are about to be written."""
