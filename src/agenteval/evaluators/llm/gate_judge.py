@@ -3,6 +3,8 @@
 text-metrics.md §4 step 3.  The prompt is ours; the reply must be one JSON
 object ``{"score": 0..1, "pass": bool, "reasoning": str}``, possibly fenced or
 surrounded by chatter.
+
+Tested in tests/evaluators/llm/test_final_response_gate.py.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from agenteval.errors import FormatError
 
 _PROMPT = """\
 You are grading an AI assistant's answer against a reference answer.
@@ -52,7 +56,7 @@ def judge_prompt(question: str, reference: str, candidate: str) -> str:
     return _PROMPT.format(question=question, reference=reference, candidate=candidate)
 
 
-class JudgeReplyFormatError(ValueError):
+class JudgeReplyFormatError(FormatError):
     """The judge's reply is not a usable ``{"score", "pass", "reasoning"}`` object."""
 
 

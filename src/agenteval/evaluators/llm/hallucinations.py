@@ -47,9 +47,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
     message_text,
 )
-from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
-from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.registry import register_evaluator
@@ -246,9 +244,4 @@ class HallucinationsJudge(JudgeEvaluator):
 
     def default_operators(self) -> Operators:
         """Grounding + segmentation prompt, block scorer, majority vote, average."""
-        return Operators(
-            constructor=HallucinationPrompt(),
-            scorer=HallucinationScorer(),
-            samples=samples_aggregators.resolve("majority_vote"),
-            invocations=invocations_aggregators.resolve("average"),
-        )
+        return Operators.voting(HallucinationPrompt(), HallucinationScorer())

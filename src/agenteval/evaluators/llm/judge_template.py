@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agenteval.evaluators.base import ConfigIssue, EvalContext, EvaluateResult, TurnResult
+from agenteval.evaluators.base import ConfigIssue, EvalContext, EvaluateResult, TurnResult, Turns
 from agenteval.evaluators.llm.casecheck import missing_reference_answers
 from agenteval.evaluators.llm.operators.constructors import JudgeAsk, TurnPrefix
 from agenteval.evaluators.llm.operators.invocations import (
@@ -39,7 +39,7 @@ from agenteval.evaluators.llm.operators.json_scorers import (
     CategoryError,
     read_categories,
 )
-from agenteval.evaluators.llm.operators.registry import NamedOperators, OperatorError, quoted
+from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import (
     ResponseScorer,
@@ -62,7 +62,8 @@ from agenteval.evaluators.llm.template.bindings import (
     visible_rubrics,
 )
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.schema.evalset import EvalCase, Invocation
+from agenteval.registry import Registry
+from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 if TYPE_CHECKING:
@@ -189,11 +190,7 @@ class TemplateJudge(JudgeEvaluator):
         return case_issues(metric, case)
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """§2's pipeline, then each turn's rendered prompt in its details."""
         result = await super().aevaluate(metric, actuals, expecteds, context)
@@ -224,7 +221,7 @@ _KNOWN_HINT = "a --plugin can register more"
 
 
 def _lookup_issue(
-    template: Mapping[str, Any], key: str, registry: NamedOperators[Any]
+    template: Mapping[str, Any], key: str, registry: Registry[Any]
 ) -> tuple[ConfigIssue | None, str]:
     """An issue for an unknown or mistyped name, and the name ("" when absent or mistyped)."""
     path = f"{TEMPLATE_PATH}.{key}"

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agenteval.evaluators.llm.gomarshal import GoJSONError, Struct, marshal
+from agenteval.errors import ControlFlow
 from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
     message_text,
@@ -52,6 +52,7 @@ from agenteval.evaluators.llm.rubric_judge import (
     output_contract,
 )
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.gojson import GoJSONError, Struct, marshal
 from agenteval.schema.evalset import Tool
 
 RETRIEVAL_TOOLS = frozenset({"knowledge_search", "knowledge_search_with_agentic_filter"})
@@ -128,7 +129,7 @@ def retrieved_knowledge(tools: Sequence[Tool | None]) -> str:
     return "".join(lines)
 
 
-class _Mismatch(Exception):
+class _Mismatch(ControlFlow):
     """A value of the wrong JSON type for its Go field."""
 
 

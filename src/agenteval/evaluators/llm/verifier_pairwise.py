@@ -38,9 +38,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     message_text,
     rubric_block,
 )
-from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.llm.template.placeholders import go_trim
@@ -265,12 +263,7 @@ class PairwiseVerifier(JudgeEvaluator):
 
     def default_operators(self) -> Operators:
         """Verifier prompt and logprob scorer, majority vote, average."""
-        return Operators(
-            constructor=PairwisePrompt(),
-            scorer=PairwiseScorer(),
-            samples=samples_aggregators.resolve("majority_vote"),
-            invocations=invocations_aggregators.resolve("average"),
-        )
+        return Operators.voting(PairwisePrompt(), PairwiseScorer())
 
     def check_llm_judge(self, metric: EvalMetric, llm_judge: LLMCriterion) -> Iterable[ConfigIssue]:
         """Without ``logprobs: true`` every reply lacks the logprobs the score is made of."""

@@ -1,4 +1,7 @@
-"""Invocations aggregators: per-turn results → the metric's overall result (§4.7)."""
+"""Invocations aggregators: per-turn results → the metric's overall result (§4.7).
+
+Tested in tests/evaluators/llm/operators/test_samples.py.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from agenteval.evaluators.base import EvaluateResult, TurnResult, average_turns
-from agenteval.evaluators.llm.operators.registry import NamedOperators
+from agenteval.evaluators.llm.operators.registry import operator_registry
+from agenteval.registry import Registry
 from agenteval.schema.metric import EvalMetric
 
 
@@ -18,7 +22,7 @@ class InvocationsAggregator(Protocol):
         ...
 
 
-invocations_aggregators: NamedOperators[InvocationsAggregator] = NamedOperators(
+invocations_aggregators: Registry[InvocationsAggregator] = operator_registry(
     "invocations aggregator"
 )
 

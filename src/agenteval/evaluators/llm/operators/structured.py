@@ -4,6 +4,8 @@ A provider turns the metric into a :class:`~agenteval.judge.StructuredOutput`
 (or ``None``: unconstrained).  The four built-ins are registered under the
 names of the scorers whose payload they describe, so a template metric gets
 its scorer's schema unless ``structuredOutputName`` names another one.
+
+Tested in tests/evaluators/llm/operators/test_json_scorers.py.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agenteval.evaluators.llm.operators.json_scorers import read_categories
-from agenteval.evaluators.llm.operators.registry import NamedOperators
+from agenteval.evaluators.llm.operators.registry import operator_registry
+from agenteval.registry import Registry
 from agenteval.schema.metric import EvalMetric
 
 if TYPE_CHECKING:
@@ -29,7 +32,7 @@ class StructuredOutputProvider(Protocol):
         ...
 
 
-structured_outputs: NamedOperators[StructuredOutputProvider] = NamedOperators(
+structured_outputs: Registry[StructuredOutputProvider] = operator_registry(
     "structured output", "structured output provider"
 )
 

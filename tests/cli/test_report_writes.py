@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from judge_server import JudgeServer, Reply
-from test_cli import agenteval_cli, write_suite
-from test_interrupt_resume import write_suite as write_judged_suite
+from tests.cli.test_commands import agenteval_cli, write_suite
+from tests.cli.test_interrupt_resume import write_suite as write_judged_suite
 
 
 def temp_files(root: Path) -> list[Path]:

@@ -15,9 +15,9 @@ from llm_support import error, judge_model, ok, options, run
 
 from agenteval.evaluators.llm.judge_template import RENDERED_PROMPT, TemplateJudge, resolve
 from agenteval.evaluators.llm.operators.registry import (
-    NamedOperators,
     OperatorError,
     RegistrationError,
+    operator_registry,
 )
 from agenteval.evaluators.llm.operators.samples import MajorityVote, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import response_scorers
@@ -464,7 +464,7 @@ def test_builtin_names() -> None:
     ],
 )
 def test_registration_errors(kind: str, nil_kind: str, empty: str, nil: str) -> None:
-    registry: NamedOperators[object] = NamedOperators(kind, nil_kind)
+    registry = operator_registry(kind, nil_kind)
     with pytest.raises(RegistrationError, match=rf"^{empty}$"):
         registry.register("", object())
     with pytest.raises(RegistrationError, match=rf"^{nil}$"):
@@ -548,3 +548,26 @@ def test_check_includes_the_template_checks() -> None:
     assert "unsupported source actual.x" in messages
     assert 'json path "$.a.*" contains unsupported wildcard' in messages
     assert "prompt: unresolved placeholders: {{extra}}, {{reference}}" in messages
+
+
+def test_paths_are_evaluated_by_jsonpath_ng(
+    judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With jsonpath-ng's lookups switched off, a bound path finds nothing: no second walker."""
+    import jsonpath_ng.jsonpath as engine
+
+    for node in (engine.Root, engine.Child, engine.Fields, engine.Index):
+        monkeypatch.setattr(node, "find", lambda self, datum: [])
+    judge_server.default = MATCHED
+    m = template_metric(
+        judge_server,
+        "Answer: {{answer}}",
+        bind("answer", "actual", "traceStepOutput", "lookup", "$.payload.answer"),
+    )
+    actual = traced(step("lookup", Output={"Text": '{"payload": {"answer": "Paris"}}'}))
+    message = error(run(JUDGE, m, [actual], [REFERENCE]))
+    assert 'json path "$.payload.answer" key "payload" not found' in message
+    assert judge_server.count == 0
+    monkeypatch.undo()
+    ok(run(JUDGE, m, [actual], [REFERENCE]))
+    assert judge_server.bodies()[0]["messages"][0]["content"] == "Answer: Paris"

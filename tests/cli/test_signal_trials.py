@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from judge_server import JudgeServer, Reply
-from test_interrupt_resume import CASES, write_suite
+from tests.cli.test_interrupt_resume import CASES, write_suite
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 from deterministic import METRICS, make_case  # noqa: E402
 
