@@ -52,6 +52,8 @@ class Reply:
     delay: float = 0.0
     drop: bool = False
     reasoning_content: str | None = None
+    # Stream a chunked 200 body that never ends (until the client leaves or 2 GiB are sent).
+    endless: bool = False
 
     @classmethod
     def rate_limited(
@@ -93,6 +95,11 @@ class Reply:
     def malformed(cls) -> Reply:
         """HTTP 200 whose body is not JSON."""
         return cls(body=b'{"id": "chatcmpl-1", "choices": [')
+
+    @classmethod
+    def endless_body(cls) -> Reply:
+        """HTTP 200, chunked, no Content-Length, a body that never ends."""
+        return cls(endless=True)
 
     @classmethod
     def no_choices(cls) -> Reply:
@@ -171,6 +178,8 @@ class JudgeServer:
         self._port = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        # Bytes of endless bodies sent so far (shows where a client stopped reading).
+        self.endless_bytes = 0
 
     @property
     def port(self) -> int:
@@ -306,8 +315,25 @@ class JudgeServer:
         if request.method != "POST" or request.path.rstrip("/") != "/v1/chat/completions":
             missing = Reply.status_error(404, f"no route for {request.method} {request.path}")
             return _response(404, missing.body or b"", {})
+        if reply.endless:
+            return await self._endless(request)
         payload = reply.body if reply.body is not None else completion_body(reply)
         return _response(reply.status, payload, reply.headers)
+
+    async def _endless(self, request: web.BaseRequest) -> web.StreamResponse:
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        chunk = b"x" * 65536
+        try:
+            await response.write(b'{"choices": [{"message": {"content": "')
+            while self.endless_bytes < 2 << 30:
+                await response.write(chunk)
+                with self._lock:
+                    self.endless_bytes += len(chunk)
+        except (ConnectionError, RuntimeError):
+            pass  # the client hung up: what the cap is for
+        return response
 
 
 def _response(status: int, payload: bytes, headers: dict[str, str]) -> web.Response:

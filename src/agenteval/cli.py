@@ -329,6 +329,15 @@ def run(
             help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
         ),
     ] = None,
+    judge_max_reply_bytes: Annotated[
+        int,
+        typer.Option(
+            "--judge-max-reply-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Largest judge reply body read; a bigger reply fails that turn (default 8 MiB).",
+        ),
+    ] = settings.JUDGE_MAX_REPLY_BYTES,
     resume: Annotated[
         list[str],
         typer.Option(
@@ -365,6 +374,7 @@ def run(
         offline=offline,
         max_judge_calls=max_judge_calls,
         max_judge_tokens=max_judge_tokens,
+        judge_max_reply_bytes=judge_max_reply_bytes,
         shard=shard,
         resume=resume,
         stop=StopSignal(),

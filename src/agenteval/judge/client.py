@@ -39,12 +39,15 @@ class JudgeOptions:
     offline: bool = False
     backoff_base: float = defaults.JUDGE_BACKOFF_BASE_SECONDS
     backoff_max: float = defaults.JUDGE_BACKOFF_MAX_SECONDS
+    max_reply_bytes: int = defaults.JUDGE_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if self.retries < 0:
             raise ValueError("judge retries must not be negative")
+        if self.max_reply_bytes < 1:
+            raise ValueError("the judge reply cap must be at least 1 byte")
         if not self.timeout > 0:
             raise ValueError("judge timeout must be positive")
         if self.rate_limit_rpm is not None and not self.rate_limit_rpm > 0:
@@ -208,6 +211,6 @@ class JudgeClient:
             raise JudgeConfigError(f"create model instance: unknown provider: {settings.provider}")
         backend = self._backends.get(settings)
         if backend is None:
-            backend = OpenAIBackend(settings, self._http)
+            backend = OpenAIBackend(settings, self._http, self.options.max_reply_bytes)
             self._backends[settings] = backend
         return backend

@@ -23,6 +23,7 @@ import httpx
 import orjson
 
 from agenteval import __version__
+from agenteval import settings as defaults
 from agenteval.judge import aiohttp_client
 from agenteval.judge.backend import (
     JudgeReply,
@@ -42,6 +43,7 @@ from agenteval.judge.errors import (
     redact,
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
+from agenteval.judge.reply_cap import read_capped
 
 USER_AGENT = f"agenteval/{__version__}"
 
@@ -220,9 +222,15 @@ def open_http_client(concurrency: int, timeout: float) -> httpx.AsyncClient:
 class OpenAIBackend:
     """The built-in ``JudgeBackend``: one OpenAI-compatible judge model over a shared client."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        http: httpx.AsyncClient | None,
+        max_reply_bytes: int = defaults.JUDGE_MAX_REPLY_BYTES,
+    ) -> None:
         self._settings = settings
         self._http = http
+        self._max_reply_bytes = max_reply_bytes
         # Parsed once: httpx would otherwise re-parse the same URL on every call.
         self._url = httpx.URL(settings.endpoint)
         self._headers = _fixed_headers(self._url, settings)
@@ -260,16 +268,17 @@ class OpenAIBackend:
             content=payload,
         )
         try:
-            response = await self._http.send(request)
+            response = await self._http.send(request, stream=True)
+            content = await read_capped(response, self._max_reply_bytes, self._settings.describe())
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
             raise JudgeTransientError(redact(_describe(exc), key)) from None
         status = response.status_code
         if 200 <= status < 300:
             try:
-                return parse_reply(response.content, self._settings)
+                return parse_reply(content, self._settings)
             except JudgeReplyError as exc:
                 raise JudgeReplyError(redact(str(exc), key)) from None
-        detail = redact(f"HTTP {status}: {_error_detail(response)}", key)
+        detail = redact(f"HTTP {status}: {_error_detail(response, content)}", key)
         should_retry = response.headers.get("x-should-retry", "").lower()
         if should_retry == "true" or (should_retry != "false" and is_retryable_status(status)):
             # The client names the judge when the retries run out.
@@ -316,10 +325,10 @@ def _describe(exc: BaseException) -> str:
     return f"{type(root).__name__}: {text}" if text else type(root).__name__
 
 
-def _error_detail(response: httpx.Response) -> str:
+def _error_detail(response: httpx.Response, content: bytes) -> str:
     """The server's error message, or the start of the body."""
     try:
-        data = response.json()
+        data = json.loads(content)
     except ValueError:
         data = None
     if isinstance(data, Mapping):
@@ -328,5 +337,5 @@ def _error_detail(response: httpx.Response) -> str:
             return str(error["message"])
         if isinstance(error, str):
             return error
-    text = response.text.strip()
+    text = content[:1200].decode(response.charset_encoding or "utf-8", "replace").strip()
     return text[:300] if text else response.reason_phrase or "no body"
