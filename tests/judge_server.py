@@ -52,6 +52,9 @@ class Reply:
     delay: float = 0.0
     drop: bool = False
     reasoning_content: str | None = None
+    # Characters appended to ``content`` when the reply is served: a large reply costs the
+    # server's memory only then (a test's child process forked before does not count it).
+    filler: int = 0
     # Stream a chunked 200 body that never ends (until the client leaves or 2 GiB are sent).
     endless: bool = False
 
@@ -344,7 +347,8 @@ def _response(status: int, payload: bytes, headers: dict[str, str]) -> web.Respo
 
 def completion_body(reply: Reply, model: str = "loopback-judge") -> bytes:
     """The JSON body of a successful chat completion for ``reply``."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    content = reply.content + "v" * reply.filler if reply.filler else reply.content
+    message: dict[str, Any] = {"role": "assistant", "content": content}
     if reply.reasoning_content is not None:
         message["reasoning_content"] = reply.reasoning_content
     choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
