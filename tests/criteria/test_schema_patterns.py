@@ -60,6 +60,11 @@ def test_regexes_re2_cannot_take_are_refused_with_their_place() -> None:
     assert re2_problem({"pattern": EVIL, "properties": {"p": {"pattern": "^a$"}}}) is None
 
 
+def write_metric(tmp_path: Path, criterion: dict[str, object]) -> None:
+    metric = {"metricName": "m", "evaluatorName": "final_response_avg_score", "threshold": 1}
+    (tmp_path / "s.metrics.json").write_text(json.dumps([{**metric, "criterion": criterion}]))
+
+
 def test_cli_redos_schema_finishes(tmp_path: Path) -> None:
     """The hostile-input case: validate says OK and run scores the case, both at once."""
     turn = {"userContent": {"role": "user", "content": "q"},
