@@ -13,12 +13,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading, settings
-from agenteval.aggregation import build_summary, overall_status
+from agenteval.aggregation import build_summary, incomplete_cases, overall_status
+from agenteval.checks.case_layout import check_case_layouts
+from agenteval.checks.cross_file import (
+    Findings,
+    check_cases,
+    check_filters,
+    check_metrics,
+    check_regexes,
+)
+from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.checks.numbers import num_runs_problem
 from agenteval.errors import ConfigError, Problem
-from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.evaluators.registry import (
+    KNOWN_BUILTINS,
+    CaseAggregator,
+    case_aggregators,
+    evaluators,
+)
 from agenteval.exit_codes import ExitCode
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
+from agenteval.result_inputs import read_results
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -32,7 +48,6 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, select
-from agenteval.validation import Findings, check_cases, check_metrics, check_regexes
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeOptions
@@ -81,6 +96,8 @@ class Options:
     shard: str | None = None
     # Result files of an interrupted run: their cases are kept, only the rest is scored.
     resume: Sequence[str] = ()
+    # Keys the trpc-agent-go formats do not define are errors, not warnings (--strict).
+    strict: bool = False
     # Set from a signal handler to stop the run early (the CLI installs one).
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
@@ -149,6 +166,9 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         raise ConfigError(
             [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
         )
+    too_many = num_runs_problem(options.num_runs)
+    if too_many is not None:
+        raise ConfigError([too_many])
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
@@ -176,14 +196,22 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     plans: list[EvalSetPlan] = []
     all_metric_names: set[str] = set()
     all_case_ids: set[str] = set()
+    seen_metric_files: set[Path] = set()
     for path in paths:
-        plan = _plan_evalset(path, options, skip, only, found)
+        plan = _plan_evalset(path, options, skip, only, found, traces, seen_metric_files)
         if plan is not None:
             plans.append(plan)
             all_metric_names.update(m.metric_name for m in plan.all_metrics)
             all_case_ids.update(c.eval_id for c in plan.evalset.cases())
     if not found.problems:
-        _check_filters(options, all_metric_names, all_case_ids, found)
+        check_filters(
+            options.only_metrics,
+            options.skip_metrics,
+            options.cases,
+            all_metric_names,
+            all_case_ids,
+            found,
+        )
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
@@ -199,29 +227,35 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
 
 
 def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
-    """Earlier results by evalSetId; several files of one eval set are merged."""
+    """Earlier results by evalSetId, several files of one eval set merged.
+
+    Result files, ``--json`` run documents and directories are read alike.  An
+    INCOMPLETE case is left out, so the run scores it again.
+    """
     if not paths:
         return {}
-    loaded: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append(loading.load_result(Path(path)))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
+    loaded, sources = read_results(paths)
     known = {plan.eval_set_id for plan in plans}
-    for path, result in zip(paths, loaded, strict=False):
-        if result.eval_set_id not in known:
-            problems.append(
-                Problem(
-                    path, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run"
-                )
-            )
+    problems = [
+        Problem(source, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run")
+        for result, source in zip(loaded, sources, strict=True)
+        if result.eval_set_id not in known
+    ]
     if problems:
         raise ConfigError(problems)
     order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in plans}
-    merged = merge_results(loaded, case_order=order, sources=list(paths))
+    finished = [_finished_cases(result) for result in loaded]
+    merged = merge_results(finished, case_order=order, sources=sources)
     return {result.eval_set_id: result for result in merged}
+
+
+def _finished_cases(result: EvalSetResult) -> EvalSetResult:
+    """``result`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
+    incomplete = set(incomplete_cases(result))
+    if not incomplete:
+        return result
+    kept = [case for case in result.case_results() if case.eval_id not in incomplete]
+    return result.model_copy(update={"eval_case_results": kept, "judge_failures": None})
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -241,19 +275,59 @@ def _read(path: Path, found: Findings) -> str | None:
         return None
 
 
+def _document_ok(checked: tuple[bool, list[Problem], list[Problem]], found: Findings) -> bool:
+    readable, problems, warnings = checked
+    found.problems.extend(problems)
+    found.warnings.extend(warnings)
+    return readable
+
+
+def _is_builtin_or_unknown(name: str) -> bool:
+    """Only a plugin evaluator's criterion may hold keys of its own."""
+    return name in KNOWN_BUILTINS or evaluators.get(name) is None
+
+
 def _plan_evalset(
-    path: Path, options: Options, skip: set[str], only: set[str], found: Findings
+    path: Path,
+    options: Options,
+    skip: set[str],
+    only: set[str],
+    found: Findings,
+    traces: Mapping[str, list[Invocation]] | None = None,
+    seen_metric_files: set[Path] | None = None,
 ) -> EvalSetPlan | None:
     text = _read(path, found)
     if text is None:
         return None
-    evalset, problems = loading.parse_evalset(text, str(path))
+    data = parsed(text)
+    if data is not None and not _document_ok(
+        check_evalset_document(data, str(path), strict=options.strict, text=text), found
+    ):
+        return None
+    evalset, problems = loading.parse_evalset(text, str(path), data)
     found.problems.extend(problems)
     metrics_path = _metrics_path(path, options.metrics)
     metrics: list[EvalMetric] = []
     if metrics_path.is_file() or options.metrics is not None:
         metrics_text = _read(metrics_path, found)
-        if metrics_text is not None:
+        first_time = seen_metric_files is None or metrics_path.resolve() not in seen_metric_files
+        if seen_metric_files is not None:
+            seen_metric_files.add(metrics_path.resolve())
+        metrics_data = parsed(metrics_text) if metrics_text is not None else None
+        if metrics_text is not None and (
+            not first_time
+            or metrics_data is None
+            or _document_ok(
+                check_metrics_document(
+                    metrics_data,
+                    str(metrics_path),
+                    strict=options.strict,
+                    builtin=_is_builtin_or_unknown,
+                    text=metrics_text,
+                ),
+                found,
+            )
+        ):
             metrics, metric_problems = loading.parse_metrics(
                 metrics_text, str(metrics_path), options.environ
             )
@@ -275,6 +349,7 @@ def _plan_evalset(
     ]
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
     check_cases(evalset, str(path), metrics, selected, found)
+    found.problems.extend(check_case_layouts(evalset, str(path), traces))
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(
@@ -298,21 +373,6 @@ def _plan_evalset(
         all_metrics=metrics,
         metrics_path=metrics_path,
     )
-
-
-def _check_filters(
-    options: Options, metric_names: set[str], case_ids: set[str], found: Findings
-) -> None:
-    for flag, wanted, known in (
-        ("--metric", options.only_metrics, metric_names),
-        ("--skip-metric", options.skip_metrics, metric_names),
-        ("--case", options.cases, case_ids),
-    ):
-        for name in wanted:
-            if name not in known:
-                found.problems.append(
-                    Problem(flag, "", f"{name!r} matches nothing in the given files")
-                )
 
 
 @dataclass(slots=True)
@@ -384,11 +444,23 @@ async def run_prepared(
             result.judge_usage = _usage_delta(before, client.usage.to_json())
             failed = len(outcome.failures) - failures_before
             if failed:
-                # Lets `show` give the exit code the run had (3: judge turns not evaluated).
-                result.judge_failures = failed
+                # The INCOMPLETE cases: reports, `show` and --resume read them from here.
+                _mark_incomplete(result, session.incomplete, failed)
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)
+
+
+def _mark_incomplete(result: EvalSetResult, incomplete: set[tuple[str, str]], failed: int) -> None:
+    """Write the evalIds of ``result``'s cases that the judge left unevaluated (``judgeFailures``)."""
+    ids = [
+        case.eval_id
+        for case in result.case_results()
+        if (result.eval_set_id, case.eval_id) in incomplete
+    ]
+    # A failure recorded without its case (a plugin's evaluator): every not_evaluated case.
+    result.judge_failures = ids or failed
+    result.judge_failures = incomplete_cases(result)
 
 
 def _with_resumed(

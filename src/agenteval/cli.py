@@ -10,6 +10,7 @@ import os
 import sys
 import traceback
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar
 
@@ -21,17 +22,20 @@ from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
-from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset, load_result
+from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
 from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.html import write_report, write_run_report
+from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit
 from agenteval.report.markdown import STEP_SUMMARY_ENV, append_step_summary, write_markdown
 from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
+from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
@@ -104,6 +108,15 @@ AggregatorOpt = Annotated[
 ]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")
+]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        envvar="AGENTEVAL_STRICT",
+        help="Keys the trpc-agent-go formats do not define are errors (exit 2), not warnings. "
+        "Also $AGENTEVAL_STRICT=1.",
+    ),
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
@@ -236,6 +249,12 @@ def run(
         Path | None,
         typer.Option("--json", metavar="FILE", help="Write the whole run as one JSON document."),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="FILE", help="Write a self-contained offline HTML report of the run."
+        ),
+    ] = None,
     num_runs: Annotated[
         int,
         typer.Option(
@@ -352,6 +371,7 @@ def run(
             "--no-progress", help="No progress bar (it is shown only on a terminal anyway)."
         ),
     ] = False,
+    strict: StrictOpt = False,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -378,6 +398,7 @@ def run(
         shard=shard,
         resume=resume,
         stop=StopSignal(),
+        strict=strict,
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
@@ -426,6 +447,14 @@ def run(
                 highlight=False,
             )
         jobs = _report_jobs(result, output, app_name, json_file, junit, markdown)
+        if html is not None:
+            extras = {
+                "durationSeconds": result.elapsed,
+                "warnings": [str(w) for w in result.warnings],
+            }
+            jobs.append(
+                ReportJob(str(html), lambda: write_run_report(html, result.results, extras=extras))
+            )
         summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
         jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
         outcome = write_reports(jobs)
@@ -486,10 +515,13 @@ def validate(
     traces: TracesOpt = None,
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
+    strict: StrictOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
-    options = api.Options(metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin)
+    options = api.Options(
+        metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin, strict=strict
+    )
 
     def body() -> int:
         prepared = api.prepare(evalset, options)
@@ -544,16 +576,15 @@ def _saved_exit_code(results: list[EvalSetResult]) -> int:
 
 
 def _load_results(paths: list[Path]) -> list[EvalSetResult]:
-    loaded: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append(load_result(path))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise ConfigError(problems)
-    return loaded
+    """Result files, --json run documents and directories of them (result_inputs)."""
+    return read_results(paths)[0]
+
+
+def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Path]) -> None:
+    """diff and merge over zero cases would report a success that means nothing: exit 2."""
+    if case_count(results) == 0:
+        names = ", ".join(str(p) for p in paths)
+        raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
 @app.command()
@@ -595,7 +626,14 @@ def diff(
             raise ConfigError(
                 [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
             )
-        changes = diff_results(_load_results(base_files), _load_results(new_files), tolerance)
+        base_results, new_results = _load_results(base_files), _load_results(new_files)
+        _refuse_no_cases("compare", base_results, base_files)
+        _refuse_no_cases("compare", new_results, new_files)
+        changes = diff_results(base_results, new_results, tolerance)
+        if changes.compared_cases == 0:
+            raise ConfigError(
+                [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]
+            )
         if json_out:
             print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
         else:
@@ -635,14 +673,15 @@ def merge(
     """Join shard results into one result whose summary equals a single full run."""
 
     def body() -> int:
-        loaded = _load_results(parts)
+        loaded, sources = read_results(parts)
+        _refuse_no_cases("merge", loaded, parts)
         order: dict[str, list[str]] = {}
         paths, problems = expand_evalset_paths(evalset)
         if problems:
             raise ConfigError(problems)
         for path in paths:
             order[evalset_id_for(path)] = [c.eval_id for c in load_evalset(path).cases()]
-        merged = merge_results(loaded, case_order=order, sources=[str(p) for p in parts])
+        merged = merge_results(loaded, case_order=order, sources=sources)
         if out.suffix == ".json" and not out.is_dir():
             if len(merged) != 1:
                 raise ConfigError(
@@ -658,6 +697,95 @@ def merge(
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)
         return _saved_exit_code(merged)
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+class SchemaKind(StrEnum):
+    """The file kinds ``agenteval schema`` prints."""
+
+    EVALSET = "evalset"
+    METRICS = "metrics"
+    RESULT = "result"
+    RUN = "run"
+
+
+@app.command()
+def schema(
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result or run.")],
+    verbose: VerboseOpt = False,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
+
+    def body() -> int:
+        from agenteval.schema.json_schema import json_schema_text
+
+        sys.stdout.write(json_schema_text(kind.value))
+        return 0
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command(name="report")
+def html_report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Result files, --json run documents or directories; two runs are compared."
+        ),
+    ],
+    html: Annotated[
+        Path,
+        typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
+    ],
+    base: Annotated[
+        list[Path],
+        typer.Option(
+            "--base",
+            metavar="BASE.json",
+            help="BASE result file(s) or run document to compare the results with.",
+        ),
+    ] = [],  # noqa: B006
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="DELTA",
+            min=0.0,
+            help="In a comparison, score drops up to this much are not regressions.",
+        ),
+    ] = 0.0,
+    title: Annotated[
+        str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
+    ] = "",
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write one offline HTML report of saved results; two runs become a comparison."""
+
+    def body() -> int:
+        runs = load_runs(base) + load_runs(results) if base else load_runs(results)
+        if base and len(runs) != 2:
+            raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
+        if len(runs) > 2:
+            raise ConfigError(
+                [
+                    Problem(
+                        "report",
+                        "",
+                        f"{len(runs)} runs given; a report shows one run or compares two",
+                        "give result files of one run, or two --json run documents",
+                    )
+                ]
+            )
+        try:
+            write_report(html, runs, title=title, tolerance=tolerance)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
+        if not quiet:
+            Console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
+        return 0
 
     raise typer.Exit(_guard(verbose, body))
 

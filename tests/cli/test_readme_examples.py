@@ -62,11 +62,12 @@ PLAIN_VALUE_OPTIONS = frozenset(
         "--max-shown",
         "--num-runs",
         "-n",
+        "--title",
     }
 )
-PATH_SUFFIXES = (".json", ".jsonl", ".xml", ".md", ".sqlite", ".py")
+PATH_SUFFIXES = (".json", ".jsonl", ".xml", ".md", ".sqlite", ".py", ".html")
 DEFAULT_EXIT_CODES = frozenset({0, 1})
-COMMANDS = ("run", "validate", "show", "diff", "merge", "evaluators")
+COMMANDS = ("run", "validate", "show", "diff", "merge", "report", "evaluators", "schema")
 
 # README lines that hit a known bug of the tool (marked xfail while the bug prints a
 # traceback; each passes on its own once fixed).  None at the moment.

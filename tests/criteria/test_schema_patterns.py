@@ -74,18 +74,7 @@ def test_cli_redos_schema_finishes(tmp_path: Path) -> None:
         {"evalId": "c", "evalMode": "trace", "actualConversation": [turn],
          "conversation": [turn], "sessionInput": {}}]}))  # fmt: skip
     criterion = {"finalResponse": {"json": {"valid": True, "schema": {"pattern": EVIL}}}}
-    (tmp_path / "s.metrics.json").write_text(
-        json.dumps(
-            [
-                {
-                    "metricName": "m",
-                    "evaluatorName": "final_response_avg_score",
-                    "threshold": 1,
-                    "criterion": criterion,
-                }
-            ]
-        )  # fmt: skip
-    )
+    write_metric(tmp_path, criterion)
     for command in ("validate", "run"):
         done = subprocess.run(
             [sys.executable, "-m", "agenteval", command, "--evalset", str(evalset)],
@@ -99,18 +88,7 @@ def test_cli_backreference_schema_is_a_located_error(tmp_path: Path) -> None:
     evalset = tmp_path / "s.evalset.json"
     evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": []}))
     criterion = {"finalResponse": {"json": {"schema": {"pattern": r"(a)\1"}}}}
-    (tmp_path / "s.metrics.json").write_text(
-        json.dumps(
-            [
-                {
-                    "metricName": "m",
-                    "evaluatorName": "final_response_avg_score",
-                    "threshold": 1,
-                    "criterion": criterion,
-                }
-            ]
-        )  # fmt: skip
-    )
+    write_metric(tmp_path, criterion)
     done = subprocess.run(
         [sys.executable, "-m", "agenteval", "validate", "--evalset", str(evalset)],
         capture_output=True, text=True, timeout=60, check=False,

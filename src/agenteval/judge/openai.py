@@ -43,7 +43,7 @@ from agenteval.judge.errors import (
     redact,
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
-from agenteval.judge.reply_cap import read_capped
+from agenteval.judge.reply_cap import capped_response
 
 USER_AGENT = f"agenteval/{__version__}"
 
@@ -222,18 +222,16 @@ def open_http_client(concurrency: int, timeout: float) -> httpx.AsyncClient:
 class OpenAIBackend:
     """The built-in ``JudgeBackend``: one OpenAI-compatible judge model over a shared client."""
 
-    def __init__(
-        self,
-        settings: JudgeSettings,
-        http: httpx.AsyncClient | None,
-        max_reply_bytes: int = defaults.JUDGE_MAX_REPLY_BYTES,
-    ) -> None:
+    # The largest reply body read; the judge client sets the run's --judge-max-reply-bytes.
+    max_reply_bytes = defaults.JUDGE_MAX_REPLY_BYTES
+
+    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         self._settings = settings
         self._http = http
-        self._max_reply_bytes = max_reply_bytes
         # Parsed once: httpx would otherwise re-parse the same URL on every call.
         self._url = httpx.URL(settings.endpoint)
         self._headers = _fixed_headers(self._url, settings)
+        self._who = settings.describe()
 
     @property
     def settings(self) -> JudgeSettings:
@@ -268,17 +266,18 @@ class OpenAIBackend:
             content=payload,
         )
         try:
-            response = await self._http.send(request, stream=True)
-            content = await read_capped(response, self._max_reply_bytes, self._settings.describe())
+            response = await capped_response(
+                await self._http.send(request, stream=True), self.max_reply_bytes, self._who
+            )
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
             raise JudgeTransientError(redact(_describe(exc), key)) from None
         status = response.status_code
         if 200 <= status < 300:
             try:
-                return parse_reply(content, self._settings)
+                return parse_reply(response.content, self._settings)
             except JudgeReplyError as exc:
                 raise JudgeReplyError(redact(str(exc), key)) from None
-        detail = redact(f"HTTP {status}: {_error_detail(response, content)}", key)
+        detail = redact(f"HTTP {status}: {_error_detail(response)}", key)
         should_retry = response.headers.get("x-should-retry", "").lower()
         if should_retry == "true" or (should_retry != "false" and is_retryable_status(status)):
             # The client names the judge when the retries run out.
@@ -325,10 +324,10 @@ def _describe(exc: BaseException) -> str:
     return f"{type(root).__name__}: {text}" if text else type(root).__name__
 
 
-def _error_detail(response: httpx.Response, content: bytes) -> str:
+def _error_detail(response: httpx.Response) -> str:
     """The server's error message, or the start of the body."""
     try:
-        data = json.loads(content)
+        data = response.json()
     except ValueError:
         data = None
     if isinstance(data, Mapping):
@@ -337,5 +336,5 @@ def _error_detail(response: httpx.Response, content: bytes) -> str:
             return str(error["message"])
         if isinstance(error, str):
             return error
-    text = content[:1200].decode(response.charset_encoding or "utf-8", "replace").strip()
+    text = response.text.strip()
     return text[:300] if text else response.reason_phrase or "no body"

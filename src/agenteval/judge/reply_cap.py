@@ -39,4 +39,20 @@ async def read_capped(response: httpx.Response, limit: int, who: str) -> bytes:
         await response.aclose()
 
 
-__all__ = ["read_capped", "too_large"]
+async def capped_response(response: httpx.Response, limit: int, who: str) -> httpx.Response:
+    """A streamed ``response`` read (at most ``limit`` bytes) into an ordinary one.
+
+    ``.content``, ``.json()`` and ``.text`` then work as on a response read at once, so
+    the backends' reply and error parsing stay as they are.
+    """
+    content = await read_capped(response, limit, who)
+    return httpx.Response(
+        response.status_code,
+        headers=response.headers,
+        content=content,
+        request=response.request,
+        extensions=response.extensions,
+    )
+
+
+__all__ = ["capped_response", "read_capped", "too_large"]

@@ -48,7 +48,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     message_text,
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
-from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
+from agenteval.evaluators.llm.operators.scorers import ScoreResult, rubric_mean
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric
@@ -226,13 +226,7 @@ class HallucinationScorer:
             reason = raw_reason.strip()
             annotated = (f"[{label}] {reason}" if label else reason).strip()
             scores.append(RubricScore(id=sentence_id, reason=annotated, score=value))
-        mean = sum(s.score for s in scores) / len(scores)
-        return ScoreResult(
-            score=mean,
-            reason="\n".join(s.reason for s in scores),
-            value=numeric(mean),
-            rubric_scores=scores,
-        )
+        return rubric_mean(scores)
 
 
 @register_evaluator

@@ -29,12 +29,13 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from agenteval.checks.judge_config import JUDGE_MODEL, capability_issue
+from agenteval.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.base import ConfigIssue
-from agenteval.evaluators.llm.casecheck import missing_reference_answers
-from agenteval.evaluators.llm.judgecheck import JUDGE_MODEL
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
+    current_pair,
     message_text,
     rubric_block,
 )
@@ -43,6 +44,7 @@ from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.llm.template.placeholders import go_trim
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.judge.providers import LOGPROBS
 from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import EvalMetric, LLMCriterion
 
@@ -123,11 +125,7 @@ class PairwisePrompt(PromptConstructor):
             raise OperatorError("eval metric is nil")
         if turn.llm_judge is None:
             raise OperatorError("llm judge criterion is required")
-        actual, expected = turn.actuals[-1], turn.expecteds[-1]
-        if actual is None:
-            raise OperatorError("actual invocation is nil")
-        if expected is None:
-            raise OperatorError("expected invocation is nil")
+        actual, expected = current_pair(turn)
         if expected.final_response is None:
             raise OperatorError(f"expected final response is required for {NAME}")
         if actual.final_response is None:
@@ -270,6 +268,9 @@ class PairwiseVerifier(JudgeEvaluator):
         model = llm_judge.judge_model
         if model is None:
             return []  # reported by the judge-config check
+        lacking = capability_issue(metric, LOGPROBS)
+        if lacking is not None:
+            return [lacking]
         generation = model.generation_config or {}
         where = f"{JUDGE_MODEL}.generationConfig"
         if generation.get("logprobs") is not True:
