@@ -91,6 +91,8 @@ class Options:
     offline: bool = False
     max_judge_calls: int | None = None
     max_judge_tokens: int | None = None
+    # The largest judge reply body read, in bytes; a bigger reply fails that turn.
+    judge_max_reply_bytes: int = settings.JUDGE_MAX_REPLY_BYTES
     # "I/N": run only the cases whose stable hash puts them in shard I of N.
     shard: str | None = None
     # Result files of an interrupted run: their cases are kept, only the rest is scored.
@@ -417,6 +419,7 @@ def _judge_options(options: Options) -> JudgeOptions:
             max_tokens=options.max_judge_tokens,
             cache_path=Path(options.cache) if options.cache else None,
             offline=options.offline,
+            max_reply_bytes=options.judge_max_reply_bytes,
         )
     except ValueError as exc:
         raise ConfigError([Problem("judge options", "", str(exc))]) from None
@@ -579,6 +582,8 @@ def evaluate(
 
 def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     prepared = prepare(specs, opts)
+    if opts.stop is not None:
+        opts.stop.start()
     gc.freeze()  # the loaded inputs live until the end; keep them out of every collection
     results: list[EvalSetResult] = []
     judge = JudgeOutcome()

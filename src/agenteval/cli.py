@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
@@ -35,9 +32,12 @@ from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit
-from agenteval.report.markdown import append_step_summary, write_markdown
+from agenteval.report.markdown import STEP_SUMMARY_ENV, append_step_summary, write_markdown
+from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
+from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.result_inputs import case_count, read_results
+from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
@@ -150,30 +150,6 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
     style = "yellow" if warning else "red"
     for problem in problems:
         err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
-
-
-@contextmanager
-def stop_on_signals(stop: StopSignal, err: Console) -> Iterator[None]:
-    """First SIGINT/SIGTERM: stop starting work and keep what finished; a second one aborts."""
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if stop.event.is_set():
-            raise KeyboardInterrupt
-        err.print(
-            "stopping: no new cases or judge calls; waiting for calls in flight "
-            "(press Ctrl-C again to abort without results)",
-            highlight=False,
-        )
-        stop.request()
-
-    for sig in previous:
-        signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 def _ci_outputs(result: api.RunResult) -> None:
@@ -389,6 +365,15 @@ def run(
             help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
         ),
     ] = None,
+    judge_max_reply_bytes: Annotated[
+        int,
+        typer.Option(
+            "--judge-max-reply-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Largest judge reply body read; a bigger reply fails that turn (default 8 MiB).",
+        ),
+    ] = settings.JUDGE_MAX_REPLY_BYTES,
     resume: Annotated[
         list[str],
         typer.Option(
@@ -454,6 +439,7 @@ def run(
         offline=offline,
         max_judge_calls=max_judge_calls,
         max_judge_tokens=max_judge_tokens,
+        judge_max_reply_bytes=judge_max_reply_bytes,
         shard=shard,
         resume=resume,
         stop=StopSignal(),
@@ -473,9 +459,23 @@ def run(
         progress = RunProgress(out, enabled=not (quiet or no_progress))
         options.progress = progress
         assert options.stop is not None
-        with api.relaxed_gc(), stop_on_signals(options.stop, _stderr()), progress:
-            result = api.evaluate(evalset, options)
-        return report(result)
+        err = _stderr()
+        policy = RunSignals(options.stop, lambda text: err.print(text, highlight=False))
+        # The handlers stay until the last report is written (run_signals.py says why).
+        with api.relaxed_gc(), run_signal_policy(policy):
+            problems = check_outputs(
+                {"--output": output},
+                {"--json": json_file, "--junit": junit, "--markdown": markdown},
+            )
+            if problems:
+                raise ConfigError(problems)
+            with progress:
+                result = api.evaluate(evalset, options)
+            policy.writing()
+            code = report(result)
+        if policy.during_writing:
+            return api.EXIT_INCOMPLETE
+        return code
 
     def report(result: api.RunResult) -> int:
         out = Console(highlight=False)
@@ -498,30 +498,66 @@ def run(
                 "finish with --resume RESULT.json",
                 highlight=False,
             )
-        written: list[Path] = []
-        if output is not None:
-            for item in result.results:
-                written.append(result_files.write_result(item, output, app_name))
-        if json_file is not None:
-            result_files.write_run_json(json_file, result)
-            written.append(json_file)
-        if junit is not None:
-            written.append(write_junit(junit, result.results, elapsed=result.elapsed))
-        if markdown is not None:
-            written.append(write_markdown(markdown, result.results, elapsed=result.elapsed))
+        jobs = _report_jobs(result, output, app_name, json_file, junit, markdown)
         if html is not None:
             extras = {
                 "durationSeconds": result.elapsed,
                 "warnings": [str(w) for w in result.warnings],
             }
-            written.append(write_run_report(html, result.results, extras=extras))
-        _ci_outputs(result)
-        if written and not quiet:
-            for path in written:
+            jobs.append(
+                ReportJob(str(html), lambda: write_run_report(html, result.results, extras=extras))
+            )
+        summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
+        jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
+        outcome = write_reports(jobs)
+        if not quiet:
+            for path in outcome.written:
                 out.print(f"wrote {path}", highlight=False, soft_wrap=True)
-        return result.exit_code
+        for failure in outcome.failures:
+            _stderr().print(f"error: {failure}", highlight=False, soft_wrap=True)
+        return api.EXIT_INCOMPLETE if outcome.failures else result.exit_code
 
     raise typer.Exit(_guard(verbose, body))
+
+
+def _report_jobs(
+    result: api.RunResult,
+    output: Path | None,
+    app_name: str,
+    json_file: Path | None,
+    junit: Path | None,
+    markdown: Path | None,
+) -> list[ReportJob]:
+    """The report files a run writes, in order; each one is written even if another fails."""
+    jobs: list[ReportJob] = []
+    if output is not None:
+        for item in result.results:
+            jobs.append(_result_job(item, output, app_name))
+    if json_file is not None:
+        jobs.append(
+            ReportJob(str(json_file), lambda: result_files.write_run_json(json_file, result))
+        )
+    if junit is not None:
+        jobs.append(
+            ReportJob(
+                str(junit), lambda: write_junit(junit, result.results, elapsed=result.elapsed)
+            )
+        )
+    if markdown is not None:
+        jobs.append(
+            ReportJob(
+                str(markdown),
+                lambda: write_markdown(markdown, result.results, elapsed=result.elapsed),
+            )
+        )
+    return jobs
+
+
+def _result_job(item: EvalSetResult, output: Path, app_name: str) -> ReportJob:
+    return ReportJob(
+        f"{output} (result file of {item.eval_set_id})",
+        lambda: result_files.write_result(item, output, app_name),
+    )
 
 
 @app.command()

@@ -32,6 +32,7 @@ from agenteval.schema.result import (
     RubricScore,
 )
 from agenteval.schema.status import EvalStatus
+from agenteval.stop_refusals import count_refusals
 from agenteval.turns import CaseLayoutError, case_turns, run_trace_key
 
 if TYPE_CHECKING:
@@ -67,6 +68,20 @@ class StopSignal:
     def __init__(self) -> None:
         self.event = threading.Event()
         self._callbacks: list[Callable[[], None]] = []
+        self._start_callbacks: list[Callable[[], None]] = []
+        self.started = False
+
+    def on_start(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when scoring starts (loading and file discovery are over)."""
+        self._start_callbacks.append(callback)
+        if self.started:
+            callback()
+
+    def start(self) -> None:
+        """Scoring starts: from now on a stop keeps what finished."""
+        self.started = True
+        for callback in self._start_callbacks:
+            callback()
 
     def on_stop(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when the stop is requested (now, if it already was)."""
@@ -325,8 +340,9 @@ async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult
 
     Judge metrics run all case runs concurrently (the judge client bounds the
     calls in flight); deterministic ones run in order.  Once ``settings.stop``
-    is set no case starts, and cases that finish afterwards are left out, so
-    the result holds only work finished before the stop (marked ``partial``).
+    is set no case starts; a case finishing afterwards is kept unless the stop
+    refused one of its judge calls (then ``--resume`` redoes it), so no judge
+    reply already paid for is lost.  The result is marked ``partial``.
     """
     pairs = planned_runs(plan, settings)
     slots: list[EvalCaseResult | None] = [None] * len(pairs)
@@ -335,9 +351,10 @@ async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult
         async def one(index: int, run_id: int, case: EvalCase) -> None:
             if settings.stopping():
                 return
+            refused = count_refusals()  # this task's own context: one counter per case
             result = await evaluate_case(plan, case, run_id, settings)
-            if settings.stopping():
-                return  # redone by --resume, its judge replies come from the cache
+            if refused.count:
+                return  # a stop refused some of its judge calls: redone by --resume
             slots[index] = result
             if settings.on_case_done is not None:
                 settings.on_case_done()

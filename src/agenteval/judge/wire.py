@@ -20,6 +20,7 @@ import aiohttp
 import httpx
 
 from agenteval import __version__
+from agenteval import settings as defaults
 from agenteval.judge.backend import JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import (
@@ -31,6 +32,7 @@ from agenteval.judge.errors import (
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
 from agenteval.judge.openai import encode_body
+from agenteval.judge.reply_cap import capped_response
 
 USER_AGENT = f"agenteval/{__version__}"
 
@@ -100,6 +102,8 @@ class JsonJudgeBackend:
     provider = ""
     # Whether the headers depend on the body or the time (a signature): then built per call.
     signs_each_call = False
+    # The largest reply body read; the judge client sets the run's --judge-max-reply-bytes.
+    max_reply_bytes = defaults.JUDGE_MAX_REPLY_BYTES
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         self._settings = settings
@@ -183,7 +187,11 @@ class JsonJudgeBackend:
             stream=httpx.ByteStream(payload),
         )
         try:
-            response = await self._http.send(request)
+            response = await capped_response(
+                await self._http.send(request, stream=True),
+                self.max_reply_bytes,
+                self._settings.describe(),
+            )
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
             # aiohttp-based transports may let their own errors through unwrapped.
             raise JudgeTransientError(self.redact(describe_failure(exc))) from None
