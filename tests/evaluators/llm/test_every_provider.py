@@ -303,6 +303,8 @@ def test_verifier_capability_is_checked_at_validate(tmp_path: Path, provider: st
     evalset = tmp_path / "one.evalset.json"
     case = {
         "evalId": "c1",
+        # A case the runner can lay out: validate reports layout problems too (issue 12).
+        "sessionInput": {"userId": "u"},
         "conversation": [
             {
                 "userContent": {"role": "user", "content": "q"},
