@@ -6,6 +6,8 @@ decoder and, where the provider has one, its error-body reading and retry
 hint.  Sending, redaction of the credentials, and the split into retryable
 (``JudgeTransientError``) and final (``JudgeRejected``) failures live here, so
 every provider retries, counts and names its failures the same way.
+
+Tested in tests/judge/test_providers.py (every provider over this one wire).
 """
 
 from __future__ import annotations
