@@ -64,6 +64,16 @@ class Reply:
     error_message: str | None = None
     retry_hint: str | None = None
     block_reason: str | None = None
+    # Characters appended to ``content`` when the reply is served: a large reply costs the
+    # server's memory only then (a test's child process forked before does not count it).
+    filler: int = 0
+    # Stream a chunked 200 body that never ends (until the client leaves or 2 GiB are sent).
+    endless: bool = False
+
+    @property
+    def served_content(self) -> str:
+        """``content`` with its filler."""
+        return self.content + "v" * self.filler if self.filler else self.content
 
     @classmethod
     def rate_limited(
@@ -114,6 +124,11 @@ class Reply:
     def malformed(cls) -> Reply:
         """HTTP 200 whose body is not JSON."""
         return cls(body=b'{"id": "chatcmpl-1", "choices": [')
+
+    @classmethod
+    def endless_body(cls) -> Reply:
+        """HTTP 200, chunked, no Content-Length, a body that never ends."""
+        return cls(endless=True)
 
     @classmethod
     def no_choices(cls) -> Reply:
@@ -201,6 +216,8 @@ class JudgeServer:
         self._port = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        # Bytes of endless bodies sent so far (shows where a client stopped reading).
+        self.endless_bytes = 0
 
     @property
     def port(self) -> int:
@@ -345,6 +362,8 @@ class JudgeServer:
             if problem is not None:
                 status, body, _ = error_reply(self.provider, 401, problem, None)
                 return _response(status, body, {})
+        if reply.endless:
+            return await self._endless(request)
         if reply.body is not None:
             return _response(reply.status, reply.body, reply.headers)
         if reply.error_message is not None:
@@ -354,7 +373,7 @@ class JudgeServer:
             return _response(status, body, {**extra, **reply.headers})
         payload = success_body(
             self.provider,
-            reply.content,
+            reply.served_content,
             reply.logprobs,
             reply.prompt_tokens,
             reply.completion_tokens,
@@ -362,6 +381,21 @@ class JudgeServer:
             reply.block_reason,
         )
         return _response(reply.status, payload, reply.headers)
+
+    async def _endless(self, request: web.BaseRequest) -> web.StreamResponse:
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        chunk = b"x" * 65536
+        try:
+            await response.write(b'{"choices": [{"message": {"content": "')
+            while self.endless_bytes < 2 << 30:
+                await response.write(chunk)
+                with self._lock:
+                    self.endless_bytes += len(chunk)
+        except (ConnectionError, RuntimeError):
+            pass  # the client hung up: what the cap is for
+        return response
 
     def _tc3_problem(self, headers: dict[str, str], raw: bytes) -> str | None:
         """Why a hunyuan request's TC3 signature does not verify, or ``None`` when it does."""
@@ -403,7 +437,7 @@ def completion_body(reply: Reply, provider: str = "openai") -> bytes:
     """The JSON body of a successful reply for ``reply`` in ``provider``'s shape."""
     return success_body(
         provider,
-        reply.content,
+        reply.served_content,
         reply.logprobs,
         reply.prompt_tokens,
         reply.completion_tokens,

@@ -3,6 +3,6 @@
 Tested in tests/cli/test_commands.py.
 """
 
-from agenteval.cli import main
+from agenteval.entry import main
 
 main()

@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from types import FrameType
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
@@ -30,13 +27,17 @@ from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
+from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit
-from agenteval.report.markdown import append_step_summary, write_markdown
+from agenteval.report.markdown import STEP_SUMMARY_ENV, append_step_summary, write_markdown
+from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
+from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.result_inputs import case_count, read_results
+from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
@@ -118,6 +119,22 @@ StrictOpt = Annotated[
         "Also $AGENTEVAL_STRICT=1.",
     ),
 ]
+AgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        metavar="SPEC",
+        help="Drive the agent for cases without a trace: cmd:COMMAND (JSON-lines protocol) or agui:URL (AG-UI).",
+    ),
+]
+ExpectedAgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--expected-agent",
+        metavar="SPEC",
+        help="A reference agent producing expected turns (expectedRunnerEnabled, driver expected, toolMock.expected).",
+    ),
+]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
 ]
@@ -133,30 +150,6 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
     style = "yellow" if warning else "red"
     for problem in problems:
         err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
-
-
-@contextmanager
-def stop_on_signals(stop: StopSignal, err: Console) -> Iterator[None]:
-    """First SIGINT/SIGTERM: stop starting work and keep what finished; a second one aborts."""
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if stop.event.is_set():
-            raise KeyboardInterrupt
-        err.print(
-            "stopping: no new cases or judge calls; waiting for calls in flight "
-            "(press Ctrl-C again to abort without results)",
-            highlight=False,
-        )
-        stop.request()
-
-    for sig in previous:
-        signal.signal(sig, handler)
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
 
 
 def _ci_outputs(result: api.RunResult) -> None:
@@ -372,6 +365,15 @@ def run(
             help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
         ),
     ] = None,
+    judge_max_reply_bytes: Annotated[
+        int,
+        typer.Option(
+            "--judge-max-reply-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Largest judge reply body read; a bigger reply fails that turn (default 8 MiB).",
+        ),
+    ] = settings.JUDGE_MAX_REPLY_BYTES,
     resume: Annotated[
         list[str],
         typer.Option(
@@ -387,6 +389,34 @@ def run(
         ),
     ] = False,
     strict: StrictOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
+    agent_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--agent-concurrency",
+            metavar="N",
+            min=1,
+            help="Agent sessions at once (cmd: worker processes, agui: connections).",
+        ),
+    ] = 4,
+    agent_timeout: Annotated[
+        float,
+        typer.Option(
+            "--agent-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="Seconds one agent turn may take before the case fails.",
+        ),
+    ] = 120.0,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="FILE",
+            help="Write every driven case's turns as --traces JSONL, each as it finishes.",
+        ),
+    ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -409,10 +439,16 @@ def run(
         offline=offline,
         max_judge_calls=max_judge_calls,
         max_judge_tokens=max_judge_tokens,
+        judge_max_reply_bytes=judge_max_reply_bytes,
         shard=shard,
         resume=resume,
         stop=StopSignal(),
         strict=strict,
+        agent=agent,
+        expected_agent=expected_agent,
+        agent_concurrency=agent_concurrency,
+        agent_timeout=agent_timeout,
+        record=str(record) if record is not None else None,
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
@@ -423,9 +459,23 @@ def run(
         progress = RunProgress(out, enabled=not (quiet or no_progress))
         options.progress = progress
         assert options.stop is not None
-        with api.relaxed_gc(), stop_on_signals(options.stop, _stderr()), progress:
-            result = api.evaluate(evalset, options)
-        return report(result)
+        err = _stderr()
+        policy = RunSignals(options.stop, lambda text: err.print(text, highlight=False))
+        # The handlers stay until the last report is written (run_signals.py says why).
+        with api.relaxed_gc(), run_signal_policy(policy):
+            problems = check_outputs(
+                {"--output": output},
+                {"--json": json_file, "--junit": junit, "--markdown": markdown},
+            )
+            if problems:
+                raise ConfigError(problems)
+            with progress:
+                result = api.evaluate(evalset, options)
+            policy.writing()
+            code = report(result)
+        if policy.during_writing:
+            return api.EXIT_INCOMPLETE
+        return code
 
     def report(result: api.RunResult) -> int:
         out = Console(highlight=False)
@@ -440,36 +490,74 @@ def run(
             max_shown=max_shown or None,
         )
         _print_judge(out, result, quiet=quiet)
+        if result.agent_stats is not None:
+            render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
         if result.interrupted:
             out.print(
                 "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
                 "finish with --resume RESULT.json",
                 highlight=False,
             )
-        written: list[Path] = []
-        if output is not None:
-            for item in result.results:
-                written.append(result_files.write_result(item, output, app_name))
-        if json_file is not None:
-            result_files.write_run_json(json_file, result)
-            written.append(json_file)
-        if junit is not None:
-            written.append(write_junit(junit, result.results, elapsed=result.elapsed))
-        if markdown is not None:
-            written.append(write_markdown(markdown, result.results, elapsed=result.elapsed))
+        jobs = _report_jobs(result, output, app_name, json_file, junit, markdown)
         if html is not None:
             extras = {
                 "durationSeconds": result.elapsed,
                 "warnings": [str(w) for w in result.warnings],
             }
-            written.append(write_run_report(html, result.results, extras=extras))
-        _ci_outputs(result)
-        if written and not quiet:
-            for path in written:
+            jobs.append(
+                ReportJob(str(html), lambda: write_run_report(html, result.results, extras=extras))
+            )
+        summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
+        jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
+        outcome = write_reports(jobs)
+        if not quiet:
+            for path in outcome.written:
                 out.print(f"wrote {path}", highlight=False, soft_wrap=True)
-        return result.exit_code
+        for failure in outcome.failures:
+            _stderr().print(f"error: {failure}", highlight=False, soft_wrap=True)
+        return api.EXIT_INCOMPLETE if outcome.failures else result.exit_code
 
     raise typer.Exit(_guard(verbose, body))
+
+
+def _report_jobs(
+    result: api.RunResult,
+    output: Path | None,
+    app_name: str,
+    json_file: Path | None,
+    junit: Path | None,
+    markdown: Path | None,
+) -> list[ReportJob]:
+    """The report files a run writes, in order; each one is written even if another fails."""
+    jobs: list[ReportJob] = []
+    if output is not None:
+        for item in result.results:
+            jobs.append(_result_job(item, output, app_name))
+    if json_file is not None:
+        jobs.append(
+            ReportJob(str(json_file), lambda: result_files.write_run_json(json_file, result))
+        )
+    if junit is not None:
+        jobs.append(
+            ReportJob(
+                str(junit), lambda: write_junit(junit, result.results, elapsed=result.elapsed)
+            )
+        )
+    if markdown is not None:
+        jobs.append(
+            ReportJob(
+                str(markdown),
+                lambda: write_markdown(markdown, result.results, elapsed=result.elapsed),
+            )
+        )
+    return jobs
+
+
+def _result_job(item: EvalSetResult, output: Path, app_name: str) -> ReportJob:
+    return ReportJob(
+        f"{output} (result file of {item.eval_set_id})",
+        lambda: result_files.write_result(item, output, app_name),
+    )
 
 
 @app.command()
@@ -480,11 +568,19 @@ def validate(
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     strict: StrictOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
     options = api.Options(
-        metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin, strict=strict
+        metrics=metrics,
+        traces=traces,
+        skip_metrics=skip_metric,
+        plugins=plugin,
+        strict=strict,
+        agent=agent,
+        expected_agent=expected_agent,
     )
 
     def body() -> int:
@@ -495,6 +591,12 @@ def validate(
         Console(highlight=False).print(
             f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) valid."
         )
+        if agent is not None:
+            from agenteval.agents.run_setup import driven_cases
+
+            Console(highlight=False).print(
+                f"{driven_cases(prepared.plans)} case(s) will be driven through the agent."
+            )
         return 0
 
     raise typer.Exit(_guard(verbose, body))

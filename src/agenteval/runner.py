@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agenteval.aggregation import build_summary, default_case_aggregate
 from agenteval.case_rubrics import (
@@ -32,7 +32,12 @@ from agenteval.schema.result import (
     RubricScore,
 )
 from agenteval.schema.status import EvalStatus
-from agenteval.turns import CaseLayoutError, case_turns
+from agenteval.stop_refusals import count_refusals
+from agenteval.turns import CaseLayoutError, case_turns, run_trace_key
+
+if TYPE_CHECKING:
+    from agenteval.agents.driver import AgentDriver
+    from agenteval.evaluators.llm.session import JudgeSession
 
 
 @dataclass(slots=True)
@@ -63,6 +68,20 @@ class StopSignal:
     def __init__(self) -> None:
         self.event = threading.Event()
         self._callbacks: list[Callable[[], None]] = []
+        self._start_callbacks: list[Callable[[], None]] = []
+        self.started = False
+
+    def on_start(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` when scoring starts (loading and file discovery are over)."""
+        self._start_callbacks.append(callback)
+        if self.started:
+            callback()
+
+    def start(self) -> None:
+        """Scoring starts: from now on a stop keeps what finished."""
+        self.started = True
+        for callback in self._start_callbacks:
+            callback()
 
     def on_stop(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` when the stop is requested (now, if it already was)."""
@@ -92,6 +111,8 @@ class RunSettings:
     skip: frozenset[tuple[str, str, int]] = frozenset()
     # Called once per finished case run (the progress bar).
     on_case_done: Callable[[], None] | None = None
+    # --agent: drives default-mode and scenario cases live (agents/driver.py).
+    agent: AgentDriver | None = None
 
     def stopping(self) -> bool:
         """True once the run was asked to stop."""
@@ -201,8 +222,26 @@ async def evaluate_case(
 ) -> EvalCaseResult:
     """Score one case in one run; errors become a failed case result, never an exception."""
     session_id = _session_id()
+    traces = settings.traces
+    if traces and run_id > 1:
+        own = traces.get(run_trace_key(case.eval_id, run_id))
+        if own is not None:
+            traces = {case.eval_id: own}
+    driven: list[Invocation] | None = None
+    driven_expected: list[Invocation] | None = None
+    agent = settings.agent
+    if agent is not None and agent.wants(case, bool(traces and case.eval_id in traces)):
+        from agenteval.agents.driver import AgentRunError
+
+        judge = cast("JudgeSession | None", settings.judge)
+        try:
+            driven, driven_expected = await agent.drive(case, run_id, plan.all_metrics, judge)
+        except AgentRunError as exc:
+            return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     try:
-        actuals, expecteds = case_turns(case, settings.traces)
+        actuals, expecteds = case_turns(
+            case, traces, driven=driven, driven_expected=driven_expected
+        )
         rubrics = _case_rubrics(plan, case)
     except (CaseLayoutError, CaseRubricError) as exc:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
@@ -301,19 +340,21 @@ async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult
 
     Judge metrics run all case runs concurrently (the judge client bounds the
     calls in flight); deterministic ones run in order.  Once ``settings.stop``
-    is set no case starts, and cases that finish afterwards are left out, so
-    the result holds only work finished before the stop (marked ``partial``).
+    is set no case starts; a case finishing afterwards is kept unless the stop
+    refused one of its judge calls (then ``--resume`` redoes it), so no judge
+    reply already paid for is lost.  The result is marked ``partial``.
     """
     pairs = planned_runs(plan, settings)
     slots: list[EvalCaseResult | None] = [None] * len(pairs)
-    if any(p.evaluator.is_async for p in plan.metrics):
+    if settings.agent is not None or any(p.evaluator.is_async for p in plan.metrics):
 
         async def one(index: int, run_id: int, case: EvalCase) -> None:
             if settings.stopping():
                 return
+            refused = count_refusals()  # this task's own context: one counter per case
             result = await evaluate_case(plan, case, run_id, settings)
-            if settings.stopping():
-                return  # redone by --resume, its judge replies come from the cache
+            if refused.count:
+                return  # a stop refused some of its judge calls: redone by --resume
             slots[index] = result
             if settings.on_case_done is not None:
                 settings.on_case_done()

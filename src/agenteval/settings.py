@@ -17,6 +17,9 @@ JUDGE_BACKOFF_BASE_SECONDS = 0.5
 JUDGE_BACKOFF_MAX_SECONDS = 8.0
 # A server's Retry-After hint is followed up to this many seconds.
 JUDGE_RETRY_AFTER_MAX_SECONDS = 60.0
+# The largest judge reply body read, in bytes (--judge-max-reply-bytes); a bigger one is a
+# judge error for that turn.
+JUDGE_MAX_REPLY_BYTES = 8 * 1024 * 1024
 # The SQLite cache of judge replies (--cache), and the variable that moves it.
 JUDGE_CACHE_PATH = ".agenteval/cache.sqlite"
 JUDGE_CACHE_ENV = "AGENTEVAL_CACHE"

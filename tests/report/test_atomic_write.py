@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,96 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path: Path) -> None:
         write_bytes_atomic(target, "not bytes")  # type: ignore[arg-type]
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def no_temp_files(directory: Path) -> bool:
+    return not [p for p in directory.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_regular_file_is_replaced_whole(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "r.json"
+    write_text_atomic(target, "first")
+    write_text_atomic(target, "second")
+    assert target.read_text() == "second"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert no_temp_files(target.parent)
+
+
+def test_symlink_target_is_written_and_the_link_kept(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "report.xml"
+    real.parent.mkdir()
+    real.write_text("old")
+    link = tmp_path / "link.xml"
+    link.symlink_to(real)
+    write_text_atomic(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text() == "new"
+    assert no_temp_files(tmp_path) and no_temp_files(real.parent)
+
+
+def test_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "made.json")
+    write_text_atomic(link, "{}")
+    assert link.is_symlink() and (tmp_path / "made.json").read_text() == "{}"
+
+
+def test_fifo_is_written_through_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write_bytes_atomic(fifo, b"x" * 200_000)  # larger than a pipe buffer
+    reader.join(timeout=10)
+    assert received == [b"x" * 200_000]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert no_temp_files(tmp_path)
+
+
+def test_dev_full_gives_enospc_and_stays_a_device() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    with pytest.raises(OSError) as caught:
+        write_text_atomic("/dev/full", "payload")
+    assert caught.value.errno == 28  # ENOSPC
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_dev_null_is_written_through() -> None:
+    write_text_atomic("/dev/null", "gone")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_dash_means_stdout(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    write_text_atomic("-", "to stdout\n")
+    assert capfdbinary.readouterr().out == b"to stdout\n"
+
+
+def test_directory_is_refused_by_name(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError) as caught:
+        write_text_atomic(tmp_path, "x")
+    assert caught.value.filename == str(tmp_path)
+
+
+def test_interrupted_write_leaves_old_file_and_no_temp(tmp_path: Path) -> None:
+    """A KeyboardInterrupt (second Ctrl-C) mid-write: previous content kept, temp removed."""
+    target = tmp_path / "r.json"
+    target.write_text("old")
+
+    class Interrupting(bytes):
+        pass
+
+    original_fsync = os.fsync
+
+    def interrupt(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    os.fsync = interrupt  # type: ignore[assignment]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            write_text_atomic(target, "new")
+    finally:
+        os.fsync = original_fsync
+    assert target.read_text() == "old"
+    assert no_temp_files(tmp_path)

@@ -11,6 +11,7 @@ import pydantic_core
 
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
+from agenteval.criteria.schema_patterns import re2_problem, with_re2
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
@@ -277,7 +278,10 @@ def _validator(canonical: str) -> Any:
         cls.check_schema(schema)
     except SchemaError as exc:
         return f"{exc.message} (at {exc.json_path})"
-    return cls(schema)
+    refused = re2_problem(schema)
+    if refused is not None:
+        return refused
+    return with_re2(cls)(schema)
 
 
 def _compiled_schema(schema: Any) -> Any:

@@ -23,6 +23,7 @@ from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterr
 from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
 from agenteval.judge.openai import OpenAIBackend, open_http_client
 from agenteval.judge.provider_backends import backend_class
+from agenteval.stop_refusals import note_refusal
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,15 @@ class JudgeOptions:
     offline: bool = False
     backoff_base: float = defaults.JUDGE_BACKOFF_BASE_SECONDS
     backoff_max: float = defaults.JUDGE_BACKOFF_MAX_SECONDS
+    max_reply_bytes: int = defaults.JUDGE_MAX_REPLY_BYTES
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if self.retries < 0:
             raise ValueError("judge retries must not be negative")
+        if self.max_reply_bytes < 1:
+            raise ValueError("the judge reply cap must be at least 1 byte")
         if not self.timeout > 0:
             raise ValueError("judge timeout must be positive")
         if self.rate_limit_rpm is not None and not self.rate_limit_rpm > 0:
@@ -163,6 +167,7 @@ class JudgeClient:
                 return hit
         who = request.settings.describe()
         if self._stopping:
+            note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
         if self.options.offline:
             raise JudgeCacheMiss(
@@ -196,6 +201,7 @@ class JudgeClient:
     ) -> JudgeReply:
         # Checked per attempt, after waiting for a concurrency slot: queued calls and retries stop too.
         if self._stopping:
+            note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
         return await backend.send(call)
 
@@ -213,5 +219,6 @@ class JudgeClient:
                         f"create model instance: unknown provider: {settings.provider}"
                     )
                 backend = kind(settings, self._http)
+            backend.max_reply_bytes = self.options.max_reply_bytes
             self._backends[settings] = backend
         return backend

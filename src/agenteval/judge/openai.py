@@ -23,6 +23,7 @@ import httpx
 import orjson
 
 from agenteval import __version__
+from agenteval import settings as defaults
 from agenteval.judge import aiohttp_client
 from agenteval.judge.backend import (
     JudgeReply,
@@ -42,6 +43,7 @@ from agenteval.judge.errors import (
     redact,
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
+from agenteval.judge.reply_cap import capped_response
 
 USER_AGENT = f"agenteval/{__version__}"
 
@@ -220,12 +222,16 @@ def open_http_client(concurrency: int, timeout: float) -> httpx.AsyncClient:
 class OpenAIBackend:
     """The built-in ``JudgeBackend``: one OpenAI-compatible judge model over a shared client."""
 
+    # The largest reply body read; the judge client sets the run's --judge-max-reply-bytes.
+    max_reply_bytes = defaults.JUDGE_MAX_REPLY_BYTES
+
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         self._settings = settings
         self._http = http
         # Parsed once: httpx would otherwise re-parse the same URL on every call.
         self._url = httpx.URL(settings.endpoint)
         self._headers = _fixed_headers(self._url, settings)
+        self._who = settings.describe()
 
     @property
     def settings(self) -> JudgeSettings:
@@ -260,7 +266,9 @@ class OpenAIBackend:
             content=payload,
         )
         try:
-            response = await self._http.send(request)
+            response = await capped_response(
+                await self._http.send(request, stream=True), self.max_reply_bytes, self._who
+            )
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
             raise JudgeTransientError(redact(_describe(exc), key)) from None
         status = response.status_code

@@ -7,7 +7,7 @@ hint.  Sending, redaction of the credentials, and the split into retryable
 (``JudgeTransientError``) and final (``JudgeRejected``) failures live here, so
 every provider retries, counts and names its failures the same way.
 
-Tested in tests/judge/test_providers.py (every provider over this one wire).
+Tested in tests/judge/test_providers.py (faults, redaction and cache for every provider).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import aiohttp
 import httpx
 
 from agenteval import __version__
+from agenteval import settings as defaults
 from agenteval.judge.backend import JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import (
@@ -31,6 +32,7 @@ from agenteval.judge.errors import (
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
 from agenteval.judge.openai import encode_body
+from agenteval.judge.reply_cap import capped_response
 
 USER_AGENT = f"agenteval/{__version__}"
 
@@ -76,12 +78,32 @@ def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, 
     return system, turns
 
 
+def json_headers(
+    settings: JudgeSettings,
+    key_header: str,
+    key_prefix: str = "",
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """A JSON call's fixed headers: type, accept, user agent, ``extra``, then the API key if any."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": USER_AGENT,
+        **(extra or {}),
+    }
+    if settings.api_key:
+        headers[key_header] = key_prefix + header_value(settings.api_key.reveal(), settings)
+    return headers
+
+
 class JsonJudgeBackend:
     """A judge backend that POSTs one JSON body per attempt; subclasses speak one provider."""
 
     provider = ""
     # Whether the headers depend on the body or the time (a signature): then built per call.
     signs_each_call = False
+    # The largest reply body read; the judge client sets the run's --judge-max-reply-bytes.
+    max_reply_bytes = defaults.JUDGE_MAX_REPLY_BYTES
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         self._settings = settings
@@ -165,7 +187,11 @@ class JsonJudgeBackend:
             stream=httpx.ByteStream(payload),
         )
         try:
-            response = await self._http.send(request)
+            response = await capped_response(
+                await self._http.send(request, stream=True),
+                self.max_reply_bytes,
+                self._settings.describe(),
+            )
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
             # aiohttp-based transports may let their own errors through unwrapped.
             raise JudgeTransientError(self.redact(describe_failure(exc))) from None

@@ -1,20 +1,63 @@
-"""Atomic file writes for every report file (result JSON, JUnit, Markdown)."""
+"""File writes for every report file (result JSON, JUnit, Markdown) that respect the target.
+
+* A regular file (or a path that does not exist yet) is written through a temp file in
+  the same directory and a rename: a reader never sees half a file, and an interrupted
+  write leaves the previous file in place and no temp file behind.
+* A symlink is followed: its target is replaced the same way, the link stays.
+* Anything else that already exists (a device such as ``/dev/full`` or ``/dev/stdout``,
+  a FIFO, a socket) and ``-`` are written through: renaming over them would replace a
+  device node or a pipe with a regular file.
+* A directory is refused with ``IsADirectoryError`` naming the path.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
+from typing import IO
+
+STDOUT_PATH = "-"
+
+
+def is_stdout(path: Path | str) -> bool:
+    """True for the path ``-``, which means standard output."""
+    return str(path) == STDOUT_PATH
 
 
 def write_bytes_atomic(path: Path | str, payload: bytes) -> Path:
-    """Write ``payload`` to ``path`` via a temp file in the same directory and a rename.
+    """Write ``payload`` to ``path`` (see the module docstring for how); returns the path."""
+    given = Path(path)
+    if is_stdout(path):
+        sys.stdout.flush()
+        _write_all(sys.stdout.buffer, payload)
+        return given
+    try:
+        info: os.stat_result | None = os.stat(given)
+    except FileNotFoundError:
+        info = None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(given))
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        # The kernel follows /dev/stdout -> /proc/self/fd/1 -> pipe; a path lookup would not.
+        with open(given, "wb") as handle:
+            _write_all(handle, payload)
+        return given
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    _replace(target, payload)
+    return given
 
-    A reader (or a CI step collecting the file) never sees half a file, and an
-    interrupted write leaves the previous file in place; returns the path.
-    """
-    target = Path(path)
+
+def _write_all(handle: IO[bytes], payload: bytes) -> None:
+    handle.write(payload)
+    handle.flush()
+
+
+def _replace(target: Path, payload: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
@@ -25,11 +68,11 @@ def write_bytes_atomic(path: Path | str, payload: bytes) -> Path:
         os.chmod(tmp_name, 0o644)
         os.replace(tmp_name, target)
     except BaseException:
+        # Also on KeyboardInterrupt (a second Ctrl-C): never leave a temp file behind.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
     _fsync_dir(target.parent)
-    return target
 
 
 def write_text_atomic(path: Path | str, text: str) -> Path:
@@ -54,4 +97,4 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["write_bytes_atomic", "write_text_atomic"]
+__all__ = ["STDOUT_PATH", "is_stdout", "write_bytes_atomic", "write_text_atomic"]

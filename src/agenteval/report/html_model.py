@@ -218,7 +218,7 @@ def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[st
             for metric in case_run.overall_eval_metric_results or []:
                 stats.setdefault(metric.metric_name, _MetricStats()).add(metric)
     summary_extra = (result.summary.model_extra or {}) if result.summary else {}
-    extras = extra(result)  # typed run state (judgeUsage, partial) included
+    extras = extra(result)
     return {
         "evalSetId": result.eval_set_id,
         "resultId": result.eval_set_result_id,
@@ -231,6 +231,7 @@ def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[st
         "passHatK": summary_extra.get("passHatK"),
         "judgeUsage": extras.get("judgeUsage"),
         "partial": bool(extras.get("partial")),
+        "judgeFailures": extras.get("judgeFailures") or 0,
     }
 
 

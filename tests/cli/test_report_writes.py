@@ -1,0 +1,178 @@
+"""Report destinations on the command line: checked before scoring, written through, failures named.
+
+Runs as root in CI, where mode bits stop nothing: a read-only place is made with
+``chattr +i`` and a full disk with a small tmpfs (skipped, with the reason, where the
+system does not allow them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from judge_server import JudgeServer, Reply
+from tests.cli.test_commands import agenteval_cli, write_suite
+from tests.cli.test_interrupt_resume import write_suite as write_judged_suite
+
+
+def temp_files(root: Path) -> list[Path]:
+    return [p for p in root.rglob("*") if p.name.endswith(".tmp")]
+
+
+@contextlib.contextmanager
+def immutable(path: Path) -> Iterator[None]:
+    """``chattr +i``: not even root can create files in it."""
+    done = subprocess.run(["chattr", "+i", str(path)], capture_output=True, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"chattr +i not possible here: {done.stderr.decode().strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=False)
+
+
+@contextlib.contextmanager
+def full_tmpfs(mount_point: Path) -> Iterator[Path]:
+    """A 1 MiB tmpfs with every byte taken."""
+    mount_point.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount_point)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        with contextlib.suppress(OSError), open(mount_point / "filler", "wb") as handle:
+            while True:
+                handle.write(b"\0" * 65536)
+                handle.flush()
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=False)
+
+
+def test_dev_full_is_named_other_reports_written_exit_3(tmp_path: Path) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    suite = write_suite(tmp_path)
+    out = tmp_path / "out"
+    junit = tmp_path / "r.xml"
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--json", "/dev/full",
+        "--output", str(out), "--junit", str(junit),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "error: /dev/full: cannot write: No space left on device" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(list(out.glob("*.evalset_result.json"))) == 1
+    assert junit.read_text().startswith("<?xml")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_fifo_and_symlink_targets_are_written_through(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path)
+    fifo = tmp_path / "junit.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    real = tmp_path / "real.md"
+    real.write_text("old")
+    link = tmp_path / "summary.md"
+    link.symlink_to(real)
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--junit", str(fifo), "--markdown", str(link)
+    )
+    reader.join(timeout=30)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert received and received[0].startswith(b"<?xml") and b"<testsuites" in received[0]
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert link.is_symlink() and "suite" in real.read_text()
+    assert not temp_files(tmp_path)
+
+
+def test_json_to_stdout_with_a_dash(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path)
+    proc = agenteval_cli("run", "--evalset", str(suite), "--json", "-", "--quiet")
+    assert proc.returncode == 1, proc.stderr
+    assert '"evalSetResults"' in proc.stdout
+
+
+def judged(tmp_path: Path, server: JudgeServer) -> Path:
+    server.when(
+        "Reference response", Reply(content="reasoning: same\nis_the_agent_response_valid: valid")
+    )
+    evalset, _ = write_judged_suite(tmp_path, server)
+    return evalset
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--markdown"])
+def test_file_flag_at_a_directory_fails_before_any_judge_call(
+    tmp_path: Path, judge_server: JudgeServer, flag: str
+) -> None:
+    evalset = judged(tmp_path, judge_server)
+    proc = agenteval_cli("run", "--evalset", str(evalset), flag, str(tmp_path))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{tmp_path}: {flag} is a directory (give a file name)" in proc.stderr
+    assert judge_server.count == 0
+
+
+def test_output_that_is_a_file_fails_before_any_judge_call(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    evalset = judged(tmp_path, judge_server)
+    proc = agenteval_cli("run", "--evalset", str(evalset), "--output", str(evalset))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{evalset}: --output is not a directory" in proc.stderr
+    assert judge_server.count == 0
+
+
+def test_read_only_output_fails_before_any_judge_call(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    evalset = judged(tmp_path, judge_server)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    with immutable(locked):
+        for args in (["--output", str(locked)], ["--json", str(locked / "run.json")],
+                     ["--output", str(locked / "new" / "dir")]):  # fmt: skip
+            proc = agenteval_cli("run", "--evalset", str(evalset), *args)
+            assert proc.returncode == 2, proc.stdout + proc.stderr
+            assert f"cannot write in {locked}: Operation not permitted" in proc.stderr
+        assert not list(locked.iterdir())
+    assert judge_server.count == 0
+
+
+def test_full_disk_names_the_file_and_writes_the_rest(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path)
+    doc = tmp_path / "run.json"
+    with full_tmpfs(tmp_path / "full") as full:
+        proc = agenteval_cli(
+            "run", "--evalset", str(suite), "--output", str(full), "--json", str(doc)
+        )
+        leftovers = temp_files(full)
+        results = list(full.glob("*.evalset_result.json"))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert f"error: {full} (result file of suite): cannot write: No space left on device" in (
+        proc.stderr
+    )
+    assert not leftovers and not results
+    assert '"evalSetResults"' in doc.read_text()
+
+
+def test_unwritable_step_summary_is_named_exit_3(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path)
+    out = tmp_path / "out"
+    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(tmp_path)}
+    proc = agenteval_cli("run", "--evalset", str(suite), "--output", str(out), env=env)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert f"error: {tmp_path}: cannot write: Is a directory" in proc.stderr
+    assert len(list(out.glob("*.evalset_result.json"))) == 1

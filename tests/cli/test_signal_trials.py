@@ -1,0 +1,180 @@
+"""Scripted signal trials: SIGINT and SIGTERM at many points of a run, then --resume.
+
+Every trial must leave only whole files (no temp file, every file parses), keep every
+case it reports as finished exactly as an uninterrupted run scores it, and ``--resume``
+must complete the run to the same summary, with no judge call paid twice (cache on and
+off).  Points are start-up, loading, scoring and the writing of the reports.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_server import JudgeServer, Reply
+from tests.cli.test_interrupt_resume import CASES, write_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+from deterministic import METRICS, make_case  # noqa: E402
+
+DETERMINISTIC_CASES = 1000
+
+
+def start(args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "agenteval", "run", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    stdout, stderr = proc.communicate(timeout=300)
+    return proc.returncode, stdout, stderr
+
+
+def cases_of(path: Path) -> dict[str, dict[str, Any]]:
+    data = json.loads(path.read_text())
+    return {c["evalId"]: c for c in data["evalCaseResults"] or []}
+
+
+def scored(case: dict[str, Any]) -> tuple[object, object]:
+    return case["finalEvalStatus"], case["overallEvalMetricResults"]
+
+
+def check_whole(tmp: Path) -> None:
+    """No temp file anywhere; every report file parses."""
+    leftovers = [p for p in tmp.rglob("*") if p.name.endswith(".tmp")]
+    assert not leftovers, leftovers
+    for path in tmp.rglob("*.json"):
+        json.loads(path.read_bytes())
+    for path in tmp.rglob("*.xml"):
+        assert path.read_text().rstrip().endswith("</testsuites>")
+
+
+def check_exit(code: int, sig: int, tmp: Path, allowed: tuple[int, ...], output: str) -> None:
+    """``allowed`` exit codes; or death by the signal itself, which only happens before the
+    interpreter reaches agenteval's first line (a loaded machine: Python's own start-up),
+    and then nothing may have been written."""
+    if code == -sig:
+        outputs = [tmp / "out", tmp / "run.json", tmp / "run.xml"]
+        assert not [p for p in outputs if p.exists()]
+        return
+    assert code in allowed, (code, output)
+
+
+def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[str], limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while not condition() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+@pytest.fixture(scope="module")
+def big_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], float]:
+    """A deterministic suite, its uninterrupted result and how long that run took."""
+    root = tmp_path_factory.mktemp("trials")
+    rng = random.Random(7)
+    cases = [make_case(i, rng) for i in range(DETERMINISTIC_CASES)]
+    evalset = root / "big.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "big", "evalCases": cases}))
+    (root / "big.metrics.json").write_text(json.dumps(METRICS))
+    began = time.monotonic()
+    proc = start(["--evalset", str(evalset), "--output", str(root / "full"), "-q"])
+    code, _, stderr = finish(proc)
+    assert code == 1, stderr
+    (full,) = (root / "full").glob("*.evalset_result.json")
+    return evalset, cases_of(full), time.monotonic() - began
+
+
+# Seconds after start (start-up, loading) or fractions of a full run (scoring), or "writing".
+POINTS: list[float | str] = [0.15, 0.3, 0.5, 0.7, 0.85, "writing"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("point", POINTS, ids=[str(p) for p in POINTS])
+def test_deterministic_run(
+    big_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: float | str
+) -> None:
+    evalset, full, seconds = big_suite
+    out = tmp_path / "out"
+    args = ["--evalset", str(evalset), "--output", str(out), "--json", str(tmp_path / "run.json")]
+    args += ["--junit", str(tmp_path / "run.xml"), "-q"]
+    proc = start(args)
+    if point == "writing":
+        wait_for(lambda: out.exists() and any(out.iterdir()), proc, 300)
+    else:
+        assert isinstance(point, float)
+        time.sleep(point if point < 0.5 else point * seconds)
+    proc.send_signal(sig)
+    code, stdout, stderr = finish(proc)
+    assert "Traceback" not in stderr, stderr
+    check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
+    check_whole(tmp_path)
+    partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
+    resume: list[str] = []
+    if partial:
+        (path,) = partial
+        kept = cases_of(path)
+        for eval_id, case in kept.items():
+            assert scored(case) == scored(full[eval_id])
+        resume = ["--resume", str(path)]
+    again = tmp_path / "again"
+    code, _, stderr = finish(start(["--evalset", str(evalset), "--output", str(again), *resume]))
+    assert code == 1, stderr
+    (done,) = again.glob("*.evalset_result.json")
+    final = cases_of(done)
+    assert list(final) == list(full)
+    assert all(scored(final[i]) == scored(full[i]) for i in full)
+
+
+JUDGE_POINTS = [0.15, 0.3, 1, 5, 10, CASES]
+
+
+@pytest.mark.parametrize("cache", [True, False], ids=["cache", "no-cache"])
+@pytest.mark.parametrize("point", JUDGE_POINTS, ids=[f"p{p}" for p in JUDGE_POINTS])
+def test_judge_run(judge_server: JudgeServer, tmp_path: Path, cache: bool, point: float) -> None:
+    """Points: seconds after start (floats) or judge requests received (ints)."""
+    judge_server.when(
+        "Reference response", Reply(content="reasoning: same\nis_the_agent_response_valid: valid")
+    )
+    judge_server.latency = 0.2
+    evalset, metrics = write_suite(tmp_path, judge_server)
+    caching = ["--cache", str(tmp_path / "c.sqlite")] if cache else ["--no-cache"]
+    base = ["--evalset", str(evalset), "--metrics", str(metrics), "--concurrency", "3", *caching]
+    out = tmp_path / "out"
+    proc = start([*base, "--output", str(out), "--json", str(tmp_path / "run.json")])
+    if isinstance(point, float):
+        time.sleep(point)
+    else:
+        wait_for(lambda: judge_server.count >= point, proc, 60)
+    sig = signal.SIGINT if int(point * 10) % 2 == 0 else signal.SIGTERM
+    proc.send_signal(sig)
+    code, stdout, stderr = finish(proc)
+    assert "Traceback" not in stderr, stderr
+    check_exit(code, sig, tmp_path, (0, 3), stdout + stderr)
+    check_whole(tmp_path)
+    resume: list[str] = []
+    partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
+    if partial:
+        (path,) = partial
+        kept = cases_of(path)
+        assert all(c["finalEvalStatus"] == "passed" for c in kept.values())
+        resume = ["--resume", str(path)]
+    first = judge_server.count
+    again = tmp_path / "again"
+    code, _, stderr = finish(start([*base, "--output", str(again), *resume]))
+    assert code == 0, stderr
+    (done,) = again.glob("*.evalset_result.json")
+    assert len(cases_of(done)) == CASES
+    assert judge_server.count == CASES, f"{first} before the stop, {judge_server.count} in all"

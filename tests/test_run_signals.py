@@ -1,0 +1,115 @@
+"""Signal policy of a run: by phase, in process and end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agenteval.run_signals import Phase, RunSignals, run_signal_policy
+from agenteval.runner import StopSignal
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def policy() -> tuple[RunSignals, list[str]]:
+    said: list[str] = []
+    return RunSignals(StopSignal(), said.append), said
+
+
+def test_loading_phase_stops_at_once() -> None:
+    signals, _ = policy()
+    with run_signal_policy(signals), pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler interrupts the sleep
+    assert signals.phase is Phase.LOADING
+
+
+def test_scoring_phase_requests_a_stop_and_a_second_signal_aborts() -> None:
+    signals, said = policy()
+    with run_signal_policy(signals):
+        signals.stop.start()
+        assert signals.phase is Phase.SCORING
+        os.kill(os.getpid(), signal.SIGINT)
+        assert signals.stop.event.is_set() and said and said[0].startswith("stopping")
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+
+
+def test_writing_phase_finishes_and_remembers() -> None:
+    signals, said = policy()
+    with run_signal_policy(signals):
+        signals.stop.start()
+        signals.writing()
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert signals.during_writing and "finishing the reports" in said[0]
+
+
+def test_a_swallowed_loading_interrupt_still_stops_before_scoring() -> None:
+    """The handler's exception can vanish (raised inside a weakref callback); the count stays."""
+    signals, _ = policy()
+    signals.signals = 1  # as after a swallowed KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        signals.stop.start()
+
+
+def test_handlers_restored_afterwards() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+    signals, _ = policy()
+    with run_signal_policy(signals):
+        assert signal.getsignal(signal.SIGTERM) == signals.handle
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_sigterm_during_file_discovery(command: str) -> None:
+    """A recursive glob over /usr takes minutes; SIGTERM ends it with exit 3 and one line."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenteval", command, "--evalset", "/usr/**/*.evalset.json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 3, stderr
+    assert stderr.strip().splitlines()[-1] == "interrupted"
+    assert "Traceback" not in stderr
+
+
+def test_second_ctrl_c_while_writing_leaves_only_whole_files(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from deterministic import METRICS, make_case
+
+    rng = random.Random(3)
+    evalset = tmp_path / "w.evalset.json"
+    cases = [make_case(i, rng) for i in range(1500)]
+    evalset.write_text(json.dumps({"evalSetId": "w", "evalCases": cases}))
+    (tmp_path / "w.metrics.json").write_text(json.dumps(METRICS))
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset), "-q",
+         "--output", str(out), "--json", str(tmp_path / "run.json")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode in (1, 3), stderr
+    assert "Traceback" not in stderr
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+    for path in [*out.glob("*"), *tmp_path.glob("run.json")]:
+        json.loads(path.read_bytes())
