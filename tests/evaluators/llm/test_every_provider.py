@@ -303,6 +303,7 @@ def test_verifier_capability_is_checked_at_validate(tmp_path: Path, provider: st
     evalset = tmp_path / "one.evalset.json"
     case = {
         "evalId": "c1",
+        "sessionInput": {"appName": "app", "userId": "user"},
         "conversation": [
             {
                 "userContent": {"role": "user", "content": "q"},
