@@ -37,23 +37,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agenteval.errors import ControlFlow
-from agenteval.evaluators.llm.operators.constructors import (
-    TurnPrefix,
-    message_text,
-    rubric_block,
-)
+from agenteval.evaluators.llm.operators.constructors import TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.response_json import json_type
-from agenteval.evaluators.llm.rubric_judge import (
-    RubricJudge,
-    RubricPrompt,
-    check_rubric_metric,
-    last_actual,
-    output_contract,
-)
+from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, checked_actual
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.gojson import GoJSONError, Struct, marshal
-from agenteval.schema.evalset import Tool
+from agenteval.schema.evalset import Invocation, Tool
 
 RETRIEVAL_TOOLS = frozenset({"knowledge_search", "knowledge_search_with_agentic_filter"})
 NO_RESULTS = "No knowledge search results were found."
@@ -93,21 +83,7 @@ the quote comes from (document id or position) when the documents show it.
 question makes clear that its condition does not hold; the reason must then \
 say which part of the question shows it.
 6. Judge each item on its own.
-
-# Input
-
 """
-
-
-def knowledge_recall_prompt(user: str, evidence: str, rubrics: str) -> str:
-    """The full judge prompt for one turn."""
-    inputs = (
-        f"<user_prompt>\n<main_prompt>\n{user}\n</main_prompt>\n</user_prompt>\n\n"
-        f"<retrieved_knowledge>\n{evidence}\n</retrieved_knowledge>\n\n"
-        f"<rubric>\n{rubrics}</rubric>\n\n"
-    )
-    contract = output_contract("Doc: quoted from <retrieved_knowledge>; User: from <user_prompt>")
-    return INSTRUCTIONS + inputs + contract
 
 
 def retrieved_knowledge(tools: Sequence[Tool | None]) -> str:
@@ -203,20 +179,18 @@ class KnowledgeRecallPrompt(RubricPrompt):
 
     schema_name = "rubric_knowledge_recall_scores"
     schema_description = "Per-rubric binary scores and reasons for knowledge recall evaluation."
+    instructions = INSTRUCTIONS
+    sources = "Doc: quoted from <retrieved_knowledge>; User: from <user_prompt>"
 
-    def prompt(self, turn: TurnPrefix) -> str:
-        """The judge prompt for the last turn of the prefix."""
-        if not turn.actuals:
-            raise OperatorError("actuals is empty")
-        check_rubric_metric(turn)
-        actual = last_actual(turn)
+    def inputs(self, turn: TurnPrefix) -> tuple[Invocation, str]:
+        """The current turn and its retrieved documents."""
+        actual = checked_actual(turn)
         try:
             evidence = retrieved_knowledge(actual.tools or ())
         except OperatorError as exc:
             raise OperatorError(f"extract knowledge recall: {exc}") from None
-        return knowledge_recall_prompt(
-            message_text(actual.user_content), evidence or NO_RESULTS, rubric_block(turn.metric)
-        )
+        documents = evidence or NO_RESULTS
+        return actual, f"<retrieved_knowledge>\n{documents}\n</retrieved_knowledge>\n\n"
 
 
 @register_evaluator
@@ -225,7 +199,4 @@ class KnowledgeRecallJudge(RubricJudge):
 
     name = "llm_rubric_knowledge_recall"
     description = "LLM rubric knowledge recall evaluator"
-
-    def prompt_constructor(self) -> RubricPrompt:
-        """The knowledge-recall prompt."""
-        return KnowledgeRecallPrompt()
+    prompt_class = KnowledgeRecallPrompt

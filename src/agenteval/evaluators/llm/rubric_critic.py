@@ -39,23 +39,56 @@ Tested in tests/evaluators/llm/test_rubric_judge.py.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
     current_pair,
     message_text,
-    rubric_block,
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.rubric_judge import (
     RubricJudge,
     RubricPrompt,
     check_rubric_metric,
-    output_contract,
 )
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation
 
 CRITIC = "llm_rubric_critic"
+
+
+# Both critics end on the same two rules and the same frame of a per-item
+# procedure (§5.4 keeps §5.3's skeleton); only the middle steps differ.
+_CLOSING = """\
+{nitpick}. Do not nitpick. Style, tone, length, format and ordering are not defects, \
+and you must not invent requirements that the item does not state. Extra \
+detail in the answer only matters when it contradicts, weakens or obscures \
+the required content.
+{conditional}. A conditional item may be scored 1 as not applicable only when its \
+condition is clearly not met. If that is not clear, treat the item as \
+applicable.
+
+# Procedure for each item (follow it silently; do not write it out)
+
+1. Read the item and decide what it requires.
+2. {reference_step}
+3. {answer_step}
+4. {compare_step}
+5. Decide the score and write a short reason.
+"""
+
+
+def critic_closing(nitpick: int, reference_step: str, answer_step: str, compare_step: str) -> str:
+    """The critics' last two rules (numbered from ``nitpick``) and their silent procedure."""
+    return _CLOSING.format(
+        nitpick=nitpick,
+        conditional=nitpick + 1,
+        reference_step=reference_step,
+        answer_step=answer_step,
+        compare_step=compare_step,
+    )
+
 
 INSTRUCTIONS = """\
 You are llm_rubric_critic, an evaluator that executes a scoring procedure. You \
@@ -84,39 +117,12 @@ matters for the item;
    - the answer asks for clarification, refuses or deflects although the \
 reference answer shows the task can be done;
    - whether the item is met cannot be verified from the evidence.
-7. Do not nitpick. Style, tone, length, format and ordering are not defects, \
-and you must not invent requirements that the item does not state. Extra \
-detail in the answer only matters when it contradicts, weakens or obscures \
-the required content.
-8. A conditional item may be scored 1 as not applicable only when its \
-condition is clearly not met. If that is not clear, treat the item as \
-applicable.
-
-# Procedure for each item (follow it silently; do not write it out)
-
-1. Read the item and decide what it requires.
-2. Find what the reference answer says about that requirement.
-3. Find what the final answer says about it.
-4. Compare the two and check for a material defect.
-5. Decide the score and write a short reason.
-
-# Input
-
-"""
-
-
-def critic_prompt(user: str, answer: str, reference: str, rubrics: str) -> str:
-    """The full judge prompt for one turn."""
-    inputs = (
-        f"<user_prompt>\n<main_prompt>\n{user}\n</main_prompt>\n</user_prompt>\n\n"
-        f"<final_answer>\n{answer}\n</final_answer>\n\n"
-        f"<reference_answer>\n{reference}\n</reference_answer>\n\n"
-        f"<rubric>\n{rubrics}</rubric>\n\n"
-    )
-    contract = output_contract(
-        "Golden: from <reference_answer>; Actual: from <final_answer>; User: from <user_prompt>"
-    )
-    return INSTRUCTIONS + inputs + contract
+""" + critic_closing(
+    7,
+    "Find what the reference answer says about that requirement.",
+    "Find what the final answer says about it.",
+    "Compare the two and check for a material defect.",
+)
 
 
 def critic_inputs(turn: TurnPrefix, evaluator: str) -> tuple[Invocation, Invocation]:
@@ -132,21 +138,31 @@ def critic_inputs(turn: TurnPrefix, evaluator: str) -> tuple[Invocation, Invocat
     return actual, expected
 
 
-class RubricCriticPrompt(RubricPrompt):
+class CriticPrompt(RubricPrompt):
+    """A critic's input (§5.3, §5.4): the checked current pair; ``evidence`` lays out its answers."""
+
+    evaluator: ClassVar[str]
+    evidence: ClassVar[str]
+
+    def inputs(self, turn: TurnPrefix) -> tuple[Invocation, str]:
+        """The current turn and the evidence section holding its answer and the reference."""
+        actual, expected = critic_inputs(turn, self.evaluator)
+        answer = message_text(actual.final_response)
+        reference = message_text(expected.final_response)
+        return actual, self.evidence.format(answer=answer, reference=reference)
+
+
+class RubricCriticPrompt(CriticPrompt):
     """User prompt, final answer, reference answer and rubrics of the current turn."""
 
     schema_name = "rubric_critic_scores"
     schema_description = "Per-rubric binary scores and reasons for rubric critic evaluation."
-
-    def prompt(self, turn: TurnPrefix) -> str:
-        """The judge prompt for the last turn of the prefix."""
-        actual, expected = critic_inputs(turn, CRITIC)
-        return critic_prompt(
-            message_text(actual.user_content),
-            message_text(actual.final_response),
-            message_text(expected.final_response),
-            rubric_block(turn.metric),
-        )
+    evaluator = CRITIC
+    instructions = INSTRUCTIONS
+    evidence = "<final_answer>\n{answer}\n</final_answer>\n\n<reference_answer>\n{reference}\n</reference_answer>\n\n"
+    sources = (
+        "Golden: from <reference_answer>; Actual: from <final_answer>; User: from <user_prompt>"
+    )
 
 
 @register_evaluator
@@ -155,7 +171,4 @@ class RubricCriticJudge(RubricJudge):
 
     name = CRITIC
     description = "LLM rubric critic evaluator"
-
-    def prompt_constructor(self) -> RubricPrompt:
-        """The rubric-critic prompt."""
-        return RubricCriticPrompt()
+    prompt_class = RubricCriticPrompt

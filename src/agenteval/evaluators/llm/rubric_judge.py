@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from agenteval.checks.judge_config import LLM_JUDGE
 from agenteval.evaluators.base import ConfigIssue
-from agenteval.evaluators.llm.operators.constructors import PromptConstructor, TurnPrefix
+from agenteval.evaluators.llm.operators.constructors import (
+    PromptConstructor,
+    TurnPrefix,
+    message_text,
+    rubric_block,
+)
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.rubrics import rubric_scores_schema, visible_rubrics
 from agenteval.evaluators.llm.operators.scorers import response_scorers
@@ -64,6 +69,14 @@ def output_contract(sources: str) -> str:
     return _OUTPUT_CONTRACT.replace("<SOURCES>", sources)
 
 
+def rubric_prompt(instructions: str, user: str, evidence: str, rubrics: str, sources: str) -> str:
+    """A rubric prompt: instructions, user prompt, the evaluator's evidence, rubrics, reply contract."""
+    return (
+        f"{instructions}\n# Input\n\n<user_prompt>\n<main_prompt>\n{user}\n</main_prompt>\n</user_prompt>\n\n"
+        f"{evidence}<rubric>\n{rubrics}</rubric>\n\n{output_contract(sources)}"
+    )
+
+
 def check_rubric_metric(turn: TurnPrefix) -> LLMCriterion:
     """The metric checks every rubric constructor runs: metric, criterion, visible rubrics."""
     metric: EvalMetric | None = turn.metric
@@ -87,11 +100,38 @@ def last_actual(turn: TurnPrefix) -> Invocation:
     return actual
 
 
+def checked_actual(turn: TurnPrefix) -> Invocation:
+    """The current actual turn after the checks of the evaluators that ignore expected turns."""
+    if not turn.actuals:
+        raise OperatorError("actuals is empty")
+    check_rubric_metric(turn)
+    return last_actual(turn)
+
+
 class RubricPrompt(PromptConstructor):
-    """A rubric judge input: one user message and the strict rubric-scores schema."""
+    """A rubric judge input: one user message and the strict rubric-scores schema.
+
+    The built-in prompts are ``instructions``, the user prompt, the evaluator's
+    evidence section (from :meth:`inputs`), the rubrics and the reply contract
+    naming ``sources``.
+    """
 
     schema_name: ClassVar[str]
     schema_description: ClassVar[str]
+    instructions: ClassVar[str]
+    sources: ClassVar[str]
+
+    def inputs(self, turn: TurnPrefix) -> tuple[Invocation, str]:
+        """The checked current actual turn and the evidence section, raising Go's input errors."""
+        raise NotImplementedError
+
+    def prompt(self, turn: TurnPrefix) -> str:
+        """The judge prompt for the last turn of the prefix."""
+        actual, evidence = self.inputs(turn)
+        user = message_text(actual.user_content)
+        return rubric_prompt(
+            self.instructions, user, evidence, rubric_block(turn.metric), self.sources
+        )
 
     def structured_output(self, turn: TurnPrefix) -> StructuredOutput | None:
         """§4.3's schema under this evaluator's name; raises §4.2's rubric id errors."""
@@ -101,9 +141,11 @@ class RubricPrompt(PromptConstructor):
 class RubricJudge(JudgeEvaluator):
     """A rubric evaluator: its prompt, ``rubric_scores``, majority vote, average."""
 
+    prompt_class: ClassVar[type[RubricPrompt]]
+
     def prompt_constructor(self) -> RubricPrompt:
         """The evaluator's messages constructor."""
-        raise NotImplementedError
+        return self.prompt_class()
 
     def default_operators(self) -> Operators:
         """The rubric prompt, the ``rubric_scores`` scorer, majority vote and average."""

@@ -29,13 +29,8 @@ Tested in tests/evaluators/llm/test_rubric_judge.py.
 
 from __future__ import annotations
 
-from agenteval.evaluators.llm.operators.constructors import (
-    TurnPrefix,
-    message_text,
-    rubric_block,
-)
-from agenteval.evaluators.llm.rubric_critic import critic_inputs
-from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, output_contract
+from agenteval.evaluators.llm.rubric_critic import CriticPrompt, critic_closing
+from agenteval.evaluators.llm.rubric_judge import RubricJudge
 from agenteval.evaluators.registry import register_evaluator
 
 REFERENCE_CRITIC = "llm_rubric_reference_critic"
@@ -75,58 +70,31 @@ matters for the item;
    - the answer asks for clarification, refuses or deflects although the \
 reference answer shows the task can be done;
    - whether the item is met cannot be verified from the evidence.
-6. Do not nitpick. Style, tone, length, format and ordering are not defects, \
-and you must not invent requirements that the item does not state. Extra \
-detail in the answer only matters when it contradicts, weakens or obscures \
-the required content.
-7. A conditional item may be scored 1 as not applicable only when its \
-condition is clearly not met. If that is not clear, treat the item as \
-applicable.
-
-# Procedure for each item (follow it silently; do not write it out)
-
-1. Read the item and decide what it requires.
-2. Find how the reference answer meets that requirement.
-3. Find what the final answer offers for it.
-4. Compare the substance and check for a material defect.
-5. Decide the score and write a short reason.
-
-# Input
-
-"""
+""" + critic_closing(
+    6,
+    "Find how the reference answer meets that requirement.",
+    "Find what the final answer offers for it.",
+    "Compare the substance and check for a material defect.",
+)
 
 
-def reference_critic_prompt(user: str, reference: str, answer: str, rubrics: str) -> str:
-    """The full judge prompt for one turn."""
-    inputs = (
-        f"<user_prompt>\n<main_prompt>\n{user}\n</main_prompt>\n</user_prompt>\n\n"
-        f"<reference_answer>\n{reference}\n</reference_answer>\n\n"
-        f"<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
-        f"<rubric>\n{rubrics}</rubric>\n\n"
-    )
-    contract = output_contract(
-        "Reference: from <reference_answer>; Actual: from <final_answer>; User: from <user_prompt>"
-    )
-    return INSTRUCTIONS + inputs + contract
-
-
-class RubricReferenceCriticPrompt(RubricPrompt):
+class RubricReferenceCriticPrompt(CriticPrompt):
     """User prompt, reference answer, final answer and rubrics of the current turn."""
 
     schema_name = "rubric_reference_critic_scores"
     schema_description = (
         "Per-rubric binary scores and reasons for rubric reference critic evaluation."
     )
-
-    def prompt(self, turn: TurnPrefix) -> str:
-        """The judge prompt for the last turn of the prefix."""
-        actual, expected = critic_inputs(turn, REFERENCE_CRITIC)
-        return reference_critic_prompt(
-            message_text(actual.user_content),
-            message_text(expected.final_response),
-            message_text(actual.final_response),
-            rubric_block(turn.metric),
-        )
+    evaluator = REFERENCE_CRITIC
+    instructions = INSTRUCTIONS
+    # §5.4 puts the reference before the answer, and the answer inside <response>.
+    evidence = (
+        "<reference_answer>\n{reference}\n</reference_answer>\n\n"
+        "<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
+    )
+    sources = (
+        "Reference: from <reference_answer>; Actual: from <final_answer>; User: from <user_prompt>"
+    )
 
 
 @register_evaluator
@@ -135,7 +103,4 @@ class RubricReferenceCriticJudge(RubricJudge):
 
     name = REFERENCE_CRITIC
     description = "LLM rubric critic evaluator against reference answers"
-
-    def prompt_constructor(self) -> RubricPrompt:
-        """The reference-critic prompt."""
-        return RubricReferenceCriticPrompt()
+    prompt_class = RubricReferenceCriticPrompt

@@ -32,20 +32,10 @@ Tested in tests/evaluators/llm/test_rubric_judge.py.
 
 from __future__ import annotations
 
-from agenteval.evaluators.llm.operators.constructors import (
-    TurnPrefix,
-    message_text,
-    rubric_block,
-)
-from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.rubric_judge import (
-    RubricJudge,
-    RubricPrompt,
-    check_rubric_metric,
-    last_actual,
-    output_contract,
-)
+from agenteval.evaluators.llm.operators.constructors import TurnPrefix, message_text
+from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, checked_actual
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.schema.evalset import Invocation
 
 INSTRUCTIONS = """\
 You are the grader of an AI agent's final answer. For every item in <rubric>, \
@@ -73,21 +63,7 @@ applicable only when the user prompt or the final answer makes it clear that \
 the condition does not hold, and say in the reason what makes it clear. If \
 you cannot tell, treat the item as applicable and grade it.
 5. Grade each item on its own; one item's result must not influence another's.
-
-# Input
-
 """
-
-
-def rubric_response_prompt(user: str, answer: str, rubrics: str) -> str:
-    """The full judge prompt for one turn."""
-    inputs = (
-        f"<user_prompt>\n<main_prompt>\n{user}\n</main_prompt>\n</user_prompt>\n\n"
-        f"<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
-        f"<rubric>\n{rubrics}</rubric>\n\n"
-    )
-    contract = output_contract("User: from <user_prompt>; Answer: from <final_answer>")
-    return INSTRUCTIONS + inputs + contract
 
 
 class RubricResponsePrompt(RubricPrompt):
@@ -95,18 +71,14 @@ class RubricResponsePrompt(RubricPrompt):
 
     schema_name = "rubric_response_scores"
     schema_description = "Per-rubric binary scores and reasons for rubric response evaluation."
+    instructions = INSTRUCTIONS
+    sources = "User: from <user_prompt>; Answer: from <final_answer>"
 
-    def prompt(self, turn: TurnPrefix) -> str:
-        """The judge prompt for the last turn of the prefix."""
-        if not turn.actuals:
-            raise OperatorError("actuals is empty")
-        check_rubric_metric(turn)
-        actual = last_actual(turn)
-        return rubric_response_prompt(
-            message_text(actual.user_content),
-            message_text(actual.final_response),
-            rubric_block(turn.metric),
-        )
+    def inputs(self, turn: TurnPrefix) -> tuple[Invocation, str]:
+        """The current turn and its final answer."""
+        actual = checked_actual(turn)
+        answer = message_text(actual.final_response)
+        return actual, f"<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
 
 
 @register_evaluator
@@ -115,7 +87,4 @@ class RubricResponseJudge(RubricJudge):
 
     name = "llm_rubric_response"
     description = "LLM rubric response evaluator"
-
-    def prompt_constructor(self) -> RubricPrompt:
-        """The rubric-response prompt."""
-        return RubricResponsePrompt()
+    prompt_class = RubricResponsePrompt
