@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from agenteval.criteria import named
@@ -33,6 +33,21 @@ def _unknown_name(kind: Registry[Any], name: str, path: str) -> Iterator[ConfigI
         )
 
 
+def _compare_and_strategy(
+    criterion: TextCriterion | JSONCriterion,
+    compares: Registry[Any],
+    strategies: Collection[str],
+    hint: str,
+    path: str,
+) -> Iterator[ConfigIssue]:
+    """A registered ``compareName`` and a known ``matchStrategy`` (text and json alike)."""
+    yield from _unknown_name(compares, criterion.compare_name, f"{path}.compareName")
+    if criterion.match_strategy not in strategies:
+        yield ConfigIssue(
+            f"{path}.matchStrategy", f"unknown matchStrategy {criterion.match_strategy!r}", hint
+        )
+
+
 def check_length_criterion(criterion: LengthCriterion, path: str) -> Iterator[ConfigIssue]:
     """Length bounds must be set, non-negative and ordered."""
     if criterion.ignore:
@@ -51,13 +66,9 @@ def check_text_criterion(criterion: TextCriterion, path: str) -> Iterator[Config
     """Known strategy, valid length, registered compare function."""
     if criterion.ignore:
         return
-    yield from _unknown_name(named.text_compares, criterion.compare_name, f"{path}.compareName")
-    if criterion.match_strategy not in TEXT_STRATEGIES:
-        yield ConfigIssue(
-            f"{path}.matchStrategy",
-            f"unknown matchStrategy {criterion.match_strategy!r}",
-            "use exact, contains, regex or skip",
-        )
+    yield from _compare_and_strategy(
+        criterion, named.text_compares, TEXT_STRATEGIES, "use exact, contains, regex or skip", path
+    )
     if criterion.length is not None:
         yield from check_length_criterion(criterion.length, f"{path}.length")
 
@@ -66,13 +77,9 @@ def check_json_criterion(criterion: JSONCriterion, path: str) -> Iterator[Config
     """Known strategy, exclusive trees, well-formed onlyTree, valid schema, registered compare."""
     if criterion.ignore:
         return
-    yield from _unknown_name(named.json_compares, criterion.compare_name, f"{path}.compareName")
-    if criterion.match_strategy not in JSON_STRATEGIES:
-        yield ConfigIssue(
-            f"{path}.matchStrategy",
-            f"unknown matchStrategy {criterion.match_strategy!r}",
-            "use exact or skip",
-        )
+    yield from _compare_and_strategy(
+        criterion, named.json_compares, JSON_STRATEGIES, "use exact or skip", path
+    )
     tolerance = criterion.number_tolerance
     if tolerance is not None and tolerance < 0:
         yield ConfigIssue(
@@ -127,6 +134,15 @@ def check_rouge_criterion(criterion: RougeCriterion, path: str) -> Iterator[Conf
     yield from _unknown_name(named.tokenizers, criterion.tokenizer_name, f"{path}.tokenizerName")
 
 
+def _check_parts(
+    path: str, *parts: tuple[str, Any | None, Callable[[Any, str], Iterator[ConfigIssue]]]
+) -> Iterator[ConfigIssue]:
+    """Each optional sub-criterion that is set, checked at ``path.<key>``, in the given order."""
+    for key, part, check in parts:
+        if part is not None:
+            yield from check(part, f"{path}.{key}")
+
+
 def check_final_response_criterion(
     criterion: FinalResponseCriterion, path: str
 ) -> Iterator[ConfigIssue]:
@@ -141,24 +157,23 @@ def check_final_response_criterion(
             "add at least one of them",
             warning=True,
         )
-    if criterion.text is not None:
-        yield from check_text_criterion(criterion.text, f"{path}.text")
-    if criterion.json_ is not None:
-        yield from check_json_criterion(criterion.json_, f"{path}.json")
-    if criterion.rouge is not None:
-        yield from check_rouge_criterion(criterion.rouge, f"{path}.rouge")
-    if criterion.xml is not None:
-        yield from check_xml_criterion(criterion.xml, f"{path}.xml")
+    yield from _check_parts(
+        path,
+        ("text", criterion.text, check_text_criterion),
+        ("json", criterion.json_, check_json_criterion),
+        ("rouge", criterion.rouge, check_rouge_criterion),
+        ("xml", criterion.xml, check_xml_criterion),
+    )
 
 
 def check_strategy(strategy: ToolTrajectoryStrategy, path: str) -> Iterator[ConfigIssue]:
     """The three optional parts of a tool strategy."""
-    if strategy.name is not None:
-        yield from check_text_criterion(strategy.name, f"{path}.name")
-    if strategy.arguments is not None:
-        yield from check_json_criterion(strategy.arguments, f"{path}.arguments")
-    if strategy.result is not None:
-        yield from check_json_criterion(strategy.result, f"{path}.result")
+    yield from _check_parts(
+        path,
+        ("name", strategy.name, check_text_criterion),
+        ("arguments", strategy.arguments, check_json_criterion),
+        ("result", strategy.result, check_json_criterion),
+    )
 
 
 def check_trajectory_criterion(
