@@ -9,6 +9,7 @@ with ``strict``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pydantic_core
@@ -24,6 +25,9 @@ _NOT_EVALSET = frozenset(
 _NOT_METRICS = frozenset(
     {FileKind.EVALSET, FileKind.RESULT, FileKind.RUN, FileKind.ADK_EVALSET, FileKind.OTLP}
 )
+# What a reader expects: the kinds it refuses, and its own name for the error message.
+_EVALSET = (_NOT_EVALSET, "an eval set")
+_METRICS = (_NOT_METRICS, "a metric file")
 
 
 def parsed(text: str) -> Any:
@@ -34,27 +38,38 @@ def parsed(text: str) -> Any:
         return None
 
 
+Outcome = tuple[bool, list[Problem], list[Problem]]
+
+
 def check_evalset_document(
     data: Any, file: str, *, strict: bool, text: str | None = None
-) -> tuple[bool, list[Problem], list[Problem]]:
+) -> Outcome:
     """(readable as an eval set, problems, warnings) of a parsed eval set file (``text``: its JSON)."""
-    kind = kind_of(data)
-    if kind in _NOT_EVALSET:
-        message, hint = wrong_kind_message("an eval set", kind)
-        return False, [Problem(file, "", message, hint)], []
-    problems = non_finite_numbers(data, file, text)
-    unknown = evalset_unknown_keys(data, file)
-    return True, problems + (unknown if strict else []), [] if strict else unknown
+    return _checked(_EVALSET, data, file, text, strict, partial(evalset_unknown_keys, data, file))
 
 
 def check_metrics_document(
     data: Any, file: str, *, strict: bool, builtin: Callable[[str], bool], text: str | None = None
-) -> tuple[bool, list[Problem], list[Problem]]:
+) -> Outcome:
     """(readable as a metric file, problems, warnings) of a parsed metric file (``text``: its JSON)."""
+    unknown_keys = partial(metrics_unknown_keys, data, file, builtin)
+    return _checked(_METRICS, data, file, text, strict, unknown_keys)
+
+
+def _checked(
+    expected: tuple[frozenset[FileKind], str],
+    data: Any,
+    file: str,
+    text: str | None,
+    strict: bool,
+    unknown_keys: Callable[[], list[Problem]],
+) -> Outcome:
+    """Refuse a file of a kind in ``expected[0]``; else non-finite numbers, then unknown keys."""
+    refused, noun = expected
     kind = kind_of(data)
-    if kind in _NOT_METRICS:
-        message, hint = wrong_kind_message("a metric file", kind)
+    if kind in refused:
+        message, hint = wrong_kind_message(noun, kind)
         return False, [Problem(file, "", message, hint)], []
     problems = non_finite_numbers(data, file, text)
-    unknown = metrics_unknown_keys(data, file, builtin)
+    unknown = unknown_keys()
     return True, problems + (unknown if strict else []), [] if strict else unknown
