@@ -171,12 +171,18 @@ def rubrics_json(rubrics: Sequence[Rubric]) -> str:
     return encode(values)
 
 
+def _current(invocations: Sequence[Invocation | None], side: str) -> Invocation:
+    """The last turn of one side (``actual``/``expected``), with Go's errors when missing."""
+    if not invocations:
+        raise TemplateError(f"{side}s is empty")
+    current = invocations[-1]
+    if current is None:
+        raise TemplateError(f"{side} invocation is nil")
+    return current
+
+
 def _actual_value(actuals: Sequence[Invocation | None], source: Source) -> str:
-    if not actuals:
-        raise TemplateError("actuals is empty")
-    actual = actuals[-1]
-    if actual is None:
-        raise TemplateError("actual invocation is nil")
+    actual = _current(actuals, "actual")
     if source.field == "userContent":
         return message_text(actual.user_content)
     if source.field == "finalResponse":
@@ -198,11 +204,7 @@ def _actual_value(actuals: Sequence[Invocation | None], source: Source) -> str:
 
 
 def _expected_value(expecteds: Sequence[Invocation | None], source: Source) -> str:
-    if not expecteds:
-        raise TemplateError("expecteds is empty")
-    expected = expecteds[-1]
-    if expected is None:
-        raise TemplateError("expected invocation is nil")
+    expected = _current(expecteds, "expected")
     if source.field != "finalResponse":
         raise TemplateError(f"unsupported source {source.name}")
     if expected.final_response is None:
