@@ -83,15 +83,20 @@ class MetricDetails(Model):
     rubric_scores: list[RubricScore] | None = None
 
 
-class EvalMetricResult(Model):
-    """Result of one metric, for one turn or for the whole case (formats.md §6.3)."""
-
-    model_config = _camel_extra
+class MetricOutcome(Model):
+    """The keys every metric result starts with: metric, score, status, threshold."""
 
     metric_name: Str = ""
     score: Score = 0.0
     eval_status: Status = EvalStatus.NOT_EVALUATED
     threshold: Score = 0.0
+
+
+class EvalMetricResult(MetricOutcome):
+    """Result of one metric, for one turn or for the whole case (formats.md §6.3)."""
+
+    model_config = _camel_extra
+
     criterion: SharedCriterion = None
     details: MetricDetails | None = None
 
@@ -156,15 +161,10 @@ class RunSummary(Model):
     metric_summaries: list[MetricSummary] | None = None
 
 
-class CaseMetricResult(Model):
+class CaseMetricResult(MetricOutcome):
     """A metric's overall result inside a case's run summary."""
 
     model_config = _camel
-
-    metric_name: Str = ""
-    score: Score = 0.0
-    eval_status: Status = EvalStatus.NOT_EVALUATED
-    threshold: Score = 0.0
 
 
 class CaseRunSummary(Model):
