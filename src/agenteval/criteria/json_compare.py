@@ -170,6 +170,8 @@ def _object_difference(
     return None
 
 
+# The loop body repeats _object_difference's on purpose: merged into one shared helper
+# (a per-leaf call or a common iterator) the compare measured 1.6-2x slower.
 def _array_difference(
     a: Sequence[Any], e: Sequence[Any], tolerance: float
 ) -> JSONDifference | None:
