@@ -472,52 +472,68 @@ def run(
             with progress:
                 result = api.evaluate(evalset, options)
             policy.writing()
-            code = report(result)
+            code = _report_run(
+                result,
+                (output, app_name, json_file, junit, markdown, html),
+                quiet=quiet,
+                verbose=verbose,
+                max_shown=max_shown,
+            )
         if policy.during_writing:
             return api.EXIT_INCOMPLETE
         return code
 
-    def report(result: api.RunResult) -> int:
-        out = Console(highlight=False)
-        if not quiet:
-            _print_problems(result.warnings, warning=True)
-        console_report.render_run(
-            out,
-            result.results,
-            quiet=quiet,
-            verbose=verbose,
-            elapsed=result.elapsed,
-            max_shown=max_shown or None,
-        )
-        _print_judge(out, result, quiet=quiet)
-        if result.agent_stats is not None:
-            render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
-        if result.interrupted:
-            out.print(
-                "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
-                "finish with --resume RESULT.json",
-                highlight=False,
-            )
-        jobs = _report_jobs(result, output, app_name, json_file, junit, markdown)
-        if html is not None:
-            extras = {
-                "durationSeconds": result.elapsed,
-                "warnings": [str(w) for w in result.warnings],
-            }
-            jobs.append(
-                ReportJob(str(html), lambda: write_run_report(html, result.results, extras=extras))
-            )
-        summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
-        jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
-        outcome = write_reports(jobs)
-        if not quiet:
-            for path in outcome.written:
-                out.print(f"wrote {path}", highlight=False, soft_wrap=True)
-        for failure in outcome.failures:
-            _stderr().print(f"error: {failure}", highlight=False, soft_wrap=True)
-        return api.EXIT_INCOMPLETE if outcome.failures else result.exit_code
-
     raise typer.Exit(_guard(verbose, body))
+
+
+def _report_run(
+    result: api.RunResult,
+    files: tuple[Path | None, str, Path | None, Path | None, Path | None, Path | None],
+    *,
+    quiet: bool,
+    verbose: bool,
+    max_shown: int,
+) -> int:
+    """Print a run's outcome, write its reports (``files``: output, app, json, junit, markdown, html)."""
+    output, app_name, json_file, junit, markdown, html = files
+    out = Console(highlight=False)
+    if not quiet:
+        _print_problems(result.warnings, warning=True)
+    console_report.render_run(
+        out,
+        result.results,
+        quiet=quiet,
+        verbose=verbose,
+        elapsed=result.elapsed,
+        max_shown=max_shown or None,
+    )
+    _print_judge(out, result, quiet=quiet)
+    if result.agent_stats is not None:
+        render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
+    if result.interrupted:
+        out.print(
+            "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
+            "finish with --resume RESULT.json",
+            highlight=False,
+        )
+    jobs = _report_jobs(result, output, app_name, json_file, junit, markdown)
+    if html is not None:
+        extras = {
+            "durationSeconds": result.elapsed,
+            "warnings": [str(w) for w in result.warnings],
+        }
+        jobs.append(
+            ReportJob(str(html), lambda: write_run_report(html, result.results, extras=extras))
+        )
+    summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
+    jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
+    outcome = write_reports(jobs)
+    if not quiet:
+        for path in outcome.written:
+            out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    for failure in outcome.failures:
+        _stderr().print(f"error: {failure}", highlight=False, soft_wrap=True)
+    return api.EXIT_INCOMPLETE if outcome.failures else result.exit_code
 
 
 def _report_jobs(
