@@ -16,6 +16,7 @@ from agenteval import loading
 from agenteval.aggregation import build_summary, overall_status
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.runner import (
@@ -54,6 +55,8 @@ class Options:
 
     metrics: str | None = None
     traces: str | None = None
+    # How OTLP traces name cases: "session", "conversation" or "evalId" (importers/otel.py).
+    traces_match: str = "session"
     app_name: str = "agenteval"
     num_runs: int = 1
     cases: Sequence[str] = ()
@@ -161,7 +164,13 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
                 )
             )
     traces: dict[str, list[Invocation]] | None = None
-    if options.traces is not None:
+    if options.traces is not None and is_otlp_file(Path(options.traces)):
+        try:
+            traces, trace_warnings = load_otlp_traces(Path(options.traces), options.traces_match)
+            found.warnings.extend(trace_warnings)
+        except ConfigError as exc:
+            found.problems.extend(exc.problems)
+    elif options.traces is not None:
         text = _read(Path(options.traces), found)
         if text is not None:
             traces, trace_problems = loading.parse_traces(text, options.traces)

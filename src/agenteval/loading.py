@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from agenteval import jsonpath
 from agenteval.errors import ConfigError, Problem
+from agenteval.importers.detect import foreign_evalset_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -99,7 +100,10 @@ def read_text(path: Path) -> str:
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
+        from agenteval.importers.detect import binary_file_hint
+
+        hint = binary_file_hint(path)
+        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
 
@@ -175,6 +179,9 @@ def _validate_evalset(text: str) -> EvalSet:
 
 def parse_evalset(text: str, file: str) -> tuple[EvalSet | None, list[Problem]]:
     """Parse eval set JSON and check the file-local rules, reporting type and rule problems together."""
+    foreign = foreign_evalset_problem(text, file)
+    if foreign is not None:
+        return None, [foreign]
     try:
         evalset = _validate_evalset(text)
     except ValidationError as exc:

@@ -1,0 +1,188 @@
+"""Read OTLP trace files (JSON lines, one JSON document, or protobuf) into flat span records.
+
+``opentelemetry-proto`` does the decoding: JSON goes through ``google.protobuf.json_format``
+into ``TracesData``, protobuf through ``TracesData.FromString``.  A protobuf file is either one
+message or the collector file exporter's sequence of messages, each behind a 4-byte big-endian
+length.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
+
+from agenteval.errors import ConfigError, Problem
+
+
+@dataclass(slots=True)
+class SpanEvent:
+    """One span event: its name and attributes."""
+
+    name: str
+    attributes: dict[str, Any]
+
+
+@dataclass(slots=True)
+class SpanRecord:
+    """One span, decoded: ids as text, times in nanoseconds, attributes as Python values."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str
+    name: str
+    start: int
+    end: int
+    attributes: dict[str, Any]
+    events: list[SpanEvent] = field(default_factory=list)
+
+
+def any_value(value: AnyValue) -> Any:
+    """The Python value an OTLP ``AnyValue`` holds (arrays → lists, key-value lists → dicts)."""
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "int_value":
+        return value.int_value
+    if kind == "double_value":
+        return value.double_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind == "array_value":
+        return [any_value(item) for item in value.array_value.values]
+    if kind == "kvlist_value":
+        return attributes(value.kvlist_value.values)
+    if kind == "bytes_value":
+        return base64.b64encode(value.bytes_value).decode("ascii")
+    return None
+
+
+def attributes(items: Any) -> dict[str, Any]:
+    """OTLP key-value pairs as a dict (a repeated key keeps its last value)."""
+    out: dict[str, Any] = {}
+    item: KeyValue
+    for item in items:
+        out[item.key] = any_value(item.value)
+    return out
+
+
+def _records(data: TracesData, id_text: Any) -> Iterator[SpanRecord]:
+    span: Span
+    for resource_spans in data.resource_spans:
+        for scope_spans in resource_spans.scope_spans:
+            for span in scope_spans.spans:
+                yield SpanRecord(
+                    trace_id=id_text(span.trace_id),
+                    span_id=id_text(span.span_id),
+                    parent_id=id_text(span.parent_span_id),
+                    name=span.name,
+                    start=span.start_time_unix_nano,
+                    end=span.end_time_unix_nano,
+                    attributes=attributes(span.attributes),
+                    events=[SpanEvent(e.name, attributes(e.attributes)) for e in span.events],
+                )
+
+
+def _hex(raw: bytes) -> str:
+    return raw.hex()
+
+
+def _as_written(raw: bytes) -> str:
+    # OTLP JSON writes ids as hex, which json_format reads as base64; encoding the bytes
+    # again gives back the text of the file (hex from a collector, base64 from json_format).
+    return base64.b64encode(raw).decode("ascii")
+
+
+def read_json_spans(text: str, file: str) -> list[SpanRecord]:
+    """Spans of an OTLP JSON file: one ``TracesData`` document, or one per line."""
+    documents: list[tuple[str, Any]] = []
+    try:
+        documents.append(("", json.loads(text)))
+    except json.JSONDecodeError:
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                documents.append((f"line {lineno}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise ConfigError(
+                    [Problem(file, f"line {lineno}", f"invalid JSON: {exc.msg}")]
+                ) from None
+    spans: list[SpanRecord] = []
+    problems: list[Problem] = []
+    for where, document in documents:
+        message = TracesData()
+        try:
+            json_format.ParseDict(document, message, ignore_unknown_fields=True)
+        except json_format.ParseError as exc:
+            problems.append(
+                Problem(file, where, f"not OTLP trace JSON: {exc}", "expected {resourceSpans: …}")
+            )
+            continue
+        spans.extend(_records(message, _as_written))
+    if problems:
+        raise ConfigError(problems)
+    return spans
+
+
+def _length_prefixed(data: bytes) -> list[bytes] | None:
+    """The messages of a 4-byte big-endian length-prefixed stream, or None if it is not one."""
+    chunks: list[bytes] = []
+    offset = 0
+    while offset < len(data):
+        if offset + 4 > len(data):
+            return None
+        size = int.from_bytes(data[offset : offset + 4], "big")
+        offset += 4
+        if offset + size > len(data):
+            return None
+        chunks.append(data[offset : offset + size])
+        offset += size
+    return chunks or None
+
+
+def read_protobuf_spans(data: bytes, file: str) -> list[SpanRecord]:
+    """Spans of an OTLP protobuf file: one ``TracesData`` message or a length-prefixed stream."""
+    chunks = _length_prefixed(data) or [data]
+    spans: list[SpanRecord] = []
+    for index, chunk in enumerate(chunks):
+        try:
+            message = TracesData.FromString(chunk)
+        except DecodeError as exc:
+            where = f"message {index + 1}" if len(chunks) > 1 else ""
+            raise ConfigError(
+                [Problem(file, where, f"not an OTLP protobuf trace message ({exc})")]
+            ) from None
+        spans.extend(_records(message, _hex))
+    return spans
+
+
+def read_spans(path: Path) -> list[SpanRecord]:
+    """Every span of an OTLP trace file, JSON or protobuf, or ConfigError."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+    if looks_like_json(data):
+        return read_json_spans(data.decode("utf-8"), str(path))
+    return read_protobuf_spans(data, str(path))
+
+
+def looks_like_json(data: bytes) -> bool:
+    """True when the bytes are UTF-8 text starting with a JSON object."""
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"{"):
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
