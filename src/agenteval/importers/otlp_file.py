@@ -95,9 +95,12 @@ def _hex(raw: bytes) -> str:
     return raw.hex()
 
 
-def _as_written(raw: bytes) -> str:
-    # OTLP JSON writes ids as hex, which json_format reads as base64; encoding the bytes
-    # again gives back the text of the file (hex from a collector, base64 from json_format).
+def _json_id(raw: bytes) -> str:
+    # OTLP JSON writes ids as hex, which json_format decodes as base64 (16 hex characters
+    # become 12 bytes, 32 become 24): encoding them again gives back the hex text.  Files
+    # written by json_format itself hold real base64 (8 or 16 bytes): shown as hex too.
+    if len(raw) in (8, 16):
+        return raw.hex()
     return base64.b64encode(raw).decode("ascii")
 
 
@@ -127,7 +130,7 @@ def read_json_spans(text: str, file: str) -> list[SpanRecord]:
                 Problem(file, where, f"not OTLP trace JSON: {exc}", "expected {resourceSpans: …}")
             )
             continue
-        spans.extend(_records(message, _as_written))
+        spans.extend(_records(message, _json_id))
     if problems:
         raise ConfigError(problems)
     return spans
