@@ -297,7 +297,11 @@ def test_shards_merge_to_the_full_run(tmp_path: Path, count: int) -> None:
         return {k: v for k, v in case.items() if k not in ("sessionId",)}
 
     full_sets, merged_sets = by_set(full), by_set(merged)
-    assert set(full_sets) == set(merged_sets) == {"help-center", "order-api", "order-export", "travel-assistant"}
+    assert (
+        set(full_sets)
+        == set(merged_sets)
+        == {"help-center", "order-api", "order-export", "travel-assistant"}
+    )
     for eval_set_id, expected in full_sets.items():
         got = merged_sets[eval_set_id]
         assert got["summary"] == expected["summary"]

@@ -11,7 +11,7 @@ from agenteval.aggregation import build_summary
 from agenteval.errors import ConfigError
 from agenteval.loading import parse_result
 from agenteval.merging import merge_extras, merge_results, sum_numbers
-from agenteval.report.jsonfile import model_to_go_json
+from agenteval.report.result_files import model_to_go_json
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult, extra
 from agenteval.sharding import shard_of

@@ -26,7 +26,7 @@ from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
-from agenteval.report import github, jsonfile
+from agenteval.report import github, result_files
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.junit import write_junit
 from agenteval.report.markdown import append_step_summary, write_markdown
@@ -428,9 +428,9 @@ def run(
         written: list[Path] = []
         if output is not None:
             for item in result.results:
-                written.append(jsonfile.write_result(item, output, app_name))
+                written.append(result_files.write_result(item, output, app_name))
         if json_file is not None:
-            jsonfile.write_run_json(json_file, result)
+            result_files.write_run_json(json_file, result)
             written.append(json_file)
         if junit is not None:
             written.append(write_junit(junit, result.results, elapsed=result.elapsed))
@@ -622,9 +622,9 @@ def merge(
                 raise ConfigError(
                     [Problem(str(out), "", f"{len(merged)} eval sets to write; give a directory")]
                 )
-            written = [jsonfile.write_json(out, dump(merged[0]))]
+            written = [result_files.write_json(out, dump(merged[0]))]
         else:
-            written = [jsonfile.write_result(r, out, app_name) for r in merged]
+            written = [result_files.write_result(r, out, app_name) for r in merged]
         console = Console(highlight=False)
         # The merged run's failures and summary line; --quiet leaves out the written paths.
         console_report.render_run(console, merged, quiet=True)

@@ -17,7 +17,7 @@ from typing import Any
 import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
-from agenteval import jsonpath
+from agenteval import locations
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers.detect import foreign_evalset_problem
 from agenteval.schema.evalset import EvalSet, Invocation
@@ -74,7 +74,7 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
             detail = str(item.get("ctx", {}).get("error", item["msg"]))
             problems.append(Problem(file, "", f"invalid JSON: {detail}"))
             continue
-        path = jsonpath.join(prefix, *item["loc"]) or "$"
+        path = locations.join(prefix, *item["loc"]) or "$"
         words = _TYPE_WORDS.get(kind)
         if words and kind != "enum":
             message = f"{words}, got {_json_type(item.get('input'))}"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agenteval.aggregation import build_summary, default_case_aggregate
-from agenteval.caserubrics import (
+from agenteval.case_rubrics import (
     CaseRubricError,
     case_rubric_index,
     effective_rubrics,

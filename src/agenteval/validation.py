@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agenteval.caserubrics import CaseRubricError, merged_rubrics, with_rubrics
+from agenteval.case_rubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.criteria.text import compile_regex
 from agenteval.errors import Problem
 from agenteval.evaluators.base import Evaluator

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agenteval.criteria import jsoncmp, named
-from agenteval.criteria.jsoncmp import JSON_STRATEGIES, check_json, check_schema
+from agenteval.criteria import json_compare, named
+from agenteval.criteria.json_compare import JSON_STRATEGIES, check_json, check_schema
 from agenteval.schema.metric import JSONCriterion
 
 
@@ -342,8 +342,8 @@ def test_invalid_schemas_are_mismatches() -> None:
 
 
 def test_schema_validators_are_cached_by_canonical_json() -> None:
-    first = jsoncmp._compiled_schema({"type": "object", "required": ["a"]})
-    second = jsoncmp._compiled_schema({"required": ["a"], "type": "object"})
+    first = json_compare._compiled_schema({"type": "object", "required": ["a"]})
+    second = json_compare._compiled_schema({"required": ["a"], "type": "object"})
     assert first is second
 
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenteval.criteria import textmatch
-from agenteval.criteria.textmatch import (
+from agenteval.criteria import lexical
+from agenteval.criteria.lexical import (
     adk_tokenize,
     gate_rouge1,
     normalize,
@@ -197,6 +197,6 @@ def test_gate_empty_texts_score_zero() -> None:
 
 
 def test_module_docstring_examples() -> None:
-    failures, tried = doctest.testmod(textmatch, optionflags=doctest.ELLIPSIS)
+    failures, tried = doctest.testmod(lexical, optionflags=doctest.ELLIPSIS)
     assert tried >= 6
     assert failures == 0

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agenteval.criteria.textmatch import adk_tokenize, rouge1
+from agenteval.criteria.lexical import adk_tokenize, rouge1
 
 Scorer = Callable[[str, str], tuple[float, float, float]]
 Tokenize = Callable[[str], list[str]]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.criteria.xmlcheck import check_xml, xml_problem
+from agenteval.criteria.xml_check import check_xml, xml_problem
 from agenteval.schema.metric import XMLCriterion
 
 VALID = XMLCriterion.model_validate({"valid": True, "matchStrategy": "skip"})

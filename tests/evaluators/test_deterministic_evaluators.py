@@ -8,7 +8,7 @@ import pytest
 
 from agenteval.criteria.named import turn_compares
 from agenteval.evaluators.base import EvalContext, EvaluatorError
-from agenteval.evaluators.finalresponse import FinalResponseEvaluator
+from agenteval.evaluators.final_response_avg import FinalResponseEvaluator
 from agenteval.evaluators.trajectory import ToolTrajectoryEvaluator
 from agenteval.schema import EvalCase, EvalMetric, Invocation, Tool
 from agenteval.schema.base import dump

@@ -17,8 +17,8 @@ from agenteval.evaluators.base import (
     EvaluatorError,
     TurnResult,
 )
-from agenteval.evaluators.gate import GateConfig, check_gate
-from agenteval.evaluators.gatejudge import (
+from agenteval.evaluators.llm.final_response_gate import GateConfig, check_gate
+from agenteval.evaluators.llm.gate_judge import (
     JudgeReplyFormatError,
     JudgeVerdict,
     majority_vote,

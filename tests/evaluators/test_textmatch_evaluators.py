@@ -10,7 +10,7 @@ import pytest
 import agenteval.evaluators.builtins  # noqa: F401  (registers the built-ins)
 from agenteval.evaluators.base import EvalContext, EvaluateResult, EvaluatorError
 from agenteval.evaluators.registry import evaluators
-from agenteval.evaluators.textmatch import message_text
+from agenteval.evaluators.response_match import message_text
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.status import EvalStatus

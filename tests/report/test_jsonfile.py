@@ -13,7 +13,7 @@ import pytest
 
 from agenteval import __version__
 from agenteval.aggregation import PASS_AT_K_KEY, build_summary
-from agenteval.report.jsonfile import (
+from agenteval.report.result_files import (
     RESULT_SUFFIX,
     run_document,
     safe_name,

@@ -41,4 +41,3 @@ text_compares = NamedRegistry("text compare")
 json_compares = NamedRegistry("json compare")
 turn_compares = NamedRegistry("turn compare")
 tokenizers = NamedRegistry("tokenizer")
-

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
-from agenteval.criteria.jsoncmp import json_matches, json_outcome
+from agenteval.criteria.json_compare import json_matches, json_outcome
 from agenteval.criteria.text import text_failure, text_matches
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.evalset import Invocation, Tool

@@ -1,26 +1,29 @@
 """Importing this module registers every built-in evaluator."""
 
-from agenteval.evaluators import finalresponse, gate, textmatch, trajectory
-from agenteval.evaluators.llm import finalresponse as llm_finalresponse
-from agenteval.evaluators.llm import hallucinations as llm_hallucinations
-from agenteval.evaluators.llm import judgetemplate as llm_judgetemplate
-from agenteval.evaluators.llm import knowledgerecall as llm_knowledgerecall
-from agenteval.evaluators.llm import rubriccritic as llm_rubriccritic
-from agenteval.evaluators.llm import rubricrefcritic as llm_rubricrefcritic
-from agenteval.evaluators.llm import rubricresponse as llm_rubricresponse
-from agenteval.evaluators.llm import verifier as llm_verifier
+from agenteval.evaluators import final_response_avg, response_match, trajectory
+from agenteval.evaluators.llm import (
+    final_response_gate,
+    hallucinations,
+    judge_template,
+    knowledge_recall,
+    llm_final_response,
+    rubric_critic,
+    rubric_reference_critic,
+    rubric_response,
+    verifier_pairwise,
+)
 
 __all__ = [
-    "finalresponse",
-    "gate",
-    "llm_finalresponse",
-    "llm_hallucinations",
-    "llm_judgetemplate",
-    "llm_knowledgerecall",
-    "llm_rubriccritic",
-    "llm_rubricrefcritic",
-    "llm_rubricresponse",
-    "llm_verifier",
-    "textmatch",
+    "final_response_avg",
+    "final_response_gate",
+    "hallucinations",
+    "judge_template",
+    "knowledge_recall",
+    "llm_final_response",
+    "response_match",
+    "rubric_critic",
+    "rubric_reference_critic",
+    "rubric_response",
     "trajectory",
+    "verifier_pairwise",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agenteval.criteria import named
-from agenteval.criteria.jsoncmp import JSON_STRATEGIES, check_schema
+from agenteval.criteria.json_compare import JSON_STRATEGIES, check_schema
 from agenteval.criteria.rouge import parse_rouge_type
 from agenteval.criteria.text import TEXT_STRATEGIES
 from agenteval.evaluators.base import ConfigIssue

@@ -14,7 +14,6 @@ from rich.padding import Padding
 from rich.text import Text
 
 from agenteval.aggregation import build_summary, case_statuses
-from agenteval.report.collector import collector_paused
 from agenteval.report.console_tables import (
     STATUS_STYLES,
     case_table,
@@ -26,6 +25,7 @@ from agenteval.report.console_tables import (
     status_text,
     unstable_turns,
 )
+from agenteval.report.gc_pause import collector_paused
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
 from agenteval.schema.status import EvalStatus, summarize
 

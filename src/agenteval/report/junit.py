@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console import num_runs
 from agenteval.report.outcomes import CaseOutcome, cap, case_outcomes
-from agenteval.report.textfile import write_text_atomic
 from agenteval.schema.result import EvalSetResult, extra
 from agenteval.schema.status import EvalStatus
 

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agenteval.aggregation import metric_summaries, overall_status
+from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console import num_runs
 from agenteval.report.console_tables import STATUS_LABELS, format_score
 from agenteval.report.outcomes import (
@@ -27,7 +28,6 @@ from agenteval.report.outcomes import (
     case_outcomes,
     not_passed,
 )
-from agenteval.report.textfile import write_text_atomic
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 

@@ -8,7 +8,7 @@ import pytest
 from llm_support import metric, ok, options, run, turn, verdict
 
 from agenteval.evaluators.base import TurnResult
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
 from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.samples import samples_aggregators

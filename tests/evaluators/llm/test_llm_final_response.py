@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from llm_support import error, metric, ok, run, turn, verdict
 
-from agenteval.evaluators.llm.finalresponse import (
+from agenteval.evaluators.llm.llm_final_response import (
     FinalResponseJudge,
     FinalResponsePrompt,
     FinalResponseScorer,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from llm_support import ok, run
 
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
 from agenteval.loading import load_metrics
 from agenteval.schema import EvalCase
 from agenteval.turns import case_turns

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from llm_support import Outcome, metric, ok, options, run, turn, verdict
 
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
 from agenteval.schema.base import dump
 from agenteval.schema.status import EvalStatus
 from judge_server import JudgeServer, Reply

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from llm_support import metric, ok, options, run, turn, verdict
 
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
 from agenteval.schema.base import dump
 from agenteval.schema.status import EvalStatus
 from judge_server import JudgeServer

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from llm_support import error, judge_model, metric, ok, run, turn
 
-from agenteval.evaluators.llm.knowledgerecall import (
+from agenteval.evaluators.llm.knowledge_recall import (
     NO_RESULTS,
     KnowledgeRecallJudge,
     KnowledgeRecallPrompt,

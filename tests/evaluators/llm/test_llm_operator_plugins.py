@@ -20,7 +20,7 @@ from llm_support import judge_model, ok, run, turn
 from agenteval.api import Options, prepare
 from agenteval.errors import ConfigError
 from agenteval.evaluators.base import EvaluateResult, TurnResult
-from agenteval.evaluators.llm.judgetemplate import TemplateJudge, case_issues
+from agenteval.evaluators.llm.judge_template import TemplateJudge, case_issues
 from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric, response_scorers

@@ -11,7 +11,7 @@ import pytest
 from llm_support import CASE, error, judge_model, metric, ok, run, turn, verdict
 
 from agenteval.evaluators.base import EvalContext, EvaluateResult, EvaluatorError, TurnResult
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
 from agenteval.evaluators.llm.operators.constructors import PromptConstructor, TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.samples import MajorityVote

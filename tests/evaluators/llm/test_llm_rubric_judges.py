@@ -17,16 +17,16 @@ from llm_support import error, judge_model, metric, ok, options, run, turn
 
 from agenteval.api import Options, prepare
 from agenteval.errors import ConfigError
-from agenteval.evaluators.llm.knowledgerecall import KnowledgeRecallJudge
+from agenteval.evaluators.llm.knowledge_recall import KnowledgeRecallJudge
 from agenteval.evaluators.llm.operators.constructors import TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.rubriccritic import RubricCriticJudge, RubricCriticPrompt
-from agenteval.evaluators.llm.rubricjudge import RubricJudge, RubricPrompt
-from agenteval.evaluators.llm.rubricrefcritic import (
+from agenteval.evaluators.llm.rubric_critic import RubricCriticJudge, RubricCriticPrompt
+from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt
+from agenteval.evaluators.llm.rubric_reference_critic import (
     RubricReferenceCriticJudge,
     RubricReferenceCriticPrompt,
 )
-from agenteval.evaluators.llm.rubricresponse import RubricResponseJudge, RubricResponsePrompt
+from agenteval.evaluators.llm.rubric_response import RubricResponseJudge, RubricResponsePrompt
 from agenteval.evaluators.registry import evaluators
 from agenteval.schema import EvalMetric, Invocation
 from agenteval.schema.base import dump

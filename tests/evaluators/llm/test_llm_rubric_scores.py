@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from llm_support import error, judge_model, metric, ok, run, turn
 
-from agenteval.evaluators.llm.finalresponse import FinalResponseJudge
+from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
     rubric_block,
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.operators.responsejson import (
+from agenteval.evaluators.llm.operators.response_json import (
     NUMBER,
     STRING,
     unmarshal_reply,

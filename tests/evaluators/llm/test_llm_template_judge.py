@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from llm_support import error, judge_model, ok, options, run
 
-from agenteval.evaluators.llm.judgetemplate import RENDERED_PROMPT, TemplateJudge, resolve
+from agenteval.evaluators.llm.judge_template import RENDERED_PROMPT, TemplateJudge, resolve
 from agenteval.evaluators.llm.operators.registry import (
     NamedOperators,
     OperatorError,

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from llm_support import error, judge_model, ok, run, turn
 
-from agenteval.evaluators.llm.judgetemplate import TemplateJudge
-from agenteval.evaluators.llm.operators.jsonscorers import read_categories
+from agenteval.evaluators.llm.judge_template import TemplateJudge
+from agenteval.evaluators.llm.operators.json_scorers import read_categories
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, response_scorers
 from agenteval.evaluators.llm.operators.structured import structured_outputs

@@ -19,7 +19,7 @@ from llm_support import error, judge_model, ok, options, run, turn
 
 from agenteval.evaluators.llm.operators.constructors import TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.verifier import (
+from agenteval.evaluators.llm.verifier_pairwise import (
     PairwisePrompt,
     PairwiseVerifier,
     distribution,

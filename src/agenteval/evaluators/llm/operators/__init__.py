@@ -4,7 +4,7 @@
 - :mod:`.scorers`: judge reply → :class:`~.scorers.ScoreResult` (``response_scorers``);
 - :mod:`.samples`: N samples of one turn → one turn result (``samples_aggregators``);
 - :mod:`.invocations`: turn results → the metric result (``invocations_aggregators``);
-- :mod:`.responsejson`: Go-compatible decoding of JSON judge replies (§4.4);
+- :mod:`.response_json`: Go-compatible decoding of JSON judge replies (§4.4);
 - :mod:`.rubrics`: rubric visibility, validation and the rubric-scores schema (§4.2–§4.3).
 
 A plugin adds an operator by name, e.g.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval.evaluators.llm.operators.registry import NamedOperators, OperatorError, quoted
-from agenteval.evaluators.llm.operators.responsejson import (
+from agenteval.evaluators.llm.operators.response_json import (
     NUMBER,
     STRING,
     ArrayOf,

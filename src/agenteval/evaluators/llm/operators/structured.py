@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agenteval.evaluators.llm.operators.jsonscorers import read_categories
+from agenteval.evaluators.llm.operators.json_scorers import read_categories
 from agenteval.evaluators.llm.operators.registry import NamedOperators
 from agenteval.schema.metric import EvalMetric
 

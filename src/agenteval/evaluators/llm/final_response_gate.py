@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agenteval.criteria.textmatch import Rouge1, gate_rouge1, normalize
+from agenteval.criteria.lexical import Rouge1, gate_rouge1, normalize
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
     ConfigIssue,
@@ -26,7 +26,7 @@ from agenteval.evaluators.base import (
     average_turns,
     require_same_length,
 )
-from agenteval.evaluators.gatejudge import (
+from agenteval.evaluators.llm.gate_judge import (
     JudgeReplyFormatError,
     judge_prompt,
     majority_vote,
@@ -36,7 +36,7 @@ from agenteval.evaluators.llm.judgecheck import check_judge_config
 from agenteval.evaluators.llm.pipeline import collect_samples
 from agenteval.evaluators.llm.session import JudgeSession
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.evaluators.textmatch import answer_texts, message_text, rouge_json
+from agenteval.evaluators.response_match import answer_texts, message_text, rouge_json
 from agenteval.schema.base import none_as
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from agenteval.criteria.textmatch import Rouge1, normalize, rouge1
+from agenteval.criteria.lexical import Rouge1, normalize, rouge1
 from agenteval.evaluators.base import (
     EvalContext,
     EvaluateResult,

@@ -6,11 +6,11 @@ from collections.abc import Iterable, Sequence
 
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
-from agenteval.criteria.jsoncmp import check_json
+from agenteval.criteria.json_compare import check_json
 from agenteval.criteria.rouge import check_rouge
 from agenteval.criteria.text import check_text
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
-from agenteval.criteria.xmlcheck import check_xml
+from agenteval.criteria.xml_check import check_xml
 from agenteval.evaluators.base import (
     ConfigIssue,
     EvalContext,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
-from agenteval.evaluators.llm.operators.responsejson import (
+from agenteval.evaluators.llm.operators.response_json import (
     BOOLEAN,
     NUMBER,
     STRING,

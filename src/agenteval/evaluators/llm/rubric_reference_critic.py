@@ -32,8 +32,8 @@ from agenteval.evaluators.llm.operators.constructors import (
     message_text,
     rubric_block,
 )
-from agenteval.evaluators.llm.rubriccritic import critic_inputs
-from agenteval.evaluators.llm.rubricjudge import RubricJudge, RubricPrompt, output_contract
+from agenteval.evaluators.llm.rubric_critic import critic_inputs
+from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, output_contract
 from agenteval.evaluators.registry import register_evaluator
 
 REFERENCE_CRITIC = "llm_rubric_reference_critic"

@@ -34,7 +34,7 @@ from agenteval.evaluators.llm.operators.invocations import (
     InvocationsAggregator,
     invocations_aggregators,
 )
-from agenteval.evaluators.llm.operators.jsonscorers import (
+from agenteval.evaluators.llm.operators.json_scorers import (
     CategoricalScorer,
     CategoryError,
     read_categories,
@@ -215,7 +215,9 @@ def _with_prompt(metric: EvalMetric, prompt: str) -> Criterion | None:
     if criterion is None or judge is None or not isinstance(judge.template, dict):
         return criterion
     template = dict(judge.template, prompt=prompt)
-    return criterion.model_copy(update={"llm_judge": judge.model_copy(update={"template": template})})
+    return criterion.model_copy(
+        update={"llm_judge": judge.model_copy(update={"template": template})}
+    )
 
 
 _KNOWN_HINT = "a --plugin can register more"

@@ -44,7 +44,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     rubric_block,
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.rubricjudge import (
+from agenteval.evaluators.llm.rubric_judge import (
     RubricJudge,
     RubricPrompt,
     check_rubric_metric,

@@ -25,7 +25,7 @@ How the prompt was designed (our own wording; it states every rule of §5.5):
   reason must say what shows it.
 - The inputs follow in the fixed tag order of §5.5 (``<user_prompt>`` with
   ``<main_prompt>``, ``<response>`` with ``<final_answer>``, ``<rubric>``),
-  and the shared JSON reply contract of :mod:`.rubricjudge` ends the prompt.
+  and the shared JSON reply contract of :mod:`.rubric_judge` ends the prompt.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     rubric_block,
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.rubricjudge import (
+from agenteval.evaluators.llm.rubric_judge import (
     RubricJudge,
     RubricPrompt,
     check_rubric_metric,

@@ -36,8 +36,8 @@ import orjson
 
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
-from agenteval.report.collector import collector_paused
-from agenteval.report.textfile import write_bytes_atomic
+from agenteval.report.atomic_write import write_bytes_atomic
+from agenteval.report.gc_pause import collector_paused
 from agenteval.schema.base import dump, dump_json, dump_json_bytes
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
