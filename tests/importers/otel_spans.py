@@ -4,7 +4,9 @@ The Python SDK has no OTLP-JSON file exporter, so files are written the way the 
 exporters encode spans: ``opentelemetry-exporter-otlp-proto-common``'s ``encode_spans`` turns
 the SDK's finished ``ReadableSpan``s into an ``ExportTraceServiceRequest``; protobuf files are
 that message serialised, JSON files its ``google.protobuf.json_format`` rendering (one
-document per line, as the collector's file exporter writes).
+document per line, as the collector's file exporter writes).  json_format writes bytes as
+base64, while the OTLP JSON encoding writes trace and span ids as hex; ``hex_ids`` (the
+default) re-encodes them so the file reads like a collector's.
 
 Four span dialects: ``semconv`` (OpenTelemetry GenAI conventions, parts messages), ``adk``
 (Google ADK: ``invocation`` → ``invoke_agent`` → ``call_llm`` with ``gcp.vertex.agent.*``),
@@ -14,6 +16,7 @@ Four span dialects: ``semconv`` (OpenTelemetry GenAI conventions, parts messages
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -45,7 +48,7 @@ class Recorder:
         """Every finished span so far."""
         return self.memory.get_finished_spans()
 
-    def write_json(self, path: Path, *, per_trace_lines: bool = True) -> Path:
+    def write_json(self, path: Path, *, per_trace_lines: bool = True, hex_ids: bool = True) -> Path:
         """OTLP JSON: one ``{"resourceSpans": …}`` document per line (per trace), or one document."""
         spans = list(self.spans())
         groups: list[list[ReadableSpan]] = []
@@ -57,7 +60,16 @@ class Recorder:
             groups = list(by_trace.values())
         else:
             groups = [spans]
-        lines = [json_format.MessageToJson(encode_spans(g), indent=None) for g in groups]
+        documents = [json_format.MessageToDict(encode_spans(g)) for g in groups]
+        if hex_ids:
+            for document in documents:
+                for resource in document.get("resourceSpans", []):
+                    for scope in resource.get("scopeSpans", []):
+                        for span in scope.get("spans", []):
+                            for key in ("traceId", "spanId", "parentSpanId"):
+                                if key in span:
+                                    span[key] = base64.b64decode(span[key]).hex()
+        lines = [json.dumps(d, ensure_ascii=False) for d in documents]
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return path
 
@@ -268,3 +280,20 @@ DIALECTS = {
     "trpc": record_trpc,
     "events": record_events,
 }
+
+
+def write_example(traces: Path, out: Path) -> None:
+    """The README's OTLP example: a traces JSONL file's turns as GenAI spans, one line per trace."""
+    recorder = Recorder()
+    for line in traces.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            turns = [Invocation.model_validate(t) for t in record["actualConversation"]]
+            record_semconv(recorder.tracer, record["evalId"], turns)
+    recorder.write_json(out)
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_example(Path(sys.argv[1]), Path(sys.argv[2]))

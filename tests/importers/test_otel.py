@@ -170,7 +170,8 @@ def test_traces_score_like_the_equivalent_trace_mode_evalset(
     assert 0.2 < rouge[4][1] < rouge[4][0] < 1.0
 
     json_file = recorded.write_json(tmp_path / "spans.otlp.jsonl")
-    one_document = recorded.write_json(tmp_path / "spans.otlp.json", per_trace_lines=False)
+    # json_format's own rendering: one document, ids in base64.
+    one_document = recorded.write_json(tmp_path / "spans.otlp.json", per_trace_lines=False, hex_ids=False)
     protobuf = recorded.write_protobuf(tmp_path / "spans.otlp.pb")
     assert (
         len(json_file.read_text(encoding="utf-8").splitlines()) == 3
