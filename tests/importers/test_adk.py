@@ -20,7 +20,11 @@ import pytest
 adk_eval = pytest.importorskip("google.adk.evaluation")
 
 from google.adk.evaluation.eval_case import EvalCase as AdkCase  # noqa: E402
-from google.adk.evaluation.eval_case import IntermediateData  # noqa: E402
+from google.adk.evaluation.eval_case import (  # noqa: E402
+    IntermediateData,
+    InvocationEvent,
+    InvocationEvents,
+)
 from google.adk.evaluation.eval_case import Invocation as AdkInvocation  # noqa: E402
 from google.adk.evaluation.eval_case import SessionInput as AdkSessionInput  # noqa: E402
 from google.adk.evaluation.eval_config import (  # noqa: E402
@@ -57,9 +61,12 @@ def content(role: str, *texts: str) -> types.Content:
 
 
 def turn(
-    user: str, answer: str, *calls: tuple[str, dict[str, Any], dict[str, Any]]
+    user: str, answer: str, *calls: tuple[str, dict[str, Any], dict[str, Any]], events: bool = False
 ) -> AdkInvocation:
-    """An ADK invocation with tool uses (and their responses) and a final answer."""
+    """An ADK invocation with tool uses (and their responses) and a final answer.
+
+    ``events``: the tools as ``invocation_events`` (ADK's other intermediate-data shape).
+    """
     uses = [
         types.FunctionCall(id=f"c{i}", name=name, args=args)
         for i, (name, args, _) in enumerate(calls)
@@ -68,10 +75,30 @@ def turn(
         types.FunctionResponse(id=f"c{i}", name=name, response=result)
         for i, (name, _, result) in enumerate(calls)
     ]
+    intermediate: IntermediateData | InvocationEvents = IntermediateData(
+        tool_uses=uses, tool_responses=responses
+    )
+    if events:
+        intermediate = InvocationEvents(
+            invocation_events=[
+                InvocationEvent(
+                    author="agent",
+                    content=types.Content(
+                        role="model", parts=[types.Part(function_call=u) for u in uses]
+                    ),
+                ),
+                InvocationEvent(
+                    author="agent",
+                    content=types.Content(
+                        role="user", parts=[types.Part(function_response=r) for r in responses]
+                    ),
+                ),
+            ]
+        )
     return AdkInvocation(
         user_content=content("user", user),
         final_response=content("model", answer),
-        intermediate_data=IntermediateData(tool_uses=uses, tool_responses=responses),
+        intermediate_data=intermediate,
     )
 
 
@@ -109,7 +136,15 @@ CASES: dict[str, tuple[list[AdkInvocation], list[AdkInvocation]]] = {
     ),
     "swapped_tools": (
         [turn("Oslo trip costs?", "Expect rain; 1 NOK = 0.086 EUR.", FORECAST, RATE)],
-        [turn("Oslo trip costs?", "Expect rain, and 1 NOK = 0.086 EUR.", RATE, FORECAST)],
+        [
+            turn(
+                "Oslo trip costs?",
+                "Expect rain, and 1 NOK = 0.086 EUR.",
+                RATE,
+                FORECAST,
+                events=True,
+            )
+        ],
     ),
 }
 

@@ -12,7 +12,7 @@ import pytest
 from otel_spans import DIALECTS, Recorder, record_semconv
 
 from agenteval.importers.otel import TracesMatch, map_spans
-from agenteval.importers.otlp_file import read_spans
+from agenteval.importers.otlp_file import read_protobuf_spans, read_spans
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput, Tool
 
@@ -171,7 +171,9 @@ def test_traces_score_like_the_equivalent_trace_mode_evalset(
 
     json_file = recorded.write_json(tmp_path / "spans.otlp.jsonl")
     # json_format's own rendering: one document, ids in base64.
-    one_document = recorded.write_json(tmp_path / "spans.otlp.json", per_trace_lines=False, hex_ids=False)
+    one_document = recorded.write_json(
+        tmp_path / "spans.otlp.json", per_trace_lines=False, hex_ids=False
+    )
     protobuf = recorded.write_protobuf(tmp_path / "spans.otlp.pb")
     assert (
         len(json_file.read_text(encoding="utf-8").splitlines()) == 3
@@ -251,3 +253,42 @@ def test_broken_otlp_json_is_a_located_error(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"{bad}: line 2: not OTLP trace JSON" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_shipped_example_holds_the_replay_agents_turns() -> None:
+    mapping = map_spans(read_spans(REPO / "evalsets" / "otel" / "travel-agent.otlp.jsonl"))
+    assert mapping.unmapped == []
+    recorded = [
+        json.loads(line)
+        for line in (REPO / "evalsets" / "replay" / "agent-v1.traces.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+        if line.strip()
+    ]
+    assert sorted(mapping.sessions) == sorted(r["evalId"] for r in recorded)
+    for record in recorded:
+        want = [Invocation.model_validate(t) for t in record["actualConversation"]]
+        got = mapping.sessions[record["evalId"]].turns
+        assert [(t.user_content, t.final_response, t.tools) for t in got] == [
+            (t.user_content, t.final_response, t.tools) for t in want
+        ]
+
+
+def test_length_prefixed_protobuf_stream(tmp_path: Path) -> None:
+    # The collector's file exporter with format: proto writes each message behind its length.
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    recorder = Recorder()
+    record_semconv(recorder.tracer, SESSION, ACTUAL)
+    spans = list(recorder.spans())
+    chunks = [
+        encode_spans(spans[:3]).SerializeToString(),
+        encode_spans(spans[3:]).SerializeToString(),
+    ]
+    data = b"".join(len(c).to_bytes(4, "big") + c for c in chunks)
+    records = read_protobuf_spans(data, "stream.pb")
+    assert len(records) == len(spans) == 8  # per turn: invoke_agent, two chat, one tool
+    assert [len(s.turns) for s in map_spans(records).sessions.values()] == [2]
