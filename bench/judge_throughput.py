@@ -8,11 +8,11 @@ remote judge does not share our interpreter); ``--in-process`` runs it in a
 thread of this process instead.  The client runs as ``agenteval run`` runs it:
 one event loop, garbage collection relaxed (``api.relaxed_gc``).
 
-``--transport`` compares HTTP stacks, all behind the same httpx ``AsyncClient``
-API: ``agenteval`` (the default: our keep-alive pool, judge/http11.py),
-``aiohttp`` (our aiohttp-based transport, used for proxied requests),
-``httpx-aiohttp`` (that package's client) and ``httpx-default`` (httpx's own
-async transport).
+``--transport`` names the HTTP stacks to time, both behind the same httpx
+``AsyncClient`` API: ``agenteval`` (the run's client, httpx over the
+``httpx-aiohttp`` transport, judge/aiohttp_client.py) and ``httpx-default``
+(httpx's own async transport); by default both, the summary line puts their
+wall / ideal at the highest concurrency side by side.
 
     .venv/bin/python bench/judge_throughput.py
 """
@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import httpx
-from httpx_aiohttp import HttpxAiohttpClient
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -42,7 +41,6 @@ from agenteval.judge import (  # noqa: E402
     JudgeRequest,
     resolve_settings,
 )
-from agenteval.judge.transport import AiohttpJudgeTransport  # noqa: E402
 from agenteval.schema.metric import JudgeModel  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
 
@@ -58,12 +56,6 @@ async def run_calls(base_url: str, calls: int, concurrency: int, transport: str)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     if transport == "httpx-default":
         http = httpx.AsyncClient(limits=limits, timeout=60.0)
-    elif transport == "aiohttp":
-        http = httpx.AsyncClient(
-            transport=AiohttpJudgeTransport(max_connections=concurrency), timeout=60.0
-        )
-    elif transport == "httpx-aiohttp":
-        http = HttpxAiohttpClient(limits=limits, timeout=60.0)
     try:
         async with JudgeClient(options, http=http) as client:
             requests = [
@@ -83,8 +75,8 @@ async def run_calls(base_url: str, calls: int, concurrency: int, transport: str)
     return wall
 
 
-def main() -> int:
-    """Run the benchmark and print one line per concurrency."""
+def parse_args() -> argparse.Namespace:
+    """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--calls-at-1", type=int, default=100, help="calls at concurrency 1")
@@ -96,11 +88,42 @@ def main() -> int:
     )
     parser.add_argument(
         "--transport",
-        choices=["agenteval", "aiohttp", "httpx-aiohttp", "httpx-default"],
-        default="agenteval",
+        choices=["agenteval", "httpx-default"],
+        nargs="+",
+        default=["agenteval", "httpx-default"],
     )
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def measure(args: argparse.Namespace, base_url: str, transport: str, concurrency: int) -> float:
+    """Print one line for ``transport`` at ``concurrency``; return the median wall / ideal."""
+    calls = args.calls_at_1 if concurrency == 1 else args.calls
+    walls: list[float] = []
+    cpus: list[float] = []
+    for _ in range(args.repeat):
+        cpu_before = time.process_time()
+        with relaxed_gc():
+            walls.append(asyncio.run(run_calls(base_url, calls, concurrency, transport)))
+        # CPU per call bounds the ratio on a busy machine: 64 calls per 50 ms need
+        # 1,280 calls/s, so 0.78 ms of client CPU per call would fill a core.
+        cpus.append((time.process_time() - cpu_before) / calls * 1000)
+    # The median round: a shared machine's hiccups move single rounds by +-3 %.
+    wall, cpu_ms = statistics.median(walls), statistics.median(cpus)
+    ideal = calls * args.latency / concurrency
+    note = ""
+    if calls != args.calls:
+        note = f"  ({calls} calls instead of {args.calls}; ideal scaled to {calls} calls)"
+    rounds = " ".join(f"{w / ideal:.2f}" for w in walls)
+    print(
+        f"{transport:>13} {concurrency:>11} {calls:>6} {wall:>8.2f} {ideal:>8.2f}"
+        f" {wall / ideal:>10.2f} {cpu_ms:>12.2f} ms   {rounds}{note}"
+    )
+    return wall / ideal
+
+
+def main() -> int:
+    """Run the benchmark: one line per transport and concurrency, then the comparison."""
+    args = parse_args()
     server: JudgeServer | None = None
     process: subprocess.Popen[str] | None = None
     if args.in_process:
@@ -122,39 +145,21 @@ def main() -> int:
         base_url = process.stdout.readline().strip()
     where = "a thread of this process" if args.in_process else "a separate process"
     print(
-        f"transport {args.transport}; server in {where}; "
-        f"latency {args.latency * 1000:g} ms; cache disabled; "
+        f"server in {where}; latency {args.latency * 1000:g} ms; cache disabled; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start"
     )
     print(
-        f"{'concurrency':>11} {'calls':>6} {'wall s':>8} {'ideal s':>8} {'wall/ideal':>10}"
-        f" {'client cpu/call':>15}   wall/ideal of each of {args.repeat} rounds"
+        f"{'transport':>13} {'concurrency':>11} {'calls':>6} {'wall s':>8} {'ideal s':>8}"
+        f" {'wall/ideal':>10} {'client cpu/call':>15}   wall/ideal of each of {args.repeat} rounds"
     )
+    top = max(args.concurrency)
+    at_top: dict[str, float] = {}
     try:
-        for concurrency in args.concurrency:
-            calls = args.calls_at_1 if concurrency == 1 else args.calls
-            walls: list[float] = []
-            cpus: list[float] = []
-            for _ in range(args.repeat):
-                cpu_before = time.process_time()
-                with relaxed_gc():
-                    walls.append(
-                        asyncio.run(run_calls(base_url, calls, concurrency, args.transport))
-                    )
-                # CPU per call bounds the ratio on a busy machine: 64 calls per 50 ms need
-                # 1,280 calls/s, so 0.78 ms of client CPU per call would fill a core.
-                cpus.append((time.process_time() - cpu_before) / calls * 1000)
-            # The median round: a shared machine's hiccups move single rounds by +-3 %.
-            wall, cpu_ms = statistics.median(walls), statistics.median(cpus)
-            ideal = calls * args.latency / concurrency
-            note = ""
-            if calls != args.calls:
-                note = f"  ({calls} calls instead of {args.calls}; ideal scaled to {calls} calls)"
-            rounds = " ".join(f"{w / ideal:.2f}" for w in walls)
-            print(
-                f"{concurrency:>11} {calls:>6} {wall:>8.2f} {ideal:>8.2f} {wall / ideal:>10.2f}"
-                f" {cpu_ms:>12.2f} ms   {rounds}{note}"
-            )
+        for transport in args.transport:
+            for concurrency in args.concurrency:
+                ratio = measure(args, base_url, transport, concurrency)
+                if concurrency == top:
+                    at_top[transport] = ratio
     finally:
         if server is not None:
             server.stop()
@@ -162,6 +167,8 @@ def main() -> int:
             assert process.stdin is not None
             process.stdin.close()
             process.wait(timeout=10)
+    side_by_side = ", ".join(f"{name} {ratio:.2f}" for name, ratio in at_top.items())
+    print(f"median wall / ideal at {top} in flight: {side_by_side}")
     return 0
 
 

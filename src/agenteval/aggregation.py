@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from agenteval.exit_codes import ExitCode
 from agenteval.schema.base import builder
 from agenteval.schema.result import (
     CaseMetricResult,
@@ -31,8 +32,8 @@ from agenteval.schema.status import EvalStatus, status_for, summarize
 PASS_AT_K_KEY = "passAtK"
 PASS_HAT_K_KEY = "passHatK"
 
-EXIT_PASSED = 0
-EXIT_FAILED = 1
+EXIT_PASSED = ExitCode.PASSED
+EXIT_FAILED = ExitCode.FAILED
 
 # Reading a member through the enum class costs a metaclass lookup; these loops run per case.
 _PASSED = EvalStatus.PASSED

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agenteval import loading
+from agenteval import loading, settings
 from agenteval.aggregation import build_summary, overall_status
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
@@ -37,11 +38,13 @@ from agenteval.validation import Findings, check_cases, check_metrics, check_reg
 if TYPE_CHECKING:
     from agenteval.judge import JudgeOptions
 
-EXIT_PASSED, EXIT_FAILED, EXIT_CONFIG, EXIT_INCOMPLETE = 0, 1, 2, 3
+# The exit codes under their earlier names (exit_codes.ExitCode is their home).
+EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
+EXIT_CONFIG, EXIT_INCOMPLETE = ExitCode.BAD_INPUT, ExitCode.INCOMPLETE
+EXIT_INTERNAL = ExitCode.INTERNAL_ERROR
 
-
-DEFAULT_CACHE = ".agenteval/cache.sqlite"
-CACHE_ENV = "AGENTEVAL_CACHE"
+DEFAULT_CACHE = settings.JUDGE_CACHE_PATH
+CACHE_ENV = settings.JUDGE_CACHE_ENV
 
 
 def default_cache_path() -> str:
@@ -66,10 +69,10 @@ class Options:
     case_aggregator: str | None = None
     environ: Mapping[str, str] | None = None
     # Judge calls (only used when a metric needs a judge).
-    concurrency: int = 16
+    concurrency: int = settings.JUDGE_CONCURRENCY
     rate_limit: float | None = None
-    judge_retries: int = 4
-    judge_timeout: float = 60.0
+    judge_retries: int = settings.JUDGE_RETRIES
+    judge_timeout: float = settings.JUDGE_TIMEOUT_SECONDS
     # The judge cache file; None disables it.  $AGENTEVAL_CACHE moves the default.
     cache: str | None = field(default_factory=lambda: default_cache_path())
     offline: bool = False

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agenteval.errors import CaseError
 from agenteval.schema.evalset import EvalCase, EvalCaseRubric
 from agenteval.schema.metric import EvalMetric, Rubric
 
 
-class CaseRubricError(Exception):
+class CaseRubricError(CaseError):
     """A case rubric is invalid; the case fails with this message."""
 
 

@@ -1,8 +1,39 @@
-"""Exception hierarchy: every error a user can cause has a one-line message."""
+"""Exception hierarchy: every error a user can cause has a one-line message.
+
+Every exception agenteval defines joins this tree; anything else reaching the
+CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
+
+    AgentEvalError                      raised on purpose; exit 2 unless a subclass says
+    ├── ConfigError                     bad input files or options, every Problem (exit 2)
+    ├── CaseError                       one case or turn cannot be scored; its message
+    │   │                               goes into the result and the run goes on
+    │   ├── turns.CaseLayoutError, caserubrics.CaseRubricError
+    │   ├── evaluators.base.EvaluatorError
+    │   ├── evaluators.llm.operators.registry.OperatorError
+    │   │   ├── RegistrationError (also ValueError), DecodeError, CategoryError
+    │   ├── template.bindings.TemplateError ── BindingFormatError
+    │   ├── template.jsonpath.PathError, template.trace.TraceError
+    │   └── template.placeholders.UnresolvedPlaceholders
+    ├── FormatError (also ValueError)   a value without the shape it must have
+    │   ├── template.gojson.GoJSONError, judge.backend.LogprobsFormatError
+    │   └── evaluators.llm.gate_judge.JudgeReplyFormatError
+    ├── JudgeError                      a judge call failed for good (exit 3)
+    │   ├── judge.errors.JudgeConfigError (exit 2), JudgeRequestError, JudgeRejected,
+    │   │   JudgeUnavailable, JudgeReplyError, JudgeBudgetExhausted, JudgeCacheMiss,
+    │   │   JudgeTransientError, JudgeInterrupted
+    │   └── evaluators.llm.hallucinations.SegmentationJudgeError
+    ├── RunInterrupted                  the run stopped before it finished (exit 3)
+    └── ControlFlow                     private signals a module raises and catches itself
+        └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected
+
+The exit codes themselves live in :mod:`agenteval.exit_codes`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from agenteval.exit_codes import ExitCode
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,7 +54,7 @@ class Problem:
 class AgentEvalError(Exception):
     """Base of every error agenteval raises on purpose."""
 
-    exit_code = 2
+    exit_code: int = ExitCode.BAD_INPUT
 
 
 class ConfigError(AgentEvalError):
@@ -34,13 +65,27 @@ class ConfigError(AgentEvalError):
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
+class CaseError(AgentEvalError):
+    """One case or turn cannot be scored; the message is recorded and the run goes on."""
+
+
+class FormatError(AgentEvalError, ValueError):
+    """A value does not have the shape it must have (a ``ValueError`` too)."""
+
+
 class JudgeError(AgentEvalError):
     """A judge call failed for good (after retries, or not retryable)."""
 
-    exit_code = 3
+    exit_code = ExitCode.INCOMPLETE
 
 
 class RunInterrupted(AgentEvalError):
     """The run was stopped before it finished (signal, budget)."""
 
-    exit_code = 3
+    exit_code = ExitCode.INCOMPLETE
+
+
+class ControlFlow(AgentEvalError):
+    """A private signal a module raises and catches itself; escaping it is a bug."""
+
+    exit_code = ExitCode.INTERNAL_ERROR

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from agenteval.errors import CaseError
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 
 _NEEDS_TRACE = (
@@ -12,7 +13,7 @@ _NEEDS_TRACE = (
 )
 
 
-class CaseLayoutError(Exception):
+class CaseLayoutError(CaseError):
     """The case cannot be scored; its message becomes the case's errorMessage."""
 
 

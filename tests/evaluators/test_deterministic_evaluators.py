@@ -40,9 +40,9 @@ def metric(
 def verdicts() -> dict[str, bool]:
     """A registered turn compare function whose answer the test chooses."""
     answer = {"value": True}
-    turn_compares["test_fixed_answer"] = lambda a, e: answer["value"]
+    turn_compares.register("test_fixed_answer", lambda a, e: answer["value"])
     yield answer  # type: ignore[misc]
-    turn_compares.pop("test_fixed_answer", None)
+    turn_compares.unregister("test_fixed_answer")
 
 
 @pytest.mark.parametrize("evaluator", [ToolTrajectoryEvaluator(), FinalResponseEvaluator()])

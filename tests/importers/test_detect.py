@@ -9,9 +9,17 @@ from pathlib import Path
 
 import pytest
 from otel_spans import Recorder, record_semconv
-from test_otel import ACTUAL
 
 from agenteval.importers.detect import kind_of_file
+from agenteval.schema.evalset import Invocation, Message, Tool
+
+TURNS = [
+    Invocation(
+        user_content=Message(role="user", content="Rain in Oslo?"),
+        final_response=Message(role="assistant", content="Likely."),
+        tools=[Tool(name="get_forecast", arguments={"city": "Oslo"}, result={"rain": 0.7})],
+    )
+]
 
 REPO = Path(__file__).resolve().parents[2]
 TRPC_FIXTURES = REPO.parent / "shared" / "fixtures" / "trpc-examples"
@@ -61,7 +69,7 @@ def test_trpc_result_files_are_not_adk_results(tmp_path: Path) -> None:
 def foreign_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     directory = tmp_path_factory.mktemp("foreign")
     recorder = Recorder()
-    record_semconv(recorder.tracer, "s-1", ACTUAL)
+    record_semconv(recorder.tracer, "s-1", TURNS)
     adk_set = {
         "eval_set_id": "x",
         "eval_cases": [{"eval_id": "a", "conversation": []}],

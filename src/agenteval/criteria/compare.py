@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from agenteval.criteria.named import NamedRegistry
+from agenteval.registry import Registry
 
 
-def run_named_compare(registry: NamedRegistry, name: str, actual: Any, expected: Any) -> str | None:
+def run_named_compare(
+    registry: Registry[Callable[[Any, Any], bool]], name: str, actual: Any, expected: Any
+) -> str | None:
     """None when the named function accepts the pair, else the reason it did not."""
     func = registry.get(name)
     if func is None:

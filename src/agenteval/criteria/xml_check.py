@@ -5,10 +5,11 @@ from __future__ import annotations
 from xml.parsers import expat
 
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.errors import ControlFlow
 from agenteval.schema.metric import XMLCriterion
 
 
-class _Malformed(Exception):
+class _Malformed(ControlFlow):
     """Raised from a parser callback: the document breaks a rule expat does not enforce."""
 
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agenteval.errors import CaseError
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric
@@ -13,7 +14,7 @@ from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
 
 
-class EvaluatorError(Exception):
+class EvaluatorError(CaseError):
     """The evaluator cannot run on this case; the whole case fails (formats.md §4 step 7)."""
 
 

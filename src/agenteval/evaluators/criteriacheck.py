@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from agenteval.criteria import named
 from agenteval.criteria.json_compare import JSON_STRATEGIES, check_schema
 from agenteval.criteria.rouge import parse_rouge_type
 from agenteval.criteria.text import TEXT_STRATEGIES
 from agenteval.evaluators.base import ConfigIssue
+from agenteval.registry import Registry
 from agenteval.schema.metric import (
     FinalResponseCriterion,
     JSONCriterion,
@@ -23,7 +25,7 @@ from agenteval.schema.metric import (
 ROUGE_MEASURES = ("", "f1", "precision", "recall")
 
 
-def _unknown_name(kind: named.NamedRegistry, name: str, path: str) -> Iterator[ConfigIssue]:
+def _unknown_name(kind: Registry[Any], name: str, path: str) -> Iterator[ConfigIssue]:
     if name and name not in kind:
         known = ", ".join(sorted(kind)) or "none registered"
         yield ConfigIssue(

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from agenteval.errors import FormatError
 from agenteval.judge.config import JudgeSettings
 
 
@@ -111,7 +112,7 @@ def _token_json(token: TokenLogprob | TopLogprob) -> dict[str, Any]:
     return data
 
 
-class LogprobsFormatError(ValueError):
+class LogprobsFormatError(FormatError):
     """Logprobs JSON that does not have the chat-completions shape."""
 
 

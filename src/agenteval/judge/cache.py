@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from agenteval import settings
 from agenteval.judge.backend import (
     JudgeReply,
     LogprobsFormatError,
@@ -27,7 +28,7 @@ from agenteval.judge.backend import (
 )
 from agenteval.judge.errors import JudgeConfigError
 
-DEFAULT_CACHE_PATH = Path(".agenteval") / "cache.sqlite"
+DEFAULT_CACHE_PATH = Path(settings.JUDGE_CACHE_PATH)
 BUSY_TIMEOUT_MS = 30_000
 
 _log = logging.getLogger("agenteval.judge")

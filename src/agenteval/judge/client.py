@@ -14,6 +14,7 @@ from types import TracebackType
 
 import httpx
 
+from agenteval import settings as defaults
 from agenteval.errors import JudgeError
 from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
@@ -27,16 +28,16 @@ from agenteval.judge.openai import OpenAIBackend, open_http_client
 class JudgeOptions:
     """Run-wide judge settings (the ``--concurrency``, ``--judge-*``, cache and budget flags)."""
 
-    concurrency: int = 16
+    concurrency: int = defaults.JUDGE_CONCURRENCY
     rate_limit_rpm: float | None = None
-    retries: int = 4
-    timeout: float = 60.0
+    retries: int = defaults.JUDGE_RETRIES
+    timeout: float = defaults.JUDGE_TIMEOUT_SECONDS
     max_calls: int | None = None
     max_tokens: int | None = None
     cache_path: Path | None = DEFAULT_CACHE_PATH
     offline: bool = False
-    backoff_base: float = 0.5
-    backoff_max: float = 8.0
+    backoff_base: float = defaults.JUDGE_BACKOFF_BASE_SECONDS
+    backoff_max: float = defaults.JUDGE_BACKOFF_MAX_SECONDS
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:

@@ -9,12 +9,13 @@ whose headers carry the key).
 from __future__ import annotations
 
 from agenteval.errors import JudgeError
+from agenteval.exit_codes import ExitCode
 
 
 class JudgeConfigError(JudgeError):
     """The judge model config cannot be used (unknown provider, bad generationConfig)."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
 
 class JudgeRequestError(JudgeError):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
+from agenteval import settings as defaults
 from agenteval.judge.backend import TokenUsage
 from agenteval.judge.errors import JudgeBudgetExhausted, JudgeTransientError, JudgeUnavailable
 
@@ -69,11 +70,11 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 class RetryPolicy:
     """How often and how patiently one judge call is retried."""
 
-    retries: int = 4
-    timeout: float = 60.0
-    backoff_base: float = 0.5
-    backoff_max: float = 8.0
-    retry_after_max: float = 60.0
+    retries: int = defaults.JUDGE_RETRIES
+    timeout: float = defaults.JUDGE_TIMEOUT_SECONDS
+    backoff_base: float = defaults.JUDGE_BACKOFF_BASE_SECONDS
+    backoff_max: float = defaults.JUDGE_BACKOFF_MAX_SECONDS
+    retry_after_max: float = defaults.JUDGE_RETRY_AFTER_MAX_SECONDS
 
     @property
     def attempts(self) -> int:

@@ -7,22 +7,15 @@ variant-specific thinking toggles, ``json_schema`` or (deepseek) ``json_object``
 response formats, and ``extraFields`` merged last.  No per-model cap of
 ``max_tokens`` is applied (Go clamps to a table of known model limits).
 
-Transport: one shared :class:`~agenteval.judge.httpclient.JudgeHttpClient` (an
-``httpx.AsyncClient``) per run over :class:`~agenteval.judge.http11.Http11Transport`.
-Measured with bench/judge_throughput.py (2,000 calls, 50 ms loopback latency,
-64 at once, two-core machine): httpx's default transport took ~15x the ideal
-time (~12 ms of client CPU per call), httpx over aiohttp 1.24x (0.67 ms), the
-keep-alive pool 1.11x (0.25-0.3 ms).
+Transport: one shared ``httpx.AsyncClient`` per run over the ``httpx-aiohttp``
+transport (:mod:`agenteval.judge.aiohttp_client`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import urllib.request
 from collections.abc import Mapping
-from http.client import HTTPResponse
-from http.cookiejar import CookieJar
 from typing import Any
 
 import aiohttp
@@ -30,6 +23,7 @@ import httpx
 import orjson
 
 from agenteval import __version__
+from agenteval.judge import aiohttp_client
 from agenteval.judge.backend import (
     JudgeReply,
     JudgeRequest,
@@ -47,8 +41,6 @@ from agenteval.judge.errors import (
     JudgeTransientError,
     redact,
 )
-from agenteval.judge.http11 import Http11Transport
-from agenteval.judge.httpclient import JudgeHttpClient
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
 
 USER_AGENT = f"agenteval/{__version__}"
@@ -221,22 +213,8 @@ def _usage(data: Any) -> TokenUsage:
 
 
 def open_http_client(concurrency: int, timeout: float) -> httpx.AsyncClient:
-    """The run's shared AsyncClient over :class:`Http11Transport`, ``concurrency`` connections."""
-    return JudgeHttpClient(
-        transport=Http11Transport(max_connections=concurrency),
-        timeout=httpx.Timeout(timeout),
-        follow_redirects=False,
-        cookies=_DiscardingCookieJar(),
-        headers={"User-Agent": USER_AGENT},
-    )
-
-
-class _DiscardingCookieJar(CookieJar):
-    """A jar that keeps no cookies: a judge API is stateless.  Plain judge calls skip the
-    jar altogether (JudgeHttpClient); this covers requests that take httpx's own path."""
-
-    def extract_cookies(self, response: HTTPResponse, request: urllib.request.Request) -> None:
-        """Ignore the reply's cookies."""
+    """The run's shared AsyncClient over aiohttp, ``concurrency`` connections."""
+    return aiohttp_client.open_http_client(concurrency, timeout, {"User-Agent": USER_AGENT})
 
 
 class OpenAIBackend:
@@ -274,13 +252,12 @@ class OpenAIBackend:
         else:
             url = httpx.URL(call.endpoint)
             headers = _fixed_headers(url, self._settings)
-        # With a ready stream httpx infers no headers (its inference was a tenth of the
-        # client's CPU per call), so Host and Content-Length come with ours.
+        # Host and Content-Length come with ours, so httpx has no header to infer.
         request = httpx.Request(
             "POST",
             url,
             headers=[*headers, (b"Content-Length", str(len(payload)).encode("ascii"))],
-            stream=httpx.ByteStream(payload),
+            content=payload,
         )
         try:
             response = await self._http.send(request)

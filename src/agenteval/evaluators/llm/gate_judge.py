@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agenteval.errors import FormatError
+
 _PROMPT = """\
 You are grading an AI assistant's answer against a reference answer.
 
@@ -52,7 +54,7 @@ def judge_prompt(question: str, reference: str, candidate: str) -> str:
     return _PROMPT.format(question=question, reference=reference, candidate=candidate)
 
 
-class JudgeReplyFormatError(ValueError):
+class JudgeReplyFormatError(FormatError):
     """The judge's reply is not a usable ``{"score", "pass", "reasoning"}`` object."""
 
 

@@ -39,7 +39,7 @@ from agenteval.evaluators.llm.operators.json_scorers import (
     CategoryError,
     read_categories,
 )
-from agenteval.evaluators.llm.operators.registry import NamedOperators, OperatorError, quoted
+from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import (
     ResponseScorer,
@@ -62,6 +62,7 @@ from agenteval.evaluators.llm.template.bindings import (
     visible_rubrics,
 )
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.registry import Registry
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
@@ -224,7 +225,7 @@ _KNOWN_HINT = "a --plugin can register more"
 
 
 def _lookup_issue(
-    template: Mapping[str, Any], key: str, registry: NamedOperators[Any]
+    template: Mapping[str, Any], key: str, registry: Registry[Any]
 ) -> tuple[ConfigIssue | None, str]:
     """An issue for an unknown or mistyped name, and the name ("" when absent or mistyped)."""
     path = f"{TEMPLATE_PATH}.{key}"

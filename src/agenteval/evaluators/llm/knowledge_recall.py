@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agenteval.errors import ControlFlow
 from agenteval.evaluators.llm.gomarshal import GoJSONError, Struct, marshal
 from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
@@ -128,7 +129,7 @@ def retrieved_knowledge(tools: Sequence[Tool | None]) -> str:
     return "".join(lines)
 
 
-class _Mismatch(Exception):
+class _Mismatch(ControlFlow):
     """A value of the wrong JSON type for its Go field."""
 
 

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from agenteval.evaluators.base import EvaluateResult, TurnResult, average_turns
-from agenteval.evaluators.llm.operators.registry import NamedOperators
+from agenteval.evaluators.llm.operators.registry import operator_registry
+from agenteval.registry import Registry
 from agenteval.schema.metric import EvalMetric
 
 
@@ -18,7 +19,7 @@ class InvocationsAggregator(Protocol):
         ...
 
 
-invocations_aggregators: NamedOperators[InvocationsAggregator] = NamedOperators(
+invocations_aggregators: Registry[InvocationsAggregator] = operator_registry(
     "invocations aggregator"
 )
 

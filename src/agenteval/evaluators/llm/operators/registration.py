@@ -20,10 +20,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
-from agenteval.evaluators.llm.operators.registry import NamedOperators
 from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import response_scorers
 from agenteval.evaluators.llm.operators.structured import structured_outputs
+from agenteval.registry import Registry
 
 T = TypeVar("T")
 Target = TypeVar("Target")
@@ -50,7 +50,7 @@ def _operator(target: object, method: str) -> object:
     raise TypeError(f"{target!r} is neither a class, an object with {method}(), nor a function")
 
 
-def _decorator(registry: NamedOperators[T], name: str, method: str) -> Callable[[Target], Target]:
+def _decorator(registry: Registry[T], name: str, method: str) -> Callable[[Target], Target]:
     def decorate(target: Target) -> Target:
         registry.register(name, cast(T, _operator(target, method)))
         return target

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from agenteval.evaluators.base import TurnResult
-from agenteval.evaluators.llm.operators.registry import NamedOperators, OperatorError
+from agenteval.evaluators.llm.operators.registry import OperatorError, operator_registry
+from agenteval.registry import Registry
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.status import EvalStatus
 
@@ -24,7 +25,7 @@ class SamplesAggregator(Protocol):
         ...
 
 
-samples_aggregators: NamedOperators[SamplesAggregator] = NamedOperators("samples aggregator")
+samples_aggregators: Registry[SamplesAggregator] = operator_registry("samples aggregator")
 
 
 class MajorityVote:

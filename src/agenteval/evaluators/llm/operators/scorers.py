@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from agenteval.evaluators.llm.operators.registry import NamedOperators, OperatorError, quoted
+from agenteval.evaluators.llm.operators.registry import OperatorError, operator_registry, quoted
 from agenteval.evaluators.llm.operators.response_json import (
     NUMBER,
     STRING,
@@ -20,6 +20,7 @@ from agenteval.evaluators.llm.operators.response_json import (
     unmarshal_reply,
 )
 from agenteval.evaluators.llm.operators.rubrics import validate_structured, visible_rubrics
+from agenteval.registry import Registry
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, RubricScore
 
@@ -50,7 +51,7 @@ class ResponseScorer(Protocol):
         ...
 
 
-response_scorers: NamedOperators[ResponseScorer] = NamedOperators("response scorer")
+response_scorers: Registry[ResponseScorer] = operator_registry("response scorer")
 
 _RUBRIC_SCORES = {
     "rubricScores": ArrayOf(ObjectOf({"id": STRING, "score": NUMBER, "reason": STRING}))

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agenteval.evaluators.llm.operators.json_scorers import read_categories
-from agenteval.evaluators.llm.operators.registry import NamedOperators
+from agenteval.evaluators.llm.operators.registry import operator_registry
+from agenteval.registry import Registry
 from agenteval.schema.metric import EvalMetric
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ class StructuredOutputProvider(Protocol):
         ...
 
 
-structured_outputs: NamedOperators[StructuredOutputProvider] = NamedOperators(
+structured_outputs: Registry[StructuredOutputProvider] = operator_registry(
     "structured output", "structured output provider"
 )
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agenteval.errors import CaseError
 from agenteval.evaluators.llm.template import placeholders
 from agenteval.evaluators.llm.template.gojson import Struct, encode, go_quote
 from agenteval.evaluators.llm.template.jsonpath import PathError, extract
@@ -45,7 +46,7 @@ SOURCES: Mapping[str, tuple[str, ...]] = {
 TEMPLATE_PATH = "criterion.llmJudge.template"
 
 
-class TemplateError(Exception):
+class TemplateError(CaseError):
     """The prompt of a turn cannot be built; the message is Go's error text."""
 
 

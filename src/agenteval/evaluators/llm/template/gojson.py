@@ -24,11 +24,13 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from agenteval.errors import FormatError
+
 # Go's decoder turns invalid UTF-16 escapes into U+FFFD; Python keeps lone surrogates.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class GoJSONError(ValueError):
+class GoJSONError(FormatError):
     """A value Go's encoder would refuse (NaN, infinities, numbers beyond float64)."""
 
 

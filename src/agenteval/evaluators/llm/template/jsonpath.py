@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenteval.errors import CaseError, ControlFlow
 from agenteval.evaluators.llm.template.gojson import JSONNumber, clean_text, encode, go_quote
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -43,7 +44,7 @@ _MAY_HOLD_SURROGATES = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
 _INT64 = 1 << 63
 
 
-class PathError(Exception):
+class PathError(CaseError):
     """A path the grammar rejects, a source that is not JSON, or a failed lookup."""
 
     def __init__(
@@ -67,7 +68,7 @@ class PathError(Exception):
         return f"{where}: {self.hint}" if self.hint else where
 
 
-class _ConstantRejected(Exception):
+class _ConstantRejected(ControlFlow):
     def __init__(self, name: str) -> None:
         self.name = name
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from agenteval.errors import CaseError
+
 # Go's unicode.IsSpace (the Unicode White_Space property); str.isspace() differs
 # (it also counts U+001C..U+001F).
 _GO_SPACE = frozenset(
@@ -28,7 +30,7 @@ _GO_SPACE = frozenset(
 _NOT_IN_NAME = _GO_SPACE | frozenset("{}'\"`?")
 
 
-class UnresolvedPlaceholders(Exception):
+class UnresolvedPlaceholders(CaseError):
     """Required placeholders that have no value; ``tokens`` are the raw, sorted, unique texts."""
 
     def __init__(self, tokens: list[str]) -> None:

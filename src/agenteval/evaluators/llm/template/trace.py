@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agenteval.errors import CaseError
 from agenteval.evaluators.llm.template.gojson import GoJSONError, Struct, encode, go_quote
 
 
-class TraceError(Exception):
+class TraceError(CaseError):
     """The trace has no usable step, or a field of the wrong type; the message is one line."""
 
 

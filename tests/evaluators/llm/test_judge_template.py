@@ -15,9 +15,9 @@ from llm_support import error, judge_model, ok, options, run
 
 from agenteval.evaluators.llm.judge_template import RENDERED_PROMPT, TemplateJudge, resolve
 from agenteval.evaluators.llm.operators.registry import (
-    NamedOperators,
     OperatorError,
     RegistrationError,
+    operator_registry,
 )
 from agenteval.evaluators.llm.operators.samples import MajorityVote, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import response_scorers
@@ -464,7 +464,7 @@ def test_builtin_names() -> None:
     ],
 )
 def test_registration_errors(kind: str, nil_kind: str, empty: str, nil: str) -> None:
-    registry: NamedOperators[object] = NamedOperators(kind, nil_kind)
+    registry = operator_registry(kind, nil_kind)
     with pytest.raises(RegistrationError, match=rf"^{empty}$"):
         registry.register("", object())
     with pytest.raises(RegistrationError, match=rf"^{nil}$"):

@@ -145,7 +145,7 @@ def test_interrupt_then_resume(judge_server: JudgeServer, tmp_path: Path) -> Non
 
 def test_sigterm_on_a_deterministic_run_is_clean(tmp_path: Path) -> None:
     """SIGTERM before the run ends: exit 3 or a finished run, never a traceback."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen(
         [
             sys.executable,

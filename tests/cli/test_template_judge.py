@@ -22,7 +22,7 @@ import pytest
 from agenteval.loading import load_result
 from judge_server import JudgeServer, Reply
 
-PLUGIN = Path(__file__).resolve().parents[2] / "plugins" / "custom_judge_operators.py"
+PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "custom_judge_operators.py"
 T = "criterion.llmJudge.template"
 
 

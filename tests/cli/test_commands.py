@@ -15,7 +15,7 @@ import pytest
 import agenteval
 from agenteval.loading import load_result
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def agenteval_cli(
@@ -352,3 +352,35 @@ def test_junit_markdown_and_github_outputs(tmp_path: Path) -> None:
     assert summary.read_text().startswith("earlier step\n") and "bad" in summary.read_text()
     errors = [line for line in proc.stdout.splitlines() if line.startswith("::error ")]
     assert len(errors) == 1 and "suite/bad" in errors[0]
+
+
+def test_an_unexpected_exception_is_an_internal_error_exit_4(tmp_path: Path) -> None:
+    """A bug (here a plugin evaluator that raises) exits 4, not 2; --verbose adds the traceback."""
+    plugin = tmp_path / "boom.py"
+    plugin.write_text(
+        textwrap.dedent(
+            """
+            from agenteval.evaluators.base import Evaluator
+            from agenteval.plugins import register_evaluator
+
+            @register_evaluator
+            class Boom(Evaluator):
+                name = "boom"
+                description = "raises"
+
+                def evaluate(self, metric, actuals, expecteds, context):
+                    raise RuntimeError("kaboom")
+            """
+        )
+    )
+    suite = write_suite(tmp_path)
+    (tmp_path / "suite.metrics.json").write_text(
+        json.dumps([{"metricName": "b", "evaluatorName": "boom", "threshold": 1}])
+    )
+    proc = agenteval_cli("run", "--evalset", str(suite), "--plugin", str(plugin))
+    assert proc.returncode == 4
+    assert "internal error: RuntimeError: kaboom (this is a bug in agenteval)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    verbose = agenteval_cli("run", "--evalset", str(suite), "--plugin", str(plugin), "--verbose")
+    assert verbose.returncode == 4
+    assert "Traceback" in verbose.stderr

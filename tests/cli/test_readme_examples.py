@@ -40,7 +40,7 @@ import pytest
 
 from judge_server import JudgeServer, Reply
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
 INPUT_ROOTS = frozenset({"evalsets", "metrics", "tests"})
 # Options whose value is never a path (a shard "1/2" has a slash).

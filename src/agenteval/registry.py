@@ -1,0 +1,137 @@
+"""``Registry[T]``: name → implementation, the one registry class of agenteval.
+
+Evaluators, case aggregators, compare functions, tokenizers and every judge
+operator kind (response scorers, structured outputs, samples and invocations
+aggregators) live in instances of it; ``plugins.py`` is the front plugins use.
+Each instance names its ``kind`` for messages and chooses the exception types
+its registration and lookup errors raise, so every registry keeps its texts
+(the operators' are Go's).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Iterator
+from typing import Generic, TypeVar, overload
+
+T = TypeVar("T")
+F = TypeVar("F")
+
+_ABSENT: object = object()
+
+
+def quoted(text: str) -> str:
+    """``text`` in double quotes with escapes, like Go's ``%q`` for printable text."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+class Registry(Generic[T]):
+    """Implementations of one kind by name: register, get, names, closest-name hint.
+
+    ``kind`` names the items in messages (``unsupported <kind> "<name>"``,
+    ``<kind> name is empty``); ``nil_kind`` names a ``None`` registration
+    (Go says "structured output provider is nil" but "structured output name
+    is empty").  ``replace`` chooses what a second registration under a taken
+    name does: replace the first (the default, as plugins expect when they
+    override a built-in) or raise ``<kind> "<name>" is already registered``.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        nil_kind: str = "",
+        *,
+        replace: bool = True,
+        registration_error: Callable[[str], Exception] = ValueError,
+        lookup_error: Callable[[str], Exception] = LookupError,
+    ) -> None:
+        self.kind = kind
+        self.nil_kind = nil_kind or kind
+        self.replace = replace
+        self._registration_error = registration_error
+        self._lookup_error = lookup_error
+        self._items: dict[str, T] = {}
+
+    @overload
+    def register(self, name: str) -> Callable[[F], F]: ...
+
+    @overload
+    def register(self, name: str, item: T | None) -> T: ...
+
+    def register(self, name: str, item: object = _ABSENT) -> object:
+        """Add ``item`` under ``name`` and return it; without ``item``, a decorator that does."""
+        if item is _ABSENT:
+
+            def decorate(func: F) -> F:
+                self._add(name, func)
+                return func
+
+            return decorate
+        return self._add(name, item)
+
+    def _add(self, name: str, item: object) -> object:
+        if not name:
+            raise self._registration_error(f"{self.kind} name is empty")
+        if item is None:
+            raise self._registration_error(f"{self.nil_kind} is nil")
+        if not self.replace and name in self._items and self._items[name] is not item:
+            raise self._registration_error(f"{self.kind} {quoted(name)} is already registered")
+        # The registry holds what plugins hand it; the type parameter is the caller's promise.
+        self._items[name] = item  # type: ignore[assignment]
+        return item
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name`` (tests and plugins that registered it temporarily)."""
+        self._items.pop(name, None)
+
+    def get(self, name: str, default: T | None = None) -> T | None:
+        """The item registered under ``name``, else ``default``."""
+        return self._items.get(name, default)
+
+    def resolve(self, name: str) -> T:
+        """The item registered under ``name``, or the lookup error ``unsupported <kind> "<name>"``."""
+        item = self._items.get(name)
+        if item is None:
+            raise self._lookup_error(f"unsupported {self.kind} {quoted(name)}")
+        return item
+
+    def names(self) -> list[str]:
+        """Registered names, sorted."""
+        return sorted(self._items)
+
+    def all(self) -> list[T]:
+        """Registered items, sorted by name."""
+        return [self._items[name] for name in self.names()]
+
+    def closest(self, name: str) -> str | None:
+        """The registered name most like ``name``, for a 'did you mean' hint."""
+        matches = difflib.get_close_matches(name, self.names(), n=1, cutoff=0.5)
+        return matches[0] if matches else None
+
+    def hint(self, name: str) -> str:
+        """``did you mean "<closest>"? known: a, b`` (or just the known names) for ``name``."""
+        close = self.closest(name)
+        known = ", ".join(self.names()) or "none registered"
+        if close is not None:
+            return f"did you mean {quoted(close)}? known: {known}"
+        return f"known: {known}"
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    # Item access makes it a mapping for pytest's monkeypatch.setitem; it registers as usual.
+    def __getitem__(self, name: str) -> T:
+        return self._items[name]
+
+    def __setitem__(self, name: str, item: T) -> None:
+        self._add(name, item)
+
+    def __delitem__(self, name: str) -> None:
+        del self._items[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self._items)

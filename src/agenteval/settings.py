@@ -1,0 +1,22 @@
+"""The defaults a user can change, each defined once; the CLI, ``api.Options`` and the judge read them.
+
+Only constants live here (no imports), so any module may read them without
+pulling in the judge's HTTP stack.
+"""
+
+from __future__ import annotations
+
+# Judge calls in flight at once, across all cases, metrics and samples (--concurrency).
+JUDGE_CONCURRENCY = 16
+# Retries of one judge call after connection errors, timeouts, 408/409/429/5xx (--judge-retries).
+JUDGE_RETRIES = 4
+# Seconds before one judge call attempt times out (--judge-timeout).
+JUDGE_TIMEOUT_SECONDS = 60.0
+# Exponential backoff between retries: the first wait, doubling up to the cap (OpenAI SDKs).
+JUDGE_BACKOFF_BASE_SECONDS = 0.5
+JUDGE_BACKOFF_MAX_SECONDS = 8.0
+# A server's Retry-After hint is followed up to this many seconds.
+JUDGE_RETRY_AFTER_MAX_SECONDS = 60.0
+# The SQLite cache of judge replies (--cache), and the variable that moves it.
+JUDGE_CACHE_PATH = ".agenteval/cache.sqlite"
+JUDGE_CACHE_ENV = "AGENTEVAL_CACHE"
