@@ -59,7 +59,7 @@ class Options:
     metrics: str | None = None
     traces: str | None = None
     # How OTLP traces name cases: "session", "conversation" or "evalId" (importers/otel.py).
-    traces_match: str = "session"
+    traces_match: str = settings.TRACES_MATCH
     app_name: str = "agenteval"
     num_runs: int = 1
     cases: Sequence[str] = ()

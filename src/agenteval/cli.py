@@ -22,7 +22,7 @@ from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
 from agenteval.importers.command import import_app
-from agenteval.importers.otel import TracesMatch
+from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset, load_result
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
@@ -225,7 +225,7 @@ def run(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
-    traces_match: TracesMatchOpt = TracesMatch.SESSION,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
     app_name: Annotated[
         str,
         typer.Option("--app", metavar="NAME", help="Application name used in result file names."),
@@ -458,7 +458,7 @@ def validate(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
-    traces_match: TracesMatchOpt = TracesMatch.SESSION,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     verbose: VerboseOpt = False,

@@ -12,9 +12,10 @@ import typer
 from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.exit_codes import ExitCode
 from agenteval.importers import adk
 from agenteval.importers.detect import KIND_NAMES, kind_of_file
-from agenteval.importers.otel import TracesMatch, map_spans
+from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.importers.otel_traces import (
     evalset_from_spans,
     printable,
@@ -24,8 +25,6 @@ from agenteval.importers.otel_traces import (
 from agenteval.importers.otlp_file import read_spans
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
-
-EXIT_CONFIG = 2
 
 import_app = typer.Typer(
     name="import",
@@ -63,17 +62,17 @@ def _guarded(verbose: bool, body: Callable[[], None]) -> None:
         body()
     except ConfigError as exc:
         _print(exc.problems, "error")
-        raise typer.Exit(EXIT_CONFIG) from None
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
     except OSError as exc:
         _stderr().print(f"error: {exc.filename}: {exc.strerror}", markup=False)
-        raise typer.Exit(EXIT_CONFIG) from None
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
     except (typer.Exit, typer.Abort):
         raise
     except Exception as exc:
         _stderr().print(f"internal error: {type(exc).__name__}: {exc}", markup=False)
         if verbose:
             traceback.print_exc()
-        raise typer.Exit(4) from None
+        raise typer.Exit(ExitCode.INTERNAL_ERROR) from None
 
 
 def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) -> list[Path]:
@@ -139,7 +138,7 @@ def import_otel(
             "--traces-match",
             help="Span attribute that names a case: session id, gen_ai.conversation.id, or agenteval.eval_id.",
         ),
-    ] = TracesMatch.SESSION,
+    ] = DEFAULT_MATCH,
     verbose: VerboseOpt = False,
 ) -> None:
     """OTLP JSON / protobuf trace files → trace-mode eval sets, one case per session."""

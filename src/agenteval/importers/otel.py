@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from agenteval import settings
 from agenteval.importers.genai_messages import (
     ASSISTANT_ROLES,
     USER_ROLES,
@@ -57,6 +58,9 @@ class TracesMatch(StrEnum):
     CONVERSATION = "conversation"
     EVAL_ID = "evalId"
 
+
+# --traces-match when not given (settings.py is its one home).
+DEFAULT_MATCH = TracesMatch(settings.TRACES_MATCH)
 
 MATCH_KEYS: dict[TracesMatch, tuple[str, ...]] = {
     TracesMatch.SESSION: (
@@ -225,7 +229,7 @@ def _turn_roots(spans: list[SpanRecord], by_id: dict[str, SpanRecord]) -> dict[s
     return root_of
 
 
-def map_spans(spans: list[SpanRecord], match: TracesMatch = TracesMatch.SESSION) -> SpanMapping:
+def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> SpanMapping:
     """Group spans into turns and sessions (module docstring), reporting what cannot be mapped."""
     by_id = {s.span_id: s for s in spans}
     root_of = _turn_roots(spans, by_id)
