@@ -17,7 +17,7 @@ from agenteval.aggregation import build_summary, overall_status
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
 from agenteval.exit_codes import ExitCode
-from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces
+from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.runner import (
@@ -167,7 +167,8 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
                 )
             )
     traces: dict[str, list[Invocation]] | None = None
-    if options.traces is not None and is_otlp_file(Path(options.traces)):
+    otlp = options.traces is not None and is_otlp_file(Path(options.traces))
+    if options.traces is not None and otlp:
         try:
             traces, trace_warnings = load_otlp_traces(Path(options.traces), options.traces_match)
             found.warnings.extend(trace_warnings)
@@ -191,6 +192,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             all_case_ids.update(c.eval_id for c in plan.evalset.cases())
     if not found.problems:
         _check_filters(options, all_metric_names, all_case_ids, found)
+    if otlp and traces and options.traces is not None:
+        found.warnings.extend(
+            unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+        )
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)

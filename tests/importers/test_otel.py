@@ -292,3 +292,22 @@ def test_length_prefixed_protobuf_stream(tmp_path: Path) -> None:
     records = read_protobuf_spans(data, "stream.pb")
     assert len(records) == len(spans) == 8  # per turn: invoke_agent, two chat, one tool
     assert [len(s.turns) for s in map_spans(records).sessions.values()] == [2]
+
+
+def test_sessions_no_case_names_are_warned(tmp_path: Path) -> None:
+    recorder = Recorder()
+    record_semconv(recorder.tracer, SESSION, ACTUAL)
+    record_semconv(recorder.tracer, "someone-else", ACTUAL[:1])
+    evalset = _write_set(
+        tmp_path / "d",
+        "trip",
+        EvalCase(eval_id=SESSION, conversation=list(EXPECTED), session_input=SessionInput()),
+    )
+    traces = recorder.write_protobuf(tmp_path / "t.pb")
+    proc = agenteval("validate", "--evalset", str(evalset), "--traces", str(traces))
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "session someone-else: no case has evalId 'someone-else'; its 1 turn(s) are not scored"
+        in proc.stderr
+    )
+    assert f"session {SESSION}:" not in proc.stderr

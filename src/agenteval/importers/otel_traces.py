@@ -45,6 +45,22 @@ def load_otlp_traces(path: Path, match: str) -> tuple[dict[str, list[Invocation]
     return mapping.traces(), unmapped_warnings(str(path), mapping)
 
 
+def unmatched_sessions(
+    file: str, traces: dict[str, list[Invocation]], case_ids: set[str], match: str
+) -> list[Problem]:
+    """One warning per session no case's evalId names: its turns are not scored."""
+    return [
+        Problem(
+            file,
+            f"session {printable(key)}",
+            f"no case has evalId {printable(key)!r}; its {len(turns)} turn(s) are not scored",
+            f"--traces-match {match}",
+        )
+        for key, turns in traces.items()
+        if key not in case_ids
+    ]
+
+
 def evalset_from_spans(set_id: str, mapping: SpanMapping) -> EvalSet:
     """A trace-mode eval set: one case per session, its turns as the recorded conversation."""
     cases: list[EvalCase | None] = [
