@@ -36,6 +36,7 @@ test: install lint typecheck
 bench: install
 	$(BIN)/python bench/rouge.py
 	$(BIN)/python bench/deterministic.py
+	$(BIN)/python bench/otel_import.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output
