@@ -45,7 +45,7 @@ def test_problem_renders_the_located_line() -> None:
 
 
 def test_value_errors_stay_value_errors() -> None:
-    from agenteval.evaluators.llm.template.gojson import GoJSONError
+    from agenteval.gojson import GoJSONError
     from agenteval.judge.backend import LogprobsFormatError
 
     assert issubclass(GoJSONError, ValueError) and issubclass(LogprobsFormatError, ValueError)

@@ -1,4 +1,7 @@
-"""agenteval: score recorded AI-agent traces with deterministic comparers and LLM judges."""
+"""agenteval: score recorded AI-agent traces with deterministic comparers and LLM judges.
+
+Tested in tests/test_api.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""``python -m agenteval``."""
+"""``python -m agenteval``.
+
+Tested in tests/cli/test_commands.py.
+"""
 
 from agenteval.cli import main
 

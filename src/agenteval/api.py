@@ -392,12 +392,11 @@ async def run_prepared(
             failures_before = len(outcome.failures)
             result = await run_evalset(plan, settings)
             # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
-            if result.model_extra is not None:
-                result.model_extra["judgeUsage"] = _usage_delta(before, client.usage.to_json())
-                failed = len(outcome.failures) - failures_before
-                if failed:
-                    # Lets `show` give the exit code the run had (3: judge turns not evaluated).
-                    result.model_extra["judgeFailures"] = failed
+            result.judge_usage = _usage_delta(before, client.usage.to_json())
+            failed = len(outcome.failures) - failures_before
+            if failed:
+                # Lets `show` give the exit code the run had (3: judge turns not evaluated).
+                result.judge_failures = failed
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)
@@ -416,12 +415,10 @@ def _with_resumed(
         if earlier is None:
             joined.append(result)
             continue
-        partial = bool((result.model_extra or {}).get("partial"))
+        partial = bool(result.partial)
         (merged,) = merge_results([earlier, result], case_order=order)
-        if merged.model_extra is not None:
-            merged.model_extra.pop("partial", None)
-            if partial:
-                merged.model_extra["partial"] = True
+        # Only the new part decides: the resumed run finished what the earlier one left.
+        merged.partial = True if partial else None
         # Repeated runs: the summary covers the requested number of runs.
         merged.summary = build_summary(merged.case_results(), options.num_runs)
         _carry_extras(merged, result)

@@ -1,4 +1,7 @@
-"""The ``agenteval`` command line: flags → api → reporters → exit code."""
+"""The ``agenteval`` command line: flags → api → reporters → exit code.
+
+Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cli/).
+"""
 
 from __future__ import annotations
 
@@ -519,8 +522,7 @@ def show(
 def _saved_exit_code(results: list[EvalSetResult]) -> int:
     """The exit code the run that wrote ``results`` had: 3 when it could not finish."""
     for result in results:
-        extra = result.model_extra or {}
-        if extra.get("partial") or extra.get("judgeFailures"):
+        if result.partial or result.judge_failures:
             return api.EXIT_INCOMPLETE
     return exit_code(results)
 

@@ -15,7 +15,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   ├── template.jsonpath.PathError, template.trace.TraceError
     │   └── template.placeholders.UnresolvedPlaceholders
     ├── FormatError (also ValueError)   a value without the shape it must have
-    │   ├── template.gojson.GoJSONError, judge.backend.LogprobsFormatError
+    │   ├── gojson.GoJSONError, judge.backend.LogprobsFormatError
     │   └── evaluators.llm.gate_judge.JudgeReplyFormatError
     ├── JudgeError                      a judge call failed for good (exit 3)
     │   ├── judge.errors.JudgeConfigError (exit 2), JudgeRequestError, JudgeRejected,

@@ -19,6 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from agenteval import locations
 from agenteval.errors import ConfigError, Problem
+from agenteval.gojson import json_kind
 from agenteval.importers.detect import foreign_evalset_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
@@ -50,19 +51,10 @@ _TYPE_WORDS = {
 
 
 def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
+    kind = json_kind(value)
+    if kind in ("boolean", "number", "string"):
+        return f"a {kind}"
+    return f"an {kind}" if kind in ("array", "object") else kind
 
 
 def validation_problems(file: str, error: ValidationError, prefix: str = "") -> list[Problem]:

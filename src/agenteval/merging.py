@@ -39,7 +39,7 @@ from typing import Any
 
 from agenteval.aggregation import build_summary
 from agenteval.errors import ConfigError, Problem
-from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra, set_extra
 
 SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "durationSeconds")
 ANY_TRUE_EXTRA_KEYS: tuple[str, ...] = ("partial",)
@@ -146,7 +146,7 @@ def _merge_group(
     if stamps:
         merged.creation_timestamp = max(stamps)
     for key, value in merge_extras(members).items():
-        setattr(merged, key, value)
+        set_extra(merged, key, value)
     return merged
 
 

@@ -332,6 +332,6 @@ async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult
         eval_case_results=case_results,
         summary=build_summary(case_results, settings.num_runs),
     )
-    if settings.stopping() and result.model_extra is not None:
-        result.model_extra["partial"] = True
+    if settings.stopping():
+        result.partial = True
     return result

@@ -114,7 +114,7 @@ def test_interrupt_then_resume(judge_server: JudgeServer, tmp_path: Path) -> Non
     assert "Traceback" not in stderr and "INTERRUPTED" in stdout
     (partial_file,) = part_out.glob("*.evalset_result.json")
     partial = load_result(partial_file)
-    assert (partial.model_extra or {}).get("partial") is True
+    assert partial.partial is True
     finished = len(partial.case_results())
     assert 0 < finished < CASES
     assert all(c.final_eval_status.value == "passed" for c in partial.case_results())

@@ -9,7 +9,9 @@ with a trustme certificate authority trusted via ``SSL_CERT_FILE``.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import ssl
+import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -351,4 +353,23 @@ def test_judge_calls_over_tls_trusting_ssl_cert_file(
         authority.cert_pem.write_to_path(str(bundle))
         monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
         assert ask(settings).text
+        assert server.count == 1
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl names the hashed CA files")
+def test_judge_calls_over_tls_trusting_ssl_cert_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    authority = trustme.CA()
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("127.0.0.1").configure_cert(server_context)
+    directory = tmp_path / "certs"
+    directory.mkdir()
+    authority.cert_pem.write_to_path(str(directory / "test-ca.pem"))
+    # OpenSSL looks a CA up in a directory by its subject hash (<hash>.0 links).
+    subprocess.run(["openssl", "rehash", str(directory)], check=True, capture_output=True)
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.setenv("SSL_CERT_DIR", str(directory))
+    with JudgeServer(ssl_context=server_context) as server:
+        assert ask(settings_for(server)).text
         assert server.count == 1

@@ -41,8 +41,7 @@ def test_method_counts_and_usage_line() -> None:
             gate_case("b", {"exact": 7, "rouge": 50, "judge": 11}),
         ],
     )
-    assert result.model_extra is not None
-    result.model_extra["judgeUsage"] = {
+    result.judge_usage = {
         "total": {
             "calls": 11,
             "cacheHits": 4,

@@ -1,4 +1,7 @@
-"""Calling a named compare function (formats.md §3.11) as a criterion would."""
+"""Calling a named compare function (formats.md §3.11) as a criterion would.
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 

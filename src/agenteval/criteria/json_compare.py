@@ -12,6 +12,7 @@ import pydantic_core
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
 
 JSON_STRATEGIES = frozenset({"", "exact", "skip"})
@@ -59,28 +60,12 @@ class JSONDifference:
         where = self.location()
         if self.what != "value":
             return f"{self.what} at {where}: {self.detail}"
-        kind_a, kind_e = _kind(self.actual), _kind(self.expected)
+        kind_a, kind_e = json_kind(self.actual), json_kind(self.expected)
         shown_a, shown_e = _preview(self.actual), _preview(self.expected)
         if kind_a != kind_e:
             shown_a, shown_e = f"{kind_a} {shown_a}", f"{kind_e} {shown_e}"
             return f"type mismatch at {where}: actual {shown_a} vs expected {shown_e}"
         return f"value mismatch at {where}: {shown_a} vs {shown_e}"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, _NUMBERS):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, _ARRAYS):
-        return "array"
-    return type(value).__name__
 
 
 def _preview(value: Any) -> str:
@@ -287,7 +272,7 @@ def _validator(canonical: str) -> Any:
     elif isinstance(schema, dict | bool):
         cls = Draft202012Validator
     else:
-        return f"a JSON Schema must be an object or a boolean, not {_kind(schema)}"
+        return f"a JSON Schema must be an object or a boolean, not {json_kind(schema)}"
     try:
         cls.check_schema(schema)
     except SchemaError as exc:

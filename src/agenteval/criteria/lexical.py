@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from agenteval.criteria.rouge import clipped_overlap
 from agenteval.criteria.stemmer import stem
 
 __all__ = [
@@ -145,18 +146,8 @@ def adk_tokenize(text: str) -> list[str]:
 
 
 def _clipped_rouge1(candidate: Sequence[str], reference: Sequence[str]) -> Rouge1:
-    # Spending each reference occurrence at most once gives rouge-score's
-    # clipped overlap Σ min(count); one dict pass beats two Counters on short
-    # answers.  P, R and F then use rouge-score's exact float operations.
-    unspent: dict[str, int] = {}
-    for token in reference:
-        unspent[token] = unspent.get(token, 0) + 1
-    overlap = 0
-    for token in candidate:
-        left = unspent.get(token, 0)
-        if left:
-            unspent[token] = left - 1
-            overlap += 1
+    # rouge-score's clipped overlap Σ min(count); P, R and F then use its exact float operations.
+    overlap = clipped_overlap(reference, candidate)
     precision = overlap / max(len(candidate), 1)
     recall = overlap / max(len(reference), 1)
     total = precision + recall

@@ -3,6 +3,8 @@
 JSON cannot carry code, so a criterion names an implementation that a plugin
 registered here.  Names are resolved before any case runs; an unknown name is
 a configuration error.
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
 """
 
 from __future__ import annotations

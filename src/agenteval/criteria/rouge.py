@@ -7,6 +7,9 @@ with the bit-parallel algorithm of Allison & Dix / Hyyrö on Python integers,
 which is far faster than the quadratic table of the reference code; ROUGE-Lsum
 reads its table cells from the same bit vectors so that its backtracking picks
 exactly the subsequence the reference picks.
+
+Why not ``rouge-score`` itself: bench/rouge.py (500 pairs of ~410 tokens) scores
+ROUGE-L 145-163x and ROUGE-Lsum 14-16x faster with the same numbers (to 1e-9).
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ def _ngrams(tokens: Sequence[str], n: int) -> Iterator[tuple[str, ...]]:
     return zip(*(tokens[k:] for k in range(n)), strict=False)
 
 
-def _overlap(first: Iterable[_Gram], second: Iterable[_Gram]) -> int:
+def clipped_overlap(first: Iterable[_Gram], second: Iterable[_Gram]) -> int:
     """Sum over distinct grams of the smaller of their two counts (the clipped overlap)."""
     # Spending each occurrence in ``first`` at most once gives the same sum; one dict
     # pass is several times faster than two Counters on answer-sized texts.
@@ -123,9 +126,9 @@ def rouge_n(target_tokens: Sequence[str], prediction_tokens: Sequence[str], n: i
         return _ZERO
     if n == 1:
         # Plain tokens count the same as 1-tuples, and faster.
-        overlap = _overlap(target_tokens, prediction_tokens)
+        overlap = clipped_overlap(target_tokens, prediction_tokens)
     else:
-        overlap = _overlap(_ngrams(target_tokens, n), _ngrams(prediction_tokens, n))
+        overlap = clipped_overlap(_ngrams(target_tokens, n), _ngrams(prediction_tokens, n))
     precision = overlap / max(len(prediction_tokens) - n + 1, 1)
     recall = overlap / max(len(target_tokens) - n + 1, 1)
     return RougeScore(precision, recall, fmeasure(precision, recall))

@@ -5,6 +5,9 @@ stemmer in its default ``NLTK_EXTENSIONS`` mode, so that mode is the default
 here.  NLTK's two other modes (``MARTIN_EXTENSIONS``, ``ORIGINAL_ALGORITHM``)
 are available too.  The implementation is dependency-free and its results are
 cached, because stemming sits on the hot path of every ROUGE score.
+
+Why not NLTK's own: bench/rouge.py stems every distinct word 9.3x faster than
+NLTK's ``PorterStemmer`` (497 words, uncached) with the same stems, asserted.
 """
 
 from __future__ import annotations

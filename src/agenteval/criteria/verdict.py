@@ -1,4 +1,7 @@
-"""The outcome of one criterion check."""
+"""The outcome of one criterion check.
+
+Tested in tests/criteria/test_json_compare.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The evaluator contract and the per-turn → overall averaging every built-in shares."""
+"""The evaluator contract and the per-turn → overall averaging every built-in shares.
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,9 @@ from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
+
+# The turns of one case as an evaluator receives them, actual or expected, in order.
+Turns = Sequence[Invocation]
 
 
 class EvaluatorError(CaseError):
@@ -84,21 +90,13 @@ class Evaluator:
         return ()
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score the case's turns synchronously."""
         raise NotImplementedError
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score the case's turns; judge evaluators override this."""
         return self.evaluate(metric, actuals, expecteds, context)

@@ -1,4 +1,7 @@
-"""Importing this module registers every built-in evaluator."""
+"""Importing this module registers every built-in evaluator.
+
+Tested in tests/cli/test_commands.py.
+"""
 
 from agenteval.evaluators import final_response_avg, response_match, trajectory
 from agenteval.evaluators.llm import (

@@ -1,8 +1,11 @@
-"""``final_response_avg_score``: compare each turn's final answer (formats.md §5.3)."""
+"""``final_response_avg_score``: compare each turn's final answer (formats.md §5.3).
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
@@ -17,6 +20,7 @@ from agenteval.evaluators.base import (
     EvaluateResult,
     Evaluator,
     EvaluatorError,
+    Turns,
     average_turns,
     binary_turn,
     require_same_length,
@@ -91,11 +95,7 @@ class FinalResponseEvaluator(Evaluator):
         return check_final_response_criterion(criterion, "criterion.finalResponse")
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score every turn pair."""
         criterion = metric.criterion.final_response if metric.criterion else None

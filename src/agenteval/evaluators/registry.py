@@ -1,4 +1,7 @@
-"""Evaluators and case aggregators by name; plugins add to the same registries."""
+"""Evaluators and case aggregators by name; plugins add to the same registries.
+
+Tested in tests/test_plugins.py.
+"""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ from agenteval.evaluators.base import (
     EvaluateResult,
     Evaluator,
     TurnResult,
+    Turns,
     average_turns,
     binary_turn,
     require_same_length,
@@ -89,11 +90,7 @@ class ExactMatchEvaluator(Evaluator):
     description = "Final answer identical to the expected one (1/0 per turn), averaged over turns"
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Compare every turn's answer string with the expected one."""
         return _score_binary(metric, actuals, expecteds, _identical, "final response differs")
@@ -110,11 +107,7 @@ class NormalizedMatchEvaluator(Evaluator):
     )
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Compare every turn's normalised answer with the normalised expected one."""
         return _score_binary(
@@ -149,11 +142,7 @@ class ResponseMatchScoreEvaluator(Evaluator):
     )
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score every turn pair by ROUGE-1 F-measure."""
         require_same_length(actuals, expecteds)

@@ -1,8 +1,11 @@
-"""``tool_trajectory_avg_score``: compare each turn's tool calls (formats.md §5.2)."""
+"""``tool_trajectory_avg_score``: compare each turn's tool calls (formats.md §5.2).
+
+Tested in tests/evaluators/test_deterministic_evaluators.py.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from agenteval.criteria.trajectory import check_tools
 from agenteval.evaluators.base import (
@@ -10,13 +13,13 @@ from agenteval.evaluators.base import (
     EvalContext,
     EvaluateResult,
     Evaluator,
+    Turns,
     average_turns,
     binary_turn,
     require_same_length,
 )
 from agenteval.evaluators.criteriacheck import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
 
 # Used when a metric has no criterion: exact names, arguments and results, any order
@@ -39,11 +42,7 @@ class ToolTrajectoryEvaluator(Evaluator):
         return check_trajectory_criterion(criterion, "criterion.toolTrajectory")
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score every turn pair with the metric's (or the default) criterion."""
         require_same_length(actuals, expecteds)

@@ -4,6 +4,8 @@ Every message names the judge (model and endpoint) and never holds the API
 key: messages pass through :func:`redact`, which hides the key, and
 the original transport exception is not chained (it may hold the request,
 whose headers carry the key).
+
+Tested in tests/judge/test_client.py.
 """
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ def gate_methods(cases: Iterable[EvalCaseResult]) -> dict[str, dict[str, int]]:
 
 
 def _judge_usage_text(result: EvalSetResult) -> str:
-    usage = (result.model_extra or {}).get("judgeUsage")
+    usage = result.judge_usage
     total = usage.get("total") if isinstance(usage, dict) else None
     if not isinstance(total, dict) or not (total.get("calls") or total.get("cacheHits")):
         return ""

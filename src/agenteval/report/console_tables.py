@@ -1,4 +1,7 @@
-"""Building blocks of the console report: status styling, per-case tables, reasons."""
+"""Building blocks of the console report: status styling, per-case tables, reasons.
+
+Tested in tests/report/test_console.py.
+"""
 
 from __future__ import annotations
 

@@ -5,6 +5,8 @@ its in-memory status (:func:`agenteval.aggregation.case_statuses`, which
 decides the exit code), the metrics that made it fail with score, threshold
 and reason, and what each run did.  This module computes those once, as
 plain text, so the three formats cannot disagree.
+
+Tested in tests/report/test_markdown.py.
 """
 
 from __future__ import annotations

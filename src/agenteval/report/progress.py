@@ -3,6 +3,8 @@
 Shown only on a terminal (and not with ``--no-progress`` or ``--quiet``): CI
 logs and pipes get no cursor games.  It reads the judge usage through a
 callable so this module needs nothing from the judge package.
+
+Tested in tests/cli/test_tty.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""JSON result files: Go-style encoding, safe names, atomic writes.
+"""JSON result files: safe names, atomic writes, Go-style encoding (from :mod:`agenteval.gojson`).
 
 Two kinds of file are written here:
 
@@ -24,103 +24,22 @@ Two kinds of file are written here:
 
 from __future__ import annotations
 
-import json
-import re
 import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-import orjson
-
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, overall_status
+from agenteval.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
-from agenteval.schema.base import dump, dump_json, dump_json_bytes
+from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 RESULT_SUFFIX = ".evalset_result.json"
-
-# Go's encoding/json escapes these so the output is safe inside HTML/JS.
-_GO_ESCAPES = {
-    "<": "\\u003c",
-    ">": "\\u003e",
-    "&": "\\u0026",
-    "\u2028": "\\u2028",
-    "\u2029": "\\u2029",
-}
-# Lone surrogates cannot be encoded as UTF-8; Go writes invalid text as U+FFFD.
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
-
-
-def _encode(data: Any) -> str:
-    try:
-        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
-    except orjson.JSONEncodeError:
-        # orjson refuses lone surrogates; the stdlib encoder writes them and we clean up after.
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
-        return _SURROGATE_RE.sub("\\\\ufffd", text)
-
-
-def to_go_json(data: Any) -> str:
-    """Plain JSON data as Go's encoding/json MarshalIndent writes it, newline at the end.
-
-    2-space indent, raw UTF-8 except ``<`` ``>`` ``&`` U+2028 U+2029
-    (escaped); dict key order is kept.  Floats are written in shortest
-    round-trip form; result scores arrive here already as ints when integral
-    (``schema.result.Score``), so they read ``1`` like Go's.  Free-form data
-    keeps the number form it was read with.
-    """
-    return _go_escape(_encode(data)) + "\n"
-
-
-def _go_escape(text: str) -> str:
-    # Plain replaces run in C; these characters can only occur inside JSON strings.
-    for char, escape in _GO_ESCAPES.items():
-        if char in text:
-            text = text.replace(char, escape)
-    return text
-
-
-def model_to_go_json(model: EvalSetResult) -> str:
-    """A result as Go-layout JSON text, serialised in pydantic's core for speed."""
-    try:
-        text = dump_json(model)
-    except ValueError:
-        # Lone surrogates in loaded text: take the slower path that cleans them up.
-        return to_go_json(dump(model))
-    return _go_escape(text) + "\n"
-
-
-# _GO_ESCAPES in UTF-8; UTF-8 is self-synchronising, so each byte string occurs only as its
-# character.  U+2028 and U+2029 (E2 80 A8/A9) are looked for only when an E2 byte occurs:
-# a one-byte search runs at memchr speed, a three-byte one is several times slower.
-_GO_BYTE_ESCAPES = [(c.encode("utf-8"), e.encode("ascii")) for c, e in _GO_ESCAPES.items()]
-
-
-def _go_escape_bytes(data: bytes) -> bytes:
-    lead = b"\xe2" in data
-    for raw, escape in _GO_BYTE_ESCAPES:
-        if (len(raw) == 1 or lead) and raw in data:
-            data = data.replace(raw, escape)
-    return data
-
-
-def model_to_go_json_bytes(model: EvalSetResult) -> bytes:
-    """``model_to_go_json`` as UTF-8 bytes, without decoding and re-encoding a large text.
-
-    A 10,000-case result is ~70 MB: the str round trip (decode, append the newline,
-    encode) cost ~0.2 s of writing it.
-    """
-    try:
-        data = dump_json_bytes(model)
-    except ValueError:
-        # Lone surrogates in loaded text: take the slower path that cleans them up.
-        return to_go_json(dump(model)).encode("utf-8", "replace")
-    return _go_escape_bytes(data) + b"\n"
 
 
 def write_json(path: Path, data: Any) -> Path:
@@ -222,6 +141,7 @@ def write_run_json(path: Path, run: RunOutcome) -> Path:
 __all__ = [
     "RESULT_SUFFIX",
     "RunOutcome",
+    "model_to_go_json",
     "result_id",
     "run_document",
     "safe_name",

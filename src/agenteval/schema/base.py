@@ -6,6 +6,8 @@ or set by our code, minus ``None``: so a loaded file round-trips, our results
 carry explicit zeros where the runner sets a number (ARCHITECTURE §5.4), and
 fields nobody set stay out like Go's "omit empty" ones.  Doing this in
 pydantic's core keeps large result files fast to write.
+
+Tested in tests/report/test_result_files.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Eval set file format (formats.md §2): cases, turns, messages and tool calls."""
+"""Eval set file format (formats.md §2): cases, turns, messages and tool calls.
+
+Tested in tests/test_loading.py.
+"""
 
 from __future__ import annotations
 

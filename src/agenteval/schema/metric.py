@@ -1,4 +1,7 @@
-"""Metric config file format (formats.md §3): metrics and their criteria."""
+"""Metric config file format (formats.md §3): metrics and their criteria.
+
+Tested in tests/test_loading.py.
+"""
 
 from __future__ import annotations
 

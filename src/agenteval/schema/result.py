@@ -3,6 +3,8 @@
 Extra keys that Go readers ignore (judge usage, votes, pass@k, ...) are
 allowed on the objects that carry them, so files written by agenteval keep
 them on a round-trip and files written by Go load without them.
+
+Tested in tests/report/test_result_files.py.
 """
 
 from __future__ import annotations
@@ -211,18 +213,46 @@ class EvalSetResult(Model):
     eval_case_results: list[EvalCaseResult] | None = None
     summary: EvalSetResultSummary | None = None
     creation_timestamp: float | None = None
+    # Run state agenteval adds (keys Go readers ignore), written only when set.
+    # True when a signal stopped the run before every case ran (``partial``).
+    partial: bool | None = None
+    # Judge calls and tokens of this eval set, ``{"total": {...}, "byMetric": {...}}``.
+    judge_usage: dict[str, Any] | None = None
+    # Judge turns left not_evaluated (``judgeFailures``); ``show`` exits 3 like the run did.
+    judge_failures: int | None = None
 
     def case_results(self) -> list[EvalCaseResult]:
         """Case results of every run, in file order."""
         return list(self.eval_case_results or [])
 
 
+# File key → field of EvalSetResult's typed run state.
+RUN_STATE_KEYS: dict[str, str] = {
+    "partial": "partial",
+    "judgeUsage": "judge_usage",
+    "judgeFailures": "judge_failures",
+}
+
+
 def extra(model: Model) -> dict[str, Any]:
-    """The extra (non-Go) keys a result object carries."""
-    return dict(model.model_extra or {})
+    """The extra (non-Go) keys a result object carries, an eval set's typed run state included."""
+    keys = dict(model.model_extra or {})
+    if isinstance(model, EvalSetResult):
+        for key, name in RUN_STATE_KEYS.items():
+            value = getattr(model, name)
+            if value is not None:
+                keys[key] = value
+    return keys
+
+
+def set_extra(model: Model, key: str, value: Any) -> None:
+    """Set an extra key: a typed run-state field when it is one, else a free extra key."""
+    name = RUN_STATE_KEYS.get(key) if isinstance(model, EvalSetResult) else None
+    setattr(model, name or key, value)
 
 
 __all__ = [
+    "RUN_STATE_KEYS",
     "CaseMetricResult",
     "CaseRunSummary",
     "DetailValue",
@@ -238,4 +268,5 @@ __all__ = [
     "RunSummary",
     "StatusCounts",
     "extra",
+    "set_extra",
 ]

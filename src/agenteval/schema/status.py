@@ -1,4 +1,7 @@
-"""Evaluation status values and their combination rule (formats.md §6.5)."""
+"""Evaluation status values and their combination rule (formats.md §6.5).
+
+Tested in tests/test_aggregation.py.
+"""
 
 from __future__ import annotations
 

@@ -548,3 +548,26 @@ def test_check_includes_the_template_checks() -> None:
     assert "unsupported source actual.x" in messages
     assert 'json path "$.a.*" contains unsupported wildcard' in messages
     assert "prompt: unresolved placeholders: {{extra}}, {{reference}}" in messages
+
+
+def test_paths_are_evaluated_by_jsonpath_ng(
+    judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With jsonpath-ng's lookups switched off, a bound path finds nothing: no second walker."""
+    import jsonpath_ng.jsonpath as engine
+
+    for node in (engine.Root, engine.Child, engine.Fields, engine.Index):
+        monkeypatch.setattr(node, "find", lambda self, datum: [])
+    judge_server.default = MATCHED
+    m = template_metric(
+        judge_server,
+        "Answer: {{answer}}",
+        bind("answer", "actual", "traceStepOutput", "lookup", "$.payload.answer"),
+    )
+    actual = traced(step("lookup", Output={"Text": '{"payload": {"answer": "Paris"}}'}))
+    message = error(run(JUDGE, m, [actual], [REFERENCE]))
+    assert 'json path "$.payload.answer" key "payload" not found' in message
+    assert judge_server.count == 0
+    monkeypatch.undo()
+    ok(run(JUDGE, m, [actual], [REFERENCE]))
+    assert judge_server.bodies()[0]["messages"][0]["content"] == "Answer: Paris"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -23,6 +23,7 @@ from agenteval.evaluators.base import (
     Evaluator,
     EvaluatorError,
     TurnResult,
+    Turns,
     average_turns,
     require_same_length,
 )
@@ -33,8 +34,13 @@ from agenteval.evaluators.llm.gate_judge import (
     parse_judge_reply,
 )
 from agenteval.evaluators.llm.judgecheck import check_judge_config
-from agenteval.evaluators.llm.pipeline import collect_samples
-from agenteval.evaluators.llm.session import JudgeSession
+from agenteval.evaluators.llm.pipeline import (
+    MISSING_FIELDS,
+    JudgeSampler,
+    judge_session,
+    resolved_settings,
+    sample_count,
+)
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.evaluators.response_match import answer_texts, message_text, rouge_json
 from agenteval.schema.base import none_as
@@ -45,7 +51,7 @@ from agenteval.schema.status import EvalStatus, status_for
 
 if TYPE_CHECKING:
     # The judge package (HTTP stack) is imported only when a judge step is configured.
-    from agenteval.judge import JudgeReply, JudgeRequest, JudgeSettings
+    from agenteval.judge import JudgeSettings
 
 METHODS = ("exact", "rouge", "judge")
 _GATE_KEYS = "rougeF1, judgeThreshold, useJudge"
@@ -167,21 +173,13 @@ class FinalResponseGateEvaluator(Evaluator):
         return check_gate(metric)
 
     def evaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """The gate may call the judge: the runner awaits ``aevaluate`` instead."""
         raise EvaluatorError("final_response_gate is asynchronous; await aevaluate()")
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Decide every turn; only turns that exact match and ROUGE leave open reach the judge."""
         # Validation has reported these already; a library caller may have skipped it.
@@ -229,49 +227,26 @@ async def _decide_turn(
 
 @dataclasses.dataclass(slots=True)
 class _JudgeTurn:
-    """The judge step of one metric on one case: settings resolved once, one call per sample."""
+    """The judge step of one metric on one case: the pipeline's sampler and the gate's bar."""
 
-    metric_name: str
-    settings: JudgeSettings
-    num_samples: int
+    sampler: JudgeSampler
     threshold: float
-    session: JudgeSession
-    where: str
-    # Sample k of run r is sample (r-1)*n+k, as in the judge pipeline: each run of
-    # --num-runs asks the judge afresh, while a rerun of the same run hits the cache.
-    first_sample: int
 
     @classmethod
     def for_metric(cls, metric: EvalMetric, gate: GateConfig, context: EvalContext) -> _JudgeTurn:
         """Resolve the judge of ``metric``; an evaluator error when it cannot be called."""
-        from agenteval.judge import JudgeConfigError, JudgeSettings
-
-        session = context.judge
-        if not isinstance(session, JudgeSession):
-            raise EvaluatorError(
-                "the gate's judge step needs a JudgeSession in EvalContext.judge, got "
-                f"{type(session).__name__}"
-            )
+        session = judge_session(context)
         model = _judge_model(metric)
         if session.injected_backend:
             # An injected backend replaces judgeModel and decides the sample count (§3.7).
-            num_samples = session.backend_num_samples or 1
-            settings = JudgeSettings(provider="injected", model="", variant="", base_url="")
+            settings = resolved_settings(None)
         elif model is None:
-            raise EvaluatorError("missing required fields in eval metric")
+            raise EvaluatorError(MISSING_FIELDS)
         else:
-            num_samples = 1 if model.num_samples is None else model.num_samples
-            try:
-                settings = judge_settings(model)
-            except JudgeConfigError as exc:
-                raise EvaluatorError(str(exc)) from None
-        if num_samples <= 0:
-            raise EvaluatorError("num samples must be greater than 0")
-        where = f"{context.eval_set_id}/{context.case.eval_id} run {context.run_id}"
-        first = max(context.run_id - 1, 0) * num_samples
-        return cls(
-            metric.metric_name, settings, num_samples, gate.judge_threshold, session, where, first
-        )
+            settings = resolved_settings(model, judge_settings)
+        num_samples = sample_count(session, model)
+        sampler = JudgeSampler(metric.metric_name, session, settings, num_samples, context)
+        return cls(sampler, gate.judge_threshold)
 
     async def decide(
         self, index: int, actual: Invocation, candidate: str, reference: str, rouge: Rouge1
@@ -280,9 +255,9 @@ class _JudgeTurn:
         from agenteval.judge import JudgeConfigError, JudgeRequest
 
         prompt = judge_prompt(message_text(actual.user_content), reference, candidate)
-        request = JudgeRequest.user_prompt(self.settings, prompt)
+        request = JudgeRequest.user_prompt(self.sampler.settings, prompt)
         try:
-            replies = await self._samples(request)
+            replies = await self.sampler.samples(request)
         except JudgeConfigError as exc:
             raise EvaluatorError(f"judge response: {exc} (turn {index + 1})") from None
         except JudgeError as exc:
@@ -307,15 +282,8 @@ class _JudgeTurn:
             extra["votes"] = {"pass": vote.passes, "fail": vote.fails}
         return _decided(vote.passed, reason, "judge", rouge, **extra)
 
-    async def _samples(self, request: JudgeRequest) -> list[JudgeReply]:
-        """All samples in sample order; the first failure cancels the calls still running."""
-        indexes = range(self.first_sample, self.first_sample + self.num_samples)
-        return await collect_samples(self.session.client, request, self.metric_name, indexes)
-
     def _not_evaluated(self, index: int, message: str, rouge: Rouge1) -> TurnResult:
-        self.session.record_failure(
-            f"{self.where} metric {self.metric_name} turn {index + 1}", message
-        )
+        self.sampler.record_failure(index, message)
         details = MetricDetails(
             reason=message,
             score=0.0,

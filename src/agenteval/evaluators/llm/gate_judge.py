@@ -3,6 +3,8 @@
 text-metrics.md §4 step 3.  The prompt is ours; the reply must be one JSON
 object ``{"score": 0..1, "pass": bool, "reasoning": str}``, possibly fenced or
 surrounded by chatter.
+
+Tested in tests/evaluators/llm/test_final_response_gate.py.
 """
 
 from __future__ import annotations

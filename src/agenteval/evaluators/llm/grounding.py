@@ -8,15 +8,17 @@ evidence: they are the agent's own words.  Tool calls and outputs are written
 as Go's ``MarshalIndent`` writes them (2-space indent, HTML-escaped, map keys
 sorted), with ``id``/``name`` left out when empty and ``args``/``output`` left
 out only when null.
+
+Tested in tests/evaluators/llm/test_hallucinations.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agenteval.evaluators.llm.gomarshal import GoJSONError, Struct, marshal, marshal_indent
 from agenteval.evaluators.llm.operators.constructors import message_text
 from agenteval.evaluators.llm.operators.registry import OperatorError
+from agenteval.gojson import GoJSONError, Struct, marshal, marshal_indent
 from agenteval.schema.evalset import Invocation, Message, Tool
 
 NO_CONTEXT = "No validation context was captured."

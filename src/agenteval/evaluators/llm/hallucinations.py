@@ -47,10 +47,8 @@ from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
     message_text,
 )
-from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
-from agenteval.evaluators.llm.operators.samples import samples_aggregators
-from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
+from agenteval.evaluators.llm.operators.scorers import ScoreResult, rubric_mean
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric
@@ -228,13 +226,7 @@ class HallucinationScorer:
             reason = raw_reason.strip()
             annotated = (f"[{label}] {reason}" if label else reason).strip()
             scores.append(RubricScore(id=sentence_id, reason=annotated, score=value))
-        mean = sum(s.score for s in scores) / len(scores)
-        return ScoreResult(
-            score=mean,
-            reason="\n".join(s.reason for s in scores),
-            value=numeric(mean),
-            rubric_scores=scores,
-        )
+        return rubric_mean(scores)
 
 
 @register_evaluator
@@ -246,9 +238,4 @@ class HallucinationsJudge(JudgeEvaluator):
 
     def default_operators(self) -> Operators:
         """Grounding + segmentation prompt, block scorer, majority vote, average."""
-        return Operators(
-            constructor=HallucinationPrompt(),
-            scorer=HallucinationScorer(),
-            samples=samples_aggregators.resolve("majority_vote"),
-            invocations=invocations_aggregators.resolve("average"),
-        )
+        return Operators.voting(HallucinationPrompt(), HallucinationScorer())

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agenteval.evaluators.base import ConfigIssue, EvalContext, EvaluateResult, TurnResult
+from agenteval.evaluators.base import ConfigIssue, EvalContext, EvaluateResult, TurnResult, Turns
 from agenteval.evaluators.llm.casecheck import missing_reference_answers
 from agenteval.evaluators.llm.operators.constructors import JudgeAsk, TurnPrefix
 from agenteval.evaluators.llm.operators.invocations import (
@@ -63,7 +63,7 @@ from agenteval.evaluators.llm.template.bindings import (
 )
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.registry import Registry
-from agenteval.schema.evalset import EvalCase, Invocation
+from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 if TYPE_CHECKING:
@@ -190,11 +190,7 @@ class TemplateJudge(JudgeEvaluator):
         return case_issues(metric, case)
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """§2's pipeline, then each turn's rendered prompt in its details."""
         result = await super().aevaluate(metric, actuals, expecteds, context)

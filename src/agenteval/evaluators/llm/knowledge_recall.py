@@ -37,7 +37,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agenteval.errors import ControlFlow
-from agenteval.evaluators.llm.gomarshal import GoJSONError, Struct, marshal
 from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
     message_text,
@@ -53,6 +52,7 @@ from agenteval.evaluators.llm.rubric_judge import (
     output_contract,
 )
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.gojson import GoJSONError, Struct, marshal
 from agenteval.schema.evalset import Tool
 
 RETRIEVAL_TOOLS = frozenset({"knowledge_search", "knowledge_search_with_agentic_filter"})

@@ -41,9 +41,7 @@ from agenteval.evaluators.llm.operators.constructors import (
     current_pair,
     message_text,
 )
-from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.registry import register_evaluator
@@ -135,9 +133,4 @@ class FinalResponseJudge(JudgeEvaluator):
 
     def default_operators(self) -> Operators:
         """Final-response prompt and scorer, majority vote, average."""
-        return Operators(
-            constructor=FinalResponsePrompt(),
-            scorer=FinalResponseScorer(),
-            samples=samples_aggregators.resolve("majority_vote"),
-            invocations=invocations_aggregators.resolve("average"),
-        )
+        return Operators.voting(FinalResponsePrompt(), FinalResponseScorer())

@@ -28,8 +28,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Self
 
 from agenteval.errors import JudgeError
@@ -40,18 +40,22 @@ from agenteval.evaluators.base import (
     Evaluator,
     EvaluatorError,
     TurnResult,
+    Turns,
 )
 from agenteval.evaluators.llm.operators.constructors import (
     JudgeAsk,
     MessagesConstructor,
     TurnPrefix,
 )
-from agenteval.evaluators.llm.operators.invocations import InvocationsAggregator
-from agenteval.evaluators.llm.operators.samples import SamplesAggregator
+from agenteval.evaluators.llm.operators.invocations import (
+    InvocationsAggregator,
+    invocations_aggregators,
+)
+from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ResponseScorer, ScoreResult
 from agenteval.evaluators.llm.session import JudgeSession
 from agenteval.schema.evalset import Invocation
-from agenteval.schema.metric import EvalMetric, LLMCriterion
+from agenteval.schema.metric import EvalMetric, JudgeModel, LLMCriterion
 from agenteval.schema.result import MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
 
@@ -76,6 +80,16 @@ class Operators:
     scorer: ResponseScorer
     samples: SamplesAggregator
     invocations: InvocationsAggregator
+
+    @classmethod
+    def voting(cls, constructor: MessagesConstructor, scorer: ResponseScorer) -> Operators:
+        """``constructor`` and ``scorer`` with Go's defaults: majority vote, then the average."""
+        return cls(
+            constructor,
+            scorer,
+            samples_aggregators.resolve("majority_vote"),
+            invocations_aggregators.resolve("average"),
+        )
 
 
 class JudgeEvaluator(Evaluator):
@@ -112,30 +126,18 @@ class JudgeEvaluator(Evaluator):
         return ()
 
     async def aevaluate(
-        self,
-        metric: EvalMetric,
-        actuals: Sequence[Invocation],
-        expecteds: Sequence[Invocation],
-        context: EvalContext,
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
     ) -> EvaluateResult:
         """Score every turn with the judge (§2 steps 1–7)."""
-        from agenteval.judge import JudgeConfigError, JudgeSettings, resolve_settings
-
         criterion = metric.criterion
         llm_judge = criterion.llm_judge if criterion is not None else None
         if llm_judge is None:
             raise EvaluatorError(MISSING_FIELDS)
-        session = _session(context)
+        session = judge_session(context)
         model = llm_judge.judge_model
         if model is None and not session.injected_backend:
             raise EvaluatorError(MISSING_FIELDS)
-        if session.injected_backend:
-            num_samples = session.backend_num_samples
-        else:
-            num_samples = model.num_samples if model is not None else None
-        num_samples = 1 if num_samples is None else num_samples
-        if num_samples <= 0:
-            raise EvaluatorError("num samples must be greater than 0")
+        num_samples = sample_count(session, model)
         if llm_judge.sample_parallelism is not None and llm_judge.sample_parallelism < 0:
             raise EvaluatorError("sample parallelism must be non-negative")
         if len(actuals) != len(expecteds):
@@ -143,15 +145,10 @@ class JudgeEvaluator(Evaluator):
                 f"actual invocations ({len(actuals)}) and expected invocations "
                 f"({len(expecteds)}) count mismatch"
             )
-        try:
-            settings = (
-                resolve_settings(model)
-                if model is not None
-                else JudgeSettings(provider="injected", model="", variant="", base_url="")
-            )
-        except JudgeConfigError as exc:
-            raise EvaluatorError(str(exc)) from None
-        run = _TurnRunner(self.operators, metric, session, settings, num_samples, context)
+        sampler = JudgeSampler(
+            metric.metric_name, session, resolved_settings(model), num_samples, context
+        )
+        run = _TurnRunner(self.operators, metric, sampler)
         turns = [await run.turn(actuals, expecteds, i) for i in range(len(actuals))]
         try:
             result = self.operators.invocations.aggregate(turns, metric)
@@ -170,7 +167,8 @@ class JudgeEvaluator(Evaluator):
         return result
 
 
-def _session(context: EvalContext) -> JudgeSession:
+def judge_session(context: EvalContext) -> JudgeSession:
+    """The run's ``JudgeSession`` from ``context.judge``; an evaluator error without one."""
     judge = context.judge
     if isinstance(judge, JudgeSession):
         return judge
@@ -181,6 +179,73 @@ def _session(context: EvalContext) -> JudgeSession:
     raise EvaluatorError(
         f"no judge available: EvalContext.judge is a {type(judge).__name__}, not a JudgeSession"
     )
+
+
+def sample_count(session: JudgeSession, model: JudgeModel | None) -> int:
+    """``numSamples`` (an injected backend's count instead), 1 when unset; refuses 0 or less."""
+    if session.injected_backend:
+        num_samples = session.backend_num_samples
+    else:
+        num_samples = model.num_samples if model is not None else None
+    num_samples = 1 if num_samples is None else num_samples
+    if num_samples <= 0:
+        raise EvaluatorError("num samples must be greater than 0")
+    return num_samples
+
+
+def resolved_settings(
+    model: JudgeModel | None, resolve: Callable[[JudgeModel], JudgeSettings] | None = None
+) -> JudgeSettings:
+    """The judge settings of ``model`` (an injected backend's blank ones for ``None``).
+
+    ``resolve`` defaults to :func:`agenteval.judge.resolve_settings`; a configuration
+    the judge cannot be called with becomes an ``EvaluatorError``.
+    """
+    from agenteval.judge import JudgeConfigError, JudgeSettings, resolve_settings
+
+    if model is None:
+        return JudgeSettings(provider="injected", model="", variant="", base_url="")
+    try:
+        return (resolve or resolve_settings)(model)
+    except JudgeConfigError as exc:
+        raise EvaluatorError(str(exc)) from None
+
+
+@dataclass(slots=True)
+class JudgeSampler:
+    """One judge metric on one case and run: its session, settings and sample numbering."""
+
+    metric_name: str
+    session: JudgeSession
+    settings: JudgeSettings
+    num_samples: int
+    context: EvalContext
+    first_sample: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Sample k of run r is cached as sample (r-1)*n+k: each run of --num-runs asks the
+        # judge afresh (as Go does), while a rerun of the same evaluation hits the cache.
+        self.first_sample = max(self.context.run_id - 1, 0) * self.num_samples
+
+    async def samples(self, request: JudgeRequest) -> list[JudgeReply]:
+        """Every sample of ``request`` in sample order; the first failure cancels the rest."""
+        indexes = range(self.first_sample, self.first_sample + self.num_samples)
+        return await collect_samples(self.session.client, request, self.metric_name, indexes)
+
+    async def ask(self, request: JudgeRequest) -> JudgeReply:
+        """One extra judge call (same judge, the turn's first sample index)."""
+        return await self.session.client.complete(
+            request, metric_name=self.metric_name, sample_index=self.first_sample
+        )
+
+    def record_failure(self, index: int, reason: str) -> None:
+        """Note on the session that turn ``index`` could not be judged."""
+        context = self.context
+        self.session.record_failure(
+            f"{context.eval_set_id}/{context.case.eval_id} run {context.run_id} "
+            f"metric {self.metric_name} turn {index + 1}",
+            reason,
+        )
 
 
 def _describe(exc: Exception) -> str:
@@ -195,24 +260,10 @@ def _describe(exc: Exception) -> str:
 class _TurnRunner:
     """Judges one turn after another for one metric of one case."""
 
-    def __init__(
-        self,
-        operators: Operators,
-        metric: EvalMetric,
-        session: JudgeSession,
-        settings: JudgeSettings,
-        num_samples: int,
-        context: EvalContext,
-    ) -> None:
+    def __init__(self, operators: Operators, metric: EvalMetric, sampler: JudgeSampler) -> None:
         self.ops = operators
         self.metric = metric
-        self.session = session
-        self.settings = settings
-        self.num_samples = num_samples
-        self.context = context
-        # Sample k of run r is cached as sample (r-1)*n+k: each run of --num-runs asks the
-        # judge afresh (as Go does), while a rerun of the same evaluation hits the cache.
-        self.first_sample = max(context.run_id - 1, 0) * num_samples
+        self.sampler = sampler
 
     async def ask(
         self, messages: Sequence[ChatMessage], schema: StructuredOutput | None = None
@@ -220,10 +271,7 @@ class _TurnRunner:
         """One extra judge call for a constructor (same judge, the turn's first sample index)."""
         from agenteval.judge import JudgeRequest
 
-        request = JudgeRequest(self.settings, tuple(messages), schema)
-        return await self.session.client.complete(
-            request, metric_name=self.metric.metric_name, sample_index=self.first_sample
-        )
+        return await self.sampler.ask(JudgeRequest(self.sampler.settings, tuple(messages), schema))
 
     async def turn(
         self, actuals: Sequence[Invocation], expecteds: Sequence[Invocation], index: int
@@ -246,14 +294,9 @@ class _TurnRunner:
             schema = self.ops.constructor.structured_output(prefix)
         except Exception as exc:
             raise EvaluatorError(f"resolve structured output: {_describe(exc)}{where}") from None
-        request = JudgeRequest(self.settings, tuple(messages), schema)
+        request = JudgeRequest(self.sampler.settings, tuple(messages), schema)
         try:
-            replies = await collect_samples(
-                self.session.client,
-                request,
-                self.metric.metric_name,
-                range(self.first_sample, self.first_sample + self.num_samples),
-            )
+            replies = await self.sampler.samples(request)
         except JudgeConfigError as exc:
             raise EvaluatorError(f"judge response: {exc}{where}") from None
         except JudgeError as exc:
@@ -271,18 +314,14 @@ class _TurnRunner:
             if not math.isfinite(scored.score):
                 raise ValueError(f"score {scored.score!r} is not a finite number")
         except Exception as exc:
-            where = f"turn {index + 1}" + (f", sample {k + 1}" if self.num_samples > 1 else "")
+            several = self.sampler.num_samples > 1
+            where = f"turn {index + 1}" + (f", sample {k + 1}" if several else "")
             raise EvaluatorError(f"score based on response: {_describe(exc)} ({where})") from None
         return sample_result(scored, self.metric.threshold)
 
     def _not_evaluated(self, index: int, exc: JudgeError) -> TurnResult:
         reason = str(exc)
-        case = self.context.case.eval_id
-        self.session.record_failure(
-            f"{self.context.eval_set_id}/{case} run {self.context.run_id} "
-            f"metric {self.metric.metric_name} turn {index + 1}",
-            reason,
-        )
+        self.sampler.record_failure(index, reason)
         return TurnResult(0.0, EvalStatus.NOT_EVALUATED, MetricDetails(reason=reason, score=0.0))
 
 

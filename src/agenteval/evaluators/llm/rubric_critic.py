@@ -33,6 +33,8 @@ How the prompt was designed (our own wording; it states every rule of §5.3):
 - Inputs follow in §5.3's order (``<user_prompt>``/``<main_prompt>``,
   ``<final_answer>``, ``<reference_answer>``, ``<rubric>``); the shared JSON
   contract ends the prompt, with evidence labels Golden/Actual/User.
+
+Tested in tests/evaluators/llm/test_rubric_judge.py.
 """
 
 from __future__ import annotations

@@ -25,10 +25,8 @@ from typing import TYPE_CHECKING, ClassVar
 from agenteval.evaluators.base import ConfigIssue
 from agenteval.evaluators.llm.judgecheck import LLM_JUDGE
 from agenteval.evaluators.llm.operators.constructors import PromptConstructor, TurnPrefix
-from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.rubrics import rubric_scores_schema, visible_rubrics
-from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import response_scorers
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.schema.evalset import Invocation
@@ -109,11 +107,8 @@ class RubricJudge(JudgeEvaluator):
 
     def default_operators(self) -> Operators:
         """The rubric prompt, the ``rubric_scores`` scorer, majority vote and average."""
-        return Operators(
-            constructor=self.prompt_constructor(),
-            scorer=response_scorers.resolve("rubric_scores"),
-            samples=samples_aggregators.resolve("majority_vote"),
-            invocations=invocations_aggregators.resolve("average"),
+        return Operators.voting(
+            self.prompt_constructor(), response_scorers.resolve("rubric_scores")
         )
 
     def check_llm_judge(self, metric: EvalMetric, llm_judge: LLMCriterion) -> Iterable[ConfigIssue]:

@@ -23,6 +23,8 @@ How the prompt was designed (our own wording; it states every rule of §5.4):
 - The inputs follow §5.4's order, which differs from the critic's: the
   reference comes before the answer, and the answer sits inside
   ``<response>``; evidence labels are Reference/Actual/User.
+
+Tested in tests/evaluators/llm/test_rubric_judge.py.
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ How the prompt was designed (our own wording; it states every rule of §5.5):
 - The inputs follow in the fixed tag order of §5.5 (``<user_prompt>`` with
   ``<main_prompt>``, ``<response>`` with ``<final_answer>``, ``<rubric>``),
   and the shared JSON reply contract of :mod:`.rubric_judge` ends the prompt.
+
+Tested in tests/evaluators/llm/test_rubric_judge.py.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ An injected backend (``JudgeClient(backend=...)``, llm-evaluators.md §3.7):
 set ``injected_backend=True`` and optionally ``backend_num_samples``; then
 ``judgeModel`` is not required, its ``numSamples`` is ignored and every judge
 metric takes ``backend_num_samples`` samples (default 1).
+
+Tested in tests/evaluators/llm/test_pipeline.py.
 """
 
 from __future__ import annotations

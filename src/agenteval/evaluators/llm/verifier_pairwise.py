@@ -35,12 +35,11 @@ from agenteval.evaluators.llm.judgecheck import JUDGE_MODEL
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
+    current_pair,
     message_text,
     rubric_block,
 )
-from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.llm.template.placeholders import go_trim
@@ -125,11 +124,7 @@ class PairwisePrompt(PromptConstructor):
             raise OperatorError("eval metric is nil")
         if turn.llm_judge is None:
             raise OperatorError("llm judge criterion is required")
-        actual, expected = turn.actuals[-1], turn.expecteds[-1]
-        if actual is None:
-            raise OperatorError("actual invocation is nil")
-        if expected is None:
-            raise OperatorError("expected invocation is nil")
+        actual, expected = current_pair(turn)
         if expected.final_response is None:
             raise OperatorError(f"expected final response is required for {NAME}")
         if actual.final_response is None:
@@ -265,12 +260,7 @@ class PairwiseVerifier(JudgeEvaluator):
 
     def default_operators(self) -> Operators:
         """Verifier prompt and logprob scorer, majority vote, average."""
-        return Operators(
-            constructor=PairwisePrompt(),
-            scorer=PairwiseScorer(),
-            samples=samples_aggregators.resolve("majority_vote"),
-            invocations=invocations_aggregators.resolve("average"),
-        )
+        return Operators.voting(PairwisePrompt(), PairwiseScorer())
 
     def check_llm_judge(self, metric: EvalMetric, llm_judge: LLMCriterion) -> Iterable[ConfigIssue]:
         """Without ``logprobs: true`` every reply lacks the logprobs the score is made of."""

@@ -458,3 +458,33 @@ def test_arbitrary_text_never_raises_anything_but_path_error(path: str, raw: str
         compiled.extract(raw)
     except PathError as error:
         assert error.message
+
+
+def test_the_compiled_path_is_jsonpath_ngs_expression() -> None:
+    from jsonpath_ng import Child, Fields, Index, Root
+
+    compiled = compile_path("$.items[2].name")
+    assert compiled.expression == Child(
+        Child(Child(Root(), Fields("items")), Index(2)), Fields("name")
+    )
+    assert compiled.segments == ("items", 2, "name")
+    assert compile_path("").expression == Root()
+
+
+def test_lookups_go_through_jsonpath_ng_find(monkeypatch: pytest.MonkeyPatch) -> None:
+    import jsonpath_ng.jsonpath as engine
+
+    calls: list[str] = []
+    original = engine.Child.find
+
+    def counting(self: Any, datum: Any) -> Any:
+        calls.append(str(self))
+        return original(self, datum)
+
+    monkeypatch.setattr(engine.Child, "find", counting)
+    assert compile_path("$.a[1]").extract('{"a": [10, 20]}') == "20"
+    assert calls  # the value came from jsonpath-ng
+    monkeypatch.setattr(engine.Child, "find", lambda self, datum: [])
+    monkeypatch.setattr(engine.Fields, "find", lambda self, datum: [])
+    with pytest.raises(PathError, match='key "a" not found'):
+        compile_path("$.a[1]").extract('{"a": [10, 20]}')

@@ -7,6 +7,8 @@ constructor that needs a judge call of its own (the hallucination evaluator's
 segmentation step) makes it through the ``ask`` callable it is given, and lets
 any ``JudgeError`` propagate: the pipeline turns it into a ``not_evaluated``
 turn like a failed sample call.
+
+Tested in tests/evaluators/llm/test_pipeline.py.
 """
 
 from __future__ import annotations

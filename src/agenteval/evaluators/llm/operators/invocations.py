@@ -1,4 +1,7 @@
-"""Invocations aggregators: per-turn results → the metric's overall result (§4.7)."""
+"""Invocations aggregators: per-turn results → the metric's overall result (§4.7).
+
+Tested in tests/evaluators/llm/operators/test_samples.py.
+"""
 
 from __future__ import annotations
 

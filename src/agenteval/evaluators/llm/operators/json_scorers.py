@@ -21,7 +21,12 @@ from agenteval.evaluators.llm.operators.response_json import (
     STRING,
     unmarshal_reply,
 )
-from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric, response_scorers
+from agenteval.evaluators.llm.operators.scorers import (
+    ScoreResult,
+    numeric,
+    required,
+    response_scorers,
+)
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue
 
@@ -37,10 +42,7 @@ class SingleScoreScorer:
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """The judge's own score and reason."""
         data = unmarshal_reply(reply, {"score": NUMBER, "reason": STRING})
-        if data["score"] is None:
-            raise OperatorError("score is required")
-        if data["reason"] is None:
-            raise OperatorError("reason is required")
+        required(data, {"score": "score", "reason": "reason"})
         value: float = data["score"]
         if value < 0 or value > 1:
             raise OperatorError("score must be between 0 and 1")
@@ -53,10 +55,7 @@ class BooleanScorer:
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """1 when the judge says passed, else 0."""
         data = unmarshal_reply(reply, {"passed": BOOLEAN, "reason": STRING})
-        if data["passed"] is None:
-            raise OperatorError("passed is required")
-        if data["reason"] is None:
-            raise OperatorError("reason is required")
+        required(data, {"passed": "passed", "reason": "reason"})
         passed: bool = data["passed"]
         return ScoreResult(
             score=1.0 if passed else 0.0,
@@ -140,10 +139,7 @@ class CategoricalScorer:
         """Exact label lookup; an unknown label scores 0 and says so in the reason."""
         categories = read_categories(metric)
         data = unmarshal_reply(reply, {"category": STRING, "reason": STRING})
-        if data["category"] is None:
-            raise OperatorError("category is required")
-        if data["reason"] is None:
-            raise OperatorError("reason is required")
+        required(data, {"category": "category", "reason": "reason"})
         label: str = data["category"]
         reason: str = data["reason"]
         value = DetailValue(kind="categorical", categorical=label)

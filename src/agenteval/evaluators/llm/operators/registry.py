@@ -1,4 +1,7 @@
-"""Operator errors and the name → operator registries plugins extend (llm-evaluators.md §5.8.1)."""
+"""Operator errors and the name → operator registries plugins extend (llm-evaluators.md §5.8.1).
+
+Tested in tests/evaluators/llm/operators/test_samples.py.
+"""
 
 from __future__ import annotations
 

@@ -7,6 +7,8 @@ match field names case-insensitively (the last matching key wins), unknown
 keys are ignored, ``null`` means absent, and types are strict (``"1"`` and
 ``true`` are not numbers).  Every type problem is found before a scorer
 validates anything, as in Go where decoding fails before validation runs.
+
+Tested in tests/evaluators/llm/operators/test_rubrics.py.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agenteval.evaluators.llm.operators.registry import OperatorError
+from agenteval.gojson import json_kind
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeReply
@@ -175,15 +178,12 @@ def _join(where: str, name: str) -> str:
 
 def json_type(value: Any) -> str:
     """Go's JSON type name of a decoded value (a reply's ``JsonObject`` or a plain mapping)."""
-    if isinstance(value, JsonObject | Mapping):
+    if isinstance(value, JsonObject):
         return "object"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
+    kind = json_kind(value)
+    if kind == "boolean":
         return "bool"
-    return "number"
+    return kind if kind in ("object", "array", "string") else "number"
 
 
 def _mismatch(value: Any, expected: str, where: str) -> DecodeError:

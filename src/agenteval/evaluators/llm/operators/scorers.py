@@ -4,12 +4,15 @@
 (``rubric_scores`` here; issue 5 adds ``single_score``, ``boolean`` and
 ``categorical``).  Evaluator-specific scorers (final response,
 hallucination) are composed directly and not registered by name, as in Go.
+
+Tested in tests/evaluators/llm/operators/test_rubrics.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agenteval.evaluators.llm.operators.registry import OperatorError, operator_registry, quoted
 from agenteval.evaluators.llm.operators.response_json import (
@@ -41,6 +44,24 @@ class ScoreResult:
 def numeric(score: float) -> DetailValue:
     """The ``{"kind": "numeric", "numeric": score}`` value."""
     return DetailValue(kind="numeric", numeric=score)
+
+
+def required(data: Mapping[str, Any], labels: Mapping[str, str]) -> None:
+    """Go's ``<label> is required`` for the first key of ``labels`` whose value is null."""
+    for key, label in labels.items():
+        if data[key] is None:
+            raise OperatorError(f"{label} is required")
+
+
+def rubric_mean(scores: list[RubricScore]) -> ScoreResult:
+    """The mean of per-rubric scores, with every reason on its own line."""
+    mean = sum(s.score for s in scores) / len(scores)
+    return ScoreResult(
+        score=mean,
+        reason="\n".join(s.reason for s in scores),
+        value=numeric(mean),
+        rubric_scores=scores,
+    )
 
 
 class ResponseScorer(Protocol):
@@ -79,10 +100,7 @@ class RubricScoresScorer:
                 raise OperatorError(f"duplicate rubric score id {quoted(rubric_id)}")
             if expected is not None and rubric_id not in expected:
                 raise OperatorError(f"unexpected rubric score id {quoted(rubric_id)}")
-            if item["score"] is None:
-                raise OperatorError("rubric score is required")
-            if item["reason"] is None:
-                raise OperatorError("rubric score reason is required")
+            required(item, {"score": "rubric score", "reason": "rubric score reason"})
             value: float = item["score"]
             if value < 0 or value > 1:
                 raise OperatorError("rubric score must be between 0 and 1")
@@ -91,13 +109,7 @@ class RubricScoresScorer:
         for rubric_id in expected or ():
             if rubric_id not in seen:
                 raise OperatorError(f"missing rubric score id {quoted(rubric_id)}")
-        mean = sum(s.score for s in scores) / len(scores)
-        return ScoreResult(
-            score=mean,
-            reason="\n".join(s.reason for s in scores),
-            value=numeric(mean),
-            rubric_scores=scores,
-        )
+        return rubric_mean(scores)
 
 
 response_scorers.register("rubric_scores", RubricScoresScorer())

@@ -4,6 +4,8 @@ A provider turns the metric into a :class:`~agenteval.judge.StructuredOutput`
 (or ``None``: unconstrained).  The four built-ins are registered under the
 names of the scorers whose payload they describe, so a template metric gets
 its scorer's schema unless ``structuredOutputName`` names another one.
+
+Tested in tests/evaluators/llm/operators/test_json_scorers.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 - :mod:`.jsonpath`: the restricted JSONPath of ``source.path``;
 - :mod:`.bindings`: ``variableBindings`` → values → the rendered judge prompt;
 - :mod:`.trace`: reading ``executionTrace`` steps (Go's case-insensitive decoding);
-- :mod:`.gojson`: Go's JSON encoding for template sources;
+- Go's JSON encoding for template sources is :mod:`agenteval.gojson`;
 - :mod:`.checks`: up-front validation for ``agenteval validate``.
 """
 

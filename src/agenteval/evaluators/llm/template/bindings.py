@@ -25,7 +25,6 @@ from typing import Any
 
 from agenteval.errors import CaseError
 from agenteval.evaluators.llm.template import placeholders
-from agenteval.evaluators.llm.template.gojson import Struct, encode, go_quote
 from agenteval.evaluators.llm.template.jsonpath import PathError, extract
 from agenteval.evaluators.llm.template.trace import (
     TraceError,
@@ -34,6 +33,7 @@ from agenteval.evaluators.llm.template.trace import (
     snapshot_text,
     tools_json,
 )
+from agenteval.gojson import Struct, encode, go_quote
 from agenteval.schema.evalset import Invocation, Message
 from agenteval.schema.metric import EvalMetric, Rubric
 

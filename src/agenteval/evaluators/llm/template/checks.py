@@ -28,8 +28,8 @@ from agenteval.evaluators.llm.template.bindings import (
     text_field,
     visible_rubrics,
 )
-from agenteval.evaluators.llm.template.gojson import go_quote
 from agenteval.evaluators.llm.template.jsonpath import PathError, compile_path
+from agenteval.gojson import go_quote
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 

@@ -12,18 +12,18 @@ There is no quoting or escaping: ``$."a b"`` is the key ``"a b"`` with its
 quotes, and wildcards, filters, slices, recursive descent and dotted keys
 cannot be written.  Error messages are Go's, word for word.
 
-Evaluation runs on jsonpath-ng (a ``Root``/``Child``/``Fields``/``Index``
-expression built from the checked segments, never its own parser).  §6 wins
-where the two disagree, and those parts are implemented here directly:
-
-* negative indexes: jsonpath-ng counts them from the end, §6 rejects them as
-  ``index -1 out of range``, so such paths are walked here;
-* every lookup that jsonpath-ng answers with "no match" (missing key, index out
-  of range, key on a non-object, index on a non-array) is walked again here to
-  raise the specific §6 error.
+jsonpath-ng evaluates every path: the checked segments become its expression
+tree (``Child(Root(), Fields(key))``, ``Index(i)``) and ``find`` selects the
+value.  Its own parser reads a different language (``$.a b``, ``$.1a``,
+``$.where`` and ``$.$x`` are Go keys but its syntax errors; ``$."a b"`` is the
+key ``a b`` to it, ``"a b"`` with quotes to Go), so the grammar above is
+checked here and builds the tree.  When ``find`` matches nothing, the same
+jsonpath-ng nodes are applied one at a time to name the step that failed and
+why, in Go's words; a negative index, which jsonpath-ng counts from the end,
+is never handed to it (§6: ``index -1 out of range``).
 
 The source text is parsed with number literals kept verbatim (Go's
-``UseNumber``) and rendered per §6 step 4 (:mod:`.gojson`).
+``UseNumber``) and rendered per §6 step 4 (:mod:`agenteval.gojson`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenteval.errors import CaseError, ControlFlow
-from agenteval.evaluators.llm.template.gojson import JSONNumber, clean_text, encode, go_quote
+from agenteval.gojson import JSONNumber, clean_text, encode, go_quote
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _INDEX = re.compile(r"[+-]?[0-9]+")
@@ -84,64 +84,68 @@ _DECODER = json.JSONDecoder(
 
 @dataclass(frozen=True, slots=True)
 class CompiledPath:
-    """A path that passed the grammar; ``segments`` holds keys (str) and indexes (int)."""
+    """A path that passed the grammar, as jsonpath-ng's expression and its steps in order."""
 
     text: str
-    segments: tuple[str | int, ...]
-    _expression: Any = field(default=None, compare=False, repr=False)
+    expression: Any = field(compare=False, repr=False)
+    # The Fields/Index node of each segment; the expression chains them under Root().
+    steps: tuple[Any, ...] = field(compare=False, repr=False)
+    segments: tuple[str | int, ...] = ()
 
     def extract(self, raw: str) -> str:
         """Parse ``raw`` as one JSON value, follow the path and render the result (§6)."""
         return render(self.select(parse_source(raw, self.text)))
 
     def select(self, document: Any) -> Any:
-        """The value at this path in an already parsed document."""
-        if self._expression is not None:
-            matches = self._expression.find(document)
-            if len(matches) == 1:
+        """The value at this path in an already parsed document (jsonpath-ng's ``find``)."""
+        if not any(isinstance(s, int) and s < 0 for s in self.segments):
+            matches = self.expression.find(document)
+            if matches:
+                # Fields of one key and Index of one index: never more than one match.
                 return matches[0].value
-        return self._walk(document)
+        raise self._failure(document)
 
-    def _walk(self, document: Any) -> Any:
+    def _failure(self, document: Any) -> PathError:
+        """Go's error for the first step jsonpath-ng finds nothing at."""
+        from jsonpath_ng import DatumInContext
+
         quoted = go_quote(self.text)
-        current = document
-        for segment in self.segments:
-            if isinstance(segment, str):
-                if not isinstance(current, dict):
-                    raise PathError(
-                        f"json path {quoted} expects object before key {go_quote(segment)}"
-                    )
-                if segment not in current:
-                    raise PathError(f"json path {quoted} key {go_quote(segment)} not found")
-                current = current[segment]
-                continue
-            if not isinstance(current, list):
-                raise PathError(f"json path {quoted} expects array before index {segment}")
-            if segment < 0 or segment >= len(current):
-                raise PathError(f"json path {quoted} index {segment} out of range")
-            current = current[segment]
-        return current
+        here = DatumInContext.wrap(document)
+        for segment, step in zip(self.segments, self.steps, strict=True):
+            found = [] if isinstance(segment, int) and segment < 0 else step.find(here)
+            if not found:
+                return _lookup_error(quoted, segment, here.value)
+            here = found[0]
+        raise AssertionError(f"jsonpath-ng matched {self.text!r} on the second look only")
+
+
+def _lookup_error(quoted: str, segment: str | int, value: Any) -> PathError:
+    """Why ``segment`` selects nothing in ``value``, in Go's words."""
+    if isinstance(segment, str):
+        if not isinstance(value, dict):
+            return PathError(f"json path {quoted} expects object before key {go_quote(segment)}")
+        return PathError(f"json path {quoted} key {go_quote(segment)} not found")
+    if not isinstance(value, list):
+        return PathError(f"json path {quoted} expects array before index {segment}")
+    return PathError(f"json path {quoted} index {segment} out of range")
 
 
 @functools.lru_cache(maxsize=1024)
 def compile_path(text: str) -> CompiledPath:
     """Check ``text`` against the grammar; raise :class:`PathError` naming the first problem."""
-    segments = tuple(_parse(text))
-    expression = None
-    if segments and not any(isinstance(s, int) and s < 0 for s in segments):
-        expression = _expression_for(segments)
-    return CompiledPath(text, segments, expression)
-
-
-def _expression_for(segments: tuple[str | int, ...]) -> Any:
     # Imported on first use: jsonpath-ng loads its ply parser tables at import.
     from jsonpath_ng import Child, Fields, Index, Root
 
+    segments = tuple(_parse(text))
+    steps = tuple(
+        # A plain field name, never the deprecated Fields("*") wildcard (keys hold no "*").
+        Fields(s) if isinstance(s, str) else Index(s)
+        for s in segments
+    )
     expression: Any = Root()
-    for segment in segments:
-        step = Fields(segment) if isinstance(segment, str) else Index(segment)
+    for step in steps:
         expression = Child(expression, step)
-    return expression
+    return CompiledPath(text, expression, steps, segments)
 
 
 def _syntax(path: str, what: str, position: int, hint: str) -> PathError:

@@ -6,6 +6,8 @@ The trace is kept as raw JSON.  It is read the way Go's decoder fills the
 ``null`` list is empty and a ``null`` element is the zero value.  A value of
 the wrong JSON type is reported as a malformed trace (Go would not have loaded
 the file).
+
+Tested in tests/evaluators/llm/template/test_bindings.py.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agenteval.errors import CaseError
-from agenteval.evaluators.llm.template.gojson import GoJSONError, Struct, encode, go_quote
+from agenteval.gojson import GoJSONError, Struct, encode, go_quote
 
 
 class TraceError(CaseError):
