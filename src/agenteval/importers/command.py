@@ -1,4 +1,8 @@
-"""``agenteval import adk|otel FILE… -o DIR``: other formats → trpc-agent-go eval sets."""
+"""``agenteval import adk|otel FILE… -o DIR``: other formats → trpc-agent-go eval sets.
+
+Tested in tests/importers/test_adk.py (``import adk``) and tests/importers/test_otel.py
+(``import otel``); refusals of the wrong kind in tests/importers/test_detect.py.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""OTLP trace files as ``--traces`` input and as trace-mode eval sets."""
+"""OTLP trace files as ``--traces`` input and as trace-mode eval sets.
+
+Tested in tests/importers/test_otel.py.
+"""
 
 from __future__ import annotations
 

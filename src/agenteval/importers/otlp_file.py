@@ -4,6 +4,9 @@
 into ``TracesData``, protobuf through ``TracesData.FromString``.  A protobuf file is either one
 message or the collector file exporter's sequence of messages, each behind a 4-byte big-endian
 length.
+
+Tested in tests/importers/test_otel.py (JSON lines with hex ids, one JSON document with
+base64 ids, protobuf, length-prefixed protobuf, a located error for a broken line).
 """
 
 from __future__ import annotations
