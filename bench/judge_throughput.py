@@ -12,9 +12,13 @@ one event loop, garbage collection relaxed (``api.relaxed_gc``).
 ``AsyncClient`` API: ``agenteval`` (the run's client, httpx over the
 ``httpx-aiohttp`` transport, judge/aiohttp_client.py) and ``httpx-default``
 (httpx's own async transport); by default both, the summary line puts their
-wall / ideal at the highest concurrency side by side.
+wall / ideal at the highest concurrency side by side.  ``--provider`` picks the
+judge provider(s) whose wire format the server speaks and the client sends
+(openai, anthropic, gemini, ollama, hunyuan; hunyuan signs every request with
+TC3-HMAC-SHA256); one block of lines per provider.
 
     .venv/bin/python bench/judge_throughput.py
+    .venv/bin/python bench/judge_throughput.py --provider anthropic gemini ollama hunyuan --concurrency 64 --transport agenteval
 """
 
 from __future__ import annotations
@@ -44,11 +48,16 @@ from agenteval.judge import (  # noqa: E402
 from agenteval.schema.metric import JudgeModel  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
 
+PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "hunyuan")
 
-async def run_calls(base_url: str, calls: int, concurrency: int, transport: str) -> float:
+
+async def run_calls(
+    base_url: str, calls: int, concurrency: int, transport: str, provider: str = "openai"
+) -> float:
     """Make ``calls`` distinct judge calls; return the wall time in seconds."""
+    key = "AKIDbench:bench-secret-key" if provider == "hunyuan" else "sk-b"
     model = JudgeModel.model_validate(
-        {"providerName": "openai", "modelName": "bench", "baseURL": base_url, "apiKey": "sk-b"}
+        {"providerName": provider, "modelName": "bench", "baseURL": base_url, "apiKey": key}
     )
     settings = resolve_settings(model, environ={})
     options = JudgeOptions(concurrency=concurrency, cache_path=None, timeout=60.0)
@@ -92,10 +101,13 @@ def parse_args() -> argparse.Namespace:
         nargs="+",
         default=["agenteval", "httpx-default"],
     )
+    parser.add_argument("--provider", choices=PROVIDERS, nargs="+", default=["openai"])
     return parser.parse_args()
 
 
-def measure(args: argparse.Namespace, base_url: str, transport: str, concurrency: int) -> float:
+def measure(
+    args: argparse.Namespace, base_url: str, transport: str, concurrency: int, provider: str
+) -> float:
     """Print one line for ``transport`` at ``concurrency``; return the median wall / ideal."""
     calls = args.calls_at_1 if concurrency == 1 else args.calls
     walls: list[float] = []
@@ -103,7 +115,7 @@ def measure(args: argparse.Namespace, base_url: str, transport: str, concurrency
     for _ in range(args.repeat):
         cpu_before = time.process_time()
         with relaxed_gc():
-            walls.append(asyncio.run(run_calls(base_url, calls, concurrency, transport)))
+            walls.append(asyncio.run(run_calls(base_url, calls, concurrency, transport, provider)))
         # CPU per call bounds the ratio on a busy machine: 64 calls per 50 ms need
         # 1,280 calls/s, so 0.78 ms of client CPU per call would fill a core.
         cpus.append((time.process_time() - cpu_before) / calls * 1000)
@@ -122,12 +134,19 @@ def measure(args: argparse.Namespace, base_url: str, transport: str, concurrency
 
 
 def main() -> int:
-    """Run the benchmark: one line per transport and concurrency, then the comparison."""
+    """Run the benchmark: per provider, one line per transport and concurrency, then the comparison."""
     args = parse_args()
+    for provider in args.provider:
+        bench_provider(args, provider)
+    return 0
+
+
+def bench_provider(args: argparse.Namespace, provider: str) -> None:
+    """Serve ``provider``'s wire format and time every transport and concurrency against it."""
     server: JudgeServer | None = None
     process: subprocess.Popen[str] | None = None
     if args.in_process:
-        server = JudgeServer(latency=args.latency).start()
+        server = JudgeServer(latency=args.latency, provider=provider).start()
         base_url = server.base_url
     else:
         process = subprocess.Popen(
@@ -136,6 +155,8 @@ def main() -> int:
                 str(ROOT / "tests" / "judge_server.py"),
                 "--latency",
                 str(args.latency),
+                "--provider",
+                provider,
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -145,7 +166,7 @@ def main() -> int:
         base_url = process.stdout.readline().strip()
     where = "a thread of this process" if args.in_process else "a separate process"
     print(
-        f"server in {where}; latency {args.latency * 1000:g} ms; cache disabled; "
+        f"provider {provider}; server in {where}; latency {args.latency * 1000:g} ms; cache disabled; "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start"
     )
     print(
@@ -157,7 +178,7 @@ def main() -> int:
     try:
         for transport in args.transport:
             for concurrency in args.concurrency:
-                ratio = measure(args, base_url, transport, concurrency)
+                ratio = measure(args, base_url, transport, concurrency, provider)
                 if concurrency == top:
                     at_top[transport] = ratio
     finally:
@@ -168,8 +189,7 @@ def main() -> int:
             process.stdin.close()
             process.wait(timeout=10)
     side_by_side = ", ".join(f"{name} {ratio:.2f}" for name, ratio in at_top.items())
-    print(f"median wall / ideal at {top} in flight: {side_by_side}")
-    return 0
+    print(f"{provider}: median wall / ideal at {top} in flight: {side_by_side}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""Loopback OpenAI-compatible judge server for tests and benchmarks.
+"""Loopback judge server for tests and benchmarks, speaking any judge provider's wire format.
 
 ``JudgeServer`` answers ``POST /v1/chat/completions`` on 127.0.0.1 (ephemeral
-port) from an aiohttp application running on its own event loop in a thread.
+port) from an aiohttp application running on its own event loop in a thread;
+with ``provider="anthropic"`` (``gemini``, ``ollama``, ``hunyuan``) it answers
+that provider's endpoint in its shapes instead (see ``judge_provider_wire``),
+and for hunyuan checks the TC3-HMAC-SHA256 signature of every request.
 Replies are scripted: a queue served in arrival order wins, then the first
 rule whose pattern matches the prompt (the message contents joined by
 newlines), then ``default``.  A reply
@@ -10,7 +13,7 @@ Retry-After, 5xx, hangs, dropped connections, a 200 with an error body,
 malformed JSON, empty choices).  Every request is recorded (path, headers,
 body) so tests can assert what was sent and how often.
 
-Run it as a script (``python tests/judge_server.py --latency 0.05``) to serve
+Run it as a script (``python tests/judge_server.py --provider gemini --latency 0.05``) to serve
 from a separate process; it prints its base URL and serves until stdin closes.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hmac
 import json
 import re
 import ssl
@@ -34,6 +38,10 @@ from aiohttp.abc import AbstractStreamWriter
 from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
+
+from agenteval.judge.tc3 import authorization
+from judge_provider_wire import PROVIDERS, base_path, error_reply, route_ok, success_body
+from judge_provider_wire import prompt_of as provider_prompt_of
 
 VALID_VERDICT = "reasoning: matches the reference\nis_the_agent_response_valid: valid"
 
@@ -52,26 +60,39 @@ class Reply:
     delay: float = 0.0
     drop: bool = False
     reasoning_content: str | None = None
+    # A failure rendered in the server's provider shape, with that provider's retry hint.
+    error_message: str | None = None
+    retry_hint: str | None = None
+    block_reason: str | None = None
 
     @classmethod
     def rate_limited(
         cls, retry_after: str | None = "0", retry_after_ms: str | None = None
     ) -> Reply:
-        """A 429 with ``Retry-After`` and/or ``retry-after-ms`` headers."""
+        """A 429 with the provider's retry hint (``Retry-After``, Gemini's ``retryDelay``)."""
         headers: dict[str, str] = {}
-        if retry_after is not None:
-            headers["Retry-After"] = retry_after
         if retry_after_ms is not None:
             headers["retry-after-ms"] = retry_after_ms
-        return cls.status_error(429, "Rate limit reached", headers=headers)
+        reply = cls.status_error(429, "Rate limit reached", headers=headers)
+        reply.retry_hint = retry_after
+        return reply
 
     @classmethod
     def status_error(
         cls, status: int, message: str = "server error", headers: dict[str, str] | None = None
     ) -> Reply:
-        """A non-2xx answer with an OpenAI-style error body."""
-        body = json.dumps({"error": {"message": message, "type": "error", "code": status}})
-        return cls(status=status, body=body.encode(), headers=dict(headers or {}))
+        """A failure with the provider's error body (hunyuan: HTTP 200 with ``Response.Error``)."""
+        return cls(status=status, error_message=message, headers=dict(headers or {}))
+
+    @classmethod
+    def overloaded(cls) -> Reply:
+        """Anthropic's 529 ``overloaded_error``."""
+        return cls.status_error(529, "Overloaded")
+
+    @classmethod
+    def blocked(cls, reason: str = "SAFETY") -> Reply:
+        """A Gemini reply whose prompt was blocked (``promptFeedback.blockReason``)."""
+        return cls(block_reason=reason)
 
     @classmethod
     def hang(cls, seconds: float = 30.0) -> Reply:
@@ -110,6 +131,7 @@ class RecordedRequest:
     headers: dict[str, str]
     raw: bytes
     received_at: float
+    provider: str = "openai"
 
     @cached_property
     def body(self) -> Any:
@@ -122,15 +144,12 @@ class RecordedRequest:
     @property
     def prompt(self) -> str:
         """The message contents of the body joined by newlines."""
-        return prompt_of(self.body)
+        return provider_prompt_of(self.body, self.provider)
 
 
-def prompt_of(body: Any) -> str:
-    """Join the string contents of a chat body's messages."""
-    if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-        return ""
-    parts = [m.get("content") for m in body["messages"] if isinstance(m, dict)]
-    return "\n".join(p for p in parts if isinstance(p, str))
+def prompt_of(body: Any, provider: str = "openai") -> str:
+    """Join the string contents of a request body's messages."""
+    return provider_prompt_of(body, provider)
 
 
 @dataclass
@@ -156,8 +175,19 @@ class JudgeServer:
     once, and TCP_NODELAY on every accepted socket (aiohttp sets it).
     """
 
-    def __init__(self, latency: float = 0.0, ssl_context: ssl.SSLContext | None = None) -> None:
+    def __init__(
+        self,
+        latency: float = 0.0,
+        ssl_context: ssl.SSLContext | None = None,
+        provider: str = "openai",
+        tc3_keys: dict[str, str] | None = None,
+    ) -> None:
+        if provider not in PROVIDERS:
+            raise ValueError(f"unknown provider {provider!r}")
         self.latency = latency
+        self.provider = provider
+        # hunyuan: SecretId -> SecretKey; requests whose signature does not verify fail.
+        self.tc3_keys = dict(tc3_keys or {})
         # With a context the server speaks HTTPS (tests make one with trustme).
         self.ssl_context = ssl_context
         self.default = Reply()
@@ -179,9 +209,9 @@ class JudgeServer:
 
     @property
     def base_url(self) -> str:
-        """The base URL a judge model config should use (ends in ``/v1``)."""
+        """The base URL a judge model config should use (openai: ends in ``/v1``)."""
         scheme = "https" if self.ssl_context is not None else "http"
-        return f"{scheme}://127.0.0.1:{self._port}/v1"
+        return f"{scheme}://127.0.0.1:{self._port}{base_path(self.provider)}"
 
     @property
     def count(self) -> int:
@@ -291,7 +321,9 @@ class JudgeServer:
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
         raw = await request.read()
         headers = {k.lower(): v for k, v in request.headers.items()}
-        recorded = RecordedRequest(request.method, request.path, headers, raw, time.monotonic())
+        recorded = RecordedRequest(
+            request.method, request.path, headers, raw, time.monotonic(), self.provider
+        )
         reply = self._choose(recorded)
         try:
             await self._pause(self.latency + reply.delay)
@@ -303,11 +335,62 @@ class JudgeServer:
             if request.transport is not None:
                 request.transport.abort()
             raise asyncio.CancelledError
-        if request.method != "POST" or request.path.rstrip("/") != "/v1/chat/completions":
-            missing = Reply.status_error(404, f"no route for {request.method} {request.path}")
-            return _response(404, missing.body or b"", {})
-        payload = reply.body if reply.body is not None else completion_body(reply)
+        if not route_ok(self.provider, request.method, request.path, headers):
+            status, body, _ = error_reply(
+                self.provider, 404, f"no route for {request.method} {request.path}", None
+            )
+            return _response(status, body, {})
+        if self.provider == "hunyuan" and self.tc3_keys:
+            problem = self._tc3_problem(headers, raw)
+            if problem is not None:
+                status, body, _ = error_reply(self.provider, 401, problem, None)
+                return _response(status, body, {})
+        if reply.body is not None:
+            return _response(reply.status, reply.body, reply.headers)
+        if reply.error_message is not None:
+            status, body, extra = error_reply(
+                self.provider, reply.status, reply.error_message, reply.retry_hint
+            )
+            return _response(status, body, {**extra, **reply.headers})
+        payload = success_body(
+            self.provider,
+            reply.content,
+            reply.logprobs,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            reply.reasoning_content,
+            reply.block_reason,
+        )
         return _response(reply.status, payload, reply.headers)
+
+    def _tc3_problem(self, headers: dict[str, str], raw: bytes) -> str | None:
+        """Why a hunyuan request's TC3 signature does not verify, or ``None`` when it does."""
+        given = headers.get("authorization", "")
+        found = re.match(
+            r"^TC3-HMAC-SHA256 Credential=([^/]+)/[^,]+, SignedHeaders=([a-z0-9;-]+), "
+            r"Signature=[0-9a-f]{64}$",
+            given,
+        )
+        if found is None:
+            return "AuthFailure.SignatureFailure: no TC3-HMAC-SHA256 Authorization"
+        secret_id, signed = found.group(1), found.group(2).split(";")
+        if secret_id not in self.tc3_keys:
+            return "AuthFailure.SecretIdNotFound: unknown SecretId"
+        try:
+            timestamp = int(headers.get("x-tc-timestamp", ""))
+        except ValueError:
+            return "AuthFailure.SignatureFailure: no X-TC-Timestamp"
+        expected = authorization(
+            secret_id,
+            self.tc3_keys[secret_id],
+            "hunyuan",
+            {name: headers.get(name, "") for name in signed},
+            raw,
+            timestamp,
+        )
+        if not hmac.compare_digest(expected, given):
+            return "AuthFailure.SignatureFailure: the request signature does not match"
+        return None
 
 
 def _response(status: int, payload: bytes, headers: dict[str, str]) -> web.Response:
@@ -316,31 +399,25 @@ def _response(status: int, payload: bytes, headers: dict[str, str]) -> web.Respo
     )
 
 
-def completion_body(reply: Reply, model: str = "loopback-judge") -> bytes:
-    """The JSON body of a successful chat completion for ``reply``."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-    if reply.reasoning_content is not None:
-        message["reasoning_content"] = reply.reasoning_content
-    choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
-    choice["logprobs"] = {"content": reply.logprobs} if reply.logprobs is not None else None
-    body = {
-        "id": "chatcmpl-loopback",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [choice],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
-    }
-    return json.dumps(body).encode()
+def completion_body(reply: Reply, provider: str = "openai") -> bytes:
+    """The JSON body of a successful reply for ``reply`` in ``provider``'s shape."""
+    return success_body(
+        provider,
+        reply.content,
+        reply.logprobs,
+        reply.prompt_tokens,
+        reply.completion_tokens,
+        reply.reasoning_content,
+        reply.block_reason,
+    )
 
 
 def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument(
+        "--provider", choices=PROVIDERS, default="openai", help="wire format to speak"
+    )
     parser.add_argument(
         "--reply",
         action="append",
@@ -349,7 +426,7 @@ def _main(argv: list[str]) -> int:
         help="answer prompts containing PATTERN (or every prompt) with TEXT; repeatable",
     )
     args = parser.parse_args(argv)
-    with JudgeServer(latency=args.latency) as server:
+    with JudgeServer(latency=args.latency, provider=args.provider) as server:
         for item in args.reply:
             pattern, sep, text = item.partition("=")
             if not sep:

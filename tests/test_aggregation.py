@@ -518,3 +518,54 @@ def test_build_summary_reproduces_stored_summary(path: Path) -> None:
     assert stored.summary is not None
     rebuilt = build_summary(stored.case_results(), stored.summary.num_runs)
     assert comparable(rebuilt) == comparable(stored.summary)
+
+
+# --- INCOMPLETE cases (issue 12) ----------------------------------------------
+
+
+def _with_incomplete(marked: object) -> EvalSetResult:
+    from sample_results import case_result, eval_set_result, metric
+
+    result = eval_set_result(
+        "s",
+        [
+            case_result(
+                "s",
+                "judged",
+                [metric("det", 1.0), metric("judge", 0.0, status=EvalStatus.NOT_EVALUATED)],
+            ),
+            case_result("s", "fine", [metric("det", 1.0), metric("judge", 1.0)]),
+            case_result("s", "bad", [metric("det", 0.0)]),
+        ],
+    )
+    result.judge_failures = marked  # type: ignore[assignment]
+    return result
+
+
+def test_a_case_listed_in_judge_failures_is_incomplete_never_passed() -> None:
+    from agenteval.aggregation import exit_code, incomplete_cases, overall_status
+
+    result = _with_incomplete(["judged"])
+    assert incomplete_cases(result) == ["judged"]
+    assert case_statuses(result) == {
+        "judged": EvalStatus.INCOMPLETE,
+        "fine": EvalStatus.PASSED,
+        "bad": EvalStatus.FAILED,
+    }
+    # Incomplete outranks failed: the run could not finish (exit 3).
+    assert overall_status([result]) is EvalStatus.INCOMPLETE
+    assert exit_code([result]) == 3
+    # The file's own statuses stay trpc-agent-go's.
+    assert [c.final_eval_status for c in result.case_results()] == [
+        EvalStatus.PASSED,
+        EvalStatus.PASSED,
+        EvalStatus.FAILED,
+    ]
+
+
+def test_a_count_from_an_older_file_marks_every_case_with_a_not_evaluated_metric() -> None:
+    from agenteval.aggregation import incomplete_cases
+
+    assert incomplete_cases(_with_incomplete(2)) == ["judged"]
+    assert incomplete_cases(_with_incomplete(0)) == []
+    assert incomplete_cases(_with_incomplete([])) == []

@@ -27,7 +27,9 @@ def project_exceptions() -> list[type[BaseException]]:
 def test_every_project_exception_joins_the_tree() -> None:
     found = project_exceptions()
     assert len(found) >= 30  # the walk really found the package's exceptions
-    strays = [f"{c.__module__}.{c.__qualname__}" for c in found if not issubclass(c, AgentEvalError)]
+    strays = [
+        f"{c.__module__}.{c.__qualname__}" for c in found if not issubclass(c, AgentEvalError)
+    ]
     assert strays == []
 
 
@@ -38,7 +40,9 @@ def test_the_docstring_draws_every_exception() -> None:
 
 
 def test_problem_renders_the_located_line() -> None:
-    assert str(Problem("a.json", "evalCases[0]", "bad", "hint")) == "a.json: evalCases[0]: bad (hint)"
+    assert (
+        str(Problem("a.json", "evalCases[0]", "bad", "hint")) == "a.json: evalCases[0]: bad (hint)"
+    )
     assert str(Problem("a.json", "", "bad")) == "a.json: bad"
     error = errors.ConfigError([Problem("a", "x", "one"), Problem("b", "", "two")])
     assert str(error) == "a: x: one\nb: two"

@@ -162,3 +162,15 @@ def test_run_level_extras() -> None:
     }
     assert merge_extras(parts[:1])["partial"] is False
     assert sum_numbers({"a": 1, "b": "x"}, {"a": True, "b": "y"}) == {"a": 1, "b": "x"}
+
+
+def test_incomplete_case_ids_of_every_part_are_joined() -> None:
+    from agenteval.schema.result import EvalSetResult
+
+    parts = [
+        EvalSetResult.model_validate({"evalSetId": "s", "judgeFailures": ["a", "b"]}),
+        EvalSetResult.model_validate({"evalSetId": "s", "judgeFailures": ["b", "c"]}),
+        EvalSetResult.model_validate({"evalSetId": "s"}),
+    ]
+    (merged,) = merge_results(parts)
+    assert merged.judge_failures == ["a", "b", "c"]

@@ -31,14 +31,18 @@ from agenteval.schema.status import EvalStatus, status_for, summarize
 # Extra summary keys (not read by Go): pass@k and pass^k keyed by str(k).
 PASS_AT_K_KEY = "passAtK"
 PASS_HAT_K_KEY = "passHatK"
+# Extra key of a result file (not read by Go): the evalIds of its INCOMPLETE cases.
+INCOMPLETE_KEY = "judgeFailures"
 
 EXIT_PASSED = ExitCode.PASSED
 EXIT_FAILED = ExitCode.FAILED
+EXIT_INCOMPLETE = ExitCode.INCOMPLETE
 
 # Reading a member through the enum class costs a metaclass lookup; these loops run per case.
 _PASSED = EvalStatus.PASSED
 _FAILED = EvalStatus.FAILED
 _NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+_INCOMPLETE = EvalStatus.INCOMPLETE
 
 # A summary holds about ten objects per case; the core validators skip BaseModel.__init__.
 _new_counts = builder(StatusCounts)
@@ -404,8 +408,9 @@ def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
 
     One run → its finalEvalStatus; several runs → metric scores averaged
     across runs, then summarized.  Either way not_evaluated with an
-    errorMessage becomes failed.
+    errorMessage becomes failed.  A case listed in ``judgeFailures`` is incomplete.
     """
+    incomplete = set(incomplete_cases(result))
     runs_by_case: dict[str, list[EvalCaseResult]] = {}
     for case in result.case_results():
         runs_by_case.setdefault(case.eval_id, []).append(case)
@@ -417,18 +422,58 @@ def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
             status = _averaged_case_status(runs)
         if status is _NOT_EVALUATED and any(run.error_message for run in runs):
             status = _FAILED
+        if eval_id in incomplete:
+            status = _INCOMPLETE
         statuses[eval_id] = status
     return statuses
 
 
+def _any_not_evaluated(case: EvalCaseResult) -> bool:
+    if any(m.eval_status is _NOT_EVALUATED for m in case.overall_eval_metric_results or ()):
+        return True
+    return any(
+        m.eval_status is _NOT_EVALUATED
+        for turn in case.eval_metric_result_per_invocation or ()
+        for m in turn.eval_metric_results or ()
+    )
+
+
+def incomplete_cases(result: EvalSetResult) -> list[str]:
+    """The evalIds of the cases with a metric that could not be evaluated (``judgeFailures``).
+
+    agenteval writes the ids as a list; files of older versions hold only a count,
+    and then every case with a ``not_evaluated`` metric result counts.
+    """
+    marked = result.judge_failures
+    if isinstance(marked, list):
+        return [str(eval_id) for eval_id in dict.fromkeys(marked)]
+    if not marked:
+        return []
+    cases = [c.eval_id for c in result.case_results() if _any_not_evaluated(c)]
+    return list(dict.fromkeys(cases))
+
+
+def summarize_cases(statuses: Iterable[EvalStatus]) -> EvalStatus:
+    """The overall status of case statuses: incomplete when any case is, else ``summarize``."""
+    listed = list(statuses)
+    if any(status is _INCOMPLETE for status in listed):
+        return _INCOMPLETE
+    return summarize(listed)
+
+
 def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
-    """``summarize`` of the in-memory case statuses of every eval set."""
-    return summarize(status for result in results for status in case_statuses(result).values())
+    """``summarize_cases`` of the in-memory case statuses of every eval set."""
+    return summarize_cases(
+        status for result in results for status in case_statuses(result).values()
+    )
 
 
 def exit_code(results: Sequence[EvalSetResult]) -> int:
-    """0 iff the overall status is passed, else 1 (exit codes 2 and 3 are the caller's)."""
-    return EXIT_PASSED if overall_status(results) is _PASSED else EXIT_FAILED
+    """0 all passed, 1 a case failed, 3 a case incomplete (exit code 2 is the caller's)."""
+    status = overall_status(results)
+    if status is _INCOMPLETE:
+        return EXIT_INCOMPLETE
+    return EXIT_PASSED if status is _PASSED else EXIT_FAILED
 
 
 __all__ = [
@@ -439,10 +484,12 @@ __all__ = [
     "case_statuses",
     "default_case_aggregate",
     "exit_code",
+    "incomplete_cases",
     "metric_summaries",
     "overall_status",
     "pass_at_k",
     "pass_hat_k",
     "pass_rates",
     "status_counts",
+    "summarize_cases",
 ]

@@ -13,13 +13,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading, settings
-from agenteval.aggregation import build_summary, overall_status
+from agenteval.aggregation import build_summary, incomplete_cases, overall_status
+from agenteval.checks.case_layout import check_case_layouts
+from agenteval.checks.cross_file import (
+    Findings,
+    check_cases,
+    check_filters,
+    check_metrics,
+    check_regexes,
+)
+from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.checks.numbers import num_runs_problem
 from agenteval.errors import ConfigError, Problem
-from agenteval.evaluators.registry import CaseAggregator, case_aggregators, evaluators
+from agenteval.evaluators.registry import (
+    KNOWN_BUILTINS,
+    CaseAggregator,
+    case_aggregators,
+    evaluators,
+)
 from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
+from agenteval.result_inputs import read_results
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -33,9 +49,9 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, select
-from agenteval.validation import Findings, check_cases, check_metrics, check_regexes
 
 if TYPE_CHECKING:
+    from agenteval.agents.driver import AgentStats
     from agenteval.judge import JudgeOptions
 
 # The exit codes under their earlier names (exit_codes.ExitCode is their home).
@@ -82,10 +98,19 @@ class Options:
     shard: str | None = None
     # Result files of an interrupted run: their cases are kept, only the rest is scored.
     resume: Sequence[str] = ()
+    # Keys the trpc-agent-go formats do not define are errors, not warnings (--strict).
+    strict: bool = False
     # Set from a signal handler to stop the run early (the CLI installs one).
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
     progress: ProgressSink | None = None
+    # --agent SPEC (cmd:COMMAND or agui:URL) drives default-mode and scenario cases live.
+    agent: str | None = None
+    expected_agent: str | None = None
+    agent_concurrency: int = 4
+    agent_timeout: float = 120.0
+    # --record FILE: every driven case's turns in the --traces JSONL format.
+    record: str | None = None
 
 
 class ProgressSink(Protocol):
@@ -128,6 +153,8 @@ class RunResult:
     judge_failures: list[str] = field(default_factory=list)
     # The run was stopped by a signal: the results hold only what finished before (exit 3).
     interrupted: bool = False
+    # What the driven agent did (--agent), None without one.
+    agent_stats: AgentStats | None = None
 
     @property
     def passed(self) -> bool:
@@ -150,6 +177,9 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         raise ConfigError(
             [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
         )
+    too_many = num_runs_problem(options.num_runs)
+    if too_many is not None:
+        raise ConfigError([too_many])
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
@@ -184,14 +214,26 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     plans: list[EvalSetPlan] = []
     all_metric_names: set[str] = set()
     all_case_ids: set[str] = set()
+    seen_metric_files: set[Path] = set()
     for path in paths:
-        plan = _plan_evalset(path, options, skip, only, found)
+        plan = _plan_evalset(path, options, skip, only, found, traces, seen_metric_files)
         if plan is not None:
             plans.append(plan)
             all_metric_names.update(m.metric_name for m in plan.all_metrics)
             all_case_ids.update(c.eval_id for c in plan.evalset.cases())
     if not found.problems:
-        _check_filters(options, all_metric_names, all_case_ids, found)
+        check_filters(
+            options.only_metrics,
+            options.skip_metrics,
+            options.cases,
+            all_metric_names,
+            all_case_ids,
+            found,
+        )
+    if options.agent is not None or options.expected_agent is not None:
+        from agenteval.agents.run_setup import check_agent_options
+
+        check_agent_options(options, plans, found.problems)
     if otlp and traces and options.traces is not None:
         found.warnings.extend(
             unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
@@ -211,29 +253,35 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
 
 
 def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
-    """Earlier results by evalSetId; several files of one eval set are merged."""
+    """Earlier results by evalSetId, several files of one eval set merged.
+
+    Result files, ``--json`` run documents and directories are read alike.  An
+    INCOMPLETE case is left out, so the run scores it again.
+    """
     if not paths:
         return {}
-    loaded: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append(loading.load_result(Path(path)))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
+    loaded, sources = read_results(paths)
     known = {plan.eval_set_id for plan in plans}
-    for path, result in zip(paths, loaded, strict=False):
-        if result.eval_set_id not in known:
-            problems.append(
-                Problem(
-                    path, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run"
-                )
-            )
+    problems = [
+        Problem(source, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run")
+        for result, source in zip(loaded, sources, strict=True)
+        if result.eval_set_id not in known
+    ]
     if problems:
         raise ConfigError(problems)
     order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in plans}
-    merged = merge_results(loaded, case_order=order, sources=list(paths))
+    finished = [_finished_cases(result) for result in loaded]
+    merged = merge_results(finished, case_order=order, sources=sources)
     return {result.eval_set_id: result for result in merged}
+
+
+def _finished_cases(result: EvalSetResult) -> EvalSetResult:
+    """``result`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
+    incomplete = set(incomplete_cases(result))
+    if not incomplete:
+        return result
+    kept = [case for case in result.case_results() if case.eval_id not in incomplete]
+    return result.model_copy(update={"eval_case_results": kept, "judge_failures": None})
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -253,19 +301,59 @@ def _read(path: Path, found: Findings) -> str | None:
         return None
 
 
+def _document_ok(checked: tuple[bool, list[Problem], list[Problem]], found: Findings) -> bool:
+    readable, problems, warnings = checked
+    found.problems.extend(problems)
+    found.warnings.extend(warnings)
+    return readable
+
+
+def _is_builtin_or_unknown(name: str) -> bool:
+    """Only a plugin evaluator's criterion may hold keys of its own."""
+    return name in KNOWN_BUILTINS or evaluators.get(name) is None
+
+
 def _plan_evalset(
-    path: Path, options: Options, skip: set[str], only: set[str], found: Findings
+    path: Path,
+    options: Options,
+    skip: set[str],
+    only: set[str],
+    found: Findings,
+    traces: Mapping[str, list[Invocation]] | None = None,
+    seen_metric_files: set[Path] | None = None,
 ) -> EvalSetPlan | None:
     text = _read(path, found)
     if text is None:
         return None
-    evalset, problems = loading.parse_evalset(text, str(path))
+    data = parsed(text)
+    if data is not None and not _document_ok(
+        check_evalset_document(data, str(path), strict=options.strict, text=text), found
+    ):
+        return None
+    evalset, problems = loading.parse_evalset(text, str(path), data)
     found.problems.extend(problems)
     metrics_path = _metrics_path(path, options.metrics)
     metrics: list[EvalMetric] = []
     if metrics_path.is_file() or options.metrics is not None:
         metrics_text = _read(metrics_path, found)
-        if metrics_text is not None:
+        first_time = seen_metric_files is None or metrics_path.resolve() not in seen_metric_files
+        if seen_metric_files is not None:
+            seen_metric_files.add(metrics_path.resolve())
+        metrics_data = parsed(metrics_text) if metrics_text is not None else None
+        if metrics_text is not None and (
+            not first_time
+            or metrics_data is None
+            or _document_ok(
+                check_metrics_document(
+                    metrics_data,
+                    str(metrics_path),
+                    strict=options.strict,
+                    builtin=_is_builtin_or_unknown,
+                    text=metrics_text,
+                ),
+                found,
+            )
+        ):
             metrics, metric_problems = loading.parse_metrics(
                 metrics_text, str(metrics_path), options.environ
             )
@@ -287,6 +375,7 @@ def _plan_evalset(
     ]
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
     check_cases(evalset, str(path), metrics, selected, found)
+    found.problems.extend(check_case_layouts(evalset, str(path), traces))
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(
@@ -312,27 +401,13 @@ def _plan_evalset(
     )
 
 
-def _check_filters(
-    options: Options, metric_names: set[str], case_ids: set[str], found: Findings
-) -> None:
-    for flag, wanted, known in (
-        ("--metric", options.only_metrics, metric_names),
-        ("--skip-metric", options.skip_metrics, metric_names),
-        ("--case", options.cases, case_ids),
-    ):
-        for name in wanted:
-            if name not in known:
-                found.problems.append(
-                    Problem(flag, "", f"{name!r} matches nothing in the given files")
-                )
-
-
 @dataclass(slots=True)
 class JudgeOutcome:
     """What the judge did during a run."""
 
     usage: dict[str, object] | None = None
     failures: list[str] = field(default_factory=list)
+    agent: AgentStats | None = None
 
 
 def _judge_options(options: Options) -> JudgeOptions:
@@ -370,7 +445,26 @@ async def run_prepared(
         on_case_done=options.progress.case_done if options.progress is not None else None,
     )
     total = sum(len(planned_runs(plan, settings)) for plan in prepared.plans)
-    if not any(p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics):
+    if options.agent is not None:
+        from agenteval.agents.run_setup import open_driver
+
+        async with open_driver(options, settings, judge) as driver:
+            settings.agent = driver
+            return await _run_plans(prepared, options, settings, total, judge)
+    return await _run_plans(prepared, options, settings, total, judge)
+
+
+async def _run_plans(
+    prepared: Prepared,
+    options: Options,
+    settings: RunSettings,
+    total: int,
+    judge: JudgeOutcome | None,
+) -> list[EvalSetResult]:
+    agent_judge = settings.agent is not None and settings.agent.needs_judge(prepared.plans)
+    if not agent_judge and not any(
+        p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics
+    ):
         if options.progress is not None:
             options.progress.start(total, None)
         fresh = [await run_evalset(plan, settings) for plan in prepared.plans]
@@ -395,11 +489,23 @@ async def run_prepared(
             result.judge_usage = _usage_delta(before, client.usage.to_json())
             failed = len(outcome.failures) - failures_before
             if failed:
-                # Lets `show` give the exit code the run had (3: judge turns not evaluated).
-                result.judge_failures = failed
+                # The INCOMPLETE cases: reports, `show` and --resume read them from here.
+                _mark_incomplete(result, session.incomplete, failed)
             results.append(result)
         outcome.usage = client.usage.to_json()
     return _with_resumed(results, prepared, options)
+
+
+def _mark_incomplete(result: EvalSetResult, incomplete: set[tuple[str, str]], failed: int) -> None:
+    """Write the evalIds of ``result``'s cases that the judge left unevaluated (``judgeFailures``)."""
+    ids = [
+        case.eval_id
+        for case in result.case_results()
+        if (result.eval_set_id, case.eval_id) in incomplete
+    ]
+    # A failure recorded without its case (a plugin's evaluator): every not_evaluated case.
+    result.judge_failures = ids or failed
+    result.judge_failures = incomplete_cases(result)
 
 
 def _with_resumed(
@@ -491,7 +597,8 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     asyncio.run(main())
     status = overall_status(results)
     interrupted = opts.stop is not None and opts.stop.event.is_set()
-    if judge.failures or interrupted:
+    agent_missing = judge.agent is not None and judge.agent.not_started > 0
+    if judge.failures or interrupted or agent_missing:
         exit_code = EXIT_INCOMPLETE
     else:
         exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
@@ -505,4 +612,5 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         judge_usage=judge.usage,
         judge_failures=judge.failures,
         interrupted=interrupted,
+        agent_stats=judge.agent,
     )

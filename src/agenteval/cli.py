@@ -12,6 +12,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from types import FrameType
 from typing import Annotated, NoReturn, TypeVar
@@ -26,15 +27,19 @@ from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
-from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset, load_result
+from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
+from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.html import write_report, write_run_report
+from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit
 from agenteval.report.markdown import append_step_summary, write_markdown
 from agenteval.report.progress import RunProgress
+from agenteval.result_inputs import case_count, read_results
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
@@ -113,6 +118,31 @@ AggregatorOpt = Annotated[
 ]
 VerboseOpt = Annotated[
     bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")
+]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        envvar="AGENTEVAL_STRICT",
+        help="Keys the trpc-agent-go formats do not define are errors (exit 2), not warnings. "
+        "Also $AGENTEVAL_STRICT=1.",
+    ),
+]
+AgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        metavar="SPEC",
+        help="Drive the agent for cases without a trace: cmd:COMMAND (JSON-lines protocol) or agui:URL (AG-UI).",
+    ),
+]
+ExpectedAgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--expected-agent",
+        metavar="SPEC",
+        help="A reference agent producing expected turns (expectedRunnerEnabled, driver expected, toolMock.expected).",
+    ),
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
@@ -270,6 +300,12 @@ def run(
         Path | None,
         typer.Option("--json", metavar="FILE", help="Write the whole run as one JSON document."),
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", metavar="FILE", help="Write a self-contained offline HTML report of the run."
+        ),
+    ] = None,
     num_runs: Annotated[
         int,
         typer.Option(
@@ -377,6 +413,35 @@ def run(
             "--no-progress", help="No progress bar (it is shown only on a terminal anyway)."
         ),
     ] = False,
+    strict: StrictOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
+    agent_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--agent-concurrency",
+            metavar="N",
+            min=1,
+            help="Agent sessions at once (cmd: worker processes, agui: connections).",
+        ),
+    ] = 4,
+    agent_timeout: Annotated[
+        float,
+        typer.Option(
+            "--agent-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="Seconds one agent turn may take before the case fails.",
+        ),
+    ] = 120.0,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="FILE",
+            help="Write every driven case's turns as --traces JSONL, each as it finishes.",
+        ),
+    ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -403,6 +468,12 @@ def run(
         shard=shard,
         resume=resume,
         stop=StopSignal(),
+        strict=strict,
+        agent=agent,
+        expected_agent=expected_agent,
+        agent_concurrency=agent_concurrency,
+        agent_timeout=agent_timeout,
+        record=str(record) if record is not None else None,
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
@@ -430,6 +501,8 @@ def run(
             max_shown=max_shown or None,
         )
         _print_judge(out, result, quiet=quiet)
+        if result.agent_stats is not None:
+            render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
         if result.interrupted:
             out.print(
                 "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
@@ -447,6 +520,12 @@ def run(
             written.append(write_junit(junit, result.results, elapsed=result.elapsed))
         if markdown is not None:
             written.append(write_markdown(markdown, result.results, elapsed=result.elapsed))
+        if html is not None:
+            extras = {
+                "durationSeconds": result.elapsed,
+                "warnings": [str(w) for w in result.warnings],
+            }
+            written.append(write_run_report(html, result.results, extras=extras))
         _ci_outputs(result)
         if written and not quiet:
             for path in written:
@@ -464,6 +543,9 @@ def validate(
     traces_match: TracesMatchOpt = DEFAULT_MATCH,
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
+    strict: StrictOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
@@ -473,6 +555,9 @@ def validate(
         traces_match=traces_match.value,
         skip_metrics=skip_metric,
         plugins=plugin,
+        strict=strict,
+        agent=agent,
+        expected_agent=expected_agent,
     )
 
     def body() -> int:
@@ -483,6 +568,12 @@ def validate(
         Console(highlight=False).print(
             f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) valid."
         )
+        if agent is not None:
+            from agenteval.agents.run_setup import driven_cases
+
+            Console(highlight=False).print(
+                f"{driven_cases(prepared.plans)} case(s) will be driven through the agent."
+            )
         return 0
 
     raise typer.Exit(_guard(verbose, body))
@@ -528,16 +619,15 @@ def _saved_exit_code(results: list[EvalSetResult]) -> int:
 
 
 def _load_results(paths: list[Path]) -> list[EvalSetResult]:
-    loaded: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for path in paths:
-        try:
-            loaded.append(load_result(path))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise ConfigError(problems)
-    return loaded
+    """Result files, --json run documents and directories of them (result_inputs)."""
+    return read_results(paths)[0]
+
+
+def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Path]) -> None:
+    """diff and merge over zero cases would report a success that means nothing: exit 2."""
+    if case_count(results) == 0:
+        names = ", ".join(str(p) for p in paths)
+        raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
 @app.command()
@@ -579,7 +669,14 @@ def diff(
             raise ConfigError(
                 [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
             )
-        changes = diff_results(_load_results(base_files), _load_results(new_files), tolerance)
+        base_results, new_results = _load_results(base_files), _load_results(new_files)
+        _refuse_no_cases("compare", base_results, base_files)
+        _refuse_no_cases("compare", new_results, new_files)
+        changes = diff_results(base_results, new_results, tolerance)
+        if changes.compared_cases == 0:
+            raise ConfigError(
+                [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]
+            )
         if json_out:
             print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
         else:
@@ -619,14 +716,15 @@ def merge(
     """Join shard results into one result whose summary equals a single full run."""
 
     def body() -> int:
-        loaded = _load_results(parts)
+        loaded, sources = read_results(parts)
+        _refuse_no_cases("merge", loaded, parts)
         order: dict[str, list[str]] = {}
         paths, problems = expand_evalset_paths(evalset)
         if problems:
             raise ConfigError(problems)
         for path in paths:
             order[evalset_id_for(path)] = [c.eval_id for c in load_evalset(path).cases()]
-        merged = merge_results(loaded, case_order=order, sources=[str(p) for p in parts])
+        merged = merge_results(loaded, case_order=order, sources=sources)
         if out.suffix == ".json" and not out.is_dir():
             if len(merged) != 1:
                 raise ConfigError(
@@ -642,6 +740,95 @@ def merge(
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)
         return _saved_exit_code(merged)
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+class SchemaKind(StrEnum):
+    """The file kinds ``agenteval schema`` prints."""
+
+    EVALSET = "evalset"
+    METRICS = "metrics"
+    RESULT = "result"
+    RUN = "run"
+
+
+@app.command()
+def schema(
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result or run.")],
+    verbose: VerboseOpt = False,
+) -> None:
+    """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
+
+    def body() -> int:
+        from agenteval.schema.json_schema import json_schema_text
+
+        sys.stdout.write(json_schema_text(kind.value))
+        return 0
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command(name="report")
+def html_report(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Result files, --json run documents or directories; two runs are compared."
+        ),
+    ],
+    html: Annotated[
+        Path,
+        typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
+    ],
+    base: Annotated[
+        list[Path],
+        typer.Option(
+            "--base",
+            metavar="BASE.json",
+            help="BASE result file(s) or run document to compare the results with.",
+        ),
+    ] = [],  # noqa: B006
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="DELTA",
+            min=0.0,
+            help="In a comparison, score drops up to this much are not regressions.",
+        ),
+    ] = 0.0,
+    title: Annotated[
+        str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
+    ] = "",
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write one offline HTML report of saved results; two runs become a comparison."""
+
+    def body() -> int:
+        runs = load_runs(base) + load_runs(results) if base else load_runs(results)
+        if base and len(runs) != 2:
+            raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
+        if len(runs) > 2:
+            raise ConfigError(
+                [
+                    Problem(
+                        "report",
+                        "",
+                        f"{len(runs)} runs given; a report shows one run or compares two",
+                        "give result files of one run, or two --json run documents",
+                    )
+                ]
+            )
+        try:
+            write_report(html, runs, title=title, tolerance=tolerance)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
+        if not quiet:
+            Console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
+        return 0
 
     raise typer.Exit(_guard(verbose, body))
 

@@ -18,17 +18,19 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from agenteval import locations
+from agenteval.checks.evalset_file import case_rules
+from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
 from agenteval.importers.detect import foreign_evalset_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
+from agenteval.turns import run_trace_key
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
 RESULT_SUFFIX = ".evalset_result.json"
-EVAL_MODES = ("", "trace")
 JUDGE_ENV_FIELDS = ("provider_name", "model_name", "variant", "base_url", "api_key")
 
 _metrics_adapter: TypeAdapter[list[EvalMetric] | None] = TypeAdapter(list[EvalMetric] | None)
@@ -116,40 +118,7 @@ def _field(entry: Any, key: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _case_rules(file: str, cases: list[tuple[int, str, str, bool]]) -> list[Problem]:
-    """evalId present and unique, evalMode known (ARCHITECTURE §5.3); (index, id, mode, id_is_str)."""
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for index, eval_id, mode, id_is_str in cases:
-        base = f"evalCases[{index}]"
-        if id_is_str and not eval_id.strip():
-            problems.append(
-                Problem(file, f"{base}.evalId", "evalId is empty", "every case needs an id")
-            )
-        elif eval_id in seen:
-            problems.append(
-                Problem(
-                    file,
-                    f"{base}.evalId",
-                    f"duplicate evalId {eval_id!r}",
-                    f"first used at evalCases[{seen[eval_id]}]",
-                )
-            )
-        elif eval_id:
-            seen[eval_id] = index
-        if mode not in EVAL_MODES:
-            problems.append(
-                Problem(
-                    file,
-                    f"{base}.evalMode",
-                    f"unknown evalMode {mode!r}",
-                    'use "trace" or leave it empty',
-                )
-            )
-    return problems
-
-
-def _validate_evalset(text: str) -> EvalSet:
+def _validate_evalset(text: str, data: Any = None) -> EvalSet:
     """``EvalSet.model_validate_json(text)``, by a faster route for valid files.
 
     Parsing the JSON first and validating the Python data takes about 60% of the time
@@ -160,7 +129,8 @@ def _validate_evalset(text: str) -> EvalSet:
     field that only JSON mode can read still loads).
     """
     try:
-        data = pydantic_core.from_json(text)
+        # ``data``: the caller's parse of ``text`` (the up-front checks parse it too).
+        data = pydantic_core.from_json(text) if data is None else data
     except ValueError:
         return EvalSet.model_validate_json(text)
     try:
@@ -169,13 +139,13 @@ def _validate_evalset(text: str) -> EvalSet:
         return EvalSet.model_validate_json(text)
 
 
-def parse_evalset(text: str, file: str) -> tuple[EvalSet | None, list[Problem]]:
-    """Parse eval set JSON and check the file-local rules, reporting type and rule problems together."""
+def parse_evalset(text: str, file: str, data: Any = None) -> tuple[EvalSet | None, list[Problem]]:
+    """Parse eval set JSON (``data``: already parsed) and check the file-local rules, all problems together."""
     foreign = foreign_evalset_problem(text, file)
     if foreign is not None:
         return None, [foreign]
     try:
-        evalset = _validate_evalset(text)
+        evalset = _validate_evalset(text, data)
     except ValidationError as exc:
         problems = validation_problems(file, exc)
         raw = _raw_entries(text, "evalCases")
@@ -189,32 +159,11 @@ def parse_evalset(text: str, file: str) -> tuple[EvalSet | None, list[Problem]]:
             for i, c in enumerate(raw)
             if c is not None
         ]
-        return None, problems + _case_rules(file, cases)
+        return None, problems + case_rules(file, cases)
     cases = [
         (i, c.eval_id, c.eval_mode, True) for i, c in enumerate(evalset.eval_cases) if c is not None
     ]
-    return evalset, _case_rules(file, cases)
-
-
-def _metric_rules(file: str, names: list[tuple[int, str, bool]]) -> list[Problem]:
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
-    for index, name, name_is_str in names:
-        base = f"[{index}]"
-        if name_is_str and not name.strip():
-            problems.append(Problem(file, f"{base}.metricName", "metricName is empty"))
-        elif name in seen:
-            problems.append(
-                Problem(
-                    file,
-                    f"{base}.metricName",
-                    f"duplicate metricName {name!r}",
-                    f"first defined at [{seen[name]}]",
-                )
-            )
-        elif name:
-            seen[name] = index
-    return problems
+    return evalset, case_rules(file, cases)
 
 
 def parse_metrics(
@@ -233,22 +182,10 @@ def parse_metrics(
             )
             for i, m in enumerate(raw)
         ]
-        return [], validation_problems(file, exc) + _metric_rules(file, names)
-    problems = _metric_rules(file, [(i, m.metric_name, True) for i, m in enumerate(metrics)])
-    for index, metric in enumerate(metrics):
-        base = f"[{index}]"
-        trajectory = metric.criterion.tool_trajectory if metric.criterion else None
-        if trajectory and trajectory.tool_strategy:
-            for name, strategy in trajectory.tool_strategy.items():
-                if strategy is None:
-                    problems.append(
-                        Problem(
-                            file,
-                            f"{base}.criterion.toolTrajectory.toolStrategy.{name}",
-                            "tool strategy is null",
-                            "use {} to accept any pair, or remove the entry",
-                        )
-                    )
+        return [], validation_problems(file, exc) + metric_rules(file, names)
+    problems = metric_rules(file, [(i, m.metric_name, True) for i, m in enumerate(metrics)])
+    problems.extend(null_tool_strategies(file, metrics))
+    for metric in metrics:
         _expand_judge_env(metric, environ if environ is not None else os.environ)
     return metrics, problems
 
@@ -360,15 +297,23 @@ def _trace_records(
         if not isinstance(eval_id, str) or not eval_id:
             problems.append(Problem(file, f"{where}.evalId", "evalId is missing or not a string"))
             continue
+        run_id = record.get("runId", 1)
+        if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id < 1:
+            problems.append(Problem(file, f"{where}.runId", "runId must be an integer >= 1"))
+            continue
         try:
             turns = _trace_list_adapter.validate_python(record.get("actualConversation"))
         except ValidationError as exc:
             problems.extend(validation_problems(file, exc, f"{where}.actualConversation"))
             continue
-        if eval_id in traces:
-            problems.append(Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}"))
+        key = run_trace_key(eval_id, run_id)
+        if key in traces:
+            again = f" in run {run_id}" if run_id > 1 else ""
+            problems.append(
+                Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
+            )
             continue
-        traces[eval_id] = [t for t in (turns or []) if t is not None]
+        traces[key] = [t for t in (turns or []) if t is not None]
     return traces, problems
 
 

@@ -23,6 +23,8 @@ Run-level extra keys (not read by Go) are carried over as follows:
   are added, nested objects merged key by key and their numbers added, so
   judge calls and tokens of all shards add up;
 * :data:`ANY_TRUE_EXTRA_KEYS` (``partial``): true when any part is;
+* :data:`UNION_EXTRA_KEYS` (``judgeFailures``, the INCOMPLETE evalIds): the
+  ids of every part, first appearance first;
 * any other key: kept when every part that has it holds the same value,
   dropped when parts disagree.
 
@@ -37,12 +39,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval.aggregation import build_summary
+from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases
 from agenteval.errors import ConfigError, Problem
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra, set_extra
 
 SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "durationSeconds")
 ANY_TRUE_EXTRA_KEYS: tuple[str, ...] = ("partial",)
+UNION_EXTRA_KEYS: tuple[str, ...] = (INCOMPLETE_KEY,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +93,19 @@ def merge_extras(parts: Sequence[EvalSetResult]) -> dict[str, Any]:
             merged[key] = total
         elif key in ANY_TRUE_EXTRA_KEYS:
             merged[key] = any(bool(value) for value in seen)
+        elif key in UNION_EXTRA_KEYS:
+            merged[key] = _union(parts, seen)
         elif all(value == seen[0] for value in seen[1:]):
             merged[key] = seen[0]
     return merged
+
+
+def _union(parts: Sequence[EvalSetResult], seen: Sequence[Any]) -> Any:
+    """The INCOMPLETE evalIds of every part (a count from an older file becomes its ids)."""
+    if all(isinstance(value, list) for value in seen):
+        return list(dict.fromkeys(str(i) for value in seen for i in value))
+    ids = [eval_id for part in parts for eval_id in incomplete_cases(part)]
+    return list(dict.fromkeys(ids))
 
 
 def _num_runs(part: EvalSetResult) -> int:
@@ -197,6 +210,7 @@ def merge_results(
 __all__ = [
     "ANY_TRUE_EXTRA_KEYS",
     "SUMMED_EXTRA_KEYS",
+    "UNION_EXTRA_KEYS",
     "merge_extras",
     "merge_results",
     "sum_numbers",

@@ -254,7 +254,7 @@ def test_evalset_import_keeps_tools_and_reference(tmp_path: Path, camel: bool) -
     # Before import, the ADK file is refused where a trpc-agent-go eval set is expected.
     proc = agenteval("validate", "--evalset", str(source))
     assert proc.returncode == 2
-    assert "this is a Google ADK eval set" in proc.stderr and "agenteval import adk" in proc.stderr
+    assert "Google ADK eval set" in proc.stderr and "agenteval import adk" in proc.stderr
     out = tmp_path / "out"
     proc = agenteval("import", "adk", str(source), "-o", str(out))
     assert proc.returncode == 0, proc.stderr

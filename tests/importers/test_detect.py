@@ -90,7 +90,22 @@ def foreign_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "adk-camel": directory / "camel.evalset.json",
         "adk-legacy": directory / "dice.test.json",
         "adk-result": directory / "r.evalset_result.json",
+        "adk-camel-result": directory / "camel.evalset_result.json",
     }
+    camel_result = {
+        "evalSetResultId": "r",
+        "evalSetId": "x",
+        "evalCaseResults": [
+            {
+                "evalId": "a",
+                "finalEvalStatus": 1,
+                "evalMetricResultPerInvocation": [
+                    {"actualInvocation": camel_set["evalCases"][0]["conversation"][0]}
+                ],  # type: ignore[index]
+            }
+        ],
+    }
+    files["adk-camel-result"].write_text(json.dumps(camel_result), encoding="utf-8")
     files["adk-evalset"].write_text(json.dumps(adk_set), encoding="utf-8")
     files["adk-camel"].write_text(json.dumps(camel_set), encoding="utf-8")
     files["adk-legacy"].write_text(json.dumps([{"query": "q", "reference": "r"}]), encoding="utf-8")
@@ -103,13 +118,16 @@ def foreign_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return files
 
 
+# The format named (by checks/file_kind.py for one parsed document, else by importers/detect.py)
+# and the command that converts it.
 EXPECTED = {
-    "otlp-json": ("OpenTelemetry OTLP JSON trace export", "agenteval import otel"),
+    "otlp-json": ("OpenTelemetry", "agenteval import otel"),
     "otlp-protobuf": ("OpenTelemetry OTLP protobuf trace export", "agenteval import otel"),
     "adk-evalset": ("Google ADK eval set", "agenteval import adk"),
     "adk-camel": ("Google ADK eval set", "agenteval import adk"),
-    "adk-legacy": ("Google ADK legacy *.test.json file", "agenteval import adk"),
+    "adk-legacy": ("Google ADK", "agenteval import adk"),
     "adk-result": ("Google ADK eval result file", "agenteval import adk"),
+    "adk-camel-result": ("Google ADK", "agenteval import adk"),
 }
 
 

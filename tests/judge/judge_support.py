@@ -21,6 +21,21 @@ from judge_server import JudgeServer, RecordedRequest
 
 ABSENT: Any = object()
 
+PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "hunyuan")
+# The hunyuan test credentials: the server verifies every TC3 signature with them.
+HUNYUAN_ID = "AKIDloopbackTestSecretId0001"
+HUNYUAN_KEY = "loopbackTestSecretKey000000000001"
+
+
+def key_for(provider: str, key: str = "sk-test-support") -> str:
+    """A test API key in the provider's form (hunyuan: ``SecretId:SecretKey``)."""
+    return f"{HUNYUAN_ID}:{HUNYUAN_KEY}" if provider == "hunyuan" else key
+
+
+def provider_server(provider: str, latency: float = 0.0) -> JudgeServer:
+    """An unstarted loopback server speaking ``provider`` (hunyuan: checking signatures)."""
+    return JudgeServer(latency=latency, provider=provider, tc3_keys={HUNYUAN_ID: HUNYUAN_KEY})
+
 
 def settings_for(
     server: JudgeServer,
@@ -34,11 +49,11 @@ def settings_for(
 ) -> JudgeSettings:
     """Judge settings pointing at ``server``, built through the real judgeModel schema."""
     data: dict[str, Any] = {
-        "providerName": "openai",
+        "providerName": server.provider,
         "modelName": model,
         "variant": variant,
         "baseURL": server.base_url if base_url is None else base_url,
-        "apiKey": api_key,
+        "apiKey": key_for(server.provider, api_key),
     }
     if generation is not ABSENT:
         data["generationConfig"] = generation

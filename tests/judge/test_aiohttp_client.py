@@ -249,7 +249,9 @@ def test_connect_failure_is_a_transport_error_naming_the_address() -> None:
     # httpx-aiohttp maps it to ConnectTimeout; the judge names the root cause instead.
     async def go() -> None:
         async with open_http_client(1, 5.0) as client:
-            with pytest.raises(httpx.TransportError, match=r"Cannot connect to host 127\.0\.0\.1:1 "):
+            with pytest.raises(
+                httpx.TransportError, match=r"Cannot connect to host 127\.0\.0\.1:1 "
+            ):
                 await client.get("http://127.0.0.1:1/")
 
     asyncio.run(go())

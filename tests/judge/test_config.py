@@ -174,9 +174,9 @@ def test_settings_never_show_the_key() -> None:
     assert settings.api_key.reveal() == "sk-test-hidden-123"
 
 
-def test_other_providers_keep_fields_as_given() -> None:
-    model = JudgeModel.model_validate({"providerName": "anthropic", "modelName": "c"})
+def test_unknown_providers_keep_fields_as_given() -> None:
+    model = JudgeModel.model_validate({"providerName": "mistral", "modelName": "c"})
     settings = resolve_settings(model, environ={"OPENAI_API_KEY": "k"})
-    assert settings.provider == "anthropic"
+    assert settings.provider == "mistral"
     assert settings.base_url == ""
     assert not settings.api_key

@@ -296,9 +296,9 @@ def test_reasoning_content_stands_in_for_empty_content_only_for_glm(
 
 def test_unknown_provider_is_a_config_error(judge_server: JudgeServer) -> None:
     model = JudgeModel.model_validate(
-        {"providerName": "anthropic", "modelName": "c", "baseURL": judge_server.base_url}
+        {"providerName": "mistral", "modelName": "c", "baseURL": judge_server.base_url}
     )
     settings: JudgeSettings = resolve_settings(model, environ={})
-    with pytest.raises(JudgeConfigError, match="unknown provider: anthropic"):
+    with pytest.raises(JudgeConfigError, match="unknown provider: mistral"):
         ask(settings)
     assert judge_server.count == 0

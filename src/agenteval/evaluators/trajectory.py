@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from agenteval.checks.criteria import check_trajectory_criterion
 from agenteval.criteria.trajectory import check_tools
 from agenteval.evaluators.base import (
     ConfigIssue,
@@ -18,7 +19,6 @@ from agenteval.evaluators.base import (
     binary_turn,
     require_same_length,
 )
-from agenteval.evaluators.criteriacheck import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
 

@@ -160,16 +160,22 @@ class PreparedCall:
     sample_index: int = 0
     # The body already encoded for the wire, when the backend made it while validating.
     payload: bytes | None = field(default=None, compare=False, repr=False)
+    # Which provider's wire format the body is in; part of the cache key.
+    provider: str = "openai"
 
     def cache_key(self) -> str:
-        """sha256 of endpoint, model, full body and sample index; never the API key."""
+        """sha256 of provider, endpoint, model, full body and sample index; never the API key."""
+        material_fields: dict[str, Any] = {
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "body": self.body,
+            "sample": self.sample_index,
+        }
+        if self.provider != "openai":
+            # Only other providers add the field, so keys cached by earlier versions still hit.
+            material_fields["provider"] = self.provider
         material = json.dumps(
-            {
-                "endpoint": self.endpoint,
-                "model": self.model,
-                "body": self.body,
-                "sample": self.sample_index,
-            },
+            material_fields,
             sort_keys=True,
             separators=(",", ":"),
             ensure_ascii=False,

@@ -22,6 +22,7 @@ from agenteval.judge.config import OPENAI_PROVIDER, JudgeSettings
 from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
 from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
 from agenteval.judge.openai import OpenAIBackend, open_http_client
+from agenteval.judge.provider_backends import backend_class
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class JudgeClient:
         self.options = options or JudgeOptions()
         self.usage = UsageLedger()
         self._override = backend
-        self._backends: dict[JudgeSettings, OpenAIBackend] = {}
+        self._backends: dict[JudgeSettings, JudgeBackend] = {}
         self._budget = Budget(self.options.max_calls, self.options.max_tokens)
         self._limiter = CallLimiter(
             self.options.concurrency,
@@ -201,10 +202,16 @@ class JudgeClient:
     def _backend_for(self, settings: JudgeSettings) -> JudgeBackend:
         if self._override is not None:
             return self._override
-        if settings.provider != OPENAI_PROVIDER:
-            raise JudgeConfigError(f"create model instance: unknown provider: {settings.provider}")
         backend = self._backends.get(settings)
         if backend is None:
-            backend = OpenAIBackend(settings, self._http)
+            if settings.provider == OPENAI_PROVIDER:
+                backend = OpenAIBackend(settings, self._http)
+            else:
+                kind = backend_class(settings.provider)
+                if kind is None:
+                    raise JudgeConfigError(
+                        f"create model instance: unknown provider: {settings.provider}"
+                    )
+                backend = kind(settings, self._http)
             self._backends[settings] = backend
         return backend

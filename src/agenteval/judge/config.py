@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agenteval.judge.errors import JudgeConfigError
+from agenteval.judge.providers import provider_info
 from agenteval.schema.metric import JudgeModel
 
 OPENAI_PROVIDER = "openai"
@@ -174,13 +175,16 @@ class JudgeSettings:
 
     @cached_property
     def endpoint(self) -> str:
-        """The chat-completions URL: base URL with a trailing ``/`` plus ``chat/completions``."""
+        """The request URL; openai: base URL with a trailing ``/`` plus ``chat/completions``."""
+        info = provider_info(self.provider)
+        if info is not None:
+            return info.endpoint(self.base_url, self.model)
         base = self.base_url if self.base_url.endswith("/") else self.base_url + "/"
         return base + "chat/completions"
 
     def describe(self) -> str:
-        """``model at endpoint``, the judge's name in messages."""
-        return f"judge model {self.model!r} at {self.endpoint}"
+        """``provider judge model 'model' at endpoint``, the judge's name in messages."""
+        return f"{self.provider} judge model {self.model!r} at {self.endpoint}"
 
     def __hash__(self) -> int:
         return hash((self.provider, self.model, self.variant, self.base_url, self.api_key))
@@ -205,13 +209,15 @@ def resolve_settings(model: JudgeModel, environ: Mapping[str, str] | None = None
     num_samples = 1 if model.num_samples is None else model.num_samples
     extra = dict(model.extra_fields or {})
     if model.provider_name != OPENAI_PROVIDER:
-        # Other providers read base URL and key as given; the client decides if it knows them.
+        # Known providers fill an empty base URL and key from their environment variables
+        # and defaults; unknown ones stay as given and the client refuses them.
+        info = provider_info(model.provider_name)
         return JudgeSettings(
             provider=model.provider_name,
             model=model.model_name,
             variant=model.variant,
-            base_url=model.base_url,
-            api_key=Secret(model.api_key),
+            base_url=info.base_url(model.base_url, env) if info else model.base_url,
+            api_key=Secret(info.api_key(model.api_key, env) if info else model.api_key),
             extra_fields=extra,
             generation=generation,
             num_samples=num_samples,

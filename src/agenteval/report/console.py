@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
-from agenteval.aggregation import build_summary, case_statuses
+from agenteval.aggregation import build_summary, case_statuses, summarize_cases
 from agenteval.report.console_tables import (
     STATUS_STYLES,
     case_table,
@@ -27,7 +27,7 @@ from agenteval.report.console_tables import (
 )
 from agenteval.report.gc_pause import collector_paused
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
-from agenteval.schema.status import EvalStatus, summarize
+from agenteval.schema.status import EvalStatus
 
 # Detailed case tables per eval set before the rest are only counted and listed.
 DEFAULT_MAX_SHOWN = 200
@@ -126,7 +126,7 @@ def _render_eval_set(
     hidden: list[str] = []
     for eval_id, runs in by_case.items():
         status = statuses[eval_id]
-        if quiet and status is not EvalStatus.FAILED:
+        if quiet and status not in (EvalStatus.FAILED, EvalStatus.INCOMPLETE):
             continue
         if max_shown is not None and shown >= max_shown:
             # Thousands of case tables help nobody and cost seconds; the summary still counts them.
@@ -191,12 +191,19 @@ def _render_summary(
     runs_total: int,
 ) -> None:
     passed, failed, not_evaluated = _count(statuses.values())
+    incomplete = sum(1 for status in statuses.values() if status is EvalStatus.INCOMPLETE)
     line = Text("cases: ", style="bold")
     line.append(f"{passed} passed", style=STATUS_STYLES[EvalStatus.PASSED])
     line.append(", ")
     line.append(f"{failed} failed", style=STATUS_STYLES[EvalStatus.FAILED])
     line.append(", ")
-    line.append(f"{not_evaluated} not evaluated", style=STATUS_STYLES[EvalStatus.NOT_EVALUATED])
+    line.append(
+        f"{not_evaluated - incomplete} not evaluated",
+        style=STATUS_STYLES[EvalStatus.NOT_EVALUATED],
+    )
+    if incomplete:
+        line.append(", ")
+        line.append(f"{incomplete} incomplete", style=STATUS_STYLES[EvalStatus.INCOMPLETE])
     console.print(line)
     unstable = unstable_turns(result.case_results())
     if unstable:
@@ -280,14 +287,17 @@ def _final_line(
 ) -> Text:
     statuses = [status for by_case in statuses_by_result for status in by_case.values()]
     passed, failed, not_evaluated = _count(statuses)
+    incomplete = sum(1 for status in statuses if status is EvalStatus.INCOMPLETE)
+    not_evaluated -= incomplete
     # The same as overall_status(results), without computing every case status again.
-    overall = summarize(statuses)
+    overall = summarize_cases(statuses)
     line = Text()
     line.append_text(status_text(overall, upper=True))
     line.stylize("bold")
     line.append(f": {passed} of {len(statuses)} cases passed")
     others = [f"{failed} failed"] if failed else []
     others += [f"{not_evaluated} not evaluated"] if not_evaluated else []
+    others += [f"{incomplete} incomplete"] if incomplete else []
     if others:
         line.append(f" ({', '.join(others)})")
     line.append(f" · {len(results)} eval set{'s' if len(results) != 1 else ''}")

@@ -31,12 +31,14 @@ STATUS_STYLES = {
     EvalStatus.FAILED: "red",
     EvalStatus.NOT_EVALUATED: "yellow",
     EvalStatus.UNKNOWN: "magenta",
+    EvalStatus.INCOMPLETE: "bold yellow",
 }
 STATUS_LABELS = {
     EvalStatus.PASSED: "passed",
     EvalStatus.FAILED: "failed",
     EvalStatus.NOT_EVALUATED: "not evaluated",
     EvalStatus.UNKNOWN: "unknown",
+    EvalStatus.INCOMPLETE: "incomplete",
 }
 
 

@@ -73,13 +73,15 @@ def annotations(
     lines: list[str] = []
     for outcome in not_passed(results):
         failed = outcome.status is EvalStatus.FAILED
-        verdict = "failed" if failed else "not evaluated"
+        incomplete = outcome.status is EvalStatus.INCOMPLETE
+        verdict = "failed" if failed else "incomplete" if incomplete else "not evaluated"
         # Title before file: the order @actions/core writes them in.
         properties = {"title": f"agenteval: {outcome.eval_set_id}/{outcome.eval_id} {verdict}"}
         file = (files or {}).get(outcome.eval_set_id)
         if file:
             properties["file"] = file
-        command = "error" if failed else "warning"
+        # Incomplete is never green: an error, like a failure (exit code 3).
+        command = "error" if failed or incomplete else "warning"
         lines.append(workflow_command(command, properties, _message(outcome, reason_cap)))
     return lines
 

@@ -98,7 +98,8 @@ class _Tally:
 
 def _body(outcome: CaseOutcome) -> str:
     if not outcome.multi_run:
-        lines = [s.text(BODY_REASON_CAP) for s in outcome.shortfalls()]
+        lines = outcome.unevaluated(BODY_REASON_CAP)
+        lines += [s.text(BODY_REASON_CAP) for s in outcome.shortfalls()]
         lines += [f"error: {cap(e, BODY_REASON_CAP)}" for e in outcome.errors()]
         return "\n".join(lines) or outcome.headline()
     lines = [

@@ -39,6 +39,7 @@ _HEADLINE_MARKS = {
     EvalStatus.FAILED: "❌",
     EvalStatus.NOT_EVALUATED: "⚠️",
     EvalStatus.UNKNOWN: "❔",
+    EvalStatus.INCOMPLETE: "❗",
 }
 # ASCII punctuation that would start emphasis, code, links, HTML or strike-through,
 # or end a table cell; CommonMark renders a backslash-escaped one literally.
@@ -88,7 +89,9 @@ def _headline(results: Sequence[EvalSetResult], title: str, elapsed: float | Non
     passed, failed, not_evaluated = _counts(outcomes)
     label = STATUS_LABELS[status].upper()
     detail = f"**{passed} of {len(outcomes)} cases passed** ({_percent(passed, len(outcomes))})"
-    detail += f" · {failed} failed · {not_evaluated} not evaluated"
+    incomplete = sum(1 for o in outcomes if o.status is EvalStatus.INCOMPLETE)
+    detail += f" · {failed} failed · {not_evaluated - incomplete} not evaluated"
+    detail += f" · {incomplete} incomplete" if incomplete else ""
     detail += f" · {len(results)} eval set{'s' if len(results) != 1 else ''}"
     if elapsed is not None:
         detail += f" · {elapsed:.2f} s"
@@ -176,7 +179,8 @@ def _metric_table(results: Sequence[EvalSetResult]) -> list[str]:
 
 
 def _why(outcome: CaseOutcome, reason_cap: int | None) -> str:
-    parts = [s.text(reason_cap) for s in outcome.shortfalls()]
+    parts = outcome.unevaluated(reason_cap)
+    parts += [s.text(reason_cap) for s in outcome.shortfalls()]
     parts += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
     if not parts:
         return cell(outcome.headline(reason_cap))
@@ -201,6 +205,8 @@ def _case_table(
     shown = outcomes if max_cases is None else outcomes[:max_cases]
     for outcome in shown:
         status = STATUS_LABELS[outcome.status]
+        if outcome.status is EvalStatus.INCOMPLETE:
+            status = f"{_HEADLINE_MARKS[outcome.status]} {status}"
         if outcome.multi_run:
             passed_runs = sum(1 for r in outcome.runs if r.final_eval_status is EvalStatus.PASSED)
             status += f" ({passed_runs}/{len(outcome.runs)} runs passed)"

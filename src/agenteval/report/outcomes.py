@@ -95,9 +95,23 @@ class CaseOutcome:
             if run.error_message
         ]
 
+    def unevaluated(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> list[str]:
+        """For an INCOMPLETE case: each metric that could not be evaluated, with why."""
+        if self.status is not EvalStatus.INCOMPLETE:
+            return []
+        lines = [
+            f"{metric.metric_name} not evaluated"
+            + (f": {cap(reason, reason_cap)}" if (reason := metric_reason(metric)) else "")
+            for run in self.runs
+            for metric in run.overall_eval_metric_results or []
+            if metric.eval_status is EvalStatus.NOT_EVALUATED
+        ]
+        return list(dict.fromkeys(lines)) or ["a metric could not be evaluated"]
+
     def headline(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> str:
-        """One line: why the case is not passed (failing metrics, errors, or no metric ran)."""
-        parts = [s.text(reason_cap) for s in self.shortfalls()]
+        """One line: why the case is not passed (unevaluated or failing metrics, errors)."""
+        parts = self.unevaluated(reason_cap)
+        parts += [s.text(reason_cap) for s in self.shortfalls()]
         parts += [f"error: {cap(e, reason_cap)}" for e in self.errors()]
         if not parts:
             if self.status is EvalStatus.NOT_EVALUATED:

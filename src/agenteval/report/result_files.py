@@ -9,8 +9,8 @@ Two kinds of file are written here:
       {
         "agentevalVersion": "0.1.0",
         "createdAt": 1767225600.5,          # Unix seconds, time of saving
-        "overallStatus": "failed",          # summarize of every case status
-        "caseStatusCounts": {"passed": 3, "failed": 1, "notEvaluated": 1},
+        "overallStatus": "failed",          # "incomplete" when any case is, else summarize
+        "caseStatusCounts": {"passed": 3, "failed": 1, "notEvaluated": 1},  # + "incomplete": n
         "numEvalSets": 2,
         "durationSeconds": 0.42,            # only when the caller knows it
         "evalSetResults": [ <EvalSetResult>, ... ],   # each exactly as in a result file
@@ -92,15 +92,18 @@ def run_document(
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``--json FILE`` document of a whole run (shape in the module docstring)."""
-    counts = {"passed": 0, "failed": 0, "notEvaluated": 0}
+    counts = {"passed": 0, "failed": 0, "notEvaluated": 0, "incomplete": 0}
     keys = {
         EvalStatus.PASSED: "passed",
         EvalStatus.FAILED: "failed",
         EvalStatus.NOT_EVALUATED: "notEvaluated",
+        EvalStatus.INCOMPLETE: "incomplete",
     }
     for result in results:
         for status in case_statuses(result).values():
             counts[keys[status]] += 1
+    if not counts["incomplete"]:
+        del counts["incomplete"]  # the key appears only when some case is INCOMPLETE
     document: dict[str, Any] = {
         "agentevalVersion": __version__,
         "createdAt": time.time(),
@@ -130,11 +133,12 @@ class RunOutcome(Protocol):
 
 def write_run_json(path: Path, run: RunOutcome) -> Path:
     """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
-    document = run_document(
-        run.results,
-        duration_seconds=run.elapsed,
-        extra={"warnings": [str(w) for w in run.warnings]},
-    )
+    extra: dict[str, Any] = {"warnings": [str(w) for w in run.warnings]}
+    # What the driven agent did (run --agent); absent for runs that only read traces.
+    agent = getattr(run, "agent_stats", None)
+    if agent is not None:
+        extra["agent"] = agent.to_json()
+    document = run_document(run.results, duration_seconds=run.elapsed, extra=extra)
     return write_json(path, document)
 
 

@@ -218,8 +218,9 @@ class EvalSetResult(Model):
     partial: bool | None = None
     # Judge calls and tokens of this eval set, ``{"total": {...}, "byMetric": {...}}``.
     judge_usage: dict[str, Any] | None = None
-    # Judge turns left not_evaluated (``judgeFailures``); ``show`` exits 3 like the run did.
-    judge_failures: int | None = None
+    # The evalIds of the INCOMPLETE cases: a metric the judge could not evaluate
+    # (``judgeFailures``; files of older versions hold a count of such turns).
+    judge_failures: list[str] | int | None = None
 
     def case_results(self) -> list[EvalCaseResult]:
         """Case results of every run, in file order."""

@@ -16,6 +16,9 @@ class EvalStatus(StrEnum):
     FAILED = "failed"
     NOT_EVALUATED = "not_evaluated"
     UNKNOWN = "unknown"
+    # A case with a metric that could not be evaluated (judge unreachable, budget, ...).
+    # In-memory and in reports only: result files keep trpc-agent-go's three values.
+    INCOMPLETE = "incomplete"
 
 
 # Module constants: reading a member through the enum class costs a metaclass lookup, and

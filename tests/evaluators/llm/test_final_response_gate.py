@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import agenteval.evaluators.builtins  # noqa: F401  (registers the built-ins)
+from agenteval.checks.cross_file import Findings, check_metrics
 from agenteval.evaluators.base import (
     EvalContext,
     EvaluateResult,
@@ -30,7 +31,6 @@ from agenteval.judge import JudgeClient, JudgeOptions
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.status import EvalStatus
-from agenteval.validation import Findings, check_metrics
 from judge_server import JudgeServer, Reply
 
 

@@ -237,8 +237,8 @@ def test_check_accepts_a_complete_config() -> None:
             [("criterion.llmJudge.judgeModel.numSamples", "num samples must be greater than 0")],
         ),
         (
-            model(providerName="anthropic"),
-            [("criterion.llmJudge.judgeModel.providerName", "unknown provider: anthropic")],
+            model(providerName="mistral"),
+            [("criterion.llmJudge.judgeModel.providerName", "unknown provider: mistral")],
         ),
         (
             model(providerName=""),

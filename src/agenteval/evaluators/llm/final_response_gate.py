@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agenteval.checks.judge_config import check_judge_config
 from agenteval.criteria.lexical import Rouge1, gate_rouge1, normalize
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
@@ -33,7 +34,6 @@ from agenteval.evaluators.llm.gate_judge import (
     majority_vote,
     parse_judge_reply,
 )
-from agenteval.evaluators.llm.judgecheck import check_judge_config
 from agenteval.evaluators.llm.pipeline import (
     MISSING_FIELDS,
     JudgeSampler,

@@ -27,8 +27,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agenteval.checks.judge_template import check_template
+from agenteval.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.base import ConfigIssue, EvalContext, EvaluateResult, TurnResult, Turns
-from agenteval.evaluators.llm.casecheck import missing_reference_answers
 from agenteval.evaluators.llm.operators.constructors import JudgeAsk, TurnPrefix
 from agenteval.evaluators.llm.operators.invocations import (
     InvocationsAggregator,
@@ -52,7 +53,7 @@ from agenteval.evaluators.llm.operators.structured import (
     structured_outputs,
 )
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
-from agenteval.evaluators.llm.template import TemplateError, build_prompt, check_template
+from agenteval.evaluators.llm.template import TemplateError, build_prompt
 from agenteval.evaluators.llm.template.bindings import (
     TEMPLATE_PATH,
     BindingFormatError,

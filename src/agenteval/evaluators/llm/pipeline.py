@@ -113,7 +113,7 @@ class JudgeEvaluator(Evaluator):
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Up-front problems of the judge config, then the evaluator's own (``check_llm_judge``)."""
-        from agenteval.evaluators.llm.judgecheck import check_judge_config
+        from agenteval.checks.judge_config import check_judge_config
 
         issues = check_judge_config(metric)
         llm_judge = metric.criterion.llm_judge if metric.criterion else None
@@ -245,6 +245,7 @@ class JudgeSampler:
             f"{context.eval_set_id}/{context.case.eval_id} run {context.run_id} "
             f"metric {self.metric_name} turn {index + 1}",
             reason,
+            (context.eval_set_id, context.case.eval_id),
         )
 
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
+from agenteval.checks.judge_config import LLM_JUDGE
 from agenteval.evaluators.base import ConfigIssue
-from agenteval.evaluators.llm.judgecheck import LLM_JUDGE
 from agenteval.evaluators.llm.operators.constructors import PromptConstructor, TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.rubrics import rubric_scores_schema, visible_rubrics

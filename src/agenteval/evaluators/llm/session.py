@@ -43,7 +43,11 @@ class JudgeSession:
     failures: list[str] = field(default_factory=list)
     injected_backend: bool = False
     backend_num_samples: int | None = None
+    # (evalSetId, evalId) of every case with a turn that could not be judged: INCOMPLETE.
+    incomplete: set[tuple[str, str]] = field(default_factory=set)
 
-    def record_failure(self, where: str, reason: str) -> None:
-        """Note a turn that could not be judged (``where``: case, metric and turn)."""
+    def record_failure(self, where: str, reason: str, case: tuple[str, str] | None = None) -> None:
+        """Note a turn that could not be judged (``where``: case, metric and turn; ``case``: ids)."""
         self.failures.append(f"{where}: {reason}")
+        if case is not None:
+            self.incomplete.add(case)

@@ -29,9 +29,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from agenteval.checks.judge_config import JUDGE_MODEL, capability_issue
+from agenteval.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.base import ConfigIssue
-from agenteval.evaluators.llm.casecheck import missing_reference_answers
-from agenteval.evaluators.llm.judgecheck import JUDGE_MODEL
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
@@ -44,6 +44,7 @@ from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.llm.template.placeholders import go_trim
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.judge.providers import LOGPROBS
 from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import EvalMetric, LLMCriterion
 
@@ -267,6 +268,9 @@ class PairwiseVerifier(JudgeEvaluator):
         model = llm_judge.judge_model
         if model is None:
             return []  # reported by the judge-config check
+        lacking = capability_issue(metric, LOGPROBS)
+        if lacking is not None:
+            return [lacking]
         generation = model.generation_config or {}
         where = f"{JUDGE_MODEL}.generationConfig"
         if generation.get("logprobs") is not True:

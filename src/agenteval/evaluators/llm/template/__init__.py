@@ -4,8 +4,9 @@
 - :mod:`.jsonpath`: the restricted JSONPath of ``source.path``;
 - :mod:`.bindings`: ``variableBindings`` → values → the rendered judge prompt;
 - :mod:`.trace`: reading ``executionTrace`` steps (Go's case-insensitive decoding);
-- Go's JSON encoding for template sources is :mod:`agenteval.gojson`;
-- :mod:`.checks`: up-front validation for ``agenteval validate``.
+- Go's JSON encoding for template sources is :mod:`agenteval.gojson`.
+
+Its up-front checks live in :mod:`agenteval.checks.judge_template`.
 """
 
 from agenteval.evaluators.llm.template.bindings import (
@@ -17,7 +18,6 @@ from agenteval.evaluators.llm.template.bindings import (
     resolve_source,
     resolve_values,
 )
-from agenteval.evaluators.llm.template.checks import check_case, check_template
 from agenteval.evaluators.llm.template.jsonpath import CompiledPath, PathError, compile_path
 from agenteval.evaluators.llm.template.placeholders import (
     UnresolvedPlaceholders,
@@ -33,8 +33,6 @@ __all__ = [
     "TemplateError",
     "UnresolvedPlaceholders",
     "build_prompt",
-    "check_case",
-    "check_template",
     "compile_path",
     "placeholders",
     "read_bindings",

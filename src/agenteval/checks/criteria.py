@@ -73,6 +73,13 @@ def check_json_criterion(criterion: JSONCriterion, path: str) -> Iterator[Config
             f"unknown matchStrategy {criterion.match_strategy!r}",
             "use exact or skip",
         )
+    tolerance = criterion.number_tolerance
+    if tolerance is not None and tolerance < 0:
+        yield ConfigIssue(
+            f"{path}.numberTolerance",
+            f"numberTolerance is negative ({tolerance:g})",
+            "a tolerance is the largest difference accepted, 0 or more",
+        )
     if criterion.only_tree and criterion.ignore_tree:
         yield ConfigIssue(path, "onlyTree and ignoreTree cannot both be set")
     if criterion.only_tree:

@@ -144,3 +144,24 @@ def check_cases(
                     file, f"evalCases[{case_index}].{issue.path}", issue.message, hint
                 )
                 (found.warnings if issue.warning else found.problems).append(problem)
+
+
+def check_filters(
+    only_metrics: Sequence[str],
+    skip_metrics: Sequence[str],
+    cases: Sequence[str],
+    metric_names: set[str],
+    case_ids: set[str],
+    found: Findings,
+) -> None:
+    """Every ``--metric``, ``--skip-metric`` and ``--case`` value must match something."""
+    for flag, wanted, known in (
+        ("--metric", only_metrics, metric_names),
+        ("--skip-metric", skip_metrics, metric_names),
+        ("--case", cases, case_ids),
+    ):
+        for name in wanted:
+            if name not in known:
+                found.problems.append(
+                    Problem(flag, "", f"{name!r} matches nothing in the given files")
+                )

@@ -17,7 +17,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from agenteval.evaluators.base import ConfigIssue
-from agenteval.evaluators.llm.template import placeholders
 from agenteval.evaluators.llm.template.bindings import (
     SOURCES,
     TEMPLATE_PATH,
@@ -29,6 +28,12 @@ from agenteval.evaluators.llm.template.bindings import (
     visible_rubrics,
 )
 from agenteval.evaluators.llm.template.jsonpath import PathError, compile_path
+from agenteval.evaluators.llm.template.placeholders import (
+    Literal,
+    Placeholder,
+    is_valid_name,
+    parse,
+)
 from agenteval.gojson import go_quote
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
@@ -185,8 +190,8 @@ def _path_issues(source: Source, path: str) -> list[ConfigIssue]:
 
 def _prompt_issues(prompt: str, bound: list[tuple[str, str]]) -> list[ConfigIssue]:
     names = {name for name, _ in bound}
-    parts = placeholders.parse(prompt)
-    tokens = [p for p in parts if isinstance(p, placeholders.Placeholder)]
+    parts = parse(prompt)
+    tokens = [p for p in parts if isinstance(p, Placeholder)]
     used = {t.name for t in tokens}
     missing = sorted({t.raw for t in tokens if not t.optional and t.name not in names})
     issues: list[ConfigIssue] = []
@@ -198,7 +203,7 @@ def _prompt_issues(prompt: str, bound: list[tuple[str, str]]) -> list[ConfigIssu
                 "bind each in variableBindings, or write {{name?}} to make it optional",
             )
         )
-    literal = sorted({p.text for p in parts if isinstance(p, placeholders.Literal) and p.candidate})
+    literal = sorted({p.text for p in parts if isinstance(p, Literal) and p.candidate})
     if literal:
         issues.append(
             ConfigIssue(
@@ -211,7 +216,7 @@ def _prompt_issues(prompt: str, bound: list[tuple[str, str]]) -> list[ConfigIssu
     for name, path in bound:
         if name not in used:
             hint = "its source is still resolved on every turn and can fail the case"
-            if not placeholders.is_valid_name(name):
+            if not is_valid_name(name):
                 hint = _NAME_RULE
             issues.append(
                 ConfigIssue(

@@ -1,0 +1,142 @@
+"""What kind of file a parsed JSON document is, so a reader given the wrong kind says so.
+
+agenteval reads trpc-agent-go eval sets, metric files and result files, and
+writes a ``--json`` run document.  Files of other tools that users hand it by
+mistake (an ADK eval set, an OpenTelemetry OTLP/JSON export) are recognised
+by their top-level shape and named, with the command that converts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Any
+
+
+class FileKind(StrEnum):
+    """The kinds of JSON document agenteval can tell apart."""
+
+    EVALSET = "evalset"
+    METRICS = "metrics"
+    RESULT = "result"
+    RUN = "run"
+    ADK_EVALSET = "adk"
+    OTLP = "otel"
+    EMPTY = "empty"
+    OTHER = "other"
+
+
+DESCRIPTIONS = {
+    FileKind.EVALSET: "an eval set",
+    FileKind.METRICS: "a metric file",
+    FileKind.RESULT: "a result file",
+    FileKind.RUN: "an agenteval --json run document",
+    FileKind.ADK_EVALSET: "a Google ADK eval set",
+    FileKind.OTLP: "an OpenTelemetry (OTLP/JSON) export",
+    FileKind.EMPTY: "an empty document",
+    FileKind.OTHER: "none of the known file kinds",
+}
+
+HINTS = {
+    FileKind.ADK_EVALSET: "convert it with `agenteval import adk FILE -o DIR`",
+    FileKind.OTLP: "convert it with `agenteval import otel FILE -o DIR`",
+    FileKind.RESULT: "pass it to show, diff, merge, --resume or --traces",
+    FileKind.RUN: "pass it to show, diff, merge or --resume",
+    FileKind.METRICS: "pass it with --metrics",
+    FileKind.EVALSET: "pass it with --evalset",
+}
+
+_RESULT_KEYS = ("evalCaseResults", "evalSetResultId", "evalSetResultName")
+_GENAI_KEYS = ("parts",)
+_SAMPLED_CASES = 20  # google.genai Content: ADK turns hold parts, trpc turns content
+
+
+def _adk_turns(cases: Any) -> bool:
+    """True when a case list's turns carry google.genai ``parts`` (ADK) rather than content."""
+    if not isinstance(cases, list):
+        return False
+    # Every case of an ADK file has them: a few cases tell, a large eval set is not walked.
+    for case in cases[:_SAMPLED_CASES]:
+        if not isinstance(case, Mapping):
+            continue
+        for turn in case.get("conversation") or ():
+            if not isinstance(turn, Mapping):
+                continue
+            for key in ("userContent", "user_content", "finalResponse", "final_response"):
+                message = turn.get(key)
+                if isinstance(message, Mapping) and any(k in message for k in _GENAI_KEYS):
+                    return True
+            if "intermediateData" in turn or "intermediate_data" in turn:
+                return True
+    return False
+
+
+def _adk_results(results: Any) -> bool:
+    """True when a result list's recorded turns are ADK invocations (issue 17)."""
+    if not isinstance(results, list):
+        return False
+    turns = [
+        {
+            "conversation": [
+                p.get("actualInvocation") for p in r.get("evalMetricResultPerInvocation") or []
+            ]
+        }
+        for r in results[:_SAMPLED_CASES]
+        if isinstance(r, Mapping)
+    ]
+    return _adk_turns(turns)
+
+
+def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
+    if not data:
+        return FileKind.EMPTY
+    if "agentevalVersion" in data or isinstance(data.get("evalSetResults"), list):
+        return FileKind.RUN
+    if any(key in data for key in _RESULT_KEYS):
+        # ADK's result files share these camelCase keys; their turns hold google.genai parts.
+        return (
+            FileKind.ADK_EVALSET if _adk_results(data.get("evalCaseResults")) else FileKind.RESULT
+        )
+    if "resourceSpans" in data:
+        return FileKind.OTLP
+    if "eval_cases" in data or "eval_set_id" in data:
+        return FileKind.ADK_EVALSET
+    if "evalCases" in data:
+        return FileKind.ADK_EVALSET if _adk_turns(data["evalCases"]) else FileKind.EVALSET
+    if "evalSetId" in data and "summary" not in data:
+        return FileKind.EVALSET
+    if "summary" in data and "evalSetId" in data:
+        return FileKind.RESULT
+    return FileKind.OTHER
+
+
+def _kind_of_list(data: list[Any]) -> FileKind:
+    entries = [e for e in data if e is not None]
+    if not entries:
+        return FileKind.EMPTY
+    if all(isinstance(e, Mapping) for e in entries):
+        if any("metricName" in e or "evaluatorName" in e for e in entries):
+            return FileKind.METRICS
+        # ADK's oldest format: a list of {"query", "expected_tool_use", "reference"} records.
+        if any("query" in e and ("reference" in e or "expected_tool_use" in e) for e in entries):
+            return FileKind.ADK_EVALSET
+    return FileKind.OTHER
+
+
+def kind_of(data: Any) -> FileKind:
+    """The kind of a parsed JSON document, judged by its top-level shape."""
+    if isinstance(data, Mapping):
+        return _kind_of_object(data)
+    if isinstance(data, list):
+        return _kind_of_list(data)
+    return FileKind.OTHER
+
+
+def describe(kind: FileKind) -> str:
+    """``kind`` in words, e.g. "an eval set"."""
+    return DESCRIPTIONS[kind]
+
+
+def wrong_kind_message(expected: str, found: FileKind) -> tuple[str, str]:
+    """(message, hint) for a file of kind ``found`` given where ``expected`` was needed."""
+    return f"not {expected} (looks like {describe(found)})", HINTS.get(found, "")

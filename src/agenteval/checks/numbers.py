@@ -1,0 +1,75 @@
+"""Numbers no run can use: NaN, Infinity and out-of-range literals, and counts past sane bounds.
+
+JSON has no NaN or Infinity, but Python's and pydantic's readers accept the
+literals, and ``1e400`` reads as infinity: a NaN threshold fails every case, an
+infinite tolerance accepts everything.  Every non-finite number of an input
+file is a configuration error at its location.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agenteval import locations
+from agenteval.errors import Problem
+
+# Upper bounds for counts that multiply the work of a run (judge calls, memory).
+MAX_NUM_RUNS = 1000
+MAX_NUM_SAMPLES = 100
+
+
+# Only these literals read as a non-finite float: NaN, Infinity, or an exponent of 3+
+# digits.  A match inside a string only costs the walk, which decides.
+_BIG_EXPONENT = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2,}")
+
+
+def _may_hold_non_finite(text: str) -> bool:
+    # Two substring searches and one simple pattern: a tenth of the walk on large files.
+    return "NaN" in text or "Infinity" in text or _BIG_EXPONENT.search(text) is not None
+
+
+def non_finite_numbers(data: Any, file: str, text: str | None = None) -> list[Problem]:
+    """Every NaN or infinite number in a parsed JSON document, with its location.
+
+    With the document's ``text``, a document whose text holds none of the literals
+    that can read as non-finite is not walked at all (the common case).
+    """
+    if text is not None and not _may_hold_non_finite(text):
+        return []
+    problems: list[Problem] = []
+    parts: list[int | str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                problems.append(
+                    Problem(
+                        file,
+                        locations.render(parts) or "$",
+                        f"{value!r} is not a finite number",
+                        "NaN, Infinity and numbers beyond ±1.8e308 cannot be compared",
+                    )
+                )
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                parts.append(key)
+                walk(item)
+                parts.pop()
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                parts.append(index)
+                walk(item)
+                parts.pop()
+
+    walk(data)
+    return problems
+
+
+def num_runs_problem(num_runs: int) -> Problem | None:
+    """``--num-runs`` past :data:`MAX_NUM_RUNS` (below 1 is refused by the option itself)."""
+    if num_runs <= MAX_NUM_RUNS:
+        return None
+    return Problem("--num-runs", "", f"must be at most {MAX_NUM_RUNS}, got {num_runs}")

@@ -1,0 +1,193 @@
+"""Keys the trpc-agent-go formats do not define, with their JSON location and the likely key meant.
+
+trpc-agent-go ignores unknown keys, so a misspelt one (``tool_calls`` for
+``tools``, ``threshhold``) silently changes what a case checks.  Each one is
+reported as ``file: json.path: 'key' is not a field of Model (did you mean
+'x'?)``: a warning by default, an error with ``--strict`` (ARCHITECTURE §5.10).
+
+The known keys are the pydantic models' aliases (the Python field names that
+pydantic would also accept are not keys of the format).  Objects whose models
+keep extra keys on purpose are open: the ``criterion`` of a plugin evaluator
+and the result objects that carry agenteval's own extras (``judgeUsage``,
+``judgeFailures``, ``partial``, ``passAtK``, evaluator details, ...).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import types
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from agenteval import locations
+from agenteval.errors import Problem
+from agenteval.schema.evalset import EvalSet
+from agenteval.schema.json_schema import AGENTEVAL_KEYS
+from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+
+# Model classes shown under the name a user knows from the file.
+_DISPLAY = {Criterion: "criterion", LLMCriterion: "llmJudge"}
+
+# Decides whether an object of this model accepts keys it does not define.
+OpenModel = Callable[[type[BaseModel]], bool]
+
+
+def _arms(annotation: Any) -> list[Any]:
+    """The non-None types an annotation allows (Annotated and unions unwrapped)."""
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _arms(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return [arm for a in get_args(annotation) if a is not type(None) for arm in _arms(a)]
+    return [annotation]
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    for arm in _arms(annotation):
+        if isinstance(arm, type) and issubclass(arm, BaseModel):
+            return arm
+    return None
+
+
+def known_keys(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON keys of ``model`` (agenteval's own extras included) and the annotation of each."""
+    keys = {(f.alias or name): f.annotation for name, f in model.model_fields.items()}
+    keys.update(dict.fromkeys(AGENTEVAL_KEYS.get(model, {}), Any))
+    return keys
+
+
+def closest_key(key: str, model: type[BaseModel]) -> str:
+    """The key of ``model`` that ``key`` most likely meant, or "" (hint text, with its path)."""
+    keys = known_keys(model)
+    folded = {k.lower().replace("_", ""): k for k in keys}
+    same = folded.get(key.lower().replace("_", ""))
+    if same:
+        return same
+    close = difflib.get_close_matches(key, list(keys), n=1, cutoff=0.6)
+    if close:
+        return close[0]
+    # One level too high: the key belongs to an object this one holds (llmJudge.numSamples).
+    for name, annotation in keys.items():
+        child = _model_of(annotation)
+        if child is not None and key in known_keys(child):
+            return f"{name}.{key}"
+    return ""
+
+
+# What a value must be, compiled once per model field: a model, a list or dict of a
+# shape, or anything (None).  The walk then costs a dict lookup per key.
+Shape = tuple[str, Any] | None
+
+
+def _shape(annotation: Any) -> Shape:
+    for arm in _arms(annotation):
+        if isinstance(arm, type) and issubclass(arm, BaseModel):
+            return ("model", arm)
+        origin = get_origin(arm)
+        if origin is list:
+            (inner,) = get_args(arm) or (Any,)
+            return ("list", _shape(inner))
+        if origin is dict:
+            inner = get_args(arm)[1] if get_args(arm) else Any
+            return ("dict", _shape(inner))
+    return None
+
+
+@functools.cache
+def _plan(model: type[BaseModel]) -> dict[str, Shape]:
+    return {key: _shape(annotation) for key, annotation in known_keys(model).items()}
+
+
+class _Walk:
+    """One pass over a parsed document against the models that describe it.
+
+    The location is kept as a list of parts and rendered only for a report:
+    formatting a path for every value of a large eval set cost more than the walk.
+    """
+
+    def __init__(self, file: str, is_open: OpenModel) -> None:
+        self.file = file
+        self.is_open = is_open
+        self.problems: list[Problem] = []
+        self.parts: list[int | str] = []
+
+    def value(self, value: Any, shape: Shape) -> None:
+        if shape is None:
+            return
+        kind, inner = shape
+        parts = self.parts
+        if kind == "model":
+            if isinstance(value, Mapping):
+                self.model(value, inner)
+        elif kind == "list":
+            if isinstance(value, list) and inner is not None:
+                for index, item in enumerate(value):
+                    parts.append(index)
+                    self.value(item, inner)
+                    parts.pop()
+        elif isinstance(value, Mapping) and inner is not None:
+            for key, item in value.items():
+                parts.append(key)
+                self.value(item, inner)
+                parts.pop()
+
+    def model(self, data: Mapping[str, Any], model: type[BaseModel]) -> None:
+        plan = _plan(model)
+        parts = self.parts
+        for key, item in data.items():
+            if key in plan:
+                shape = plan[key]
+                if shape is not None:
+                    parts.append(key)
+                    self.value(item, shape)
+                    parts.pop()
+            elif not self.is_open(model):
+                self.report(str(key), model)
+
+    def report(self, key: str, model: type[BaseModel]) -> None:
+        name = _DISPLAY.get(model, model.__name__)
+        meant = closest_key(key, model)
+        hint = f"did you mean {meant!r}?" if meant else f"known: {', '.join(known_keys(model))}"
+        where = locations.render([*self.parts, key])
+        self.problems.append(Problem(self.file, where, f"{key!r} is not a field of {name}", hint))
+
+    def document(self, data: Any, model: type[BaseModel], base: list[int | str]) -> None:
+        """Walk ``data`` as a ``model`` object found at ``base``."""
+        self.parts = list(base)
+        self.value(data, ("model", model))
+
+
+def _closed(model: type[BaseModel]) -> bool:
+    return False
+
+
+def evalset_unknown_keys(data: Any, file: str) -> list[Problem]:
+    """Unknown keys of a parsed eval set file."""
+    walk = _Walk(file, _closed)
+    walk.document(data, EvalSet, [])
+    return walk.problems
+
+
+def metrics_unknown_keys(
+    data: Any, file: str, builtin: Callable[[str], bool] = lambda name: True
+) -> list[Problem]:
+    """Unknown keys of a parsed metric file.
+
+    ``builtin(evaluator)`` says whether a metric's evaluator is built in; the
+    ``criterion`` of any other evaluator (a plugin's) may hold keys of its own.
+    """
+    if not isinstance(data, list):
+        return []
+    problems: list[Problem] = []
+    for index, entry in enumerate(data):
+        if not isinstance(entry, Mapping):
+            continue
+        name = entry.get("evaluatorName") or entry.get("metricName")
+        plugin = isinstance(name, str) and bool(name) and not builtin(name)
+        walk = _Walk(file, (lambda m: m is Criterion) if plugin else _closed)
+        walk.document(entry, EvalMetric, [index])
+        problems.extend(walk.problems)
+    return problems

@@ -1,0 +1,195 @@
+"""Gemini API ``generateContent`` judge backend (``providerName: "gemini"``).
+
+``POST {baseURL}/v1beta/models/{model}:generateContent`` with
+``x-goog-api-key``.  Messages become ``contents`` (roles ``user``/``model``),
+system messages ``systemInstruction``; ``generationConfig`` carries
+``temperature``, ``topP``, ``maxOutputTokens``, ``stopSequences``, the
+penalties and ``thinkingConfig`` as trpc-agent-go's ``model/gemini`` sets
+them.  A scorer's schema goes to ``responseJsonSchema`` with
+``responseMimeType: application/json``; ``logprobs``/``top_logprobs`` become
+``responseLogprobs``/``logprobs`` and the reply's ``logprobsResult`` is read
+back for ``llm_verifier_pairwise``.  A 429 ``RESOURCE_EXHAUSTED`` waits the
+``retryDelay`` of its ``RetryInfo``; a blocked prompt or candidate is a judge
+error naming the block reason.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, TokenUsage, TopLogprob
+from agenteval.judge.config import JudgeSettings
+from agenteval.judge.errors import JudgeReplyError
+from agenteval.judge.limits import parse_retry_after
+from agenteval.judge.wire import (
+    USER_AGENT,
+    JsonJudgeBackend,
+    decode_json,
+    header_value,
+    int_field,
+    system_and_turns,
+)
+
+# Finish reasons that mean the candidate was withheld rather than finished.
+_BLOCKED = frozenset(
+    {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
+)
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
+
+
+class GeminiBackend(JsonJudgeBackend):
+    """One Gemini model over the Gemini API (not Vertex AI)."""
+
+    provider = "gemini"
+
+    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
+        super().__init__(settings, http)
+        self._fixed = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        }
+        if settings.api_key:
+            self._fixed["x-goog-api-key"] = header_value(settings.api_key.reveal(), settings)
+
+    def build_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The ``generateContent`` body of ``request``."""
+        gen = request.settings.generation
+        system, turns = system_and_turns(request)
+        body: dict[str, Any] = {
+            "contents": [
+                {"role": "model" if role == "assistant" else "user", "parts": [{"text": text}]}
+                for role, text in turns
+            ]
+        }
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
+        config: dict[str, Any] = {}
+        if gen.temperature is not None:
+            config["temperature"] = gen.temperature
+        if gen.top_p is not None:
+            config["topP"] = gen.top_p
+        if gen.max_tokens is not None and gen.max_tokens >= 1:
+            config["maxOutputTokens"] = min(gen.max_tokens, 2**31 - 1)
+        if gen.stop:
+            config["stopSequences"] = list(gen.stop)
+        if gen.presence_penalty is not None:
+            config["presencePenalty"] = gen.presence_penalty
+        if gen.frequency_penalty is not None:
+            config["frequencyPenalty"] = gen.frequency_penalty
+        thinking: dict[str, Any] = {}
+        if gen.thinking_level is not None:
+            thinking["thinkingLevel"] = gen.thinking_level.strip()
+        elif gen.thinking_tokens is not None:
+            thinking["thinkingBudget"] = gen.thinking_tokens
+        if gen.thinking_enabled is not None:
+            thinking["includeThoughts"] = gen.thinking_enabled
+        if thinking:
+            config["thinkingConfig"] = thinking
+        schema = request.structured_output
+        if schema is not None:
+            config["responseMimeType"] = "application/json"
+            config["responseJsonSchema"] = schema.schema
+        if gen.logprobs is not None:
+            config["responseLogprobs"] = gen.logprobs
+        if gen.top_logprobs is not None:
+            config["logprobs"] = gen.top_logprobs
+        if config:
+            body["generationConfig"] = config
+        return body
+
+    def headers(self, payload: bytes) -> dict[str, str]:
+        """The fixed headers with the API key."""
+        return self._fixed
+
+    def retry_hint(self, response: httpx.Response) -> float | None:
+        """``RetryInfo.retryDelay`` of a ``RESOURCE_EXHAUSTED`` body, else ``Retry-After``."""
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        error = data.get("error") if isinstance(data, dict) else None
+        details = error.get("details") if isinstance(error, dict) else None
+        for item in details if isinstance(details, list) else []:
+            if isinstance(item, dict) and str(item.get("@type", "")).endswith("RetryInfo"):
+                found = _DURATION.match(str(item.get("retryDelay", "")))
+                if found:
+                    return float(found.group(1))
+        return parse_retry_after(response.headers)
+
+    def parse_reply(self, payload: bytes) -> JudgeReply:
+        """First candidate's text parts (thoughts skipped), its logprobs and ``usageMetadata``."""
+        who = self._settings.describe()
+        data = decode_json(payload, self._settings)
+        error = data.get("error")
+        if isinstance(error, dict):
+            raise JudgeReplyError(f"response error: {error.get('message')} ({who})")
+        candidates = data.get("candidates")
+        feedback = data.get("promptFeedback")
+        if not candidates:
+            reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
+            if reason:
+                raise JudgeReplyError(f"no final response ({who} blocked the prompt: {reason})")
+            raise JudgeReplyError(f"no final response ({who} sent no candidates)")
+        first = candidates[0] if isinstance(candidates, list) else None
+        if not isinstance(first, dict):
+            raise JudgeReplyError(f"response error: malformed candidates in reply from {who}")
+        finish = first.get("finishReason")
+        content = first.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if finish in _BLOCKED and not parts:
+            raise JudgeReplyError(f"no final response ({who} blocked the candidate: {finish})")
+        if parts is None:
+            parts = []
+        if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
+            raise JudgeReplyError(f"response error: malformed content parts from {who}")
+        text = "".join(
+            str(p.get("text", "")) for p in parts if "text" in p and not p.get("thought")
+        )
+        usage = data.get("usageMetadata")
+        completion = int_field(usage, "candidatesTokenCount") + int_field(
+            usage, "thoughtsTokenCount"
+        )
+        return JudgeReply(
+            text=text,
+            logprobs=_logprobs(first.get("logprobsResult"), who),
+            usage=TokenUsage(int_field(usage, "promptTokenCount"), completion),
+        )
+
+
+def _logprobs(result: Any, who: str) -> tuple[TokenLogprob, ...]:
+    """``logprobsResult`` (chosen tokens and per-position top candidates) as token logprobs."""
+    if result is None:
+        return ()
+    chosen = result.get("chosenCandidates") if isinstance(result, dict) else None
+    tops = result.get("topCandidates") if isinstance(result, dict) else None
+    if not isinstance(chosen, list) or not isinstance(tops or [], list):
+        raise JudgeReplyError(f"response error: malformed logprobsResult from {who}")
+    tokens: list[TokenLogprob] = []
+    for index, item in enumerate(chosen):
+        token, logprob = _candidate(item, who)
+        alternatives: tuple[TopLogprob, ...] = ()
+        if tops and index < len(tops):
+            position = tops[index]
+            listed = position.get("candidates") if isinstance(position, dict) else None
+            if not isinstance(listed, list):
+                raise JudgeReplyError(f"response error: malformed topCandidates from {who}")
+            alternatives = tuple(TopLogprob(*_candidate(c, who)) for c in listed)
+        tokens.append(TokenLogprob(token, logprob, None, alternatives))
+    return tuple(tokens)
+
+
+def _candidate(item: Any, who: str) -> tuple[str, float]:
+    token = item.get("token") if isinstance(item, dict) else None
+    # proto3 JSON leaves out a zero logProbability.
+    logprob = item.get("logProbability", 0.0) if isinstance(item, dict) else None
+    if not isinstance(token, str):
+        raise JudgeReplyError(f"response error: a logprobs candidate from {who} has no token")
+    if isinstance(logprob, bool) or not isinstance(logprob, int | float):
+        raise JudgeReplyError(
+            f"response error: token {token!r} from {who} has no numeric logProbability"
+        )
+    return token, float(logprob)

@@ -1,0 +1,101 @@
+"""Ollama native chat API judge backend (``providerName: "ollama"``).
+
+``POST {host}/api/chat`` with ``stream: false``.  As trpc-agent-go's
+``model/ollama``: sampling settings go into ``options`` (``temperature``,
+``top_p``, ``stop``, ``num_predict``), the thinking toggle into ``think``, and
+the host is read like ``OLLAMA_HOST`` (scheme optional, port 11434).  A
+scorer's schema goes to ``format``; ``logprobs``/``top_logprobs`` are sent as
+they are and the reply's top-level ``logprobs`` read back.  Usage comes from
+``prompt_eval_count``/``eval_count``.  A key, when one is set (ollama.com),
+is sent as a bearer token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from agenteval.judge.backend import (
+    JudgeReply,
+    JudgeRequest,
+    LogprobsFormatError,
+    TokenUsage,
+    logprobs_from_json,
+)
+from agenteval.judge.config import JudgeSettings
+from agenteval.judge.errors import JudgeReplyError
+from agenteval.judge.wire import USER_AGENT, JsonJudgeBackend, decode_json, header_value, int_field
+
+
+class OllamaBackend(JsonJudgeBackend):
+    """One model on an Ollama server."""
+
+    provider = "ollama"
+
+    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
+        super().__init__(settings, http)
+        self._fixed = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        }
+        if settings.api_key:
+            key = header_value(settings.api_key.reveal(), settings)
+            self._fixed["Authorization"] = f"Bearer {key}"
+
+    def build_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The ``/api/chat`` body of ``request``."""
+        settings = request.settings
+        gen = settings.generation
+        options: dict[str, Any] = {}
+        if gen.temperature is not None:
+            options["temperature"] = gen.temperature
+        if gen.top_p is not None:
+            options["top_p"] = gen.top_p
+        if gen.stop:
+            options["stop"] = list(gen.stop)
+        if gen.max_tokens is not None:
+            options["num_predict"] = gen.max_tokens
+        body: dict[str, Any] = {
+            "model": settings.model,
+            "messages": [m.to_json() for m in request.messages],
+            "stream": False,
+            "options": options,
+        }
+        if gen.thinking_enabled is not None:
+            body["think"] = gen.thinking_enabled
+        if request.structured_output is not None:
+            body["format"] = request.structured_output.schema
+        if gen.logprobs is not None:
+            body["logprobs"] = gen.logprobs
+        if gen.top_logprobs is not None:
+            body["top_logprobs"] = gen.top_logprobs
+        return body
+
+    def headers(self, payload: bytes) -> dict[str, str]:
+        """The fixed headers."""
+        return self._fixed
+
+    def parse_reply(self, payload: bytes) -> JudgeReply:
+        """``message.content``, top-level ``logprobs`` and the two eval counts."""
+        who = self._settings.describe()
+        data = decode_json(payload, self._settings)
+        error = data.get("error")
+        if error:
+            raise JudgeReplyError(f"response error: {error} ({who})")
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if content is None:
+            raise JudgeReplyError(f"no final response ({who} sent no message)")
+        if not isinstance(content, str):
+            raise JudgeReplyError(f"response error: message content from {who} is not text")
+        try:
+            logprobs = logprobs_from_json(data.get("logprobs"))
+        except LogprobsFormatError as exc:
+            raise JudgeReplyError(f"response error: malformed logprobs from {who}: {exc}") from None
+        return JudgeReply(
+            text=content,
+            logprobs=logprobs,
+            usage=TokenUsage(int_field(data, "prompt_eval_count"), int_field(data, "eval_count")),
+        )

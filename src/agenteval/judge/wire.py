@@ -1,0 +1,224 @@
+"""What the non-OpenAI judge backends share: one JSON POST over the run's ``httpx.AsyncClient``.
+
+A provider module subclasses :class:`JsonJudgeBackend` and supplies the body
+(:meth:`~JsonJudgeBackend.build_body`), the headers of one attempt, the reply
+decoder and, where the provider has one, its error-body reading and retry
+hint.  Sending, redaction of the credentials, and the split into retryable
+(``JudgeTransientError``) and final (``JudgeRejected``) failures live here, so
+every provider retries, counts and names its failures the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import aiohttp
+import httpx
+
+from agenteval import __version__
+from agenteval.judge.backend import JudgeReply, JudgeRequest, PreparedCall
+from agenteval.judge.config import JudgeSettings
+from agenteval.judge.errors import (
+    JudgeConfigError,
+    JudgeRejected,
+    JudgeReplyError,
+    JudgeTransientError,
+    redact,
+)
+from agenteval.judge.limits import is_retryable_status, parse_retry_after
+from agenteval.judge.openai import encode_body
+
+USER_AGENT = f"agenteval/{__version__}"
+
+
+def header_value(text: str, settings: JudgeSettings, what: str = "API key") -> str:
+    """``text`` if an HTTP header can carry it (latin-1), else a config error without the text."""
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        ok = False
+    else:
+        ok = True
+    if not ok:
+        raise JudgeConfigError(
+            f"the {what} of {settings.describe()} holds characters an HTTP header "
+            "cannot carry (check the variable it comes from)"
+        )
+    return text
+
+
+def decode_json(payload: bytes, settings: JudgeSettings) -> dict[str, Any]:
+    """A 200 reply body as a JSON object, or ``JudgeReplyError``."""
+    who = settings.describe()
+    try:
+        data = json.loads(payload)
+    except ValueError as exc:
+        raise JudgeReplyError(f"response error: malformed JSON from {who}: {exc}") from None
+    if not isinstance(data, dict):
+        raise JudgeReplyError(f"response error: reply from {who} is not a JSON object")
+    return data
+
+
+def int_field(data: Any, name: str) -> int:
+    """``data[name]`` when it is an integer, else 0 (usage numbers are advisory)."""
+    value = data.get(name) if isinstance(data, dict) else None
+    return value if type(value) is int else 0
+
+
+def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, str]]]:
+    """The request's system texts and its other messages as ``(role, text)`` pairs."""
+    system = [m.content for m in request.messages if m.role == "system"]
+    turns = [(m.role, m.content) for m in request.messages if m.role != "system"]
+    return system, turns
+
+
+class JsonJudgeBackend:
+    """A judge backend that POSTs one JSON body per attempt; subclasses speak one provider."""
+
+    provider = ""
+    # Whether the headers depend on the body or the time (a signature): then built per call.
+    signs_each_call = False
+
+    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
+        self._settings = settings
+        self._http = http
+        self._secrets = self.secrets(settings)
+        # Parsed once: httpx would otherwise parse the same URL and headers on every call.
+        self._url = httpx.URL(settings.endpoint)
+        self._raw_headers: list[tuple[bytes, bytes]] | None = None
+
+    @property
+    def settings(self) -> JudgeSettings:
+        """The judge model this backend calls."""
+        return self._settings
+
+    # -- what a provider supplies -------------------------------------------------------
+
+    def secrets(self, settings: JudgeSettings) -> Sequence[str]:
+        """Every credential string that must never appear in a message."""
+        key = settings.api_key.reveal()
+        return [key] if key else []
+
+    def build_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The provider's request body; raise ``JudgeRequestError`` to refuse it unsent."""
+        raise NotImplementedError
+
+    def headers(self, payload: bytes) -> dict[str, str]:
+        """The headers of one attempt carrying ``payload`` (credentials included)."""
+        raise NotImplementedError
+
+    def parse_reply(self, payload: bytes) -> JudgeReply:
+        """Decode a 2xx reply; raise ``JudgeReplyError`` (or ``JudgeTransientError``)."""
+        raise NotImplementedError
+
+    def error_detail(self, response: httpx.Response) -> str:
+        """The server's error message for a non-2xx reply."""
+        return default_error_detail(response)
+
+    def retry_hint(self, response: httpx.Response) -> float | None:
+        """Seconds the server asks us to wait before the next attempt."""
+        return parse_retry_after(response.headers)
+
+    def should_retry(self, response: httpx.Response) -> bool:
+        """Whether a non-2xx reply is worth another attempt."""
+        return is_retryable_status(response.status_code)
+
+    # -- the shared part ---------------------------------------------------------------
+
+    def prepare(self, request: JudgeRequest, sample_index: int) -> PreparedCall:
+        """Build and check the body; nothing is sent."""
+        body = self.build_body(request)
+        body.update(request.settings.extra_fields)
+        settings = request.settings
+        payload = encode_body(body, settings)
+        return PreparedCall(
+            settings.endpoint, settings.model, body, sample_index, payload, self.provider
+        )
+
+    def redact(self, text: str) -> str:
+        """``text`` with every credential hidden."""
+        for secret in self._secrets:
+            text = redact(text, secret)
+        return text
+
+    async def send(self, call: PreparedCall) -> JudgeReply:
+        """POST the call once; transient failures raise ``JudgeTransientError``."""
+        if self._http is None:
+            raise RuntimeError("this judge backend has no HTTP client (offline mode)")
+        payload = (
+            call.payload if call.payload is not None else encode_body(call.body, self._settings)
+        )
+        url = self._url if call.endpoint == self._settings.endpoint else httpx.URL(call.endpoint)
+        # A ready stream makes httpx infer no headers, so Host and Content-Length come with ours.
+        request = httpx.Request(
+            "POST",
+            url,
+            headers=[
+                (b"Host", url.netloc),
+                *self._encoded_headers(payload),
+                (b"Content-Length", str(len(payload)).encode("ascii")),
+            ],
+            stream=httpx.ByteStream(payload),
+        )
+        try:
+            response = await self._http.send(request)
+        except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
+            # aiohttp-based transports may let their own errors through unwrapped.
+            raise JudgeTransientError(self.redact(describe_failure(exc))) from None
+        status = response.status_code
+        if 200 <= status < 300:
+            try:
+                return self.parse_reply(response.content)
+            except JudgeReplyError as exc:
+                raise JudgeReplyError(self.redact(str(exc))) from None
+            except JudgeTransientError as exc:
+                raise JudgeTransientError(self.redact(str(exc)), exc.retry_after) from None
+            except JudgeRejected as exc:
+                raise JudgeRejected(self.redact(str(exc)), exc.status) from None
+        detail = self.redact(f"HTTP {status}: {self.error_detail(response)}")
+        if self.should_retry(response):
+            raise JudgeTransientError(detail, retry_after=self.retry_hint(response))
+        raise JudgeRejected(f"response error: {detail} ({self._settings.describe()})", status)
+
+    def _encoded_headers(self, payload: bytes) -> list[tuple[bytes, bytes]]:
+        if self._raw_headers is not None:
+            return self._raw_headers
+        encoded = [
+            (name.encode("latin-1"), value.encode("latin-1"))
+            for name, value in self.headers(payload).items()
+            if name.lower() != "host"
+        ]
+        if not self.signs_each_call:
+            self._raw_headers = encoded
+        return encoded
+
+
+def describe_failure(exc: BaseException) -> str:
+    """A transport failure named by its root cause."""
+    root: BaseException = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    text = str(root) or str(exc)
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out ({type(exc).__name__}{': ' + text if text else ''})"
+    return f"{type(root).__name__}: {text}" if text else type(root).__name__
+
+
+def default_error_detail(response: httpx.Response) -> str:
+    """``error.message`` (or a string ``error``) of a JSON error body, else the body's start."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        error = data.get("error")
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            kind = error.get("type") or error.get("status")
+            prefix = f"{kind}: " if isinstance(kind, str) and kind else ""
+            return prefix + str(error["message"])
+        if isinstance(error, str):
+            return error
+    text = response.text.strip()
+    return text[:300] if text else response.reason_phrase or "no body"

@@ -1,0 +1,669 @@
+// agenteval HTML report. Plain JavaScript, no dependencies, no network.
+// Every text from the data goes into the page through text nodes (see el/shown), never as markup.
+"use strict";
+(function () {
+  const INDEX = JSON.parse(document.getElementById("report-index").textContent);
+  const ROW_H = 30;
+  const OVERSCAN = 8;
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const KINDS = ["regressed", "disappeared", "appeared", "changed", "improved"];
+
+  // --- small DOM helpers -------------------------------------------------------------------
+
+  // Control characters (ANSI escapes among them) become visible symbols: ESC shows as ␛.
+  function shown(text) {
+    return String(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
+      c === "\u007f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)));
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "on") for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    append(node, children);
+    return node;
+  }
+
+  function append(node, children) {
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      if (Array.isArray(child)) append(node, child);
+      else if (child instanceof Node) node.appendChild(child);
+      else node.appendChild(document.createTextNode(shown(child)));
+    }
+  }
+
+  function svg(tag, attrs, ...children) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
+    for (const child of children) {
+      if (child instanceof Node) node.appendChild(child);
+      else if (child !== null && child !== undefined) node.appendChild(document.createTextNode(shown(child)));
+    }
+    return node;
+  }
+
+  function fmt(score) {
+    if (score === null || score === undefined) return "—";
+    if (typeof score !== "number") return String(score);
+    return String(Math.round(score * 10000) / 10000);
+  }
+
+  function pct(rate) {
+    return rate === null || rate === undefined ? "—" : (Math.round(rate * 1000) / 10) + "%";
+  }
+
+  function badge(status, prefix) {
+    return el("span", { class: "badge " + (prefix || "s-") + status }, status.replace("_", " "));
+  }
+
+  function messageText(message) {
+    if (!message) return "";
+    if (message.content) return String(message.content);
+    const parts = message.contentParts || [];
+    return parts.map((p) => (p && typeof p.text === "string" ? p.text : "")).join(" ");
+  }
+
+  // --- JSON trees whose value nodes carry their JSON path (as criteria/jsoncmp.py writes it) ---
+
+  function childPath(path, key) {
+    if (typeof key === "number") return path + "[" + key + "]";
+    return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? path + "." + key : path + "[" + JSON.stringify(key) + "]";
+  }
+
+  function jsonTree(value, marked) {
+    const pre = el("pre", { class: "json" });
+    const lines = [];
+    function walk(v, path, indent, into) {
+      const span = el("span", { class: "v", "data-path": path });
+      if (marked && marked.has(path)) span.classList.add("hl");
+      if (Array.isArray(v) || (v && typeof v === "object")) {
+        const isArray = Array.isArray(v);
+        const keys = isArray ? v.map((_, i) => i) : Object.keys(v);
+        if (!keys.length) {
+          span.appendChild(document.createTextNode(isArray ? "[]" : "{}"));
+        } else {
+          span.appendChild(document.createTextNode(isArray ? "[\n" : "{\n"));
+          keys.forEach((key, i) => {
+            span.appendChild(document.createTextNode(shown(" ".repeat(indent + 2) + (isArray ? "" : JSON.stringify(key) + ": "))));
+            walk(v[key], childPath(path, key), indent + 2, span);
+            span.appendChild(document.createTextNode(i < keys.length - 1 ? ",\n" : "\n"));
+          });
+          span.appendChild(document.createTextNode(" ".repeat(indent) + (isArray ? "]" : "}")));
+        }
+      } else {
+        span.appendChild(document.createTextNode(shown(v === undefined ? "null" : JSON.stringify(v))));
+      }
+      into.appendChild(span);
+    }
+    walk(value === undefined ? null : value, "$", 0, pre);
+    void lines;
+    return pre;
+  }
+
+  // --- word-level diff (LCS over words; whitespace kept as it was) ---------------------------
+
+  function wordDiff(before, after) {
+    const a = before.match(/\S+|\s+/g) || [];
+    const b = after.match(/\S+|\s+/g) || [];
+    const n = a.length, m = b.length;
+    const out = el("div", { class: "text worddiff" });
+    if (n * m > 4000000) {
+      out.appendChild(el("del", {}, before));
+      out.appendChild(el("ins", {}, after));
+      return out;
+    }
+    const table = new Array(n + 1);
+    for (let i = 0; i <= n; i++) table[i] = new Int32Array(m + 1);
+    for (let i = n - 1; i >= 0; i--) {
+      for (let j = m - 1; j >= 0; j--) {
+        table[i][j] = a[i] === b[j] ? table[i + 1][j + 1] + 1 : Math.max(table[i + 1][j], table[i][j + 1]);
+      }
+    }
+    let i = 0, j = 0;
+    const pieces = [];
+    function push(kind, text) {
+      const last = pieces[pieces.length - 1];
+      if (last && last[0] === kind) last[1] += text; else pieces.push([kind, text]);
+    }
+    while (i < n && j < m) {
+      if (a[i] === b[j]) { push("same", a[i]); i++; j++; }
+      else if (table[i + 1][j] >= table[i][j + 1]) { push("del", a[i]); i++; }
+      else { push("ins", b[j]); j++; }
+    }
+    while (i < n) push("del", a[i++]);
+    while (j < m) push("ins", b[j++]);
+    for (const [kind, text] of pieces) {
+      out.appendChild(kind === "same" ? document.createTextNode(shown(text)) : el(kind, {}, text));
+    }
+    return out;
+  }
+
+  // --- state ----------------------------------------------------------------------------------
+
+  const runs = INDEX.runs;
+  const comparison = INDEX.comparison;
+  const state = {
+    run: runs.length - 1, tab: null, filtered: [], selected: -1, openRow: -1, openRun: -1,
+    filters: { status: "", set: "", metric: "", change: "", query: "" },
+  };
+  const chunkCache = new Map();
+  const rowKey = runs.map((run) => {
+    const map = new Map();
+    run.cases.forEach((row, i) => map.set(run.evalSets[row[0]].evalSetId + "\u0000" + row[1], i));
+    return map;
+  });
+  const lowered = runs.map(() => null);
+  const caseChange = runs.map(() => new Map());
+  if (comparison) {
+    // Worst change per case of the NEW run (and disappeared ones on BASE), for badges and filters.
+    for (const change of comparison.changes) {
+      const target = change.kind === "disappeared" ? 0 : 1;
+      const key = change.evalSetId + "\u0000" + change.evalId;
+      const known = caseChange[target].get(key);
+      if (!known || KINDS.indexOf(change.kind) < KINDS.indexOf(known)) caseChange[target].set(key, change.kind);
+    }
+  }
+
+  function criterionOf(run, setIndex, metricName) {
+    const set = runs[run].evalSets[setIndex];
+    for (const metric of set.metrics) if (metric.name === metricName) return metric;
+    return null;
+  }
+
+  function detail(run, row) {
+    const number = Math.floor(row / INDEX.chunkSize);
+    const key = run + "-" + number;
+    let chunk = chunkCache.get(key);
+    if (!chunk) {
+      const node = document.getElementById("chunk-" + key);
+      if (!node) return null; // still being parsed: openCase retries on DOMContentLoaded
+      chunk = JSON.parse(node.textContent);
+      if (chunkCache.size > 16) chunkCache.delete(chunkCache.keys().next().value);
+      chunkCache.set(key, chunk);
+    }
+    return chunk[row % INDEX.chunkSize];
+  }
+
+  // --- tabs and run picker ----------------------------------------------------------------------
+
+  function showTab(tab) {
+    state.tab = tab;
+    for (const button of document.querySelectorAll("#tabs button")) {
+      button.setAttribute("aria-selected", String(button.dataset.tab === tab));
+    }
+    for (const name of ["summary", "cases", "compare"]) {
+      document.getElementById(name).hidden = name !== tab;
+    }
+    if (tab === "cases") renderRows();
+  }
+
+  function renderRunPicker() {
+    const picker = document.getElementById("run-picker");
+    picker.textContent = "";
+    if (runs.length < 2) return;
+    runs.forEach((run, i) => {
+      const label = (comparison ? (i === 0 ? "base: " : "new: ") : "") + run.label;
+      picker.appendChild(el("button", {
+        type: "button", "aria-pressed": String(i === state.run), "data-run": i,
+        on: { click: () => { state.run = i; renderRunPicker(); renderSummary(); setupFilters(); applyFilters(); } },
+      }, label));
+    });
+  }
+
+  // --- summary ----------------------------------------------------------------------------------
+
+  function histogram(bins, threshold) {
+    const passed = bins.passed, failed = bins.failed;
+    const totals = passed.map((p, i) => p + failed[i]);
+    const w = 150, h = 40, max = Math.max(1, ...totals), bw = w / totals.length;
+    const chart = svg("svg", { width: w, height: h + 12, viewBox: `0 0 ${w} ${h + 12}`, role: "img", class: "hist" });
+    chart.appendChild(svg("title", {}, "scores in tenths from 0 to 1 — passed: " + passed.join(", ") + "; failed: " + failed.join(", ")));
+    totals.forEach((total, i) => {
+      const ph = (passed[i] / max) * h, fh = (failed[i] / max) * h;
+      if (fh) chart.appendChild(svg("rect", { x: i * bw + 1, y: h - fh, width: bw - 2, height: fh, fill: "#cf222e" }));
+      if (ph) chart.appendChild(svg("rect", { x: i * bw + 1, y: h - fh - ph, width: bw - 2, height: ph, fill: "#1a7f37" }));
+    });
+    const tx = Math.min(Math.max(threshold, 0), 1) * w;
+    chart.appendChild(svg("line", { x1: tx, x2: tx, y1: 0, y2: h, stroke: "#1d2330", "stroke-dasharray": "2 2" }));
+    chart.appendChild(svg("text", { x: 0, y: h + 11 }, "0"));
+    chart.appendChild(svg("text", { x: w - 6, y: h + 11 }, "1"));
+    return chart;
+  }
+
+  function passChart(atK, hatK) {
+    const ks = Object.keys(atK || {}).map(Number).sort((x, y) => x - y);
+    const w = 220, h = 70, pad = 16;
+    const chart = svg("svg", { width: w, height: h + 14, viewBox: `0 0 ${w} ${h + 14}`, role: "img", class: "passk" });
+    chart.appendChild(svg("title", {}, "pass@k (green) and pass^k (blue) for k = 1.." + ks.length));
+    const x = (k) => pad + (ks.length > 1 ? ((k - ks[0]) / (ks[ks.length - 1] - ks[0])) * (w - 2 * pad) : 0);
+    const y = (v) => h - v * (h - 6);
+    for (const [series, color] of [[atK, "#1a7f37"], [hatK, "#0969da"]]) {
+      if (!series) continue;
+      const points = ks.map((k) => x(k) + "," + y(Number(series[String(k)]) || 0)).join(" ");
+      chart.appendChild(svg("polyline", { points, fill: "none", stroke: color, "stroke-width": 2 }));
+      for (const k of ks) chart.appendChild(svg("circle", { cx: x(k), cy: y(Number(series[String(k)]) || 0), r: 2.5, fill: color }));
+    }
+    for (const k of ks) chart.appendChild(svg("text", { x: x(k) - 3, y: h + 12 }, "k=" + k));
+    return chart;
+  }
+
+  function renderSummary() {
+    const run = runs[state.run];
+    const root = document.getElementById("summary");
+    root.textContent = "";
+    const total = run.counts.passed + run.counts.failed + run.counts.incomplete;
+    root.appendChild(el("div", { class: "cards" },
+      el("div", { class: "card" }, el("div", { class: "muted" }, "overall"), badge(run.overallStatus)),
+      el("div", { class: "card" }, el("div", { class: "muted" }, "cases passed"),
+        el("div", { class: "big" }, run.counts.passed + " / " + total)),
+      el("div", { class: "card" }, el("div", { class: "muted" }, "failed"), el("div", { class: "big" }, run.counts.failed)),
+      el("div", { class: "card" }, el("div", { class: "muted" }, "incomplete"), el("div", { class: "big" }, run.counts.incomplete)),
+      run.durationSeconds != null && el("div", { class: "card" }, el("div", { class: "muted" }, "duration"),
+        el("div", { class: "big" }, fmt(run.durationSeconds) + " s")),
+    ));
+    if (run.sources && run.sources.length) root.appendChild(el("p", { class: "muted" }, "from " + run.sources.join(", ")));
+    for (const warning of run.warnings || []) root.appendChild(el("p", { class: "error" }, "warning: " + warning));
+    for (const set of run.evalSets) {
+      root.appendChild(el("h2", {}, set.evalSetId + " — " + pct(set.passRate) + " of " + set.cases + " cases passed" +
+        (set.numRuns > 1 ? " · " + set.numRuns + " runs" : "") + (set.partial ? " · partial" : "")));
+      const table = el("table", { class: "metrics" },
+        el("thead", {}, el("tr", {}, ["metric", "threshold", "pass rate", "passed", "failed", "not evaluated", "average", "score distribution"].map((h) => el("th", {}, h)))));
+      const body = el("tbody");
+      for (const metric of set.metrics) {
+        body.appendChild(el("tr", {},
+          el("td", {}, metric.name), el("td", { class: "num" }, fmt(metric.threshold)),
+          el("td", { class: "num" }, pct(metric.passRate)), el("td", { class: "num" }, metric.passed),
+          el("td", { class: "num" }, metric.failed), el("td", { class: "num" }, metric.notEvaluated),
+          el("td", { class: "num" }, fmt(metric.average)), el("td", {}, histogram(metric.histogram, metric.threshold))));
+      }
+      table.appendChild(body);
+      root.appendChild(table);
+      if (set.passAtK && Object.keys(set.passAtK).length > 1) {
+        root.appendChild(el("h3", {}, "pass@k and pass^k"));
+        root.appendChild(passChart(set.passAtK, set.passHatK));
+        const ks = Object.keys(set.passAtK);
+        root.appendChild(el("table", {}, el("tbody", {},
+          el("tr", {}, el("th", {}, "k"), ks.map((k) => el("td", { class: "num" }, k))),
+          el("tr", {}, el("th", {}, "pass@k"), ks.map((k) => el("td", { class: "num" }, fmt(set.passAtK[k])))),
+          el("tr", {}, el("th", {}, "pass^k"), ks.map((k) => el("td", { class: "num" }, fmt((set.passHatK || {})[k])))))));
+      }
+      const usage = set.judgeUsage && set.judgeUsage.total;
+      if (usage && (usage.calls || usage.cacheHits)) {
+        root.appendChild(el("p", { class: "judge-usage" }, "judge: " + (usage.calls || 0) + " calls, " + (usage.cacheHits || 0) +
+          " from cache, " + (usage.retries || 0) + " retries, " + (usage.promptTokens || 0) + " prompt + " +
+          (usage.completionTokens || 0) + " completion tokens"));
+      }
+    }
+  }
+
+  // --- comparison -------------------------------------------------------------------------------
+
+  function side(s) {
+    if (!s) return "—";
+    return s.status.replace("_", " ") + (s.score === null || s.score === undefined ? "" : " " + fmt(s.score));
+  }
+
+  function renderComparison() {
+    const root = document.getElementById("compare");
+    root.textContent = "";
+    const c = comparison;
+    root.appendChild(el("p", { class: "verdict" }, el("span", { class: "badge " + (c.regressed ? "k-regressed" : "k-improved") }, c.regressed ? "regressed" : "no regression"), " ",
+      (c.regressed ? "REGRESSED: " : "NO REGRESSION: ") + c.counts.regressions + " regressions, " + c.counts.improved + " improved, " +
+      c.counts.appeared + " appeared, " + c.counts.disappeared + " disappeared · " + c.comparedCases + " cases and " +
+      c.comparedMetrics + " metrics compared · tolerance " + fmt(c.tolerance)));
+    const table = el("table", { class: "changes" }, el("thead", {}, el("tr", {},
+      ["change", "eval set", "case", "metric", "base", "new", "why"].map((h) => el("th", {}, h)))));
+    const body = el("tbody");
+    for (const change of c.changes) {
+      const target = change.kind === "disappeared" ? 0 : 1;
+      body.appendChild(el("tr", { "data-kind": change.kind, on: { click: () => openByKey(target, change.evalSetId, change.evalId) } },
+        el("td", {}, badge(change.kind, "k-")), el("td", {}, change.evalSetId), el("td", {}, change.evalId),
+        el("td", { class: change.metricName ? "" : "muted" }, change.metricName || "(case)"),
+        el("td", {}, side(change.base)), el("td", {}, side(change.new)), el("td", {}, change.reasons.join("; "))));
+    }
+    table.appendChild(body);
+    root.appendChild(el("h2", {}, "Changes (regressions first)"));
+    root.appendChild(c.changes.length ? table : el("p", { class: "muted" }, "No case or metric changed."));
+    root.appendChild(el("h2", {}, "Metric averages"));
+    const deltas = el("table", { class: "deltas" }, el("thead", {}, el("tr", {},
+      ["eval set", "metric", "base", "new", "delta"].map((h) => el("th", {}, h)))));
+    const dbody = el("tbody");
+    for (const d of c.metricDeltas) {
+      const delta = d.delta === null ? "—" : (d.delta > 0 ? "+" : "") + fmt(d.delta);
+      dbody.appendChild(el("tr", {}, el("td", {}, d.evalSetId), el("td", {}, d.metric), el("td", { class: "num" }, fmt(d.base)),
+        el("td", { class: "num" }, fmt(d.new)), el("td", { class: "num" + (d.delta < 0 ? " error" : "") }, delta)));
+    }
+    deltas.appendChild(dbody);
+    root.appendChild(deltas);
+  }
+
+  function openByKey(run, evalSetId, evalId) {
+    const row = rowKey[run].get(evalSetId + "\u0000" + evalId);
+    if (row === undefined) return;
+    if (state.run !== run) { state.run = run; renderRunPicker(); renderSummary(); setupFilters(); }
+    state.filters = { status: "", set: "", metric: "", change: "", query: "" };
+    syncFilterInputs();
+    applyFilters();
+    showTab("cases");
+    select(state.filtered.indexOf(row), true);
+  }
+
+  // --- case list (only the visible rows exist in the DOM) ------------------------------------------
+
+  function setupFilters() {
+    const run = runs[state.run];
+    const sets = document.getElementById("f-set");
+    sets.length = 1;
+    run.evalSets.forEach((set, i) => sets.appendChild(el("option", { value: String(i) }, set.evalSetId)));
+    const metrics = document.getElementById("f-metric");
+    metrics.length = 1;
+    const names = new Set();
+    for (const set of run.evalSets) for (const metric of set.metrics) names.add(metric.name);
+    for (const name of names) metrics.appendChild(el("option", { value: name }, name));
+    const change = document.getElementById("f-change");
+    document.getElementById("f-change-label").hidden = !comparison;
+    change.length = 1;
+    if (comparison) for (const kind of KINDS) change.appendChild(el("option", { value: kind }, kind));
+    state.filters.set = "";
+    state.filters.metric = "";
+    syncFilterInputs();
+  }
+
+  function syncFilterInputs() {
+    document.getElementById("f-status").value = state.filters.status;
+    document.getElementById("f-set").value = state.filters.set;
+    document.getElementById("f-metric").value = state.filters.metric;
+    document.getElementById("f-change").value = state.filters.change;
+    document.getElementById("f-query").value = state.filters.query;
+  }
+
+  function searchable(run) {
+    if (!lowered[run]) lowered[run] = runs[run].cases.map((row) => (row[1] + "\n" + row[5]).toLowerCase());
+    return lowered[run];
+  }
+
+  function applyFilters() {
+    const run = runs[state.run];
+    const f = state.filters;
+    const query = f.query.trim().toLowerCase();
+    const texts = query ? searchable(state.run) : null;
+    const setIndex = f.set === "" ? -1 : Number(f.set);
+    const changes = caseChange[state.run];
+    const out = [];
+    const cases = run.cases;
+    for (let i = 0; i < cases.length; i++) {
+      const row = cases[i];
+      if (f.status === "notpassed" ? row[2] === "passed" : f.status && row[2] !== f.status) continue;
+      if (setIndex >= 0 && row[0] !== setIndex) continue;
+      if (f.metric && row[4].indexOf(f.metric) < 0) continue;
+      if (f.change && changes.get(run.evalSets[row[0]].evalSetId + "\u0000" + row[1]) !== f.change) continue;
+      if (texts && texts[i].indexOf(query) < 0) continue;
+      out.push(i);
+    }
+    state.filtered = out;
+    state.selected = out.length ? Math.min(Math.max(state.selected, 0), out.length - 1) : -1;
+    document.getElementById("f-count").textContent = out.length + " of " + cases.length + " cases";
+    const list = document.getElementById("list");
+    document.getElementById("spacer").style.height = out.length * ROW_H + "px";
+    list.scrollTop = 0;
+    state.selected = out.length ? 0 : -1;
+    renderRows();
+  }
+
+  let renderedRange = "";
+  function renderRows(force) {
+    const list = document.getElementById("list");
+    const spacer = document.getElementById("spacer");
+    const run = runs[state.run];
+    const first = Math.max(0, Math.floor(list.scrollTop / ROW_H) - OVERSCAN);
+    const count = Math.ceil((list.clientHeight || 600) / ROW_H) + 2 * OVERSCAN;
+    const last = Math.min(state.filtered.length, first + count);
+    const range = [state.run, first, last, state.selected, state.filtered.length, state.filtered[0]].join(",");
+    if (range === renderedRange && !force) return;
+    renderedRange = range;
+    spacer.textContent = "";
+    const changes = caseChange[state.run];
+    const fragment = document.createDocumentFragment();
+    for (let pos = first; pos < last; pos++) {
+      const index = state.filtered[pos];
+      const row = run.cases[index];
+      const setId = run.evalSets[row[0]].evalSetId;
+      const kind = changes.get(setId + "\u0000" + row[1]);
+      const node = el("div", {
+        class: "row" + (pos === state.selected ? " sel" : ""), role: "option", "data-pos": pos,
+        "data-eval-id": row[1], "aria-selected": String(pos === state.selected),
+      }, badge(row[2]), kind ? badge(kind, "k-") : null, el("span", { class: "id" }, row[1]),
+        el("span", { class: "set" }, setId), el("span", { class: "fails" }, row[4].join(", ")),
+        el("span", { class: "score" }, fmt(row[3])));
+      node.style.top = pos * ROW_H + "px";
+      fragment.appendChild(node);
+    }
+    spacer.appendChild(fragment);
+  }
+
+  function select(pos, open) {
+    if (pos < 0 || pos >= state.filtered.length) return;
+    state.selected = pos;
+    const list = document.getElementById("list");
+    const top = pos * ROW_H;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_H - list.clientHeight;
+    renderRows(true);
+    if (open) openCase(state.run, state.filtered[pos]);
+  }
+
+  // --- case view --------------------------------------------------------------------------------
+
+  function openCase(run, index) {
+    state.openRun = run;
+    state.openRow = index;
+    const root = document.getElementById("case");
+    const data = detail(run, index);
+    if (!data) {
+      root.textContent = "";
+      root.appendChild(el("p", { class: "muted" }, "loading…"));
+      document.addEventListener("DOMContentLoaded", () => openCase(run, index), { once: true });
+      return;
+    }
+    renderCase(root, run, index, data, 0);
+    history.replaceState(null, "", "#case/" + run + "/" + index);
+  }
+
+  function renderCase(root, run, index, data, which) {
+    const row = runs[run].cases[index];
+    const setId = runs[run].evalSets[row[0]].evalSetId;
+    root.textContent = "";
+    root.scrollTop = 0;
+    root.appendChild(el("h2", { class: "case-title" }, badge(row[2]), " ", setId + " / " + row[1],
+      el("span", { class: "muted" }, "  score " + fmt(row[3]))));
+    if (data.runs.length > 1) {
+      const picker = el("p", { class: "runs" }, "run: ");
+      data.runs.forEach((caseRun, i) => picker.appendChild(el("button", {
+        type: "button", "aria-pressed": String(i === which),
+        on: { click: () => renderCase(root, run, index, data, i) },
+      }, String(caseRun.runId || i + 1) + " " + (caseRun.finalEvalStatus || ""))));
+      root.appendChild(picker);
+    }
+    const caseRun = data.runs[which];
+    const marks = data.marks[which] || [];
+    if (caseRun.errorMessage) root.appendChild(el("p", { class: "error" }, "error: " + caseRun.errorMessage));
+    root.appendChild(el("h3", {}, "Metrics"));
+    if (!(caseRun.overallEvalMetricResults || []).length) root.appendChild(el("p", { class: "muted" }, "no metric was evaluated"));
+    for (const metric of caseRun.overallEvalMetricResults || []) {
+      root.appendChild(metricBlock(metric, criterionOf(run, row[0], metric.metricName), true));
+    }
+    (caseRun.evalMetricResultPerInvocation || []).forEach((turn, t) => {
+      root.appendChild(turnBlock(turn, t, marks.filter((m) => m.turn === t), run, row[0]));
+    });
+  }
+
+  function metricBlock(metric, summary, overall) {
+    const block = el("div", { class: "metric", "data-metric": metric.metricName });
+    block.appendChild(el("div", { class: "head" }, badge(metric.evalStatus || "not_evaluated"),
+      el("span", { class: "mname" }, metric.metricName), el("span", {}, "score " + fmt(metric.score)),
+      el("span", { class: "muted" }, "threshold " + fmt(metric.threshold))));
+    const details = metric.details || {};
+    if (details.reason) block.appendChild(el("div", { class: "reason" }, details.reason));
+    if (details.method) block.appendChild(el("div", { class: "gate-method" }, "decided by: " + details.method));
+    // The gate counts its deciding methods on the metric result itself (turns carry "method").
+    const methods = details.methods || metric.methods;
+    if (methods && typeof methods === "object") {
+      block.appendChild(el("div", { class: "gate-methods" }, "decided by: " +
+        Object.entries(methods).map(([k, v]) => k + " " + v).join(", ")));
+    }
+    if (Array.isArray(details.samples)) block.appendChild(samplesTable(details));
+    if (details.votes) block.appendChild(el("div", { class: "votes" }, "votes: " + (details.votes.pass || 0) + " pass, " + (details.votes.fail || 0) + " fail"));
+    if (details.judge) {
+      block.appendChild(el("div", { class: "judge-verdict" }, "judge: score " + fmt(details.judge.score) +
+        ", pass " + String(details.judge.pass) + (details.judge.reasoning ? ": " + details.judge.reasoning : "")));
+    }
+    if (Array.isArray(details.rubricScores) && details.rubricScores.length) {
+      block.appendChild(el("table", { class: "rubrics" }, el("thead", {}, el("tr", {}, el("th", {}, "rubric"), el("th", {}, "score"), el("th", {}, "reason"))),
+        el("tbody", {}, details.rubricScores.map((r) => el("tr", {}, el("td", {}, r.id || ""), el("td", { class: "num" }, fmt(r.score)), el("td", {}, r.reason || ""))))));
+    }
+    if (details.renderedPrompt) {
+      block.appendChild(el("details", { class: "prompt" }, el("summary", {}, "rendered template prompt"), el("pre", {}, details.renderedPrompt)));
+    }
+    const known = new Set(["reason", "score", "value", "method", "methods", "samples", "votes", "judge", "rubricScores", "renderedPrompt", "agreement", "unstable"]);
+    const standard = new Set(["metricName", "score", "evalStatus", "threshold", "criterion", "details", "methods"]);
+    const rest = Object.fromEntries([
+      ...Object.entries(details).filter(([k]) => !known.has(k)),
+      ...Object.entries(metric).filter(([k]) => !standard.has(k)),
+    ]);
+    if (Object.keys(rest).length) block.appendChild(el("details", {}, el("summary", {}, "details"), jsonTree(rest)));
+    if (overall && summary && summary.criterion) {
+      block.appendChild(el("details", { class: "criterion" }, el("summary", {}, "criterion"), jsonTree(summary.criterion)));
+    }
+    return block;
+  }
+
+  function samplesTable(details) {
+    const samples = details.samples;
+    const passes = samples.filter((s) => s && s.status === "passed").length;
+    const wrap = el("div", { class: "judge" });
+    wrap.appendChild(el("div", { class: "agreement" }, samples.length + " samples · " + passes + "/" + samples.length + " pass" +
+      (typeof details.agreement === "number" ? " · agreement " + fmt(details.agreement) : "") + (details.unstable ? " · unstable" : "")));
+    wrap.appendChild(el("table", { class: "samples" },
+      el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", {}, "verdict"), el("th", {}, "score"), el("th", {}, "reasoning"))),
+      el("tbody", {}, samples.map((s, i) => el("tr", { class: "sample" }, el("td", { class: "num" }, i + 1),
+        el("td", {}, badge((s && s.status) || "not_evaluated")), el("td", { class: "num" }, fmt(s && s.score)),
+        el("td", {}, (s && s.reason) || ""))))));
+    return wrap;
+  }
+
+  function toolList(tools, side, marks) {
+    const box = el("div", { class: "tools-" + side });
+    if (!tools || !tools.length) { box.appendChild(el("p", { class: "muted" }, "no tool calls")); return box; }
+    for (const tool of tools) {
+      const mine = marks.filter((m) => (side === "actual" ? m.actualTool === tool.name && (!m.actualId || m.actualId === tool.id)
+        : m.expectedTool === tool.name && (!m.expectedId || m.expectedId === tool.id)));
+      const argMarks = new Set(mine.filter((m) => m.part === "arguments").map((m) => m.path));
+      const resultMarks = new Set(mine.filter((m) => m.part === "result").map((m) => m.path));
+      box.appendChild(el("div", { class: "tool", "data-tool": tool.name },
+        el("div", { class: "name" }, tool.name + (tool.id ? "  (" + tool.id + ")" : "")),
+        el("div", { class: "muted" }, "arguments"), el("div", { class: "args" }, jsonTree(tool.arguments, argMarks)),
+        tool.result !== undefined ? [el("div", { class: "muted" }, "result"), el("div", { class: "result" }, jsonTree(tool.result, resultMarks))] : null));
+    }
+    return box;
+  }
+
+  function turnBlock(turn, t, marks, run, setIndex) {
+    const actual = turn.actualInvocation || {};
+    const expected = turn.expectedInvocation || {};
+    const block = el("section", { class: "turn", "data-turn": t + 1 });
+    block.appendChild(el("h3", {}, "Turn " + (t + 1)));
+    const user = messageText(actual.userContent) || messageText(expected.userContent);
+    block.appendChild(el("div", { class: "muted" }, "user"));
+    block.appendChild(el("div", { class: "text user" }, user || "(empty)"));
+    if ((actual.tools && actual.tools.length) || (expected.tools && expected.tools.length) || marks.length) {
+      block.appendChild(el("h4", {}, "Tool calls"));
+      for (const m of marks) {
+        block.appendChild(el("div", { class: "tool-diff" }, m.metric + ": " + m.part + " of " + m.expectedTool + " — " + m.what + " at ",
+          el("span", { class: "diff-path" }, m.path), m.detail ? [": ", el("span", { class: "diff-values" }, m.detail)] : null));
+      }
+      block.appendChild(el("div", { class: "pair tools" },
+        el("div", { class: "expected" }, el("h4", {}, "expected"), toolList(expected.tools, "expected", marks)),
+        el("div", { class: "actual" }, el("h4", {}, "actual"), toolList(actual.tools, "actual", marks))));
+    }
+    const expectedText = messageText(expected.finalResponse);
+    const actualText = messageText(actual.finalResponse);
+    block.appendChild(el("h4", {}, "Final response"));
+    block.appendChild(el("div", { class: "pair responses" },
+      el("div", { class: "expected" }, el("h4", {}, "expected"), el("div", { class: "text final-expected" }, expectedText)),
+      el("div", { class: "actual" }, el("h4", {}, "actual"), el("div", { class: "text final-actual" }, actualText))));
+    if (expectedText || actualText) {
+      block.appendChild(el("div", { class: "muted" }, "word diff (expected → actual)"));
+      block.appendChild(wordDiff(expectedText, actualText));
+    }
+    const results = turn.evalMetricResults || [];
+    if (results.length) {
+      block.appendChild(el("h4", {}, "Metrics of this turn"));
+      for (const metric of results) block.appendChild(metricBlock(metric, criterionOf(run, setIndex, metric.metricName), false));
+    }
+    return block;
+  }
+
+  // --- wiring -----------------------------------------------------------------------------------
+
+  function onKey(event) {
+    const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement;
+    if (event.key === "/" && !typing) { event.preventDefault(); showTab("cases"); document.getElementById("f-query").focus(); return; }
+    if (state.tab !== "cases") return;
+    if (event.key === "Escape") { document.getElementById("list").focus(); return; }
+    if (typing && event.key !== "ArrowDown" && event.key !== "ArrowUp" && event.key !== "Enter") return;
+    if (event.key === "ArrowDown" || (!typing && event.key === "j")) { event.preventDefault(); select(state.selected + 1, true); }
+    else if (event.key === "ArrowUp" || (!typing && event.key === "k")) { event.preventDefault(); select(state.selected - 1, true); }
+    else if (event.key === "Enter") { event.preventDefault(); select(state.selected, true); }
+    else if (event.key === "PageDown") { event.preventDefault(); select(Math.min(state.filtered.length - 1, state.selected + 20), true); }
+    else if (event.key === "PageUp") { event.preventDefault(); select(Math.max(0, state.selected - 20), true); }
+  }
+
+  function init() {
+    for (const button of document.querySelectorAll("#tabs button")) {
+      button.addEventListener("click", () => { showTab(button.dataset.tab); history.replaceState(null, "", "#" + button.dataset.tab); });
+    }
+    if (comparison) document.querySelector('#tabs button[data-tab="compare"]').hidden = false;
+    const bind = (id, key, ev) => document.getElementById(id).addEventListener(ev, (e) => { state.filters[key] = e.target.value; applyFilters(); });
+    bind("f-status", "status", "change");
+    bind("f-set", "set", "change");
+    bind("f-metric", "metric", "change");
+    bind("f-change", "change", "change");
+    bind("f-query", "query", "input");
+    let pending = false;
+    document.getElementById("list").addEventListener("scroll", () => {
+      if (pending) return;
+      pending = true;
+      requestAnimationFrame(() => { pending = false; renderRows(); });
+    });
+    document.getElementById("list").addEventListener("click", (event) => {
+      const node = event.target.closest(".row");
+      if (node) select(Number(node.dataset.pos), true);
+    });
+    document.addEventListener("keydown", onKey);
+    renderRunPicker();
+    renderSummary();
+    if (comparison) renderComparison();
+    setupFilters();
+    applyFilters();
+    const hash = location.hash.replace(/^#/, "");
+    const opened = /^case\/(\d+)\/(\d+)$/.exec(hash);
+    if (opened && runs[Number(opened[1])] && runs[Number(opened[1])].cases[Number(opened[2])]) {
+      const run = Number(opened[1]);
+      const row = runs[run].cases[Number(opened[2])];
+      openByKey(run, runs[run].evalSets[row[0]].evalSetId, row[1]);
+    } else {
+      showTab(["summary", "cases", "compare"].indexOf(hash) >= 0 && (hash !== "compare" || comparison) ? hash : (comparison ? "compare" : "summary"));
+    }
+    window.addEventListener("resize", () => renderRows(true));
+    // Milliseconds from navigation start until the list answers input (bench/html_report.py reads it).
+    document.documentElement.dataset.readyMs = String(Math.round(performance.now()));
+    document.documentElement.dataset.ready = "1";
+  }
+
+  init();
+})();

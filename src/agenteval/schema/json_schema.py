@@ -1,0 +1,114 @@
+"""JSON Schemas (draft 2020-12) of the file kinds, generated from the pydantic models.
+
+``agenteval schema KIND`` prints them; the same text ships in the package
+(``agenteval/data/KIND.schema.json``) and in the repository's ``schemas/``.
+Editors given the eval set schema (``"$schema"``) complete keys and flag the
+ones the format does not define.
+
+The generated schema says what trpc-agent-go reads: ``null`` is accepted
+wherever a value is (Go reads it as the zero value), objects take no keys
+beyond their fields, except those whose models keep extra keys on purpose
+(a ``criterion`` of a plugin evaluator, result objects with agenteval's
+extras), and agenteval's own keys (:data:`AGENTEVAL_KEYS`) are fields too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from agenteval.schema.evalset import EvalSet
+from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.run_document import RunDocument
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+KINDS = ("evalset", "metrics", "result", "run")
+
+# Keys agenteval itself defines beside trpc-agent-go's, with their JSON Schema.
+AGENTEVAL_KEYS: dict[type[BaseModel], dict[str, dict[str, Any]]] = {
+    # The final_response_gate evaluator's settings (checked by that evaluator).
+    Criterion: {"gate": {"type": "object"}},
+    # The line that gives editors this schema.
+    EvalSet: {"$schema": {"type": "string"}},
+}
+
+# Models that keep unknown keys on a round-trip, yet whose keys the format fixes.
+_CLOSED: frozenset[type[BaseModel]] = frozenset({LLMCriterion})
+
+_TARGETS: dict[str, Any] = {
+    "evalset": EvalSet,
+    "metrics": list[EvalMetric],
+    "result": EvalSetResult,
+    "run": RunDocument,
+}
+# Result files keep trpc-agent-go's status values (ARCHITECTURE §4).
+_FILE_STATUSES = ["passed", "failed", "not_evaluated", "unknown"]
+_TITLES = {
+    "evalset": "agenteval / trpc-agent-go eval set",
+    "metrics": "agenteval / trpc-agent-go metric file",
+    "result": "agenteval / trpc-agent-go eval set result",
+    "run": "agenteval --json run document",
+}
+
+
+def _models(root: Any) -> dict[str, type[BaseModel]]:
+    """Every model class reachable from ``root``'s fields, by class name."""
+    found: dict[str, type[BaseModel]] = {}
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            if item.__name__ in found:
+                continue
+            found[item.__name__] = item
+            stack.extend(f.annotation for f in item.model_fields.values())
+        else:
+            stack.extend(getattr(item, "__args__", ()))
+    return found
+
+
+def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
+    if prop.get("type") == "null" or {"type": "null"} in prop.get("anyOf", []):
+        return prop
+    if not prop or prop == {"default": None}:
+        return prop  # any value
+    meta: dict[str, Any] = {k: prop[k] for k in ("default", "description") if k in prop}
+    core = {k: v for k, v in prop.items() if k not in meta}
+    return {"anyOf": [core, {"type": "null"}], **meta}
+
+
+def _shape(definition: dict[str, Any], model: type[BaseModel]) -> None:
+    properties = definition.setdefault("properties", {})
+    for key, extra_schema in AGENTEVAL_KEYS.get(model, {}).items():
+        properties[key] = extra_schema
+    for key, prop in list(properties.items()):
+        # pydantic titles a property after its Python name ("Evalid"): noise in an editor.
+        prop.pop("title", None)
+        properties[key] = _nullable(prop)
+    if model.model_config.get("extra") != "allow" or model in _CLOSED:
+        definition["additionalProperties"] = False
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema of ``kind`` (one of :data:`KINDS`)."""
+    target = _TARGETS[kind]
+    schema: dict[str, Any] = TypeAdapter(target).json_schema(by_alias=True, mode="validation")
+    models = _models(target)
+    definitions: dict[str, Any] = schema.get("$defs", {})
+    for name, definition in definitions.items():
+        if name in models:
+            _shape(definition, models[name])
+        elif name == "EvalStatus":
+            definition["enum"] = list(_FILE_STATUSES)
+    if isinstance(target, type) and target.__name__ in models:
+        _shape(schema, models[target.__name__])
+    rest = {k: v for k, v in schema.items() if k != "title"}
+    return {"$schema": DRAFT, "title": _TITLES[kind], **rest}
+
+
+def json_schema_text(kind: str) -> str:
+    """``json_schema(kind)`` as the indented text that ships in files."""
+    return json.dumps(json_schema(kind), indent=2, ensure_ascii=False) + "\n"

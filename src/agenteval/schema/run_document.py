@@ -1,0 +1,39 @@
+"""The ``--json FILE`` run document (report/result_files.py writes it); used for its JSON Schema."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from agenteval.schema.base import Model
+from agenteval.schema.result import EvalSetResult
+
+
+class CaseStatusCounts(Model):
+    """How many cases ended in each in-memory status (``incomplete`` only when some did)."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    passed: int = 0
+    failed: int = 0
+    not_evaluated: int = 0
+    incomplete: int | None = None
+
+
+class RunDocument(Model):
+    """A whole run: every eval set result plus the status that decided the exit code."""
+
+    model_config = ConfigDict(alias_generator=to_camel, extra="allow")
+
+    agenteval_version: str = ""
+    created_at: float = 0.0
+    overall_status: Literal["passed", "failed", "not_evaluated", "incomplete"] = Field(
+        default="not_evaluated"
+    )
+    case_status_counts: CaseStatusCounts | None = None
+    num_eval_sets: int = 0
+    duration_seconds: float | None = None
+    eval_set_results: list[EvalSetResult] = Field(default_factory=list)
+    warnings: list[str] | None = None

@@ -1,0 +1,35 @@
+"""Raw-document checks: wrong kinds refused, non-finite numbers errors, unknown keys per --strict."""
+
+from __future__ import annotations
+
+from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+
+
+def test_unknown_keys_are_warnings_unless_strict() -> None:
+    data = parsed('{"evalSetId": "s", "evalCases": [], "evalSetID": "x"}')
+    readable, problems, warnings = check_evalset_document(data, "f", strict=False)
+    assert (readable, problems, [w.path for w in warnings]) == (True, [], ["evalSetID"])
+    readable, problems, warnings = check_evalset_document(data, "f", strict=True)
+    assert (readable, [p.path for p in problems], warnings) == (True, ["evalSetID"], [])
+
+
+def test_a_result_given_as_eval_set_is_not_readable() -> None:
+    data = parsed('{"evalSetResultId": "r", "evalCaseResults": []}')
+    readable, problems, warnings = check_evalset_document(data, "f", strict=False)
+    assert not readable and warnings == []
+    assert [str(p) for p in problems] == [
+        "f: not an eval set (looks like a result file) "
+        "(pass it to show, diff, merge, --resume or --traces)"
+    ]
+
+
+def test_non_finite_numbers_are_errors_even_without_strict() -> None:
+    data = parsed('[{"metricName": "m", "threshold": NaN}]')
+    readable, problems, _ = check_metrics_document(
+        data, "m", strict=False, builtin=lambda name: True
+    )
+    assert readable and [p.path for p in problems] == ["[0].threshold"]
+
+
+def test_text_that_is_not_json_is_left_to_the_model_reader() -> None:
+    assert parsed("{not json") is None

@@ -1,0 +1,67 @@
+"""Unknown keys: located, with the key meant; open objects stay open."""
+
+from __future__ import annotations
+
+from agenteval.checks.unknown_keys import closest_key, evalset_unknown_keys, metrics_unknown_keys
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
+from agenteval.schema.metric import EvalMetric, LLMCriterion
+
+
+def test_closest_key_folds_case_and_underscores_then_spelling_then_one_level_down() -> None:
+    assert closest_key("evalSetID", EvalSet) == "evalSetId"
+    assert closest_key("eval_cases", EvalSet) == "evalCases"
+    assert closest_key("tool_calls", Invocation) == "tools"
+    assert closest_key("threshhold", EvalMetric) == "threshold"
+    assert closest_key("numSamples", LLMCriterion) == "judgeModel.numSamples"
+    assert closest_key("zzz", EvalCase) == ""
+
+
+def test_unknown_keys_of_an_eval_set_are_located_everywhere() -> None:
+    data = {
+        "evalSetId": "s",
+        "$schema": "../schemas/evalset.schema.json",
+        "evalCases": [
+            None,
+            {
+                "evalId": "c",
+                "sessionInput": {"appName": "a", "usrId": "u", "state": {"free": 1}},
+                "conversation": [
+                    {"userContent": {"role": "user", "content": "q", "contnt": "x"}},
+                    {"tools": [{"name": "t", "arguments": {"anything": 1}, "reslt": 2}]},
+                ],
+            },
+        ],
+    }
+    found = [str(p) for p in evalset_unknown_keys(data, "f.json")]
+    assert found == [
+        "f.json: evalCases[1].sessionInput.usrId: 'usrId' is not a field of SessionInput "
+        "(did you mean 'userId'?)",
+        "f.json: evalCases[1].conversation[0].userContent.contnt: 'contnt' is not a field of "
+        "Message (did you mean 'content'?)",
+        "f.json: evalCases[1].conversation[1].tools[0].reslt: 'reslt' is not a field of Tool "
+        "(did you mean 'result'?)",
+    ]
+
+
+def test_a_key_with_no_likely_meaning_lists_the_known_ones() -> None:
+    (problem,) = evalset_unknown_keys({"evalCases": [], "owner": "me"}, "f.json")
+    assert problem.hint.startswith("known: evalSetId, name, description, evalCases")
+
+
+def test_metric_criteria_are_closed_for_builtins_and_open_for_plugins() -> None:
+    data = [
+        {"metricName": "tool_trajectory_avg_score", "criterion": {"toolTrajectry": {}}},
+        {"metricName": "mine", "criterion": {"myOwnKey": 1, "llmJudge": {"extra": 1}}},
+        {"metricName": "gate", "evaluatorName": "final_response_gate", "criterion": {"gate": {}}},
+    ]
+    found = metrics_unknown_keys(data, "m.json", builtin=lambda name: name != "mine")
+    assert [(p.path, p.hint) for p in found] == [
+        ("[0].criterion.toolTrajectry", "did you mean 'toolTrajectory'?"),
+        # The plugin's criterion may hold its own keys; llmJudge is still trpc's.
+        ("[1].criterion.llmJudge.extra", "known: rubrics, judgeModel, sampleParallelismEnabled, "
+         "sampleParallelism, template"),
+    ]  # fmt: skip
+
+
+def test_a_metric_file_that_is_not_an_array_has_no_key_problems() -> None:
+    assert metrics_unknown_keys({"metricName": "x"}, "m.json") == []

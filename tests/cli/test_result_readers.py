@@ -1,0 +1,236 @@
+"""Every result reader (show, diff, merge, --resume) takes every result form, refuses anything else.
+
+The same run is saved as trpc result files (``--output DIR``) and as the
+``--json`` run document; each reader must give the same answer from either
+form and from a directory of either.  ``{}`` and an eval set given as a result
+are exit 2 naming the file; diff/merge over zero cases are exit 2.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CASES = ("alpha", "beta", "gamma")
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=cwd,
+    )
+
+
+def write_suite(directory: Path, answers: dict[str, str]) -> tuple[Path, Path]:
+    """Three trace-mode cases; a case passes when its recorded answer equals "ok"."""
+    directory.mkdir(parents=True, exist_ok=True)
+    cases = [
+        {
+            "evalId": eval_id,
+            "evalMode": "trace",
+            "sessionInput": {"appName": "app", "userId": "u"},
+            "conversation": [
+                {
+                    "userContent": {"role": "user", "content": f"question {eval_id}"},
+                    "finalResponse": {"role": "assistant", "content": "ok"},
+                }
+            ],
+            "actualConversation": [
+                {
+                    "userContent": {"role": "user", "content": f"question {eval_id}"},
+                    "finalResponse": {"role": "assistant", "content": answers[eval_id]},
+                }
+            ],
+        }
+        for eval_id in CASES
+    ]
+    evalset = directory / "suite.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "suite", "evalCases": cases}))
+    metrics = directory / "suite.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "final_response_avg_score",
+                    "threshold": 1,
+                    "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+                }
+            ]
+        )
+    )
+    return evalset, metrics
+
+
+def saved_run(root: Path, name: str, answers: dict[str, str], *extra: str) -> dict[str, Path]:
+    """Run the suite once; return its result in every form a reader accepts."""
+    evalset, metrics = write_suite(root / name / "in", answers)
+    out = root / name / "results"
+    document_dir = root / name / "document"
+    document_dir.mkdir(parents=True)
+    document = document_dir / "run.json"
+    proc = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics),
+        "--output", str(out), "--json", str(document), *extra,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    (result_file,) = sorted(out.glob("*.evalset_result.json"))
+    return {
+        "result": result_file,
+        "document": document,
+        "result_dir": out,
+        "document_dir": document_dir,
+        "evalset": evalset,
+        "metrics": metrics,
+    }
+
+
+FORMS = ("result", "document", "result_dir", "document_dir")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Path]]:
+    root = tmp_path_factory.mktemp("readers")
+    base = saved_run(root, "base", {"alpha": "ok", "beta": "ok", "gamma": "no"})
+    new = saved_run(root, "new", {"alpha": "ok", "beta": "no", "gamma": "ok"})
+    return {"base": base, "new": new}
+
+
+def diff_json(base: Path, new: Path) -> tuple[int, dict[str, Any]]:
+    proc = cli("diff", str(base), str(new), "--json")
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_diff_gives_the_same_answer_from_every_form(
+    runs: dict[str, dict[str, Path]], form: str
+) -> None:
+    expected = diff_json(runs["base"]["result"], runs["new"]["result"])
+    code, changes = diff_json(runs["base"][form], runs["new"][form])
+    assert (code, changes) == expected
+    # beta regressed, gamma improved: three cases and three metrics compared.
+    assert code == 1
+    assert changes["comparedCases"] == 3
+    assert changes["comparedMetrics"] == 3
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_show_gives_the_same_answer_from_every_form(
+    runs: dict[str, dict[str, Path]], form: str
+) -> None:
+    expected = cli("show", str(runs["base"]["result"]), "--quiet")
+    proc = cli("show", str(runs["base"][form]), "--quiet")
+    assert (proc.returncode, proc.stdout) == (expected.returncode, expected.stdout)
+    assert proc.returncode == 1
+    assert "2 of 3 cases passed" in proc.stdout
+
+
+def merged_cases(path: Path) -> list[tuple[str, str, float]]:
+    data = json.loads(path.read_text())
+    return [(c["evalId"], c["finalEvalStatus"], c["score"]) for c in data["evalCaseResults"]]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_merge_gives_the_same_answer_from_every_form(
+    runs: dict[str, dict[str, Path]], form: str, tmp_path: Path
+) -> None:
+    proc = cli("merge", str(runs["base"][form]), "-o", str(tmp_path / "merged.json"))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert merged_cases(tmp_path / "merged.json") == [
+        ("alpha", "passed", 1),
+        ("beta", "passed", 1),
+        ("gamma", "failed", 0),
+    ]
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_resume_gives_the_same_answer_from_every_form(
+    runs: dict[str, dict[str, Path]], form: str, tmp_path: Path
+) -> None:
+    base = runs["base"]
+    out = tmp_path / "out"
+    proc = cli(
+        "run", "--evalset", str(base["evalset"]), "--metrics", str(base["metrics"]),
+        "--resume", str(base[form]), "--output", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (written,) = out.glob("*.evalset_result.json")
+    assert merged_cases(written) == [
+        ("alpha", "passed", 1),
+        ("beta", "passed", 1),
+        ("gamma", "failed", 0),
+    ]
+
+
+def not_results(runs: dict[str, dict[str, Path]], tmp_path: Path) -> list[tuple[Path, str]]:
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    return [
+        (empty, "not an agenteval or trpc-agent-go result (looks like an empty document)"),
+        (
+            runs["base"]["evalset"],
+            "not an agenteval or trpc-agent-go result (looks like an eval set)",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("command", ["show", "diff", "merge", "resume"])
+def test_anything_else_is_exit_2_naming_the_file(
+    runs: dict[str, dict[str, Path]], command: str, tmp_path: Path
+) -> None:
+    base = runs["base"]
+    for bad, message in not_results(runs, tmp_path):
+        if command == "show":
+            proc = cli("show", str(bad))
+        elif command == "diff":
+            proc = cli("diff", str(base["result"]), str(bad))
+        elif command == "merge":
+            proc = cli("merge", str(bad), "-o", str(tmp_path / "m.json"))
+        else:
+            proc = cli(
+                "run", "--evalset", str(base["evalset"]), "--metrics", str(base["metrics"]),
+                "--resume", str(bad),
+            )  # fmt: skip
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f"{bad}: {message}" in proc.stderr
+        assert "Traceback" not in proc.stderr
+
+
+def test_diff_and_merge_over_zero_cases_are_exit_2(
+    runs: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    empty_run = tmp_path / "empty.evalset_result.json"
+    empty_run.write_text(json.dumps({"evalSetResultId": "x", "evalSetId": "suite"}))
+    proc = cli("diff", str(empty_run), str(empty_run))
+    assert proc.returncode == 2
+    assert "no case results to compare" in proc.stderr
+    proc = cli("merge", str(empty_run), "-o", str(tmp_path / "m.json"))
+    assert proc.returncode == 2
+    assert "no case results to merge" in proc.stderr
+    assert not (tmp_path / "m.json").exists()
+    # Results of two different eval sets share no case: nothing compared is no verdict.
+    other = json.loads(runs["base"]["result"].read_text())
+    other["evalSetId"] = "another"
+    for case in other["evalCaseResults"]:
+        case["evalSetId"] = "another"
+    other_file = tmp_path / "other.evalset_result.json"
+    other_file.write_text(json.dumps(other))
+    proc = cli("diff", str(runs["base"]["result"]), str(other_file))
+    assert proc.returncode == 2
+    assert "nothing was compared" in proc.stderr
+
+
+def test_an_empty_directory_is_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "nothing").mkdir()
+    proc = cli("show", str(tmp_path / "nothing"))
+    assert proc.returncode == 2
+    assert "no result files" in proc.stderr

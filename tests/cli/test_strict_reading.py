@@ -1,0 +1,158 @@
+"""Strict reading: misspelt keys are located warnings with the key meant; --strict makes them exit 2.
+
+The misspellings of issue 12: ``tool_calls`` for ``tools`` on both sides of a
+case (the trajectory would compare 0 with 0 calls and pass), ``threshhold``
+(a wrong answer would pass), ``numSamples``/``generationConfig`` one level too
+high under ``llmJudge``, and ``evalSetID``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env=env,
+    )
+
+
+def write_misspelt(tmp_path: Path) -> tuple[Path, Path]:
+    turn = {
+        "userContent": {"role": "user", "content": "book a flight"},
+        "finalResponse": {"role": "assistant", "content": "booked"},
+        "tool_calls": [{"name": "book", "arguments": {"to": "Oslo"}}],
+    }
+    evalset = tmp_path / "trip.evalset.json"
+    evalset.write_text(
+        json.dumps(
+            {
+                "evalSetID": "trip",
+                "evalCases": [
+                    {
+                        "evalId": "book",
+                        "evalMode": "trace",
+                        "sessionInput": {"appName": "a", "userId": "u"},
+                        "conversation": [turn],
+                        "actualConversation": [turn],
+                    }
+                ],
+            }
+        )
+    )
+    metrics = tmp_path / "trip.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {"metricName": "tool_trajectory_avg_score", "threshhold": 1.0},
+                {
+                    "metricName": "final_response_avg_score",
+                    "threshold": 1,
+                    "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+                },
+            ]
+        )
+    )
+    return evalset, metrics
+
+
+EXPECTED = [
+    "{evalset}: evalSetID: 'evalSetID' is not a field of EvalSet (did you mean 'evalSetId'?)",
+    "{evalset}: evalCases[0].conversation[0].tool_calls: 'tool_calls' is not a field of "
+    "Invocation (did you mean 'tools'?)",
+    "{evalset}: evalCases[0].actualConversation[0].tool_calls: 'tool_calls' is not a field of "
+    "Invocation (did you mean 'tools'?)",
+    "{metrics}: [0].threshhold: 'threshhold' is not a field of EvalMetric "
+    "(did you mean 'threshold'?)",
+]
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_misspellings_are_located_warnings_with_the_key_meant(tmp_path: Path, command: str) -> None:
+    evalset, metrics = write_misspelt(tmp_path)
+    proc = cli(command, "--evalset", str(evalset), "--metrics", str(metrics))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for line in EXPECTED:
+        assert f"warning: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
+
+
+@pytest.mark.parametrize("how", ["flag", "env"])
+def test_strict_makes_them_errors_exit_2(tmp_path: Path, how: str) -> None:
+    evalset, metrics = write_misspelt(tmp_path)
+    args = ["run", "--evalset", str(evalset), "--metrics", str(metrics)]
+    env = dict(os.environ)
+    if how == "flag":
+        args.append("--strict")
+    else:
+        env["AGENTEVAL_STRICT"] = "1"
+    proc = cli(*args, env=env)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    for line in EXPECTED:
+        assert f"error: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
+    assert "4 problems found." in proc.stderr
+    assert proc.stdout == ""  # nothing was scored
+
+
+def test_judge_keys_one_level_too_high_point_to_judge_model(tmp_path: Path) -> None:
+    evalset, _ = write_misspelt(tmp_path)
+    metrics = tmp_path / "judge.metrics.json"
+    judge = {"providerName": "openai", "modelName": "m", "baseURL": "http://127.0.0.1:9/v1"}
+    metrics.write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "llm_final_response",
+                    "threshold": 1,
+                    "criterion": {
+                        "llmJudge": {
+                            "judgeModel": judge,
+                            "numSamples": 3,
+                            "generationConfig": {"temperature": 0},
+                        }
+                    },
+                }
+            ]
+        )
+    )
+    proc = cli("validate", "--evalset", str(evalset), "--metrics", str(metrics), "--strict")
+    assert proc.returncode == 2
+    where = f"{metrics}: [0].criterion.llmJudge"
+    assert (
+        f"error: {where}.numSamples: 'numSamples' is not a field of llmJudge "
+        "(did you mean 'judgeModel.numSamples'?)"
+    ) in proc.stderr
+    assert (
+        f"error: {where}.generationConfig: 'generationConfig' is not a field of llmJudge "
+        "(did you mean 'judgeModel.generationConfig'?)"
+    ) in proc.stderr
+
+
+def test_agenteval_extras_and_plugin_criteria_are_known_keys(tmp_path: Path) -> None:
+    """``criterion.gate`` is agenteval's own; shipped examples validate strictly."""
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "JUDGE_MODEL_NAME": "m",
+        "JUDGE_MODEL_BASE_URL": "http://127.0.0.1:9/v1",
+        "JUDGE_MODEL_API_KEY": "sk-test",
+    }
+    proc = cli(
+        "validate",
+        "--evalset", str(root / "evalsets" / "travel-assistant.evalset.json"),
+        "--metrics", str(root / "metrics" / "judges" / "travel-assistant.metrics.json"),
+        "--strict",
+        env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "is not a field" not in proc.stderr

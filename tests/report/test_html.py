@@ -1,0 +1,488 @@
+"""The HTML report in real headless Chromium (Debian's ``/usr/bin/chromium``) through Playwright.
+
+Reports are built by the CLI from the shipped examples (``evalsets/``,
+``metrics/``), from runs against the loopback judge, and from traces written
+here; the page is opened from ``file://`` and driven like a user would.
+Every test also checks that the page asked for nothing but its own file.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+from agenteval.report.html import render_report, script_safe_json
+from agenteval.report.html_inputs import ReportRun
+from cli.test_readme_examples import environment, script
+from judge_server import JudgeServer, Reply
+from sample_results import case_result, eval_set_result, metric
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = Path(os.environ.get("AGENTEVAL_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+# The case-view screenshot of the README is written here by every run (a CI artifact).
+SCREENSHOTS = Path(os.environ.get("AGENTEVAL_SCREENSHOTS", REPO / "output" / "screenshots"))
+
+
+def agenteval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=REPO,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make install` installs Debian's chromium")
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
+    yield browser
+    browser.close()
+
+
+class Opened:
+    """A report open in a page, with every request and page error it caused."""
+
+    def __init__(self, page: Page, url: str) -> None:
+        self.page = page
+        self.url = url
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+
+    def check_offline(self) -> None:
+        """The page fetched nothing but its own file and raised no error."""
+        assert self.requests == [self.url], self.requests
+        assert self.errors == []
+
+
+@pytest.fixture
+def open_report(browser: Browser) -> Iterator[object]:
+    pages: list[Page] = []
+
+    def opener(path: Path, fragment: str = "") -> Opened:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        pages.append(page)
+        url = path.resolve().as_uri()
+        opened = Opened(page, url)
+        page.on("request", lambda request: opened.requests.append(request.url.split("#")[0]))
+        page.on("pageerror", lambda error: opened.errors.append(str(error)))
+        page.on(
+            "console",
+            lambda message: opened.errors.append(message.text) if message.type == "error" else None,
+        )
+        # Anything but the file itself would be network access: refuse it (and it is recorded).
+        page.route(
+            "**/*",
+            lambda route: (
+                route.abort() if route.request.url.split("#")[0] != url else route.continue_()
+            ),
+        )
+        page.goto(url + fragment)
+        page.wait_for_selector("html[data-ready='1']")
+        return opened
+
+    yield opener
+    for page in pages:
+        page.close()
+
+
+def cases_tab(page: Page) -> None:
+    page.click("#tabs button[data-tab=cases]")
+
+
+def test_shipped_examples_failed_case_shows_the_argument_difference(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Filter to failed, open currency_wrong_amount: $.amount is highlighted, 100 vs 1000."""
+    report = tmp_path / "report.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        "evalsets/",
+        "--metrics",
+        "metrics/",
+        "--html",
+        str(report),
+        "--no-progress",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    cases_tab(page)
+    assert page.locator("#f-count").inner_text() == "13 of 13 cases"
+    page.select_option("#f-status", "failed")
+    assert page.locator("#f-count").inner_text() == "6 of 13 cases"
+    statuses = page.locator("#list .row .badge").all_inner_texts()
+    assert statuses == ["failed"] * 6
+    page.click(".row[data-eval-id=currency_wrong_amount]")
+    view = page.locator("#case")
+    assert "travel-assistant / currency_wrong_amount" in view.locator(".case-title").inner_text()
+    assert view.locator(".tool-diff .diff-path").all_inner_texts() == ["$.amount"]
+    assert view.locator(".tool-diff .diff-values").inner_text() == "100 vs 1000"
+    expected = view.locator(".tools .expected .args .hl")
+    actual = view.locator(".tools .actual .args .hl")
+    assert expected.all_inner_texts() == ["1000"]
+    assert actual.all_inner_texts() == ["100"]
+    assert expected.get_attribute("data-path") == actual.get_attribute("data-path") == "$.amount"
+    # The failing metric's reason and its criterion are there too.
+    metric = view.locator(".metric[data-metric=tool_trajectory_avg_score]").first
+    assert "value mismatch at $.amount: 100 vs 1000" in metric.locator(".reason").inner_text()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "html-case-view.png"))
+    opened.check_offline()
+
+
+def test_summary_charts_with_several_runs(open_report: object, tmp_path: Path) -> None:
+    """--num-runs 3: a score histogram per metric and one pass@k / pass^k chart, as inline SVG."""
+    report = tmp_path / "runs.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        "evalsets/travel-assistant.evalset.json",
+        "--metrics",
+        "metrics/",
+        "--num-runs",
+        "3",
+        "--html",
+        str(report),
+        "--no-progress",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    summary = opened.page.locator("#summary")
+    rows = summary.locator("table.metrics tbody tr")
+    assert rows.count() == 3  # trajectory, ROUGE, length
+    assert summary.locator("table.metrics svg.hist").count() == 3
+    trajectory = rows.first.locator("td").all_inner_texts()
+    # 4 cases x 3 runs: currency_wrong_amount fails its trajectory every time.
+    assert trajectory[:6] == ["tool_trajectory_avg_score", "1", "75%", "9", "3", "0"]
+    assert summary.locator("svg.passk").count() == 1
+    assert summary.locator("svg.passk polyline").count() == 2
+    opened.page.click("#tabs button[data-tab=cases]")
+    opened.page.click(".row[data-eval-id=weather_paris]")
+    assert opened.page.locator("#case .runs button").count() == 3
+    opened.check_offline()
+
+
+def test_keyboard_moves_through_the_list_and_search_finds_text(
+    open_report: object, tmp_path: Path
+) -> None:
+    """j/k and arrows move the selection and open each case; search matches ids and text."""
+    report = tmp_path / "report.html"
+    agenteval(
+        "run",
+        "--evalset",
+        "evalsets/",
+        "--metrics",
+        "metrics/",
+        "--html",
+        str(report),
+        "--no-progress",
+    )
+    opened = open_report(report, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.focus("#list")
+    page.keyboard.press("Enter")
+    first = page.locator("#case .case-title").inner_text()
+    page.keyboard.press("j")
+    second = page.locator("#case .case-title").inner_text()
+    assert first != second
+    page.keyboard.press("ArrowUp")
+    assert page.locator("#case .case-title").inner_text() == first
+    page.keyboard.press("/")
+    page.keyboard.type("japanese yen")
+    assert page.locator("#f-count").inner_text() == "1 of 13 cases"
+    assert page.locator("#list .row").get_attribute("data-eval-id") == "currency_wrong_amount"
+    opened.check_offline()
+
+
+def _judge_metrics(tmp_path: Path) -> Path:
+    metrics = json.loads((REPO / "metrics/judges/travel-assistant.metrics.json").read_text())
+    chosen = [m for m in metrics if m["metricName"] == "answer_matches_reference"]
+    assert chosen and chosen[0]["criterion"]["llmJudge"]["judgeModel"]["numSamples"] == 3
+    path = tmp_path / "travel-assistant.metrics.json"
+    path.write_text(json.dumps(chosen))
+    return path
+
+
+def test_judge_case_shows_three_samples(
+    open_report: object, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """numSamples 3 against the loopback judge: three verdicts with their reasoning, 2/3 pass."""
+    judge_server.enqueue(
+        Reply("reasoning: first look, same weather facts\nis_the_agent_response_valid: valid"),
+        Reply("reasoning: the wind is not in the reference\nis_the_agent_response_valid: invalid"),
+        Reply("reasoning: third look, matches\nis_the_agent_response_valid: valid"),
+    )
+    env = dict(
+        os.environ,
+        JUDGE_MODEL_NAME="loopback-judge",
+        JUDGE_MODEL_BASE_URL=judge_server.base_url,
+        JUDGE_MODEL_API_KEY="sk-test-html-report",
+    )
+    report = tmp_path / "judge.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        "evalsets/travel-assistant.evalset.json",
+        "--metrics",
+        str(_judge_metrics(tmp_path)),
+        "--case",
+        "weather_paris",
+        "--concurrency",
+        "1",
+        "--no-cache",
+        "--html",
+        str(report),
+        "--no-progress",
+        env=env,
+    )
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    assert judge_server.count == 3
+    assert "sk-test-html-report" not in report.read_text(encoding="utf-8")
+    opened = open_report(report, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=weather_paris]")
+    turn = page.locator("#case .turn .metric[data-metric=answer_matches_reference]")
+    samples = turn.locator(".samples tr.sample")
+    assert samples.count() == 3
+    verdicts = sorted(samples.locator(".badge").all_inner_texts())
+    assert verdicts == ["failed", "passed", "passed"]
+    reasons = " | ".join(samples.locator("td:last-child").all_inner_texts())
+    for text in ("same weather facts", "the wind is not in the reference", "third look"):
+        assert text in reasons
+    assert "2/3 pass" in turn.locator(".agreement").inner_text()
+    assert "agreement 0.6667" in turn.locator(".agreement").inner_text()
+    page.click("#tabs button[data-tab=summary]")
+    assert "judge: 3 calls" in page.locator("#summary .judge-usage").inner_text()
+    opened.check_offline()
+
+
+def test_judge_details_rubrics_rendered_prompt_and_gate_method(
+    open_report: object, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """The README's judge examples: rubric verdicts, a template's prompt, how the gate decided."""
+    script(judge_server)
+    report = tmp_path / "judges.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        "evalsets/travel-assistant.evalset.json",
+        "--evalset",
+        "evalsets/help-center.evalset.json",
+        "--metrics",
+        "metrics/judges/",
+        "--no-cache",
+        "--html",
+        str(report),
+        "--no-progress",
+        env=environment(judge_server.base_url),
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_report(report, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=currency_wrong_amount]")
+    view = page.locator("#case")
+    overall_gate = view.locator(".metric[data-metric=cheap_first_gate]").first
+    assert overall_gate.locator(".gate-methods").inner_text() == (
+        "decided by: exact 0, rouge 0, judge 1"
+    )
+    turn = view.locator(".turn")
+    assert turn.locator(".metric[data-metric=cheap_first_gate] .gate-method").inner_text() == (
+        "decided by: judge"
+    )
+    rubrics = turn.locator(".metric[data-metric=answer_rubrics] table.rubrics tbody tr")
+    assert [rubrics.nth(i).locator("td").first.inner_text() for i in range(rubrics.count())] == [
+        "answers_question",
+        "states_units",
+    ]
+    # A word-level diff of the two final answers: the amounts differ, the rest is shared.
+    assert view.locator(".worddiff del").all_inner_texts() == ["1000", "150,300"]
+    assert view.locator(".worddiff ins").all_inner_texts() == ["100", "15,030"]
+    page.fill("#f-query", "warranty_period_wrong")
+    page.click(".row[data-eval-id=warranty_period_wrong]")
+    template = view.locator(".turn .metric[data-metric=follows_support_policy]")
+    prompt = template.locator("details.prompt pre")
+    assert template.locator("details.prompt summary").inner_text() == "rendered template prompt"
+    # The prompt is the template with the turn's text bound into it.
+    assert "headphones" in prompt.text_content()
+    assert "{{" not in prompt.text_content()
+    opened.check_offline()
+
+
+def test_comparison_lists_the_regression_first(open_report: object, tmp_path: Path) -> None:
+    """BASE (agent-v1, Berlin broken) vs NEW (agent-v2): the regression comes before the fix."""
+    v1 = REPO / "evalsets/replay/agent-v1.traces.jsonl"
+    records = [json.loads(line) for line in v1.read_text().splitlines() if line.strip()]
+    berlin = next(r for r in records if r["evalId"] == "weather_berlin")
+    berlin["actualConversation"][0]["tools"][0]["arguments"]["city"] = "Munich"
+    base_traces = tmp_path / "base.traces.json"
+    base_traces.write_text(json.dumps(records))
+    runs = []
+    for name, traces in (
+        ("base", base_traces),
+        ("new", REPO / "evalsets/replay/agent-v2.traces.json"),
+    ):
+        document = tmp_path / f"{name}.run.json"
+        done = agenteval(
+            "run",
+            "--evalset",
+            "evalsets/replay/travel-replay.evalset.json",
+            "--traces",
+            str(traces),
+            "--json",
+            str(document),
+            "--no-progress",
+        )
+        assert done.returncode == 1, done.stdout + done.stderr
+        runs.append(document)
+    report = tmp_path / "compare.html"
+    made = agenteval("report", str(runs[0]), str(runs[1]), "--html", str(report))
+    assert made.returncode == 0, made.stdout + made.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    rows = page.locator("#compare table.changes tbody tr")
+    kinds = [rows.nth(i).get_attribute("data-kind") for i in range(rows.count())]
+    assert kinds[0] == "regressed" and "improved" in kinds
+    assert kinds.index("improved") > max(i for i, k in enumerate(kinds) if k == "regressed")
+    first = rows.first.locator("td").all_inner_texts()
+    assert first[1:4] == ["travel-replay", "convert_eur_gbp", "(case)"]
+    berlin_row = next(
+        i for i in range(rows.count()) if "weather_berlin" in rows.nth(i).inner_text()
+    )
+    assert rows.nth(berlin_row).get_attribute("data-kind") == "improved"
+    # weather_berlin comes first in the eval set: only the ordering puts the regression first.
+    page.click("#tabs button[data-tab=cases]")
+    assert page.locator("#list .row").first.get_attribute("data-eval-id") == "weather_berlin"
+    assert "REGRESSED: 2 regressions, 2 improved" in page.locator("#compare .verdict").inner_text()
+    page.click("#tabs button[data-tab=compare]")
+    rows.first.click()
+    assert "convert_eur_gbp" in page.locator("#case .case-title").inner_text()
+    assert page.locator("#case .tool-diff .diff-path").all_inner_texts() == ["$.from"]
+    opened.check_offline()
+
+
+HOSTILE = (
+    "<script>window.__pwned = 1; document.title = 'pwned'</script>"
+    '<img src=x onerror="window.__pwned = 2">\x1b[31mred\x1b[0m </script> &amp;'
+)
+
+
+def test_script_in_a_trace_renders_as_text_and_runs_nothing(
+    open_report: object, tmp_path: Path
+) -> None:
+    """A final response of markup, a closing script tag and ANSI codes is shown as text."""
+    evalset = {
+        "evalSetId": "hostile",
+        "evalCases": [
+            {
+                "evalId": "script_answer",
+                "evalMode": "trace",
+                "actualConversation": [
+                    {
+                        "invocationId": "t1",
+                        "userContent": {"role": "user", "content": "</script><b>hi</b>"},
+                        "finalResponse": {"role": "assistant", "content": HOSTILE},
+                    }
+                ],
+                "conversation": [
+                    {
+                        "invocationId": "t1",
+                        "userContent": {"role": "user", "content": "</script><b>hi</b>"},
+                        "finalResponse": {"role": "assistant", "content": "a plain answer"},
+                    }
+                ],
+                "sessionInput": {"appName": "hostile", "userId": "u"},
+            }
+        ],
+    }
+    metrics = [
+        {
+            "metricName": "exact_answer",
+            "evaluatorName": "final_response_avg_score",
+            "threshold": 1.0,
+            "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+        }
+    ]
+    (tmp_path / "hostile.evalset.json").write_text(json.dumps(evalset))
+    (tmp_path / "hostile.metrics.json").write_text(json.dumps(metrics))
+    report = tmp_path / "hostile.html"
+    run = agenteval(
+        "run",
+        "--evalset",
+        str(tmp_path / "hostile.evalset.json"),
+        "--metrics",
+        str(tmp_path / "hostile.metrics.json"),
+        "--html",
+        str(report),
+        "--no-progress",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "<script>window.__pwned" not in report.read_text(encoding="utf-8")
+    opened = open_report(report, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=script_answer]")
+    shown = page.locator("#case .final-actual").inner_text()
+    assert shown.startswith("<script>window.__pwned = 1;")
+    assert "\u241b[31mred\u241b[0m" in shown  # ESC shown as a visible symbol
+    assert "</script> &amp;" in shown
+    assert page.locator("#case .user").inner_text() == "</script><b>hi</b>"
+    assert page.evaluate("window.__pwned") is None
+    assert page.title() != "pwned"
+    assert page.locator("#case script, #case img, #case b").count() == 0
+    opened.check_offline()
+
+
+def test_page_data_cannot_close_its_script_and_only_the_page_script_may_run() -> None:
+    """Script-safe JSON, and the CSP names exactly the hash of the one inline script."""
+    safe = script_safe_json('{"a":"</script><!--&\u2028"}'.encode())
+    assert safe == b'{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028"}'
+    assert json.loads(safe) == {"a": "</script><!--&\u2028"}
+    hostile = eval_set_result(
+        "s",
+        [
+            case_result(
+                "s", "</script><script>alert(1)</script>", [metric("m", 0.0, reason="</script>")]
+            )
+        ],
+    )
+    page = render_report([ReportRun("r", [hostile])]).decode("utf-8")
+    assert page.count("</script>") == page.count("<script")
+    assert "alert(1)" in page and "<script>alert(1)" not in page
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    assert len(scripts) == 1
+    digest = base64.b64encode(hashlib.sha256(scripts[0].encode()).digest()).decode()
+    policy = re.search(r'Content-Security-Policy" content="([^"]+)"', page)
+    assert policy is not None
+    assert "default-src 'none'" in policy[1] and f"script-src 'sha256-{digest}'" in policy[1]
