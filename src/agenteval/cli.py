@@ -22,6 +22,8 @@ from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
+from agenteval.importers.command import import_app
+from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
@@ -76,7 +78,14 @@ TracesOpt = Annotated[
     typer.Option(
         "--traces",
         metavar="FILE",
-        help="Actual turns for cases that carry none: a *.evalset_result.json or JSON/JSONL of {evalId, actualConversation}.",
+        help="Actual turns for cases that carry none: a *.evalset_result.json, JSON/JSONL of {evalId, actualConversation}, or an OTLP JSON/protobuf trace export.",
+    ),
+]
+TracesMatchOpt = Annotated[
+    TracesMatch,
+    typer.Option(
+        "--traces-match",
+        help="OTLP --traces: a case's evalId names a session id, a gen_ai.conversation.id, or an agenteval.eval_id attribute.",
     ),
 ]
 CaseOpt = Annotated[
@@ -225,6 +234,7 @@ def run(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
     app_name: Annotated[
         str,
         typer.Option("--app", metavar="NAME", help="Application name used in result file names."),
@@ -424,6 +434,7 @@ def run(
     options = api.Options(
         metrics=metrics,
         traces=traces,
+        traces_match=traces_match.value,
         app_name=app_name,
         num_runs=num_runs,
         cases=case,
@@ -565,6 +576,7 @@ def validate(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     strict: StrictOpt = False,
@@ -576,6 +588,7 @@ def validate(
     options = api.Options(
         metrics=metrics,
         traces=traces,
+        traces_match=traces_match.value,
         skip_metrics=skip_metric,
         plugins=plugin,
         strict=strict,
@@ -875,6 +888,9 @@ def list_evaluators(
         return 0
 
     raise typer.Exit(_guard(verbose, body))
+
+
+app.add_typer(import_app, name="import")
 
 
 def _version_callback(value: bool) -> None:

@@ -22,6 +22,7 @@ from agenteval.checks.evalset_file import case_rules
 from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
+from agenteval.importers.detect import foreign_evalset_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -93,7 +94,10 @@ def read_text(path: Path) -> str:
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
+        from agenteval.importers.detect import binary_file_hint
+
+        hint = binary_file_hint(path)
+        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
 
@@ -137,6 +141,9 @@ def _validate_evalset(text: str, data: Any = None) -> EvalSet:
 
 def parse_evalset(text: str, file: str, data: Any = None) -> tuple[EvalSet | None, list[Problem]]:
     """Parse eval set JSON (``data``: already parsed) and check the file-local rules, all problems together."""
+    foreign = foreign_evalset_problem(text, file)
+    if foreign is not None:
+        return None, [foreign]
     try:
         evalset = _validate_evalset(text, data)
     except ValidationError as exc:
