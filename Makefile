@@ -30,6 +30,9 @@ demo: install
 	@$(BIN)/agenteval run --evalset evalsets/ --metrics metrics/ --output output/ --app demo-app --html output/report.html; \
 	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi; \
 	  echo "demo finished (exit code $$code: some example cases fail on purpose)"
+	@$(BIN)/python examples/agents/demo.py; \
+	  code=$$?; if [ $$code -gt 1 ]; then exit $$code; fi; \
+	  echo "agent demo finished (exit code $$code: one example case fails on purpose)"
 
 lint: install
 	$(BIN)/ruff check src tests bench
@@ -47,6 +50,7 @@ bench: install
 	$(BIN)/python bench/rouge.py
 	$(BIN)/python bench/deterministic.py
 	$(BIN)/python bench/html_report.py
+	$(BIN)/python bench/agent_overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output

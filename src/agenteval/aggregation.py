@@ -26,6 +26,10 @@ from agenteval.schema.result import (
     RunSummary,
     StatusCounts,
 )
+from agenteval.schema.status import FAILED as _FAILED
+from agenteval.schema.status import INCOMPLETE as _INCOMPLETE
+from agenteval.schema.status import NOT_EVALUATED as _NOT_EVALUATED
+from agenteval.schema.status import PASSED as _PASSED
 from agenteval.schema.status import EvalStatus, status_for, summarize
 
 # Extra summary keys (not read by Go): pass@k and pass^k keyed by str(k).
@@ -34,15 +38,6 @@ PASS_HAT_K_KEY = "passHatK"
 # Extra key of a result file (not read by Go): the evalIds of its INCOMPLETE cases.
 INCOMPLETE_KEY = "judgeFailures"
 
-EXIT_PASSED = ExitCode.PASSED
-EXIT_FAILED = ExitCode.FAILED
-EXIT_INCOMPLETE = ExitCode.INCOMPLETE
-
-# Reading a member through the enum class costs a metaclass lookup; these loops run per case.
-_PASSED = EvalStatus.PASSED
-_FAILED = EvalStatus.FAILED
-_NOT_EVALUATED = EvalStatus.NOT_EVALUATED
-_INCOMPLETE = EvalStatus.INCOMPLETE
 
 # A summary holds about ten objects per case; the core validators skip BaseModel.__init__.
 _new_counts = builder(StatusCounts)
@@ -472,8 +467,8 @@ def exit_code(results: Sequence[EvalSetResult]) -> int:
     """0 all passed, 1 a case failed, 3 a case incomplete (exit code 2 is the caller's)."""
     status = overall_status(results)
     if status is _INCOMPLETE:
-        return EXIT_INCOMPLETE
-    return EXIT_PASSED if status is _PASSED else EXIT_FAILED
+        return ExitCode.INCOMPLETE
+    return ExitCode.PASSED if status is _PASSED else ExitCode.FAILED
 
 
 __all__ = [

@@ -50,6 +50,7 @@ from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, select
 
 if TYPE_CHECKING:
+    from agenteval.agents.driver import AgentStats
     from agenteval.judge import JudgeOptions
 
 # The exit codes under their earlier names (exit_codes.ExitCode is their home).
@@ -102,6 +103,13 @@ class Options:
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
     progress: ProgressSink | None = None
+    # --agent SPEC (cmd:COMMAND or agui:URL) drives default-mode and scenario cases live.
+    agent: str | None = None
+    expected_agent: str | None = None
+    agent_concurrency: int = 4
+    agent_timeout: float = 120.0
+    # --record FILE: every driven case's turns in the --traces JSONL format.
+    record: str | None = None
 
 
 class ProgressSink(Protocol):
@@ -144,6 +152,8 @@ class RunResult:
     judge_failures: list[str] = field(default_factory=list)
     # The run was stopped by a signal: the results hold only what finished before (exit 3).
     interrupted: bool = False
+    # What the driven agent did (--agent), None without one.
+    agent_stats: AgentStats | None = None
 
     @property
     def passed(self) -> bool:
@@ -212,6 +222,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             all_case_ids,
             found,
         )
+    if options.agent is not None or options.expected_agent is not None:
+        from agenteval.agents.run_setup import check_agent_options
+
+        check_agent_options(options, plans, found.problems)
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
@@ -287,26 +301,10 @@ def _is_builtin_or_unknown(name: str) -> bool:
     return name in KNOWN_BUILTINS or evaluators.get(name) is None
 
 
-def _plan_evalset(
-    path: Path,
-    options: Options,
-    skip: set[str],
-    only: set[str],
-    found: Findings,
-    traces: Mapping[str, list[Invocation]] | None = None,
-    seen_metric_files: set[Path] | None = None,
-) -> EvalSetPlan | None:
-    text = _read(path, found)
-    if text is None:
-        return None
-    data = parsed(text)
-    if data is not None and not _document_ok(
-        check_evalset_document(data, str(path), strict=options.strict, text=text), found
-    ):
-        return None
-    evalset, problems = loading.parse_evalset(text, str(path), data)
-    found.problems.extend(problems)
-    metrics_path = _metrics_path(path, options.metrics)
+def _plan_metrics(
+    metrics_path: Path, options: Options, found: Findings, seen_metric_files: set[Path] | None
+) -> list[EvalMetric]:
+    """The metrics of an eval set's metric file; its document is checked the first time only."""
     metrics: list[EvalMetric] = []
     if metrics_path.is_file() or options.metrics is not None:
         metrics_text = _read(metrics_path, found)
@@ -341,6 +339,30 @@ def _plan_evalset(
                 "pass --metrics PATH",
             )
         )
+    return metrics
+
+
+def _plan_evalset(
+    path: Path,
+    options: Options,
+    skip: set[str],
+    only: set[str],
+    found: Findings,
+    traces: Mapping[str, list[Invocation]] | None = None,
+    seen_metric_files: set[Path] | None = None,
+) -> EvalSetPlan | None:
+    text = _read(path, found)
+    if text is None:
+        return None
+    data = parsed(text)
+    if data is not None and not _document_ok(
+        check_evalset_document(data, str(path), strict=options.strict, text=text), found
+    ):
+        return None
+    evalset, problems = loading.parse_evalset(text, str(path), data)
+    found.problems.extend(problems)
+    metrics_path = _metrics_path(path, options.metrics)
+    metrics = _plan_metrics(metrics_path, options, found, seen_metric_files)
     check_metrics(metrics, str(metrics_path), skip, found)
     if evalset is None:
         return None
@@ -381,6 +403,7 @@ class JudgeOutcome:
 
     usage: dict[str, object] | None = None
     failures: list[str] = field(default_factory=list)
+    agent: AgentStats | None = None
 
 
 def _judge_options(options: Options) -> JudgeOptions:
@@ -419,7 +442,26 @@ async def run_prepared(
         on_case_done=options.progress.case_done if options.progress is not None else None,
     )
     total = sum(len(planned_runs(plan, settings)) for plan in prepared.plans)
-    if not any(p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics):
+    if options.agent is not None:
+        from agenteval.agents.run_setup import open_driver
+
+        async with open_driver(options, settings, judge) as driver:
+            settings.agent = driver
+            return await _run_plans(prepared, options, settings, total, judge)
+    return await _run_plans(prepared, options, settings, total, judge)
+
+
+async def _run_plans(
+    prepared: Prepared,
+    options: Options,
+    settings: RunSettings,
+    total: int,
+    judge: JudgeOutcome | None,
+) -> list[EvalSetResult]:
+    agent_judge = settings.agent is not None and settings.agent.needs_judge(prepared.plans)
+    if not agent_judge and not any(
+        p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics
+    ):
         if options.progress is not None:
             options.progress.start(total, None)
         fresh = [await run_evalset(plan, settings) for plan in prepared.plans]
@@ -554,7 +596,8 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     asyncio.run(main())
     status = overall_status(results)
     interrupted = opts.stop is not None and opts.stop.event.is_set()
-    if judge.failures or interrupted:
+    agent_missing = judge.agent is not None and judge.agent.not_started > 0
+    if judge.failures or interrupted or agent_missing:
         exit_code = EXIT_INCOMPLETE
     else:
         exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
@@ -568,4 +611,5 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         judge_usage=judge.usage,
         judge_failures=judge.failures,
         interrupted=interrupted,
+        agent_stats=judge.agent,
     )

@@ -28,6 +28,7 @@ from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
+from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
@@ -119,6 +120,22 @@ StrictOpt = Annotated[
         envvar="AGENTEVAL_STRICT",
         help="Keys the trpc-agent-go formats do not define are errors (exit 2), not warnings. "
         "Also $AGENTEVAL_STRICT=1.",
+    ),
+]
+AgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        metavar="SPEC",
+        help="Drive the agent for cases without a trace: cmd:COMMAND (JSON-lines protocol) or agui:URL (AG-UI).",
+    ),
+]
+ExpectedAgentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--expected-agent",
+        metavar="SPEC",
+        help="A reference agent producing expected turns (expectedRunnerEnabled, driver expected, toolMock.expected).",
     ),
 ]
 QuietOpt = Annotated[
@@ -377,6 +394,34 @@ def run(
         ),
     ] = False,
     strict: StrictOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
+    agent_concurrency: Annotated[
+        int,
+        typer.Option(
+            "--agent-concurrency",
+            metavar="N",
+            min=1,
+            help="Agent sessions at once (cmd: worker processes, agui: connections).",
+        ),
+    ] = 4,
+    agent_timeout: Annotated[
+        float,
+        typer.Option(
+            "--agent-timeout",
+            metavar="SECONDS",
+            min=0.001,
+            help="Seconds one agent turn may take before the case fails.",
+        ),
+    ] = 120.0,
+    record: Annotated[
+        Path | None,
+        typer.Option(
+            "--record",
+            metavar="FILE",
+            help="Write every driven case's turns as --traces JSONL, each as it finishes.",
+        ),
+    ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -404,6 +449,11 @@ def run(
         resume=resume,
         stop=StopSignal(),
         strict=strict,
+        agent=agent,
+        expected_agent=expected_agent,
+        agent_concurrency=agent_concurrency,
+        agent_timeout=agent_timeout,
+        record=str(record) if record is not None else None,
     )
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
@@ -445,6 +495,8 @@ def run(
             max_shown=max_shown or None,
         )
         _print_judge(out, result, quiet=quiet)
+        if result.agent_stats is not None:
+            render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
         if result.interrupted:
             out.print(
                 "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
@@ -523,11 +575,19 @@ def validate(
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     strict: StrictOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
     options = api.Options(
-        metrics=metrics, traces=traces, skip_metrics=skip_metric, plugins=plugin, strict=strict
+        metrics=metrics,
+        traces=traces,
+        skip_metrics=skip_metric,
+        plugins=plugin,
+        strict=strict,
+        agent=agent,
+        expected_agent=expected_agent,
     )
 
     def body() -> int:
@@ -538,6 +598,12 @@ def validate(
         make_console(highlight=False).print(
             f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) valid."
         )
+        if agent is not None:
+            from agenteval.agents.run_setup import driven_cases
+
+            Console(highlight=False).print(
+                f"{driven_cases(prepared.plans)} case(s) will be driven through the agent."
+            )
         return 0
 
     raise typer.Exit(_guard(verbose, body))

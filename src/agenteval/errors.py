@@ -13,10 +13,13 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   │   ├── RegistrationError (also ValueError), DecodeError, CategoryError
     │   ├── template.bindings.TemplateError ── BindingFormatError
     │   ├── template.jsonpath.PathError, template.trace.TraceError
-    │   └── template.placeholders.UnresolvedPlaceholders
+    │   ├── template.placeholders.UnresolvedPlaceholders
+    │   └── agents: adapter.AgentTurnError, driver.AgentRunError ── AgentStopped,
+    │       tool_mocks.ToolMockError, user_simulator.ScenarioError
     ├── FormatError (also ValueError)   a value without the shape it must have
     │   ├── gojson.GoJSONError, judge.backend.LogprobsFormatError
-    │   └── evaluators.llm.gate_judge.JudgeReplyFormatError
+    │   ├── evaluators.llm.gate_judge.JudgeReplyFormatError
+    │   └── agents.spec.AgentSpecError
     ├── JudgeError                      a judge call failed for good (exit 3)
     │   ├── judge.errors.JudgeConfigError (exit 2), JudgeRequestError, JudgeRejected,
     │   │   JudgeUnavailable, JudgeReplyError, JudgeBudgetExhausted, JudgeCacheMiss,

@@ -26,6 +26,7 @@ from agenteval.input_limits import limit_problem, nesting_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
+from agenteval.turns import run_trace_key
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
@@ -300,15 +301,23 @@ def _trace_records(
         if not isinstance(eval_id, str) or not eval_id:
             problems.append(Problem(file, f"{where}.evalId", "evalId is missing or not a string"))
             continue
+        run_id = record.get("runId", 1)
+        if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id < 1:
+            problems.append(Problem(file, f"{where}.runId", "runId must be an integer >= 1"))
+            continue
         try:
             turns = _trace_list_adapter.validate_python(record.get("actualConversation"))
         except ValidationError as exc:
             problems.extend(validation_problems(file, exc, f"{where}.actualConversation"))
             continue
-        if eval_id in traces:
-            problems.append(Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}"))
+        key = run_trace_key(eval_id, run_id)
+        if key in traces:
+            again = f" in run {run_id}" if run_id > 1 else ""
+            problems.append(
+                Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
+            )
             continue
-        traces[eval_id] = [t for t in (turns or []) if t is not None]
+        traces[key] = [t for t in (turns or []) if t is not None]
     return traces, problems
 
 

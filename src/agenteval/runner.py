@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agenteval.aggregation import build_summary, default_case_aggregate
 from agenteval.case_rubrics import (
@@ -33,7 +33,11 @@ from agenteval.schema.result import (
 )
 from agenteval.schema.status import EvalStatus
 from agenteval.stop_refusals import count_refusals
-from agenteval.turns import CaseLayoutError, case_turns
+from agenteval.turns import CaseLayoutError, case_turns, run_trace_key
+
+if TYPE_CHECKING:
+    from agenteval.agents.driver import AgentDriver
+    from agenteval.evaluators.llm.session import JudgeSession
 
 
 @dataclass(slots=True)
@@ -107,6 +111,8 @@ class RunSettings:
     skip: frozenset[tuple[str, str, int]] = frozenset()
     # Called once per finished case run (the progress bar).
     on_case_done: Callable[[], None] | None = None
+    # --agent: drives default-mode and scenario cases live (agents/driver.py).
+    agent: AgentDriver | None = None
 
     def stopping(self) -> bool:
         """True once the run was asked to stop."""
@@ -216,8 +222,26 @@ async def evaluate_case(
 ) -> EvalCaseResult:
     """Score one case in one run; errors become a failed case result, never an exception."""
     session_id = _session_id()
+    traces = settings.traces
+    if traces and run_id > 1:
+        own = traces.get(run_trace_key(case.eval_id, run_id))
+        if own is not None:
+            traces = {case.eval_id: own}
+    driven: list[Invocation] | None = None
+    driven_expected: list[Invocation] | None = None
+    agent = settings.agent
+    if agent is not None and agent.wants(case, bool(traces and case.eval_id in traces)):
+        from agenteval.agents.driver import AgentRunError
+
+        judge = cast("JudgeSession | None", settings.judge)
+        try:
+            driven, driven_expected = await agent.drive(case, run_id, plan.all_metrics, judge)
+        except AgentRunError as exc:
+            return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     try:
-        actuals, expecteds = case_turns(case, settings.traces)
+        actuals, expecteds = case_turns(
+            case, traces, driven=driven, driven_expected=driven_expected
+        )
         rubrics = _case_rubrics(plan, case)
     except (CaseLayoutError, CaseRubricError) as exc:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
@@ -322,7 +346,7 @@ async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult
     """
     pairs = planned_runs(plan, settings)
     slots: list[EvalCaseResult | None] = [None] * len(pairs)
-    if any(p.evaluator.is_async for p in plan.metrics):
+    if settings.agent is not None or any(p.evaluator.is_async for p in plan.metrics):
 
         async def one(index: int, run_id: int, case: EvalCase) -> None:
             if settings.stopping():

@@ -8,9 +8,15 @@ from agenteval.errors import CaseError
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 
 _NEEDS_TRACE = (
-    "this case needs an agent run, which agenteval does not do: supply its recorded turns "
+    "this case needs an agent run: drive the agent with --agent SPEC, supply its recorded turns "
     'with --traces FILE, or set evalMode "trace" and record them in actualConversation'
 )
+
+
+def run_trace_key(eval_id: str, run_id: int) -> str:
+    """Where a trace of run ``run_id`` is kept: run 1 under the evalId (used by every run that
+    has no trace of its own), later runs (``runId`` of ``--record``) under their own key."""
+    return eval_id if run_id == 1 else f"{eval_id}\x00run {run_id}"
 
 
 class CaseLayoutError(CaseError):
@@ -43,9 +49,17 @@ def _expected_list(turns: Sequence[Invocation | None]) -> list[Invocation]:
 
 
 def case_turns(
-    case: EvalCase, traces: Mapping[str, list[Invocation]] | None = None
+    case: EvalCase,
+    traces: Mapping[str, list[Invocation]] | None = None,
+    *,
+    driven: list[Invocation] | None = None,
+    driven_expected: list[Invocation] | None = None,
 ) -> tuple[list[Invocation], list[Invocation]]:
-    """The index-aligned (actual, expected) turns of a case, or CaseLayoutError."""
+    """The index-aligned (actual, expected) turns of a case, or CaseLayoutError.
+
+    ``driven`` are the actual turns agenteval just captured from the agent (``--agent``);
+    ``driven_expected`` the expected turns from ``--expected-agent``.
+    """
     if case.session_input is None:
         raise CaseLayoutError("session input is nil")
     conversation = case.conversation or None
@@ -77,17 +91,26 @@ def case_turns(
         if conversation is not None and scenario is not None:
             raise CaseLayoutError("conversation and conversationScenario cannot both be configured")
         if scenario is not None:
-            raise CaseLayoutError(
-                "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
+            simulated = (
+                driven if driven is not None else traces.get(case.eval_id) if traces else None
             )
-        if conversation is None:
-            raise CaseLayoutError("invocations are empty")
-        recorded = traces.get(case.eval_id) if traces else None
-        if recorded is None:
-            raise CaseLayoutError(_NEEDS_TRACE)
-        actuals = _checked_actuals(recorded)
-        expecteds = _expected_list(conversation)
-    if case.expected_runner_enabled:
+            if simulated is None:
+                raise CaseLayoutError(
+                    "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
+                )
+            actuals = _checked_actuals(simulated)
+            expecteds = driven_expected or [placeholder(a) for a in actuals]
+        else:
+            if conversation is None:
+                raise CaseLayoutError("invocations are empty")
+            recorded = (
+                driven if driven is not None else traces.get(case.eval_id) if traces else None
+            )
+            if recorded is None:
+                raise CaseLayoutError(_NEEDS_TRACE)
+            actuals = _checked_actuals(recorded)
+            expecteds = driven_expected or _expected_list(conversation)
+    if case.expected_runner_enabled and driven_expected is None:
         raise CaseLayoutError(
             "expectedRunnerEnabled needs a second agent to produce the expected turns; "
             "record them in conversation and set expectedRunnerEnabled to false"

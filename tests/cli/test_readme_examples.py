@@ -42,7 +42,7 @@ from judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
-INPUT_ROOTS = frozenset({"evalsets", "metrics", "tests"})
+INPUT_ROOTS = frozenset({"evalsets", "metrics", "tests", "examples"})
 # Options whose value is never a path (a shard "1/2" has a slash).
 PLAIN_VALUE_OPTIONS = frozenset(
     {
@@ -63,6 +63,10 @@ PLAIN_VALUE_OPTIONS = frozenset(
         "--num-runs",
         "-n",
         "--title",
+        "--agent",
+        "--expected-agent",
+        "--agent-concurrency",
+        "--agent-timeout",
     }
 )
 PATH_SUFFIXES = (".json", ".jsonl", ".xml", ".md", ".sqlite", ".py", ".html")
@@ -405,9 +409,11 @@ def test_every_evaluator_is_documented_and_run_by_an_example() -> None:
 def validate_argv(example: Example) -> tuple[str, ...]:
     """The ``validate`` call that checks the files a README ``run`` line uses."""
     keep = {"--evalset", "-e", "--metrics", "-m", "--traces", "--plugin", "--skip-metric"}
+    keep |= {"--agent", "--expected-agent"}
     argv: list[str] = ["validate"]
     for flag, value in itertools.pairwise(example.argv):
-        if flag in keep:
+        # A traces file an earlier line of the block writes (--record) does not exist here.
+        if flag in keep and not (flag == "--traces" and is_output_path(value)):
             argv += [flag, value]
     return tuple(argv)
 
@@ -456,6 +462,19 @@ def test_every_documented_reply_answers_some_judge_prompt(judge_server: JudgeSer
             env,
         )
         assert proc.returncode == 1, proc.stdout + proc.stderr
+    # The simulated user of the agent example (Score your agent) is played by the same judge.
+    proc = agenteval(
+        [
+            "run",
+            "--evalset",
+            "evalsets/agent/calculator-chat.evalset.json",
+            "--agent",
+            "cmd:examples/agents/calculator_agent.py",
+            "--no-cache",
+        ],
+        env,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     prompts = [request.prompt for request in judge_server.recorded()]
     unused = [pattern for pattern, _ in JUDGE_RULES if not any(pattern in p for p in prompts)]
     assert unused == []

@@ -370,10 +370,17 @@ def test_comparison_lists_the_regression_first(open_report: object, tmp_path: Pa
     report = tmp_path / "compare.html"
     made = agenteval("report", str(runs[0]), str(runs[1]), "--html", str(report))
     assert made.returncode == 0, made.stdout + made.stderr
+    diffed = agenteval("diff", str(runs[0]), str(runs[1]), "--json")
+    assert diffed.returncode == 1, diffed.stdout + diffed.stderr
+    changes = json.loads(diffed.stdout)["changes"]
     opened = open_report(report)  # type: ignore[operator]
     page = opened.page
     rows = page.locator("#compare table.changes tbody tr")
     kinds = [rows.nth(i).get_attribute("data-kind") for i in range(rows.count())]
+    # The page lists exactly what `agenteval diff` finds, in its order.
+    assert kinds == [change["kind"] for change in changes]
+    cases = [rows.nth(i).locator("td").nth(2).inner_text() for i in range(rows.count())]
+    assert cases == [change["evalId"] for change in changes]
     assert kinds[0] == "regressed" and "improved" in kinds
     assert kinds.index("improved") > max(i for i, k in enumerate(kinds) if k == "regressed")
     first = rows.first.locator("td").all_inner_texts()

@@ -43,7 +43,7 @@ def test_bad_inputs_are_located_errors(tmp_path: Path) -> None:
     assert problem.path == "evalSetResults[0].evalCaseResults[0].finalEvalStatus"
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(ConfigError, match=r"no \*\.json result files"):
+    with pytest.raises(ConfigError, match="no result files"):
         load_runs([empty])
     with pytest.raises(ConfigError, match="file not found"):
         load_runs([tmp_path / "missing.json"])

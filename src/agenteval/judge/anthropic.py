@@ -19,11 +19,10 @@ from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenUsage
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError, JudgeRequestError
 from agenteval.judge.wire import (
-    USER_AGENT,
     JsonJudgeBackend,
     decode_json,
-    header_value,
     int_field,
+    json_headers,
     system_and_turns,
 )
 
@@ -60,14 +59,9 @@ class AnthropicBackend(JsonJudgeBackend):
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         super().__init__(settings, http)
-        self._fixed = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-            "anthropic-version": ANTHROPIC_VERSION,
-        }
-        if settings.api_key:
-            self._fixed["x-api-key"] = header_value(settings.api_key.reveal(), settings)
+        self._fixed = json_headers(
+            settings, "x-api-key", extra={"anthropic-version": ANTHROPIC_VERSION}
+        )
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The Messages API body of ``request``."""

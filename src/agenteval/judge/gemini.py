@@ -25,11 +25,10 @@ from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.limits import parse_retry_after
 from agenteval.judge.wire import (
-    USER_AGENT,
     JsonJudgeBackend,
     decode_json,
-    header_value,
     int_field,
+    json_headers,
     system_and_turns,
 )
 
@@ -47,13 +46,7 @@ class GeminiBackend(JsonJudgeBackend):
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         super().__init__(settings, http)
-        self._fixed = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-        }
-        if settings.api_key:
-            self._fixed["x-goog-api-key"] = header_value(settings.api_key.reveal(), settings)
+        self._fixed = json_headers(settings, "x-goog-api-key")
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``generateContent`` body of ``request``."""

@@ -25,7 +25,12 @@ from agenteval.judge.backend import (
 )
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
-from agenteval.judge.wire import USER_AGENT, JsonJudgeBackend, decode_json, header_value, int_field
+from agenteval.judge.wire import (
+    JsonJudgeBackend,
+    decode_json,
+    int_field,
+    json_headers,
+)
 
 
 class OllamaBackend(JsonJudgeBackend):
@@ -35,14 +40,7 @@ class OllamaBackend(JsonJudgeBackend):
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         super().__init__(settings, http)
-        self._fixed = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-        }
-        if settings.api_key:
-            key = header_value(settings.api_key.reveal(), settings)
-            self._fixed["Authorization"] = f"Bearer {key}"
+        self._fixed = json_headers(settings, "Authorization", "Bearer ")
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``/api/chat`` body of ``request``."""

@@ -1,4 +1,7 @@
-"""``providerName`` → the backend class that speaks that provider's API (openai aside)."""
+"""``providerName`` → the backend class that speaks that provider's API (openai aside).
+
+Tested in tests/judge/test_providers.py (every provider through the client).
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,8 @@ decoder and, where the provider has one, its error-body reading and retry
 hint.  Sending, redaction of the credentials, and the split into retryable
 (``JudgeTransientError``) and final (``JudgeRejected``) failures live here, so
 every provider retries, counts and names its failures the same way.
+
+Tested in tests/judge/test_providers.py (faults, redaction and cache for every provider).
 """
 
 from __future__ import annotations
@@ -74,6 +76,24 @@ def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, 
     system = [m.content for m in request.messages if m.role == "system"]
     turns = [(m.role, m.content) for m in request.messages if m.role != "system"]
     return system, turns
+
+
+def json_headers(
+    settings: JudgeSettings,
+    key_header: str,
+    key_prefix: str = "",
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """A JSON call's fixed headers: type, accept, user agent, ``extra``, then the API key if any."""
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "User-Agent": USER_AGENT,
+        **(extra or {}),
+    }
+    if settings.api_key:
+        headers[key_header] = key_prefix + header_value(settings.api_key.reveal(), settings)
+    return headers
 
 
 class JsonJudgeBackend:

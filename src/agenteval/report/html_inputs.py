@@ -1,10 +1,9 @@
 """Runs for the HTML report: result files, ``--json`` run documents and directories of them.
 
-A run document (``--json FILE``, recognised by its ``evalSetResults`` key) is
-one run.  Plain result files given together — also the ``*.json`` files of a
-directory — are one run; shards of an eval set are joined as ``agenteval
-merge`` joins them.
-Anything else is a located configuration error naming the file.
+Files are read by :func:`agenteval.result_inputs.read_results`, like every
+other result reader (wrong kinds of file are named there).  A run document is
+one run; the plain result files given together are one more, and shards of
+an eval set among them are joined as ``agenteval merge`` joins them.
 """
 
 from __future__ import annotations
@@ -14,12 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-from pydantic import ValidationError
+import pydantic_core
 
-from agenteval.errors import ConfigError, Problem
-from agenteval.loading import load_result, read_text, validation_problems
+from agenteval.checks.file_kind import FileKind, kind_of
 from agenteval.merging import merge_results
+from agenteval.result_inputs import read_results
 from agenteval.schema.result import EvalSetResult
 
 
@@ -33,78 +31,40 @@ class ReportRun:
     extras: dict[str, Any] = field(default_factory=dict)  # run-document keys: duration, warnings
 
 
-def _run_document(path: Path, data: dict[str, Any]) -> ReportRun:
-    """One run from a parsed ``--json`` run document."""
-    items = data.get("evalSetResults")
-    if not isinstance(items, list):
-        raise ConfigError(
-            [Problem(str(path), "evalSetResults", "expected a list of result objects")]
-        )
-    results: list[EvalSetResult] = []
-    problems: list[Problem] = []
-    for index, item in enumerate(items):
-        try:
-            # JSON mode: the models read statuses from their file text, not Python values.
-            results.append(EvalSetResult.model_validate_json(orjson.dumps(item)))
-        except ValidationError as exc:
-            problems.extend(validation_problems(str(path), exc, f"evalSetResults[{index}]"))
-    if problems:
-        raise ConfigError(problems)
-    extras = {k: v for k, v in data.items() if k != "evalSetResults"}
-    return ReportRun(label=path.name, results=results, sources=[str(path)], extras=extras)
-
-
-def _as_run_document(text: str) -> dict[str, Any] | None:
-    """The parsed document when ``text`` is a run document (``evalSetResults`` at the top)."""
-    if '"evalSetResults"' not in text:
+def _run_document_keys(path: Path) -> dict[str, Any] | None:
+    """A run document's own keys (duration, warnings, ...); None for a result file."""
+    data = path.read_bytes()
+    if b'"evalSetResults"' not in data:
+        return None  # a result file: no second parse of a large file
+    document = pydantic_core.from_json(data)
+    if kind_of(document) is not FileKind.RUN:
         return None
-    try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return None  # load_result names the JSON error with its location
-    if isinstance(data, dict) and "evalSetResults" in data and "evalCaseResults" not in data:
-        return data
-    return None
-
-
-def _files(paths: Sequence[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix == ".json" and p.is_file())
-            if not found:
-                raise ConfigError([Problem(str(path), "", "no *.json result files in directory")])
-            files.extend(found)
-        else:
-            files.append(path)
-    return files
+    return {key: value for key, value in document.items() if key != "evalSetResults"}
 
 
 def load_runs(paths: Sequence[Path]) -> list[ReportRun]:
     """Runs from the given paths: each run document is one, all plain result files one more."""
+    results, sources = read_results(paths)
+    by_file: dict[str, list[EvalSetResult]] = {}
+    for result, source in zip(results, sources, strict=True):
+        by_file.setdefault(source, []).append(result)
     runs: list[ReportRun] = []
     plain: list[EvalSetResult] = []
     plain_sources: list[str] = []
-    problems: list[Problem] = []
-    for path in _files(paths):
-        try:
-            text = read_text(path)
-            document = _as_run_document(text)
-            if document is not None:
-                runs.append(_run_document(path, document))
-            else:
-                plain.append(load_result(path))
-                plain_sources.append(str(path))
-        except ConfigError as exc:
-            problems.extend(exc.problems)
-    if problems:
-        raise ConfigError(problems)
+    for source, found in by_file.items():
+        keys = _run_document_keys(Path(source))
+        if keys is None:
+            plain.extend(found)
+            plain_sources.extend(source for _ in found)
+        else:
+            runs.append(ReportRun(Path(source).name, found, [source], keys))
     if len({result.eval_set_id for result in plain}) < len(plain):
         # Shards of one run: joined exactly as `agenteval merge` joins them (overlaps refused).
         plain = merge_results(plain, sources=plain_sources)
     if plain:
-        label = Path(plain_sources[0]).name if len(plain_sources) == 1 else "results"
-        runs.append(ReportRun(label=label, results=plain, sources=plain_sources))
+        files = list(dict.fromkeys(plain_sources))
+        label = Path(files[0]).name if len(files) == 1 else "results"
+        runs.append(ReportRun(label=label, results=plain, sources=files))
     return runs
 
 

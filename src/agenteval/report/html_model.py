@@ -30,7 +30,7 @@ from agenteval.report.diff import diff_results
 from agenteval.report.html_inputs import ReportRun
 from agenteval.report.outcomes import CaseOutcome, case_outcomes
 from agenteval.schema.base import dump
-from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
+from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult, extra
 from agenteval.schema.status import EvalStatus
 
 CHUNK_SIZE = 200
@@ -218,7 +218,7 @@ def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[st
             for metric in case_run.overall_eval_metric_results or []:
                 stats.setdefault(metric.metric_name, _MetricStats()).add(metric)
     summary_extra = (result.summary.model_extra or {}) if result.summary else {}
-    extras = result.model_extra or {}
+    extras = extra(result)
     return {
         "evalSetId": result.eval_set_id,
         "resultId": result.eval_set_result_id,
@@ -231,6 +231,7 @@ def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[st
         "passHatK": summary_extra.get("passHatK"),
         "judgeUsage": extras.get("judgeUsage"),
         "partial": bool(extras.get("partial")),
+        "judgeFailures": extras.get("judgeFailures") or 0,
     }
 
 

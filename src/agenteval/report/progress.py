@@ -54,6 +54,7 @@ class RunProgress:
             MofNCompleteColumn(),
             TextColumn("cases"),
             JudgeUsageColumn(),
+            TextColumn("{task.fields[agent]}", style="dim", markup=False),
             TimeElapsedColumn(),
             TextColumn("eta"),
             TimeRemainingColumn(),
@@ -61,7 +62,8 @@ class RunProgress:
             transient=True,
             disable=not self._enabled,
         )
-        self._task = self._progress.add_task("scoring", total=None, judge=None)
+        self._task = self._progress.add_task("scoring", total=None, judge=None, agent="")
+        self._agent_turns = 0
 
     @property
     def enabled(self) -> bool:
@@ -89,3 +91,8 @@ class RunProgress:
         """One case run finished."""
         judge = self._usage() if self._usage is not None else None
         self._progress.update(self._task, advance=1, judge=judge)
+
+    def agent_turn_done(self) -> None:
+        """One turn of a driven agent (``--agent``) finished."""
+        self._agent_turns += 1
+        self._progress.update(self._task, agent=f"agent {self._agent_turns} turns")

@@ -133,11 +133,12 @@ class RunOutcome(Protocol):
 
 def write_run_json(path: Path, run: RunOutcome) -> Path:
     """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
-    document = run_document(
-        run.results,
-        duration_seconds=run.elapsed,
-        extra={"warnings": [str(w) for w in run.warnings]},
-    )
+    extra: dict[str, Any] = {"warnings": [str(w) for w in run.warnings]}
+    # What the driven agent did (run --agent); absent for runs that only read traces.
+    agent = getattr(run, "agent_stats", None)
+    if agent is not None:
+        extra["agent"] = agent.to_json()
+    document = run_document(run.results, duration_seconds=run.elapsed, extra=extra)
     return write_json(path, document)
 
 

@@ -22,25 +22,26 @@ class EvalStatus(StrEnum):
 
 
 # Module constants: reading a member through the enum class costs a metaclass lookup, and
-# these two functions run for every turn, metric and case of a run.
-_PASSED = EvalStatus.PASSED
-_FAILED = EvalStatus.FAILED
-_NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+# these functions (and aggregation's loops) run for every turn, metric and case of a run.
+PASSED = EvalStatus.PASSED
+FAILED = EvalStatus.FAILED
+NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+INCOMPLETE = EvalStatus.INCOMPLETE
 
 
 def summarize(statuses: Iterable[EvalStatus]) -> EvalStatus:
     """Any failed → failed; else any passed → passed; else not_evaluated."""
     seen_passed = False
     for status in statuses:
-        if status is _FAILED:
-            return _FAILED
-        if status is _PASSED:
+        if status is FAILED:
+            return FAILED
+        if status is PASSED:
             seen_passed = True
-        elif status is not _NOT_EVALUATED:
+        elif status is not NOT_EVALUATED:
             raise ValueError(f"unexpected status {status.value!r} in aggregation")
-    return _PASSED if seen_passed else _NOT_EVALUATED
+    return PASSED if seen_passed else NOT_EVALUATED
 
 
 def status_for(score: float, threshold: float) -> EvalStatus:
     """The pass rule used everywhere: ``score >= threshold``."""
-    return _PASSED if score >= threshold else _FAILED
+    return PASSED if score >= threshold else FAILED

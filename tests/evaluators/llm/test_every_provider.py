@@ -301,8 +301,10 @@ def _verifier_metric_file(tmp_path: Path, provider: str) -> Path:
 @pytest.mark.parametrize("provider", list(PROVIDERS))
 def test_verifier_capability_is_checked_at_validate(tmp_path: Path, provider: str) -> None:
     evalset = tmp_path / "one.evalset.json"
+    # A case validate accepts (sessionInput set: validate checks layouts too, issue 12).
     case = {
         "evalId": "c1",
+        "sessionInput": {"appName": "a", "userId": "u"},
         "conversation": [
             {
                 "userContent": {"role": "user", "content": "q"},

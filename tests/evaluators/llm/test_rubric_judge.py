@@ -426,7 +426,10 @@ def test_checks_report_rubric_problems_up_front(name: str) -> None:
 
 def test_validation_reports_rubric_problems_with_file_and_path(tmp_path: Path) -> None:
     evalset = tmp_path / "s.evalset.json"
-    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [{"evalId": "c"}]}))
+    # A case the runner can lay out: validate reports its layout problems too (issue 12).
+    turn = {"userContent": {"role": "user", "content": "q"}}
+    case = {"evalId": "c", "evalMode": "trace", "sessionInput": {}, "actualConversation": [turn]}
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [case]}))
     bad = rubric_metric(None, R1, rubric(" 1", "Again."), name="llm_rubric_critic")
     no_rubrics = rubric_metric(None, name="llm_rubric_response")
     metrics = tmp_path / "s.metrics.json"

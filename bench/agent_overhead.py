@@ -1,0 +1,220 @@
+"""Benchmark: what driving an agent costs agenteval itself, over both adapters.
+
+1,000 single-turn default-mode cases against an agent that answers every turn
+after 20 ms, with ``--agent-concurrency 16``: the ideal wall time is
+1000 x 20 ms / 16 = 1.25 s.  Prints, per adapter, the fastest round's wall time
+÷ ideal (target ≤ 1.2) and agenteval's own CPU time per turn (the agent's
+processes and the AG-UI server are separate processes, not counted).  The run
+goes through ``agenteval.evaluate`` like the CLI: load, drive, score.
+
+    python bench/agent_overhead.py [--sessions N] [--latency S] [--concurrency C] [--repeat R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agenteval import api
+
+CMD_AGENT = """\
+import json, sys, time
+delay = float(sys.argv[1])
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "user_turn":
+        time.sleep(delay)
+        print(json.dumps({"type": "final", "content": "echo: " + msg["message"]["content"]}), flush=True)
+"""
+
+
+def serve_agui(port: int, delay: float) -> None:
+    """A lean AG-UI server (events of ag-ui-protocol, a bare ASGI app under uvicorn) answering
+    after ``delay``: the bench measures agenteval, so the server does as little as it can."""
+    import uvicorn
+    from ag_ui.core import (
+        RunFinishedEvent,
+        RunStartedEvent,
+        TextMessageContentEvent,
+        TextMessageEndEvent,
+        TextMessageStartEvent,
+    )
+    from ag_ui.encoder import EventEncoder
+
+    encoder = EventEncoder()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        data = json.loads(body)
+        thread, run = data["threadId"], data["runId"]
+        text = "echo: " + str(data["messages"][-1]["content"])
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
+        started = encoder.encode(RunStartedEvent(thread_id=thread, run_id=run))
+        await send({"type": "http.response.body", "body": started.encode(), "more_body": True})
+        await asyncio.sleep(delay)
+        rest = "".join(
+            encoder.encode(event)
+            for event in (
+                TextMessageStartEvent(message_id="m", role="assistant"),
+                TextMessageContentEvent(message_id="m", delta=text),
+                TextMessageEndEvent(message_id="m"),
+                RunFinishedEvent(thread_id=thread, run_id=run),
+            )
+        )
+        await send({"type": "http.response.body", "body": rest.encode()})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", backlog=4096)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu() -> float:
+    """CPU seconds of this process's reaped children (the cmd: workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def write_suite(directory: Path, sessions: int) -> Path:
+    """``sessions`` single-turn cases whose reference is the echo."""
+    cases = [
+        {
+            "evalId": f"case_{i:05d}",
+            "conversation": [
+                {
+                    "userContent": {"role": "user", "content": f"hello {i}"},
+                    "finalResponse": {"role": "assistant", "content": f"echo: hello {i}"},
+                }
+            ],
+            "sessionInput": {"appName": "bench", "userId": "u"},
+        }
+        for i in range(sessions)
+    ]
+    path = directory / "bench.evalset.json"
+    path.write_text(json.dumps({"evalSetId": "bench", "evalCases": cases}))
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1.0,
+        "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+    }
+    (directory / "bench.metrics.json").write_text(json.dumps([metric]))
+    return path
+
+
+def free_port() -> int:
+    """An unused loopback port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int) -> None:
+    """Block until something listens on ``port``."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError("the AG-UI server did not start")
+
+
+def one_round(
+    evalset: Path, spec: str, concurrency: int, sessions: int, agent_cpu: Any
+) -> tuple[float, float, float]:
+    """(wall seconds, agenteval CPU seconds, agent-side CPU seconds) of one full run."""
+    options = api.Options(agent=spec, agent_concurrency=concurrency, agent_timeout=60.0, cache=None)
+    other = agent_cpu()
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = api.evaluate(evalset, options)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    other = agent_cpu() - other
+    stats = result.agent_stats
+    if result.exit_code != 0 or stats is None or stats.turns != sessions:
+        raise RuntimeError(f"run failed: exit {result.exit_code}, stats {stats}")
+    return wall, cpu, other
+
+
+def main() -> int:
+    """Run the benchmark and print the ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--latency", type=float, default=0.02)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--serve-agui", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_agui:
+        serve_agui(args.serve_agui, args.latency)
+        return 0
+    ideal = args.sessions * args.latency / args.concurrency
+    print(
+        f"{args.sessions} single-turn sessions, agent latency {args.latency * 1000:.0f} ms, "
+        f"--agent-concurrency {args.concurrency}: ideal {ideal:.2f} s"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        evalset = write_suite(directory, args.sessions)
+        agent = directory / "echo_agent.py"
+        agent.write_text(CMD_AGENT)
+        port = free_port()
+        server = subprocess.Popen(
+            [sys.executable, __file__, "--serve-agui", str(port), "--latency", str(args.latency)],
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        try:
+            wait_for_port(port)
+            adapters = {
+                "cmd": (f"cmd:{sys.executable} {agent} {args.latency}", children_cpu),
+                "agui": (f"agui:http://127.0.0.1:{port}/", lambda: process_cpu(server.pid)),
+            }
+            print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+            for name, (spec, agent_cpu) in adapters.items():
+                rounds = [
+                    one_round(evalset, spec, args.concurrency, args.sessions, agent_cpu)
+                    for _ in range(args.repeat)
+                ]
+                for index, (wall, _cpu, _other) in enumerate(rounds, start=1):
+                    print(
+                        f"  {name:5} round {index}: wall {wall:.2f} s = {wall / ideal:.2f} x ideal"
+                    )
+                wall, cpu, other = min(rounds)
+                print(
+                    f"{name:5} best wall ÷ ideal = {wall / ideal:.2f} (target ≤ 1.2); CPU per turn: "
+                    f"agenteval {cpu / args.sessions * 1000:.2f} ms, "
+                    f"agent side {other / args.sessions * 1000:.2f} ms"
+                )
+        finally:
+            server.terminate()
+            server.wait(10)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""What the session driver needs from an agent adapter (``cmd:`` or ``agui:``).
+
+Tested in tests/agents/test_cmd_agent.py and tests/agents/test_agui_agent.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agenteval.agents.recorder import TurnRecorder
+from agenteval.errors import CaseError
+from agenteval.schema.evalset import Invocation, Message
+
+# (tool name, decoded arguments) -> the mocked result; raises ToolMockError
+MockAnswer = Callable[[str, Any], Awaitable[Any]]
+
+
+class AgentTurnError(CaseError):
+    """A turn could not finish: crash, timeout, protocol error, agent-reported error."""
+
+    def __init__(self, message: str, *, not_started: bool = False) -> None:
+        super().__init__(message)
+        # The agent could not be started or reached at all (the run is incomplete, exit 3).
+        self.not_started = not_started
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStart:
+    """What a new session is told: formats.md §2.6 plus context messages and mocked tools."""
+
+    session_id: str
+    app_name: str
+    user_id: str
+    state: dict[str, Any] | None
+    context_messages: list[Message] = field(default_factory=list)
+    mocked_tools: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInput:
+    """One user turn and how to answer the mocked tools it may call."""
+
+    number: int
+    message: Message
+    mocked_tools: list[str]
+    answer_mock: MockAnswer
+
+
+class AgentSession(Protocol):
+    """One conversation with the agent."""
+
+    async def turn(self, turn: TurnInput) -> Invocation:
+        """Send a user turn and record what the agent did; AgentTurnError on faults."""
+
+
+class AgentAdapter(Protocol):
+    """A way to reach an agent; sessions may run concurrently up to its own limit."""
+
+    description: str
+
+    def session(self, start: SessionStart) -> AbstractAsyncContextManager[AgentSession]:
+        """Open a session (waiting for a free worker or connection slot)."""
+
+    async def aclose(self) -> None:
+        """Stop every worker and close every connection."""
+
+
+def new_recorder(turn: TurnInput) -> TurnRecorder:
+    """A recorder for ``turn``."""
+    return TurnRecorder(turn.message)

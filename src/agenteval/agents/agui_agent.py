@@ -1,0 +1,307 @@
+"""``--agent agui:URL``: an AG-UI agent over HTTP + SSE (the ``ag-ui-protocol`` event types).
+
+Each case session is one AG-UI thread (``threadId`` = session id).  A turn
+POSTs a ``RunAgentInput`` holding the history so far plus the new user message
+and ``state`` from ``sessionInput.state``, and reads the SSE event stream.
+Mocked tools are declared as client-side tools: when the run ends with calls of
+them, agenteval computes the mock results and continues with a new run that
+carries the tool messages, as AG-UI clients do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from ag_ui.core import (
+    AssistantMessage,
+    Event,
+    EventType,
+    FunctionCall,
+    Message,
+    RunAgentInput,
+    SystemMessage,
+    Tool,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from httpx_sse import SSEError, aconnect_sse
+from pydantic import TypeAdapter, ValidationError
+
+from agenteval.agents.adapter import AgentSession, AgentTurnError, SessionStart, TurnInput
+from agenteval.agents.recorder import TurnRecorder, parse_json_text
+from agenteval.agents.text import printable
+from agenteval.judge.aiohttp_client import open_http_client
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.evalset import Message as EvalMessage
+
+_events: TypeAdapter[Event] = TypeAdapter(Event)
+# A turn that keeps asking for client-side tools ends here rather than looping for ever.
+_MAX_RUNS_PER_TURN = 32
+
+
+@dataclass(slots=True)
+class _Call:
+    id: str
+    name: str
+    parent: str | None
+    args: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Run:
+    """What one run's event stream said."""
+
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    calls: dict[str, _Call] = field(default_factory=dict)
+    ended: list[_Call] = field(default_factory=list)
+    results: list[tuple[str, str, Any]] = field(
+        default_factory=list
+    )  # message id, call id, content
+    finished: bool = False
+    last_text: str | None = None
+
+
+def _history_message(message: EvalMessage) -> Message:
+    """A context message of the case as an AG-UI message."""
+    new_id = str(uuid.uuid4())
+    if message.role == "system":
+        return SystemMessage(id=new_id, content=message.content)
+    if message.role == "assistant":
+        return AssistantMessage(id=new_id, content=message.content)
+    return UserMessage(id=new_id, content=message.content)
+
+
+def _tool_text(result: Any) -> str:
+    return result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+
+
+class AguiSession:
+    """One AG-UI thread."""
+
+    def __init__(self, agent: AguiAgent, start: SessionStart) -> None:
+        self.agent = agent
+        self.start = start
+        self.context = [_history_message(m) for m in start.context_messages]
+        self.history: list[Message] = []
+
+    async def turn(self, turn: TurnInput) -> Invocation:
+        """Run the agent on one user message, answering mocked client-side tools."""
+        try:
+            async with asyncio.timeout(self.agent.timeout):
+                return await self._turn(turn)
+        except TimeoutError:
+            raise AgentTurnError(
+                f"no RUN_FINISHED within {self.agent.timeout:g} s (--agent-timeout)"
+            ) from None
+
+    async def _turn(self, turn: TurnInput) -> Invocation:
+        recorder = TurnRecorder(turn.message)
+        self.history.append(UserMessage(id=str(uuid.uuid4()), content=turn.message.content))
+        tools = [
+            Tool(
+                name=name,
+                description=f"{name} (answered by agenteval's tool mock)",
+                parameters={"type": "object", "additionalProperties": True},
+            )
+            for name in turn.mocked_tools
+        ]
+        mocked = set(turn.mocked_tools)
+        texts: list[str] = []
+        for _ in range(_MAX_RUNS_PER_TURN):
+            run = await self._run(tools)
+            pending: list[_Call] = []
+            for call in run.ended:
+                arguments = parse_json_text("".join(call.args), empty={})
+                recorder.tool_call(call.id, call.name, arguments)
+                if call.name in mocked:
+                    pending.append(call)
+            for _, call_id, content in run.results:
+                if call_id in mocked_ids(run, mocked):
+                    raise AgentTurnError(
+                        f"the agent ran mocked tool {run.calls[call_id].name!r} itself "
+                        "(TOOL_CALL_RESULT for a client-side tool)"
+                    )
+                if not recorder.tool_result(call_id, parse_json_text(content, empty="")):
+                    raise AgentTurnError(
+                        f"protocol error: TOOL_CALL_RESULT for unknown call {printable(call_id)!r}"
+                    )
+            texts.extend("".join(parts) for parts in run.texts.values())
+            self._remember(run)
+            if not pending:
+                break
+            for call in pending:
+                arguments = parse_json_text("".join(call.args), empty={})
+                result = await turn.answer_mock(call.name, arguments)
+                recorder.tool_result(call.id, result)
+                self.history.append(
+                    ToolMessage(
+                        id=str(uuid.uuid4()), tool_call_id=call.id, content=_tool_text(result)
+                    )
+                )
+        else:
+            raise AgentTurnError(f"more than {_MAX_RUNS_PER_TURN} runs for one user turn")
+        final = texts.pop() if texts else ""
+        for text in texts:
+            recorder.message(text)
+        return recorder.finish(final)
+
+    def _remember(self, run: _Run) -> None:
+        """Add what the agent said and called to the thread's history."""
+        by_parent: dict[str, list[_Call]] = {}
+        for call in run.ended:
+            by_parent.setdefault(call.parent or call.id, []).append(call)
+        for message_id, parts in run.texts.items():
+            calls = by_parent.pop(message_id, [])
+            self.history.append(
+                AssistantMessage(
+                    id=message_id,
+                    content="".join(parts),
+                    tool_calls=[_tool_call(c) for c in calls] or None,
+                )
+            )
+        for message_id, calls in by_parent.items():
+            self.history.append(
+                AssistantMessage(id=message_id, tool_calls=[_tool_call(c) for c in calls])
+            )
+        for message_id, call_id, content in run.results:
+            self.history.append(ToolMessage(id=message_id, tool_call_id=call_id, content=content))
+
+    async def _run(self, tools: list[Tool]) -> _Run:
+        body = RunAgentInput(
+            thread_id=self.start.session_id,
+            run_id=str(uuid.uuid4()),
+            state=self.start.state or {},
+            messages=[*self.context, *self.history],
+            tools=tools,
+            context=[],
+            forwarded_props={},
+        ).model_dump(mode="json", by_alias=True)
+        run = _Run()
+        try:
+            async with aconnect_sse(self.agent.client, "POST", self.agent.url, json=body) as source:
+                if source.response.status_code != 200:
+                    await source.response.aread()
+                    raise AgentTurnError(
+                        f"HTTP {source.response.status_code} from {self.agent.url}: "
+                        f"{printable(source.response.text[:300])}"
+                    )
+                async for sse in source.aiter_sse():
+                    if not sse.data:
+                        continue
+                    try:
+                        event = _events.validate_json(sse.data)
+                    except ValidationError as exc:
+                        problem = exc.errors()[0]["msg"]
+                        raise AgentTurnError(
+                            f"protocol error: not an AG-UI event ({problem}): "
+                            f"{printable(sse.data[:200])!r}"
+                        ) from None
+                    _apply(run, event)
+                    if run.finished:
+                        break
+        except SSEError as exc:
+            raise AgentTurnError(f"protocol error: {exc}") from None
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise AgentTurnError(
+                f"cannot reach {self.agent.url}: {exc}", not_started=True
+            ) from None
+        except httpx.TransportError as exc:
+            raise AgentTurnError(f"connection to {self.agent.url} failed: {exc}") from None
+        except httpx.HTTPError as exc:
+            raise AgentTurnError(f"HTTP error: {exc}") from None
+        if not run.finished:
+            raise AgentTurnError("the event stream ended without RUN_FINISHED")
+        return run
+
+
+def mocked_ids(run: _Run, mocked: set[str]) -> set[str]:
+    """Ids of this run's calls of mocked tools."""
+    return {call.id for call in run.calls.values() if call.name in mocked}
+
+
+def _tool_call(call: _Call) -> ToolCall:
+    return ToolCall(id=call.id, function=FunctionCall(name=call.name, arguments="".join(call.args)))
+
+
+def _apply(run: _Run, event: Any) -> None:
+    """Fold one event into the run."""
+    kind = event.type
+    if kind is EventType.TEXT_MESSAGE_START:
+        run.texts.setdefault(event.message_id, [])
+        run.last_text = event.message_id
+    elif kind is EventType.TEXT_MESSAGE_CONTENT:
+        run.texts.setdefault(event.message_id, []).append(event.delta)
+        run.last_text = event.message_id
+    elif kind is EventType.TEXT_MESSAGE_CHUNK:
+        message_id = event.message_id or run.last_text or str(uuid.uuid4())
+        run.texts.setdefault(message_id, []).append(event.delta or "")
+        run.last_text = message_id
+    elif kind is EventType.TOOL_CALL_START:
+        run.calls[event.tool_call_id] = _Call(
+            event.tool_call_id, event.tool_call_name, event.parent_message_id
+        )
+    elif kind is EventType.TOOL_CALL_ARGS:
+        call = run.calls.get(event.tool_call_id)
+        if call is None:
+            raise AgentTurnError(
+                f"protocol error: TOOL_CALL_ARGS before TOOL_CALL_START for {printable(event.tool_call_id)!r}"
+            )
+        call.args.append(event.delta)
+    elif kind is EventType.TOOL_CALL_CHUNK:
+        call_id = event.tool_call_id or (run.ended[-1].id if run.ended else "")
+        if call_id not in run.calls:
+            run.calls[call_id] = _Call(call_id, event.tool_call_name or "", event.parent_message_id)
+            run.ended.append(run.calls[call_id])
+        run.calls[call_id].args.append(event.delta or "")
+    elif kind is EventType.TOOL_CALL_END:
+        call = run.calls.get(event.tool_call_id)
+        if call is None:
+            raise AgentTurnError(
+                f"protocol error: TOOL_CALL_END for unknown call {printable(event.tool_call_id)!r}"
+            )
+        run.ended.append(call)
+    elif kind is EventType.TOOL_CALL_RESULT:
+        content = (
+            event.content
+            if isinstance(event.content, str)
+            else json.dumps([part.model_dump(mode="json", by_alias=True) for part in event.content])
+        )
+        run.results.append((event.message_id, event.tool_call_id, content))
+    elif kind is EventType.RUN_ERROR:
+        code = f" (code {printable(event.code)})" if event.code else ""
+        raise AgentTurnError(f"agent sent RUN_ERROR: {printable(event.message)}{code}")
+    elif kind is EventType.RUN_FINISHED:
+        run.finished = True
+
+
+class AguiAgent:
+    """An AG-UI endpoint; ``concurrency`` sessions at once over one pooled HTTP client."""
+
+    def __init__(self, url: str, *, concurrency: int, timeout: float) -> None:
+        self.url = url
+        self.description = f"agui:{url}"
+        self.timeout = timeout
+        self._slots = asyncio.Semaphore(concurrency)
+        # The judge's client: httpx's API over the aiohttp transport, which keeps up with
+        # many short streamed runs where httpx's own transport did not (bench/agent_overhead.py).
+        self.client = open_http_client(
+            concurrency, timeout, headers={"Accept": "text/event-stream"}
+        )
+
+    @asynccontextmanager
+    async def session(self, start: SessionStart) -> AsyncIterator[AgentSession]:
+        """A new thread (waits for a free slot)."""
+        async with self._slots:
+            yield AguiSession(self, start)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client."""
+        await self.client.aclose()

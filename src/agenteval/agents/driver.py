@@ -1,0 +1,374 @@
+"""Drive cases through an agent: default-mode turns, simulated users, mocks, records, stats.
+
+``AgentDriver.drive`` runs one case run in one agent session and returns the
+captured actual turns (and, with ``--expected-agent``, the expected ones).  Any
+fault becomes ``AgentRunError`` whose text is the case's ``errorMessage``,
+naming the turn and what happened.
+
+Tested in tests/agents/test_user_simulator.py and tests/agents/test_cmd_agent.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agenteval.agents.adapter import (
+    AgentAdapter,
+    AgentSession,
+    AgentTurnError,
+    SessionStart,
+    TurnInput,
+)
+from agenteval.agents.recorder import TraceRecordFile, parse_json_text
+from agenteval.agents.tool_mocks import ToolMockError, ToolMocks, parse_tool_mocks
+from agenteval.agents.user_simulator import ChatCall, ScenarioError, UserSimulator
+from agenteval.errors import CaseError, JudgeError
+from agenteval.schema.evalset import EvalCase, Invocation, Message
+from agenteval.schema.metric import EvalMetric
+
+if TYPE_CHECKING:
+    from agenteval.evaluators.llm.session import JudgeSession
+    from agenteval.judge.config import JudgeSettings
+
+
+class AgentRunError(CaseError):
+    """A case run could not be driven; the text is the case's errorMessage."""
+
+
+class AgentStopped(AgentRunError):
+    """The run is stopping: no new session or turn starts."""
+
+
+@dataclass(slots=True)
+class AgentStats:
+    """What the agent did during a run (printed in the summary)."""
+
+    sessions: int = 0
+    turns: int = 0
+    tool_calls: int = 0
+    mocked_calls: int = 0
+    failures: int = 0
+    # Case runs whose agent could not be started or reached: the run is incomplete (exit 3).
+    not_started: int = 0
+    seconds: float = 0.0
+    first_failure: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The stats under the run document's ``agent`` key."""
+        return {
+            "sessions": self.sessions,
+            "turns": self.turns,
+            "toolCalls": self.tool_calls,
+            "mockedToolCalls": self.mocked_calls,
+            "failures": self.failures,
+            "notStarted": self.not_started,
+            "agentSeconds": round(self.seconds, 3),
+        }
+
+
+def needs_agent(case: EvalCase) -> bool:
+    """Whether a case is driven live: default mode, reference turns or a scenario, no trace."""
+    if case.eval_mode == "trace" or case.actual_conversation:
+        return False
+    return bool(case.conversation) != (case.conversation_scenario is not None)
+
+
+def judge_settings_for(metrics: Sequence[EvalMetric]) -> JudgeSettings | None:
+    """The model of the first metric with ``criterion.llmJudge.judgeModel``: it also plays the
+    simulated user and writes ``llmGenerator`` tool results."""
+    from agenteval.judge.config import resolve_settings
+
+    for metric in metrics:
+        judge = metric.criterion.llm_judge if metric.criterion else None
+        if judge is not None and judge.judge_model is not None and judge.judge_model.model_name:
+            return resolve_settings(judge.judge_model)
+    return None
+
+
+def case_needs_judge(case: EvalCase) -> bool:
+    """Whether driving the case may call an LLM (simulated user or llmGenerator mocks)."""
+    scenario = case.conversation_scenario
+    if scenario is not None and not (
+        scenario.starting_prompt and scenario.max_allowed_invocations == 1
+    ):
+        return True
+    for turn in case.conversation or []:
+        mock = turn.tool_mock if turn is not None else None
+        if isinstance(mock, Mapping) and "llmGenerator" in json.dumps(mock):
+            return True
+    return False
+
+
+def check_case(case: EvalCase, expected_agent: bool) -> list[str]:
+    """Problems that would stop a driven case (for ``validate --agent``)."""
+    problems: list[str] = []
+    for index, turn in enumerate(case.conversation or []):
+        if turn is None:
+            continue
+        if turn.user_content is None:
+            problems.append(f"conversation[{index}].userContent: a driven turn needs user content")
+        for side in ("actual", "expected"):
+            try:
+                parse_tool_mocks(turn.tool_mock, side, f"conversation[{index}].toolMock")
+            except ToolMockError as exc:
+                problems.append(str(exc))
+                break
+    scenario = case.conversation_scenario
+    if scenario is not None:
+        try:
+            UserSimulator(scenario, None)
+        except ScenarioError as exc:
+            problems.append(str(exc))
+        if scenario.driver == "expected" and not expected_agent:
+            problems.append('conversationScenario.driver "expected" needs --expected-agent')
+    if case.expected_runner_enabled and not expected_agent:
+        problems.append("expectedRunnerEnabled needs --expected-agent")
+    return problems
+
+
+@dataclass(slots=True)
+class AgentDriver:
+    """Drives cases through the agent (and the optional expected agent)."""
+
+    adapter: AgentAdapter
+    expected_adapter: AgentAdapter | None = None
+    record: TraceRecordFile | None = None
+    stats: AgentStats = field(default_factory=AgentStats)
+    on_turn: Callable[[], None] | None = None
+    stopping: Callable[[], bool] = lambda: False
+
+    def needs_judge(self, plans: Sequence[Any]) -> bool:
+        """Whether a planned case may call an LLM while it is driven (the judge client opens)."""
+        return any(
+            needs_agent(case) and case_needs_judge(case) for plan in plans for case in plan.cases
+        )
+
+    def wants(self, case: EvalCase, recorded: bool) -> bool:
+        """Whether this case run is driven (a trace from ``--traces`` wins)."""
+        return needs_agent(case) and not recorded
+
+    async def drive(
+        self,
+        case: EvalCase,
+        run_id: int,
+        metrics: Sequence[EvalMetric],
+        judge: JudgeSession | None,
+    ) -> tuple[list[Invocation], list[Invocation] | None]:
+        """(actual turns, expected turns or None) of one case run; AgentRunError on faults."""
+        settings = judge_settings_for(metrics) if judge is not None else None
+        chat = _chat_call(judge, settings) if judge is not None and settings is not None else None
+        started = time.perf_counter()
+        try:
+            actuals, expecteds = await self._drive(case, chat)
+        except AgentRunError as exc:
+            if not isinstance(exc, AgentStopped):
+                self.stats.failures += 1
+                self.stats.first_failure = self.stats.first_failure or f"{case.eval_id}: {exc}"
+            raise
+        finally:
+            self.stats.seconds += time.perf_counter() - started
+        if self.record is not None and not self.stopping():
+            self.record.write(case.eval_id, run_id, actuals)
+        return actuals, expecteds
+
+    async def _drive(
+        self, case: EvalCase, chat: ChatCall | None
+    ) -> tuple[list[Invocation], list[Invocation] | None]:
+        scenario = case.conversation_scenario
+        if scenario is not None:
+            if scenario.driver == "expected":
+                expected_adapter = self._expected('conversationScenario.driver "expected"')
+                expecteds = await self._simulate(expected_adapter, case, chat, "expected")
+                said = [t.user_content for t in expecteds if t.user_content is not None]
+                actuals = await self._replay(self.adapter, case, said, [None] * len(said), "actual")
+                return actuals, expecteds
+            actuals = await self._simulate(self.adapter, case, chat, "actual")
+            return actuals, await self._expected_for(case, actuals, [None] * len(actuals))
+        turns = [t for t in case.conversation or [] if t is not None]
+        inputs: list[Message] = []
+        for index, turn in enumerate(turns):
+            if turn.user_content is None:
+                raise AgentRunError(f"conversation[{index}].userContent is missing")
+            inputs.append(turn.user_content)
+        mocks = [t.tool_mock for t in turns]
+        actuals = await self._replay(self.adapter, case, inputs, mocks, "actual", chat)
+        return actuals, await self._expected_for(case, actuals, mocks, chat)
+
+    def _expected(self, why: str) -> AgentAdapter:
+        if self.expected_adapter is None:
+            raise AgentRunError(f"{why} needs --expected-agent to produce the expected turns")
+        return self.expected_adapter
+
+    async def _expected_for(
+        self,
+        case: EvalCase,
+        actuals: list[Invocation],
+        mocks: list[Any],
+        chat: ChatCall | None = None,
+    ) -> list[Invocation] | None:
+        has_expected_mocks = any(isinstance(m, Mapping) and m.get("expected") for m in mocks)
+        if not case.expected_runner_enabled and not (
+            has_expected_mocks and self.expected_adapter is not None
+        ):
+            return None
+        adapter = self._expected("expectedRunnerEnabled")
+        inputs = [t.user_content for t in actuals if t.user_content is not None]
+        return await self._replay(adapter, case, inputs, mocks, "expected", chat)
+
+    def _start(self, case: EvalCase, mocked: list[str]) -> SessionStart:
+        if self.stopping():
+            raise AgentStopped("run interrupted before the agent session started")
+        session_input = case.session_input
+        return SessionStart(
+            session_id=str(uuid.uuid4()),
+            app_name=session_input.app_name if session_input else "",
+            user_id=session_input.user_id if session_input else "",
+            state=session_input.state if session_input else None,
+            context_messages=list(case.context_messages or []),
+            mocked_tools=mocked,
+        )
+
+    async def _replay(
+        self,
+        adapter: AgentAdapter,
+        case: EvalCase,
+        inputs: list[Message],
+        raw_mocks: list[Any],
+        side: str,
+        chat: ChatCall | None = None,
+    ) -> list[Invocation]:
+        """Send fixed user turns in order in one session."""
+        parsed: list[ToolMocks] = []
+        for index, raw in enumerate(raw_mocks):
+            try:
+                parsed.append(parse_tool_mocks(raw, side, f"conversation[{index}].toolMock"))
+            except ToolMockError as exc:
+                raise AgentRunError(str(exc)) from None
+        names = sorted({name for mocks in parsed for name in mocks.names})
+        start = self._start(case, names)
+        captured: list[Invocation] = []
+        total = len(inputs)
+        try:
+            async with adapter.session(start) as session:
+                self.stats.sessions += 1
+                for index, (message, mocks) in enumerate(zip(inputs, parsed, strict=True)):
+                    if self.stopping():
+                        raise AgentStopped("run interrupted between agent turns")
+                    captured.append(
+                        await self._turn(session, index + 1, total, message, mocks, chat, side)
+                    )
+        except AgentTurnError as exc:  # raised while opening or closing the session
+            raise AgentRunError(f"{_who(side)}session: {exc}") from None
+        return captured
+
+    async def _simulate(
+        self, adapter: AgentAdapter, case: EvalCase, chat: ChatCall | None, side: str
+    ) -> list[Invocation]:
+        """A simulated user talks to the agent until it stops."""
+        assert case.conversation_scenario is not None
+        try:
+            simulator = UserSimulator(case.conversation_scenario, chat)
+        except ScenarioError as exc:
+            raise AgentRunError(str(exc)) from None
+        captured: list[Invocation] = []
+        reply: str | None = None
+        try:
+            async with adapter.session(self._start(case, [])) as session:
+                self.stats.sessions += 1
+                while True:
+                    if self.stopping():
+                        raise AgentStopped("run interrupted between agent turns")
+                    try:
+                        text = await simulator.next(reply)
+                    except ScenarioError as exc:
+                        raise AgentRunError(
+                            f"user simulator before turn {len(captured) + 1}: {exc}"
+                        ) from None
+                    except Exception as exc:  # a judge error: the user could not be simulated
+                        raise AgentRunError(
+                            f"user simulator before turn {len(captured) + 1}: {exc}"
+                        ) from None
+                    if text is None:
+                        break
+                    message = Message(role="user", content=text)
+                    turn = await self._turn(
+                        session, len(captured) + 1, 0, message, ToolMocks(), chat, side
+                    )
+                    captured.append(turn)
+                    reply = turn.final_response.content if turn.final_response else ""
+        except AgentTurnError as exc:
+            raise AgentRunError(f"{_who(side)}session: {exc}") from None
+        if not captured:
+            raise AgentRunError("the simulated user stopped before the first turn")
+        return captured
+
+    async def _turn(
+        self,
+        session: AgentSession,
+        number: int,
+        total: int,
+        message: Message,
+        mocks: ToolMocks,
+        chat: ChatCall | None,
+        side: str,
+    ) -> Invocation:
+        async def answer(name: str, arguments: Any) -> Any:
+            self.stats.mocked_calls += 1
+            return await mocks.answer(name, arguments, _generator(chat))
+
+        of = f" of {total}" if total else ""
+        try:
+            turn = await session.turn(TurnInput(number, message, mocks.names, answer))
+        except AgentTurnError as exc:
+            if exc.not_started:
+                self.stats.not_started += 1
+            raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
+        except ToolMockError as exc:
+            raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
+        self.stats.turns += 1
+        self.stats.tool_calls += len(turn.tools or [])
+        if self.on_turn is not None:
+            self.on_turn()
+        return turn
+
+
+def _who(side: str) -> str:
+    return "expected " if side == "expected" else ""
+
+
+def _generator(chat: ChatCall | None) -> Any:
+    if chat is None:
+        return None
+
+    async def generate(prompt: str, arguments: str) -> Any:
+        try:
+            text = await chat([("system", prompt), ("user", arguments)])
+        except Exception as exc:  # a judge failure ends the turn like a failed mock
+            raise ToolMockError(f"llmGenerator: {exc}") from None
+        value = parse_json_text(text, empty=None)
+        if value is None:
+            raise ToolMockError("llmGenerator: the generated result is empty or null")
+        return value
+
+    return generate
+
+
+def _chat_call(judge: JudgeSession, settings: JudgeSettings) -> ChatCall:
+    from agenteval.judge.backend import ChatMessage, JudgeRequest
+
+    async def chat(messages: Sequence[tuple[str, str]]) -> str:
+        request = JudgeRequest(settings, tuple(ChatMessage(role, text) for role, text in messages))
+        try:
+            reply = await judge.client.complete(request, metric_name="agent-driving")
+        except JudgeError as exc:
+            # Like a judge turn left not_evaluated: the run could not finish (exit 3).
+            judge.record_failure("agent-driving", str(exc))
+            raise
+        return reply.text
+
+    return chat

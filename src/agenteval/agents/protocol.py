@@ -1,0 +1,88 @@
+"""The ``cmd:`` agent protocol: JSON lines over a worker process's stdin and stdout.
+
+One JSON object per line, UTF-8, each with a ``type``.  A worker serves one
+session at a time and is reused for the next one.
+
+agenteval → agent (stdin)::
+
+    {"type": "session_start", "sessionId": "…", "appName": "…", "userId": "…",
+     "state": {…} | null, "contextMessages": [Message, …], "mockedTools": ["name", …]}
+    {"type": "user_turn", "sessionId": "…", "turn": 1, "message": Message,
+     "mockedTools": ["name", …]}
+    {"type": "tool_result", "sessionId": "…", "id": "call id", "result": <any JSON>}
+    {"type": "session_end", "sessionId": "…"}
+
+agent → agenteval (stdout), while a turn runs::
+
+    {"type": "tool_call", "id": "…", "name": "…", "arguments": <any JSON>}
+    {"type": "tool_result", "id": "…", "result": <any JSON>}   # only for the agent's own tools
+    {"type": "message", "content": "…"}                        # an intermediate response
+    {"type": "final", "content": "…"}                          # ends the turn
+    {"type": "error", "message": "…"}                          # ends the turn; the case fails
+
+After a ``tool_call`` of a tool named in ``mockedTools`` the agent waits for
+agenteval's ``tool_result`` line with the same ``id`` and must not run its own
+tool.  ``Message`` is formats.md §2.5 (``{"role": "user", "content": "…"}``).
+Anything else on stdout is a protocol error; stderr is free-form and kept for
+the case's error message.  Lines that need no answer travel with the next one:
+``session_start`` arrives together with the first ``user_turn``, and
+``session_end`` together with the next ``session_start`` (or just before
+agenteval closes stdin at the end of the run), so a worker wakes once per turn.
+
+Tested in tests/agents/test_cmd_agent.py.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Reply(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ToolCallReply(_Reply):
+    """The agent calls a tool."""
+
+    type: Literal["tool_call"]
+    id: str
+    name: str
+    arguments: Any = None
+
+
+class ToolResultReply(_Reply):
+    """The result of one of the agent's own tools."""
+
+    type: Literal["tool_result"]
+    id: str
+    result: Any = None
+
+
+class MessageReply(_Reply):
+    """An intermediate response of the turn."""
+
+    type: Literal["message"]
+    content: str
+
+
+class FinalReply(_Reply):
+    """The turn's final response; the turn is over."""
+
+    type: Literal["final"]
+    content: str
+
+
+class ErrorReply(_Reply):
+    """The agent failed the turn."""
+
+    type: Literal["error"]
+    message: str
+
+
+AgentReply = Annotated[
+    ToolCallReply | ToolResultReply | MessageReply | FinalReply | ErrorReply,
+    Field(discriminator="type"),
+]
+reply_adapter: TypeAdapter[AgentReply] = TypeAdapter(AgentReply)

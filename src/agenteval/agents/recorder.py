@@ -1,0 +1,107 @@
+"""What a driven turn looked like, and the ``--record`` file that keeps every driven case.
+
+``TurnRecorder`` turns adapter events into an ``Invocation`` the way Go's
+inference code fills the actual side (formats.md §2.4): arguments given as text
+are trimmed and JSON-parsed (empty → ``{}``, unparsable → the text), results
+likewise, a result attaches to the call with the same id.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import IO, Any
+
+from agenteval.schema.base import dump
+from agenteval.schema.evalset import Invocation, Message, Tool
+
+
+def parse_json_text(text: str, *, empty: Any) -> Any:
+    """A JSON text's value; ``empty`` for blank text, the text itself when it is not JSON."""
+    trimmed = text.strip()
+    if not trimmed:
+        return empty
+    try:
+        return json.loads(trimmed)
+    except ValueError:
+        return text
+
+
+class TurnRecorder:
+    """Collects one turn's tool calls, intermediate messages and final answer."""
+
+    def __init__(self, user_content: Message) -> None:
+        self.user_content = user_content
+        self.tools: list[Tool] = []
+        self._by_id: dict[str, Tool] = {}
+        self.messages: list[str] = []
+        self.final: str | None = None
+        self.started = time.time()
+
+    def tool_call(self, call_id: str, name: str, arguments: Any) -> None:
+        """The agent called a tool (arguments already decoded)."""
+        tool = Tool(id=call_id, name=name, arguments=arguments)
+        self.tools.append(tool)
+        if call_id:
+            self._by_id[call_id] = tool
+
+    def has_call(self, call_id: str) -> bool:
+        """Whether a call with this id was seen in this turn."""
+        return call_id in self._by_id
+
+    def tool_result(self, call_id: str, result: Any) -> bool:
+        """Attach a result to its call; False when no call has that id."""
+        tool = self._by_id.get(call_id)
+        if tool is None:
+            return False
+        tool.result = result
+        return True
+
+    def message(self, text: str) -> None:
+        """An intermediate response."""
+        self.messages.append(text)
+
+    def finish(self, final: str) -> Invocation:
+        """The recorded turn, with ``final`` as its final response."""
+        self.final = final
+        fields: dict[str, Any] = {
+            "invocation_id": str(uuid.uuid4()),
+            "user_content": self.user_content,
+            "final_response": Message(role="assistant", content=final),
+            "creation_timestamp": self.started,
+        }
+        if self.tools:
+            fields["tools"] = self.tools
+        if self.messages:
+            fields["intermediate_responses"] = [
+                Message(role="assistant", content=text) for text in self.messages
+            ]
+        return Invocation(**fields)
+
+
+class TraceRecordFile:
+    """``--record FILE``: one ``--traces`` JSONL line per driven case, written as it finishes."""
+
+    def __init__(self, path: Path, *, append: bool = False) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._file: IO[str] = path.open("a" if append else "w", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def write(self, eval_id: str, run_id: int, turns: list[Invocation]) -> None:
+        """Append one case run's captured turns and flush."""
+        record: dict[str, Any] = {"evalId": eval_id}
+        if run_id != 1:
+            record["runId"] = run_id
+        record["actualConversation"] = [dump(turn) for turn in turns]
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        self._file.close()

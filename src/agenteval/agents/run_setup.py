@@ -1,0 +1,103 @@
+"""Wire ``--agent`` into a run: check the options and cases up front, open and close the driver.
+
+Tested in tests/agents/test_agent_interrupt.py and tests/agents/test_cmd_agent.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agenteval.agents.driver import AgentDriver, check_case, needs_agent
+from agenteval.agents.recorder import TraceRecordFile
+from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
+from agenteval.errors import Problem
+
+if TYPE_CHECKING:
+    from agenteval.api import JudgeOutcome, Options
+    from agenteval.runner import EvalSetPlan, RunSettings
+
+
+def check_agent_options(
+    options: Options, plans: Sequence[EvalSetPlan], problems: list[Problem]
+) -> None:
+    """Spec syntax, numbers, and every case the agent would drive (tool mocks, scenarios)."""
+    for flag, spec in (("--agent", options.agent), ("--expected-agent", options.expected_agent)):
+        if spec is None:
+            continue
+        try:
+            check_spec(spec)
+        except AgentSpecError as exc:
+            problems.append(
+                Problem(flag, "", str(exc), "e.g. cmd:./my_agent.py or agui:http://127.0.0.1:8000/")
+            )
+    if options.agent is None:
+        problems.append(Problem("--expected-agent", "", "needs --agent for the actual turns"))
+    if options.agent_concurrency < 1:
+        problems.append(Problem("--agent-concurrency", "", "must be at least 1"))
+    if not options.agent_timeout > 0:
+        problems.append(Problem("--agent-timeout", "", "must be positive"))
+    expected = options.expected_agent is not None
+    for plan in plans:
+        for index, case in enumerate(plan.evalset.eval_cases):
+            if case is None or not needs_agent(case):
+                continue
+            for problem in check_case(case, expected):
+                where, _, text = problem.partition(": ")
+                if not text:
+                    where, text = "", problem
+                path = f"evalCases[{index}]" + (f".{where}" if where else "")
+                problems.append(Problem(str(plan.path), path, text))
+
+
+def driven_cases(plans: Sequence[EvalSetPlan]) -> int:
+    """How many selected cases the agent would drive (per run)."""
+    return sum(1 for plan in plans for case in plan.cases if needs_agent(case))
+
+
+@asynccontextmanager
+async def open_driver(
+    options: Options, settings: RunSettings, outcome: JudgeOutcome | None
+) -> AsyncIterator[AgentDriver]:
+    """The run's driver; workers, connections and the record file are closed on the way out."""
+    assert options.agent is not None
+    adapter = open_adapter(
+        options.agent, concurrency=options.agent_concurrency, timeout=options.agent_timeout
+    )
+    expected = (
+        open_adapter(
+            options.expected_agent,
+            concurrency=options.agent_concurrency,
+            timeout=options.agent_timeout,
+        )
+        if options.expected_agent is not None
+        else None
+    )
+    record = (
+        TraceRecordFile(Path(options.record), append=bool(options.resume))
+        if options.record is not None
+        else None
+    )
+    progress = options.progress
+    on_turn = getattr(progress, "agent_turn_done", None)
+    driver = AgentDriver(
+        adapter,
+        expected,
+        record,
+        on_turn=on_turn,
+        stopping=settings.stopping,
+    )
+    if outcome is not None:
+        outcome.agent = driver.stats
+    try:
+        yield driver
+    finally:
+        try:
+            await adapter.aclose()
+            if expected is not None:
+                await expected.aclose()
+        finally:
+            if record is not None:
+                record.close()

@@ -1,0 +1,39 @@
+"""``--agent SPEC`` / ``--expected-agent SPEC``: ``cmd:COMMAND`` or ``agui:URL``."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from agenteval.agents.adapter import AgentAdapter
+from agenteval.errors import FormatError
+
+
+class AgentSpecError(FormatError):
+    """The spec names no known adapter or is incomplete."""
+
+
+def check_spec(spec: str) -> tuple[str, str]:
+    """(kind, target) of a spec, or AgentSpecError with a hint."""
+    kind, sep, target = spec.partition(":")
+    target = target.strip()
+    if not sep or kind not in ("cmd", "agui"):
+        raise AgentSpecError(f"unknown agent spec {spec[:60]!r}: use cmd:COMMAND or agui:URL")
+    if not target:
+        raise AgentSpecError(f"{kind}: needs a {'command' if kind == 'cmd' else 'URL'}")
+    if kind == "agui":
+        parts = urlsplit(target)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise AgentSpecError(f"agui:{target[:60]}: expected an http:// or https:// URL")
+    return kind, target
+
+
+def open_adapter(spec: str, *, concurrency: int, timeout: float) -> AgentAdapter:
+    """The adapter a spec names (workers and connections start lazily)."""
+    kind, target = check_spec(spec)
+    if kind == "cmd":
+        from agenteval.agents.cmd_agent import CmdAgent
+
+        return CmdAgent(target, concurrency=concurrency, timeout=timeout)
+    from agenteval.agents.agui_agent import AguiAgent
+
+    return AguiAgent(target, concurrency=concurrency, timeout=timeout)

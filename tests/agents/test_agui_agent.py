@@ -1,0 +1,248 @@
+"""``--agent agui:URL`` against a scripted AG-UI server: streamed arguments, a client-side
+tool round trip, a server-side tool, RUN_ERROR and garbage; the log is the server's own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+from ag_ui.encoder import EventEncoder
+from agent_cli import EXACT_FINAL, case_results, echo_case, run_cli, write_evalset
+from agui_server import LoopbackServer
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
+
+TRAJECTORY = [{"metricName": "tool_trajectory_avg_score", "threshold": 1.0}, *EXACT_FINAL]
+
+
+class ScriptedAgent:
+    """Answers by the last message of each run; logs what it did per user turn."""
+
+    def __init__(self) -> None:
+        self.log: list[dict[str, Any]] = []
+        self.real_tool_runs: list[str] = []
+        self.inputs: list[dict[str, Any]] = []
+
+    async def endpoint(self, request: Request) -> StreamingResponse:
+        raw = await request.json()
+        self.inputs.append(raw)
+        data = RunAgentInput.model_validate(raw)
+        return StreamingResponse(self.events(data), media_type="text/event-stream")
+
+    async def events(self, data: RunAgentInput) -> AsyncIterator[str]:
+        encoder = EventEncoder()
+        yield encoder.encode(RunStartedEvent(thread_id=data.thread_id, run_id=data.run_id))
+        for event in self.script(data):
+            if isinstance(event, str):
+                yield event
+            else:
+                yield encoder.encode(event)
+        yield encoder.encode(RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id))
+
+    def text(self, message_id: str, *parts: str) -> list[Any]:
+        return [
+            TextMessageStartEvent(message_id=message_id, role="assistant"),
+            *(TextMessageContentEvent(message_id=message_id, delta=p) for p in parts),
+            TextMessageEndEvent(message_id=message_id),
+        ]
+
+    def script(self, data: RunAgentInput) -> list[Any]:
+        last = data.messages[-1]
+        mocked = {tool.name for tool in data.tools or []}
+        if last.role == "tool":
+            # The client answered our client-side tool: finish the turn with its result.
+            weather = json.loads(last.content)
+            final = f"{weather['city']}: {weather['condition']}"
+            turn = next(
+                t for t in self.log if t["tools"] and t["tools"][0]["id"] == last.tool_call_id
+            )
+            turn["tools"][0]["result"] = weather
+            turn["final"] = final
+            return self.text("m-final", final)
+        text = last.content
+        turn = {"user": text, "threadId": data.thread_id, "tools": [], "final": None}
+        self.log.append(turn)
+        if text.startswith("weather in "):
+            city = text.removeprefix("weather in ")
+            args = json.dumps({"city": city, "days": 2})
+            call_id = f"tc-{len(self.log)}"
+            turn["tools"].append(
+                {"id": call_id, "name": "get_weather", "arguments": json.loads(args)}
+            )
+            if "get_weather" not in mocked:
+                self.real_tool_runs.append("get_weather")
+            cut = [args[:5], args[5:14], args[14:]]
+            return [
+                *self.text("m-1", "Checking ", "the weather."),
+                ToolCallStartEvent(
+                    tool_call_id=call_id, tool_call_name="get_weather", parent_message_id="m-1"
+                ),
+                *(ToolCallArgsEvent(tool_call_id=call_id, delta=part) for part in cut),
+                ToolCallEndEvent(tool_call_id=call_id),
+            ]
+        if text.startswith("calc add "):
+            a, b = (int(x) for x in text.split()[2:])
+            call_id = f"tc-{len(self.log)}"
+            result = {"sum": a + b}
+            self.real_tool_runs.append("calculator")
+            turn["tools"].append(
+                {
+                    "id": call_id,
+                    "name": "calculator",
+                    "arguments": {"a": a, "b": b},
+                    "result": result,
+                }
+            )
+            turn["final"] = f"calc result: {a + b}"
+            return [
+                ToolCallStartEvent(tool_call_id=call_id, tool_call_name="calculator"),
+                ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps({"a": a})[:-1]),
+                ToolCallArgsEvent(tool_call_id=call_id, delta=f', "b": {b}}}'),
+                ToolCallEndEvent(tool_call_id=call_id),
+                ToolCallResultEvent(
+                    message_id=f"r-{call_id}", tool_call_id=call_id, content=json.dumps(result)
+                ),
+                *self.text("m-2", turn["final"]),
+            ]
+        if text == "explode":
+            return [RunErrorEvent(message="model backend unavailable", code="UPSTREAM")]
+        if text == "garbage":
+            return ['data: {"type": "NOT_AN_EVENT"}\n\n']
+        turn["final"] = f"echo: {text}"
+        return self.text("m-3", "echo: ", text)
+
+
+@pytest.fixture
+def scripted() -> Iterator[tuple[ScriptedAgent, str]]:
+    agent = ScriptedAgent()
+    app = Starlette(routes=[Route("/agent", agent.endpoint, methods=["POST"])])
+    with LoopbackServer(app) as server:
+        yield agent, server.url + "agent"
+
+
+def _weather_case() -> dict[str, Any]:
+    case = echo_case("weather_mocked", "weather in Oslo")
+    turn = case["conversation"][0]
+    turn["finalResponse"]["content"] = "Oslo: snow"
+    turn["tools"] = [
+        {
+            "name": "get_weather",
+            "arguments": {"city": "Oslo", "days": 2},
+            "result": {"city": "Oslo", "condition": "snow"},
+        }
+    ]
+    turn["toolMock"] = {
+        "actual": [
+            {
+                "name": "get_weather",
+                "arguments": {"expected": {"city": "Oslo"}, "onlyTree": {"city": True}},
+                "result": {"city": "Oslo", "condition": "snow"},
+            }
+        ]
+    }
+    return case
+
+
+def _calc_case() -> dict[str, Any]:
+    case = echo_case("calc", "calc add 2 3", "thanks")
+    case["conversation"][0]["finalResponse"]["content"] = "calc result: 5"
+    case["conversation"][0]["tools"] = [
+        {"name": "calculator", "arguments": {"a": 2, "b": 3}, "result": {"sum": 5}}
+    ]
+    case["sessionInput"]["state"] = {"tier": "gold"}
+    return case
+
+
+def test_captured_turns_equal_the_servers_log(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    agent, url = scripted
+    evalset = write_evalset(tmp_path, "agui", [_weather_case(), _calc_case()], TRAJECTORY)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    results = case_results(out)
+    by_user = {entry["user"]: entry for entry in agent.log}
+    for case in results.values():
+        for turn in case["evalMetricResultPerInvocation"]:
+            actual = turn["actualInvocation"]
+            entry = by_user[actual["userContent"]["content"]]
+            assert actual["finalResponse"]["content"] == entry["final"]
+            assert actual.get("tools", []) == entry["tools"]
+    weather = results["weather_mocked"]["evalMetricResultPerInvocation"][0]["actualInvocation"]
+    assert weather["intermediateResponses"] == [
+        {"role": "assistant", "content": "Checking the weather."}
+    ]
+    # The mocked tool was declared client-side and never run by the agent.
+    assert agent.real_tool_runs == ["calculator"]
+    assert [t["name"] for t in agent.inputs[0]["tools"]] == ["get_weather"]
+    # One thread per case session; the second turn carries the first turn's history and the state.
+    calc_inputs = [i for i in agent.inputs if i["state"] == {"tier": "gold"}]
+    assert len(calc_inputs) == 2 and calc_inputs[0]["threadId"] == calc_inputs[1]["threadId"]
+    roles = [m["role"] for m in calc_inputs[1]["messages"]]
+    assert roles == ["user", "assistant", "assistant", "tool", "user"]
+
+
+def test_run_error_and_garbage_fail_only_their_case(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    _, url = scripted
+    cases = [
+        echo_case("fine", "hi"),
+        echo_case("errors", "hi", "explode"),
+        echo_case("garbage", "garbage"),
+    ]
+    evalset = write_evalset(tmp_path, "agui_faults", cases, EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 1
+    results = case_results(out)
+    assert results["fine"]["finalEvalStatus"] == "passed"
+    assert results["errors"]["errorMessage"] == (
+        "agent turn 2 of 2: agent sent RUN_ERROR: model backend unavailable (code UPSTREAM)"
+    )
+    assert results["garbage"]["errorMessage"].startswith(
+        "agent turn 1 of 1: protocol error: not an AG-UI event"
+    )
+
+
+def test_unreachable_agent_fails_cases_with_the_reason(tmp_path: Path) -> None:
+    evalset = write_evalset(tmp_path, "agui_down", [echo_case("one", "hi")], EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run",
+        "--evalset",
+        str(evalset),
+        "--agent",
+        "agui:http://127.0.0.1:9/agent",
+        "--no-cache",
+        "--json",
+        str(out),
+    )
+    assert proc.returncode == 3  # incomplete: the agent was never reached
+    assert "INCOMPLETE: the agent could not be started or reached for 1 case run(s)" in proc.stdout
+    assert case_results(out)["one"]["errorMessage"].startswith(
+        "agent turn 1 of 1: cannot reach http://127.0.0.1:9/agent: "
+    )

@@ -1,0 +1,47 @@
+"""Captured turns (formats.md §2.4 rules) and the --record file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_text
+from agenteval.loading import parse_traces
+from agenteval.schema.evalset import Message
+
+
+def test_json_text_rules() -> None:
+    assert parse_json_text('  {"a": 1} ', empty={}) == {"a": 1}
+    assert parse_json_text("   ", empty={}) == {}
+    assert parse_json_text("not json", empty={}) == "not json"
+
+
+def test_results_attach_to_calls_by_id() -> None:
+    recorder = TurnRecorder(Message(role="user", content="hi"))
+    recorder.tool_call("a", "first", {"x": 1})
+    recorder.tool_call("b", "second", {})
+    assert recorder.tool_result("b", 2) and not recorder.tool_result("zzz", 3)
+    recorder.message("thinking")
+    turn = recorder.finish("done")
+    assert [(t.id, t.name, t.arguments, t.result) for t in turn.tools or []] == [
+        ("a", "first", {"x": 1}, None),
+        ("b", "second", {}, 2),
+    ]
+    assert turn.final_response is not None and turn.final_response.content == "done"
+    assert [m.content for m in turn.intermediate_responses or []] == ["thinking"]
+
+
+def test_record_file_reads_back_as_traces(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    record = TraceRecordFile(path)
+    recorder = TurnRecorder(Message(role="user", content="hi"))
+    recorder.tool_call("a", "t", {"x": 1})
+    turn = recorder.finish("done")
+    record.write("case", 1, [turn])
+    record.write("case", 2, [turn])
+    record.close()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line.get("runId") for line in lines] == [None, 2]
+    traces, problems = parse_traces(path.read_text(), str(path))
+    assert problems == []
+    assert len(traces) == 2 and traces["case"][0].tools == turn.tools

@@ -1,0 +1,267 @@
+"""Simulated users, ``llmGenerator`` mocks and ``--expected-agent``, end to end: the example
+agent over the cmd: protocol and the loopback judge over real HTTP playing the LLM."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent_cli import EXACT_FINAL, EXAMPLE_AGENT, case_results, echo_case, run_cli, write_evalset
+
+from agenteval.agents.text import printable
+from agenteval.agents.user_simulator import ScenarioError, check_scenario
+from agenteval.schema.evalset import ConversationScenario
+from judge_server import JudgeServer, Reply
+
+RUBRICS = '{"rubricScores": [{"id": "useful", "score": 1, "reason": "It helps."}]}'
+
+
+def _judge_metrics(base_url: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "metricName": "useful",
+            "evaluatorName": "llm_rubric_response",
+            "threshold": 1.0,
+            "criterion": {
+                "llmJudge": {
+                    "judgeModel": {
+                        "providerName": "openai",
+                        "modelName": "sim-model",
+                        "baseURL": base_url,
+                        "apiKey": "sk-simulator-secret",
+                    },
+                    "rubrics": [{"id": "useful", "content": {"text": "The answer helps."}}],
+                }
+            },
+        }
+    ]
+
+
+def _scenario(**fields: Any) -> dict[str, Any]:
+    return {
+        "evalId": "chat",
+        "conversationScenario": {
+            "conversationPlan": "Greet the assistant, then get the sum of 2 and 3.",
+            "stopSignal": "</done>",
+            **fields,
+        },
+        "sessionInput": {"appName": "sim", "userId": "u"},
+    }
+
+
+def _simulator_requests(judge: JudgeServer) -> list[dict[str, Any]]:
+    return [r.body for r in judge.recorded() if "You play a human user" in r.prompt]
+
+
+def test_simulated_user_drives_the_conversation_until_the_stop_signal(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    judge_server.when("You are the grader of an AI agent", Reply(content=RUBRICS))
+    judge_server.when("calc result: 5", Reply(content="Thanks! </done>"))
+    judge_server.when("I can calculate", Reply(content="calc add 2 3"))
+    judge_server.when("The conversation starts now", Reply(content="hello"))
+    evalset = write_evalset(
+        tmp_path, "sim", [_scenario(maxAllowedInvocations=0)], _judge_metrics(judge_server.base_url)
+    )
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{EXAMPLE_AGENT}", "--json", str(out)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    turns = [
+        t["actualInvocation"] for t in case_results(out)["chat"]["evalMetricResultPerInvocation"]
+    ]
+    assert [t["userContent"]["content"] for t in turns] == ["hello", "calc add 2 3"]
+    assert turns[1]["finalResponse"]["content"] == "calc result: 5"
+    requests = _simulator_requests(judge_server)
+    assert len(requests) == 3  # hello, the sum, then the stop signal
+    system = requests[0]["messages"][0]
+    assert (
+        system["role"] == "system" and "Greet the assistant, then get the sum" in system["content"]
+    )
+    assert '"</done>"' in system["content"]
+    # The agent's replies are the simulator's "user" side, its own messages the "assistant" side.
+    assert [m["role"] for m in requests[2]["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
+    assert requests[2]["model"] == "sim-model"
+    assert "sk-simulator-secret" not in out.read_text()
+
+
+def test_starting_prompt_and_max_invocations(tmp_path: Path, judge_server: JudgeServer) -> None:
+    judge_server.when("You are the grader of an AI agent", Reply(content=RUBRICS))
+    judge_server.when("You play a human user", Reply(content="calc mul 6 7"))
+    scenario = _scenario(startingPrompt="calc add 1 1", maxAllowedInvocations=2)
+    evalset = write_evalset(tmp_path, "sim", [scenario], _judge_metrics(judge_server.base_url))
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{EXAMPLE_AGENT}", "--json", str(out)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    turns = [
+        t["actualInvocation"] for t in case_results(out)["chat"]["evalMetricResultPerInvocation"]
+    ]
+    assert [t["finalResponse"]["content"] for t in turns] == ["calc result: 2", "calc result: 42"]
+    assert len(_simulator_requests(judge_server)) == 1  # the starting prompt needs no LLM
+
+
+def test_llm_generator_mock_goes_through_the_cached_judge(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    judge_server.when(
+        "Invent a weather report", Reply(content='{"city": "Oslo", "condition": "fog", "tempC": 3}')
+    )
+    case = echo_case("generated", "weather in Oslo")
+    turn = case["conversation"][0]
+    turn["finalResponse"]["content"] = "Oslo: fog, 3 °C"
+    turn["toolMock"] = {
+        "actual": [
+            {"name": "get_weather", "llmGenerator": {"prompt": "Invent a weather report as JSON."}}
+        ]
+    }
+    metrics = [*EXACT_FINAL, *_judge_metrics(judge_server.base_url)]
+    judge_server.when("You are the grader of an AI agent", Reply(content=RUBRICS))
+    evalset = write_evalset(tmp_path, "gen", [case], metrics)
+    cache = tmp_path / "cache.sqlite"
+    for _ in range(2):
+        out = tmp_path / "run.json"
+        proc = run_cli(
+            "run",
+            "--evalset",
+            str(evalset),
+            "--agent",
+            f"cmd:{EXAMPLE_AGENT}",
+            "--cache",
+            str(cache),
+            "--json",
+            str(out),
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        actual = case_results(out)["generated"]["evalMetricResultPerInvocation"][0][
+            "actualInvocation"
+        ]
+        assert actual["tools"][0]["result"] == {"city": "Oslo", "condition": "fog", "tempC": 3}
+    generator = [r.body for r in judge_server.recorded() if "Invent a weather report" in r.prompt]
+    assert len(generator) == 1  # the second run answered from the cache
+    assert generator[0]["messages"] == [
+        {"role": "system", "content": "Invent a weather report as JSON."},
+        {"role": "user", "content": '{"city": "Oslo"}'},
+    ]
+
+
+def test_unmatched_mock_fails_the_turn_with_the_reason(tmp_path: Path) -> None:
+    case = echo_case("unmatched", "weather in Oslo")
+    case["conversation"][0]["toolMock"] = {
+        "actual": [
+            {"name": "get_weather", "arguments": {"expected": {"city": "Paris"}}, "result": {}}
+        ]
+    }
+    evalset = write_evalset(tmp_path, "unmatched", [case, echo_case("other", "hello")], EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run",
+        "--evalset",
+        str(evalset),
+        "--agent",
+        f"cmd:{EXAMPLE_AGENT}",
+        "--no-cache",
+        "--json",
+        str(out),
+    )
+    assert proc.returncode == 1
+    message = case_results(out)["unmatched"]["errorMessage"]
+    assert message.startswith(
+        "agent turn 1 of 1: tool 'get_weather' configured for mock but no rule matched"
+    )
+    assert "Paris" in message
+
+
+def test_expected_agent_produces_the_expected_turns(tmp_path: Path) -> None:
+    same = echo_case("same_agent", "calc add 2 2")
+    del same["conversation"][0]["finalResponse"]
+    same["expectedRunnerEnabled"] = True
+    mocked = echo_case("expected_mock", "weather in Oslo")
+    del mocked["conversation"][0]["finalResponse"]
+    mocked["expectedRunnerEnabled"] = True
+    # Only the expected agent's weather tool is mocked: the two agents then disagree.
+    mocked["conversation"][0]["toolMock"] = {
+        "expected": [
+            {"name": "get_weather", "result": {"city": "Oslo", "condition": "snow", "tempC": -4}}
+        ]
+    }
+    metrics = [{"metricName": "tool_trajectory_avg_score", "threshold": 1.0}, *EXACT_FINAL]
+    evalset = write_evalset(tmp_path, "expected", [same, mocked], metrics)
+    out = tmp_path / "run.json"
+    agent = f"cmd:{EXAMPLE_AGENT}"
+    proc = run_cli(
+        "run",
+        "--evalset",
+        str(evalset),
+        "--agent",
+        agent,
+        "--expected-agent",
+        agent,
+        "--no-cache",
+        "--json",
+        str(out),
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = case_results(out)
+    assert results["same_agent"]["finalEvalStatus"] == "passed"
+    turn = results["expected_mock"]["evalMetricResultPerInvocation"][0]
+    assert turn["expectedInvocation"]["finalResponse"]["content"] == "Oslo: snow, -4 °C"
+    assert turn["actualInvocation"]["finalResponse"]["content"] == "Oslo: sunny, 21 °C"
+    without = run_cli(
+        "run", "--evalset", str(evalset), "--agent", agent, "--no-cache", "--json", str(out)
+    )
+    assert (
+        without.returncode == 2 and "expectedRunnerEnabled needs --expected-agent" in without.stderr
+    )
+    assert json.loads(out.read_text())  # the earlier document is untouched by the refused run
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"driver": "robot", "conversationPlan": "p", "stopSignal": "x"},
+            "driver 'robot' is unknown",
+        ),
+        ({"conversationPlan": "  ", "stopSignal": "x"}, "conversationPlan is empty"),
+        ({"conversationPlan": "p"}, "cannot both be disabled"),
+        ({"conversationPlan": "p", "maxAllowedInvocations": -1}, ">= 0"),
+    ],
+)
+def test_scenarios_go_would_refuse(fields: dict[str, Any], message: str) -> None:
+    scenario = ConversationScenario.model_validate(fields)
+    with pytest.raises(ScenarioError, match=message):
+        check_scenario(scenario)
+
+
+def test_agent_output_is_made_printable() -> None:
+    assert printable("a\nb\x1b[31m\u202e") == "a\\nb\\x1b[31m\\u202e"
+    assert printable("x" * 5, limit=3) == "xxx…"
+
+
+def test_offline_cache_miss_of_the_simulator_makes_the_run_incomplete(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    evalset = write_evalset(
+        tmp_path, "sim", [_scenario(maxAllowedInvocations=2)], _judge_metrics(judge_server.base_url)
+    )
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{EXAMPLE_AGENT}",
+        "--offline", "--cache", str(tmp_path / "empty.sqlite"), "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    message = case_results(out)["chat"]["errorMessage"]
+    assert message.startswith("user simulator before turn 1: offline: no cached judge reply")
+    assert judge_server.count == 0
