@@ -89,3 +89,19 @@ def test_huge_number_and_deep_nesting_are_located_errors(tmp_path: Path) -> None
     done = cli("validate", "--evalset", str(tmp_path / "big.evalset.json"), "--traces", str(traces))
     assert done.returncode == 2
     assert f"error: {traces}: line 1: nesting too deep to read" in done.stderr
+
+
+def test_corrupt_cache_is_named_before_any_judge_call(tmp_path: Path, judge_server: object) -> None:
+    from judge_server import JudgeServer
+    from tests.cli.test_interrupt_resume import write_suite
+
+    assert isinstance(judge_server, JudgeServer)
+    evalset, metrics = write_suite(tmp_path, judge_server)
+    cache = tmp_path / "bad.sqlite"
+    cache.write_bytes(b"not a database " * 200)
+    done = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--cache", str(cache))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"error: {cache}: not a readable cache (delete it or run with --no-cache)" in (
+        done.stderr
+    )
+    assert judge_server.count == 0
