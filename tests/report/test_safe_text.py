@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.report.safe_text import escape_control, redact_secrets
+from agenteval.report.safe_text import escape_control
 
 
 def test_escapes() -> None:
@@ -15,7 +15,3 @@ def test_escapes() -> None:
 
 def test_keep_leaves_chosen_characters() -> None:
     assert escape_control("a\n\x1bb", keep="\n") == "a\n\\x1bb"
-
-
-def test_redact() -> None:
-    assert redact_secrets("key sk-1 and sk-1", ("sk-1", "")) == "key [REDACTED] and [REDACTED]"

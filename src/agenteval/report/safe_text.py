@@ -36,12 +36,4 @@ def escape_control(text: str, keep: str = "") -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def redact_secrets(text: str, secrets: tuple[str, ...]) -> str:
-    """``text`` with every occurrence of each (non-empty) secret replaced by ``[REDACTED]``."""
-    for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, "[REDACTED]")
-    return text
-
-
-__all__ = ["escape_control", "redact_secrets"]
+__all__ = ["escape_control"]
