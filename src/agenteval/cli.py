@@ -6,6 +6,7 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import traceback
@@ -702,6 +703,10 @@ def diff(
         base_results, new_results = _load_results(base_files), _load_results(new_files)
         _refuse_no_cases("compare", base_results, base_files)
         _refuse_no_cases("compare", new_results, new_files)
+        if not math.isfinite(tolerance):
+            raise ConfigError(
+                [Problem("--tolerance", "", f"must be a finite number, got {tolerance}")]
+            )
         changes = diff_results(base_results, new_results, tolerance)
         if changes.compared_cases == 0:
             raise ConfigError(

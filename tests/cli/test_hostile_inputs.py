@@ -105,3 +105,25 @@ def test_corrupt_cache_is_named_before_any_judge_call(tmp_path: Path, judge_serv
         done.stderr
     )
     assert judge_server.count == 0
+
+
+def test_plugin_calling_sys_exit_is_a_located_error(tmp_path: Path) -> None:
+    plugin = tmp_path / "quitter.py"
+    plugin.write_text("import sys\nsys.exit(0)\n")
+    evalset = suite(tmp_path, [])
+    done = cli("run", "--evalset", str(evalset), "--plugin", str(plugin))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--plugin {plugin}: failed to load: it called sys.exit(0)" in done.stderr
+
+
+def test_diff_tolerance_inf_is_a_usage_error(tmp_path: Path) -> None:
+    case = {"evalId": "c", "evalMode": "trace", "actualConversation": [turn("a")],
+            "conversation": [turn("a")], "sessionInput": {}}  # fmt: skip
+    out = tmp_path / "out"
+    assert (
+        cli("run", "--evalset", str(suite(tmp_path, [case])), "--output", str(out)).returncode == 0
+    )
+    (result,) = out.glob("*.json")
+    done = cli("diff", str(result), str(result), "--tolerance", "inf")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--tolerance: must be a finite number, got inf" in done.stderr
