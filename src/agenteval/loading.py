@@ -23,6 +23,7 @@ from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
 from agenteval.importers.detect import foreign_evalset_problem
+from agenteval.input_limits import limit_problem, nesting_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -88,7 +89,7 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
 def read_text(path: Path) -> str:
     """Read a UTF-8 file, raising ConfigError with a one-line reason."""
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError([Problem(str(path), "", "file not found")]) from None
     except IsADirectoryError:
@@ -100,6 +101,10 @@ def read_text(path: Path) -> str:
         raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+    exceeded = limit_problem(text)
+    if exceeded is not None:
+        raise ConfigError([Problem(str(path), "", exceeded)])
+    return text
 
 
 def _raw_entries(text: str, key: str | None) -> list[Any]:
@@ -216,6 +221,8 @@ def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Probl
                     file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                 )
             ]
+        except RecursionError as exc:
+            return None, [Problem(file, "", nesting_problem(exc))]
         if isinstance(inner, str):
             text = inner
     try:
@@ -272,6 +279,8 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
                     file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                 )
             ]
+        except RecursionError as exc:
+            return {}, [Problem(file, "", nesting_problem(exc))]
         records = [(f"[{i}]", item) for i, item in enumerate(data)]
     else:
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -281,6 +290,8 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
                 records.append((f"line {lineno}", json.loads(line)))
             except json.JSONDecodeError as exc:
                 return {}, [Problem(file, f"line {lineno}", f"invalid JSON: {exc.msg}")]
+            except RecursionError as exc:
+                return {}, [Problem(file, f"line {lineno}", nesting_problem(exc))]
     return _trace_records(records, file)
 
 
