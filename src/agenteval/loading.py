@@ -98,7 +98,9 @@ def read_text(path: Path) -> str:
         from agenteval.importers.detect import binary_file_hint
 
         hint = binary_file_hint(path)
-        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]) from None
+        raise ConfigError(
+            [Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]
+        ) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
     exceeded = limit_problem(text)

@@ -139,32 +139,39 @@ def _event_messages(span: SpanRecord, names: Sequence[str]) -> list[Any]:
     return found
 
 
-def _input_text(span: SpanRecord) -> str:
-    for key in (
-        "gen_ai.input.messages",
-        "gen_ai.input.messages.otel",
-        "gcp.vertex.agent.llm_request",
-    ):
-        text = last_text(messages_of(span.attributes.get(key)), USER_ROLES)
+# Where each side of a turn's text may sit: attribute keys first (GenAI conventions, their
+# ".otel" variant, ADK's request/response), then the older per-message event names.
+_INPUT_KEYS = (
+    "gen_ai.input.messages",
+    "gen_ai.input.messages.otel",
+    "gcp.vertex.agent.llm_request",
+)
+_INPUT_EVENTS = ("gen_ai.user.message", "gen_ai.content.prompt")
+_OUTPUT_KEYS = (
+    "gen_ai.output.messages",
+    "gen_ai.output.messages.otel",
+    "gcp.vertex.agent.llm_response",
+)
+_OUTPUT_EVENTS = ("gen_ai.choice", "gen_ai.assistant.message", "gen_ai.content.completion")
+
+
+def _side_text(
+    span: SpanRecord, keys: tuple[str, ...], events: tuple[str, ...], roles: frozenset[str]
+) -> str:
+    """The last text of the given roles, from the first attribute that has one, else events."""
+    for key in keys:
+        text = last_text(messages_of(span.attributes.get(key)), roles)
         if text:
             return text
-    events = _event_messages(span, ("gen_ai.user.message", "gen_ai.content.prompt"))
-    return last_text(events, USER_ROLES)
+    return last_text(_event_messages(span, events), roles)
+
+
+def _input_text(span: SpanRecord) -> str:
+    return _side_text(span, _INPUT_KEYS, _INPUT_EVENTS, USER_ROLES)
 
 
 def _output_text(span: SpanRecord) -> str:
-    for key in (
-        "gen_ai.output.messages",
-        "gen_ai.output.messages.otel",
-        "gcp.vertex.agent.llm_response",
-    ):
-        text = last_text(messages_of(span.attributes.get(key)), ASSISTANT_ROLES)
-        if text:
-            return text
-    events = _event_messages(
-        span, ("gen_ai.choice", "gen_ai.assistant.message", "gen_ai.content.completion")
-    )
-    return last_text(events, ASSISTANT_ROLES)
+    return _side_text(span, _OUTPUT_KEYS, _OUTPUT_EVENTS, ASSISTANT_ROLES)
 
 
 def _tool(span: SpanRecord) -> Tool | None:

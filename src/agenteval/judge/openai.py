@@ -154,8 +154,8 @@ def _add_sampling(body: dict[str, Any], gen: GenerationConfig) -> None:
         body["reasoning_effort"] = gen.reasoning_effort
 
 
-def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
-    """Decode a 200 chat-completions body; raises ``JudgeReplyError`` when unusable."""
+def decode_json(payload: bytes, settings: JudgeSettings) -> dict[str, Any]:
+    """A 200 reply body as a JSON object, or ``JudgeReplyError`` (every provider reads through it)."""
     who = settings.describe()
     try:
         # The stdlib parser, not orjson: it reads the -Infinity logprobs some servers send.
@@ -164,6 +164,13 @@ def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
         raise JudgeReplyError(f"response error: malformed JSON from {who}: {exc}") from None
     if not isinstance(data, dict):
         raise JudgeReplyError(f"response error: reply from {who} is not a JSON object")
+    return data
+
+
+def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
+    """Decode a 200 chat-completions body; raises ``JudgeReplyError`` when unusable."""
+    who = settings.describe()
+    data = decode_json(payload, settings)
     choices = data.get("choices")
     if not choices:
         error = data.get("error")
@@ -270,14 +277,14 @@ class OpenAIBackend:
                 await self._http.send(request, stream=True), self.max_reply_bytes, self._who
             )
         except (httpx.TransportError, aiohttp.ClientError, OSError) as exc:
-            raise JudgeTransientError(redact(_describe(exc), key)) from None
+            raise JudgeTransientError(redact(describe_failure(exc), key)) from None
         status = response.status_code
         if 200 <= status < 300:
             try:
                 return parse_reply(response.content, self._settings)
             except JudgeReplyError as exc:
                 raise JudgeReplyError(redact(str(exc), key)) from None
-        detail = redact(f"HTTP {status}: {_error_detail(response)}", key)
+        detail = redact(f"HTTP {status}: {error_detail(response)}", key)
         should_retry = response.headers.get("x-should-retry", "").lower()
         if should_retry == "true" or (should_retry != "false" and is_retryable_status(status)):
             # The client names the judge when the retries run out.
@@ -313,8 +320,11 @@ def _latin1(text: str) -> bytes | None:
         return None
 
 
-def _describe(exc: BaseException) -> str:
-    """Name a transport failure by its root cause (httpx-aiohttp maps several to one class)."""
+def describe_failure(exc: BaseException) -> str:
+    """Name a transport failure by its root cause (httpx-aiohttp maps several to one class).
+
+    Every provider's backend names its failures through this one function.
+    """
     root: BaseException = exc
     while root.__cause__ is not None:
         root = root.__cause__
@@ -324,8 +334,11 @@ def _describe(exc: BaseException) -> str:
     return f"{type(root).__name__}: {text}" if text else type(root).__name__
 
 
-def _error_detail(response: httpx.Response) -> str:
-    """The server's error message, or the start of the body."""
+def error_detail(response: httpx.Response, *, with_kind: bool = False) -> str:
+    """The server's error message (prefixed by its type or status if asked), or the body's start.
+
+    OpenAI's messages stand alone; the other providers' backends prefix the error's kind.
+    """
     try:
         data = response.json()
     except ValueError:
@@ -333,7 +346,9 @@ def _error_detail(response: httpx.Response) -> str:
     if isinstance(data, Mapping):
         error = data.get("error")
         if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-            return str(error["message"])
+            kind = (error.get("type") or error.get("status")) if with_kind else None
+            prefix = f"{kind}: " if isinstance(kind, str) and kind else ""
+            return prefix + str(error["message"])
         if isinstance(error, str):
             return error
     text = response.text.strip()

@@ -12,7 +12,6 @@ Tested in tests/judge/test_providers.py (faults, redaction and cache for every p
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -31,7 +30,10 @@ from agenteval.judge.errors import (
     redact,
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
-from agenteval.judge.openai import encode_body
+from agenteval.judge.openai import (
+    decode_json as decode_json,  # the providers read replies through it
+)
+from agenteval.judge.openai import describe_failure, encode_body, error_detail
 from agenteval.judge.reply_cap import capped_response
 
 USER_AGENT = f"agenteval/{__version__}"
@@ -51,18 +53,6 @@ def header_value(text: str, settings: JudgeSettings, what: str = "API key") -> s
             "cannot carry (check the variable it comes from)"
         )
     return text
-
-
-def decode_json(payload: bytes, settings: JudgeSettings) -> dict[str, Any]:
-    """A 200 reply body as a JSON object, or ``JudgeReplyError``."""
-    who = settings.describe()
-    try:
-        data = json.loads(payload)
-    except ValueError as exc:
-        raise JudgeReplyError(f"response error: malformed JSON from {who}: {exc}") from None
-    if not isinstance(data, dict):
-        raise JudgeReplyError(f"response error: reply from {who} is not a JSON object")
-    return data
 
 
 def int_field(data: Any, name: str) -> int:
@@ -223,30 +213,6 @@ class JsonJudgeBackend:
         return encoded
 
 
-def describe_failure(exc: BaseException) -> str:
-    """A transport failure named by its root cause."""
-    root: BaseException = exc
-    while root.__cause__ is not None:
-        root = root.__cause__
-    text = str(root) or str(exc)
-    if isinstance(exc, httpx.TimeoutException):
-        return f"timed out ({type(exc).__name__}{': ' + text if text else ''})"
-    return f"{type(root).__name__}: {text}" if text else type(root).__name__
-
-
 def default_error_detail(response: httpx.Response) -> str:
-    """``error.message`` (or a string ``error``) of a JSON error body, else the body's start."""
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    if isinstance(data, Mapping):
-        error = data.get("error")
-        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-            kind = error.get("type") or error.get("status")
-            prefix = f"{kind}: " if isinstance(kind, str) and kind else ""
-            return prefix + str(error["message"])
-        if isinstance(error, str):
-            return error
-    text = response.text.strip()
-    return text[:300] if text else response.reason_phrase or "no body"
+    """``kind: error.message`` (or a string ``error``) of a JSON error body, else the body's start."""
+    return error_detail(response, with_kind=True)
