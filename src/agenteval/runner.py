@@ -217,16 +217,23 @@ def _case_rubrics(plan: EvalSetPlan, case: EvalCase) -> dict[str, list[Rubric]]:
     return merged
 
 
+def _run_traces(
+    traces: Mapping[str, list[Invocation]] | None, eval_id: str, run_id: int
+) -> Mapping[str, list[Invocation]] | None:
+    """The traces for one run: a recorded run of its own (``--num-runs`` replay) wins."""
+    if traces and run_id > 1:
+        own = traces.get(run_trace_key(eval_id, run_id))
+        if own is not None:
+            return {eval_id: own}
+    return traces
+
+
 async def evaluate_case(
     plan: EvalSetPlan, case: EvalCase, run_id: int, settings: RunSettings
 ) -> EvalCaseResult:
     """Score one case in one run; errors become a failed case result, never an exception."""
     session_id = _session_id()
-    traces = settings.traces
-    if traces and run_id > 1:
-        own = traces.get(run_trace_key(case.eval_id, run_id))
-        if own is not None:
-            traces = {case.eval_id: own}
+    traces = _run_traces(settings.traces, case.eval_id, run_id)
     driven: list[Invocation] | None = None
     driven_expected: list[Invocation] | None = None
     agent = settings.agent
