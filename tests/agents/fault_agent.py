@@ -17,7 +17,7 @@ for line in sys.stdin:
     if text == "hang":
         time.sleep(60)
     if text.startswith("slow "):
-        time.sleep(0.3)
+        time.sleep(1.0)  # long enough that a Ctrl-C lands mid-run even on a loaded box
     if text == "garbage":
         print("this is not json", flush=True)
         continue
