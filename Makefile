@@ -51,6 +51,7 @@ bench: install
 	$(BIN)/python bench/deterministic.py
 	$(BIN)/python bench/html_report.py
 	$(BIN)/python bench/agent_overhead.py
+	$(BIN)/python bench/otel_import.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output

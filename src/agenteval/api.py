@@ -32,6 +32,7 @@ from agenteval.evaluators.registry import (
     evaluators,
 )
 from agenteval.exit_codes import ExitCode
+from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.result_inputs import read_results
@@ -73,6 +74,8 @@ class Options:
 
     metrics: str | None = None
     traces: str | None = None
+    # How OTLP traces name cases: "session", "conversation" or "evalId" (importers/otel.py).
+    traces_match: str = settings.TRACES_MATCH
     app_name: str = "agenteval"
     num_runs: int = 1
     cases: Sequence[str] = ()
@@ -196,7 +199,14 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
                 )
             )
     traces: dict[str, list[Invocation]] | None = None
-    if options.traces is not None:
+    otlp = options.traces is not None and is_otlp_file(Path(options.traces))
+    if options.traces is not None and otlp:
+        try:
+            traces, trace_warnings = load_otlp_traces(Path(options.traces), options.traces_match)
+            found.warnings.extend(trace_warnings)
+        except ConfigError as exc:
+            found.problems.extend(exc.problems)
+    elif options.traces is not None:
         text = _read(Path(options.traces), found)
         if text is not None:
             traces, trace_problems = loading.parse_traces(text, options.traces)
@@ -226,6 +236,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         from agenteval.agents.run_setup import check_agent_options
 
         check_agent_options(options, plans, found.problems)
+    if otlp and traces and options.traces is not None:
+        found.warnings.extend(
+            unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+        )
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)

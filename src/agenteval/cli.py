@@ -6,6 +6,7 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import traceback
@@ -16,12 +17,15 @@ from typing import Annotated, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, settings
 from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
+from agenteval.importers.command import import_app
+from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
@@ -32,10 +36,12 @@ from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit
+from agenteval.report.log_console import make_console
 from agenteval.report.markdown import STEP_SUMMARY_ENV, append_step_summary, write_markdown
 from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
+from agenteval.report.safe_text import escape_control
 from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
@@ -76,7 +82,14 @@ TracesOpt = Annotated[
     typer.Option(
         "--traces",
         metavar="FILE",
-        help="Actual turns for cases that carry none: a *.evalset_result.json or JSON/JSONL of {evalId, actualConversation}.",
+        help="Actual turns for cases that carry none: a *.evalset_result.json, JSON/JSONL of {evalId, actualConversation}, or an OTLP JSON/protobuf trace export.",
+    ),
+]
+TracesMatchOpt = Annotated[
+    TracesMatch,
+    typer.Option(
+        "--traces-match",
+        help="OTLP --traces: a case's evalId names a session id, a gen_ai.conversation.id, or an agenteval.eval_id attribute.",
     ),
 ]
 CaseOpt = Annotated[
@@ -141,7 +154,7 @@ QuietOpt = Annotated[
 
 
 def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return make_console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
@@ -149,7 +162,9 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
     label = "warning" if warning else "error"
     style = "yellow" if warning else "red"
     for problem in problems:
-        err.print(f"[{style}]{label}:[/{style}] {problem}", markup=True, highlight=False)
+        # The problem quotes input text: no markup in it, no control characters.
+        text = markup_escape(escape_control(str(problem)))
+        err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
 
 
 def _ci_outputs(result: api.RunResult) -> None:
@@ -177,7 +192,7 @@ def _print_judge(out: Console, result: api.RunResult, *, quiet: bool) -> None:
             )
     if result.judge_failures:
         n = len(result.judge_failures)
-        first = result.judge_failures[0]
+        first = markup_escape(escape_control(result.judge_failures[0]))
         out.print(
             f"[yellow]INCOMPLETE:[/yellow] {n} judge turn{'s' if n != 1 else ''} not evaluated "
             f"(first: {first}); partial results were written",
@@ -225,6 +240,7 @@ def run(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
     app_name: Annotated[
         str,
         typer.Option("--app", metavar="NAME", help="Application name used in result file names."),
@@ -424,6 +440,7 @@ def run(
     options = api.Options(
         metrics=metrics,
         traces=traces,
+        traces_match=traces_match.value,
         app_name=app_name,
         num_runs=num_runs,
         cases=case,
@@ -455,7 +472,7 @@ def run(
         raise typer.Exit(api.EXIT_CONFIG)
 
     def body() -> int:
-        out = Console(highlight=False)
+        out = make_console(highlight=False)
         progress = RunProgress(out, enabled=not (quiet or no_progress))
         options.progress = progress
         assert options.stop is not None
@@ -478,7 +495,7 @@ def run(
         return code
 
     def report(result: api.RunResult) -> int:
-        out = Console(highlight=False)
+        out = make_console(highlight=False)
         if not quiet:
             _print_problems(result.warnings, warning=True)
         console_report.render_run(
@@ -514,7 +531,9 @@ def run(
             for path in outcome.written:
                 out.print(f"wrote {path}", highlight=False, soft_wrap=True)
         for failure in outcome.failures:
-            _stderr().print(f"error: {failure}", highlight=False, soft_wrap=True)
+            _stderr().print(
+                f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False
+            )
         return api.EXIT_INCOMPLETE if outcome.failures else result.exit_code
 
     raise typer.Exit(_guard(verbose, body))
@@ -565,6 +584,7 @@ def validate(
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     strict: StrictOpt = False,
@@ -576,6 +596,7 @@ def validate(
     options = api.Options(
         metrics=metrics,
         traces=traces,
+        traces_match=traces_match.value,
         skip_metrics=skip_metric,
         plugins=plugin,
         strict=strict,
@@ -588,7 +609,7 @@ def validate(
         _print_problems(prepared.warnings, warning=True)
         cases = sum(len(p.cases) for p in prepared.plans)
         metric_count = sum(len(p.metrics) for p in prepared.plans)
-        Console(highlight=False).print(
+        make_console(highlight=False).print(
             f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) valid."
         )
         if agent is not None:
@@ -624,7 +645,7 @@ def show(
 
     def body() -> int:
         loaded = _load_results(results)
-        out = Console(highlight=False)
+        out = make_console(highlight=False)
         console_report.render_run(
             out, loaded, quiet=quiet, verbose=verbose, max_shown=max_shown or None
         )
@@ -695,6 +716,10 @@ def diff(
         base_results, new_results = _load_results(base_files), _load_results(new_files)
         _refuse_no_cases("compare", base_results, base_files)
         _refuse_no_cases("compare", new_results, new_files)
+        if not math.isfinite(tolerance):
+            raise ConfigError(
+                [Problem("--tolerance", "", f"must be a finite number, got {tolerance}")]
+            )
         changes = diff_results(base_results, new_results, tolerance)
         if changes.compared_cases == 0:
             raise ConfigError(
@@ -703,7 +728,7 @@ def diff(
         if json_out:
             print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
         else:
-            render_diff(Console(highlight=False), changes)
+            render_diff(make_console(highlight=False), changes)
         return 1 if changes.regressed else 0
 
     raise typer.Exit(_guard(verbose, body))
@@ -756,7 +781,7 @@ def merge(
             written = [result_files.write_json(out, dump(merged[0]))]
         else:
             written = [result_files.write_result(r, out, app_name) for r in merged]
-        console = Console(highlight=False)
+        console = make_console(highlight=False)
         # The merged run's failures and summary line; --quiet leaves out the written paths.
         console_report.render_run(console, merged, quiet=True)
         if not quiet:
@@ -850,7 +875,7 @@ def html_report(
             reason = exc.strerror or str(exc)
             raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
         if not quiet:
-            Console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
+            make_console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
         return 0
 
     raise typer.Exit(_guard(verbose, body))
@@ -871,10 +896,13 @@ def list_evaluators(
         for evaluator in evaluators.all():
             kind = "judge" if evaluator.needs_judge else "deterministic"
             table.add_row(evaluator.name, kind, evaluator.description)
-        Console().print(table)
+        make_console().print(table)
         return 0
 
     raise typer.Exit(_guard(verbose, body))
+
+
+app.add_typer(import_app, name="import")
 
 
 def _version_callback(value: bool) -> None:

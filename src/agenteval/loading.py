@@ -22,6 +22,8 @@ from agenteval.checks.evalset_file import case_rules
 from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
+from agenteval.importers.detect import foreign_evalset_problem
+from agenteval.input_limits import limit_problem, nesting_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -87,15 +89,22 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
 def read_text(path: Path) -> str:
     """Read a UTF-8 file, raising ConfigError with a one-line reason."""
     try:
-        return path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError([Problem(str(path), "", "file not found")]) from None
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
-        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})")]) from None
+        from agenteval.importers.detect import binary_file_hint
+
+        hint = binary_file_hint(path)
+        raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+    exceeded = limit_problem(text)
+    if exceeded is not None:
+        raise ConfigError([Problem(str(path), "", exceeded)])
+    return text
 
 
 def _raw_entries(text: str, key: str | None) -> list[Any]:
@@ -137,6 +146,9 @@ def _validate_evalset(text: str, data: Any = None) -> EvalSet:
 
 def parse_evalset(text: str, file: str, data: Any = None) -> tuple[EvalSet | None, list[Problem]]:
     """Parse eval set JSON (``data``: already parsed) and check the file-local rules, all problems together."""
+    foreign = foreign_evalset_problem(text, file)
+    if foreign is not None:
+        return None, [foreign]
     try:
         evalset = _validate_evalset(text, data)
     except ValidationError as exc:
@@ -209,6 +221,8 @@ def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Probl
                     file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                 )
             ]
+        except RecursionError as exc:
+            return None, [Problem(file, "", nesting_problem(exc))]
         if isinstance(inner, str):
             text = inner
     try:
@@ -265,6 +279,8 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
                     file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
                 )
             ]
+        except RecursionError as exc:
+            return {}, [Problem(file, "", nesting_problem(exc))]
         records = [(f"[{i}]", item) for i, item in enumerate(data)]
     else:
         for lineno, line in enumerate(text.splitlines(), start=1):
@@ -274,6 +290,8 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
                 records.append((f"line {lineno}", json.loads(line)))
             except json.JSONDecodeError as exc:
                 return {}, [Problem(file, f"line {lineno}", f"invalid JSON: {exc.msg}")]
+            except RecursionError as exc:
+                return {}, [Problem(file, f"line {lineno}", nesting_problem(exc))]
     return _trace_records(records, file)
 
 

@@ -78,7 +78,13 @@ def load_entry_points() -> list[Problem]:
                 loaded()
         except Exception as exc:  # third-party code may raise anything on import
             problems.append(Problem(f"plugin {point.name}", "", f"failed to load: {exc}"))
+        except SystemExit as exc:  # a plugin must not end the run, let alone with success
+            problems.append(Problem(f"plugin {point.name}", "", _exit_message(exc)))
     return problems
+
+
+def _exit_message(exc: SystemExit) -> str:
+    return f"failed to load: it called sys.exit({exc.code!r}) while being imported"
 
 
 def _import_path(path: Path) -> None:
@@ -111,5 +117,7 @@ def load_plugins(modules: Iterable[str]) -> None:
             problems.append(
                 Problem(f"--plugin {spec}", "", f"failed to load: {type(exc).__name__}: {exc}")
             )
+        except SystemExit as exc:  # sys.exit(0) in a plugin used to end the run with exit 0
+            problems.append(Problem(f"--plugin {spec}", "", _exit_message(exc)))
     if problems:
         raise ConfigError(problems)

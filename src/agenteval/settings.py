@@ -23,3 +23,5 @@ JUDGE_MAX_REPLY_BYTES = 8 * 1024 * 1024
 # The SQLite cache of judge replies (--cache), and the variable that moves it.
 JUDGE_CACHE_PATH = ".agenteval/cache.sqlite"
 JUDGE_CACHE_ENV = "AGENTEVAL_CACHE"
+# Which span attribute an OTLP --traces session is matched to a case's evalId by (--traces-match).
+TRACES_MATCH = "session"

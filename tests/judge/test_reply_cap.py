@@ -107,3 +107,14 @@ def test_cli_endless_and_huge_replies_fail_their_turns_with_bounded_memory(
     # Four uncapped replies took ~215 MiB more than the baseline when measured.  A child's
     # ru_maxrss starts at the parent's size at fork, so small runs read as the same number.
     assert peak_mib < baseline_mib + 64, (baseline_mib, peak_mib)
+
+
+def test_a_reply_echoing_the_api_key_is_redacted_before_cache_and_reports(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    key = "sk-test-echo-1234567890"
+    judge_server.enqueue(Reply(content=f"your key is {key}; prefix {key[:12]}"))
+    cache = tmp_path / "c.sqlite"
+    reply = ask(settings_for(judge_server, api_key=key), options=fast_options(cache_path=cache))
+    assert key not in reply.text and key[:12] not in reply.text
+    assert all(key[:12].encode() not in p.read_bytes() for p in tmp_path.glob("c.sqlite*"))

@@ -30,6 +30,7 @@ from agenteval.agents.user_simulator import ChatCall, ScenarioError, UserSimulat
 from agenteval.errors import CaseError, JudgeError
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 from agenteval.schema.metric import EvalMetric
+from agenteval.stop_refusals import note_refusal
 
 if TYPE_CHECKING:
     from agenteval.evaluators.llm.session import JudgeSession
@@ -222,6 +223,7 @@ class AgentDriver:
 
     def _start(self, case: EvalCase, mocked: list[str]) -> SessionStart:
         if self.stopping():
+            note_refusal()
             raise AgentStopped("run interrupted before the agent session started")
         session_input = case.session_input
         return SessionStart(
@@ -258,6 +260,7 @@ class AgentDriver:
                 self.stats.sessions += 1
                 for index, (message, mocks) in enumerate(zip(inputs, parsed, strict=True)):
                     if self.stopping():
+                        note_refusal()
                         raise AgentStopped("run interrupted between agent turns")
                     captured.append(
                         await self._turn(session, index + 1, total, message, mocks, chat, side)
@@ -282,6 +285,7 @@ class AgentDriver:
                 self.stats.sessions += 1
                 while True:
                     if self.stopping():
+                        note_refusal()
                         raise AgentStopped("run interrupted between agent turns")
                     try:
                         text = await simulator.next(reply)

@@ -71,13 +71,32 @@ def _adk_turns(cases: Any) -> bool:
     return False
 
 
+def _adk_results(results: Any) -> bool:
+    """True when a result list's recorded turns are ADK invocations (issue 17)."""
+    if not isinstance(results, list):
+        return False
+    turns = [
+        {
+            "conversation": [
+                p.get("actualInvocation") for p in r.get("evalMetricResultPerInvocation") or []
+            ]
+        }
+        for r in results[:_SAMPLED_CASES]
+        if isinstance(r, Mapping)
+    ]
+    return _adk_turns(turns)
+
+
 def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
     if not data:
         return FileKind.EMPTY
     if "agentevalVersion" in data or isinstance(data.get("evalSetResults"), list):
         return FileKind.RUN
     if any(key in data for key in _RESULT_KEYS):
-        return FileKind.RESULT
+        # ADK's result files share these camelCase keys; their turns hold google.genai parts.
+        return (
+            FileKind.ADK_EVALSET if _adk_results(data.get("evalCaseResults")) else FileKind.RESULT
+        )
     if "resourceSpans" in data:
         return FileKind.OTLP
     if "eval_cases" in data or "eval_set_id" in data:

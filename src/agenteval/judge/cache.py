@@ -60,6 +60,13 @@ class JudgeCache:
         cache = cls(path)
         try:
             await cache._run(cache._connect)
+        except sqlite3.DatabaseError as exc:
+            await cache.close()
+            if "not a database" not in str(exc) and "malformed" not in str(exc):
+                raise JudgeConfigError(f"cannot open judge cache {cache.path}: {exc}") from None
+            raise JudgeConfigError(
+                f"{cache.path}: not a readable cache (delete it or run with --no-cache)"
+            ) from None
         except (OSError, sqlite3.Error) as exc:
             await cache.close()
             raise JudgeConfigError(f"cannot open judge cache {cache.path}: {exc}") from None

@@ -7,6 +7,7 @@ rate limit, timeout, retries), the budgets and the usage ledger.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -188,6 +189,11 @@ class JudgeClient:
             raise
         self.usage.record_tokens(metric_name, reply.usage)
         self._budget.spend_tokens(reply.usage.total)
+        # A judge that echoes the key (or a long part of it): it must reach neither the
+        # cache nor any report.
+        redacted = redact(reply.text, request.settings.api_key.reveal())
+        if redacted != reply.text:
+            reply = dataclasses.replace(reply, text=redacted)
         if self._cache is not None:
             await self._cache.put(key, reply)
         return reply

@@ -26,6 +26,7 @@ from agenteval.report.console_tables import (
     unstable_turns,
 )
 from agenteval.report.gc_pause import collector_paused
+from agenteval.report.safe_text import escape_control
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, EvalSetResultSummary
 from agenteval.schema.status import EvalStatus
 
@@ -117,7 +118,7 @@ def _render_eval_set(
     by_case = _runs_by_case(result)
     if not quiet:
         title = Text("eval set ", style="bold")
-        title.append(result.eval_set_id or "(unnamed)")
+        title.append(escape_control(result.eval_set_id) or "(unnamed)")
         detail = f"{len(by_case)} case{'s' if len(by_case) != 1 else ''}"
         detail += f" · {runs_total} runs" if multi_run else ""
         title.append(f"  {detail}", style="dim")
@@ -172,7 +173,7 @@ def _case_header(
     multi_run: bool,
 ) -> Text:
     header = Text("● ", style=STATUS_STYLES[status])
-    header.append(eval_id or "(no evalId)", style="bold")
+    header.append(escape_control(eval_id) or "(no evalId)", style="bold")
     header.append("  ")
     header.append_text(status_text(status, upper=True))
     if multi_run:

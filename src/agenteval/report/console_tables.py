@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.aggregation import metric_summaries, pass_at_k, pass_hat_k
+from agenteval.report.safe_text import escape_control
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,
@@ -95,7 +96,7 @@ def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> Table | No
             turns = _turn_results(run, result.metric_name)
             cells: list[Text | str] = [str(run.run_id)] if multi_run else []
             # Text, not str: names from files must not be read as rich markup.
-            cells.append(Text(result.metric_name))
+            cells.append(Text(escape_control(result.metric_name)))
             if per_turn_columns:
                 cells += [_turn_cell(turn) for turn in turns]
                 cells += ["—"] * (turn_count - len(turns))
@@ -191,11 +192,11 @@ class ReasonLine(NamedTuple):
 
 
 def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) -> ReasonLine:
-    body = Text(where, style="bold")
+    body = Text(escape_control(where), style="bold")
     if reason:
-        body.append(f": {reason}")
+        body.append(f": {escape_control(reason)}")
     if extras:
-        body.append(f" [{extras}]", style="dim")
+        body.append(f" [{escape_control(extras)}]", style="dim")
     return ReasonLine(Text(mark, style=style), body)
 
 
@@ -269,7 +270,7 @@ def metric_average_table(cases: Iterable[EvalCaseResult]) -> Table | None:
     for summary in summaries:
         counts = summary.status_counts
         table.add_row(
-            Text(summary.metric_name),
+            Text(escape_control(summary.metric_name)),
             Text(format_score(summary.average_score), style=STATUS_STYLES[summary.eval_status]),
             format_score(summary.threshold),
             status_text(summary.eval_status),

@@ -13,6 +13,7 @@ metric.  Escaping follows GitHub's workflow-command rules (the
 from collections.abc import Mapping, Sequence
 
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, CaseOutcome, cap, not_passed
+from agenteval.report.safe_text import escape_control
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -24,6 +25,8 @@ _PROPERTY_ESCAPES = (*_DATA_ESCAPES, (":", "%3A"), (",", "%2C"))
 
 def escape_data(text: str) -> str:
     """Escape the message part of a workflow command."""
+    # Terminal escapes and lone surrogates first; CR and LF are left to GitHub's own escapes.
+    text = escape_control(text, keep="\r\n")
     # "%" goes first so the escapes added after it are not escaped again.
     for char, escape in _DATA_ESCAPES:
         text = text.replace(char, escape)
@@ -32,6 +35,7 @@ def escape_data(text: str) -> str:
 
 def escape_property(text: str) -> str:
     """Escape a property value (``title=``, ``file=``) of a workflow command."""
+    text = escape_control(text, keep="\r\n")
     for char, escape in _PROPERTY_ESCAPES:
         text = text.replace(char, escape)
     return text

@@ -1,0 +1,429 @@
+"""Google ADK eval files → trpc-agent-go eval sets and metric files.
+
+Reads the three kinds of file ADK writes, in both key styles it writes them (snake_case from
+``model_dump_json()``, camelCase from its web API, which dumps by alias):
+
+* eval sets (``{eval_set_id, eval_cases: [{eval_id, conversation: [Invocation]}]}``);
+* legacy ``*.test.json`` files (``[{query, expected_tool_use, reference}]``), one case per file
+  as ADK's own migration makes them;
+* eval results (``{eval_set_result_id, eval_case_results: [...]}``, also string-wrapped as
+  ADK's local results manager writes them): trace-mode cases whose recorded turns are the
+  ``actual_invocation``s and whose expected turns are the ``expected_invocation``s.
+
+An ADK invocation maps to a trpc-agent-go invocation as ADK's own evaluators read it: the user
+and final-response text is the text parts joined by newlines; tools are the function calls of
+``intermediate_data`` (``tool_uses``, or the ``function_call`` parts of ``invocation_events``)
+with the ``function_response`` of the same id as result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic.alias_generators import to_camel
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.importers.genai_messages import message_text
+from agenteval.schema.evalset import (
+    ConversationScenario,
+    EvalCase,
+    EvalSet,
+    Invocation,
+    Message,
+    SessionInput,
+    Tool,
+)
+
+# ADK's AgentEvaluator criteria when a test folder has no test_config.json.
+ADK_DEFAULT_CRITERIA: dict[str, Any] = {
+    "tool_trajectory_avg_score": 1.0,
+    "response_match_score": 0.8,
+}
+ADK_DEFAULT_JUDGE = "gemini-2.5-flash"
+ADK_DEFAULT_SAMPLES = 5
+
+
+def get(data: Any, snake: str) -> Any:
+    """``data[snake]``, or its camelCase spelling: the two key styles ADK writes."""
+    if not isinstance(data, dict):
+        return None
+    if snake in data:
+        return data[snake]
+    return data.get(to_camel(snake))
+
+
+@dataclass(slots=True)
+class Imported:
+    """What one input file became: eval sets, metric files (as JSON data) and warnings."""
+
+    evalsets: list[EvalSet] = field(default_factory=list)
+    metrics: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+def _tools(intermediate: Any) -> list[Tool]:
+    calls: list[Any] = []
+    responses: list[Any] = []
+    if isinstance(intermediate, dict):
+        events = get(intermediate, "invocation_events")
+        if isinstance(events, list):
+            for event in events:
+                content = get(event, "content")
+                for part in get(content, "parts") or []:
+                    if get(part, "function_call") is not None:
+                        calls.append(get(part, "function_call"))
+                    if get(part, "function_response") is not None:
+                        responses.append(get(part, "function_response"))
+        else:
+            calls = list(get(intermediate, "tool_uses") or [])
+            responses = list(get(intermediate, "tool_responses") or [])
+    by_id = {get(r, "id"): get(r, "response") for r in responses if isinstance(r, dict)}
+    tools: list[Tool] = []
+    for call in calls:
+        if not isinstance(call, dict):
+            continue
+        call_id = get(call, "id")
+        tools.append(
+            Tool(
+                id=call_id or "",
+                name=get(call, "name") or "",
+                arguments=get(call, "args"),
+                result=by_id.get(call_id) if call_id else None,
+            )
+        )
+    return tools
+
+
+def _text(content: Any) -> str:
+    """ADK's text of a ``Content``: its text parts joined by newlines (thought parts too, as ADK)."""
+    parts = get(content, "parts")
+    if not isinstance(parts, list):
+        return message_text(content) if isinstance(content, str) else ""
+    return "\n".join(
+        p["text"]
+        for p in parts
+        if isinstance(p, dict) and isinstance(p.get("text"), str) and p["text"]
+    )
+
+
+def invocation(data: Any) -> Invocation:
+    """One ADK ``Invocation`` as a trpc-agent-go invocation."""
+    final = get(data, "final_response")
+    timestamp = get(data, "creation_timestamp")
+    return Invocation(
+        invocation_id=get(data, "invocation_id") or "",
+        user_content=Message(role="user", content=_text(get(data, "user_content"))),
+        final_response=Message(role="assistant", content=_text(final))
+        if final is not None
+        else None,
+        tools=_tools(get(data, "intermediate_data")),
+        creation_timestamp=timestamp if isinstance(timestamp, int | float) and timestamp else None,
+    )
+
+
+def _session_input(data: Any) -> SessionInput:
+    state = get(data, "state")
+    return SessionInput(
+        app_name=get(data, "app_name") or "",
+        user_id=get(data, "user_id") or "",
+        state=state if isinstance(state, dict) and state else None,
+    )
+
+
+def _scenario(data: Any) -> ConversationScenario | None:
+    if not isinstance(data, dict):
+        return None
+    return ConversationScenario(
+        starting_prompt=get(data, "starting_prompt") or "",
+        conversation_plan=get(data, "conversation_plan") or "",
+    )
+
+
+def evalset_from_adk(data: dict[str, Any], file: str) -> Imported:
+    """An ADK eval set (either key style) as a trpc-agent-go eval set."""
+    out = Imported()
+    cases: list[EvalCase | None] = []
+    for index, raw in enumerate(get(data, "eval_cases") or []):
+        conversation = get(raw, "conversation")
+        if get(raw, "rubrics"):
+            out.warnings.append(
+                Problem(
+                    file,
+                    f"eval_cases[{index}].rubrics",
+                    "case rubrics are not imported",
+                    "put rubrics in the metric file",
+                )
+            )
+        cases.append(
+            EvalCase(
+                eval_id=get(raw, "eval_id") or f"case-{index + 1}",
+                conversation=[invocation(t) for t in conversation]
+                if isinstance(conversation, list)
+                else None,
+                conversation_scenario=_scenario(get(raw, "conversation_scenario")),
+                session_input=_session_input(get(raw, "session_input")),
+            )
+        )
+    set_id = get(data, "eval_set_id") or Path(file).name.split(".")[0]
+    out.evalsets.append(
+        EvalSet(
+            eval_set_id=set_id,
+            name=get(data, "name") or "",
+            description=get(data, "description") or "",
+            eval_cases=cases,
+        )
+    )
+    return out
+
+
+def evalset_from_legacy(data: list[Any], file: str) -> Imported:
+    """A legacy ``*.test.json`` (one multi-turn case per file, as ADK migrates it)."""
+    turns: list[Invocation | None] = []
+    for row in data:
+        if not isinstance(row, dict):
+            continue
+        tools = [
+            Tool(name=str(use.get("tool_name") or ""), arguments=use.get("tool_input"))
+            for use in row.get("expected_tool_use") or []
+            if isinstance(use, dict)
+        ]
+        turns.append(
+            Invocation(
+                user_content=Message(role="user", content=str(row.get("query") or "")),
+                final_response=Message(role="assistant", content=str(row.get("reference") or "")),
+                tools=tools,
+            )
+        )
+    name = Path(file).name
+    stem = name[: -len(".test.json")] if name.endswith(".test.json") else Path(file).stem
+    case = EvalCase(eval_id=stem, conversation=turns, session_input=SessionInput())
+    return Imported(evalsets=[EvalSet(eval_set_id=stem, name=stem, eval_cases=[case])])
+
+
+def evalset_from_results(data: dict[str, Any], file: str) -> Imported:
+    """ADK eval results as a trace-mode eval set: recorded turns plus expected turns."""
+    out = Imported()
+    cases: list[EvalCase | None] = []
+    for index, raw in enumerate(get(data, "eval_case_results") or []):
+        per_turn = get(raw, "eval_metric_result_per_invocation") or []
+        actual = [invocation(get(t, "actual_invocation")) for t in per_turn]
+        expected_raw = [get(t, "expected_invocation") for t in per_turn]
+        expected = [invocation(t) for t in expected_raw if t is not None]
+        if expected and len(expected) != len(actual):
+            out.warnings.append(
+                Problem(
+                    file,
+                    f"eval_case_results[{index}]",
+                    "some turns have no expected invocation; expected turns dropped",
+                )
+            )
+            expected = []
+        cases.append(
+            EvalCase(
+                eval_id=get(raw, "eval_id") or f"case-{index + 1}",
+                eval_mode="trace",
+                actual_conversation=list(actual),
+                conversation=list(expected) or None,
+                session_input=SessionInput(user_id=get(raw, "user_id") or ""),
+            )
+        )
+    set_id = get(data, "eval_set_id") or get(data, "eval_set_result_id") or Path(file).stem
+    out.evalsets.append(
+        EvalSet(eval_set_id=set_id, name=get(data, "eval_set_result_name") or "", eval_cases=cases)
+    )
+    return out
+
+
+def _threshold(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    threshold = get(value, "threshold")
+    return float(threshold) if isinstance(threshold, int | float) else None
+
+
+_MATCH_TYPES = {"EXACT": (True, False), "IN_ORDER": (True, True), "ANY_ORDER": (False, True)}
+_MATCH_NUMBERS = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
+
+
+def _trajectory(value: Any, threshold: float) -> dict[str, Any]:
+    raw = get(value, "match_type")
+    match = (
+        _MATCH_NUMBERS.get(raw, "EXACT") if isinstance(raw, int) else str(raw or "EXACT").upper()
+    )
+    ordered, subset = _MATCH_TYPES.get(match, (True, False))
+    # ADK compares names and args (Python equality), never results.
+    strategy: dict[str, Any] = {"name": {"matchStrategy": "exact"}}
+    if not get(value, "ignore_args"):
+        strategy["arguments"] = {}
+    return {
+        "metricName": "tool_trajectory_avg_score",
+        "threshold": threshold,
+        "criterion": {
+            "toolTrajectory": {
+                "orderSensitive": ordered,
+                "subsetMatching": subset,
+                "defaultStrategy": strategy,
+            }
+        },
+    }
+
+
+def _judge_model(value: Any) -> dict[str, Any]:
+    options = get(value, "judge_model_options")
+    samples = get(options, "num_samples")
+    return {
+        "providerName": "openai",
+        "modelName": get(options, "judge_model") or ADK_DEFAULT_JUDGE,
+        "baseURL": "${JUDGE_MODEL_BASE_URL}",
+        "apiKey": "${JUDGE_MODEL_API_KEY}",
+        "numSamples": samples if isinstance(samples, int) and samples > 0 else ADK_DEFAULT_SAMPLES,
+    }
+
+
+def _rubrics(value: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for index, rubric in enumerate(get(value, "rubrics") or []):
+        content = get(rubric, "rubric_content")
+        text = get(content, "text_property") or ""
+        out.append(
+            {"id": get(rubric, "rubric_id") or f"rubric-{index + 1}", "content": {"text": text}}
+        )
+    return out
+
+
+# ADK criteria with an agenteval evaluator that judges the same question.
+_JUDGED = {
+    "final_response_match_v2": "llm_final_response",
+    "rubric_based_final_response_quality_v1": "llm_rubric_response",
+    "hallucinations_v1": "llm_hallucinations",
+}
+
+
+def metrics_from_config(config: Any, file: str) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """A trpc-agent-go metric list for ADK ``test_config.json`` data, with a warning per criterion left out."""
+    criteria = get(config, "criteria")
+    if not isinstance(criteria, dict):
+        return [], [
+            Problem(
+                file, "criteria", "no criteria object", "expected {criteria: {name: threshold}}"
+            )
+        ]
+    metrics: list[dict[str, Any]] = []
+    warnings: list[Problem] = []
+    for name, value in criteria.items():
+        threshold = _threshold(value)
+        where = f"criteria.{name}"
+        if threshold is None:
+            warnings.append(Problem(file, where, "no threshold; criterion not imported"))
+        elif name == "tool_trajectory_avg_score":
+            metrics.append(_trajectory(value, threshold))
+        elif name == "response_match_score":
+            metrics.append({"metricName": "response_match_score", "threshold": threshold})
+        elif name in _JUDGED:
+            llm_judge: dict[str, Any] = {"judgeModel": _judge_model(value)}
+            rubrics = _rubrics(value)
+            if rubrics:
+                llm_judge["rubrics"] = rubrics
+            metrics.append(
+                {
+                    "metricName": name,
+                    "evaluatorName": _JUDGED[name],
+                    "threshold": threshold,
+                    "criterion": {"llmJudge": llm_judge},
+                }
+            )
+            warnings.append(
+                Problem(
+                    file,
+                    where,
+                    f"imported as {_JUDGED[name]}: an LLM judge with agenteval's prompt, not ADK's",
+                    "set JUDGE_MODEL_BASE_URL and JUDGE_MODEL_API_KEY (e.g. Gemini's OpenAI-compatible endpoint)",
+                )
+            )
+        else:
+            warnings.append(
+                Problem(
+                    file, where, f"ADK criterion {name!r} has no agenteval equivalent; not imported"
+                )
+            )
+    return metrics, warnings
+
+
+def load_json(path: Path) -> Any:
+    """A JSON file's data (a string-wrapped document unwrapped), or ConfigError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([Problem(str(path), "", f"cannot read: {exc}")]) from None
+    try:
+        data = json.loads(text)
+        if isinstance(data, str):
+            data = json.loads(data)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            [
+                Problem(
+                    str(path),
+                    "",
+                    f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                )
+            ]
+        ) from None
+    return data
+
+
+def import_adk_file(path: Path, kind: str) -> Imported:
+    """Convert one ADK file whose kind ``detect`` recognised; metrics from its ``test_config.json``."""
+    data = load_json(path)
+    file = str(path)
+    if kind == "adk-legacy":
+        imported = evalset_from_legacy(data, file)
+    elif kind == "adk-result":
+        imported = evalset_from_results(data, file)
+    else:
+        imported = evalset_from_adk(data, file)
+    config_path = path.with_name("test_config.json")
+    if config_path.is_file():
+        metrics, warnings = metrics_from_config(load_json(config_path), str(config_path))
+    else:
+        metrics, warnings = metrics_from_config(
+            {"criteria": ADK_DEFAULT_CRITERIA}, "(ADK defaults)"
+        )
+        warnings = [
+            Problem(
+                str(config_path),
+                "",
+                "no test_config.json beside the file; using ADK's default criteria",
+                "tool_trajectory_avg_score 1.0, response_match_score 0.8",
+            )
+        ]
+    imported.warnings.extend(warnings)
+    for evalset in imported.evalsets:
+        imported.metrics[evalset.eval_set_id] = metrics
+    return imported
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe form of an id (nothing can climb out of the output directory)."""
+    cleaned = _UNSAFE.sub("_", name).strip("._") or "evalset"
+    return cleaned[:120]
+
+
+def distinct_ids(evalsets: Sequence[EvalSet]) -> None:
+    """Give eval sets that would share a file name distinct ids (``x``, ``x-2`` …)."""
+    seen: dict[str, int] = {}
+    for evalset in evalsets:
+        base = safe_name(evalset.eval_set_id)
+        count = seen.get(base, 0) + 1
+        seen[base] = count
+        evalset.eval_set_id = base if count == 1 else f"{base}-{count}"

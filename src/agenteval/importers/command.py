@@ -1,0 +1,174 @@
+"""``agenteval import adk|otel FILE… -o DIR``: other formats → trpc-agent-go eval sets.
+
+Tested in tests/importers/test_adk.py (``import adk``) and tests/importers/test_otel.py
+(``import otel``); refusals of the wrong kind in tests/importers/test_detect.py.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.exit_codes import ExitCode
+from agenteval.importers import adk
+from agenteval.importers.detect import KIND_NAMES, kind_of_file
+from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
+from agenteval.importers.otel_traces import (
+    evalset_from_spans,
+    printable,
+    trace_set_id,
+    unmapped_warnings,
+)
+from agenteval.importers.otlp_file import read_spans
+from agenteval.schema.base import dump_json_bytes
+from agenteval.schema.evalset import EvalSet
+
+import_app = typer.Typer(
+    name="import",
+    help="Convert Google ADK eval files or OpenTelemetry traces into trpc-agent-go eval sets.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+FilesArg = Annotated[list[Path], typer.Argument(metavar="FILE...", help="Files to convert.")]
+OutOpt = Annotated[
+    Path,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="DIR",
+        help="Directory to write the eval sets (and metric files) into.",
+    ),
+]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")]
+ADK_KINDS = ("adk-evalset", "adk-legacy", "adk-result")
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _print(problems: list[Problem], label: str) -> None:
+    err = _stderr()
+    for problem in problems:
+        err.print(f"{label}: {printable(str(problem))}", markup=False, highlight=False)
+
+
+def _guarded(verbose: bool, body: Callable[[], None]) -> None:
+    try:
+        body()
+    except ConfigError as exc:
+        _print(exc.problems, "error")
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
+    except OSError as exc:
+        _stderr().print(f"error: {exc.filename}: {exc.strerror}", markup=False)
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception as exc:
+        _stderr().print(f"internal error: {type(exc).__name__}: {exc}", markup=False)
+        if verbose:
+            traceback.print_exc()
+        raise typer.Exit(ExitCode.INTERNAL_ERROR) from None
+
+
+def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / f"{evalset.eval_set_id}.evalset.json"]
+    written[0].write_bytes(dump_json_bytes(evalset) + b"\n")
+    if metrics is not None:
+        path = out / f"{evalset.eval_set_id}.metrics.json"
+        path.write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _report(written: list[tuple[Path, int]]) -> None:
+    out = Console(highlight=False, soft_wrap=True)
+    for path, cases in written:
+        suffix = f" ({cases} case{'s' if cases != 1 else ''})" if cases >= 0 else ""
+        out.print(f"wrote {printable(str(path))}{suffix}", markup=False)
+
+
+@import_app.command("adk")
+def import_adk(files: FilesArg, output: OutOpt, verbose: VerboseOpt = False) -> None:
+    """Google ADK eval sets (both key styles), legacy *.test.json and eval results → eval sets + metrics from test_config.json."""
+
+    def body() -> None:
+        problems: list[Problem] = []
+        imports: list[adk.Imported] = []
+        for path in files:
+            kind = kind_of_file(path) if path.is_file() else None
+            if not path.is_file():
+                problems.append(Problem(str(path), "", "file not found"))
+            elif kind not in ADK_KINDS:
+                what = KIND_NAMES[kind] if kind else "not a Google ADK eval file"
+                hint = "use agenteval import otel" if kind and kind.startswith("otlp") else ""
+                problems.append(Problem(str(path), "", f"{what}", hint))
+            else:
+                imports.append(adk.import_adk_file(path, kind))
+        if problems:
+            raise ConfigError(problems)
+        evalsets = [(e, imp) for imp in imports for e in imp.evalsets]
+        # Ids become file names: made safe and distinct before anything is written.
+        old_ids = [e.eval_set_id for e, _ in evalsets]
+        adk.distinct_ids([e for e, _ in evalsets])
+        written: list[tuple[Path, int]] = []
+        for (evalset, imp), old in zip(evalsets, old_ids, strict=True):
+            paths = _write(output, evalset, imp.metrics.get(old))
+            written.append((paths[0], len(evalset.cases())))
+            written.extend((p, -1) for p in paths[1:])
+        for imp in imports:
+            _print(imp.warnings, "warning")
+        _report(written)
+
+    _guarded(verbose, body)
+
+
+@import_app.command("otel")
+def import_otel(
+    files: FilesArg,
+    output: OutOpt,
+    traces_match: Annotated[
+        TracesMatch,
+        typer.Option(
+            "--traces-match",
+            help="Span attribute that names a case: session id, gen_ai.conversation.id, or agenteval.eval_id.",
+        ),
+    ] = DEFAULT_MATCH,
+    verbose: VerboseOpt = False,
+) -> None:
+    """OTLP JSON / protobuf trace files → trace-mode eval sets, one case per session."""
+
+    def body() -> None:
+        sets: list[EvalSet] = []
+        warnings: list[Problem] = []
+        problems: list[Problem] = []
+        for path in files:
+            if not path.is_file():
+                problems.append(Problem(str(path), "", "file not found"))
+                continue
+            kind = kind_of_file(path)
+            if kind is not None and not kind.startswith("otlp"):
+                problems.append(
+                    Problem(str(path), "", KIND_NAMES[kind], "use agenteval import adk")
+                )
+                continue
+            mapping = map_spans(read_spans(path), traces_match)
+            warnings.extend(unmapped_warnings(str(path), mapping))
+            sets.append(evalset_from_spans(trace_set_id(path), mapping))
+        if problems:
+            raise ConfigError(problems)
+        adk.distinct_ids(sets)
+        written = [(_write(output, s, None)[0], len(s.cases())) for s in sets]
+        _print(warnings, "warning")
+        _report(written)
+
+    _guarded(verbose, body)

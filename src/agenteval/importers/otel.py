@@ -1,0 +1,279 @@
+"""OpenTelemetry GenAI spans → sessions of invocations (the turns agenteval scores).
+
+The rule, in order:
+
+1. **Turns.** A turn is the outermost ``invoke_agent`` span (``gen_ai.operation.name`` or a
+   span name starting ``invoke_agent``) or Google ADK's ``invocation`` span, together with
+   every span below it.  Nested ``invoke_agent`` spans (sub-agents) stay in their turn.
+2. **Turn content.** The user input is the last user message of the turn root's
+   ``gen_ai.input.messages``, else trpc-agent-go's ``trpc.go.agent.runner.input``, else the
+   last user message sent to the turn's first model call (``chat``/``generate_content``
+   spans: ``gen_ai.input.messages``, ADK's ``gcp.vertex.agent.llm_request``, the older
+   ``gen_ai.user.message`` / ``gen_ai.content.prompt`` events).  The final response comes
+   the same way from the output side, the last model call with text winning.  Tools are the
+   turn's ``execute_tool`` spans by start time: ``gen_ai.tool.name``,
+   ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` / ``.result`` (ADK's
+   ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
+3. **Sessions.** Turns are grouped by a key and ordered by start time; ``--traces-match``
+   picks the key: ``session`` (default) = ADK's ``gcp.vertex.agent.session_id``,
+   trpc-agent-go's ``trpc.go.agent.runner.session_id``, else ``gen_ai.conversation.id``;
+   ``conversation`` = ``gen_ai.conversation.id`` only; ``evalId`` = the attribute
+   ``agenteval.eval_id`` (set it on the agent's spans, e.g. trpc-agent-go's
+   ``agent.WithSpanAttributes``).  The first span of a turn carrying the key decides.
+   A case is given the session whose key equals its ``evalId``.
+4. **Nothing silently dropped.** A span outside every turn (and not an ancestor of one), and
+   a turn without the key, is reported with its span id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from agenteval import settings
+from agenteval.importers.genai_messages import (
+    ASSISTANT_ROLES,
+    USER_ROLES,
+    last_text,
+    messages_of,
+    parse_json,
+)
+from agenteval.importers.otlp_file import SpanRecord
+from agenteval.schema.evalset import Invocation, Message, Tool
+
+OPERATION = "gen_ai.operation.name"
+MODEL_CALLS = frozenset({"chat", "generate_content", "text_completion", "call_llm"})
+ADK_INVOCATION = "invocation"
+MERGED_TOOLS = "(merged tools)"
+# Values frameworks write when content capture is off or nothing is known.
+PLACEHOLDERS = frozenset({"<not specified>", "N/A", "<not json serializable>"})
+
+
+class TracesMatch(StrEnum):
+    """Which span attribute names the session a case is matched to (by its evalId)."""
+
+    SESSION = "session"
+    CONVERSATION = "conversation"
+    EVAL_ID = "evalId"
+
+
+# --traces-match when not given (settings.py is its one home).
+DEFAULT_MATCH = TracesMatch(settings.TRACES_MATCH)
+
+MATCH_KEYS: dict[TracesMatch, tuple[str, ...]] = {
+    TracesMatch.SESSION: (
+        "gcp.vertex.agent.session_id",
+        "trpc.go.agent.runner.session_id",
+        "gen_ai.conversation.id",
+    ),
+    TracesMatch.CONVERSATION: ("gen_ai.conversation.id",),
+    TracesMatch.EVAL_ID: ("agenteval.eval_id",),
+}
+INVOCATION_ID_KEYS = ("gcp.vertex.agent.invocation_id", "trpc.go.agent.invocation_id")
+USER_ID_KEYS = ("trpc.go.agent.runner.user_id", "gen_ai.user.id", "user.id")
+
+
+@dataclass(slots=True)
+class Unmapped:
+    """A span that became no part of any session, and why."""
+
+    span_id: str
+    name: str
+    reason: str
+
+
+@dataclass(slots=True)
+class Session:
+    """The turns of one session, in start order."""
+
+    key: str
+    turns: list[Invocation] = field(default_factory=list)
+    user_id: str = ""
+
+
+@dataclass(slots=True)
+class SpanMapping:
+    """Sessions by key, plus every span that could not be mapped."""
+
+    sessions: dict[str, Session]
+    unmapped: list[Unmapped]
+    span_count: int
+
+    def traces(self) -> dict[str, list[Invocation]]:
+        """Turns by session key (what ``--traces`` hands to cases by evalId)."""
+        return {key: session.turns for key, session in self.sessions.items()}
+
+
+def operation(span: SpanRecord) -> str:
+    """The GenAI operation of a span: its attribute, else the first word of its name."""
+    value = span.attributes.get(OPERATION)
+    if isinstance(value, str) and value:
+        return value
+    return span.name.split(" ", 1)[0]
+
+
+def _is_turn_root(span: SpanRecord) -> bool:
+    return operation(span) == "invoke_agent" or span.name == ADK_INVOCATION
+
+
+def _first(spans: Iterable[SpanRecord], keys: Sequence[str]) -> str:
+    for span in spans:
+        for key in keys:
+            value = span.attributes.get(key)
+            if isinstance(value, str) and value and value not in PLACEHOLDERS:
+                return value
+    return ""
+
+
+def _event_messages(span: SpanRecord, names: Sequence[str]) -> list[Any]:
+    found: list[Any] = []
+    for event in span.events:
+        if event.name not in names:
+            continue
+        for key in ("gen_ai.prompt", "gen_ai.completion", "message", "content", "body"):
+            if key in event.attributes:
+                found.extend(messages_of(event.attributes[key]))
+                break
+    return found
+
+
+def _input_text(span: SpanRecord) -> str:
+    for key in (
+        "gen_ai.input.messages",
+        "gen_ai.input.messages.otel",
+        "gcp.vertex.agent.llm_request",
+    ):
+        text = last_text(messages_of(span.attributes.get(key)), USER_ROLES)
+        if text:
+            return text
+    events = _event_messages(span, ("gen_ai.user.message", "gen_ai.content.prompt"))
+    return last_text(events, USER_ROLES)
+
+
+def _output_text(span: SpanRecord) -> str:
+    for key in (
+        "gen_ai.output.messages",
+        "gen_ai.output.messages.otel",
+        "gcp.vertex.agent.llm_response",
+    ):
+        text = last_text(messages_of(span.attributes.get(key)), ASSISTANT_ROLES)
+        if text:
+            return text
+    events = _event_messages(
+        span, ("gen_ai.choice", "gen_ai.assistant.message", "gen_ai.content.completion")
+    )
+    return last_text(events, ASSISTANT_ROLES)
+
+
+def _tool(span: SpanRecord) -> Tool | None:
+    attrs = span.attributes
+    name = attrs.get("gen_ai.tool.name")
+    if not isinstance(name, str) or not name:
+        name = span.name.split(" ", 1)[1] if " " in span.name else ""
+    if name == MERGED_TOOLS:
+        return None
+    call_id = attrs.get("gen_ai.tool.call.id")
+    arguments = attrs.get(
+        "gen_ai.tool.call.arguments", attrs.get("gcp.vertex.agent.tool_call_args")
+    )
+    result = attrs.get("gen_ai.tool.call.result", attrs.get("gcp.vertex.agent.tool_response"))
+    return Tool(
+        id=call_id if isinstance(call_id, str) and call_id not in PLACEHOLDERS else "",
+        name=name,
+        arguments=None if arguments in PLACEHOLDERS else parse_json(arguments),
+        result=None if result in PLACEHOLDERS else parse_json(result),
+    )
+
+
+def turn_invocation(root: SpanRecord, spans: list[SpanRecord]) -> Invocation:
+    """The invocation one turn's spans (root first, the rest by start time) describe."""
+    calls = [s for s in spans if operation(s) in MODEL_CALLS]
+    user = _input_text(root) or _first([root], ("trpc.go.agent.runner.input",))
+    if not user:
+        user = next((t for t in (_input_text(s) for s in calls) if t), "")
+    final = _output_text(root) or _first([root], ("trpc.go.agent.runner.output",))
+    if not final:
+        by_end = sorted(calls, key=lambda s: s.end)
+        final = next((t for t in (_output_text(s) for s in reversed(by_end)) if t), "")
+    tools = [t for t in (_tool(s) for s in spans if operation(s) == "execute_tool") if t]
+    return Invocation(
+        invocation_id=_first(spans, INVOCATION_ID_KEYS) or root.span_id,
+        user_content=Message(role="user", content=user),
+        final_response=Message(role="assistant", content=final),
+        tools=tools,
+        creation_timestamp=root.start / 1e9 if root.start else None,
+    )
+
+
+def _turn_roots(spans: list[SpanRecord], by_id: dict[str, SpanRecord]) -> dict[str, str]:
+    """span id → span id of its turn root (the outermost turn-root span above or at it)."""
+    root_of: dict[str, str] = {}
+    for span in spans:
+        chain: list[SpanRecord] = []
+        seen: set[str] = set()
+        current: SpanRecord | None = span
+        while current is not None and current.span_id not in root_of:
+            if current.span_id in seen:  # a parent cycle in a broken file: stop there
+                current = None
+                break
+            seen.add(current.span_id)
+            chain.append(current)
+            current = by_id.get(current.parent_id) if current.parent_id else None
+        outer = root_of[current.span_id] if current is not None else ""
+        for link in reversed(chain):
+            if not outer and _is_turn_root(link):
+                outer = link.span_id
+            root_of[link.span_id] = outer
+    return root_of
+
+
+def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> SpanMapping:
+    """Group spans into turns and sessions (module docstring), reporting what cannot be mapped."""
+    by_id = {s.span_id: s for s in spans}
+    root_of = _turn_roots(spans, by_id)
+    members: dict[str, list[SpanRecord]] = {}
+    for span in spans:
+        root = root_of.get(span.span_id, "")
+        if root:
+            members.setdefault(root, []).append(span)
+    # Spans that only wrap turns (an HTTP server span around the agent) are containers.
+    containers: set[str] = set()
+    for root in members:
+        parent = by_id[root].parent_id
+        while parent and parent in by_id and parent not in containers:
+            containers.add(parent)
+            parent = by_id[parent].parent_id
+    unmapped = [
+        Unmapped(
+            s.span_id,
+            s.name,
+            "belongs to no agent turn (no invoke_agent or invocation span above it)",
+        )
+        for s in spans
+        if not root_of.get(s.span_id) and s.span_id not in containers
+    ]
+    keys = MATCH_KEYS[match]
+    sessions: dict[str, Session] = {}
+    turns: list[tuple[int, str, Invocation, str]] = []
+    for root_id, group in members.items():
+        top = by_id[root_id]
+        rest = sorted((s for s in group if s.span_id != root_id), key=lambda s: s.start)
+        ordered = [top, *rest]
+        key = _first(ordered, keys)
+        if not key:
+            unmapped.append(
+                Unmapped(
+                    top.span_id,
+                    top.name,
+                    f"turn has no {' / '.join(keys)} attribute (--traces-match {match.value})",
+                )
+            )
+            continue
+        turns.append((top.start, key, turn_invocation(top, ordered), _first(ordered, USER_ID_KEYS)))
+    for _, key, invocation, user_id in sorted(turns, key=lambda t: t[0]):
+        session = sessions.setdefault(key, Session(key))
+        session.turns.append(invocation)
+        session.user_id = session.user_id or user_id
+    return SpanMapping(sessions, unmapped, len(spans))

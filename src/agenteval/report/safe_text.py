@@ -1,0 +1,39 @@
+"""Text from inputs, traces, judges and agents made safe to print on a terminal or in a CI log.
+
+An ``evalId`` holding a newline put ``::error file=…::FORGED`` at column 0, where GitHub
+Actions runs it as a workflow command; clear-screen and window-title escapes in a judge
+reason reached the terminal.  Every reporter passes such text through
+:func:`escape_control` before printing it: C0 and C1 control characters, DEL, the
+Unicode line and paragraph separators and lone surrogates become visible escapes
+(``\\n``, ``\\x1b``, ``\\ud800``); all other text, non-ASCII included, is kept.
+JSON and XML outputs escape by their own rules and do not use this.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escape_control(text: str, keep: str = "") -> str:
+    """``text`` with every control character, line separator and lone surrogate escaped.
+
+    Characters in ``keep`` stay (a format with its own escape for them, e.g. ``\n``).
+    """
+    if keep:
+        return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
+    return _UNSAFE.sub(_escape, text)
+
+
+__all__ = ["escape_control"]

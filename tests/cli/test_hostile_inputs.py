@@ -1,0 +1,129 @@
+"""Hostile inputs end to end: located errors or escaped text, never a crash, a hang or a forged line.
+
+Each run is a subprocess under a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FORGED = "x\n::error file=README.md,line=1::FORGED ERROR \x1b[2J\x1b]0;title\x07"
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True, text=True, timeout=120, check=False, env=env,
+        errors="surrogateescape",
+    )  # fmt: skip
+
+
+def turn(answer: str) -> dict[str, object]:
+    return {"userContent": {"role": "user", "content": "q"},
+            "finalResponse": {"role": "assistant", "content": answer}}  # fmt: skip
+
+
+def suite(tmp_path: Path, cases: list[dict[str, object]], name: str = "s") -> Path:
+    evalset = tmp_path / f"{name}.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": name, "evalCases": cases}))
+    metric = {"metricName": "m\x1b[31m", "evaluatorName": "final_response_avg_score",
+              "threshold": 1, "criterion": {"finalResponse": {"text": {}}}}  # fmt: skip
+    (tmp_path / f"{name}.metrics.json").write_text(json.dumps([metric]))
+    return evalset
+
+
+def test_forged_eval_id_and_ansi_reasons_are_escaped_everywhere(tmp_path: Path) -> None:
+    case = {"evalId": FORGED, "evalMode": "trace", "actualConversation": [turn("a\x1b[31mred")],
+            "conversation": [turn("b")], "sessionInput": {}}  # fmt: skip
+    evalset = suite(tmp_path, [case])
+    md, xml, doc = tmp_path / "r.md", tmp_path / "r.xml", tmp_path / "r.json"
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    done = cli("run", "--evalset", str(evalset), "--markdown", str(md), "--junit", str(xml),
+               "--json", str(doc), env=env)  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    for text in (done.stdout, done.stderr, md.read_text()):
+        assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+        assert not [line for line in text.splitlines() if line.startswith("::error file=README")]
+    assert "x\\n::error file=README.md" in done.stdout
+    assert '"a\\u001b[31mred"' in done.stdout or "a\\x1b[31mred" in done.stdout
+    # The JSON document keeps the id exactly (its own escaping), the XML parses.
+    data = json.loads(doc.read_text())
+    assert data["evalSetResults"][0]["evalCaseResults"][0]["evalId"] == FORGED
+    assert "\x1b" not in xml.read_text()
+
+
+def test_lone_surrogate_in_a_trace_answer(tmp_path: Path) -> None:
+    case = {"evalId": "c", "conversation": [turn("x")], "sessionInput": {}}
+    evalset = suite(tmp_path, [case])
+    traces = tmp_path / "t.jsonl"
+    record = '{"evalId": "c", "actualConversation": [{"userContent": {"role": "user", '
+    record += '"content": "q"}, "finalResponse": {"role": "assistant", "content": "a\\ud800b"}}]}'
+    traces.write_text(record + "\n")
+    out, doc = tmp_path / "out", tmp_path / "r.json"
+    done = cli("run", "--evalset", str(evalset), "--traces", str(traces), "--output", str(out),
+               "--json", str(doc), "--markdown", str(tmp_path / "r.md"))  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "a\\ud800b" in done.stdout
+    (result,) = out.glob("*.evalset_result.json")
+    assert "\\ufffd" in result.read_text()  # Go writes invalid text as U+FFFD
+    json.loads(doc.read_text())
+
+
+def test_huge_number_and_deep_nesting_are_located_errors(tmp_path: Path) -> None:
+    head = '{"evalSetId": "s", "evalCases": [{"evalId": "c", "sessionInput": {"state": {"n": '
+    for name, value in (("big", "9" * 100_000), ("deep", "[" * 100_000 + "]" * 100_000)):
+        path = tmp_path / f"{name}.evalset.json"
+        path.write_text(head + value + "}}}]}")
+        done = cli("validate", "--evalset", str(path))
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+        assert done.stderr.startswith(f"error: {path}:")
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(
+        '{"evalId": "c", "actualConversation": ' + "[" * 100_000 + "]" * 100_000 + "}\n"
+    )
+    done = cli("validate", "--evalset", str(tmp_path / "big.evalset.json"), "--traces", str(traces))
+    assert done.returncode == 2
+    assert f"error: {traces}: line 1: nesting too deep to read" in done.stderr
+
+
+def test_corrupt_cache_is_named_before_any_judge_call(tmp_path: Path, judge_server: object) -> None:
+    from judge_server import JudgeServer
+    from tests.cli.test_interrupt_resume import write_suite
+
+    assert isinstance(judge_server, JudgeServer)
+    evalset, metrics = write_suite(tmp_path, judge_server)
+    cache = tmp_path / "bad.sqlite"
+    cache.write_bytes(b"not a database " * 200)
+    done = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--cache", str(cache))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"error: {cache}: not a readable cache (delete it or run with --no-cache)" in (
+        done.stderr
+    )
+    assert judge_server.count == 0
+
+
+def test_plugin_calling_sys_exit_is_a_located_error(tmp_path: Path) -> None:
+    plugin = tmp_path / "quitter.py"
+    plugin.write_text("import sys\nsys.exit(0)\n")
+    evalset = suite(tmp_path, [])
+    done = cli("run", "--evalset", str(evalset), "--plugin", str(plugin))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--plugin {plugin}: failed to load: it called sys.exit(0)" in done.stderr
+
+
+def test_diff_tolerance_inf_is_a_usage_error(tmp_path: Path) -> None:
+    case = {"evalId": "c", "evalMode": "trace", "actualConversation": [turn("a")],
+            "conversation": [turn("a")], "sessionInput": {}}  # fmt: skip
+    out = tmp_path / "out"
+    assert (
+        cli("run", "--evalset", str(suite(tmp_path, [case])), "--output", str(out)).returncode == 0
+    )
+    (result,) = out.glob("*.json")
+    done = cli("diff", str(result), str(result), "--tolerance", "inf")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--tolerance: must be a finite number, got inf" in done.stderr

@@ -1,0 +1,313 @@
+"""OTLP traces from the OpenTelemetry SDK, scored through ``--traces`` and ``import otel``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from otel_spans import DIALECTS, Recorder, record_semconv
+
+from agenteval.importers.otel import TracesMatch, map_spans
+from agenteval.importers.otlp_file import read_protobuf_spans, read_spans
+from agenteval.schema.base import dump
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput, Tool
+
+SESSION = "trip-42"
+
+
+def _turn(user: str, final: str, tool: Tool) -> Invocation:
+    return Invocation(
+        user_content=Message(role="user", content=user),
+        final_response=Message(role="assistant", content=final),
+        tools=[tool],
+    )
+
+
+ACTUAL = [
+    _turn(
+        "What's the weather in Paris tomorrow?",
+        "Tomorrow Paris will be dry with a high of 18°C.",
+        Tool(
+            id="call_1",
+            name="get_forecast",
+            arguments={"city": "Paris", "days": 1},
+            result={"high": 18, "rain": 0.1},
+        ),
+    ),
+    _turn(
+        "Book me a table near the Louvre at 8pm.",
+        "Booked Le Fumoir near the Louvre for 8pm.",
+        Tool(
+            id="call_2",
+            name="book_restaurant",
+            arguments={"area": "Louvre", "time": "20:00"},
+            result={"confirmed": True, "name": "Le Fumoir"},
+        ),
+    ),
+]
+EXPECTED = [
+    _turn(
+        "What's the weather in Paris tomorrow?",
+        "Paris will stay dry tomorrow with highs of 18°C.",
+        Tool(name="get_forecast", arguments={"city": "Paris", "days": 1}),
+    ),
+    _turn(
+        "Book me a table near the Louvre at 8pm.",
+        "Your table at Le Fumoir near the Louvre is booked for 8:30pm.",
+        Tool(name="book_restaurant", arguments={"area": "Louvre", "time": "20:30"}),
+    ),
+]
+METRICS = [
+    {
+        "metricName": "tool_trajectory_avg_score",
+        "threshold": 1.0,
+        "criterion": {
+            "toolTrajectory": {
+                "orderSensitive": True,
+                "defaultStrategy": {"name": {"matchStrategy": "exact"}, "arguments": {}},
+            }
+        },
+    },
+    {"metricName": "response_match_score", "threshold": 0.5},
+]
+
+
+def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m agenteval ARGS``."""
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def _write_set(directory: Path, name: str, case: EvalCase) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.evalset.json"
+    path.write_text(
+        json.dumps(dump(EvalSet(eval_set_id=name, eval_cases=[case]))), encoding="utf-8"
+    )
+    (directory / f"{name}.metrics.json").write_text(json.dumps(METRICS), encoding="utf-8")
+    return path
+
+
+def _scores(document: dict[str, Any]) -> list[tuple[str, str, float, str, list[float]]]:
+    """(evalId, metric, score, status, per-turn scores) of a run document."""
+    out = []
+    for result in document["evalSetResults"]:
+        for case in result["evalCaseResults"]:
+            per_turn = case["evalMetricResultPerInvocation"]
+            for metric in case["overallEvalMetricResults"]:
+                turns = [
+                    m["score"]
+                    for p in per_turn
+                    for m in p["evalMetricResults"]
+                    if m["metricName"] == metric["metricName"]
+                ]
+                out.append(
+                    (
+                        case["evalId"],
+                        metric["metricName"],
+                        metric["score"],
+                        metric["evalStatus"],
+                        turns,
+                    )
+                )
+    return sorted(out)
+
+
+def _run(tmp_path: Path, evalset: Path, *extra: str) -> tuple[list[Any], str]:
+    report = tmp_path / f"run-{len(list(tmp_path.glob('run-*.json')))}.json"
+    proc = agenteval("run", "--evalset", str(evalset), "--json", str(report), "--no-cache", *extra)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # the second turn's tool differs
+    return _scores(json.loads(report.read_text(encoding="utf-8"))), proc.stderr
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Recorder:
+    recorder = Recorder()
+    record_semconv(recorder.tracer, SESSION, ACTUAL)
+    # A span outside every agent turn: reported, never silently dropped.
+    with recorder.tracer.start_as_current_span("db.query"):
+        pass
+    return recorder
+
+
+def test_traces_score_like_the_equivalent_trace_mode_evalset(
+    tmp_path: Path, recorded: Recorder
+) -> None:
+    default_mode = _write_set(
+        tmp_path / "default",
+        "trip",
+        EvalCase(
+            eval_id=SESSION,
+            conversation=list(EXPECTED),
+            session_input=SessionInput(app_name="travel"),
+        ),
+    )
+    trace_mode = _write_set(
+        tmp_path / "trace",
+        "trip",
+        EvalCase(
+            eval_id=SESSION,
+            eval_mode="trace",
+            actual_conversation=list(ACTUAL),
+            conversation=list(EXPECTED),
+            session_input=SessionInput(app_name="travel"),
+        ),
+    )
+    reference, _ = _run(tmp_path, trace_mode)
+    # Real numbers: turn 1 matches, turn 2 books the wrong time; ROUGE-1 between 0 and 1.
+    trajectory = next(r for r in reference if r[1] == "tool_trajectory_avg_score")
+    assert trajectory[2:] == (0.5, "failed", [1.0, 0.0])
+    rouge = next(r for r in reference if r[1] == "response_match_score")
+    assert 0.2 < rouge[4][1] < rouge[4][0] < 1.0
+
+    json_file = recorded.write_json(tmp_path / "spans.otlp.jsonl")
+    # json_format's own rendering: one document, ids in base64.
+    one_document = recorded.write_json(
+        tmp_path / "spans.otlp.json", per_trace_lines=False, hex_ids=False
+    )
+    protobuf = recorded.write_protobuf(tmp_path / "spans.otlp.pb")
+    assert (
+        len(json_file.read_text(encoding="utf-8").splitlines()) == 3
+    )  # two turns + the stray trace
+    for traces in (json_file, one_document, protobuf):
+        scores, stderr = _run(tmp_path, default_mode, "--traces", str(traces))
+        assert scores == reference, traces
+        (stray,) = [s for s in recorded.spans() if s.name == "db.query"]
+        assert stray.context is not None
+        assert f"span {stray.context.span_id:016x}: 'db.query' belongs to no agent turn" in stderr
+
+    out = tmp_path / "imported"
+    proc = agenteval("import", "otel", str(protobuf), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    imported = json.loads((out / "spans.evalset.json").read_text(encoding="utf-8"))
+    (case,) = imported["evalCases"]
+    assert case["evalId"] == SESSION and case["evalMode"] == "trace"
+    case["conversation"] = [dump(t) for t in EXPECTED]
+    (out / "spans.evalset.json").write_text(json.dumps(imported), encoding="utf-8")
+    (out / "spans.metrics.json").write_text(json.dumps(METRICS), encoding="utf-8")
+    imported_scores, _ = _run(tmp_path, out / "spans.evalset.json")
+    assert [s[1:] for s in imported_scores] == [s[1:] for s in reference]
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_every_dialect_maps_to_the_same_turns(tmp_path: Path, dialect: str) -> None:
+    recorder = Recorder()
+    DIALECTS[dialect](recorder.tracer, SESSION, ACTUAL)
+    mapping = map_spans(read_spans(recorder.write_json(tmp_path / "t.jsonl")))
+    assert mapping.unmapped == []
+    turns = mapping.sessions[SESSION].turns
+    assert [t.user_content.content for t in turns if t.user_content] == [
+        t.user_content.content for t in ACTUAL if t.user_content
+    ]
+    assert [t.final_response.content for t in turns if t.final_response] == [
+        t.final_response.content for t in ACTUAL if t.final_response
+    ]
+    got = [(tool.name, tool.arguments, tool.result) for t in turns for tool in t.tools or []]
+    want = [(tool.name, tool.arguments, tool.result) for t in ACTUAL for tool in t.tools or []]
+    assert got == want
+
+
+def test_sessions_split_and_match_keys(tmp_path: Path) -> None:
+    recorder = Recorder()
+    record_semconv(recorder.tracer, "s-1", ACTUAL[:1])
+    record_semconv(recorder.tracer, "s-2", ACTUAL[1:])
+    with recorder.tracer.start_as_current_span(
+        "invoke_agent x",
+        attributes={"gen_ai.operation.name": "invoke_agent", "agenteval.eval_id": "case-9"},
+    ) as keyed:
+        pass
+    spans = read_spans(recorder.write_protobuf(tmp_path / "t.pb"))
+    by_session = map_spans(spans, TracesMatch.SESSION)
+    assert sorted(by_session.sessions) == ["s-1", "s-2"]
+    assert [len(s.turns) for s in by_session.sessions.values()] == [1, 1]
+    # The keyed turn has no session id: reported by its span id, not dropped.
+    (missing,) = by_session.unmapped
+    assert missing.span_id == f"{keyed.get_span_context().span_id:016x}"
+    assert "gen_ai.conversation.id" in missing.reason
+    by_eval_id = map_spans(spans, TracesMatch.EVAL_ID)
+    assert list(by_eval_id.sessions) == ["case-9"]
+    assert len(by_eval_id.unmapped) == 2
+    assert sorted(map_spans(spans, TracesMatch.CONVERSATION).sessions) == ["s-1", "s-2"]
+
+
+def test_broken_otlp_json_is_a_located_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.otlp.jsonl"
+    bad.write_text(
+        '{"resourceSpans": []}\n{"resourceSpans": [{"scopeSpans": 5}]}\n', encoding="utf-8"
+    )
+    evalset = _write_set(
+        tmp_path / "d",
+        "trip",
+        EvalCase(eval_id=SESSION, conversation=list(EXPECTED), session_input=SessionInput()),
+    )
+    proc = agenteval("run", "--evalset", str(evalset), "--traces", str(bad), "--no-cache")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{bad}: line 2: not OTLP trace JSON" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_shipped_example_holds_the_replay_agents_turns() -> None:
+    mapping = map_spans(read_spans(REPO / "evalsets" / "otel" / "travel-agent.otlp.jsonl"))
+    assert mapping.unmapped == []
+    recorded = [
+        json.loads(line)
+        for line in (REPO / "evalsets" / "replay" / "agent-v1.traces.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+        if line.strip()
+    ]
+    assert sorted(mapping.sessions) == sorted(r["evalId"] for r in recorded)
+    for record in recorded:
+        want = [Invocation.model_validate(t) for t in record["actualConversation"]]
+        got = mapping.sessions[record["evalId"]].turns
+        assert [(t.user_content, t.final_response, t.tools) for t in got] == [
+            (t.user_content, t.final_response, t.tools) for t in want
+        ]
+
+
+def test_length_prefixed_protobuf_stream(tmp_path: Path) -> None:
+    # The collector's file exporter with format: proto writes each message behind its length.
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    recorder = Recorder()
+    record_semconv(recorder.tracer, SESSION, ACTUAL)
+    spans = list(recorder.spans())
+    chunks = [
+        encode_spans(spans[:3]).SerializeToString(),
+        encode_spans(spans[3:]).SerializeToString(),
+    ]
+    data = b"".join(len(c).to_bytes(4, "big") + c for c in chunks)
+    records = read_protobuf_spans(data, "stream.pb")
+    assert len(records) == len(spans) == 8  # per turn: invoke_agent, two chat, one tool
+    assert [len(s.turns) for s in map_spans(records).sessions.values()] == [2]
+
+
+def test_sessions_no_case_names_are_warned(tmp_path: Path) -> None:
+    recorder = Recorder()
+    record_semconv(recorder.tracer, SESSION, ACTUAL)
+    record_semconv(recorder.tracer, "someone-else", ACTUAL[:1])
+    evalset = _write_set(
+        tmp_path / "d",
+        "trip",
+        EvalCase(eval_id=SESSION, conversation=list(EXPECTED), session_input=SessionInput()),
+    )
+    traces = recorder.write_protobuf(tmp_path / "t.pb")
+    proc = agenteval("validate", "--evalset", str(evalset), "--traces", str(traces))
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "session someone-else: no case has evalId 'someone-else'; its 1 turn(s) are not scored"
+        in proc.stderr
+    )
+    assert f"session {SESSION}:" not in proc.stderr
