@@ -42,6 +42,9 @@ Measured on 2026-12-01, 2 shared cores (other developers' test runs going on):
                         agenteval 0.28-0.30 ms CPU per turn, agent side 0.49-0.53 ms
                   agui  drive 1.82 / 1.80 / 1.63 x (full run 1.80-2.01 x),
                         agenteval 0.94-1.15 ms CPU per turn, server 0.38-0.45 ms
+    load 5.6-6.3  (this repo's own full test suite running alongside)
+                  cmd   drive 1.74 / 1.87 / 1.84 x, agenteval 0.44-0.45 ms CPU per turn
+                  agui  drive 4.88 / 5.38 / 4.36 x, agenteval 1.28-1.56 ms CPU per turn
     load 12-13    cmd   drive 1.63-1.65 x; agui drive 3.93-4.46 x (before the AG-UI changes
                         above: agui 5.88 x full run at load 9, 1.46 ms CPU per turn)
 
