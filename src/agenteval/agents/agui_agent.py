@@ -38,13 +38,40 @@ from pydantic import TypeAdapter, ValidationError
 from agenteval.agents.adapter import AgentSession, AgentTurnError, SessionStart, TurnInput
 from agenteval.agents.recorder import TurnRecorder, parse_json_text
 from agenteval.agents.text import printable
-from agenteval.judge.aiohttp_client import open_http_client
+from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.evalset import Message as EvalMessage
 
 _events: TypeAdapter[Event] = TypeAdapter(Event)
 # A turn that keeps asking for client-side tools ends here rather than looping for ever.
 _MAX_RUNS_PER_TURN = 32
+# Every request is a RunAgentInput POST: the client's default headers say so once.
+_HEADERS = {"Accept": "text/event-stream", "Content-Type": "application/json"}
+
+
+class _NoCookies(httpx.Cookies):
+    """A cookie store that stays empty: an AG-UI run carries its state in the thread, and
+    httpx's per-response cookie extraction cost a sizeable share of a turn's CPU."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        """Keep nothing."""
+
+
+class AguiHttpClient(JudgeHttpClient):
+    """The judge's HTTP client with cookies switched off at the httpx layer too (aiohttp's
+    layer already keeps none), so a response costs no cookie-jar work."""
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        """Always the empty store."""
+        return _NO_COOKIES
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:
+        pass
+
+
+_NO_COOKIES = _NoCookies()
 
 
 @dataclass(slots=True)
@@ -183,10 +210,13 @@ class AguiSession:
             tools=tools,
             context=[],
             forwarded_props={},
-        ).model_dump(mode="json", by_alias=True)
+        ).model_dump_json(by_alias=True)
         run = _Run()
+        agent = self.agent
         try:
-            async with aconnect_sse(self.agent.client, "POST", self.agent.url, json=body) as source:
+            # pydantic-core writes the JSON body (httpx's json= would dump the model to Python
+            # objects first and then through the json module).
+            async with aconnect_sse(agent.client, "POST", agent.url, content=body) as source:
                 if source.response.status_code != 200:
                     await source.response.aread()
                     raise AgentTurnError(
@@ -293,7 +323,10 @@ class AguiAgent:
         # The judge's client: httpx's API over the aiohttp transport, which keeps up with
         # many short streamed runs where httpx's own transport did not (bench/agent_overhead.py).
         self.client = open_http_client(
-            concurrency, timeout, headers={"Accept": "text/event-stream"}
+            concurrency,
+            timeout,
+            headers=_HEADERS,
+            client_class=AguiHttpClient,
         )
 
     @asynccontextmanager

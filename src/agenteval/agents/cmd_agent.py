@@ -109,9 +109,10 @@ class CmdWorker:
     async def receive(self, deadline: float) -> Any:
         """The next reply line, parsed; AgentTurnError on EOF, timeout or garbage."""
         assert self.proc is not None and self.proc.stdout is not None
-        loop = asyncio.get_running_loop()
         try:
-            line = await asyncio.wait_for(self.proc.stdout.readline(), deadline - loop.time())
+            # timeout_at cancels the read in place; wait_for would wrap it in a task per line.
+            async with asyncio.timeout_at(deadline):
+                line = await self.proc.stdout.readline()
         except TimeoutError:
             raise AgentTurnError("timed out") from None
         except ValueError:
@@ -308,8 +309,9 @@ class CmdAgent:
                 with contextlib.suppress(Exception):
                     await worker.send()  # the last session_end
                     worker.proc.stdin.close()
-        for worker in workers:
-            if worker.proc is not None and worker.alive:
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(worker.proc.wait(), 1.0)
-            await self._discard(worker)
+        # The workers exit in parallel: one wait for all of them, not one after another.
+        waits = [w.proc.wait() for w in workers if w.proc is not None and w.alive]
+        if waits:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*waits), 1.0)
+        await asyncio.gather(*(self._discard(worker) for worker in workers))

@@ -78,7 +78,10 @@ def _without_cookies(transport: httpx.AsyncBaseTransport) -> httpx.AsyncBaseTran
 
 
 def open_http_client(
-    concurrency: int, timeout: float, headers: dict[str, str] | None = None
+    concurrency: int,
+    timeout: float,
+    headers: dict[str, str] | None = None,
+    client_class: type[JudgeHttpClient] = JudgeHttpClient,
 ) -> httpx.AsyncClient:
     """The run's shared client: ``concurrency`` connections, ``timeout`` s to connect and read."""
     limits = httpx.Limits(
@@ -86,7 +89,7 @@ def open_http_client(
         max_keepalive_connections=concurrency,
         keepalive_expiry=KEEPALIVE_EXPIRY,
     )
-    return JudgeHttpClient(
+    return client_class(
         verify=default_ssl_context(),
         limits=limits,
         timeout=httpx.Timeout(timeout),
