@@ -113,14 +113,23 @@ def profile(cases: int, top: int, frames: int) -> None:
     """Score ``cases`` cases in-process under tracemalloc; print the live holders at the peak."""
     from agenteval import api
     from agenteval.report import result_files
+    from agenteval.report.atomic_write import write_bytes_atomic
 
+    snapshots: dict[str, tracemalloc.Snapshot] = {}
+
+    def snapshot_then_write(path: Path | str, payload: bytes) -> Path:
+        # The moment just before a report's bytes go to disk: the dumped document is live.
+        snapshots[f"while writing {Path(path).name[:40]}"] = tracemalloc.take_snapshot()
+        return write_bytes_atomic(path, payload)
+
+    vars(result_files)["write_bytes_atomic"] = snapshot_then_write
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         evalset = write_suite(root, cases)
         tracemalloc.start(frames)
         started = time.perf_counter()
         result = api.evaluate(evalset, cache=None)
-        scored = tracemalloc.take_snapshot()
+        snapshots["after scoring"] = tracemalloc.take_snapshot()
         _, peak_scoring = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
         for item in result.results:
@@ -133,18 +142,23 @@ def profile(cases: int, top: int, frames: int) -> None:
         f"{cases:,} cases in {elapsed:.0f} s (traced); traced peak while scoring "
         f"{peak_scoring / 1e6:.0f} MB, while writing --output and --json {peak_writing / 1e6:.0f} MB"
     )
-    print(f"live after scoring, by allocating line (top {top}):")
-    for stat in scored.statistics("lineno")[:top]:
-        _print_holder(stat.size, stat.count, stat.traceback[-1])
-    print(f"live after scoring, by the innermost agenteval line that caused it (top {top}):")
-    holders: dict[tracemalloc.Frame, list[int]] = {}
-    for stat in scored.statistics("traceback"):
-        frame = _agenteval_frame(stat.traceback)
-        tally = holders.setdefault(frame, [0, 0])
-        tally[0] += stat.size
-        tally[1] += stat.count
-    for frame, (size, count) in sorted(holders.items(), key=lambda kv: -kv[1][0])[:top]:
-        _print_holder(size, count, frame)
+    for moment, snapshot in snapshots.items():
+        print(f"live {moment}: {_total(snapshot) / 1e6:.0f} MB; by allocating line (top {top}):")
+        for stat in snapshot.statistics("lineno")[:top]:
+            _print_holder(stat.size, stat.count, stat.traceback[-1])
+        print(f"  ... by the innermost agenteval line that caused it (top {top}):")
+        holders: dict[tracemalloc.Frame, list[int]] = {}
+        for stat in snapshot.statistics("traceback"):
+            frame = _agenteval_frame(stat.traceback)
+            tally = holders.setdefault(frame, [0, 0])
+            tally[0] += stat.size
+            tally[1] += stat.count
+        for frame, (size, count) in sorted(holders.items(), key=lambda kv: -kv[1][0])[:top]:
+            _print_holder(size, count, frame)
+
+
+def _total(snapshot: tracemalloc.Snapshot) -> int:
+    return sum(stat.size for stat in snapshot.statistics("filename"))
 
 
 def _agenteval_frame(traceback: tracemalloc.Traceback) -> tracemalloc.Frame:
