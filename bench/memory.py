@@ -11,7 +11,36 @@ within 10 % of the 10,000-case run.
     python bench/memory.py [--cases 10000,50000,100000]
     python bench/memory.py --profile 50000 [--top 15]   # tracemalloc, in-process
 
-Where the memory goes today (FILLED IN BELOW from ``--profile 50000``).
+Where the memory goes today (main at 7a9feac, ``--profile 50000 --frames 4``;
+tracemalloc MB = 10**6 bytes, Python allocations only; everything below grows
+linearly with the number of cases, none of it is freed before the reports):
+
+1. The ``--json`` run document, built whole before one write (the peak):
+   ``result_files.run_document`` -> ``schema/base.py:91 dump()`` turns every
+   ``EvalSetResult`` into plain dicts, 686 MB (9.25 M blocks) + 120 MB
+   (``schema/base.py:79``), then ``result_files.py:47`` holds its text as a
+   400 MB str *and* a 400 MB bytes copy.  Live at that write: 2,386 MB; traced
+   peak 2,918 MB (1,308 MB while scoring).  ~32 KB per case, transient.
+2. Stored per-case results (``runner.py``): two ``EvalMetricResult`` per case
+   (``runner.py:163`` and ``:197``, 114 MB each), their details/values
+   (``runner.py:180`` 54 MB, ``evaluators/base.py:122`` 54 MB, ``:126`` 42 MB),
+   the case results (``runner.py:288`` 64 MB): ~450 MB, ~9 KB per case.
+3. The loaded eval set, held by ``EvalSetPlan`` all run: pydantic models from
+   ``loading.py:142 EvalSet.model_validate`` 274 MB (2.2 M blocks) plus the
+   leaf strings/dicts of ``checks/documents.py:32 pydantic_core.from_json`` that
+   the models keep, 91 MB: ~365 MB, ~7 KB per case.
+4. Summaries computed from the stored results (``aggregation.py``): metric
+   summaries ``:114`` 106 MB, counts ``:83`` 72 MB, case summaries ``:345``
+   60 MB, case metrics ``:256`` 48 MB: ~285 MB, ~6 KB per case.
+5. The ``--output`` result file, encoded whole: ``gojson.py:312`` one 349 MB
+   bytes block while it is written (~7 KB per case, transient).
+
+Measured at the same commit (``python bench/memory.py``, shared 2-core box):
+peak RSS 661 MB at 10k, 2,983 MB at 50k, 5,897 MB at 100k (~59 KB per case);
+633 / 641 / 697 us per case, 1.00x / 1.01x / 1.10x of 10k (run.json 80 / 400 / 799 MB).
+To stream: write each case's result as it finishes (1, 5 go), keep only the
+running tallies the summaries need (4 goes), drop a case's invocations and
+metric results once written (2 goes) and load/score the eval set case by case (3).
 """
 
 from __future__ import annotations
