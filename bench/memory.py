@@ -9,11 +9,11 @@ Targets (issue 13, item 5): peak RSS <= 800 MB at 100,000 cases; time per case
 within 10 % of the 10,000-case run.
 
     python bench/memory.py [--cases 10000,50000,100000]
-    python bench/memory.py --profile 50000 [--top 15]   # tracemalloc, in-process
+    python bench/memory.py --profile 50000 [--top 15] [--frames 4]   # tracemalloc, in-process
 
 Where the memory goes today (main at 7a9feac, ``--profile 50000 --frames 4``;
 tracemalloc MB = 10**6 bytes, Python allocations only; everything below grows
-linearly with the number of cases, none of it is freed before the reports):
+linearly with the number of cases; 2-4 live until the process ends, 1 and 5 during a write):
 
 1. The ``--json`` run document, built whole before one write (the peak):
    ``result_files.run_document`` -> ``schema/base.py:91 dump()`` turns every
