@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import contextlib
 import os
 import sys
 import traceback
@@ -476,8 +477,7 @@ def run(
         progress = RunProgress(out, enabled=not (quiet or no_progress))
         options.progress = progress
         assert options.stop is not None
-        err = _stderr()
-        policy = RunSignals(options.stop, lambda text: err.print(text, highlight=False))
+        policy = RunSignals(options.stop, _signal_notice)
         # The handlers stay until the last report is written (run_signals.py says why).
         with api.relaxed_gc(), run_signal_policy(policy):
             problems = check_outputs(
@@ -593,6 +593,17 @@ def _result_job(item: EvalSetResult, output: Path, app_name: str) -> ReportJob:
         f"{output} (result file of {item.eval_set_id})",
         lambda: result_files.write_result(item, output, app_name),
     )
+
+
+def _signal_notice(text: str) -> None:
+    """Tell the user a signal was heard, from inside the signal handler.
+
+    A plain write to fd 2, not rich: the handler can interrupt rich in the middle of a lazy
+    import, and printing through rich there re-enters the half-imported module (seen as
+    "cannot import name 'EMOJI'" in the signal trials).
+    """
+    with contextlib.suppress(OSError):
+        os.write(2, (text + "\n").encode())
 
 
 @app.command()
