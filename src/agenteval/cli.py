@@ -5,9 +5,9 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
-import contextlib
 import os
 import sys
 import traceback
