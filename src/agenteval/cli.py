@@ -701,6 +701,12 @@ def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Pat
         raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
+def _check_tolerance(tolerance: float) -> None:
+    """``--tolerance`` of diff and report: ``inf`` (which typer's ``min`` lets through) is refused."""
+    if not math.isfinite(tolerance):
+        raise ConfigError([Problem("--tolerance", "", f"must be a finite number, got {tolerance}")])
+
+
 @app.command()
 def diff(
     base: Annotated[
@@ -743,10 +749,7 @@ def diff(
         base_results, new_results = _load_results(base_files), _load_results(new_files)
         _refuse_no_cases("compare", base_results, base_files)
         _refuse_no_cases("compare", new_results, new_files)
-        if not math.isfinite(tolerance):
-            raise ConfigError(
-                [Problem("--tolerance", "", f"must be a finite number, got {tolerance}")]
-            )
+        _check_tolerance(tolerance)
         changes = diff_results(base_results, new_results, tolerance)
         if changes.compared_cases == 0:
             raise ConfigError(
@@ -882,6 +885,7 @@ def html_report(
     """Write one offline HTML report of saved results; two runs become a comparison."""
 
     def body() -> int:
+        _check_tolerance(tolerance)
         runs = load_runs(base) + load_runs(results) if base else load_runs(results)
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
