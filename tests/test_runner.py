@@ -25,6 +25,7 @@ from agenteval.evaluators.base import (
     binary_turn,
 )
 from agenteval.evaluators.registry import evaluators
+from agenteval.lazy_cases import LoadedCases
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -34,7 +35,7 @@ from agenteval.runner import (
     planned_runs,
     run_evalset,
 )
-from agenteval.schema.evalset import EvalCase, EvalSet
+from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalMetricResult
 from agenteval.schema.status import EvalStatus
@@ -104,8 +105,7 @@ def plan(cases: list[EvalCase], *planned: tuple[EvalMetric, Evaluator]) -> EvalS
     return EvalSetPlan(
         path=Path("s.evalset.json"),
         eval_set_id="s",
-        evalset=EvalSet(eval_set_id="s", eval_cases=list(cases)),
-        cases=cases,
+        cases=LoadedCases(cases),
         metrics=metrics,
         all_metrics=[m for m, _ in planned],
     )

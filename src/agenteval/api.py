@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -23,6 +24,7 @@ from agenteval.checks.cross_file import (
     check_regexes,
 )
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.numbers import num_runs_problem
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import (
@@ -33,6 +35,7 @@ from agenteval.evaluators.registry import (
 )
 from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
+from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import merge_results
 from agenteval.plugins import load_plugins
 from agenteval.result_inputs import read_results
@@ -44,11 +47,11 @@ from agenteval.runner import (
     planned_runs,
     run_evalset,
 )
-from agenteval.schema.evalset import Invocation
+from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
-from agenteval.sharding import Shard, parse_shard, select
+from agenteval.sharding import Shard, parse_shard, shard_of
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
@@ -222,7 +225,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         if plan is not None:
             plans.append(plan)
             all_metric_names.update(m.metric_name for m in plan.all_metrics)
-            all_case_ids.update(c.eval_id for c in plan.evalset.cases())
+            all_case_ids.update(plan.case_ids)
     if not found.problems:
         check_filters(
             options.only_metrics,
@@ -243,15 +246,19 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
+    wanted = set(options.cases)
     for plan in plans:
-        plan.cases = [
-            c for c in plan.evalset.cases() if not options.cases or c.eval_id in options.cases
-        ]
+        if wanted:
+            plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
-            plan.cases = select(plan.cases, plan.eval_set_id, shard.index, shard.count)
+            plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
     prepared = Prepared(plans, traces, aggregator, found.warnings)
     prepared.resumed = _load_resumed(options.resume, plans)
     return prepared
+
+
+def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
+    return shard_of(eval_set_id, eval_id, shard.count) == shard.index
 
 
 def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
@@ -271,7 +278,7 @@ def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[st
     ]
     if problems:
         raise ConfigError(problems)
-    order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in plans}
+    order = {plan.eval_set_id: list(plan.case_ids) for plan in plans}
     finished = [_finished_cases(result) for result in loaded]
     merged = merge_results(finished, case_order=order, sources=sources)
     return {result.eval_set_id: result for result in merged}
@@ -365,6 +372,9 @@ def _plan_evalset(
     traces: Mapping[str, list[Invocation]] | None = None,
     seen_metric_files: set[Path] | None = None,
 ) -> EvalSetPlan | None:
+    streamed, plan = _plan_streamed(path, options, skip, only, found, traces, seen_metric_files)
+    if streamed:
+        return plan
     text = _read(path, found)
     if text is None:
         return None
@@ -380,12 +390,71 @@ def _plan_evalset(
     check_metrics(metrics, str(metrics_path), skip, found)
     if evalset is None:
         return None
-    selected = [
-        m for m in metrics if m.metric_name not in skip and (not only or m.metric_name in only)
-    ]
+    selected = _selected(metrics, skip, only)
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
     check_cases(evalset, str(path), metrics, selected, found)
     found.problems.extend(check_case_layouts(evalset, str(path), traces))
+    cases = LoadedCases.of_evalset(evalset)
+    return _plan(path, evalset, cases, metrics, selected, metrics_path, found)
+
+
+def _plan_streamed(
+    path: Path,
+    options: Options,
+    skip: set[str],
+    only: set[str],
+    found: Findings,
+    traces: Mapping[str, list[Invocation]] | None,
+    seen_metric_files: set[Path] | None,
+) -> tuple[bool, EvalSetPlan | None]:
+    """Plan an eval set checked case by case, never parsed whole; (False, None): read it whole."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False, None  # read_text says why
+    metrics_path = _metrics_path(path, options.metrics)
+    # The metric file is read first here (the cases' checks need it) into findings of its own,
+    # placed where the whole path puts them; nothing is kept if the file is read whole after all.
+    metric_found = Findings()
+    seen = set(seen_metric_files) if seen_metric_files is not None else None
+    metrics = _plan_metrics(metrics_path, options, metric_found, seen)
+    check_metrics(metrics, str(metrics_path), skip, metric_found)
+    selected = _selected(metrics, skip, only)
+    streamed = check_evalset_stream(
+        data,
+        str(path),
+        strict=options.strict,
+        all_metrics=metrics,
+        selected=selected,
+        metrics_file=str(metrics_path),
+        traces=traces,
+    )
+    if streamed is None:
+        return False, None
+    if seen_metric_files is not None and seen is not None:
+        seen_metric_files.update(seen)
+    for part in (streamed.head, metric_found, streamed.tail):
+        found.problems.extend(part.problems)
+        found.warnings.extend(part.warnings)
+    return True, _plan(
+        path, streamed.evalset, streamed.cases, metrics, selected, metrics_path, found
+    )
+
+
+def _selected(metrics: list[EvalMetric], skip: set[str], only: set[str]) -> list[EvalMetric]:
+    return [m for m in metrics if m.metric_name not in skip and (not only or m.metric_name in only)]
+
+
+def _plan(
+    path: Path,
+    evalset: EvalSet,
+    cases: PlannedCases,
+    metrics: list[EvalMetric],
+    selected: list[EvalMetric],
+    metrics_path: Path,
+    found: Findings,
+) -> EvalSetPlan:
+    """The plan of a checked eval set (``evalset``: its top-level fields)."""
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(
@@ -403,8 +472,7 @@ def _plan_evalset(
     return EvalSetPlan(
         path=path,
         eval_set_id=eval_set_id,
-        evalset=evalset,
-        cases=evalset.cases(),
+        cases=cases,
         metrics=planned,
         all_metrics=metrics,
         metrics_path=metrics_path,
@@ -525,7 +593,7 @@ def _with_resumed(
     """Join the resumed run's results with the new ones (summary rebuilt over both)."""
     if not prepared.resumed:
         return fresh
-    order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in prepared.plans}
+    order = {plan.eval_set_id: list(plan.case_ids) for plan in prepared.plans}
     joined: list[EvalSetResult] = []
     for result in fresh:
         earlier = prepared.resumed.get(result.eval_set_id)

@@ -20,8 +20,9 @@ from agenteval.case_rubrics import (
 )
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
+from agenteval.lazy_cases import PlannedCases
 from agenteval.schema.base import builder
-from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
+from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric, Rubric
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -54,12 +55,17 @@ class EvalSetPlan:
 
     path: Path
     eval_set_id: str
-    evalset: EvalSet
-    cases: list[EvalCase]
+    # The cases to score (--case and --shard applied), built anew on each pass: len() and iter().
+    cases: PlannedCases
     metrics: list[PlannedMetric]
     # Every metric of the file, skipped ones included: case rubrics are validated against them.
     all_metrics: list[EvalMetric]
     metrics_path: Path | None = None
+
+    @property
+    def case_ids(self) -> Sequence[str]:
+        """Every evalId of the eval set file in order, selected or not (--resume's order)."""
+        return self.cases.ids
 
 
 class StopSignal:

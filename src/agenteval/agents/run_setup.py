@@ -41,8 +41,8 @@ def check_agent_options(
         problems.append(Problem("--agent-timeout", "", "must be positive"))
     expected = options.expected_agent is not None
     for plan in plans:
-        for index, case in enumerate(plan.evalset.eval_cases):
-            if case is None or not needs_agent(case):
+        for index, case in plan.cases.indexed():
+            if not needs_agent(case):
                 continue
             for problem in check_case(case, expected):
                 where, _, text = problem.partition(": ")

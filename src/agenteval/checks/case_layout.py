@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agenteval.errors import Problem
-from agenteval.schema.evalset import EvalSet, Invocation
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.turns import CaseLayoutError, case_turns
 
 # Messages of layouts that only an agent run (or --traces) can complete.
@@ -43,14 +43,24 @@ def check_case_layouts(
     for index, case in enumerate(evalset.eval_cases):
         if case is None:
             continue
-        # Without context messages: case_turns would attach them to the shared turns.
-        probe = case.model_copy(update={"context_messages": None})
-        try:
-            case_turns(probe, traces)
-        except CaseLayoutError as exc:
-            message = str(exc)
-            if any(words in message for words in _AGENT_RUN_WORDS):
-                continue
-            hint = next((h for m, h in _HINTS.items() if message.startswith(m)), "")
-            problems.append(Problem(file, f"evalCases[{index}]", message, hint))
+        problem = case_layout_problem(index, case, file, traces)
+        if problem is not None:
+            problems.append(problem)
     return problems
+
+
+def case_layout_problem(
+    index: int, case: EvalCase, file: str, traces: Mapping[str, list[Invocation]] | None
+) -> Problem | None:
+    """The problem of ``evalCases[index]`` when the runner would refuse its turns, else None."""
+    # Without context messages: case_turns would attach them to the shared turns.
+    probe = case.model_copy(update={"context_messages": None})
+    try:
+        case_turns(probe, traces)
+    except CaseLayoutError as exc:
+        message = str(exc)
+        if any(words in message for words in _AGENT_RUN_WORDS):
+            return None
+        hint = next((h for m, h in _HINTS.items() if message.startswith(m)), "")
+        return Problem(file, f"evalCases[{index}]", message, hint)
+    return None

@@ -11,7 +11,7 @@ from agenteval.criteria.text import compile_regex
 from agenteval.errors import Problem
 from agenteval.evaluators.base import Evaluator
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
-from agenteval.schema.evalset import EvalSet, Invocation
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric, TextCriterion
 
 
@@ -82,29 +82,49 @@ def check_regexes(
     evalset: EvalSet, file: str, metrics: Sequence[EvalMetric], metrics_file: str, found: Findings
 ) -> None:
     """With matchStrategy regex the expected text is a pattern: every one must compile."""
-    for metric in metrics:
-        for target, text in _regex_criteria(metric):
-            for case_index, case in enumerate(evalset.eval_cases):
-                if case is None:
-                    continue
-                for turn_index, turn in enumerate(case.conversation or ()):
-                    if turn is None:
-                        continue
-                    for where, pattern in _patterns(turn, target):
-                        if text.case_insensitive:
-                            pattern = pattern.lower()
-                        try:
-                            compile_regex(pattern)
-                        except ValueError as exc:
-                            found.problems.append(
-                                Problem(
-                                    file,
-                                    f"evalCases[{case_index}].conversation[{turn_index}].{where}",
-                                    f"invalid regex: {exc}",
-                                    f"metric {metric.metric_name!r} in {Path(metrics_file).name} "
-                                    "uses matchStrategy regex",
-                                )
-                            )
+    for target in regex_targets(metrics):
+        for case_index, case in enumerate(evalset.eval_cases):
+            if case is not None:
+                found.problems.extend(
+                    case_regex_problems(target, case_index, case, file, metrics_file)
+                )
+
+
+RegexTarget = tuple[EvalMetric, str, TextCriterion]
+
+
+def regex_targets(metrics: Sequence[EvalMetric]) -> list[RegexTarget]:
+    """(metric, target, criterion) of every regex criterion of ``metrics``, in check order."""
+    return [
+        (metric, target, text) for metric in metrics for target, text in _regex_criteria(metric)
+    ]
+
+
+def case_regex_problems(
+    regex: RegexTarget, case_index: int, case: EvalCase, file: str, metrics_file: str
+) -> list[Problem]:
+    """The patterns of ``evalCases[case_index]`` that one regex criterion cannot compile."""
+    metric, target, text = regex
+    problems: list[Problem] = []
+    for turn_index, turn in enumerate(case.conversation or ()):
+        if turn is None:
+            continue
+        for where, pattern in _patterns(turn, target):
+            if text.case_insensitive:
+                pattern = pattern.lower()
+            try:
+                compile_regex(pattern)
+            except ValueError as exc:
+                problems.append(
+                    Problem(
+                        file,
+                        f"evalCases[{case_index}].conversation[{turn_index}].{where}",
+                        f"invalid regex: {exc}",
+                        f"metric {metric.metric_name!r} in {Path(metrics_file).name} "
+                        "uses matchStrategy regex",
+                    )
+                )
+    return problems
 
 
 def check_cases(
@@ -114,36 +134,53 @@ def check_cases(
     selected: Sequence[EvalMetric],
     found: Findings,
 ) -> None:
-    """Each selected metric's per-case problems (``Evaluator.check_case``), in the eval set file.
+    """Each selected metric's per-case problems (``Evaluator.check_case``), in the eval set file."""
+    checking = case_checkers(selected)
+    if not checking:
+        return
+    for case_index, case in enumerate(evalset.eval_cases):
+        if case is not None:
+            check_case(case_index, case, file, all_metrics, checking, found)
 
-    The evaluator sees the case's effective metric (case rubrics merged); a case
-    whose rubrics are invalid is skipped here, because the run reports it.
-    """
-    checking = [
+
+CaseChecker = tuple[EvalMetric, Evaluator]
+
+
+def case_checkers(selected: Sequence[EvalMetric]) -> list[CaseChecker]:
+    """The selected metrics whose evaluator has per-case checks, with that evaluator."""
+    return [
         (metric, evaluator)
         for metric in selected
         if (evaluator := evaluators.get(metric.evaluator)) is not None
         # Most evaluators have no per-case checks: skip the per-case work for them.
         and type(evaluator).check_case is not Evaluator.check_case
     ]
-    if not checking:
+
+
+def check_case(
+    case_index: int,
+    case: EvalCase,
+    file: str,
+    all_metrics: Sequence[EvalMetric],
+    checking: Sequence[CaseChecker],
+    found: Findings,
+) -> None:
+    """``evalCases[case_index]`` through every checker of :func:`case_checkers`.
+
+    The evaluator sees the case's effective metric (case rubrics merged); a case
+    whose rubrics are invalid is skipped here, because the run reports it.
+    """
+    try:
+        rubrics = merged_rubrics(case, all_metrics)
+    except CaseRubricError:
         return
-    for case_index, case in enumerate(evalset.eval_cases):
-        if case is None:
-            continue
-        try:
-            rubrics = merged_rubrics(case, all_metrics)
-        except CaseRubricError:
-            continue
-        for metric, evaluator in checking:
-            if metric.metric_name in rubrics:
-                metric = with_rubrics(metric, rubrics[metric.metric_name])
-            for issue in evaluator.check_case(metric, case):
-                hint = f"metric {metric.metric_name!r}" + (f": {issue.hint}" if issue.hint else "")
-                problem = Problem(
-                    file, f"evalCases[{case_index}].{issue.path}", issue.message, hint
-                )
-                (found.warnings if issue.warning else found.problems).append(problem)
+    for metric, evaluator in checking:
+        if metric.metric_name in rubrics:
+            metric = with_rubrics(metric, rubrics[metric.metric_name])
+        for issue in evaluator.check_case(metric, case):
+            hint = f"metric {metric.metric_name!r}" + (f": {issue.hint}" if issue.hint else "")
+            problem = Problem(file, f"evalCases[{case_index}].{issue.path}", issue.message, hint)
+            (found.warnings if issue.warning else found.problems).append(problem)
 
 
 def check_filters(

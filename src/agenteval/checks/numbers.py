@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agenteval import locations
@@ -31,16 +31,19 @@ def _may_hold_non_finite(text: str) -> bool:
     return "NaN" in text or "Infinity" in text or _BIG_EXPONENT.search(text) is not None
 
 
-def non_finite_numbers(data: Any, file: str, text: str | None = None) -> list[Problem]:
+def non_finite_numbers(
+    data: Any, file: str, text: str | None = None, base: Sequence[int | str] = ()
+) -> list[Problem]:
     """Every NaN or infinite number in a parsed JSON document, with its location.
 
     With the document's ``text``, a document whose text holds none of the literals
-    that can read as non-finite is not walked at all (the common case).
+    that can read as non-finite is not walked at all (the common case).  ``base``:
+    where ``data`` sits in its file (one case of an eval set read case by case).
     """
     if text is not None and not _may_hold_non_finite(text):
         return []
     problems: list[Problem] = []
-    parts: list[int | str] = []
+    parts: list[int | str] = list(base)
 
     def walk(value: Any) -> None:
         if isinstance(value, float):

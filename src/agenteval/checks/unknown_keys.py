@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from agenteval import locations
 from agenteval.errors import Problem
-from agenteval.schema.evalset import EvalSet
+from agenteval.schema.evalset import EvalCase, EvalSet
 from agenteval.schema.json_schema import AGENTEVAL_KEYS
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
@@ -168,6 +168,13 @@ def evalset_unknown_keys(data: Any, file: str) -> list[Problem]:
     """Unknown keys of a parsed eval set file."""
     walk = _Walk(file, _closed)
     walk.document(data, EvalSet, [])
+    return walk.problems
+
+
+def case_unknown_keys(data: Any, file: str, index: int) -> list[Problem]:
+    """Unknown keys of entry ``index`` of a parsed eval set's ``evalCases``."""
+    walk = _Walk(file, _closed)
+    walk.document(data, EvalCase, ["evalCases", index])
     return walk.problems
 
 

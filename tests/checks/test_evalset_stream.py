@@ -1,0 +1,243 @@
+"""Checking an eval set case by case reports exactly what checking it whole reports, in order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenteval import api
+from agenteval.checks.evalset_stream import check_evalset_stream
+from agenteval.errors import ConfigError
+from agenteval.plugins import load_builtins
+
+
+def msg(role: str, text: str) -> dict[str, str]:
+    return {"role": role, "content": text}
+
+
+def turn(question: str, answer: str | None, *tools: str) -> dict[str, Any]:
+    found: dict[str, Any] = {"userContent": msg("user", question)}
+    if answer is not None:
+        found["finalResponse"] = msg("assistant", answer)
+    if tools:
+        found["tools"] = [{"id": f"c{i}", "name": name} for i, name in enumerate(tools)]
+    return found
+
+
+def trace_case(eval_id: str, pattern: str, reference: str | None = "ok", **extra: Any) -> Any:
+    return {
+        "evalId": eval_id,
+        "evalMode": "trace",
+        "actualConversation": [turn("q", "ok", "lookup")],
+        "conversation": [turn("q", reference, pattern)],
+        "sessionInput": {"appName": "app", "userId": "u"},
+        **extra,
+    }
+
+
+REGEX_ANSWER = {
+    "metricName": "answer_pattern",
+    "evaluatorName": "final_response_avg_score",
+    "threshold": 1,
+    "criterion": {"finalResponse": {"text": {"matchStrategy": "regex"}}},
+}
+REGEX_TOOLS = {
+    "metricName": "tool_pattern",
+    "evaluatorName": "tool_trajectory_avg_score",
+    "threshold": 1,
+    "criterion": {
+        "toolTrajectory": {"defaultStrategy": {"name": {"matchStrategy": "regex"}}},
+    },
+}
+TEMPLATE = {
+    "metricName": "graded",
+    "evaluatorName": "llm_judge_template",
+    "threshold": 1,
+    "criterion": {
+        "llmJudge": {
+            "judgeModel": {
+                "providerName": "openai",
+                "modelName": "loopback-judge",
+                "baseURL": "http://127.0.0.1:9/v1",
+                "apiKey": "sk-test-stream",
+            },
+            "template": {
+                "prompt": "Is {{answer}} {{reference}}? Say yes or no.",
+                "variableBindings": [
+                    {
+                        "templateVariable": "answer",
+                        "source": {"scope": "actual", "field": "finalResponse"},
+                    },
+                    {
+                        "templateVariable": "reference",
+                        "source": {"scope": "expected", "field": "finalResponse"},
+                    },
+                ],
+            },
+        }
+    },
+}
+
+
+def every_kind_of_problem() -> dict[str, Any]:
+    """One eval set with a problem of every kind the case-by-case pass reports itself."""
+    cases: list[Any] = [trace_case(f"c{i}", "lookup") for i in range(12)]
+    cases[1] = trace_case("c1", "a(b")  # a bad tool name pattern
+    cases[2] = trace_case("c2", "lookup", reference="x(y")  # bad answer pattern
+    cases[3] = None
+    cases[4] = trace_case("c0", "lookup")  # duplicate evalId
+    cases[5] = trace_case(" ", "lookup", evalMode="replay")  # empty id, unknown mode
+    cases[6] = trace_case("c6", "lookup", reference=None)  # the template lacks its reference
+    cases[7] = trace_case("c7", "lookup", creationTimestamp=float("nan"))
+    cases[8] = {"evalId": "c8", "evalMode": "trace", "sessionInput": {"appName": "a"}}  # no turns
+    cases[9] = trace_case("c9", "[", reference="(", extraKey={"nested": float("inf")})
+    cases[10]["conversation"][0]["tool_calls"] = []  # an unknown key inside a turn
+    return {
+        "evalSetId": "other",
+        "descripton": "typo before the cases",
+        "creationTimestamp": float("-inf"),
+        "evalCases": cases,
+        "after": float("nan"),
+    }
+
+
+def write_suite(tmp: Path, document: Any, metrics: list[Any]) -> Path:
+    evalset = tmp / "s.evalset.json"
+    evalset.write_text(json.dumps(document, indent=1))
+    (tmp / "s.metrics.json").write_text(json.dumps(metrics))
+    return evalset
+
+
+def outcome(path: Path, options: api.Options) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of preparing ``path``, as printed."""
+    try:
+        prepared = api.prepare([str(path)], options)
+    except ConfigError as exc:
+        return [str(p) for p in exc.problems], []
+    return [], [str(w) for w in prepared.warnings]
+
+
+def whole(
+    monkeypatch: pytest.MonkeyPatch, path: Path, options: api.Options
+) -> tuple[list[str], list[str]]:
+    """The same through the whole-document path (the reference: the file read in one piece)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(api, "check_evalset_stream", lambda *args, **kwargs: None)
+        return outcome(path, options)
+
+
+def streamed(path: Path, strict: bool = False) -> bool:
+    """True when the case-by-case pass reads ``path`` itself (no fallback)."""
+    load_builtins()
+    return (
+        check_evalset_stream(
+            path.read_bytes(),
+            str(path),
+            strict=strict,
+            all_metrics=[],
+            selected=[],
+            metrics_file="m.json",
+            traces=None,
+        )
+        is not None
+    )
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["warnings", "strict"])
+def test_every_problem_kind_matches_the_whole_path_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, strict: bool
+) -> None:
+    path = write_suite(tmp_path, every_kind_of_problem(), [REGEX_ANSWER, REGEX_TOOLS, TEMPLATE])
+    options = api.Options(strict=strict, cache=None)
+    assert streamed(path, strict)
+    problems, warnings = outcome(path, options)
+    assert (problems, warnings) == whole(monkeypatch, path, options)
+    assert len(problems) == 15 + (4 if strict else 0), problems  # 4 unknown keys
+    # The kinds in the whole path's order (the first line of each kind).
+    kinds = [
+        "is not a finite number",
+        *(["is not a field of"] if strict else []),
+        "duplicate evalId",
+        "responseScorerName is empty",  # the metric file's own problems sit here
+        "invalid regex",
+        "expected finalResponse is empty",
+        "invocations are empty",
+    ]
+    firsts = [next(i for i, p in enumerate(problems) if kind in p) for kind in kinds]
+    assert firsts == sorted(firsts), problems
+    assert f"{path}: creationTimestamp: -inf is not a finite number" in problems[0]
+    assert f"{path}: evalCases[7].creationTimestamp: nan is not a finite number" in problems[1]
+    assert f"{path}: after: nan is not a finite number" in problems[3]
+
+
+def test_warnings_match_the_whole_path_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = [trace_case(f"c{i}", "lookup") for i in range(4)]
+    cases[2]["conversation"][0]["tool_calls"] = []
+    document = {"evalSetId": "other", "descripton": "x", "evalCases": cases, "nmae": "y"}
+    path = write_suite(tmp_path, document, [REGEX_TOOLS])
+    options = api.Options(cache=None)
+    assert streamed(path)
+    problems, warnings = outcome(path, options)
+    assert (problems, warnings) == whole(monkeypatch, path, options)
+    assert warnings == [
+        f"{path}: descripton: 'descripton' is not a field of EvalSet (did you mean "
+        "'description'?)",
+        f"{path}: evalCases[2].conversation[0].tool_calls: 'tool_calls' is not a field of "
+        "Invocation (did you mean 'tools'?)",
+        f"{path}: nmae: 'nmae' is not a field of EvalSet (did you mean 'name'?)",
+        f"{path}: evalSetId: 'other' differs from the file name; results use 's'",
+    ]
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"evalSetId": "s", "evalCases": [{"evalId": "a"}, {"evalId": 7}]},
+        {"evalSetId": 3, "evalCases": [{"evalId": "a"}]},
+        {"evalSetId": "s", "evalCases": [{"evalId": "a"}, "not a case"]},
+        {"evalSetId": "s", "evalCases": {"evalId": "a"}},
+        {"evalSetId": "s", "evalCaseResults": [], "evalCases": []},
+        {"eval_set_id": "s", "evalCases": []},
+        {"evalSetId": "s", "evalCases": [{"evalId": "a", "conversation": [{"user_content": {}}]}]},
+        [{"metricName": "m"}],
+    ],
+    ids=[
+        "case type",
+        "top type",
+        "case string",
+        "cases object",
+        "a result file",
+        "adk keys",
+        "adk turns",
+        "a metric file",
+    ],
+)
+def test_files_read_whole_keep_their_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, document: Any
+) -> None:
+    path = write_suite(tmp_path, document, [])
+    options = api.Options(cache=None)
+    assert not streamed(path)
+    problems, _ = outcome(path, options)
+    assert problems
+    assert (problems, []) == whole(monkeypatch, path, options)
+
+
+def test_a_valid_set_reads_the_same_either_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = [trace_case(f"c{i}", "lookup") for i in range(5)]
+    path = write_suite(tmp_path, {"evalSetId": "s", "evalCases": cases}, [REGEX_TOOLS])
+    options = api.Options(cache=None)
+    assert streamed(path)
+    plan = api.prepare([str(path)], options).plans[0]
+    with monkeypatch.context() as patched:
+        patched.setattr(api, "check_evalset_stream", lambda *args, **kwargs: None)
+        reference = api.prepare([str(path)], options).plans[0]
+    assert list(plan.cases) == list(reference.cases)
+    assert plan.case_ids == reference.case_ids == [f"c{i}" for i in range(5)]
