@@ -20,7 +20,7 @@ CASES: list[Any] = [
     {"evalId": "a", "conversation": [{"userContent": {"content": "Grüße, 東京 😀"}}]},
     None,
     {"evalId": "b", "n": 12345678901234567890, "x": 1.5e300, "t": True, "f": [False, None]},
-    {"evalId": "ü" * 40, "deep": [[[{"k": "\\\"quoted\\\""}]]]},
+    {"evalId": "ü" * 40, "deep": [[[{"k": '\\"quoted\\"'}]]]},
     {"evalId": "d", "esc": "\U0001f600 tab\t nl\n"},
 ]
 

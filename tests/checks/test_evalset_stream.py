@@ -185,8 +185,7 @@ def test_warnings_match_the_whole_path_in_order(
     problems, warnings = outcome(path, options)
     assert (problems, warnings) == whole(monkeypatch, path, options)
     assert warnings == [
-        f"{path}: descripton: 'descripton' is not a field of EvalSet (did you mean "
-        "'description'?)",
+        f"{path}: descripton: 'descripton' is not a field of EvalSet (did you mean 'description'?)",
         f"{path}: evalCases[2].conversation[0].tool_calls: 'tool_calls' is not a field of "
         "Invocation (did you mean 'tools'?)",
         f"{path}: nmae: 'nmae' is not a field of EvalSet (did you mean 'name'?)",
