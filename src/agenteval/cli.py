@@ -44,7 +44,7 @@ from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.safe_text import escape_control
-from agenteval.report.streamed_run import StreamedRun, StreamedSet, spool_directory
+from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
@@ -492,7 +492,6 @@ def run(
                 output=output,
                 app_name=app_name,
                 documents=any(path is not None for path in (output, json_file, html)),
-                spool_dir=spool_directory(output, json_file),
             )
             options.sink = sink
             try:

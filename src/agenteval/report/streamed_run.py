@@ -1,8 +1,8 @@
 """The sink of ``agenteval run``: every case written down as it finishes, then let go.
 
 Each finished case result is encoded into its eval set's result document (a spool file
-next to the outputs, see :mod:`agenteval.report.result_stream`) and counted for the
-reports; the case result itself is not kept.  After scoring, the result files and the
+in the temp directory, ``$TMPDIR``, see :mod:`agenteval.report.result_stream`) and
+counted for the reports; the case result itself is not kept.  After scoring, the result files and the
 ``--json`` run document are copied out of the spools (flat memory), the other reports
 are built from the tallies.
 """
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agenteval.aggregation import case_statuses, summarize_cases
-from agenteval.report.atomic_write import is_stdout
 from agenteval.report.result_files import RESULT_SUFFIX, result_id, safe_name
 from agenteval.report.result_stream import ResultDocument
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
@@ -50,7 +49,8 @@ class StreamedRun:
 
     ``output``: the ``--output`` directory (result files get their names now);
     ``documents``: whether any report needs the documents (``--output``, ``--json``,
-    ``--html``); the spools live in ``spool_dir`` (None: the system temp directory).
+    ``--html``); the spools live in ``spool_dir`` (None: the system temp directory, so a
+    full or read-only output directory fails only the report written there).
     """
 
     def __init__(
@@ -146,17 +146,4 @@ class StreamedRun:
             self._current.document.close()
 
 
-def spool_directory(output: Path | None, json_file: Path | None) -> Path | None:
-    """Where the spools go: beside the outputs, so they use the disk the reports use."""
-    if output is not None:
-        return output
-    # Not beside a device or a FIFO (``--json /dev/stdout``): only a plain file's folder.
-    plain = json_file is not None and not is_stdout(json_file)
-    if json_file is not None and plain and (json_file.is_file() or not json_file.exists()):
-        parent = json_file.resolve().parent
-        if parent.is_dir():
-            return parent
-    return None
-
-
-__all__ = ["StreamedRun", "StreamedSet", "spool_directory"]
+__all__ = ["StreamedRun", "StreamedSet"]
