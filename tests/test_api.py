@@ -15,6 +15,7 @@ import pytest
 from agenteval.api import Options, evaluate, prepare
 from agenteval.errors import ConfigError
 from agenteval.exit_codes import ExitCode
+from agenteval.schema.evalset import EvalCase
 from agenteval.schema.status import EvalStatus
 from judge_server import JudgeServer, Reply
 
@@ -198,3 +199,125 @@ def test_the_package_exports_the_api_lazily() -> None:
     assert agenteval.load_evalset is agenteval.loading.load_evalset
     with pytest.raises(AttributeError, match="has no attribute 'run'"):
         agenteval.run  # noqa: B018
+
+
+# Large eval sets: checked and planned case by case (checks/evalset_stream.py, lazy_cases.py).
+
+LARGE = 10_000
+
+
+def large_case(index: int, **extra: Any) -> dict[str, Any]:
+    """One trace-mode case of a large set: its answer matches the reference exactly."""
+    turn = invocation(f"Answer {index}.")
+    return {
+        "evalId": f"case_{index:05d}",
+        "evalMode": "trace",
+        "sessionInput": {"appName": "app", "userId": "u"},
+        "actualConversation": [turn],
+        "conversation": [turn],
+        **extra,
+    }
+
+
+def write_large(directory: Path, cases: list[Any], name: str = "big") -> Path:
+    """``<name>.evalset.json`` holding ``cases`` and an exact final-response metric beside it."""
+    path = directory / f"{name}.evalset.json"
+    path.write_text(json.dumps({"evalSetId": name, "evalCases": cases}))
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+    }
+    (directory / f"{name}.metrics.json").write_text(json.dumps([metric]))
+    return path
+
+
+def prepare_problems(path: Path, **options: Any) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        prepare([str(path)], Options(cache=None, **options))
+    return [str(p) for p in caught.value.problems]
+
+
+@pytest.fixture(scope="module")
+def large_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_large(tmp_path_factory.mktemp("large"), [large_case(i) for i in range(LARGE)])
+
+
+def test_a_large_set_is_planned_without_holding_its_cases(large_set: Path) -> None:
+    import tracemalloc
+
+    # Imports and first-use caches out of the measurement: a small set first.
+    small = write_large(large_set.parent, [large_case(i) for i in range(3)], "small")
+    prepare([str(small)], Options(cache=None))
+    size = large_set.stat().st_size
+    tracemalloc.start()
+    try:
+        prepared = prepare([str(large_set)], Options(cache=None))
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    (plan,) = prepared.plans
+    assert len(plan.cases) == LARGE
+    # Kept: the file's bytes plus ids and offsets (~100 B a case); read whole, ~5 KB a case.
+    assert held < size + 300 * LARGE, (held, size)
+    # At the peak: one window of decoded text and one case's objects on top (whole: ~7 KB a case).
+    assert peak < 2 * size + 1000 * LARGE, (peak, size)
+
+
+def test_planned_cases_are_built_again_on_each_pass(large_set: Path) -> None:
+    (plan,) = prepare([str(large_set)], Options(cache=None)).plans
+    first, second = list(plan.cases), list(plan.cases)
+    assert first == second
+    assert first[0] is not second[0]
+    assert (
+        [c.eval_id for c in first] == list(plan.case_ids) == [f"case_{i:05d}" for i in range(LARGE)]
+    )
+    assert first[LARGE - 1] == EvalCase.model_validate(large_case(LARGE - 1))
+
+
+def test_case_and_shard_filters_on_a_large_set(large_set: Path) -> None:
+    from agenteval.sharding import shard_of
+
+    wanted = ["case_09999", "case_00007", "case_05000"]
+    (plan,) = prepare([str(large_set)], Options(cache=None, cases=wanted)).plans
+    assert [c.eval_id for c in plan.cases] == ["case_00007", "case_05000", "case_09999"]
+    assert len(plan.case_ids) == LARGE  # --resume still orders by the whole file
+    shards = [
+        prepare([str(large_set)], Options(cache=None, shard=f"{i}/3")).plans[0] for i in (1, 2, 3)
+    ]
+    ids = [[c.eval_id for c in shard.cases] for shard in shards]
+    assert sorted(i for part in ids for i in part) == list(shards[0].case_ids)
+    for index, part in enumerate(ids, start=1):
+        assert part == sorted(part)  # file order
+        assert len(part) == len(shards[index - 1].cases)
+        assert all(shard_of("big", i, 3) == index for i in part)
+    both = prepare([str(large_set)], Options(cache=None, cases=wanted, shard="2/3")).plans[0]
+    assert [c.eval_id for c in both.cases] == [i for i in wanted[::-1] if i in ids[1]]
+
+
+def test_a_problem_in_the_last_case_of_ten_thousand_is_located(tmp_path: Path) -> None:
+    cases = [large_case(i) for i in range(LARGE)]
+    cases[LARGE - 1] = large_case(LARGE - 1, evalMode="replay", creationTimestamp=float("nan"))
+    cases[LARGE - 2]["evalId"] = "case_00003"  # far from the first use
+    path = write_large(tmp_path, cases)
+    assert prepare_problems(path) == [
+        f"{path}: evalCases[9999].creationTimestamp: nan is not a finite number "
+        "(NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)",
+        f"{path}: evalCases[9998].evalId: duplicate evalId 'case_00003' "
+        "(first used at evalCases[3])",
+        f"{path}: evalCases[9999].evalMode: unknown evalMode 'replay' "
+        '(use "trace" or leave it empty)',
+        f"{path}: evalCases[9999]: actualConversation is only supported in trace mode "
+        '(set "evalMode": "trace")',
+    ]
+
+
+def test_a_type_error_in_the_last_case_keeps_the_whole_file_message(tmp_path: Path) -> None:
+    cases = [large_case(i) for i in range(LARGE)]
+    cases[LARGE - 1]["evalId"] = 9999
+    cases[LARGE - 1]["sessionInput"] = {"appName": ["x"], "userId": "u"}
+    path = write_large(tmp_path, cases)
+    assert prepare_problems(path) == [
+        f"{path}: evalCases[9999].evalId: expected a string, got a number",
+        f"{path}: evalCases[9999].sessionInput.appName: expected a string, got an array",
+    ]
