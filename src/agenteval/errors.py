@@ -27,7 +27,8 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   └── evaluators.llm.hallucinations.SegmentationJudgeError
     ├── RunInterrupted                  the run stopped before it finished (exit 3)
     └── ControlFlow                     private signals a module raises and catches itself
-        └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected
+        └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected,
+            evalset_scan.NotStreamable
 
 The exit codes themselves live in :mod:`agenteval.exit_codes`.
 """
