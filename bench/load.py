@@ -2,7 +2,8 @@
 
 Generates the eval sets of ``bench/memory.py`` (single-turn trace cases, two
 metrics), then in a fresh child process per size imports agenteval, calls
-``prepare()`` on the set and walks the planned cases once.  Prints the child's
+``prepare()`` on the set and walks the planned cases once (under
+``api.relaxed_gc()``, as ``agenteval run`` does).  Prints the child's
 peak RSS (``os.wait4``), its RSS after the imports (the floor no eval set can
 go below), the time of ``prepare()`` and of one pass over ``plan.cases``, and
 the time per case against the smallest size.
@@ -36,12 +37,13 @@ def child(evalset: str) -> None:
     from agenteval import api
 
     floor_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.perf_counter()
-    prepared = api.prepare([evalset], api.Options(cache=None))
-    prepare_s = time.perf_counter() - started
-    started = time.perf_counter()
-    walked = sum(1 for plan in prepared.plans for _ in plan.cases)
-    iterate_s = time.perf_counter() - started
+    with api.relaxed_gc():  # as `agenteval run` does
+        started = time.perf_counter()
+        prepared = api.prepare([evalset], api.Options(cache=None))
+        prepare_s = time.perf_counter() - started
+        started = time.perf_counter()
+        walked = sum(1 for plan in prepared.plans for _ in plan.cases)
+        iterate_s = time.perf_counter() - started
     print(
         json.dumps(
             {"floor_kb": floor_kb, "prepare": prepare_s, "iterate": iterate_s, "cases": walked}
