@@ -41,7 +41,6 @@ from agenteval.checks.unknown_keys import case_unknown_keys, evalset_unknown_key
 from agenteval.errors import Problem
 from agenteval.evalset_scan import EvalSetScan, NotStreamable
 from agenteval.importers.detect import kind_of_data
-from agenteval.input_limits import limit_problem
 from agenteval.lazy_cases import LazyCases
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
@@ -99,8 +98,8 @@ def check_evalset_stream(
                 sample.append(raw)
             if raw is None:
                 continue
-            if limit_problem(scanned.text) is not None or kind_of_data({"evalCases": [raw]}):
-                return None  # too long a number; ADK turns: the whole path names them
+            if kind_of_data({"evalCases": [raw]}) is not None:
+                return None  # ADK turns: the whole path names the format
             case = EvalCase.model_validate(raw)
             found.non_finite.extend(
                 non_finite_numbers(raw, file, scanned.text, ("evalCases", index))
@@ -118,7 +117,7 @@ def check_evalset_stream(
             ids.append(case.eval_id)
     except (NotStreamable, ValidationError):
         return None
-    head = _top_level(scan, sample, file, found)
+    head = _top_level(scan, sample, file)
     if head is None:
         return None
     evalset, non_finite_before, non_finite_after, unknown_before, unknown_after = head
@@ -134,7 +133,7 @@ def check_evalset_stream(
 
 
 def _top_level(
-    scan: EvalSetScan, sample: list[Any], file: str, found: _Buckets
+    scan: EvalSetScan, sample: list[Any], file: str
 ) -> tuple[EvalSet, list[Problem], list[Problem], list[Problem], list[Problem]] | None:
     """The top-level fields checked: None when the file is not plainly an eval set."""
     skeleton = {**scan.before, "evalCases": sample, **scan.after}
