@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic_core
 import pytest
 
 from agenteval.evalset_scan import EvalSetScan, NotStreamable
@@ -82,3 +83,21 @@ def test_what_is_not_read_exactly_is_refused(data: bytes) -> None:
 def test_a_surrogate_pair_escape_is_read() -> None:
     found, _ = scanned(b'{"evalCases": [{"evalId": "\\ud83d\\ude00"}]}', 8)
     assert found[0][1] == {"evalId": "\U0001f600"}
+
+
+@pytest.mark.parametrize("depth", [150, 199, 200, 260])
+def test_nesting_is_bounded_as_when_the_document_is_read_whole(depth: int) -> None:
+    nested = "[" * depth + "]" * depth
+    data = f'{{"evalCases": [{nested}], "x": {nested}}}'.encode()
+    try:
+        pydantic_core.from_json(data)
+        whole_reads = True
+    except ValueError:
+        whole_reads = False
+    if whole_reads:
+        found, scan = scanned(data, 64)
+        assert len(found) == 1 and scan.after.keys() == {"x"}
+    else:
+        with pytest.raises(NotStreamable):
+            scanned(data, 64)
+    assert whole_reads == (depth < 200)

@@ -2,25 +2,29 @@
 
 A 100,000-case eval set is ~110 MB of JSON; parsed whole it is a tree of
 millions of objects (about 1.3 GB with its models).  The scanner keeps the
-file's bytes, decodes a window of a few MB at a time, and parses one value
-after another with the standard library's C decoder (``raw_decode`` gives the
-value and where it ends), so only one case is parsed at any moment and its
-span is known for reading it again later (:mod:`agenteval.lazy_cases`).
+file's bytes, decodes a window of a few MB at a time and walks the top-level
+object value by value: the standard library's C decoder (``raw_decode``) finds
+where each value ends, and pydantic-core's parser, the one the whole-file path
+uses, reads the value's text (wrapped in as many brackets as it sits deep, so
+its nesting bound applies as in the whole document).  Only one case is parsed
+at any moment, and its byte span is kept for reading it again later
+(:mod:`agenteval.lazy_cases`, with the same parser).
 
 Why not a streaming JSON library: ijson (yajl2_c backend) yields the cases at
-about 30 µs each on the bench set (1.1 KB cases) against about 40 µs here
-(limit and surrogate checks included), but its events carry no byte offsets:
-every later pass over the planned cases would have to stream and re-parse the
-whole file, and a case could not be read alone.  Either is small next to
-validating the case as an ``EvalCase`` (about 170 µs), which both need.  The
-standard decoder also gives exactly the Python values the planned cases are
-rebuilt from later (``json.loads`` of the span), so checked and run cases agree.
+about 30 µs each on the bench set (1.1 KB cases), but its events carry no byte
+offsets: every later pass over the planned cases would have to stream and
+re-parse the whole file, a case could not be read alone, and its values are
+not pydantic-core's (lone surrogates, nesting bound, ``Decimal`` numbers), so
+a file could read differently than when read whole.  Finding the span costs
+about 15 µs a case here, parsing it again about 20 µs; validating the case as
+an ``EvalCase`` costs about 45 µs, which every way needs.
 
-The scanner reads only what it understands exactly: an object whose
-``evalCases`` is an array, each key once.  Anything else (invalid UTF-8 or
-JSON, a lone surrogate escape the file's reader refuses, duplicate keys, a
-missing ``evalCases``, nesting too deep) raises :class:`NotStreamable`, and
-the caller reads the file whole, as before, with its exact messages.
+The scanner reads only what it can read exactly as the whole-file path does:
+an object whose ``evalCases`` is an array, each key once.  Anything else
+(invalid UTF-8 or JSON, a value pydantic-core refuses, a number too long,
+duplicate keys, a missing ``evalCases``, nesting past the parser's bound)
+raises :class:`NotStreamable`, and the caller reads the file whole, as before,
+with its exact messages.
 
 Tested in tests/test_evalset_scan.py.
 """
@@ -48,8 +52,6 @@ _DECODER = json.JSONDecoder()
 _scanstring = cast(Callable[[str, int, bool], tuple[str, int]], vars(json.decoder)["scanstring"])
 _BLANKS = re.compile(r"[ \t\n\r]*")
 _NUMBER_TAIL = re.compile(r"[0-9.eE+-]*")
-# \ud800-\udfff: the stdlib decoder accepts a lone one, the file's reader (pydantic-core) does not.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class NotStreamable(ControlFlow):
@@ -110,8 +112,9 @@ class EvalSetScan:
                 found = True
                 yield from self._case_list()
             else:
-                value, start, end = self._value()
-                _check_limits(self._text[start:end])
+                start, end = self._value()
+                # One level down, as inside the whole document (the parser bounds nesting).
+                (value,) = _parsed(f"[{self._text[start:end]}]")
                 (self.after if found else self.before)[key] = value
                 self._pos = end
             separator = self._next()
@@ -132,9 +135,10 @@ class EvalSetScan:
             return
         index = 0
         while True:
-            value, start, end = self._value()
+            start, end = self._value()
             text = self._text[start:end]
-            _check_limits(text)
+            # Two levels down, as inside the whole document (the parser bounds nesting).
+            ((value,),) = _parsed(f"[[{text}]]")
             start_byte = self._byte(start)
             end_byte = self._byte(end)
             self._pos = end
@@ -156,14 +160,14 @@ class EvalSetScan:
             except JSONDecodeError:
                 if not self._more():
                     raise
-        _check_limits(f'"{self._text[self._pos : end]}')
+        _parsed(f'"{self._text[self._pos : end]}')  # refused as the whole document would be
         self._pos = end
         if self._next() != ":":
             raise NotStreamable("expected ':'")
         return str(key)
 
-    def _value(self) -> tuple[Any, int, int]:
-        """The JSON value at the cursor with its text span; the cursor stays at its start."""
+    def _value(self) -> tuple[int, int]:
+        """The text span of the JSON value at the cursor; the cursor stays at its start."""
         self._peek()
         while True:
             try:
@@ -175,7 +179,7 @@ class EvalSetScan:
             # A number at the window's edge may go on in the next part ("12." of "12.5").
             at_edge = _NUMBER_TAIL.fullmatch(self._text, end) is not None
             if not (at_edge and isinstance(value, int | float)) or not self._more():
-                return value, self._pos, end
+                return self._pos, end
 
     def _peek(self, *, at_end: bool = False) -> str:
         """The next non-blank character (the cursor moves to it); "" at the end of the data."""
@@ -222,9 +226,11 @@ class EvalSetScan:
         return True
 
 
-def _check_limits(text: str) -> None:
-    """Refuse what the whole-file reader refuses: a lone surrogate escape, a number too long."""
-    if _SURROGATE_ESCAPE.search(text) is not None:
-        pydantic_core.from_json(f"[{text}]")  # ValueError on a lone surrogate
+def _parsed(text: str) -> Any:
+    """``text`` read by pydantic-core, as the whole-file path reads it; NotStreamable if refused."""
     if limit_problem(text) is not None:
-        raise NotStreamable("a number too long")
+        raise NotStreamable("a number too long")  # read_text names it with its line
+    try:
+        return pydantic_core.from_json(text)
+    except ValueError as exc:  # a lone surrogate, nesting past the parser's bound
+        raise NotStreamable(str(exc)) from None

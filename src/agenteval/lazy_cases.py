@@ -20,11 +20,12 @@ Tested in tests/test_lazy_cases.py.
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import overload
+
+import pydantic_core
 
 from agenteval.schema.evalset import EvalCase, EvalSet
 
@@ -103,8 +104,8 @@ class LazyCases(PlannedCases):
     def _case(self, position: int) -> EvalCase:
         spans = self._spans
         start, end = spans[3 * position], spans[3 * position + 1]
-        # The check pass validated this span from the same parse (json, then strict models).
-        return EvalCase.model_validate(json.loads(self._data[start:end]))
+        # The check pass validated this span read by the same parser (evalset_scan.py).
+        return EvalCase.model_validate(pydantic_core.from_json(self._data[start:end]))
 
     def _file_index(self, position: int) -> int:
         return self._spans[3 * position + 2]
