@@ -227,8 +227,11 @@ def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Probl
             return None, [Problem(file, "", nesting_problem(exc))]
         if isinstance(inner, str):
             text = inner
+    from agenteval.long_lived import building_long_lived
+
     try:
-        return EvalSetResult.model_validate_json(text), []
+        with building_long_lived(len(text)):
+            return EvalSetResult.model_validate_json(text), []
     except ValidationError as exc:
         return None, validation_problems(file, exc)
 
