@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -151,6 +152,26 @@ def test_unevaluated_properties_verdicts_match_jsonschema(
     ours = with_re2(cls)(schema)
     assert ours.is_valid(instance) == theirs.is_valid(instance)
     assert _verdicts(ours, instance) == _verdicts(theirs, instance)
+
+
+KEYS = ["a", "b", "b1", "c", "x", "x1", "ay", "z", "12", "t", "e", "k", "d", "p", "q", "n", "é1"]
+VALUES: list[object] = [1, 5, "s", None, True, 2.5, [1], {"p": 1}, {"q": 2}, {"k1": 1, "z": 2}]
+
+
+@pytest.mark.parametrize("cls", [Draft202012Validator, Draft201909Validator])
+def test_unevaluated_properties_on_random_objects_match_jsonschema(cls: type) -> None:
+    """Seeded random objects against every schema above: the same verdicts and messages."""
+    rng = random.Random(13)
+    schemas = [s for s, _ in UNEVALUATED_CASES + DYNAMIC_CASES + RECURSIVE_CASES]
+    verdicts = set()
+    for schema in schemas:
+        ours, theirs = with_re2(cls)(schema), cls(schema)
+        for _ in range(25):
+            keys = rng.sample(KEYS, rng.randint(0, 5))
+            instance = {key: rng.choice(VALUES) for key in keys}
+            verdicts.add(theirs.is_valid(instance))
+            assert _verdicts(ours, instance) == _verdicts(theirs, instance), (schema, instance)
+    assert verdicts == {True, False}
 
 
 def test_the_cases_exercise_both_verdicts() -> None:
