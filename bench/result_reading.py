@@ -38,9 +38,10 @@ Measured on the shared 2-core box (other developers' jobs running), 10,000 cases
     load ~6:    read            old  18.24 s   new   2.44 s   7.5x faster
                 read + render   old  19.47 s   new   3.82 s   5.1x faster
 
-``agenteval show`` on that file, whole command (main at bc9cb62 against this
-branch, two runs each): 21.6 / 18.0 s -> 4.65 / 4.45 s.  Rendering (~1.2 s,
-``report/console.py``) is not part of this change.
+Whole commands on that file, main at bc9cb62 against this branch, same output
+byte for byte and the same exit code: ``agenteval show`` 21.6 / 18.0 s -> 4.65 /
+4.45 s (two runs each), ``agenteval diff FILE FILE`` 35.3 s -> 6.7 s.  Rendering
+(~1.2 s, ``report/console.py``) is not part of this change.
 """
 
 from __future__ import annotations
