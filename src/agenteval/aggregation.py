@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from agenteval.exit_codes import ExitCode
@@ -75,6 +75,12 @@ class _Counts:
             self.not_evaluated += 1
         else:
             raise ValueError(f"unexpected status {status.value!r} in aggregation")
+
+    def status(self) -> EvalStatus:
+        """``summarize`` of the counted statuses."""
+        if self.failed:
+            return _FAILED
+        return _PASSED if self.passed else _NOT_EVALUATED
 
     def model(self) -> StatusCounts | None:
         # The Go writer leaves the whole object out when every count is 0.
@@ -268,18 +274,100 @@ def _case_run_summary(run_id: int, result: EvalCaseResult) -> CaseRunSummary:
     )
 
 
-def _group_by_run(
-    case_results: Sequence[EvalCaseResult], num_runs: int
-) -> dict[int, list[EvalCaseResult]]:
-    by_run: dict[int, list[EvalCaseResult]] = {run_id: [] for run_id in range(1, num_runs + 1)}
+def _by_run(case_results: Sequence[EvalCaseResult], num_runs: int) -> list[EvalCaseResult]:
+    """``case_results`` run by run (stable within a run), refusing a runId beyond ``num_runs``."""
     for index, result in enumerate(case_results):
         run_id = _run_id(result)
         if run_id > num_runs:
             raise ValueError(
                 f"case result {index} ({result.eval_id!r}) has runId {run_id} > numRuns {num_runs}"
             )
-        by_run[run_id].append(result)
-    return by_run
+    return sorted(case_results, key=_run_id)
+
+
+class SummaryTally:
+    """The ``summary`` of a result file, built case by case (formats.md §7).
+
+    Feed the case results run by run (run 1's, then run 2's, ...), as a result file
+    holds them; :func:`build_summary` sorts any other order first.  With one run and an
+    ``emit`` callback, each case's summary is built as soon as its result arrives and
+    handed to ``emit`` instead of being kept: the summary then holds no case summaries
+    (the caller writes them, sorted by evalId), so memory does not grow with the cases.
+    """
+
+    def __init__(
+        self, num_runs: int, emit: Callable[[EvalCaseSummary], None] | None = None
+    ) -> None:
+        if num_runs < 1:
+            raise ValueError(f"num_runs must be >= 1, got {num_runs}")
+        self.num_runs = num_runs
+        self._emit = emit if num_runs == 1 else None
+        self._runs: dict[int, _RunTally] = {r: _RunTally() for r in range(1, num_runs + 1)}
+        self._cases: dict[str, _CaseTally] = {}
+        # Case overall statuses, counted (summarize needs only which ones occur).
+        self._case_status = _Counts()
+        self._added = 0
+
+    def add(self, result: EvalCaseResult) -> None:
+        """Count one case result of one run."""
+        run_id = _run_id(result)
+        if run_id > self.num_runs:
+            raise ValueError(
+                f"case result {self._added} ({result.eval_id!r}) has runId {run_id}"
+                f" > numRuns {self.num_runs}"
+            )
+        self._added += 1
+        run = self._runs[run_id]
+        run.results.add(result.final_eval_status)
+        metric_results = result.overall_eval_metric_results or []
+        _tally(run.metrics, metric_results)
+        case = _CaseTally() if self._emit is not None else self._cases.get(result.eval_id)
+        if case is None:
+            case = self._cases[result.eval_id] = _CaseTally()
+        case.run_statuses.append(result.final_eval_status)
+        case.has_error = case.has_error or bool(result.error_message)
+        _tally(case.metrics, metric_results)
+        case.runs.append(_case_run_summary(run_id, result))
+        if self._emit is not None:
+            summary = _case_summary(result.eval_id, case, 1)
+            self._case_status.add(summary.overall_status)
+            self._emit(summary)
+
+    def finish(self) -> EvalSetResultSummary:
+        """The summary of every case added (without case summaries when they were emitted)."""
+        run_summaries: list[RunSummary] = []
+        run_counts = _Counts()
+        for run_id, run in self._runs.items():
+            run_status = run.results.status()
+            run_counts.add(run_status)
+            run_summaries.append(
+                RunSummary(
+                    run_id=run_id,
+                    overall_status=run_status,
+                    case_status_counts=run.results.model(),
+                    metric_summaries=_summaries(run.metrics),
+                )
+            )
+        cases = self._cases
+        case_summaries = [_case_summary(i, cases[i], self.num_runs) for i in sorted(cases)]
+        for case_summary in case_summaries:
+            self._case_status.add(case_summary.overall_status)
+        summary = EvalSetResultSummary(
+            overall_status=self._case_status.status(),
+            num_runs=self.num_runs,
+            run_status_counts=run_counts.model(),
+            run_summaries=run_summaries,
+            eval_case_summaries=case_summaries or None,
+        )
+        if self.num_runs > 1 and case_summaries:
+            _attach_overall_pass_rates(summary, case_summaries, self.num_runs)
+        return summary
+
+
+@dataclass(slots=True)
+class _RunTally:
+    results: _Counts = field(default_factory=lambda: _Counts())
+    metrics: dict[str, _MetricTally] = field(default_factory=dict)
 
 
 def build_summary(case_results: Sequence[EvalCaseResult], num_runs: int) -> EvalSetResultSummary:
@@ -291,47 +379,10 @@ def build_summary(case_results: Sequence[EvalCaseResult], num_runs: int) -> Eval
     passed), and the eval-set summary carries the same keys holding the mean
     over cases of the per-case values.
     """
-    if num_runs < 1:
-        raise ValueError(f"num_runs must be >= 1, got {num_runs}")
-    by_run = _group_by_run(case_results, num_runs)
-
-    run_summaries: list[RunSummary] = []
-    run_counts = _Counts()
-    cases: dict[str, _CaseTally] = {}
-    for run_id, results in by_run.items():
-        case_counts = _Counts()
-        run_metrics: dict[str, _MetricTally] = {}
-        for result in results:
-            case_counts.add(result.final_eval_status)
-            metric_results = result.overall_eval_metric_results or []
-            _tally(run_metrics, metric_results)
-            case = cases.setdefault(result.eval_id, _CaseTally())
-            case.run_statuses.append(result.final_eval_status)
-            case.has_error = case.has_error or bool(result.error_message)
-            _tally(case.metrics, metric_results)
-            case.runs.append(_case_run_summary(run_id, result))
-        run_status = summarize(r.final_eval_status for r in results)
-        run_counts.add(run_status)
-        run_summaries.append(
-            RunSummary(
-                run_id=run_id,
-                overall_status=run_status,
-                case_status_counts=case_counts.model(),
-                metric_summaries=_summaries(run_metrics),
-            )
-        )
-
-    case_summaries = [_case_summary(eval_id, cases[eval_id], num_runs) for eval_id in sorted(cases)]
-    summary = EvalSetResultSummary(
-        overall_status=summarize(c.overall_status for c in case_summaries),
-        num_runs=num_runs,
-        run_status_counts=run_counts.model(),
-        run_summaries=run_summaries,
-        eval_case_summaries=case_summaries or None,
-    )
-    if num_runs > 1 and case_summaries:
-        _attach_overall_pass_rates(summary, case_summaries, num_runs)
-    return summary
+    tally = SummaryTally(num_runs)
+    for result in _by_run(case_results, num_runs):
+        tally.add(result)
+    return tally.finish()
 
 
 def _case_summary(eval_id: str, case: _CaseTally, num_runs: int) -> EvalCaseSummary:
@@ -474,6 +525,7 @@ def exit_code(results: Sequence[EvalSetResult]) -> int:
 __all__ = [
     "PASS_AT_K_KEY",
     "PASS_HAT_K_KEY",
+    "SummaryTally",
     "build_summary",
     "case_pass_rates",
     "case_statuses",

@@ -1,0 +1,196 @@
+"""Result documents written as cases finish: flat memory, the same bytes as a whole write.
+
+A result file (``--output``) and the ``--json`` run document used to be built whole from
+every case result of the run; at 100,000 cases that held gigabytes.  Here each case is
+encoded once, when it finishes, into a spool file (an unnamed temp file) and dropped;
+the case summaries of a single run are spooled the same way and written sorted by
+evalId.  At the end the pieces are copied into place with the parts only known then
+(the summary's tallies, ``creationTimestamp``, the run state).
+
+Byte equality with :func:`agenteval.report.result_files.write_result` holds because
+each piece is serialised by the same pydantic serializer with the same options, and
+the surrounding object is serialised with an empty list where the pieces go: the
+pieces are spliced in at that list, re-indented to their depth (JSON text holds no raw
+newline inside a string, so indenting every newline is exact).  The tests compare the
+bytes with the whole write.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from agenteval.aggregation import SummaryTally
+from agenteval.gojson import model_to_go_json_bytes, to_go_json
+from agenteval.report.atomic_write import StreamedFile
+from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
+
+_CHUNK = 1 << 20
+_CASES_MARK = b'\n  "evalCaseResults": []'
+_CASE_SUMMARIES_MARK = b'\n    "evalCaseSummaries": []'
+_SETS_MARK = b'\n  "evalSetResults": []'
+
+
+def _piece(model: EvalCaseResult | EvalCaseSummary, depth: int) -> bytes:
+    """``model`` as it appears inside a document at ``depth`` levels of 2-space indent."""
+    pad = b" " * (2 * depth)
+    return pad + model_to_go_json_bytes(model)[:-1].replace(b"\n", b"\n" + pad)
+
+
+def _split(document: bytes, mark: bytes) -> tuple[bytes, bytes]:
+    """``document`` cut inside the empty list after ``mark``'s key: (up to and with '[', after ']')."""
+    at = document.index(mark)
+    cut = at + len(mark) - 1  # the position of "]"
+    return document[:cut], document[cut + 1 :]
+
+
+def _copy_indented(
+    source: IO[bytes], out: Callable[[bytes], object], size: int, pad: bytes
+) -> None:
+    """Copy ``size`` bytes of ``source`` from its start, indenting every line by ``pad``."""
+    source.seek(0)
+    left = size
+    newline = b"\n" + pad
+    while left > 0:
+        chunk = source.read(min(_CHUNK, left))
+        if not chunk:
+            break
+        left -= len(chunk)
+        out(chunk.replace(b"\n", newline) if pad else chunk)
+
+
+@dataclass(slots=True)
+class _SummarySpool:
+    """Case summaries of a single run, spooled as they are built, written sorted by evalId."""
+
+    # The spool outlives any one call: closed by close(), removed by the OS when closed.
+    spool: IO[bytes] = field(default_factory=lambda: tempfile.TemporaryFile())  # noqa: SIM115
+    index: list[tuple[str, int, int]] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, summary: EvalCaseSummary) -> None:
+        data = _piece(summary, 3)
+        self.spool.write(data)
+        self.index.append((summary.eval_id, self.size, len(data)))
+        self.size += len(data)
+
+    def write_sorted(self, out: Callable[[bytes], object]) -> None:
+        self.spool.flush()
+        separator = b"\n"
+        for _, offset, length in sorted(self.index):
+            self.spool.seek(offset)
+            out(separator + self.spool.read(length))
+            separator = b",\n"
+        out(b"\n    ")
+
+    def close(self) -> None:
+        self.spool.close()
+
+
+class ResultDocument:
+    """One eval set's result document, written case by case into a spool file.
+
+    ``identity`` (``--output``): give the result its ``evalSetResultId``/``Name``
+    (``<app>_<evalSetId>_<uuid4>``) and ``creationTimestamp`` as a result file has them;
+    without, the document is what ``--json`` holds for an eval set written nowhere else.
+    """
+
+    def __init__(
+        self, eval_set_id: str, num_runs: int, *, result_id: str | None, spool_dir: Path | None
+    ) -> None:
+        self.eval_set_id = eval_set_id
+        self.result_id = result_id
+        self.cases = 0
+        self.spool: IO[bytes] = tempfile.TemporaryFile(dir=spool_dir)  # noqa: SIM115
+        self._summaries = _SummarySpool() if num_runs == 1 else None
+        emit = self._summaries.add if self._summaries is not None else None
+        self.tally = SummaryTally(num_runs, emit=emit)
+        self.size = 0
+        head = self._head(EvalSetResult(eval_set_id=eval_set_id))
+        head.eval_case_results = []
+        prefix, _ = _split(model_to_go_json_bytes(head), _CASES_MARK)
+        self._write(prefix)
+
+    def _head(self, head: EvalSetResult) -> EvalSetResult:
+        if self.result_id is not None:
+            head.eval_set_result_id = self.result_id
+            head.eval_set_result_name = self.result_id
+        return head
+
+    def _write(self, data: bytes) -> None:
+        self.spool.write(data)
+        self.size += len(data)
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Append one case result (result-file order) and count it in the summary."""
+        self.tally.add(case)
+        self._write((b",\n" if self.cases else b"\n") + _piece(case, 2))
+        self.cases += 1
+
+    def finish(self, head: EvalSetResult) -> None:
+        """Close the document: summary, ``creationTimestamp``, ``head``'s run state."""
+        self._write(b"\n  ]" if self.cases else b"]")
+        summary = self.tally.finish()
+        emitted = self._summaries is not None and bool(self._summaries.index)
+        if emitted:
+            summary.eval_case_summaries = []
+        whole = self._head(head.model_copy())
+        whole.eval_case_results = []
+        whole.summary = summary
+        if self.result_id is not None:
+            whole.creation_timestamp = time.time()
+        _, suffix = _split(model_to_go_json_bytes(whole), _CASES_MARK)
+        if emitted and self._summaries is not None:
+            before, after = _split(suffix, _CASE_SUMMARIES_MARK)
+            self._write(before)
+            self._summaries.write_sorted(self._write)
+            self._write(b"]" + after)
+        else:
+            self._write(suffix)
+        if self._summaries is not None:
+            self._summaries.close()
+        self.spool.flush()
+
+    def copy_to(self, out: Callable[[bytes], object], depth: int = 0) -> None:
+        """Copy the finished document (without its final newline at ``depth`` > 0)."""
+        size = self.size - 1 if depth else self.size
+        _copy_indented(self.spool, out, size, b" " * (2 * depth))
+
+    def close(self) -> None:
+        self.spool.close()
+
+
+def write_result_document(document: ResultDocument, path: Path) -> Path:
+    """Write a finished document to ``path`` whole (see ``StreamedFile``); returns the path."""
+    with StreamedFile(path) as out:
+        document.copy_to(out.write)
+        return out.commit()
+
+
+def write_run_document(
+    path: Path,
+    documents: Iterable[ResultDocument],
+    header: Mapping[str, Any],
+    trailer: Mapping[str, Any],
+) -> Path:
+    """The ``--json`` run document: ``header``, the eval sets' documents, ``trailer``."""
+    skeleton: dict[str, Any] = {**header, "evalSetResults": [], **trailer}
+    prefix, suffix = _split(to_go_json(skeleton).encode("utf-8"), _SETS_MARK)
+    with StreamedFile(path) as out:
+        out.write(prefix)
+        separator = b"\n    "
+        wrote = False
+        for document in documents:
+            out.write(separator)
+            document.copy_to(out.write, depth=2)
+            separator = b",\n    "
+            wrote = True
+        out.write((b"\n  ]" if wrote else b"]") + suffix)
+        return out.commit()
+
+
+__all__ = ["ResultDocument", "write_result_document", "write_run_document"]
