@@ -12,8 +12,9 @@ metric.  Escaping follows GitHub's workflow-command rules (the
 # No "from __future__ import annotations": this module's main function has that name.
 from collections.abc import Mapping, Sequence
 
-from agenteval.report.outcomes import DEFAULT_REASON_CAP, CaseOutcome, cap, not_passed
+from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.safe_text import escape_control
+from agenteval.report.set_tally import SetReport, set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -53,13 +54,14 @@ def is_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get(ACTIONS_ENV, "") == "true"
 
 
-def _message(outcome: CaseOutcome, reason_cap: int | None) -> str:
+def _message(outcome: OutcomeText, reason_cap: int | None) -> str:
     details = [s.text(reason_cap) for s in outcome.shortfalls()]
     details += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
     lines = details or [outcome.headline(reason_cap)]
     if outcome.multi_run:
-        passed = sum(1 for r in outcome.runs if r.final_eval_status is EvalStatus.PASSED)
-        lines.insert(0, f"{passed}/{len(outcome.runs)} runs passed; metric averages decide")
+        lines.insert(
+            0, f"{outcome.passed_runs}/{len(outcome.runs)} runs passed; metric averages decide"
+        )
     return "\n".join(lines)
 
 
@@ -74,8 +76,19 @@ def annotations(
     ``files`` maps an evalSetId to its eval set file so GitHub can attach the
     annotation to that file.
     """
+    reports = [set_report(result) for result in results]
+    return report_annotations(reports, files=files, reason_cap=reason_cap)
+
+
+def report_annotations(
+    reports: Sequence[SetReport],
+    *,
+    files: Mapping[str, str] | None = None,
+    reason_cap: int | None = DEFAULT_REASON_CAP,
+) -> list[str]:
+    """:func:`annotations` of tallied eval sets."""
     lines: list[str] = []
-    for outcome in not_passed(results):
+    for outcome in (o for report in reports for o in report.not_passed()):
         failed = outcome.status is EvalStatus.FAILED
         incomplete = outcome.status is EvalStatus.INCOMPLETE
         verdict = "failed" if failed else "incomplete" if incomplete else "not evaluated"
@@ -96,5 +109,6 @@ __all__ = [
     "escape_data",
     "escape_property",
     "is_github_actions",
+    "report_annotations",
     "workflow_command",
 ]
