@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from agenteval.aggregation import incomplete_cases
 from agenteval.loading import load_result
 from agenteval.schema.result import (
@@ -32,6 +34,12 @@ def fixture_results() -> list[EvalSetResult]:
     return [load_result(path) for path in sorted(FIXTURES.rglob("*.evalset_result.json"))]
 
 
+def _put(model: BaseModel, key: str, value: object) -> None:
+    """Set an extra (non-Go) key of a result object."""
+    assert model.model_extra is not None
+    model.model_extra[key] = value
+
+
 def _bend(result: EvalSetResult, rng: random.Random) -> None:
     """Long and odd reasons and errors, judge votes, gate methods (in place)."""
     for case in result.case_results():
@@ -42,14 +50,14 @@ def _bend(result: EvalSetResult, rng: random.Random) -> None:
             if roll < 0.15 and metric.details is not None:
                 metric.details.reason = ";" + ODD + " " + "r" * rng.choice([290, 310, 1999, 2600])
             elif roll < 0.25:
-                setattr(metric, "methods", {"exact": rng.randint(0, 5), "judge": 2, "odd": True})
+                _put(metric, "methods", {"exact": rng.randint(0, 5), "judge": 2, "odd": True})
         for turn in case.eval_metric_result_per_invocation or []:
             for metric in turn.eval_metric_results or []:
                 if metric.details is not None and rng.random() < 0.2:
                     samples = [{"status": rng.choice(["passed", "failed"])} for _ in range(3)]
-                    setattr(metric.details, "samples", samples)
-                    setattr(metric.details, "agreement", 0.6667)
-                    setattr(metric.details, "unstable", rng.random() < 0.7)
+                    _put(metric.details, "samples", samples)
+                    _put(metric.details, "agreement", 0.6667)
+                    _put(metric.details, "unstable", rng.random() < 0.7)
 
 
 def varied_results() -> dict[str, EvalSetResult]:
@@ -84,7 +92,7 @@ def varied_results() -> dict[str, EvalSetResult]:
     partial.eval_case_results = kept
     partial.partial = True
     partial.summary = None
-    setattr(partial, "durationSeconds", 12.5)
+    _put(partial, "durationSeconds", 12.5)
     partial.creation_timestamp = 1_700_000_000.25
     made["partial"] = partial
     made["unordered"] = _unordered()
