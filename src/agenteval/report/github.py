@@ -10,8 +10,10 @@ metric.  Escaping follows GitHub's workflow-command rules (the
 """
 
 # No "from __future__ import annotations": this module's main function has that name.
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
+from agenteval.report.markdown import append_step_summary_reports
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import SetReport, set_report
@@ -103,6 +105,25 @@ def report_annotations(
     return lines
 
 
+def write_ci_outputs(
+    reports: Sequence[SetReport],
+    environ: Mapping[str, str],
+    *,
+    sources: Sequence[Path | str] = (),
+    elapsed: float | None = None,
+    emit: Callable[[str], None] = print,
+) -> None:
+    """GitHub Actions: append the step summary, ``emit`` one annotation per case that did not pass.
+
+    ``sources`` are the eval set files in the order of ``reports`` (annotations attach to them).
+    """
+    append_step_summary_reports(reports, environ, elapsed=elapsed)
+    if is_github_actions(environ):
+        files = {r.eval_set_id: str(p) for r, p in zip(reports, sources, strict=False)}
+        for line in report_annotations(reports, files=files):
+            emit(line)
+
+
 __all__ = [
     "ACTIONS_ENV",
     "annotations",
@@ -111,4 +132,5 @@ __all__ = [
     "is_github_actions",
     "report_annotations",
     "workflow_command",
+    "write_ci_outputs",
 ]
