@@ -25,6 +25,7 @@ from agenteval.evaluators.base import (
     binary_turn,
 )
 from agenteval.evaluators.registry import evaluators
+from agenteval.merging import merge_results
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -33,10 +34,12 @@ from agenteval.runner import (
     evaluate_case,
     planned_runs,
     run_evalset,
+    stream_evalset,
+    work_in_order,
 )
 from agenteval.schema.evalset import EvalCase, EvalSet
 from agenteval.schema.metric import EvalMetric
-from agenteval.schema.result import EvalMetricResult
+from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 P, F = EvalStatus.PASSED, EvalStatus.FAILED
@@ -239,3 +242,90 @@ def test_stop_signal_calls_back_now_or_later() -> None:
     signal.request()
     signal.on_stop(lambda: calls.append("late"))
     assert calls == ["early", "late"] and signal.event.is_set()
+
+
+class SlowFirst(Evaluator):
+    """Awaited evaluator whose earlier cases take longer: they finish in reverse order."""
+
+    name = "test_slow_first"
+    is_async = True
+
+    def __init__(self, finished: list[str]) -> None:
+        self.finished = finished
+
+    async def aevaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """Sleep longer the earlier the case is, then pass."""
+        index = int(context.case.eval_id[1:])
+        await asyncio.sleep(0.002 * (40 - index))
+        self.finished.append(context.case.eval_id)
+        return average_turns([binary_turn(True, "", 1.0) for _ in actuals], 1.0)
+
+
+def test_results_are_delivered_in_file_order_with_a_bounded_window() -> None:
+    finished: list[str] = []
+    cases = [case(f"c{i}", ["a"], ["a"]) for i in range(40)]
+    delivered: list[str] = []
+    settings = RunSettings(num_runs=2, window=7)
+    planned = plan(cases, (metric("slow"), SlowFirst(finished)))
+    asyncio.run(
+        stream_evalset(planned, settings, lambda r: delivered.append(f"{r.run_id}{r.eval_id}"))
+    )
+    expected = [f"{run}c{i}" for run in (1, 2) for i in range(40)]
+    assert delivered == expected
+    # They did finish out of order: within each window of 7 the later case finished first.
+    assert finished[:7] != sorted(finished[:7], key=lambda e: int(e[1:]))
+
+
+def test_resumed_cases_take_their_place_as_merge_orders_them() -> None:
+    cases = [case(f"c{i}", ["a"], ["a"]) for i in range(6)]
+    planned = plan(cases, exact())
+    earlier = [
+        case_result_of("c4", 1),
+        case_result_of("c0", 2),
+        case_result_of("c1", 1),
+        case_result_of("gone", 1),
+        case_result_of("c5", 2),
+    ]
+    skip = frozenset(("s", r.eval_id, r.run_id) for r in earlier)
+    resumed = EvalSetResult(eval_set_id="s", eval_case_results=earlier)
+    settings = RunSettings(num_runs=2, skip=skip)
+    order = [
+        f"{item.run_id}{item.eval_id}"
+        if isinstance(item, EvalCaseResult)
+        else f"{item[0]}{item[1].eval_id}*"
+        for item in work_in_order(planned, settings, resumed)
+    ]
+    assert order == [
+        "1c0*",
+        "1c1",
+        "1c2*",
+        "1c3*",
+        "1c4",
+        "1c5*",
+        "1gone",
+        "2c0",
+        "2c1*",
+        "2c2*",
+        "2c3*",
+        "2c4*",
+        "2c5",
+    ]
+    fresh = [
+        EvalCaseResult(eval_set_id="s", eval_id=item[1].eval_id, run_id=item[0])
+        for item in work_in_order(planned, settings, resumed)
+        if isinstance(item, tuple)
+    ]
+    (merged,) = merge_results(
+        [resumed, EvalSetResult(eval_set_id="s", eval_case_results=fresh)],
+        case_order={"s": [c.eval_id for c in cases]},
+    )
+    assert [f"{c.run_id}{c.eval_id}" for c in merged.case_results()] == [
+        o.rstrip("*") for o in order
+    ]
+
+
+def case_result_of(eval_id: str, run_id: int) -> EvalCaseResult:
+    """A finished case result of an earlier run."""
+    return EvalCaseResult(eval_set_id="s", eval_id=eval_id, run_id=run_id)

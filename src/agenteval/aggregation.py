@@ -474,7 +474,8 @@ def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
     return statuses
 
 
-def _any_not_evaluated(case: EvalCaseResult) -> bool:
+def any_not_evaluated(case: EvalCaseResult) -> bool:
+    """True when a metric of ``case``, overall or for a turn, is not_evaluated."""
     if any(m.eval_status is _NOT_EVALUATED for m in case.overall_eval_metric_results or ()):
         return True
     return any(
@@ -495,7 +496,7 @@ def incomplete_cases(result: EvalSetResult) -> list[str]:
         return [str(eval_id) for eval_id in dict.fromkeys(marked)]
     if not marked:
         return []
-    cases = [c.eval_id for c in result.case_results() if _any_not_evaluated(c)]
+    cases = [c.eval_id for c in result.case_results() if any_not_evaluated(c)]
     return list(dict.fromkeys(cases))
 
 
@@ -526,6 +527,7 @@ __all__ = [
     "PASS_AT_K_KEY",
     "PASS_HAT_K_KEY",
     "SummaryTally",
+    "any_not_evaluated",
     "build_summary",
     "case_pass_rates",
     "case_statuses",

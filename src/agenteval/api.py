@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import loading, settings
-from agenteval.aggregation import build_summary, incomplete_cases, overall_status
+from agenteval.aggregation import (
+    any_not_evaluated,
+    build_summary,
+    incomplete_cases,
+    overall_status,
+)
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -33,7 +38,7 @@ from agenteval.evaluators.registry import (
 )
 from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
-from agenteval.merging import merge_results
+from agenteval.merging import merge_extras, merge_results
 from agenteval.plugins import load_plugins
 from agenteval.result_inputs import read_results
 from agenteval.runner import (
@@ -41,18 +46,19 @@ from agenteval.runner import (
     PlannedMetric,
     RunSettings,
     StopSignal,
-    planned_runs,
-    run_evalset,
+    count_planned,
+    stream_evalset,
 )
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
-from agenteval.schema.result import EvalSetResult
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, select
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
-    from agenteval.judge import JudgeOptions
+    from agenteval.evaluators.llm.session import JudgeSession
+    from agenteval.judge import JudgeClient, JudgeOptions
 
 # The exit codes under their earlier names (exit_codes.ExitCode is their home).
 EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
@@ -113,6 +119,8 @@ class Options:
     agent_timeout: float = 120.0
     # --record FILE: every driven case's turns in the --traces JSONL format.
     record: str | None = None
+    # Where case results go as they finish; None keeps them all (``RunResult.results``).
+    sink: ResultSink | None = None
 
 
 class ProgressSink(Protocol):
@@ -439,10 +447,61 @@ def _judge_options(options: Options) -> JudgeOptions:
         raise ConfigError([Problem("judge options", "", str(exc))]) from None
 
 
+class ResultSink(Protocol):
+    """Where a run's case results go, one eval set after the other, in result-file order."""
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        """The eval set ``eval_set_id`` starts."""
+
+    def add(self, case: EvalCaseResult) -> None:
+        """One finished case run (run 1's cases in file order, then run 2's, ...)."""
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """The eval set is done; ``head`` holds its run state (no cases, no summary)."""
+
+    def overall_status(self) -> EvalStatus:
+        """The overall status of every case added (the exit code follows from it)."""
+
+
+class CollectedResults:
+    """The sink of :func:`evaluate`: every eval set's result whole, with its summary."""
+
+    def __init__(self) -> None:
+        self.results: list[EvalSetResult] = []
+        self._cases: list[EvalCaseResult] = []
+        self._num_runs = 1
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        self._cases = []
+        self._num_runs = num_runs
+
+    def add(self, case: EvalCaseResult) -> None:
+        self._cases.append(case)
+
+    def end_set(self, head: EvalSetResult) -> None:
+        result = head.model_copy()
+        result.eval_case_results = self._cases
+        result.summary = build_summary(self._cases, self._num_runs)
+        self.results.append(result)
+        self._cases = []
+
+    def overall_status(self) -> EvalStatus:
+        return overall_status(self.results)
+
+
 async def run_prepared(
     prepared: Prepared, options: Options, judge: JudgeOutcome | None = None
 ) -> list[EvalSetResult]:
-    """Run every planned eval set; judge metrics share one judge client for the whole run."""
+    """Run every planned eval set and return their results whole (see :func:`stream_prepared`)."""
+    sink = CollectedResults()
+    await stream_prepared(prepared, options, sink, judge)
+    return sink.results
+
+
+async def stream_prepared(
+    prepared: Prepared, options: Options, sink: ResultSink, judge: JudgeOutcome | None = None
+) -> None:
+    """Run every planned eval set into ``sink``; judge metrics share one judge client."""
     settings = RunSettings(
         num_runs=options.num_runs,
         traces=prepared.traces,
@@ -455,14 +514,15 @@ async def run_prepared(
         ),
         on_case_done=options.progress.case_done if options.progress is not None else None,
     )
-    total = sum(len(planned_runs(plan, settings)) for plan in prepared.plans)
+    total = sum(count_planned(plan, settings) for plan in prepared.plans)
     if options.agent is not None:
         from agenteval.agents.run_setup import open_driver
 
         async with open_driver(options, settings, judge) as driver:
             settings.agent = driver
-            return await _run_plans(prepared, options, settings, total, judge)
-    return await _run_plans(prepared, options, settings, total, judge)
+            await _run_plans(prepared, options, settings, total, judge, sink)
+            return
+    await _run_plans(prepared, options, settings, total, judge, sink)
 
 
 async def _run_plans(
@@ -471,20 +531,21 @@ async def _run_plans(
     settings: RunSettings,
     total: int,
     judge: JudgeOutcome | None,
-) -> list[EvalSetResult]:
+    sink: ResultSink,
+) -> None:
     agent_judge = settings.agent is not None and settings.agent.needs_judge(prepared.plans)
     if not agent_judge and not any(
         p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics
     ):
         if options.progress is not None:
             options.progress.start(total, None)
-        fresh = [await run_evalset(plan, settings) for plan in prepared.plans]
-        return _with_resumed(fresh, prepared, options)
+        for plan in prepared.plans:
+            await _run_set(plan, prepared, settings, sink, None)
+        return
     from agenteval.evaluators.llm.session import JudgeSession
     from agenteval.judge import JudgeClient
 
     outcome = judge if judge is not None else JudgeOutcome()
-    results: list[EvalSetResult] = []
     async with JudgeClient(_judge_options(options)) as client:
         session = JudgeSession(client=client, failures=outcome.failures)
         settings.judge = session
@@ -493,62 +554,92 @@ async def _run_plans(
         if options.progress is not None:
             options.progress.start(total, lambda: client.usage.total.to_json())
         for plan in prepared.plans:
-            before = client.usage.to_json()
-            failures_before = len(outcome.failures)
-            result = await run_evalset(plan, settings)
-            # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
-            result.judge_usage = _usage_delta(before, client.usage.to_json())
-            failed = len(outcome.failures) - failures_before
-            if failed:
-                # The INCOMPLETE cases: reports, `show` and --resume read them from here.
-                _mark_incomplete(result, session.incomplete, failed)
-            results.append(result)
+            await _run_set(plan, prepared, settings, sink, _JudgeWatch(client, session, outcome))
         outcome.usage = client.usage.to_json()
-    return _with_resumed(results, prepared, options)
 
 
-def _mark_incomplete(result: EvalSetResult, incomplete: set[tuple[str, str]], failed: int) -> None:
-    """Write the evalIds of ``result``'s cases that the judge left unevaluated (``judgeFailures``)."""
-    ids = [
-        case.eval_id
-        for case in result.case_results()
-        if (result.eval_set_id, case.eval_id) in incomplete
-    ]
-    # A failure recorded without its case (a plugin's evaluator): every not_evaluated case.
-    result.judge_failures = ids or failed
-    result.judge_failures = incomplete_cases(result)
+@dataclass(slots=True)
+class _JudgeWatch:
+    """The judge of a run, as one eval set's result records it."""
+
+    client: JudgeClient
+    session: JudgeSession
+    outcome: JudgeOutcome
 
 
-def _with_resumed(
-    fresh: list[EvalSetResult], prepared: Prepared, options: Options
-) -> list[EvalSetResult]:
-    """Join the resumed run's results with the new ones (summary rebuilt over both)."""
-    if not prepared.resumed:
-        return fresh
-    order = {plan.eval_set_id: [c.eval_id for c in plan.evalset.cases()] for plan in prepared.plans}
-    joined: list[EvalSetResult] = []
-    for result in fresh:
-        earlier = prepared.resumed.get(result.eval_set_id)
-        if earlier is None:
-            joined.append(result)
-            continue
-        partial = bool(result.partial)
-        (merged,) = merge_results([earlier, result], case_order=order)
-        # Only the new part decides: the resumed run finished what the earlier one left.
-        merged.partial = True if partial else None
-        # Repeated runs: the summary covers the requested number of runs.
-        merged.summary = build_summary(merged.case_results(), options.num_runs)
-        _carry_extras(merged, result)
-        joined.append(merged)
-    return joined
+class _FreshCases:
+    """The cases of one eval set scored by this run (resumed ones left out), as they pass.
+
+    Only what ``judgeFailures`` needs is kept: their evalIds in order and the ids of the
+    ones with a not_evaluated metric.
+    """
+
+    def __init__(self, eval_set_id: str, skip: frozenset[tuple[str, str, int]]) -> None:
+        self.eval_set_id = eval_set_id
+        self.skip = skip
+        self.ids: list[str] = []
+        self.not_evaluated: list[str] = []
+
+    def see(self, case: EvalCaseResult) -> None:
+        if self.skip and (self.eval_set_id, case.eval_id, case.run_id or 1) in self.skip:
+            return
+        self.ids.append(case.eval_id)
+        if any_not_evaluated(case):
+            self.not_evaluated.append(case.eval_id)
+
+    def judge_failures(self, incomplete: set[tuple[str, str]]) -> list[str]:
+        """``judgeFailures``: the cases the judge left unevaluated.
+
+        Failures recorded without their case (a plugin's evaluator) mark every case
+        with a not_evaluated metric.
+        """
+        marked = [i for i in self.ids if (self.eval_set_id, i) in incomplete]
+        return list(dict.fromkeys(marked or self.not_evaluated))
 
 
-def _carry_extras(merged: EvalSetResult, fresh: EvalSetResult) -> None:
-    if merged.summary is None or fresh.summary is None:
-        return
-    for key, value in (fresh.summary.model_extra or {}).items():
-        if merged.summary.model_extra is not None and key not in merged.summary.model_extra:
-            merged.summary.model_extra[key] = value
+async def _run_set(
+    plan: EvalSetPlan,
+    prepared: Prepared,
+    settings: RunSettings,
+    sink: ResultSink,
+    judge: _JudgeWatch | None,
+) -> None:
+    resumed = prepared.resumed.get(plan.eval_set_id)
+    sink.begin_set(plan.eval_set_id, settings.num_runs)
+    fresh = _FreshCases(plan.eval_set_id, settings.skip)
+
+    def deliver(case: EvalCaseResult) -> None:
+        if judge is not None:
+            fresh.see(case)
+        sink.add(case)
+
+    before = judge.client.usage.to_json() if judge is not None else None
+    failures_before = len(judge.outcome.failures) if judge is not None else 0
+    await stream_evalset(plan, settings, deliver, resumed)
+    head = EvalSetResult(eval_set_id=plan.eval_set_id)
+    if settings.stopping():
+        head.partial = True
+    if judge is not None and before is not None:
+        # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
+        head.judge_usage = _usage_delta(before, judge.client.usage.to_json())
+        if len(judge.outcome.failures) > failures_before:
+            # The INCOMPLETE cases: reports, `show` and --resume read them from here.
+            head.judge_failures = fresh.judge_failures(judge.session.incomplete)
+    if resumed is not None:
+        head = _resumed_head(resumed, head)
+    sink.end_set(head)
+
+
+def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult:
+    """The run state of a resumed eval set: both runs' extras joined as ``merge`` joins them."""
+    head = EvalSetResult(eval_set_id=fresh.eval_set_id)
+    if earlier.creation_timestamp is not None:
+        head.creation_timestamp = earlier.creation_timestamp
+    for key, value in merge_extras([earlier, fresh]).items():
+        set_extra(head, key, value)
+    # Only the new part decides: the resumed run finished what the earlier one left.
+    head.partial = True if fresh.partial else None
+    return head
 
 
 def _usage_delta(before: dict[str, object], after: dict[str, object]) -> dict[str, object]:
@@ -599,16 +690,11 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     if opts.stop is not None:
         opts.stop.start()
     gc.freeze()  # the loaded inputs live until the end; keep them out of every collection
-    results: list[EvalSetResult] = []
+    collected = CollectedResults() if opts.sink is None else None
+    sink: ResultSink = opts.sink if opts.sink is not None else collected  # type: ignore[assignment]
     judge = JudgeOutcome()
-
-    async def main() -> None:
-        # Results leave through a list, not the task's return value: asyncio reprs a finished
-        # main task's result, which costs seconds on a large run.
-        results.extend(await run_prepared(prepared, opts, judge))
-
-    asyncio.run(main())
-    status = overall_status(results)
+    asyncio.run(stream_prepared(prepared, opts, sink, judge))
+    status = sink.overall_status()
     interrupted = opts.stop is not None and opts.stop.event.is_set()
     agent_missing = judge.agent is not None and judge.agent.not_started > 0
     if judge.failures or interrupted or agent_missing:
@@ -616,7 +702,7 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     else:
         exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
     return RunResult(
-        results=results,
+        results=collected.results if collected is not None else [],
         sources=[p.path for p in prepared.plans],
         status=status,
         exit_code=exit_code,

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, settings
-from agenteval.aggregation import exit_code
+from agenteval.aggregation import case_statuses, exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
@@ -42,7 +42,9 @@ from agenteval.report.markdown import STEP_SUMMARY_ENV, append_step_summary, wri
 from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
+from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.safe_text import escape_control
+from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
@@ -486,16 +488,27 @@ def run(
             )
             if problems:
                 raise ConfigError(problems)
-            with progress:
-                result = api.evaluate(evalset, options)
-            policy.writing()
-            code = _report_run(
-                result,
-                (output, app_name, json_file, junit, markdown, html),
-                quiet=quiet,
-                verbose=verbose,
-                max_shown=max_shown,
+            sink = StreamedRun(
+                output=output,
+                app_name=app_name,
+                documents=any(path is not None for path in (output, json_file, html)),
             )
+            options.sink = sink
+            try:
+                with progress:
+                    result = api.evaluate(evalset, options)
+                policy.writing()
+                result.results = sink.results
+                code = _report_run(
+                    result,
+                    sink,
+                    (output, json_file, junit, markdown, html),
+                    quiet=quiet,
+                    verbose=verbose,
+                    max_shown=max_shown,
+                )
+            finally:
+                sink.close()
         if policy.during_writing:
             return api.EXIT_INCOMPLETE
         return code
@@ -505,14 +518,15 @@ def run(
 
 def _report_run(
     result: api.RunResult,
-    files: tuple[Path | None, str, Path | None, Path | None, Path | None, Path | None],
+    sink: StreamedRun,
+    files: tuple[Path | None, Path | None, Path | None, Path | None, Path | None],
     *,
     quiet: bool,
     verbose: bool,
     max_shown: int,
 ) -> int:
-    """Print a run's outcome, write its reports (``files``: output, app, json, junit, markdown, html)."""
-    output, app_name, json_file, junit, markdown, html = files
+    """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html)."""
+    output, json_file, junit, markdown, html = files
     out = make_console(highlight=False)
     if not quiet:
         _print_problems(result.warnings, warning=True)
@@ -533,14 +547,17 @@ def _report_run(
             "finish with --resume RESULT.json",
             highlight=False,
         )
-    jobs = _report_jobs(result, output, app_name, json_file, junit, markdown)
+    jobs = _report_jobs(result, sink, output, json_file, junit, markdown)
     if html is not None:
         extras = {
             "durationSeconds": result.elapsed,
             "warnings": [str(w) for w in result.warnings],
         }
         jobs.append(
-            ReportJob(str(html), lambda: write_run_report(html, result.results, extras=extras))
+            ReportJob(
+                str(html),
+                lambda: write_run_report(html, [i.load() for i in sink.sets], extras=extras),
+            )
         )
     summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
     jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
@@ -557,8 +574,8 @@ def _report_run(
 
 def _report_jobs(
     result: api.RunResult,
+    sink: StreamedRun,
     output: Path | None,
-    app_name: str,
     json_file: Path | None,
     junit: Path | None,
     markdown: Path | None,
@@ -566,12 +583,10 @@ def _report_jobs(
     """The report files a run writes, in order; each one is written even if another fails."""
     jobs: list[ReportJob] = []
     if output is not None:
-        for item in result.results:
-            jobs.append(_result_job(item, output, app_name))
+        for item in sink.sets:
+            jobs.append(_result_job(item, output))
     if json_file is not None:
-        jobs.append(
-            ReportJob(str(json_file), lambda: result_files.write_run_json(json_file, result))
-        )
+        jobs.append(ReportJob(str(json_file), lambda: _write_run_json(json_file, result, sink)))
     if junit is not None:
         jobs.append(
             ReportJob(
@@ -588,11 +603,35 @@ def _report_jobs(
     return jobs
 
 
-def _result_job(item: EvalSetResult, output: Path, app_name: str) -> ReportJob:
-    return ReportJob(
-        f"{output} (result file of {item.eval_set_id})",
-        lambda: result_files.write_result(item, output, app_name),
+def _result_job(item: StreamedSet, output: Path) -> ReportJob:
+    def write() -> Path:
+        if item.error is not None:
+            raise item.error
+        if item.document is None or item.file_name is None:
+            raise OSError("the result was not kept")
+        return write_result_document(item.document, output / item.file_name)
+
+    return ReportJob(f"{output} (result file of {item.eval_set_id})", write)
+
+
+def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun) -> Path:
+    """The ``--json`` run document, copied together from the eval sets' spooled documents."""
+    documents = []
+    for item in sink.sets:
+        if item.error is not None:
+            raise item.error
+        if item.document is None:
+            raise OSError("a result was not kept")
+        documents.append(item.document)
+    header = result_files.run_header(
+        [list(case_statuses(r).values()) for r in result.results],
+        duration_seconds=result.elapsed,
     )
+    trailer: dict[str, object] = {"warnings": [str(w) for w in result.warnings]}
+    if result.agent_stats is not None:
+        # What the driven agent did (run --agent); absent for runs that only read traces.
+        trailer["agent"] = result.agent_stats.to_json()
+    return write_run_document(path, documents, header, trailer)
 
 
 def _signal_notice(text: str) -> None:

@@ -6,7 +6,8 @@ import asyncio
 import math
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -113,6 +114,9 @@ class RunSettings:
     on_case_done: Callable[[], None] | None = None
     # --agent: drives default-mode and scenario cases live (agents/driver.py).
     agent: AgentDriver | None = None
+    # Case runs in flight at once on the concurrent path: results are delivered in order,
+    # so a slow case holds back at most this many finished ones (memory stays bounded).
+    window: int = 1024
 
     def stopping(self) -> bool:
         """True once the run was asked to stop."""
@@ -332,49 +336,153 @@ def _aggregate(
     return score, EvalStatus(status), ""
 
 
+# A case run to score: (run id, case).
+Work = tuple[int, EvalCase]
+
+
+def file_order(plan: EvalSetPlan) -> list[str]:
+    """Every evalId of the plan's eval set file, in file order (selected or not)."""
+    return [case.eval_id for case in plan.evalset.cases()]
+
+
+def _fresh_runs(plan: EvalSetPlan, settings: RunSettings, run_id: int) -> Iterator[Work]:
+    for case in plan.cases:
+        if (plan.eval_set_id, case.eval_id, run_id) not in settings.skip:
+            yield run_id, case
+
+
 def planned_runs(plan: EvalSetPlan, settings: RunSettings) -> list[tuple[int, EvalCase]]:
     """The (run id, case) pairs still to score: run 1's cases in order, then run 2's, ..."""
     return [
-        (run_id, case)
+        pair
         for run_id in range(1, settings.num_runs + 1)
-        for case in plan.cases
-        if (plan.eval_set_id, case.eval_id, run_id) not in settings.skip
+        for pair in _fresh_runs(plan, settings, run_id)
     ]
 
 
-async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult:
-    """Score every planned case run of one eval set, plus the summary.
+def count_planned(plan: EvalSetPlan, settings: RunSettings) -> int:
+    """``len(planned_runs(...))`` without building the pairs when nothing is resumed."""
+    if not settings.skip:
+        return len(plan.cases) * settings.num_runs
+    return len(planned_runs(plan, settings))
 
-    Judge metrics run all case runs concurrently (the judge client bounds the
-    calls in flight); deterministic ones run in order.  Once ``settings.stop``
-    is set no case starts; a case finishing afterwards is kept unless the stop
-    refused one of its judge calls (then ``--resume`` redoes it), so no judge
-    reply already paid for is lost.  The result is marked ``partial``.
+
+def _run_id(case: EvalCaseResult) -> int:
+    return case.run_id if case.run_id > 0 else 1
+
+
+def work_in_order(
+    plan: EvalSetPlan, settings: RunSettings, resumed: EvalSetResult | None = None
+) -> Iterator[Work | EvalCaseResult]:
+    """Every case run in result-file order: run 1's cases in file order, then run 2's, ...
+
+    Cases of ``resumed`` (an interrupted run's finished cases) take their place in that
+    order, as :func:`agenteval.merging.merge_results` orders them: by run, then by
+    position in the file; cases the file no longer holds come last in their run, by evalId.
     """
-    pairs = planned_runs(plan, settings)
-    slots: list[EvalCaseResult | None] = [None] * len(pairs)
+    if resumed is None:
+        for run_id in range(1, settings.num_runs + 1):
+            yield from _fresh_runs(plan, settings, run_id)
+        return
+    order = file_order(plan)
+    rank = {eval_id: position for position, eval_id in enumerate(order)}
+    earlier = resumed.case_results()
+    unlisted = sorted({c.eval_id for c in earlier} - rank.keys())
+    rank.update({eval_id: len(order) + i for i, eval_id in enumerate(unlisted)})
+    earlier.sort(key=lambda c: (_run_id(c), rank[c.eval_id]))
+    position = 0
+    last_run = max([settings.num_runs, *(_run_id(c) for c in earlier)])
+    for run_id in range(1, last_run + 1):
+        fresh = _fresh_runs(plan, settings, run_id) if run_id <= settings.num_runs else iter(())
+        for work in fresh:
+            place = rank[work[1].eval_id]
+            while position < len(earlier) and _run_id(earlier[position]) == run_id:
+                if rank[earlier[position].eval_id] > place:
+                    break
+                yield earlier[position]
+                position += 1
+            yield work
+        while position < len(earlier) and _run_id(earlier[position]) == run_id:
+            yield earlier[position]
+            position += 1
+
+
+async def stream_evalset(
+    plan: EvalSetPlan,
+    settings: RunSettings,
+    deliver: Callable[[EvalCaseResult], None],
+    resumed: EvalSetResult | None = None,
+) -> None:
+    """Score every planned case run of one eval set; hand each result to ``deliver`` in order.
+
+    Judge metrics and driven agents run up to ``settings.window`` case runs concurrently (the
+    judge client bounds the calls in flight); deterministic ones run one by one.  Results
+    are delivered in result-file order (``resumed``'s finished cases at their place) and
+    not kept here.  Once ``settings.stop`` is set no case starts; a case finishing
+    afterwards is kept unless the stop refused one of its judge calls (then ``--resume``
+    redoes it), so no judge reply already paid for is lost.
+    """
+    items = work_in_order(plan, settings, resumed)
     if settings.agent is not None or any(p.evaluator.is_async for p in plan.metrics):
-
-        async def one(index: int, run_id: int, case: EvalCase) -> None:
-            if settings.stopping():
-                return
-            refused = count_refusals()  # this task's own context: one counter per case
+        await _deliver_concurrently(plan, settings, items, deliver)
+        return
+    for item in items:
+        if not isinstance(item, tuple):
+            deliver(item)
+        elif not settings.stopping():
+            run_id, case = item
             result = await evaluate_case(plan, case, run_id, settings)
-            if refused.count:
-                return  # a stop refused some of its judge calls: redone by --resume
-            slots[index] = result
             if settings.on_case_done is not None:
                 settings.on_case_done()
+            deliver(result)
 
-        await asyncio.gather(*(one(i, run_id, case) for i, (run_id, case) in enumerate(pairs)))
-    else:
-        for index, (run_id, case) in enumerate(pairs):
-            if settings.stopping():
-                break
-            slots[index] = await evaluate_case(plan, case, run_id, settings)
-            if settings.on_case_done is not None:
-                settings.on_case_done()
-    case_results = [r for r in slots if r is not None]
+
+async def _deliver_concurrently(
+    plan: EvalSetPlan,
+    settings: RunSettings,
+    items: Iterator[Work | EvalCaseResult],
+    deliver: Callable[[EvalCaseResult], None],
+) -> None:
+    async def one(run_id: int, case: EvalCase) -> EvalCaseResult | None:
+        refused = count_refusals()  # this task's own context: one counter per case
+        result = await evaluate_case(plan, case, run_id, settings)
+        if refused.count:
+            return None  # a stop refused some of its judge calls: redone by --resume
+        if settings.on_case_done is not None:
+            settings.on_case_done()
+        return result
+
+    pending: deque[asyncio.Task[EvalCaseResult | None] | EvalCaseResult] = deque()
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(pending) < settings.window:
+                item = next(items, None)
+                if item is None:
+                    exhausted = True
+                elif not isinstance(item, tuple):
+                    pending.append(item)
+                elif not settings.stopping():
+                    pending.append(asyncio.ensure_future(one(*item)))
+            if not pending:
+                return
+            head = pending.popleft()
+            result = await head if isinstance(head, asyncio.Task) else head
+            if result is not None:
+                deliver(result)
+    finally:
+        for task in pending:
+            if isinstance(task, asyncio.Task):
+                task.cancel()
+
+
+async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult:
+    """:func:`stream_evalset` with every result kept: the eval set's result with its summary.
+
+    The result is marked ``partial`` when a stop cut the run short.
+    """
+    case_results: list[EvalCaseResult] = []
+    await stream_evalset(plan, settings, case_results.append)
     result = EvalSetResult(
         eval_set_id=plan.eval_set_id,
         eval_case_results=case_results,

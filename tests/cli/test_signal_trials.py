@@ -182,3 +182,74 @@ def test_judge_run(judge_server: JudgeServer, tmp_path: Path, cache: bool, point
     (done,) = again.glob("*.evalset_result.json")
     assert len(cases_of(done)) == CASES
     assert judge_server.count == CASES, f"{first} before the stop, {judge_server.count} in all"
+
+
+# The issue's scale: a 20,000-case run, SIGINT and SIGTERM at ten points from start-up to the
+# last write: "0.5s" is seconds after start (start-up, loading), "55%" a fraction of the full
+# run's time (scoring), "writing" once the first report file is in place.
+LARGE_CASES = 20_000
+LARGE_POINTS = ["0.05s", "0.2s", "0.5s", "1s", "15%", "35%", "55%", "75%", "95%", "writing"]
+# Resumed to the end (both signals): one stop during scoring, one while writing.
+LARGE_RESUMED = {"55%", "writing"}
+
+
+@pytest.fixture(scope="module")
+def large_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], float]:
+    """The 20,000-case suite, its uninterrupted result and how long that run took."""
+    root = tmp_path_factory.mktemp("large")
+    rng = random.Random(11)
+    evalset = root / "large.evalset.json"
+    with evalset.open("w", encoding="utf-8") as out:
+        out.write('{"evalSetId": "large", "evalCases": [')
+        out.write(",".join(json.dumps(make_case(i, rng)) for i in range(LARGE_CASES)))
+        out.write("]}")
+    (root / "large.metrics.json").write_text(json.dumps(METRICS))
+    began = time.monotonic()
+    code, _, stderr = finish(
+        start(["--evalset", str(evalset), "--output", str(root / "full"), "-q"])
+    )
+    assert code == 1, stderr
+    (full,) = (root / "full").glob("*.evalset_result.json")
+    return evalset, cases_of(full), time.monotonic() - began
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("point", LARGE_POINTS)
+def test_large_run(
+    large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
+) -> None:
+    evalset, full, seconds = large_suite
+    out = tmp_path / "out"
+    args = ["--evalset", str(evalset), "--output", str(out), "--json", str(tmp_path / "run.json")]
+    proc = start([*args, "--junit", str(tmp_path / "run.xml"), "-q"])
+    if point == "writing":
+        wait_for(lambda: out.exists() and any(out.iterdir()), proc, 600)
+    elif point.endswith("s"):
+        time.sleep(float(point[:-1]))
+    else:
+        time.sleep(float(point[:-1]) / 100 * seconds)
+    proc.send_signal(sig)
+    code, stdout, stderr = finish(proc)
+    assert "Traceback" not in stderr, stderr
+    check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
+    check_whole(tmp_path)
+    partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
+    kept: dict[str, Any] = {}
+    if partial:
+        (path,) = partial
+        kept = cases_of(path)
+        # Every finished case is held, in file order, scored as the uninterrupted run scored it.
+        assert list(kept) == list(full)[: len(kept)]
+        assert all(scored(case) == scored(full[eval_id]) for eval_id, case in kept.items())
+        run = json.loads((tmp_path / "run.json").read_bytes())
+        assert len(run["evalSetResults"][0]["evalCaseResults"] or []) == len(kept)
+    if point not in LARGE_RESUMED:
+        return
+    resume = ["--resume", str(partial[0])] if partial else []
+    again = tmp_path / "again"
+    code, _, stderr = finish(start(["--evalset", str(evalset), "--output", str(again), *resume]))
+    assert code == 1, stderr
+    (done,) = again.glob("*.evalset_result.json")
+    final = cases_of(done)
+    assert list(final) == list(full)
+    assert all(scored(final[i]) == scored(full[i]) for i in full)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.report.atomic_write import write_bytes_atomic, write_text_atomic
+from agenteval.report.atomic_write import StreamedFile, write_bytes_atomic, write_text_atomic
 
 
 def test_write_creates_directories_replaces_and_leaves_no_temp_file(tmp_path: Path) -> None:
@@ -126,3 +126,86 @@ def test_interrupted_write_leaves_old_file_and_no_temp(tmp_path: Path) -> None:
         os.fsync = original_fsync
     assert target.read_text() == "old"
     assert no_temp_files(tmp_path)
+
+
+# --- StreamedFile ----------------------------------------------------------
+
+
+def test_streamed_file_is_invisible_until_committed(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "r.json"
+    streamed = StreamedFile(target)
+    streamed.write(b"{")
+    streamed.write(b"}")
+    # Nothing named exists while pieces are written: not the target, not a temp file.
+    assert os.listdir(tmp_path / "out") == []
+    assert streamed.commit() == target
+    assert target.read_bytes() == b"{}"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert os.listdir(tmp_path / "out") == ["r.json"]
+
+
+def test_streamed_file_replaces_an_existing_file_and_follows_a_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    streamed = StreamedFile(link)
+    streamed.write(b"new")
+    streamed.commit()
+    assert link.is_symlink() and real.read_bytes() == b"new"
+    assert sorted(os.listdir(tmp_path)) == ["link.json", "real.json"]
+
+
+def test_streamed_file_discarded_or_interrupted_leaves_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "r.json"
+    target.write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt), StreamedFile(target) as streamed:
+        streamed.write(b"half")
+        raise KeyboardInterrupt
+    assert target.read_bytes() == b"old" and os.listdir(tmp_path) == ["r.json"]
+
+
+def test_streamed_file_without_o_tmpfile_uses_a_named_temp_removed_on_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delattr(os, "O_TMPFILE", raising=False)
+    streamed = StreamedFile(tmp_path / "r.json")
+    streamed.write(b"x")
+    assert len(os.listdir(tmp_path)) == 1  # the named temp file
+    streamed.discard()
+    assert os.listdir(tmp_path) == []
+    streamed = StreamedFile(tmp_path / "r.json")
+    streamed.write(b"y")
+    streamed.commit()
+    assert os.listdir(tmp_path) == ["r.json"]
+
+
+def test_streamed_file_writes_through_a_fifo_and_dev_full() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    streamed = StreamedFile("/dev/full")
+    streamed.write(b"payload")
+    with pytest.raises(OSError) as caught:
+        streamed.commit()
+    assert caught.value.errno == 28
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_streamed_file_into_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    streamed = StreamedFile(fifo)
+    for _ in range(4):
+        streamed.write(b"z" * 100_000)
+    streamed.commit()
+    reader.join(timeout=10)
+    assert received == [b"z" * 400_000] and stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert os.listdir(tmp_path) == ["pipe"]
+
+
+def test_streamed_file_refuses_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError):
+        StreamedFile(tmp_path)

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from agenteval import __version__
-from agenteval.aggregation import case_statuses, overall_status
+from agenteval.aggregation import case_statuses, summarize_cases
 from agenteval.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
@@ -85,6 +85,38 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     return path
 
 
+_COUNT_KEYS = {
+    EvalStatus.PASSED: "passed",
+    EvalStatus.FAILED: "failed",
+    EvalStatus.NOT_EVALUATED: "notEvaluated",
+    EvalStatus.INCOMPLETE: "incomplete",
+}
+
+
+def run_header(
+    set_statuses: Sequence[Iterable[EvalStatus]], *, duration_seconds: float | None = None
+) -> dict[str, Any]:
+    """The keys of a run document before ``evalSetResults``, from each eval set's case statuses."""
+    counts = {"passed": 0, "failed": 0, "notEvaluated": 0, "incomplete": 0}
+    for statuses in set_statuses:
+        for status in statuses:
+            counts[_COUNT_KEYS[status]] += 1
+    if not counts["incomplete"]:
+        del counts["incomplete"]  # the key appears only when some case is INCOMPLETE
+    # The overall status depends only on which statuses occur.
+    overall = summarize_cases(status for status, key in _COUNT_KEYS.items() if counts.get(key))
+    header: dict[str, Any] = {
+        "agentevalVersion": __version__,
+        "createdAt": time.time(),
+        "overallStatus": overall.value,
+        "caseStatusCounts": counts,
+        "numEvalSets": len(set_statuses),
+    }
+    if duration_seconds is not None:
+        header["durationSeconds"] = duration_seconds
+    return header
+
+
 def run_document(
     results: Sequence[EvalSetResult],
     *,
@@ -92,27 +124,8 @@ def run_document(
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``--json FILE`` document of a whole run (shape in the module docstring)."""
-    counts = {"passed": 0, "failed": 0, "notEvaluated": 0, "incomplete": 0}
-    keys = {
-        EvalStatus.PASSED: "passed",
-        EvalStatus.FAILED: "failed",
-        EvalStatus.NOT_EVALUATED: "notEvaluated",
-        EvalStatus.INCOMPLETE: "incomplete",
-    }
-    for result in results:
-        for status in case_statuses(result).values():
-            counts[keys[status]] += 1
-    if not counts["incomplete"]:
-        del counts["incomplete"]  # the key appears only when some case is INCOMPLETE
-    document: dict[str, Any] = {
-        "agentevalVersion": __version__,
-        "createdAt": time.time(),
-        "overallStatus": overall_status(results).value,
-        "caseStatusCounts": counts,
-        "numEvalSets": len(results),
-    }
-    if duration_seconds is not None:
-        document["durationSeconds"] = duration_seconds
+    statuses = [list(case_statuses(result).values()) for result in results]
+    document = run_header(statuses, duration_seconds=duration_seconds)
     document["evalSetResults"] = [dump(r) for r in results]
     document.update(extra or {})
     return document
@@ -148,6 +161,7 @@ __all__ = [
     "model_to_go_json",
     "result_id",
     "run_document",
+    "run_header",
     "safe_name",
     "to_go_json",
     "write_json",

@@ -1,0 +1,149 @@
+"""The sink of ``agenteval run``: every case written down as it finishes, then let go.
+
+Each finished case result is encoded into its eval set's result document (a spool file
+in the temp directory, ``$TMPDIR``, see :mod:`agenteval.report.result_stream`) and
+counted for the reports; the case result itself is not kept.  After scoring, the result files and the
+``--json`` run document are copied out of the spools (flat memory), the other reports
+are built from the tallies.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from agenteval.aggregation import case_statuses, summarize_cases
+from agenteval.report.result_files import RESULT_SUFFIX, result_id, safe_name
+from agenteval.report.result_stream import ResultDocument
+from agenteval.schema.result import EvalCaseResult, EvalSetResult
+from agenteval.schema.status import EvalStatus
+
+
+@dataclass(slots=True)
+class StreamedSet:
+    """One eval set of the run: its document (when one is written) and what the reports read."""
+
+    eval_set_id: str
+    document: ResultDocument | None
+    # The eval set's result for the reports (cases included) until they read tallies.
+    result: EvalSetResult
+    # Why the document could not be spooled (disk full ...), for the reports that need it.
+    error: OSError | None = None
+    file_name: str | None = None
+
+    def load(self) -> EvalSetResult:
+        """The eval set's whole result, read back from its document (for the HTML page)."""
+        if self.error is not None:
+            raise self.error
+        if self.document is None:
+            raise OSError("the result was not kept")
+        buffer = io.BytesIO()
+        self.document.copy_to(buffer.write)
+        return EvalSetResult.model_validate_json(buffer.getvalue())
+
+
+class StreamedRun:
+    """A :class:`agenteval.api.ResultSink` that writes documents as cases finish.
+
+    ``output``: the ``--output`` directory (result files get their names now);
+    ``documents``: whether any report needs the documents (``--output``, ``--json``,
+    ``--html``); the spools live in ``spool_dir`` (None: the system temp directory, so a
+    full or read-only output directory fails only the report written there).
+    """
+
+    def __init__(
+        self,
+        *,
+        output: Path | None,
+        app_name: str,
+        documents: bool,
+        spool_dir: Path | None = None,
+    ) -> None:
+        self.output = output
+        self.app_name = app_name
+        self.documents = documents
+        self.spool_dir = spool_dir
+        self.sets: list[StreamedSet] = []
+        self._cases: list[EvalCaseResult] = []
+        self._current: StreamedSet | None = None
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        """Start the eval set's document (a spool that cannot be made is noted, not raised)."""
+        document = None
+        error = None
+        name = None
+        if self.documents:
+            rid = result_id(self.app_name, eval_set_id) if self.output is not None else None
+            if rid is not None:
+                name = f"{safe_name(rid, max_bytes=200)}{RESULT_SUFFIX}"
+            try:
+                if self.spool_dir is not None:
+                    self.spool_dir.mkdir(parents=True, exist_ok=True)
+                document = ResultDocument(
+                    eval_set_id, num_runs, result_id=rid, spool_dir=self.spool_dir
+                )
+            except OSError as exc:
+                error = exc
+        self._cases = []
+        self._current = StreamedSet(
+            eval_set_id, document, EvalSetResult(eval_set_id=eval_set_id), error, name
+        )
+        self._num_runs = num_runs
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Spool one finished case and count it."""
+        current = self._current
+        assert current is not None
+        self._cases.append(case)
+        self._write(current, lambda document: document.add(case))
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """Finish the eval set's document with ``head``'s run state."""
+        current = self._current
+        assert current is not None
+        self._write(current, lambda document: document.finish(head))
+        from agenteval.aggregation import build_summary
+
+        result = head.model_copy()
+        result.eval_case_results = self._cases
+        result.summary = build_summary(self._cases, self._num_runs)
+        current.result = result
+        self.sets.append(current)
+        self._cases = []
+        self._current = None
+
+    def _write(self, current: StreamedSet, step: Callable[[ResultDocument], None]) -> None:
+        document = current.document
+        if document is None:
+            return
+        try:
+            step(document)
+        except OSError as exc:
+            # The run goes on; the reports that needed this document say why they failed.
+            current.error = exc
+            current.document = None
+            document.close()
+
+    def overall_status(self) -> EvalStatus:
+        """The overall status of every case added."""
+        return summarize_cases(
+            status for item in self.sets for status in case_statuses(item.result).values()
+        )
+
+    @property
+    def results(self) -> list[EvalSetResult]:
+        """The eval sets' results, for the reports that still read whole results."""
+        return [item.result for item in self.sets]
+
+    def close(self) -> None:
+        """Drop every spool (the files written from them stay)."""
+        for item in self.sets:
+            if item.document is not None:
+                item.document.close()
+        if self._current is not None and self._current.document is not None:
+            self._current.document.close()
+
+
+__all__ = ["StreamedRun", "StreamedSet"]

@@ -1,0 +1,126 @@
+"""Result documents written case by case equal the whole write, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from agenteval.aggregation import build_summary
+from agenteval.loading import load_result
+from agenteval.report.result_files import run_document, write_json, write_result
+from agenteval.report.result_stream import (
+    ResultDocument,
+    write_result_document,
+    write_run_document,
+)
+from agenteval.schema.result import EvalSetResult
+from sample_results import case_result, generated_result, metric
+
+FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
+STAMP = re.compile(rb'"creationTimestamp": [0-9.e+-]+')
+
+
+def _streamed(result: EvalSetResult, num_runs: int, result_id: str | None) -> ResultDocument:
+    document = ResultDocument(result.eval_set_id, num_runs, result_id=result_id, spool_dir=None)
+    for case in result.case_results():
+        document.add(case)
+    document.finish(result.model_copy(update={"eval_case_results": None, "summary": None}))
+    return document
+
+
+def _whole(result: EvalSetResult, num_runs: int, directory: Path, rid: str) -> bytes:
+    fresh = EvalSetResult(
+        eval_set_id=result.eval_set_id,
+        eval_case_results=result.case_results(),
+        summary=build_summary(result.case_results(), num_runs),
+    )
+    for key in ("partial", "judge_usage", "judge_failures"):
+        value = getattr(result, key)
+        if value is not None:
+            setattr(fresh, key, value)
+    fresh.eval_set_result_id = rid
+    fresh.eval_set_result_name = rid
+    return write_result(fresh, directory, "app").read_bytes()
+
+
+def _same(streamed: bytes, whole: bytes) -> None:
+    assert STAMP.sub(b"", streamed) == STAMP.sub(b"", whole)
+    assert STAMP.search(streamed) is not None
+
+
+@pytest.mark.parametrize("num_runs", [1, 3])
+def test_generated_results_stream_to_the_same_bytes(tmp_path: Path, num_runs: int) -> None:
+    result = generated_result(cases=40, num_runs=num_runs, seed=num_runs)
+    result.partial = True
+    result.judge_usage = {"total": {"calls": 3}}
+    result.judge_failures = ["case_002", "case_011"]
+    document = _streamed(result, num_runs, "app_gen_1")
+    streamed = write_result_document(document, tmp_path / "s.json").read_bytes()
+    _same(streamed, _whole(result, num_runs, tmp_path / "whole", "app_gen_1"))
+    # Case summaries come sorted by evalId although cases arrive in file order.
+    data = json.loads(streamed)
+    ids = [c["evalId"] for c in data["summary"]["evalCaseSummaries"]]
+    assert ids == sorted(ids) and len(ids) == 40
+
+
+def test_zero_cases_and_odd_text(tmp_path: Path) -> None:
+    empty = EvalSetResult(eval_set_id="e", eval_case_results=[])
+    _same(
+        write_result_document(_streamed(empty, 1, "r"), tmp_path / "a.json").read_bytes(),
+        _whole(empty, 1, tmp_path / "w1", "r"),
+    )
+    odd = EvalSetResult(
+        eval_set_id="o<&>",
+        eval_case_results=[
+            case_result("o<&>", "line\nbreak\u2028<b>", [metric("m", 0.5, reason="a\ud800b")]),
+            case_result("o<&>", "z", [metric("m", 1.0, reason="x" * 3000)]),
+        ],
+    )
+    streamed = write_result_document(_streamed(odd, 1, "r"), tmp_path / "b.json").read_bytes()
+    whole = _whole(odd, 1, tmp_path / "w2", "r")
+    assert json.loads(STAMP.sub(b'"creationTimestamp": 0', streamed)) == json.loads(
+        STAMP.sub(b'"creationTimestamp": 0', whole)
+    )
+    assert b"\\u003c" in streamed and b"\n" not in streamed.split(b'"evalId": ')[1][:30]
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-agent-go fixtures not present")
+def test_every_fixture_result_streams_to_the_bytes_of_a_whole_write(tmp_path: Path) -> None:
+    files = sorted(FIXTURES.rglob("*.evalset_result.json"))
+    assert files
+    for index, file in enumerate(files):
+        result = load_result(file)
+        runs = max([1, *(c.run_id for c in result.case_results())])
+        document = _streamed(result, runs, "app_x")
+        streamed = write_result_document(document, tmp_path / f"{index}.json").read_bytes()
+        _same(streamed, _whole(result, runs, tmp_path / f"w{index}", "app_x"))
+
+
+def test_run_document_equals_the_whole_document(tmp_path: Path) -> None:
+    generated = [generated_result("a", cases=12, num_runs=2), generated_result("b", 9, 1, seed=3)]
+    # As --json holds eval sets written to no result file: no result id, no timestamp.
+    results = [
+        EvalSetResult(
+            eval_set_id=r.eval_set_id,
+            eval_case_results=r.case_results(),
+            summary=build_summary(r.case_results(), 2 if r.eval_set_id == "a" else 1),
+            partial=True,
+        )
+        for r in generated
+    ]
+    whole = run_document(results, duration_seconds=1.25, extra={"warnings": ["w <1>"]})
+    header = {k: v for k, v in whole.items() if k not in ("evalSetResults", "warnings")}
+    documents = [_streamed(r, 2 if r.eval_set_id == "a" else 1, result_id=None) for r in results]
+    streamed = write_run_document(tmp_path / "run.json", documents, header, {"warnings": ["w <1>"]})
+    expected = write_json(tmp_path / "whole.json", whole)
+    assert streamed.read_bytes() == expected.read_bytes()
+
+
+def test_an_empty_run_document(tmp_path: Path) -> None:
+    whole = run_document([], extra={"warnings": []})
+    header = {k: v for k, v in whole.items() if k not in ("evalSetResults", "warnings")}
+    streamed = write_run_document(tmp_path / "run.json", [], header, {"warnings": []})
+    assert streamed.read_bytes() == write_json(tmp_path / "w.json", whole).read_bytes()

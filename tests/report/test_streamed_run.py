@@ -1,0 +1,63 @@
+"""The sink of ``agenteval run``: documents spooled as cases arrive, failures kept for the reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agenteval.aggregation import overall_status
+from agenteval.report.result_stream import write_result_document
+from agenteval.report.streamed_run import StreamedRun
+from agenteval.schema.result import EvalSetResult
+from sample_results import generated_result
+
+
+def _feed(sink: StreamedRun, result: EvalSetResult, num_runs: int) -> None:
+    sink.begin_set(result.eval_set_id, num_runs)
+    for case in result.case_results():
+        sink.add(case)
+    sink.end_set(EvalSetResult(eval_set_id=result.eval_set_id, partial=True))
+
+
+def test_documents_status_and_read_back(tmp_path: Path) -> None:
+    one = generated_result("one", cases=15, num_runs=1, seed=2)
+    two = generated_result("two", cases=8, num_runs=2, seed=5)
+    sink = StreamedRun(output=tmp_path, app_name="my app", documents=True)
+    _feed(sink, one, 1)
+    _feed(sink, two, 2)
+    assert sink.overall_status() is overall_status([one, two])
+    first, second = sink.sets
+    assert first.file_name is not None and first.file_name.startswith("my_app_one_")
+    assert first.document is not None
+    written = write_result_document(first.document, tmp_path / first.file_name)
+    data = json.loads(written.read_bytes())
+    assert data["evalSetResultId"] == first.file_name.removesuffix(".evalset_result.json")
+    assert data["partial"] is True and len(data["evalCaseResults"]) == 15
+    back = second.load()
+    assert [c.eval_id for c in back.case_results()] == [c.eval_id for c in two.case_results()]
+    assert back.summary is not None and back.summary.num_runs == 2
+    sink.close()
+
+
+def test_without_documents_nothing_is_spooled() -> None:
+    sink = StreamedRun(output=None, app_name="a", documents=False)
+    _feed(sink, generated_result("s", cases=3, num_runs=1), 1)
+    (only,) = sink.sets
+    assert only.document is None and only.error is None
+    with pytest.raises(OSError, match="not kept"):
+        only.load()
+
+
+def test_a_spool_that_cannot_be_made_is_kept_as_the_reports_error(tmp_path: Path) -> None:
+    missing = tmp_path / "file"
+    missing.write_text("")  # a file where the spool directory should be
+    sink = StreamedRun(output=None, app_name="a", documents=True, spool_dir=missing)
+    _feed(sink, generated_result("s", cases=3, num_runs=1), 1)
+    (only,) = sink.sets
+    assert only.document is None and isinstance(only.error, OSError)
+    with pytest.raises(OSError):
+        only.load()
+    # Scoring went on: the status still counts every case.
+    assert sink.overall_status() is overall_status([generated_result("s", 3, 1)])
