@@ -1,7 +1,9 @@
 """Console report of eval set results, rendered with rich.
 
-It reads only result objects, so a live run and a saved result file loaded
-back render the same.  The caller supplies the ``Console`` (which handles
+It reads :class:`agenteval.report.set_tally.SetReport` objects: a streamed run tallies
+them case by case, ``show`` and the tests make them from whole results
+(:func:`render_results`), so a live run and a saved result file loaded back
+render the same.  The caller supplies the ``Console`` (which handles
 ``NO_COLOR``, width and non-TTY output).
 """
 

@@ -15,6 +15,11 @@ case's in-memory status (:func:`agenteval.aggregation.case_statuses`), the
 one that decides the exit code, so ``failures`` and ``errors`` equal the
 run's failed and not-evaluated case counts.  ``skipped`` is always 0.
 
+The document is written piece by piece from :class:`SetReport` objects
+(:func:`junit_chunks`), one testcase at a time, in the layout and with the
+escaping ElementTree (``ET.indent``, ``ET.tostring``) gave it: no tree of
+100,000 elements is ever built.
+
 Times: results carry no per-case durations, so testcases have no ``time``.
 A testsuite's ``time`` is the eval set result's ``durationSeconds`` extra key
 when present (else 0); the root's is ``elapsed`` when the caller gives it,
