@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import re
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from agenteval.aggregation import exit_code as whole_exit_code
 from agenteval.aggregation import overall_status as whole_overall_status
 from agenteval.report import github, junit, markdown
 from agenteval.report.console import num_runs, render_reports, render_results
+from agenteval.report.console_tables import reason_lines
 from agenteval.report.set_tally import (
     REASON_KEEP,
     SetReport,
@@ -305,3 +307,34 @@ def test_three_runs_keep_a_record_per_run_until_finish(quiet: bool) -> None:
     # Measured: ~290 B (quiet ~340 B) per case result while tallying, ~150 B per case after.
     assert tallying < 450, tallying
     assert finished < 250, finished
+
+
+def test_quiet_prints_a_case_judge_failures_names_although_nothing_was_kept_for_it() -> None:
+    result = VARIED["plain1"]
+    clean = next(
+        case.eval_id
+        for case in result.case_results()
+        if case.final_eval_status is EvalStatus.PASSED
+        and all(m.eval_status is EvalStatus.PASSED for m in case.overall_eval_metric_results or [])
+        and all(
+            m.eval_status is EvalStatus.PASSED
+            for turn in case.eval_metric_result_per_invocation or []
+            for m in turn.eval_metric_results or []
+        )
+        and not reason_lines(case, multi_run=False, verbose=False)
+    )
+    head = head_of(result)
+    head.judge_failures = [clean]
+    tally = SetTally(result.eval_set_id, 1, quiet=True, max_shown=None)
+    for case in result.case_results():
+        tally.add(case)
+    report = tally.finish(head)
+    assert report.statuses[clean] is EvalStatus.INCOMPLETE
+    text = re.sub(r"\x1b\[[0-9;]*m", "", console_text(lambda c: render_reports(c, [report])))
+    # Its header without the score (not kept), and every other line as the whole result's.
+    assert f"● {clean}  INCOMPLETE\n" in text
+    marked = result.model_copy(update={"judge_failures": [clean]})
+    whole = console_text(lambda c: render_results(c, [marked], quiet=True, max_shown=None))
+    whole = re.sub(r"\x1b\[[0-9;]*m", "", whole)
+    assert text == whole.replace(f"● {clean}  INCOMPLETE  score 1\n", f"● {clean}  INCOMPLETE\n")
+    assert "".join(junit.junit_chunks([report])) == junit.junit_xml([marked])

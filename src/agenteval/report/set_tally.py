@@ -285,13 +285,15 @@ class SetTally:
                 for eval_id, runs in self._shown.items()
             }
         shown: dict[str, ShownCase] = {}
-        for eval_id, quiet_case in self._quiet_cases.items():
-            status = statuses[eval_id]
+        for eval_id, status in statuses.items():
             if status not in (_FAILED, _INCOMPLETE):
                 continue
             if self._max_shown is not None and len(shown) >= self._max_shown:
                 break
             outcome = outcomes[eval_id]
+            # Not kept: a judgeFailures list naming a case with no metric left unevaluated
+            # (the runner never writes one); printed with what its record says.
+            quiet_case = self._quiet_cases.get(eval_id) or _QuietCase(0, 0.0)
             ordered = sorted(quiet_case.lines, key=lambda item: item[0])
             shown[eval_id] = ShownCase(
                 eval_id,
