@@ -22,7 +22,7 @@ tally and the reporters, without making the cases.
     python bench/report_memory.py [--cases 100000] [--legacy /tmp/legacy/src]
 
 Measured on the shared 2-core box (load average ~4 from other work, so times are
-rough), stream-report at 9b0c1e8, 20 % of the cases failing; ``--legacy`` = main at
+rough), stream-report at 01bd155, 20 % of the cases failing; ``--legacy`` = main at
 b288887, the code before the tally (ElementTree JUnit, reports walking whole results):
 
     python bench/report_memory.py --cases 100000 --legacy /tmp/legacy/src
