@@ -24,7 +24,8 @@ bench/report_memory.py):
 * running sums: metric averages, unstable judge turns, gate methods.
 
 A case that passed with every metric passed and no error, run once, leaves
-only its status behind.
+only its status behind: ~80 bytes, against ~0.8 KB for a failing case and
+~290 bytes per case result of a three-run set until :meth:`SetTally.finish`.
 """
 
 from __future__ import annotations
