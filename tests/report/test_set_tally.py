@@ -21,6 +21,7 @@ from agenteval.report.console import num_runs, render_reports, render_results
 from agenteval.report.console_tables import reason_lines
 from agenteval.report.set_tally import (
     REASON_KEEP,
+    ReportSink,
     SetReport,
     SetTally,
     exit_code,
@@ -338,3 +339,19 @@ def test_quiet_prints_a_case_judge_failures_names_although_nothing_was_kept_for_
     whole = re.sub(r"\x1b\[[0-9;]*m", "", whole)
     assert text == whole.replace(f"● {clean}  INCOMPLETE  score 1\n", f"● {clean}  INCOMPLETE\n")
     assert "".join(junit.junit_chunks([report])) == junit.junit_xml([marked])
+
+
+def test_report_sink_tallies_each_eval_set_as_the_runner_delivers_it() -> None:
+    results = [VARIED["incomplete3"], VARIED["plain1"]]
+    sink = ReportSink(max_shown=5, quiet=True, verbose=True)
+    for result in results:
+        sink.begin_set(result.eval_set_id, num_runs(result))
+        for case in result.case_results():
+            sink.add(case)
+        sink.end_set(head_of(result))
+    assert [r.eval_set_id for r in sink.reports] == ["inc3", "gen1"]
+    whole = console_text(
+        lambda c: render_results(c, results, quiet=True, verbose=True, max_shown=5)
+    )
+    assert console_text(lambda c: render_reports(c, sink.reports)) == whole
+    assert exit_code(sink.reports) == whole_exit_code(results) == 3

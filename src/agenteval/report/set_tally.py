@@ -321,6 +321,48 @@ class SetTally:
         ]
 
 
+class ReportSink:
+    """The reports' part of a run's case sink: one :class:`SetTally` per eval set, in order.
+
+    ``begin_set`` / ``add`` / ``end_set`` take what the runner's sink methods get;
+    :attr:`reports` holds the finished eval sets' :class:`SetReport` objects.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_shown: int | None = DEFAULT_MAX_SHOWN,
+        quiet: bool = False,
+        verbose: bool = False,
+    ) -> None:
+        self._max_shown = max_shown
+        self._quiet = quiet
+        self._verbose = verbose
+        self._tally: SetTally | None = None
+        self.reports: list[SetReport] = []
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        """Start tallying an eval set of ``num_runs`` runs."""
+        self._tally = SetTally(
+            eval_set_id,
+            num_runs,
+            max_shown=self._max_shown,
+            quiet=self._quiet,
+            verbose=self._verbose,
+        )
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Count one finished case (result-file order)."""
+        assert self._tally is not None, "add before begin_set"
+        self._tally.add(case)
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """Finish the eval set with its head (no cases; judgeFailures and the other extras set)."""
+        assert self._tally is not None, "end_set before begin_set"
+        self.reports.append(self._tally.finish(head))
+        self._tally = None
+
+
 def add_gate_methods(totals: dict[str, dict[str, int]], name: str, methods: dict[Any, Any]) -> None:
     """Add one metric result's ``methods`` counts (final_response_gate) to ``totals``."""
     counts = totals.setdefault(name, {})
@@ -435,6 +477,7 @@ def set_report(
 __all__ = [
     "DEFAULT_MAX_SHOWN",
     "REASON_KEEP",
+    "ReportSink",
     "SetReport",
     "SetTally",
     "ShownCase",
