@@ -37,6 +37,8 @@ Measured on the shared 2-core box (other developers' jobs running), 10,000 cases
                 read + render   old  11.65 s   new   2.49 s   4.7x faster
     load ~6:    read            old  18.24 s   new   2.44 s   7.5x faster
                 read + render   old  19.47 s   new   3.82 s   5.1x faster
+    load ~1.8:  read            old   7.76 s   new   1.17 s   6.6x faster
+                read + render   old   8.29 s   new   1.71 s   4.9x faster   (--repeat 2)
 
 Whole commands on that file, main at bc9cb62 against this branch, same output
 byte for byte and the same exit code: ``agenteval show`` 21.6 / 18.0 s -> 4.65 /
