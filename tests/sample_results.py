@@ -7,10 +7,14 @@ case status from the default aggregator; summary from build_summary).
 
 from __future__ import annotations
 
+import copy
+import json
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from agenteval.aggregation import build_summary, default_case_aggregate
+from agenteval.schema.base import dump_json
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,
@@ -127,3 +131,29 @@ def generated_result(
             ]
             results.append(case)
     return eval_set_result(eval_set_id, results, num_runs)
+
+
+TOOL_CRITERION = {
+    "toolTrajectory": {"toolStrategy": {"get_time": {"name": {}, "result": {"ignore": True}}}}
+}
+TEXT_CRITERION = {
+    "finalResponse": {
+        "text": {"matchStrategy": "skip", "length": {"min": 10, "max": 400}},
+        "json": {"matchStrategy": "exact", "numberTolerance": 0.5},
+        "rouge": {"rougeType": "rouge1", "threshold": {"f1": 0.8}},
+    },
+    "pluginKey": {"b": 1, "a": [1.5, None, "x"]},
+}  # fmt: skip
+
+
+def criteria_result(cases: int = 12, num_runs: int = 2) -> dict[str, Any]:
+    """``generated_result`` as file data, each metric result carrying its metric's criterion."""
+    data: dict[str, Any] = json.loads(dump_json(generated_result(cases=cases, num_runs=num_runs)))
+    for case in data["evalCaseResults"]:
+        metrics = list(case.get("overallEvalMetricResults") or [])
+        for turn in case.get("evalMetricResultPerInvocation") or []:
+            metrics += turn.get("evalMetricResults") or []
+        for metric in metrics:
+            tool = metric["metricName"].startswith("tool")
+            metric["criterion"] = copy.deepcopy(TOOL_CRITERION if tool else TEXT_CRITERION)
+    return data

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.loading import (
@@ -25,7 +26,10 @@ from agenteval.loading import (
     parse_result,
     parse_traces,
     read_text,
+    validation_problems,
 )
+from agenteval.schema.result import EvalSetResult
+from tests.sample_results import criteria_result
 
 
 def turn(question: str, answer: str) -> dict[str, Any]:
@@ -187,6 +191,28 @@ def test_result_files_load_in_both_layouts(tmp_path: Path) -> None:
     result, problems = parse_result('"\\q"', "w.json")
     assert result is None
     assert texts(problems) == ["w.json: invalid JSON: Invalid \\escape at line 1 column 2"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(criteria_result(cases=6, num_runs=2)),
+        json.dumps(criteria_result(cases=3, num_runs=1)).replace('"passed"', '"PASSED"', 1),
+        json.dumps(criteria_result(cases=3, num_runs=1)).replace('"min": 10', '"min": 1.5'),
+        '{"evalId": "a\\ud800b"}',
+        '{"evalCaseResults": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"evalCaseResults": [{"runId": true}]',
+        "[]",
+    ],
+    ids=["valid", "status", "criterion", "surrogate", "nesting", "truncated", "array"],
+)
+def test_parse_result_gives_what_json_mode_gives(text: str) -> None:
+    """parse_result validates parsed JSON (result_validation.py); the text's route is the reference."""
+    try:
+        expected = (EvalSetResult.model_validate_json(text), [])
+    except ValidationError as exc:
+        expected = (None, validation_problems("r.json", exc))
+    assert parse_result(text, "r.json") == expected
 
 
 def test_traces_from_jsonl_array_and_result_file() -> None:

@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from agenteval.errors import ConfigError
+from agenteval.loading import load_result, validation_problems
+from agenteval.long_lived import FREEZE_FROM_CHARS
 from agenteval.result_inputs import case_count, parse_results, read_results
+from agenteval.schema.base import dump_json
+from agenteval.schema.result import EvalSetResult
+from tests.sample_results import criteria_result
 
 RESULT = {
     "evalSetResultId": "r1",
@@ -83,3 +91,42 @@ def test_problems_of_every_path_are_raised_together(tmp_path: Path) -> None:
         str(tmp_path / "set.json"),
         str(tmp_path / "missing.json"),
     ]
+
+
+@pytest.fixture
+def unfrozen() -> Iterator[None]:
+    """Undo the freeze a large read leaves (long_lived.py) for the tests after."""
+    yield
+    gc.unfreeze()
+
+
+def test_a_large_file_reads_to_what_json_mode_gives_and_is_frozen(
+    tmp_path: Path, unfrozen: None
+) -> None:
+    text = json.dumps(criteria_result(cases=400, num_runs=2))
+    assert len(text) >= FREEZE_FROM_CHARS
+    path = tmp_path / "big.evalset_result.json"
+    path.write_text(text)
+    gc.unfreeze()
+    (loaded,), _ = read_results([path])
+    assert gc.get_freeze_count() > 0 and gc.isenabled()
+    expected = EvalSetResult.model_validate_json(text)
+    assert loaded == expected
+    assert dump_json(loaded) == dump_json(expected)
+    assert load_result(path) == expected
+
+
+def test_run_document_entries_give_what_they_gave_as_json_text() -> None:
+    good = criteria_result(cases=5, num_runs=1)
+    bad = criteria_result(cases=5, num_runs=1)
+    bad["evalCaseResults"][2]["finalEvalStatus"] = "PASSED"
+    bad["evalCaseResults"][3]["overallEvalMetricResults"][0]["criterion"]["toolTrajectory"] = 4
+    document = {"agentevalVersion": "1", "evalSetResults": [good, bad]}
+    results, problems = parse_results(json.dumps(document), "run.json")
+    assert [dump_json(r) for r in results] == [
+        dump_json(EvalSetResult.model_validate_json(json.dumps(good)))
+    ]
+    with pytest.raises(ValidationError) as raised:
+        EvalSetResult.model_validate_json(json.dumps(bad))
+    assert problems == validation_problems("run.json", raised.value, "evalSetResults[1]")
+    assert len(problems) == 2

@@ -13,6 +13,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar
 
@@ -21,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, settings
-from agenteval.aggregation import case_statuses, exit_code
+from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
@@ -36,14 +37,15 @@ from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
-from agenteval.report.junit import write_junit
+from agenteval.report.junit import write_junit_reports
 from agenteval.report.log_console import make_console
-from agenteval.report.markdown import STEP_SUMMARY_ENV, append_step_summary, write_markdown
+from agenteval.report.markdown import STEP_SUMMARY_ENV, write_markdown_reports
 from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.safe_text import escape_control
+from agenteval.report.set_tally import ReportSink
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
@@ -170,21 +172,10 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
         err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
 
 
-def _ci_outputs(result: api.RunResult) -> None:
-    """GitHub Actions: step summary and one annotation line per case that did not pass."""
-    append_step_summary(result.results, os.environ, elapsed=result.elapsed)
-    if github.is_github_actions(os.environ):
-        files = {
-            r.eval_set_id: str(p) for r, p in zip(result.results, result.sources, strict=False)
-        }
-        for line in github.annotations(result.results, files=files):
-            print(line)
-
-
-def _print_judge(out: Console, result: api.RunResult, *, quiet: bool) -> None:
+def _print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) -> None:
     usage = result.judge_usage
     # Each eval set's summary has its own line; the run total adds something only for several.
-    if usage and not quiet and len(result.results) > 1:
+    if usage and not quiet and sets > 1:
         total = usage.get("total")
         if isinstance(total, dict) and (total.get("calls") or total.get("cacheHits")):
             out.print(
@@ -492,20 +483,15 @@ def run(
                 output=output,
                 app_name=app_name,
                 documents=any(path is not None for path in (output, json_file, html)),
+                tallies=ReportSink(max_shown=max_shown or None, quiet=quiet, verbose=verbose),
             )
             options.sink = sink
             try:
                 with progress:
                     result = api.evaluate(evalset, options)
                 policy.writing()
-                result.results = sink.results
                 code = _report_run(
-                    result,
-                    sink,
-                    (output, json_file, junit, markdown, html),
-                    quiet=quiet,
-                    verbose=verbose,
-                    max_shown=max_shown,
+                    result, sink, (output, json_file, junit, markdown, html), quiet=quiet
                 )
             finally:
                 sink.close()
@@ -522,23 +508,15 @@ def _report_run(
     files: tuple[Path | None, Path | None, Path | None, Path | None, Path | None],
     *,
     quiet: bool,
-    verbose: bool,
-    max_shown: int,
 ) -> int:
     """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html)."""
     output, json_file, junit, markdown, html = files
     out = make_console(highlight=False)
     if not quiet:
         _print_problems(result.warnings, warning=True)
-    console_report.render_run(
-        out,
-        result.results,
-        quiet=quiet,
-        verbose=verbose,
-        elapsed=result.elapsed,
-        max_shown=max_shown or None,
-    )
-    _print_judge(out, result, quiet=quiet)
+    reports = sink.reports
+    console_report.render_reports(out, reports, duration_seconds=result.elapsed)
+    _print_judge(out, result, len(reports), quiet=quiet)
     if result.agent_stats is not None:
         render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
     if result.interrupted:
@@ -560,7 +538,14 @@ def _report_run(
             )
         )
     summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
-    jobs.append(ReportJob(summary, lambda: _ci_outputs(result), listed=False))
+    ci_outputs = partial(
+        github.write_ci_outputs,
+        reports,
+        os.environ,
+        sources=result.sources,
+        elapsed=result.elapsed,
+    )
+    jobs.append(ReportJob(summary, ci_outputs, listed=False))
     outcome = write_reports(jobs)
     if not quiet:
         for path in outcome.written:
@@ -587,19 +572,16 @@ def _report_jobs(
             jobs.append(_result_job(item, output))
     if json_file is not None:
         jobs.append(ReportJob(str(json_file), lambda: _write_run_json(json_file, result, sink)))
+    reports = sink.reports
     if junit is not None:
         jobs.append(
             ReportJob(
-                str(junit), lambda: write_junit(junit, result.results, elapsed=result.elapsed)
+                str(junit), partial(write_junit_reports, junit, reports, elapsed=result.elapsed)
             )
         )
     if markdown is not None:
-        jobs.append(
-            ReportJob(
-                str(markdown),
-                lambda: write_markdown(markdown, result.results, elapsed=result.elapsed),
-            )
-        )
+        write = partial(write_markdown_reports, markdown, reports, elapsed=result.elapsed)
+        jobs.append(ReportJob(str(markdown), write))
     return jobs
 
 
@@ -624,7 +606,7 @@ def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun) -> Pat
             raise OSError("a result was not kept")
         documents.append(item.document)
     header = result_files.run_header(
-        [list(case_statuses(r).values()) for r in result.results],
+        [report.statuses.values() for report in sink.reports],
         duration_seconds=result.elapsed,
     )
     trailer: dict[str, object] = {"warnings": [str(w) for w in result.warnings]}

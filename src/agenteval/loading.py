@@ -227,8 +227,18 @@ def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Probl
             return None, [Problem(file, "", nesting_problem(exc))]
         if isinstance(inner, str):
             text = inner
+    # The fast route of result_inputs (result_validation.py, long_lived.py): same results
+    # and problems as EvalSetResult.model_validate_json(text).
+    from agenteval.long_lived import building_long_lived
+    from agenteval.result_validation import validate_result
+
     try:
-        return EvalSetResult.model_validate_json(text), []
+        with building_long_lived(len(text)):
+            try:
+                data = pydantic_core.from_json(text)
+            except ValueError:  # JSON mode words what is wrong with the text
+                return EvalSetResult.model_validate_json(text), []
+            return validate_result(data, lambda: text), []
     except ValidationError as exc:
         return None, validation_problems(file, exc)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,8 @@ from pydantic import ValidationError
 from agenteval.checks.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.errors import ConfigError, Problem
 from agenteval.loading import RESULT_SUFFIX, read_text, validation_problems
+from agenteval.long_lived import building_long_lived
+from agenteval.result_validation import validate_result
 from agenteval.schema.result import EvalSetResult
 
 NOT_A_RESULT = "an agenteval or trpc-agent-go result"
@@ -40,6 +43,13 @@ def _unwrapped(text: str) -> str:
 def parse_results(text: str, file: str) -> tuple[list[EvalSetResult], list[Problem]]:
     """The eval set results a result file or run document holds, or its problems."""
     text = _unwrapped(text)
+    # One pause over parsing and validating: re-enabled in between, the collector
+    # would scan every parsed object once before they are freed.
+    with building_long_lived(len(text)):
+        return _parse_results(text, file)
+
+
+def _parse_results(text: str, file: str) -> tuple[list[EvalSetResult], list[Problem]]:
     try:
         data: Any = pydantic_core.from_json(text)
     except ValueError as exc:
@@ -47,7 +57,7 @@ def parse_results(text: str, file: str) -> tuple[list[EvalSetResult], list[Probl
     kind = kind_of(data)
     if kind is FileKind.RESULT:
         try:
-            return [EvalSetResult.model_validate_json(text)], []
+            return [validate_result(data, lambda: text)], []
         except ValidationError as exc:
             return [], validation_problems(file, exc)
     if kind is FileKind.RUN:
@@ -64,8 +74,8 @@ def _run_document(data: dict[str, Any], file: str) -> tuple[list[EvalSetResult],
     problems: list[Problem] = []
     for index, entry in enumerate(entries):
         try:
-            # Python mode on parsed JSON needs lax numbers: strict mode refuses int for float.
-            results.append(EvalSetResult.model_validate_json(json.dumps(entry)))
+            # Problems are worded from the entry as JSON text, as when it was a file.
+            results.append(validate_result(entry, partial(json.dumps, entry)))
         except ValidationError as exc:
             problems.extend(validation_problems(file, exc, f"evalSetResults[{index}]"))
     return results, problems

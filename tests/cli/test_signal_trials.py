@@ -63,6 +63,15 @@ def check_whole(tmp: Path) -> None:
         assert path.read_text().rstrip().endswith("</testsuites>")
 
 
+def check_no_traceback(code: int, sig: int, stderr: str) -> None:
+    """No traceback from agenteval; the interpreter's own, for a signal that killed it before
+    agenteval's first line ran (``python -m`` still importing), cannot be helped."""
+    if "Traceback" not in stderr:
+        return
+    before_entry = code == -sig and "agenteval/entry.py" not in stderr and "cli.py" not in stderr
+    assert before_entry, stderr
+
+
 def check_exit(code: int, sig: int, tmp: Path, allowed: tuple[int, ...], output: str) -> None:
     """``allowed`` exit codes; or death by the signal itself, which only happens before the
     interpreter reaches agenteval's first line (a loaded machine: Python's own start-up),
@@ -122,7 +131,7 @@ def test_deterministic_run(
         time.sleep(point if point < 0.5 else point * seconds)
     proc.send_signal(sig)
     code, stdout, stderr = finish(proc)
-    assert "Traceback" not in stderr, stderr
+    check_no_traceback(code, sig, stderr)
     check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
     check_whole(tmp_path)
     partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
@@ -230,7 +239,7 @@ def test_large_run(
         time.sleep(float(point[:-1]) / 100 * seconds)
     proc.send_signal(sig)
     code, stdout, stderr = finish(proc)
-    assert "Traceback" not in stderr, stderr
+    check_no_traceback(code, sig, stderr)
     check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
     check_whole(tmp_path)
     partial = list(out.glob("*.evalset_result.json")) if out.exists() else []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from agenteval.report import github
 from agenteval.report.github import (
@@ -11,6 +12,8 @@ from agenteval.report.github import (
     is_github_actions,
     workflow_command,
 )
+from agenteval.report.markdown import markdown_summary
+from agenteval.report.set_tally import set_report
 from sample_results import case_result, eval_set_result, metric
 
 # Lines written by @actions/core 1.11.1 (core.error / core.warning with these arguments),
@@ -145,3 +148,22 @@ def test_github_actions_detection() -> None:
     assert not is_github_actions({"GITHUB_ACTIONS": "false"})
     assert not is_github_actions({"GITHUB_ACTIONS": "1"})
     assert not is_github_actions({})
+
+
+def test_ci_outputs_from_reports(tmp_path: Path) -> None:
+    result = eval_set_result(
+        "shop", [case_result("shop", "refund", [metric("m", 0.5)]), case_result("shop", "ok", [])]
+    )
+    step = tmp_path / "step.md"
+    printed: list[str] = []
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step)}
+    reports = [set_report(result)]
+    github.write_ci_outputs(reports, env, sources=["sets/shop.evalset.json"], emit=printed.append)
+    files = {"shop": "sets/shop.evalset.json"}
+    assert printed == github.annotations([result], files=files)
+    assert printed[0].startswith("::error title=agenteval%3A shop/refund failed,file=sets/")
+    assert step.read_text(encoding="utf-8") == markdown_summary([result]) + "\n"
+    printed.clear()
+    github.write_ci_outputs(reports, {"GITHUB_STEP_SUMMARY": str(step)}, emit=printed.append)
+    assert printed == []
+    assert step.read_text(encoding="utf-8") == (markdown_summary([result]) + "\n") * 2

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from agenteval.schema.base import dump, dump_json
-from agenteval.schema.result import EvalSetResult, extra, set_extra
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra, set_extra
 
 USAGE = {"total": {"calls": 3, "cacheHits": 1}, "byMetric": {}}
 
@@ -59,3 +59,23 @@ def test_set_extra_routes_run_state_to_the_fields() -> None:
     assert result.judge_usage == USAGE
     assert result.model_extra == {"durationSeconds": 0.5}
     assert dump(result) == {"evalSetId": "s", "judgeUsage": USAGE, "durationSeconds": 0.5}
+
+
+@pytest.mark.parametrize("status", ["passed", "failed", "not_evaluated", "unknown", "incomplete"])
+def test_a_status_reads_by_its_text_in_python_mode_as_in_json_mode(status: str) -> None:
+    """result_validation.py validates parsed JSON: its texts must read as JSON mode reads them."""
+    from_data = EvalCaseResult.model_validate({"finalEvalStatus": status})
+    from_text = EvalCaseResult.model_validate_json(json.dumps({"finalEvalStatus": status}))
+    assert from_data.final_eval_status is from_text.final_eval_status
+    assert from_data.final_eval_status.value == status
+
+
+@pytest.mark.parametrize(
+    "value", ["PASSED", "pass", "", 1, True, None, ["passed"], {"v": "passed"}]
+)
+def test_anything_else_is_refused_in_both_modes(value: object) -> None:
+    with pytest.raises(ValidationError) as in_python:
+        EvalCaseResult.model_validate({"finalEvalStatus": value})
+    with pytest.raises(ValidationError) as in_json:
+        EvalCaseResult.model_validate_json(json.dumps({"finalEvalStatus": value}))
+    assert in_python.value.errors()[0]["type"] == in_json.value.errors()[0]["type"]

@@ -1,14 +1,13 @@
 """JSON Schema regexes evaluated with RE2: linear time, so no schema can hang a run.
 
-jsonschema evaluates ``pattern``, ``patternProperties`` and the pattern part of
-``additionalProperties`` with Python's backtracking ``re``: ``^(a+)+$`` against 34
-a's and a "!" ran for minutes and a first Ctrl-C did not stop it.  The validator
-classes here replace those three keywords with RE2 versions (same messages as
-jsonschema's own), and :func:`re2_problem` refuses, up front, a schema whose
-regexes RE2 cannot compile (backreferences, lookaround).
-
-Not covered: ``unevaluatedProperties`` next to ``patternProperties`` still goes
-through jsonschema's own helper.
+jsonschema evaluates ``pattern``, ``patternProperties`` and the pattern parts of
+``additionalProperties`` and ``unevaluatedProperties`` with Python's backtracking
+``re``: ``^(a+)+$`` against 34 a's and a "!" ran for minutes and a first Ctrl-C did
+not stop it.  The validator classes here replace those four keywords with RE2
+versions (same verdicts and messages as jsonschema's own), and :func:`re2_problem`
+refuses, up front, a schema whose regexes RE2 cannot compile (backreferences,
+lookaround).  jsonschema uses no other regex on instance data: ``propertyNames``
+descends into ``pattern``, and ``format`` is not asserted (no format checker).
 """
 
 from __future__ import annotations
@@ -74,19 +73,121 @@ def _additional_properties(
             )
 
 
+def _evaluated_keys(validator: Any, instance: Any, schema: Any, *, draft2019: bool) -> set[str]:
+    """The keys of ``instance`` that ``schema`` evaluates, as jsonschema finds them.
+
+    jsonschema's ``find_evaluated_property_keys_by_schema`` (and its draft 2019-09
+    twin) with the ``patternProperties`` part matched by RE2.  The library calls
+    ``re.search`` from inside that recursion, so the whole walk is restated here.
+    """
+    if validator.is_type(schema, "boolean"):
+        return set()
+    keys: set[str] = set()
+
+    def under(resolved: Any) -> None:
+        inner = validator.evolve(schema=resolved.contents, _resolver=resolved.resolver)
+        keys.update(_evaluated_keys(inner, instance, resolved.contents, draft2019=draft2019))
+
+    def within(subschema: Any) -> None:
+        keys.update(_evaluated_keys(validator, instance, subschema, draft2019=draft2019))
+
+    if (ref := schema.get("$ref")) is not None:
+        under(validator._resolver.lookup(ref))
+    if draft2019:
+        if "$recursiveRef" in schema:
+            from referencing.jsonschema import lookup_recursive_ref
+
+            under(lookup_recursive_ref(validator._resolver))
+        for keyword in ("properties", "additionalProperties", "unevaluatedProperties"):
+            value = schema.get(keyword)
+            if validator.is_type(value, "boolean") and value:
+                keys.update(instance)
+            elif validator.is_type(value, "object"):
+                keys.update(name for name in value if name in instance)
+    else:
+        if (dynamic := schema.get("$dynamicRef")) is not None:
+            under(validator._resolver.lookup(dynamic))
+        properties = schema.get("properties")
+        if validator.is_type(properties, "object"):
+            keys.update(properties.keys() & instance.keys())
+        for keyword in ("additionalProperties", "unevaluatedProperties"):
+            if (subschema := schema.get(keyword)) is not None:
+                keys.update(
+                    key
+                    for key, value in instance.items()
+                    if next(validator.descend(value, subschema), None) is None
+                )
+    if "patternProperties" in schema:
+        patterns = list(schema["patternProperties"])
+        keys.update(key for key in instance if any(_search(p, key) for p in patterns))
+    if "dependentSchemas" in schema:
+        for name, subschema in schema["dependentSchemas"].items():
+            if name in instance:
+                within(subschema)
+    for keyword in ("allOf", "oneOf", "anyOf"):
+        for subschema in schema.get(keyword, []):
+            if next(validator.descend(instance, subschema), None) is None:
+                within(subschema)
+    if "if" in schema:
+        if validator.evolve(schema=schema["if"]).is_valid(instance):
+            within(schema["if"])
+            if "then" in schema:
+                within(schema["then"])
+        elif "else" in schema:
+            within(schema["else"])
+    return keys
+
+
+def _unevaluated_properties(draft2019: bool) -> Any:
+    """The ``unevaluatedProperties`` keyword of one draft (jsonschema's messages)."""
+
+    def keyword(validator: Any, unevaluated: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        from jsonschema.exceptions import ValidationError
+
+        if not validator.is_type(instance, "object"):
+            return
+        evaluated = _evaluated_keys(validator, instance, schema, draft2019=draft2019)
+        failed: list[str] = []
+        for key in instance:
+            if key not in evaluated:
+                # One entry per error, as jsonschema lists them.
+                failed += (
+                    key
+                    for _ in validator.descend(
+                        instance[key], unevaluated, path=key, schema_path=key
+                    )
+                )
+        if not failed:
+            return
+        if unevaluated is False:
+            failed = sorted(failed, key=str)
+            message = "Unevaluated properties are not allowed ({} {} unexpected)"
+        else:
+            message = (
+                "Unevaluated properties are not valid under the given schema "
+                "({} {} unevaluated and invalid)"
+            )
+        verb = "was" if len(failed) == 1 else "were"
+        yield ValidationError(message.format(", ".join(repr(k) for k in failed), verb))
+
+    return keyword
+
+
 @lru_cache(maxsize=16)
 def with_re2(cls: Any) -> Any:
     """``cls`` (a jsonschema validator class) with its regex keywords evaluated by RE2."""
     from jsonschema import validators
 
-    return validators.extend(
-        cls,
-        {
-            "pattern": _pattern,
-            "patternProperties": _pattern_properties,
-            "additionalProperties": _additional_properties,
-        },
-    )
+    keywords: dict[str, Any] = {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    }
+    if "unevaluatedProperties" in cls.VALIDATORS:
+        # 2020-12 resolves $dynamicRef; 2019-09 has $recursiveRef and older rules.
+        draft2019 = "$dynamicRef" not in cls.VALIDATORS
+        keywords["unevaluatedProperties"] = _unevaluated_properties(draft2019)
+    return validators.extend(cls, keywords)
 
 
 def re2_problem(schema: Any, where: str = "$") -> str | None:

@@ -20,6 +20,7 @@ from agenteval.schema.result import (
     EvalCaseSummary,
     EvalMetricResult,
     MetricDetails,
+    MetricSummary,
     extra,
 )
 from agenteval.schema.status import EvalStatus
@@ -261,9 +262,15 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
 
 def metric_average_table(cases: Iterable[EvalCaseResult]) -> Table | None:
     """Per-metric average over every case and run (not_evaluated results skipped)."""
-    summaries = metric_summaries(
-        result for case in cases for result in case.overall_eval_metric_results or []
+    return summary_table(
+        metric_summaries(
+            result for case in cases for result in case.overall_eval_metric_results or []
+        )
     )
+
+
+def summary_table(summaries: Sequence[MetricSummary]) -> Table | None:
+    """The metric averages table of ``summaries``; None without any."""
     if not summaries:
         return None
     table = _new_table("metric", "average", "threshold", "status", "passed", "failed", "not eval.")
@@ -288,19 +295,27 @@ def shown_ks(num_runs: int) -> list[int]:
 
 def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> Table:
     """pass@k and pass^k per case (n = runs, c = passed runs) and their mean over cases."""
+    return pass_count_table(
+        [
+            (case.eval_id, case.run_status_counts.passed if case.run_status_counts else 0)
+            for case in cases
+        ],
+        num_runs,
+    )
+
+
+def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> Table:
+    """:func:`pass_rate_table` of ``(evalId, runs passed)`` pairs."""
     ks = shown_ks(num_runs)
     headers = ["case", "runs passed"]
     headers += [f"pass@{k}" for k in ks] + [f"pass^{k}" for k in ks]
     table = _new_table(*headers)
     rows: list[list[float]] = []
-    for case in cases:
-        passed = case.run_status_counts.passed if case.run_status_counts else 0
+    for eval_id, passed in cases:
         values = [pass_at_k(num_runs, passed, k) for k in ks]
         values += [pass_hat_k(num_runs, passed, k) for k in ks]
         rows.append(values)
-        table.add_row(
-            Text(case.eval_id), f"{passed}/{num_runs}", *(format_score(v) for v in values)
-        )
+        table.add_row(Text(eval_id), f"{passed}/{num_runs}", *(format_score(v) for v in values))
     if len(rows) > 1:
         means = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
         table.add_row(Text("mean over cases", style="bold"), "", *(format_score(v) for v in means))
@@ -314,11 +329,13 @@ __all__ = [
     "format_score",
     "judge_votes",
     "metric_average_table",
+    "pass_count_table",
     "pass_rate_table",
     "reason_grid",
     "reason_lines",
     "shown_ks",
     "status_text",
+    "summary_table",
     "unstable_turns",
     "vote_note",
 ]

@@ -10,10 +10,13 @@ metric.  Escaping follows GitHub's workflow-command rules (the
 """
 
 # No "from __future__ import annotations": this module's main function has that name.
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
-from agenteval.report.outcomes import DEFAULT_REASON_CAP, CaseOutcome, cap, not_passed
+from agenteval.report.markdown import append_step_summary_reports
+from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.safe_text import escape_control
+from agenteval.report.set_tally import SetReport, set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -53,13 +56,14 @@ def is_github_actions(environ: Mapping[str, str]) -> bool:
     return environ.get(ACTIONS_ENV, "") == "true"
 
 
-def _message(outcome: CaseOutcome, reason_cap: int | None) -> str:
+def _message(outcome: OutcomeText, reason_cap: int | None) -> str:
     details = [s.text(reason_cap) for s in outcome.shortfalls()]
     details += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
     lines = details or [outcome.headline(reason_cap)]
     if outcome.multi_run:
-        passed = sum(1 for r in outcome.runs if r.final_eval_status is EvalStatus.PASSED)
-        lines.insert(0, f"{passed}/{len(outcome.runs)} runs passed; metric averages decide")
+        lines.insert(
+            0, f"{outcome.passed_runs}/{len(outcome.runs)} runs passed; metric averages decide"
+        )
     return "\n".join(lines)
 
 
@@ -74,8 +78,19 @@ def annotations(
     ``files`` maps an evalSetId to its eval set file so GitHub can attach the
     annotation to that file.
     """
+    reports = [set_report(result) for result in results]
+    return report_annotations(reports, files=files, reason_cap=reason_cap)
+
+
+def report_annotations(
+    reports: Sequence[SetReport],
+    *,
+    files: Mapping[str, str] | None = None,
+    reason_cap: int | None = DEFAULT_REASON_CAP,
+) -> list[str]:
+    """:func:`annotations` of tallied eval sets."""
     lines: list[str] = []
-    for outcome in not_passed(results):
+    for outcome in (o for report in reports for o in report.not_passed()):
         failed = outcome.status is EvalStatus.FAILED
         incomplete = outcome.status is EvalStatus.INCOMPLETE
         verdict = "failed" if failed else "incomplete" if incomplete else "not evaluated"
@@ -90,11 +105,32 @@ def annotations(
     return lines
 
 
+def write_ci_outputs(
+    reports: Sequence[SetReport],
+    environ: Mapping[str, str],
+    *,
+    sources: Sequence[Path | str] = (),
+    elapsed: float | None = None,
+    emit: Callable[[str], None] = print,
+) -> None:
+    """GitHub Actions: append the step summary, ``emit`` one annotation per case that did not pass.
+
+    ``sources`` are the eval set files in the order of ``reports`` (annotations attach to them).
+    """
+    append_step_summary_reports(reports, environ, elapsed=elapsed)
+    if is_github_actions(environ):
+        files = {r.eval_set_id: str(p) for r, p in zip(reports, sources, strict=False)}
+        for line in report_annotations(reports, files=files):
+            emit(line)
+
+
 __all__ = [
     "ACTIONS_ENV",
     "annotations",
     "escape_data",
     "escape_property",
     "is_github_actions",
+    "report_annotations",
     "workflow_command",
+    "write_ci_outputs",
 ]

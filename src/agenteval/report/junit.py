@@ -15,6 +15,11 @@ case's in-memory status (:func:`agenteval.aggregation.case_statuses`), the
 one that decides the exit code, so ``failures`` and ``errors`` equal the
 run's failed and not-evaluated case counts.  ``skipped`` is always 0.
 
+The document is written piece by piece from :class:`SetReport` objects
+(:func:`junit_chunks`), one testcase at a time, in the layout and with the
+escaping ElementTree (``ET.indent``, ``ET.tostring``) gave it: no tree of
+100,000 elements is ever built.
+
 Times: results carry no per-case durations, so testcases have no ``time``.
 A testsuite's ``time`` is the eval set result's ``durationSeconds`` extra key
 when present (else 0); the root's is ``elapsed`` when the caller gives it,
@@ -25,25 +30,39 @@ from __future__ import annotations
 
 import math
 import re
-import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from agenteval.report.atomic_write import write_text_atomic
-from agenteval.report.console import num_runs
-from agenteval.report.outcomes import CaseOutcome, cap, case_outcomes
-from agenteval.schema.result import EvalSetResult, extra
+from agenteval.report.atomic_write import StreamedFile
+from agenteval.report.outcomes import OutcomeText, cap
+from agenteval.report.set_tally import DURATION_KEY, SetReport, set_report, suite_time
+from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 ROOT_NAME = "agenteval"
-# Extra key of an EvalSetResult holding its wall time in seconds (read when present).
-DURATION_KEY = "durationSeconds"
 MESSAGE_CAP = 1000  # characters of the one-line message attribute
 BODY_REASON_CAP = 2000  # characters of each reason in the element text
+# Bytes of XML gathered before one write to the file.
+_WRITE_CHUNK = 1 << 16
 
 # Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/U+FFFF).
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# What ElementTree escapes in attribute values and in text, and how (the document is
+# written piece by piece, in ElementTree's own layout, instead of built as one tree).
+_ATTRIBUTE_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "\r": "&#13;",
+        "\n": "&#10;",
+        "\t": "&#09;",
+    }
+)
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_INDENT = "  "
 
 
 def _escape_char(match: re.Match[str]) -> str:
@@ -60,43 +79,35 @@ def _seconds(value: float) -> str:
     return f"{value:.3f}"
 
 
-def suite_time(result: EvalSetResult) -> float:
-    """Seconds an eval set took: its ``durationSeconds`` extra key, else 0."""
-    value = extra(result).get(DURATION_KEY)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0.0
-    return float(value) if math.isfinite(value) and value >= 0 else 0.0
+def _attributes(pairs: Sequence[tuple[str, str]]) -> str:
+    return "".join(f' {key}="{value.translate(_ATTRIBUTE_ESCAPES)}"' for key, value in pairs)
 
 
-class _Tally:
-    """tests / failures / errors of a suite or of the whole report."""
-
-    def __init__(self) -> None:
-        self.tests = 0
-        self.failures = 0
-        self.errors = 0
-
-    def add(self, status: EvalStatus) -> None:
-        self.tests += 1
-        if status is EvalStatus.FAILED:
-            self.failures += 1
-        elif status is not EvalStatus.PASSED:
-            self.errors += 1
-
-    def add_tally(self, other: _Tally) -> None:
-        self.tests += other.tests
-        self.failures += other.failures
-        self.errors += other.errors
-
-    def stamp(self, element: ET.Element, seconds: float) -> None:
-        element.set("tests", str(self.tests))
-        element.set("failures", str(self.failures))
-        element.set("errors", str(self.errors))
-        element.set("skipped", "0")
-        element.set("time", _seconds(seconds))
+def _element(level: int, tag: str, pairs: Sequence[tuple[str, str]], text: str = "") -> str:
+    """One childless element on its own indented line (ElementTree's ``<tag a="v" />``)."""
+    head = f"{_INDENT * level}<{tag}{_attributes(pairs)}"
+    if not text:
+        return f"{head} />\n"
+    return f"{head}>{text.translate(_TEXT_ESCAPES)}</{tag}>\n"
 
 
-def _body(outcome: CaseOutcome) -> str:
+def _counts(tests: int, failures: int, errors: int, seconds: float) -> list[tuple[str, str]]:
+    return [
+        ("tests", str(tests)),
+        ("failures", str(failures)),
+        ("errors", str(errors)),
+        ("skipped", "0"),
+        ("time", _seconds(seconds)),
+    ]
+
+
+def _suite_counts(report: SetReport) -> tuple[int, int, int]:
+    tests = len(report.statuses)
+    failures = report.count(EvalStatus.FAILED)
+    return tests, failures, tests - failures - report.count(EvalStatus.PASSED)
+
+
+def _body(outcome: OutcomeText) -> str:
     if not outcome.multi_run:
         lines = outcome.unevaluated(BODY_REASON_CAP)
         lines += [s.text(BODY_REASON_CAP) for s in outcome.shortfalls()]
@@ -112,77 +123,108 @@ def _body(outcome: CaseOutcome) -> str:
     return "\n".join(lines)
 
 
-def _testcase(parent: ET.Element, outcome: CaseOutcome) -> None:
-    case = ET.SubElement(
-        parent,
-        "testcase",
-        {"classname": _xml_safe(outcome.eval_set_id), "name": _xml_safe(outcome.eval_id)},
-    )
-    if outcome.status is EvalStatus.PASSED:
-        if outcome.multi_run and any(
-            run.final_eval_status is not EvalStatus.PASSED for run in outcome.runs
-        ):
+def _testcase(report: SetReport, eval_id: str, status: EvalStatus) -> str:
+    head = [("classname", _xml_safe(report.eval_set_id)), ("name", _xml_safe(eval_id))]
+    outcome = report.outcomes.get(eval_id)
+    child = ""
+    if status is EvalStatus.PASSED:
+        if outcome is not None and outcome.multi_run and outcome.passed_runs < len(outcome.runs):
             # The case passed on average; the runs that did not are still worth seeing.
-            out = ET.SubElement(case, "system-out")
-            out.text = _xml_safe("\n".join(outcome.run_lines(BODY_REASON_CAP)))
-        return
-    tag = "failure" if outcome.status is EvalStatus.FAILED else "error"
-    element = ET.SubElement(
-        case,
-        tag,
-        {
-            "message": _xml_safe(cap(outcome.headline(), MESSAGE_CAP)),
-            "type": outcome.status.value,
-        },
-    )
-    element.text = _xml_safe(_body(outcome))
+            text = _xml_safe("\n".join(outcome.run_lines(BODY_REASON_CAP)))
+            child = _element(3, "system-out", [], text)
+    else:
+        assert outcome is not None
+        tag = "failure" if status is EvalStatus.FAILED else "error"
+        pairs = [
+            ("message", _xml_safe(cap(outcome.headline(), MESSAGE_CAP))),
+            ("type", status.value),
+        ]
+        child = _element(3, tag, pairs, _xml_safe(_body(outcome)))
+    if not child:
+        return _element(2, "testcase", head)
+    return f"{_INDENT * 2}<testcase{_attributes(head)}>\n{child}{_INDENT * 2}</testcase>\n"
 
 
-def _testsuite(parent: ET.Element, result: EvalSetResult) -> tuple[_Tally, float]:
-    suite = ET.SubElement(parent, "testsuite", {"name": _xml_safe(result.eval_set_id)})
-    tally = _Tally()
-    outcomes = case_outcomes(result)
-    for outcome in outcomes:
-        tally.add(outcome.status)
-    seconds = suite_time(result)
-    tally.stamp(suite, seconds)
-    if result.creation_timestamp is not None and math.isfinite(result.creation_timestamp):
-        moment = datetime.fromtimestamp(result.creation_timestamp, UTC)
-        suite.set("timestamp", moment.strftime("%Y-%m-%dT%H:%M:%S"))
-    properties = ET.SubElement(suite, "properties")
-    ET.SubElement(properties, "property", {"name": "numRuns", "value": str(num_runs(result))})
-    if result.eval_set_result_id:
-        ET.SubElement(
-            properties,
-            "property",
-            {"name": "evalSetResultId", "value": _xml_safe(result.eval_set_result_id)},
+def _testsuite(report: SetReport) -> Iterator[str]:
+    pairs = [("name", _xml_safe(report.eval_set_id))]
+    pairs += _counts(*_suite_counts(report), report.seconds)
+    stamp = report.creation_timestamp
+    if stamp is not None and math.isfinite(stamp):
+        moment = datetime.fromtimestamp(stamp, UTC)
+        pairs.append(("timestamp", moment.strftime("%Y-%m-%dT%H:%M:%S")))
+    yield f"{_INDENT}<testsuite{_attributes(pairs)}>\n{_INDENT * 2}<properties>\n"
+    yield _element(3, "property", [("name", "numRuns"), ("value", str(report.num_runs))])
+    if report.eval_set_result_id:
+        value = _xml_safe(report.eval_set_result_id)
+        yield _element(3, "property", [("name", "evalSetResultId"), ("value", value)])
+    yield f"{_INDENT * 2}</properties>\n"
+    for eval_id, status in report.statuses.items():
+        yield _testcase(report, eval_id, status)
+    yield f"{_INDENT}</testsuite>\n"
+
+
+def junit_chunks(
+    reports: Sequence[SetReport], *, elapsed: float | None = None, name: str = ROOT_NAME
+) -> Iterator[str]:
+    """The JUnit XML document of tallied eval sets, piece by piece (one testcase at a time)."""
+    tests = failures = errors = 0
+    for report in reports:
+        suite_tests, suite_failures, suite_errors = _suite_counts(report)
+        tests, failures, errors = (
+            tests + suite_tests,
+            failures + suite_failures,
+            errors + suite_errors,
         )
-    for outcome in outcomes:
-        _testcase(suite, outcome)
-    return tally, seconds
+    seconds = sum(report.seconds for report in reports)
+    pairs = [("name", _xml_safe(name))]
+    pairs += _counts(tests, failures, errors, elapsed if elapsed is not None else seconds)
+    yield '<?xml version="1.0" encoding="UTF-8"?>\n'
+    if not reports:
+        yield f"<testsuites{_attributes(pairs)} />\n"
+        return
+    yield f"<testsuites{_attributes(pairs)}>\n"
+    for report in reports:
+        yield from _testsuite(report)
+    yield "</testsuites>\n"
 
 
 def junit_xml(
     results: Sequence[EvalSetResult], *, elapsed: float | None = None, name: str = ROOT_NAME
 ) -> str:
     """The JUnit XML document of a run: one testsuite per eval set, one testcase per case."""
-    root = ET.Element("testsuites", {"name": _xml_safe(name)})
-    total = _Tally()
-    seconds = 0.0
-    for result in results:
-        tally, suite_seconds = _testsuite(root, result)
-        total.add_tally(tally)
-        seconds += suite_seconds
-    total.stamp(root, elapsed if elapsed is not None else seconds)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    reports = [set_report(result) for result in results]
+    return "".join(junit_chunks(reports, elapsed=elapsed, name=name))
+
+
+def write_junit_reports(
+    path: Path | str, reports: Sequence[SetReport], *, elapsed: float | None = None
+) -> Path:
+    """Write :func:`junit_chunks` to ``path`` as it is made, put in place whole at the end."""
+    with StreamedFile(path) as out:
+        pending: list[str] = []
+        size = 0
+        for chunk in junit_chunks(reports, elapsed=elapsed):
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= _WRITE_CHUNK:
+                out.write("".join(pending).encode("utf-8", "replace"))
+                pending, size = [], 0
+        out.write("".join(pending).encode("utf-8", "replace"))
+        return out.commit()
 
 
 def write_junit(
     path: Path | str, results: Sequence[EvalSetResult], *, elapsed: float | None = None
 ) -> Path:
-    """Atomically write :func:`junit_xml` of ``results`` to ``path``; returns the path."""
-    return write_text_atomic(path, junit_xml(results, elapsed=elapsed))
+    """Write the JUnit XML of ``results`` to ``path`` (see :func:`write_junit_reports`)."""
+    return write_junit_reports(path, [set_report(result) for result in results], elapsed=elapsed)
 
 
-__all__ = ["DURATION_KEY", "junit_xml", "suite_time", "write_junit"]
+__all__ = [
+    "DURATION_KEY",
+    "junit_chunks",
+    "junit_xml",
+    "suite_time",
+    "write_junit",
+    "write_junit_reports",
+]

@@ -17,17 +17,10 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from agenteval.aggregation import metric_summaries, overall_status
 from agenteval.report.atomic_write import write_text_atomic
-from agenteval.report.console import num_runs
 from agenteval.report.console_tables import STATUS_LABELS, format_score
-from agenteval.report.outcomes import (
-    DEFAULT_REASON_CAP,
-    CaseOutcome,
-    cap,
-    case_outcomes,
-    not_passed,
-)
+from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
+from agenteval.report.set_tally import SetReport, overall_status, set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -77,50 +70,53 @@ def _percent(passed: int, total: int) -> str:
     return f"{value}%"
 
 
-def _counts(outcomes: Sequence[CaseOutcome]) -> tuple[int, int, int]:
-    passed = sum(1 for o in outcomes if o.status is EvalStatus.PASSED)
-    failed = sum(1 for o in outcomes if o.status is EvalStatus.FAILED)
-    return passed, failed, len(outcomes) - passed - failed
+def _counts(report: SetReport) -> tuple[int, int, int, int]:
+    total = len(report.statuses)
+    passed = report.count(EvalStatus.PASSED)
+    failed = report.count(EvalStatus.FAILED)
+    return total, passed, failed, total - passed - failed
 
 
-def _headline(results: Sequence[EvalSetResult], title: str, elapsed: float | None) -> list[str]:
-    status = overall_status(results)
-    outcomes = [o for result in results for o in case_outcomes(result)]
-    passed, failed, not_evaluated = _counts(outcomes)
+def _headline(reports: Sequence[SetReport], title: str, elapsed: float | None) -> list[str]:
+    status = overall_status(reports)
+    total = sum(len(report.statuses) for report in reports)
+    passed = sum(report.count(EvalStatus.PASSED) for report in reports)
+    failed = sum(report.count(EvalStatus.FAILED) for report in reports)
+    incomplete = sum(report.count(EvalStatus.INCOMPLETE) for report in reports)
+    not_evaluated = total - passed - failed
     label = STATUS_LABELS[status].upper()
-    detail = f"**{passed} of {len(outcomes)} cases passed** ({_percent(passed, len(outcomes))})"
-    incomplete = sum(1 for o in outcomes if o.status is EvalStatus.INCOMPLETE)
+    detail = f"**{passed} of {total} cases passed** ({_percent(passed, total)})"
     detail += f" · {failed} failed · {not_evaluated - incomplete} not evaluated"
     detail += f" · {incomplete} incomplete" if incomplete else ""
-    detail += f" · {len(results)} eval set{'s' if len(results) != 1 else ''}"
+    detail += f" · {len(reports)} eval set{'s' if len(reports) != 1 else ''}"
     if elapsed is not None:
         detail += f" · {elapsed:.2f} s"
     return [f"## {_HEADLINE_MARKS[status]} {cell(title)}: {label}", "", detail, ""]
 
 
-def _pass_rate_table(results: Sequence[EvalSetResult]) -> list[str]:
+def _pass_rate_table(reports: Sequence[SetReport]) -> list[str]:
     lines = [
         _row("eval set", "cases", "passed", "failed", "not evaluated", "pass rate", "runs"),
         _rule("l", "r", "r", "r", "r", "r", "r"),
     ]
     totals = [0, 0, 0, 0]
-    for result in results:
-        outcomes = case_outcomes(result)
-        passed, failed, not_evaluated = _counts(outcomes)
-        for index, value in enumerate((len(outcomes), passed, failed, not_evaluated)):
+    for report in reports:
+        counts = _counts(report)
+        for index, value in enumerate(counts):
             totals[index] += value
+        total, passed, failed, not_evaluated = counts
         lines.append(
             _row(
-                cell(result.eval_set_id or "(unnamed)"),
-                str(len(outcomes)),
+                cell(report.eval_set_id or "(unnamed)"),
+                str(total),
                 str(passed),
                 str(failed),
                 str(not_evaluated),
-                _percent(passed, len(outcomes)),
-                str(num_runs(result)),
+                _percent(passed, total),
+                str(report.num_runs),
             )
         )
-    if len(results) > 1:
+    if len(reports) > 1:
         total, passed, failed, not_evaluated = totals
         lines.append(
             _row(
@@ -136,19 +132,14 @@ def _pass_rate_table(results: Sequence[EvalSetResult]) -> list[str]:
     return [*lines, ""]
 
 
-def _metric_table(results: Sequence[EvalSetResult]) -> list[str]:
+def _metric_table(reports: Sequence[SetReport]) -> list[str]:
     rows: list[str] = []
-    for result in results:
-        summaries = metric_summaries(
-            metric
-            for case in result.case_results()
-            for metric in case.overall_eval_metric_results or []
-        )
-        for summary in summaries:
+    for report in reports:
+        for summary in report.metric_summaries:
             counts = summary.status_counts
             rows.append(
                 _row(
-                    cell(result.eval_set_id or "(unnamed)"),
+                    cell(report.eval_set_id or "(unnamed)"),
                     cell(summary.metric_name),
                     format_score(summary.average_score),
                     format_score(summary.threshold),
@@ -178,7 +169,7 @@ def _metric_table(results: Sequence[EvalSetResult]) -> list[str]:
     return [*header, *rows, ""]
 
 
-def _why(outcome: CaseOutcome, reason_cap: int | None) -> str:
+def _why(outcome: OutcomeText, reason_cap: int | None) -> str:
     parts = outcome.unevaluated(reason_cap)
     parts += [s.text(reason_cap) for s in outcome.shortfalls()]
     parts += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
@@ -191,10 +182,10 @@ def _why(outcome: CaseOutcome, reason_cap: int | None) -> str:
 
 
 def _case_table(
-    results: Sequence[EvalSetResult], max_cases: int | None, reason_cap: int | None
+    reports: Sequence[SetReport], max_cases: int | None, reason_cap: int | None
 ) -> list[str]:
-    outcomes = not_passed(results)
-    if not outcomes:
+    not_passed = sum(len(report.statuses) - report.count(EvalStatus.PASSED) for report in reports)
+    if not not_passed:
         return []
     lines = [
         "### Cases that did not pass",
@@ -202,14 +193,13 @@ def _case_table(
         _row("eval set", "case", "status", "why"),
         _rule("l", "l", "l", "l"),
     ]
-    shown = outcomes if max_cases is None else outcomes[:max_cases]
+    shown = [o for report in reports for o in report.not_passed()[:max_cases]][:max_cases]
     for outcome in shown:
         status = STATUS_LABELS[outcome.status]
         if outcome.status is EvalStatus.INCOMPLETE:
             status = f"{_HEADLINE_MARKS[outcome.status]} {status}"
         if outcome.multi_run:
-            passed_runs = sum(1 for r in outcome.runs if r.final_eval_status is EvalStatus.PASSED)
-            status += f" ({passed_runs}/{len(outcome.runs)} runs passed)"
+            status += f" ({outcome.passed_runs}/{len(outcome.runs)} runs passed)"
         lines.append(
             _row(
                 cell(outcome.eval_set_id or "(unnamed)"),
@@ -219,7 +209,7 @@ def _case_table(
             )
         )
     lines.append("")
-    hidden = len(outcomes) - len(shown)
+    hidden = not_passed - len(shown)
     if hidden:
         lines += [f"_… and {hidden} more not listed; every case is in the result files._", ""]
     return lines
@@ -234,10 +224,25 @@ def markdown_summary(
     reason_cap: int | None = DEFAULT_REASON_CAP,
 ) -> str:
     """The Markdown summary of a run: pass rates, metric averages, cases that did not pass."""
-    lines = _headline(results, title, elapsed)
-    lines += _pass_rate_table(results)
-    lines += _metric_table(results)
-    lines += _case_table(results, max_cases, reason_cap)
+    reports = [set_report(result) for result in results]
+    return markdown_report(
+        reports, elapsed=elapsed, title=title, max_cases=max_cases, reason_cap=reason_cap
+    )
+
+
+def markdown_report(
+    reports: Sequence[SetReport],
+    *,
+    elapsed: float | None = None,
+    title: str = "agenteval",
+    max_cases: int | None = DEFAULT_MAX_CASES,
+    reason_cap: int | None = DEFAULT_REASON_CAP,
+) -> str:
+    """:func:`markdown_summary` of tallied eval sets."""
+    lines = _headline(reports, title, elapsed)
+    lines += _pass_rate_table(reports)
+    lines += _metric_table(reports)
+    lines += _case_table(reports, max_cases, reason_cap)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -248,6 +253,13 @@ def write_markdown(
     return write_text_atomic(path, markdown_summary(results, elapsed=elapsed))
 
 
+def write_markdown_reports(
+    path: Path | str, reports: Sequence[SetReport], *, elapsed: float | None = None
+) -> Path:
+    """Atomically write :func:`markdown_report` of ``reports`` to ``path``; returns the path."""
+    return write_text_atomic(path, markdown_report(reports, elapsed=elapsed))
+
+
 def append_step_summary(
     results: Sequence[EvalSetResult],
     environ: Mapping[str, str],
@@ -255,13 +267,26 @@ def append_step_summary(
     elapsed: float | None = None,
 ) -> Path | None:
     """Append the summary to the file ``GITHUB_STEP_SUMMARY`` names; None when it is unset."""
+    if not environ.get(STEP_SUMMARY_ENV, ""):
+        return None
+    reports = [set_report(result) for result in results]
+    return append_step_summary_reports(reports, environ, elapsed=elapsed)
+
+
+def append_step_summary_reports(
+    reports: Sequence[SetReport],
+    environ: Mapping[str, str],
+    *,
+    elapsed: float | None = None,
+) -> Path | None:
+    """:func:`append_step_summary` of tallied eval sets."""
     target = environ.get(STEP_SUMMARY_ENV, "")
     if not target:
         return None
     path = Path(target)
     # Appending, not replacing: earlier steps of the job may have written their own summary.
     with path.open("a", encoding="utf-8", errors="replace") as handle:
-        handle.write(markdown_summary(results, elapsed=elapsed) + "\n")
+        handle.write(markdown_report(reports, elapsed=elapsed) + "\n")
     return path
 
 
@@ -269,7 +294,10 @@ __all__ = [
     "DEFAULT_MAX_CASES",
     "STEP_SUMMARY_ENV",
     "append_step_summary",
+    "append_step_summary_reports",
     "cell",
+    "markdown_report",
     "markdown_summary",
     "write_markdown",
+    "write_markdown_reports",
 ]

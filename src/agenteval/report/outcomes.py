@@ -6,21 +6,71 @@ decides the exit code), the metrics that made it fail with score, threshold
 and reason, and what each run did.  This module computes those once, as
 plain text, so the three formats cannot disagree.
 
-Tested in tests/report/test_markdown.py.
+The text comes from :class:`OutcomeText`, which reads only compact run
+records (:class:`RunRecord`: status, error, each metric's score, threshold and
+reason); a streamed run keeps those records instead of whole case results
+(``set_tally.py``), and :class:`CaseOutcome` builds them from whole results
+for the HTML report and ``diff``.
+
+Tested in tests/report/test_outcomes.py and tests/report/test_markdown.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from agenteval.aggregation import case_statuses, metric_summaries
+from agenteval.aggregation import case_statuses
 from agenteval.report.console_tables import format_score
+from agenteval.report.metric_averages import MetricAverages
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 # Reasons longer than this are cut (with "…") wherever a reporter caps them.
 DEFAULT_REASON_CAP = 300
+
+
+class MetricRecord(NamedTuple):
+    """What the reports say about one overall metric result of one run."""
+
+    metric_name: str
+    eval_status: EvalStatus
+    score: float
+    threshold: float
+    reason: str  # metric_reason(), kept only for a metric that did not pass
+
+
+class RunRecord(NamedTuple):
+    """What the reports say about one run of a case."""
+
+    run_id: int
+    final_eval_status: EvalStatus
+    error_message: str
+    metrics: tuple[MetricRecord, ...]
+
+
+def metric_record(metric: EvalMetricResult, keep: int | None = None) -> MetricRecord:
+    """The record of ``metric``, its reason cut to ``keep`` characters (None = whole)."""
+    passed = metric.eval_status is EvalStatus.PASSED
+    reason = "" if passed else metric_reason(metric)
+    return MetricRecord(
+        metric.metric_name,
+        metric.eval_status,
+        metric.score,
+        metric.threshold,
+        reason if keep is None else reason[:keep],
+    )
+
+
+def run_record(run: EvalCaseResult, keep: int | None = None) -> RunRecord:
+    """The record of one case result; reasons and the error cut to ``keep`` characters.
+
+    Cutting at ``keep`` changes no output of :func:`cap` with a limit below ``keep``.
+    """
+    error = run.error_message if keep is None else run.error_message[:keep]
+    metrics = tuple(metric_record(m, keep) for m in run.overall_eval_metric_results or ())
+    return RunRecord(run.run_id, run.final_eval_status, error, metrics)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,46 +96,34 @@ class MetricShortfall:
 
 
 @dataclass(frozen=True, slots=True)
-class CaseOutcome:
-    """One eval case over all its runs, with the status that decides the exit code."""
+class OutcomeText:
+    """One eval case over all its runs (as records), with the status that decides the exit code."""
 
     eval_set_id: str
     eval_id: str
     status: EvalStatus
-    runs: tuple[EvalCaseResult, ...]  # sorted by runId
+    runs: tuple[RunRecord, ...]  # sorted by runId
 
     @property
     def multi_run(self) -> bool:
         """True when the case ran more than once."""
         return len(self.runs) > 1
 
+    @property
+    def passed_runs(self) -> int:
+        """How many of the case's runs passed."""
+        return sum(1 for run in self.runs if run.final_eval_status is EvalStatus.PASSED)
+
     def shortfalls(self) -> list[MetricShortfall]:
         """The metrics that fail the case: per run for one run, averaged across runs for several."""
         if not self.multi_run:
             return [
-                _shortfall(metric)
+                MetricShortfall(m.metric_name, m.score, m.threshold, m.reason)
                 for run in self.runs
-                for metric in run.overall_eval_metric_results or []
-                if metric.eval_status is EvalStatus.FAILED
+                for m in run.metrics
+                if m.eval_status is EvalStatus.FAILED
             ]
-        results = [m for run in self.runs for m in run.overall_eval_metric_results or []]
-        reasons = _first_reasons(results)
-        shortfalls: list[MetricShortfall] = []
-        for summary in metric_summaries(results):
-            if summary.eval_status is not EvalStatus.FAILED:
-                continue
-            counts = summary.status_counts
-            evaluated = (counts.passed + counts.failed) if counts else 0
-            shortfalls.append(
-                MetricShortfall(
-                    metric_name=summary.metric_name,
-                    score=summary.average_score,
-                    threshold=summary.threshold,
-                    reason=reasons.get(summary.metric_name, ""),
-                    runs_averaged=max(evaluated, 1),
-                )
-            )
-        return shortfalls
+        return _averaged_shortfalls([m for run in self.runs for m in run.metrics])
 
     def errors(self) -> list[str]:
         """The case's error messages, prefixed with the run when it ran several times."""
@@ -101,9 +139,9 @@ class CaseOutcome:
             return []
         lines = [
             f"{metric.metric_name} not evaluated"
-            + (f": {cap(reason, reason_cap)}" if (reason := metric_reason(metric)) else "")
+            + (f": {cap(metric.reason, reason_cap)}" if metric.reason else "")
             for run in self.runs
-            for metric in run.overall_eval_metric_results or []
+            for metric in run.metrics
             if metric.eval_status is EvalStatus.NOT_EVALUATED
         ]
         return list(dict.fromkeys(lines)) or ["a metric could not be evaluated"]
@@ -128,7 +166,7 @@ class CaseOutcome:
         for run in self.runs:
             prefix = f"run {run.run_id}: " if self.multi_run else ""
             lines.append(f"{prefix}{run.final_eval_status.value}")
-            for metric in run.overall_eval_metric_results or []:
+            for metric in run.metrics:
                 if metric.eval_status is not EvalStatus.PASSED:
                     lines.append(f"  {_metric_line(metric, reason_cap)}")
             if run.error_message:
@@ -136,32 +174,70 @@ class CaseOutcome:
         return lines
 
 
-def _shortfall(metric: EvalMetricResult) -> MetricShortfall:
-    return MetricShortfall(
-        metric_name=metric.metric_name,
-        score=metric.score,
-        threshold=metric.threshold,
-        reason=metric_reason(metric),
-    )
+@dataclass(frozen=True, slots=True)
+class CaseOutcome:
+    """One eval case over all its whole runs (HTML report, diff); text as :class:`OutcomeText`."""
+
+    eval_set_id: str
+    eval_id: str
+    status: EvalStatus
+    runs: tuple[EvalCaseResult, ...]  # sorted by runId
+
+    @property
+    def multi_run(self) -> bool:
+        """True when the case ran more than once."""
+        return len(self.runs) > 1
+
+    def text(self) -> OutcomeText:
+        """The same case as records, reasons whole."""
+        runs = tuple(run_record(run) for run in self.runs)
+        return OutcomeText(self.eval_set_id, self.eval_id, self.status, runs)
+
+    def shortfalls(self) -> list[MetricShortfall]:
+        """See :meth:`OutcomeText.shortfalls`."""
+        return self.text().shortfalls()
+
+    def errors(self) -> list[str]:
+        """See :meth:`OutcomeText.errors`."""
+        return self.text().errors()
+
+    def unevaluated(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> list[str]:
+        """See :meth:`OutcomeText.unevaluated`."""
+        return self.text().unevaluated(reason_cap)
+
+    def headline(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> str:
+        """See :meth:`OutcomeText.headline`."""
+        return self.text().headline(reason_cap)
+
+    def run_lines(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> list[str]:
+        """See :meth:`OutcomeText.run_lines`."""
+        return self.text().run_lines(reason_cap)
 
 
-def _metric_line(metric: EvalMetricResult, reason_cap: int | None) -> str:
+def _averaged_shortfalls(metrics: Iterable[MetricRecord]) -> list[MetricShortfall]:
+    """Metrics whose mean over runs fails, by name (as ``aggregation.metric_summaries``).
+
+    The reason is the first failing run's: an example of why the average is low.
+    """
+    averages = MetricAverages()
+    for m in metrics:
+        averages.add(m.metric_name, m.eval_status, m.score, m.threshold, m.reason)
+    return [
+        MetricShortfall(name, average.mean, average.threshold, average.reason, average.evaluated)
+        for name, average in averages.sorted()
+        if average.status is EvalStatus.FAILED
+    ]
+
+
+def _metric_line(metric: MetricRecord, reason_cap: int | None) -> str:
     if metric.eval_status is EvalStatus.FAILED:
-        return _shortfall(metric).text(reason_cap)
-    reason = cap(metric_reason(metric), reason_cap)
+        shortfall = MetricShortfall(
+            metric.metric_name, metric.score, metric.threshold, metric.reason
+        )
+        return shortfall.text(reason_cap)
+    reason = cap(metric.reason, reason_cap)
     line = f"{metric.metric_name}: {metric.eval_status.value}"
     return f"{line}: {reason}" if reason else line
-
-
-def _first_reasons(results: Iterable[EvalMetricResult]) -> dict[str, str]:
-    """The first failing run's reason per metric: an example of why its average is low."""
-    reasons: dict[str, str] = {}
-    for metric in results:
-        if metric.eval_status is EvalStatus.FAILED and metric.metric_name not in reasons:
-            reason = metric_reason(metric)
-            if reason:
-                reasons[metric.metric_name] = reason
-    return reasons
 
 
 def metric_reason(metric: EvalMetricResult) -> str:
@@ -209,9 +285,14 @@ def not_passed(results: Sequence[EvalSetResult]) -> list[CaseOutcome]:
 __all__ = [
     "DEFAULT_REASON_CAP",
     "CaseOutcome",
+    "MetricRecord",
     "MetricShortfall",
+    "OutcomeText",
+    "RunRecord",
     "cap",
     "case_outcomes",
     "metric_reason",
+    "metric_record",
     "not_passed",
+    "run_record",
 ]

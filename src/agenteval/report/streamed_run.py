@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenteval.aggregation import case_statuses, summarize_cases
 from agenteval.report.result_files import RESULT_SUFFIX, result_id, safe_name
 from agenteval.report.result_stream import ResultDocument
+from agenteval.report.set_tally import ReportSink, SetReport, overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -27,8 +27,6 @@ class StreamedSet:
 
     eval_set_id: str
     document: ResultDocument | None
-    # The eval set's result for the reports (cases included) until they read tallies.
-    result: EvalSetResult
     # Why the document could not be spooled (disk full ...), for the reports that need it.
     error: OSError | None = None
     file_name: str | None = None
@@ -60,13 +58,15 @@ class StreamedRun:
         app_name: str,
         documents: bool,
         spool_dir: Path | None = None,
+        tallies: ReportSink | None = None,
     ) -> None:
         self.output = output
         self.app_name = app_name
         self.documents = documents
         self.spool_dir = spool_dir
         self.sets: list[StreamedSet] = []
-        self._cases: list[EvalCaseResult] = []
+        # What the console, JUnit, Markdown and GitHub reports read (report/set_tally.py).
+        self.tallies = tallies if tallies is not None else ReportSink()
         self._current: StreamedSet | None = None
 
     def begin_set(self, eval_set_id: str, num_runs: int) -> None:
@@ -86,32 +86,23 @@ class StreamedRun:
                 )
             except OSError as exc:
                 error = exc
-        self._cases = []
-        self._current = StreamedSet(
-            eval_set_id, document, EvalSetResult(eval_set_id=eval_set_id), error, name
-        )
-        self._num_runs = num_runs
+        self._current = StreamedSet(eval_set_id, document, error, name)
+        self.tallies.begin_set(eval_set_id, num_runs)
 
     def add(self, case: EvalCaseResult) -> None:
         """Spool one finished case and count it."""
         current = self._current
         assert current is not None
-        self._cases.append(case)
         self._write(current, lambda document: document.add(case))
+        self.tallies.add(case)
 
     def end_set(self, head: EvalSetResult) -> None:
         """Finish the eval set's document with ``head``'s run state."""
         current = self._current
         assert current is not None
         self._write(current, lambda document: document.finish(head))
-        from agenteval.aggregation import build_summary
-
-        result = head.model_copy()
-        result.eval_case_results = self._cases
-        result.summary = build_summary(self._cases, self._num_runs)
-        current.result = result
+        self.tallies.end_set(head)
         self.sets.append(current)
-        self._cases = []
         self._current = None
 
     def _write(self, current: StreamedSet, step: Callable[[ResultDocument], None]) -> None:
@@ -128,14 +119,12 @@ class StreamedRun:
 
     def overall_status(self) -> EvalStatus:
         """The overall status of every case added."""
-        return summarize_cases(
-            status for item in self.sets for status in case_statuses(item.result).values()
-        )
+        return overall_status(self.tallies.reports)
 
     @property
-    def results(self) -> list[EvalSetResult]:
-        """The eval sets' results, for the reports that still read whole results."""
-        return [item.result for item in self.sets]
+    def reports(self) -> list[SetReport]:
+        """What the console, JUnit, Markdown and GitHub reports print, per eval set."""
+        return self.tallies.reports
 
     def close(self) -> None:
         """Drop every spool (the files written from them stay)."""

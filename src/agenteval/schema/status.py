@@ -7,6 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
+from typing import Any, cast
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import CoreSchema
 
 
 class EvalStatus(StrEnum):
@@ -19,6 +23,18 @@ class EvalStatus(StrEnum):
     # A case with a metric that could not be evaluated (judge unreachable, budget, ...).
     # In-memory and in reports only: result files keep trpc-agent-go's three values.
     INCOMPLETE = "incomplete"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        """Pydantic's enum schema, reading a status by its text in Python mode too.
+
+        Strict Python mode takes only members, yet parsed JSON holds the texts that
+        JSON mode reads; lax, a str is read by its text in both modes, so results
+        validate from parsed JSON (``result_validation.py``) as from JSON text.
+        """
+        schema = handler(source)
+        cast(dict[str, Any], schema)["strict"] = False
+        return schema
 
 
 # Module constants: reading a member through the enum class costs a metaclass lookup, and

@@ -1,0 +1,490 @@
+"""What the console, JUnit, Markdown and GitHub reports print about an eval set, tallied case by case.
+
+A streamed run hands every finished case result to :meth:`SetTally.add` in
+result-file order (run 1's cases, then run 2's, …) and drops it;
+:meth:`SetTally.finish` then takes the result's head (no cases; ``judgeUsage``,
+``judgeFailures`` and the other extras set) and returns a :class:`SetReport`,
+which the reporters read instead of the whole result.  :func:`set_report`
+does the same for a whole result (``show``, ``diff``, the tests), so both
+paths print the same text.
+
+What a tally holds (measured in tests/report/test_set_tally.py and
+bench/report_memory.py):
+
+* every case's status (a dict entry per evalId);
+* the first ``max_shown`` cases' whole results (the console prints them in
+  detail); with ``quiet`` instead the reason lines of the cases that may be
+  printed (failed, or with a metric not evaluated), until ``max_shown`` of
+  them failed;
+* a compact record per run (status, error, each metric's score, threshold and
+  the reason of a metric that did not pass, cut to ``reason_keep``
+  characters) of every case that did not pass cleanly, and of every run when
+  a case runs several times (its status is the mean over runs, known only
+  after the last one);
+* running sums: metric averages, unstable judge turns, gate methods.
+
+A case that passed with every metric passed and no error, run once, leaves
+only its status behind: ~80 bytes, against ~0.8 KB for a failing case and
+~290 bytes per case result of a three-run set until :meth:`SetTally.finish`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenteval.exit_codes import ExitCode
+from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
+from agenteval.report.metric_averages import MetricAverages
+from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, MetricSummary, extra
+from agenteval.schema.status import EvalStatus, status_for, summarize
+
+# Reasons and errors are kept to one character more than the largest cap a report
+# applies (JUnit's 2,000-character bodies), so every capped text is unchanged.
+REASON_KEEP = 2001
+DEFAULT_MAX_SHOWN = 200
+# Extra key of an EvalSetResult holding its wall time in seconds (read when present).
+DURATION_KEY = "durationSeconds"
+
+_PASSED = EvalStatus.PASSED
+_FAILED = EvalStatus.FAILED
+_NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+_INCOMPLETE = EvalStatus.INCOMPLETE
+
+
+@dataclass(frozen=True, slots=True)
+class ShownCase:
+    """A case the console prints in detail.
+
+    ``runs`` holds its whole results (sorted by runId) without ``quiet``; with
+    ``quiet`` it is empty and ``lines`` holds the reason lines, ``score`` the
+    first run's score and ``passed_runs`` / ``run_count`` its runs.
+    """
+
+    eval_id: str
+    status: EvalStatus
+    runs: tuple[EvalCaseResult, ...] = ()
+    lines: tuple[ReasonLine, ...] = ()
+    score: float = 0.0
+    passed_runs: int = 0
+    run_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SetReport:
+    """Everything the console, JUnit, Markdown and GitHub reports print about one eval set."""
+
+    eval_set_id: str
+    num_runs: int
+    # Status per evalId in order of first appearance (the one that decides the exit code).
+    statuses: dict[str, EvalStatus]
+    # Cases not passed, and passed cases with a run that did not pass, as compact text.
+    outcomes: dict[str, OutcomeText]
+    shown: dict[str, ShownCase]
+    # The console view tallied: detail for at most max_shown cases (None: all), quiet, verbose.
+    max_shown: int | None
+    quiet: bool
+    verbose: bool
+    metric_summaries: list[MetricSummary]
+    unstable: int
+    gate_methods: dict[str, dict[str, int]]
+    # (evalId, runs passed) per case, sorted by evalId, for pass@k; empty for one run.
+    pass_counts: list[tuple[str, int]]
+    judge_usage: dict[str, Any] | None = None
+    eval_set_result_id: str = ""
+    creation_timestamp: float | None = None
+    seconds: float = 0.0  # the result's durationSeconds extra key, else 0
+    counts: dict[EvalStatus, int] = field(default_factory=dict)
+
+    def count(self, status: EvalStatus) -> int:
+        """How many cases have ``status``."""
+        return self.counts.get(status, 0)
+
+    def not_passed(self) -> list[OutcomeText]:
+        """The cases that did not pass, in report order."""
+        return [
+            self.outcomes[eval_id]
+            for eval_id, status in self.statuses.items()
+            if status is not _PASSED
+        ]
+
+
+class _QuietCase:
+    """What ``--quiet`` prints about a case that may be shown: header numbers, reason lines."""
+
+    __slots__ = ("lines", "run_id", "score")
+
+    def __init__(self, run_id: int, score: float) -> None:
+        self.run_id = run_id  # the lowest runId seen, whose score the header shows
+        self.score = score
+        self.lines: list[tuple[int, list[ReasonLine]]] = []
+
+
+class SetTally:
+    """Running tally of one eval set's case results; :meth:`finish` gives its :class:`SetReport`."""
+
+    def __init__(
+        self,
+        eval_set_id: str,
+        num_runs: int,
+        *,
+        max_shown: int | None = DEFAULT_MAX_SHOWN,
+        quiet: bool = False,
+        verbose: bool = False,
+        reason_keep: int | None = REASON_KEEP,
+        repeats: bool | None = None,
+        hold: bool = False,
+    ) -> None:
+        """``repeats``: cases may come more than once (default: ``num_runs > 1``).
+
+        ``hold``: with ``quiet``, treat every case as one that may be printed (a whole
+        result's ``judgeFailures`` may name any case; its caller holds every result anyway).
+        """
+        self.eval_set_id = eval_set_id
+        self.num_runs = num_runs
+        self._max_shown = max_shown
+        self._quiet = quiet
+        self._verbose = verbose
+        self._keep = reason_keep
+        self._repeats = num_runs > 1 if repeats is None else repeats
+        self._hold = hold
+        self._status: dict[str, EvalStatus | None] = {}
+        self._records: dict[str, list[RunRecord]] = {}
+        self._not_evaluated: set[str] = set()
+        self._shown: dict[str, list[EvalCaseResult]] = {}
+        self._quiet_cases: dict[str, _QuietCase] = {}
+        self._certain_shown = 0
+        self._metrics = MetricAverages()
+        self._unstable = 0
+        self._gates: dict[str, dict[str, int]] = {}
+        self._finished = False
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Count one case result (result-file order); keeps only what the reports print."""
+        if self._finished:
+            raise RuntimeError("SetTally.add after finish")
+        eval_id = case.eval_id
+        first = eval_id not in self._status
+        has_not_evaluated = _any_not_evaluated(case)
+        if has_not_evaluated:
+            self._not_evaluated.add(eval_id)
+        status: EvalStatus | None = None
+        if not self._repeats:
+            status = summarize((case.final_eval_status,))
+            if status is _NOT_EVALUATED and case.error_message:
+                status = _FAILED
+            self._status[eval_id] = status
+            if status is not _PASSED or case.error_message or not _all_passed(case):
+                self._records[eval_id] = [run_record(case, self._keep)]
+        else:
+            if first:
+                self._status[eval_id] = None
+            self._records.setdefault(eval_id, []).append(run_record(case, self._keep))
+        self._tally_metrics(case)
+        if self._quiet:
+            self._add_quiet(case, status, has_not_evaluated)
+        elif eval_id in self._shown:
+            self._shown[eval_id].append(case)
+        elif first and (self._max_shown is None or len(self._shown) < self._max_shown):
+            self._shown[eval_id] = [case]
+
+    def _tally_metrics(self, case: EvalCaseResult) -> None:
+        for metric in case.overall_eval_metric_results or ():
+            self._metrics.add(
+                metric.metric_name, metric.eval_status, metric.score, metric.threshold
+            )
+            methods = (metric.model_extra or {}).get("methods")
+            if isinstance(methods, dict):
+                add_gate_methods(self._gates, metric.metric_name, methods)
+        self._unstable += unstable_turns((case,))
+
+    def _add_quiet(
+        self, case: EvalCaseResult, status: EvalStatus | None, has_not_evaluated: bool
+    ) -> None:
+        # --quiet prints failed and incomplete cases; whether a case is either is known at
+        # finish (judgeFailures; the mean over runs), so the ones that may be are kept until then.
+        full = self._max_shown is not None and self._certain_shown >= self._max_shown
+        if full and case.eval_id not in self._quiet_cases:
+            return  # max_shown failed cases came before: no later case is printed in detail
+        candidate = self._hold or self._repeats or status is _FAILED or has_not_evaluated
+        if not candidate:
+            return
+        if status is _FAILED:
+            self._certain_shown += 1
+        quiet_case = self._quiet_cases.get(case.eval_id)
+        if quiet_case is None:
+            quiet_case = self._quiet_cases[case.eval_id] = _QuietCase(case.run_id, case.score)
+        elif case.run_id < quiet_case.run_id:
+            quiet_case.run_id, quiet_case.score = case.run_id, case.score
+        lines = reason_lines(case, multi_run=self.num_runs > 1, verbose=self._verbose)
+        if lines:
+            quiet_case.lines.append((case.run_id, lines))
+
+    def finish(self, head: EvalSetResult) -> SetReport:
+        """The eval set's report; ``head`` is its result without cases (extras set)."""
+        self._finished = True
+        incomplete = self._incomplete(head)
+        statuses: dict[str, EvalStatus] = {}
+        outcomes: dict[str, OutcomeText] = {}
+        for eval_id, known in self._status.items():
+            runs = self._runs(eval_id)
+            # The mean over runs adds scores in arrival order, as case_statuses does.
+            status = known if known is not None else _case_status(self._records[eval_id])
+            if eval_id in incomplete:
+                status = _INCOMPLETE
+            statuses[eval_id] = status
+            if status is not _PASSED or any(r.final_eval_status is not _PASSED for r in runs):
+                outcomes[eval_id] = OutcomeText(self.eval_set_id, eval_id, status, runs)
+        counts: dict[EvalStatus, int] = {}
+        for status in statuses.values():
+            counts[status] = counts.get(status, 0) + 1
+        return SetReport(
+            eval_set_id=self.eval_set_id,
+            num_runs=self.num_runs,
+            statuses=statuses,
+            outcomes=outcomes,
+            shown=self._shown_cases(statuses, outcomes),
+            max_shown=self._max_shown,
+            quiet=self._quiet,
+            verbose=self._verbose,
+            metric_summaries=self._metrics.summaries(),
+            unstable=self._unstable,
+            gate_methods=self._gates,
+            pass_counts=self._pass_counts(head),
+            judge_usage=head.judge_usage,
+            eval_set_result_id=head.eval_set_result_id,
+            creation_timestamp=head.creation_timestamp,
+            seconds=suite_time(head),
+            counts=counts,
+        )
+
+    def _runs(self, eval_id: str) -> tuple[RunRecord, ...]:
+        records = self._records.get(eval_id)
+        if records is None:
+            # Passed, every metric passed, no error: nothing a report prints about its run.
+            return (RunRecord(1, _PASSED, "", ()),)
+        return tuple(sorted(records, key=lambda r: r.run_id))
+
+    def _incomplete(self, head: EvalSetResult) -> set[str]:
+        # As aggregation.incomplete_cases: a list of evalIds, or (older files) a count.
+        marked = head.judge_failures
+        if isinstance(marked, list):
+            return {str(eval_id) for eval_id in marked}
+        return set(self._not_evaluated) if marked else set()
+
+    def _shown_cases(
+        self, statuses: dict[str, EvalStatus], outcomes: dict[str, OutcomeText]
+    ) -> dict[str, ShownCase]:
+        if not self._quiet:
+            return {
+                eval_id: ShownCase(
+                    eval_id, statuses[eval_id], tuple(sorted(runs, key=lambda r: r.run_id))
+                )
+                for eval_id, runs in self._shown.items()
+            }
+        shown: dict[str, ShownCase] = {}
+        for eval_id, status in statuses.items():
+            if status not in (_FAILED, _INCOMPLETE):
+                continue
+            if self._max_shown is not None and len(shown) >= self._max_shown:
+                break
+            outcome = outcomes[eval_id]
+            # Not kept: a judgeFailures list naming a case with no metric left unevaluated
+            # (the runner never writes one); printed with what its record says.
+            quiet_case = self._quiet_cases.get(eval_id) or _QuietCase(0, 0.0)
+            ordered = sorted(quiet_case.lines, key=lambda item: item[0])
+            shown[eval_id] = ShownCase(
+                eval_id,
+                status,
+                lines=tuple(line for _, lines in ordered for line in lines),
+                score=quiet_case.score,
+                passed_runs=outcome.passed_runs,
+                run_count=len(outcome.runs),
+            )
+        return shown
+
+    def _pass_counts(self, head: EvalSetResult) -> list[tuple[str, int]]:
+        if self.num_runs <= 1:
+            return []
+        if head.summary is not None:
+            # A saved file's own summary, as the console always read it.
+            return [
+                (case.eval_id, case.run_status_counts.passed if case.run_status_counts else 0)
+                for case in head.summary.eval_case_summaries or []
+            ]
+        return [
+            (eval_id, sum(1 for r in self._runs(eval_id) if r.final_eval_status is _PASSED))
+            for eval_id in sorted(self._status)
+        ]
+
+
+class ReportSink:
+    """The reports' part of a run's case sink: one :class:`SetTally` per eval set, in order.
+
+    ``begin_set`` / ``add`` / ``end_set`` take what the runner's sink methods get;
+    :attr:`reports` holds the finished eval sets' :class:`SetReport` objects.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_shown: int | None = DEFAULT_MAX_SHOWN,
+        quiet: bool = False,
+        verbose: bool = False,
+    ) -> None:
+        self._max_shown = max_shown
+        self._quiet = quiet
+        self._verbose = verbose
+        self._tally: SetTally | None = None
+        self.reports: list[SetReport] = []
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        """Start tallying an eval set of ``num_runs`` runs."""
+        self._tally = SetTally(
+            eval_set_id,
+            num_runs,
+            max_shown=self._max_shown,
+            quiet=self._quiet,
+            verbose=self._verbose,
+        )
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Count one finished case (result-file order)."""
+        assert self._tally is not None, "add before begin_set"
+        self._tally.add(case)
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """Finish the eval set with its head (no cases; judgeFailures and the other extras set)."""
+        assert self._tally is not None, "end_set before begin_set"
+        self.reports.append(self._tally.finish(head))
+        self._tally = None
+
+
+def add_gate_methods(totals: dict[str, dict[str, int]], name: str, methods: dict[Any, Any]) -> None:
+    """Add one metric result's ``methods`` counts (final_response_gate) to ``totals``."""
+    counts = totals.setdefault(name, {})
+    for method, count in methods.items():
+        if isinstance(count, int) and not isinstance(count, bool):
+            counts[method] = counts.get(method, 0) + count
+
+
+def suite_time(result: EvalSetResult) -> float:
+    """Seconds an eval set took: its ``durationSeconds`` extra key, else 0."""
+    value = extra(result).get(DURATION_KEY)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if math.isfinite(value) and value >= 0 else 0.0
+
+
+def _all_passed(case: EvalCaseResult) -> bool:
+    return all(m.eval_status is _PASSED for m in case.overall_eval_metric_results or ())
+
+
+def _any_not_evaluated(case: EvalCaseResult) -> bool:
+    # As aggregation's check for the cases an old file's judgeFailures count marks.
+    if any(m.eval_status is _NOT_EVALUATED for m in case.overall_eval_metric_results or ()):
+        return True
+    return any(
+        m.eval_status is _NOT_EVALUATED
+        for turn in case.eval_metric_result_per_invocation or ()
+        for m in turn.eval_metric_results or ()
+    )
+
+
+def _case_status(runs: list[RunRecord]) -> EvalStatus:
+    """As aggregation.case_statuses: one run its status, several the mean of each metric."""
+    if len(runs) <= 1:
+        status = summarize(run.final_eval_status for run in runs)
+    else:
+        status = _averaged_status(runs)
+    if status is _NOT_EVALUATED and any(run.error_message for run in runs):
+        return _FAILED
+    return status
+
+
+def _averaged_status(runs: list[RunRecord]) -> EvalStatus:
+    # Unlike the file summary, the threshold comes from the first evaluated run.
+    sums: dict[str, list[float]] = {}
+    for run in runs:
+        for metric in run.metrics:
+            if metric.eval_status is _NOT_EVALUATED:
+                continue
+            entry = sums.get(metric.metric_name)
+            if entry is None:
+                entry = sums[metric.metric_name] = [metric.threshold, 0.0, 0.0]
+            entry[1] += 1
+            entry[2] += metric.score
+    return summarize(
+        status_for(total / count, threshold) for threshold, count, total in sums.values()
+    )
+
+
+def num_runs(result: EvalSetResult) -> int:
+    """N of a result: the summary's numRuns, else the highest runId (at least 1)."""
+    if result.summary is not None and result.summary.num_runs > 0:
+        return result.summary.num_runs
+    return max((case.run_id for case in result.case_results()), default=1) or 1
+
+
+def overall_status(reports: Sequence[SetReport]) -> EvalStatus:
+    """As ``aggregation.overall_status``: incomplete, else failed, else passed, else not evaluated."""
+
+    def anywhere(status: EvalStatus) -> bool:
+        return any(report.count(status) for report in reports)
+
+    for status in (_INCOMPLETE, _FAILED, _PASSED):
+        if anywhere(status):
+            return status
+    return _NOT_EVALUATED
+
+
+def exit_code(reports: Sequence[SetReport]) -> int:
+    """As ``aggregation.exit_code``: 0 all passed, 1 a case failed, 3 a case incomplete."""
+    status = overall_status(reports)
+    if status is _INCOMPLETE:
+        return ExitCode.INCOMPLETE
+    return ExitCode.PASSED if status is _PASSED else ExitCode.FAILED
+
+
+def set_report(
+    result: EvalSetResult,
+    *,
+    max_shown: int | None = DEFAULT_MAX_SHOWN,
+    quiet: bool = False,
+    verbose: bool = False,
+) -> SetReport:
+    """The :class:`SetReport` of a whole result (reasons whole, as the result holds them)."""
+    cases = result.case_results()
+    ids = [case.eval_id for case in cases]
+    tally = SetTally(
+        result.eval_set_id,
+        num_runs(result),
+        max_shown=max_shown,
+        quiet=quiet,
+        verbose=verbose,
+        reason_keep=None,
+        repeats=True if len(set(ids)) != len(ids) else None,
+        hold=True,
+    )
+    for case in cases:
+        tally.add(case)
+    return tally.finish(result)
+
+
+__all__ = [
+    "DEFAULT_MAX_SHOWN",
+    "REASON_KEEP",
+    "ReportSink",
+    "SetReport",
+    "SetTally",
+    "ShownCase",
+    "add_gate_methods",
+    "exit_code",
+    "num_runs",
+    "overall_status",
+    "set_report",
+    "suite_time",
+]

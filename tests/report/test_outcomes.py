@@ -1,0 +1,77 @@
+"""Outcome text from compact run records: the same capped text whether reasons are whole or cut."""
+
+from __future__ import annotations
+
+from agenteval.report.outcomes import CaseOutcome, OutcomeText, cap, case_outcomes, run_record
+from agenteval.report.set_tally import REASON_KEEP
+from agenteval.schema.status import EvalStatus
+from sample_results import F, N, case_result, eval_set_result, metric
+
+LONG = "why " * 1500  # 6,000 characters
+
+
+def outcome_texts(outcome: CaseOutcome, keep: int | None) -> list[object]:
+    text = OutcomeText(
+        outcome.eval_set_id,
+        outcome.eval_id,
+        outcome.status,
+        tuple(run_record(run, keep) for run in outcome.runs),
+    )
+    return [
+        [s.text(cap) for s in text.shortfalls() for cap in (300, 2000, None)],
+        [cap(error, limit) for error in text.errors() for limit in (300, 2000)],
+        [text.unevaluated(cap) for cap in (300, 2000)],
+        [text.headline(cap) for cap in (300, 2000)],
+        [text.run_lines(cap) for cap in (300, 2000)],
+        text.passed_runs,
+        text.multi_run,
+    ]
+
+
+def test_reasons_cut_at_reason_keep_change_no_capped_text() -> None:
+    cases = [
+        case_result(
+            "s", "one", [metric("a", 0.2, reason=LONG), metric("b", 0, status=N, reason=LONG)]
+        ),
+        case_result("s", "one", [metric("a", 0.4, reason="x" * 2001)], run_id=2),
+        case_result("s", "two", [], error=LONG),
+        case_result("s", "two", [metric("a", 1.0)], run_id=2),
+    ]
+    result = eval_set_result("s", cases, num_runs=2)
+    for outcome in case_outcomes(result):
+        whole = outcome_texts(outcome, None)
+        cut = outcome_texts(outcome, REASON_KEEP)
+        # Only the uncapped shortfall text may differ (nothing prints it uncapped from a tally).
+        assert whole[1:] == cut[1:]
+        assert [t for i, t in enumerate(whole[0]) if i % 3 != 2] == [
+            t for i, t in enumerate(cut[0]) if i % 3 != 2
+        ]
+
+
+def test_case_outcome_text_is_the_records_text() -> None:
+    cases = [
+        case_result("s", "c", [metric("a", 0.2, reason=";;bad;"), metric("b", 1.0)]),
+        case_result("s", "c", [metric("a", 0.9, reason="better")], run_id=2),
+        case_result(
+            "s", "c", [metric("a", 0.1, reason="worst"), metric("b", 0, status=N)], run_id=3
+        ),
+    ]
+    (outcome,) = case_outcomes(eval_set_result("s", cases, num_runs=3))
+    assert outcome.status is F
+    text = outcome.text()
+    assert [r.run_id for r in text.runs] == [1, 2, 3]
+    (shortfall,) = text.shortfalls()
+    assert shortfall.text() == "a: average over 3 runs 0.4 < threshold 1: bad"
+    assert outcome.headline() == text.headline() == shortfall.text()
+    assert text.run_lines() == [
+        "run 1: failed",
+        "  a: score 0.2 < threshold 1: bad",
+        "run 2: failed",
+        "  a: score 0.9 < threshold 1: better",
+        "run 3: failed",
+        "  a: score 0.1 < threshold 1: worst",
+        "  b: not_evaluated",
+    ]
+    assert text.passed_runs == 0
+    assert text.runs[0].metrics[1].reason == ""  # a passing metric keeps no reason
+    assert text.status is EvalStatus.FAILED
