@@ -351,10 +351,17 @@ def file_order(plan: EvalSetPlan) -> list[str]:
     return list(plan.case_ids)
 
 
+def _fresh_cases(plan: EvalSetPlan, settings: RunSettings, run_id: int) -> PlannedCases:
+    """The plan's cases not resumed in run ``run_id``, picked by evalId (no case is built)."""
+    if not settings.skip:
+        return plan.cases
+    skip, eval_set_id = settings.skip, plan.eval_set_id
+    return plan.cases.where(lambda eval_id: (eval_set_id, eval_id, run_id) not in skip)
+
+
 def _fresh_runs(plan: EvalSetPlan, settings: RunSettings, run_id: int) -> Iterator[Work]:
-    for case in plan.cases:
-        if (plan.eval_set_id, case.eval_id, run_id) not in settings.skip:
-            yield run_id, case
+    for case in _fresh_cases(plan, settings, run_id):
+        yield run_id, case
 
 
 def planned_runs(plan: EvalSetPlan, settings: RunSettings) -> list[tuple[int, EvalCase]]:
@@ -367,10 +374,9 @@ def planned_runs(plan: EvalSetPlan, settings: RunSettings) -> list[tuple[int, Ev
 
 
 def count_planned(plan: EvalSetPlan, settings: RunSettings) -> int:
-    """``len(planned_runs(...))`` without building the pairs when nothing is resumed."""
-    if not settings.skip:
-        return len(plan.cases) * settings.num_runs
-    return len(planned_runs(plan, settings))
+    """``len(planned_runs(...))`` without building a case."""
+    runs = range(1, settings.num_runs + 1)
+    return sum(len(_fresh_cases(plan, settings, run_id)) for run_id in runs)
 
 
 def _run_id(case: EvalCaseResult) -> int:
