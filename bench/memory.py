@@ -11,36 +11,26 @@ within 10 % of the 10,000-case run.
     python bench/memory.py [--cases 10000,50000,100000]
     python bench/memory.py --profile 50000 [--top 15] [--frames 4]   # tracemalloc, in-process
 
-Where the memory goes today (main at 7a9feac, ``--profile 50000 --frames 4``;
-tracemalloc MB = 10**6 bytes, Python allocations only; everything below grows
-linearly with the number of cases; 2-4 live until the process ends, 1 and 5 during a write):
+Measured after the streaming work (issue 13, item 5; ``python bench/memory.py`` on the
+2-core box, load ~0.8):
 
-1. The ``--json`` run document, built whole before one write (the peak):
-   ``result_files.run_document`` -> ``schema/base.py:91 dump()`` turns every
-   ``EvalSetResult`` into plain dicts, 686 MB (9.25 M blocks) + 120 MB
-   (``schema/base.py:79``), then ``result_files.py:47`` holds its text as a
-   400 MB str *and* a 400 MB bytes copy.  Live at that write: 2,386 MB; traced
-   peak 2,918 MB (1,308 MB while scoring).  ~32 KB per case, transient.
-2. Stored per-case results (``runner.py``): two ``EvalMetricResult`` per case
-   (``runner.py:163`` and ``:197``, 114 MB each), their details/values
-   (``runner.py:180`` 54 MB, ``evaluators/base.py:122`` 54 MB, ``:126`` 42 MB),
-   the case results (``runner.py:288`` 64 MB): ~450 MB, ~9 KB per case.
-3. The loaded eval set, held by ``EvalSetPlan`` all run: pydantic models from
-   ``loading.py:142 EvalSet.model_validate`` 274 MB (2.2 M blocks) plus the
-   leaf strings/dicts of ``checks/documents.py:32 pydantic_core.from_json`` that
-   the models keep, 91 MB: ~365 MB, ~7 KB per case.
-4. Summaries computed from the stored results (``aggregation.py``): metric
-   summaries ``:114`` 106 MB, counts ``:83`` 72 MB, case summaries ``:345``
-   60 MB, case metrics ``:256`` 48 MB: ~285 MB, ~6 KB per case.
-5. The ``--output`` result file, encoded whole: ``gojson.py:312`` one 349 MB
-   bytes block while it is written (~7 KB per case, transient).
+    cases:  10,000  peak RSS:  92 MB  per case: 372 us  ratio 1.00x  run.json:  80 MB
+    cases:  50,000  peak RSS: 154 MB  per case: 388 us  ratio 1.04x  run.json: 400 MB
+    cases: 100,000  peak RSS: 240 MB  per case: 369 us  ratio 0.99x  run.json: 799 MB
 
-Measured at the same commit (``python bench/memory.py``, shared 2-core box):
-peak RSS 661 MB at 10k, 2,983 MB at 50k, 5,897 MB at 100k (~59 KB per case);
-633 / 641 / 697 us per case, 1.00x / 1.01x / 1.10x of 10k (run.json 80 / 400 / 799 MB).
-To stream: write each case's result as it finishes (1, 5 go), keep only the
-running tallies the summaries need (4 goes), drop a case's invocations and
-metric results once written (2 goes) and load/score the eval set case by case (3).
+(before: 661 / 2,983 / 5,897 MB and 633 / 641 / 697 us per case).  What is left grows
+with the file, not with what a case holds: at 100,000 cases ~44 MB of Python after the
+imports, the eval set's 114 MB of bytes that the lazy cases are validated from one at a
+time (``lazy_cases.py``), a few ints and the evalId per case for the checks, the summary
+and the report tallies (~80 bytes per passing case, ``report/set_tally.py``).  Every
+case result is encoded into a spool file as it finishes and dropped
+(``report/result_stream.py``); the result file and the run document are copied out of
+the spools at the end in 1 MiB pieces.
+
+Where the memory went before (main at 7a9feac, ``--profile 50000 --frames 4``): the
+``--json`` document built whole (~2.4 GB live at 50k), the stored case results
+(~450 MB), the eval set as models (~365 MB), the summaries (~285 MB), the result file
+encoded whole (~349 MB).
 """
 
 from __future__ import annotations
@@ -139,34 +129,35 @@ def cli_command(evalset: Path, work: Path) -> list[str]:
 
 
 def profile(cases: int, top: int, frames: int) -> None:
-    """Score ``cases`` cases in-process under tracemalloc; print the live holders at the peak."""
+    """Score ``cases`` cases in-process under tracemalloc as ``agenteval run`` does (streamed
+    into spools, then written); print the live holders after scoring and after writing."""
     from agenteval import api
     from agenteval.report import result_files
-    from agenteval.report.atomic_write import write_bytes_atomic
+    from agenteval.report.result_stream import write_result_document, write_run_document
+    from agenteval.report.streamed_run import StreamedRun
 
     snapshots: dict[str, tracemalloc.Snapshot] = {}
-
-    def snapshot_then_write(path: Path | str, payload: bytes) -> Path:
-        # The moment just before a report's bytes go to disk: the dumped document is live.
-        snapshots[f"while writing {Path(path).name[:40]}"] = tracemalloc.take_snapshot()
-        return write_bytes_atomic(path, payload)
-
-    vars(result_files)["write_bytes_atomic"] = snapshot_then_write
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         evalset = write_suite(root, cases)
         tracemalloc.start(frames)
         started = time.perf_counter()
-        result = api.evaluate(evalset, cache=None)
+        sink = StreamedRun(output=root / "out", app_name="agenteval", documents=True)
+        api.evaluate(evalset, cache=None, sink=sink)
         snapshots["after scoring"] = tracemalloc.take_snapshot()
         _, peak_scoring = tracemalloc.get_traced_memory()
         tracemalloc.reset_peak()
-        for item in result.results:
-            result_files.write_result(item, root / "out", "agenteval")
-        result_files.write_run_json(root / "run.json", result)
+        for item in sink.sets:
+            assert item.document is not None and item.file_name is not None
+            write_result_document(item.document, root / "out" / item.file_name)
+        header = result_files.run_header([r.statuses.values() for r in sink.reports])
+        documents = [item.document for item in sink.sets if item.document is not None]
+        write_run_document(root / "run.json", documents, header, {"warnings": []})
+        snapshots["after writing"] = tracemalloc.take_snapshot()
         _, peak_writing = tracemalloc.get_traced_memory()
         elapsed = time.perf_counter() - started
         tracemalloc.stop()
+        sink.close()
     print(
         f"{cases:,} cases in {elapsed:.0f} s (traced); traced peak while scoring "
         f"{peak_scoring / 1e6:.0f} MB, while writing --output and --json {peak_writing / 1e6:.0f} MB"
