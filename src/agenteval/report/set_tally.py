@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenteval.aggregation import any_not_evaluated
 from agenteval.exit_codes import ExitCode
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
 from agenteval.report.metric_averages import MetricAverages
@@ -168,7 +169,7 @@ class SetTally:
             raise RuntimeError("SetTally.add after finish")
         eval_id = case.eval_id
         first = eval_id not in self._status
-        has_not_evaluated = _any_not_evaluated(case)
+        has_not_evaluated = any_not_evaluated(case)
         if has_not_evaluated:
             self._not_evaluated.add(eval_id)
         status: EvalStatus | None = None
@@ -381,17 +382,6 @@ def suite_time(result: EvalSetResult) -> float:
 
 def _all_passed(case: EvalCaseResult) -> bool:
     return all(m.eval_status is _PASSED for m in case.overall_eval_metric_results or ())
-
-
-def _any_not_evaluated(case: EvalCaseResult) -> bool:
-    # As aggregation's check for the cases an old file's judgeFailures count marks.
-    if any(m.eval_status is _NOT_EVALUATED for m in case.overall_eval_metric_results or ()):
-        return True
-    return any(
-        m.eval_status is _NOT_EVALUATED
-        for turn in case.eval_metric_result_per_invocation or ()
-        for m in turn.eval_metric_results or ()
-    )
 
 
 def _case_status(runs: list[RunRecord]) -> EvalStatus:
