@@ -975,11 +975,28 @@ def main_options(
     """Score recorded AI-agent traces with deterministic comparers and LLM judges."""
 
 
+def _interrupted_inside_typer(exc: SystemExit) -> bool:
+    """True when ``exc`` is typer's exit 130 for a KeyboardInterrupt it caught."""
+    if exc.code != 130:
+        return False
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
         app()
     except SystemExit as exc:
+        if _interrupted_inside_typer(exc):
+            # A signal while typer parsed the command line: typer turns the KeyboardInterrupt
+            # into exit 130 without a word; ours is "interrupted" and exit 3 in every phase.
+            _stderr().print("interrupted")
+            sys.exit(api.EXIT_INCOMPLETE)
         sys.exit(exc.code)
     except BrokenPipeError:
         # `agenteval ... | head`: the reader left; not an error of ours.
