@@ -250,8 +250,9 @@ def test_large_run(
         # Every finished case is held, in file order, scored as the uninterrupted run scored it.
         assert list(kept) == list(full)[: len(kept)]
         assert all(scored(case) == scored(full[eval_id]) for eval_id, case in kept.items())
-        run = json.loads((tmp_path / "run.json").read_bytes())
-        assert len(run["evalSetResults"][0]["evalCaseResults"] or []) == len(kept)
+        # The run document holds the same cases (counted without parsing 160 MB again).
+        held = (tmp_path / "run.json").read_bytes().count(b'"finalEvalStatus"')
+        assert held == len(kept)
     if point not in LARGE_RESUMED:
         return
     resume = ["--resume", str(partial[0])] if partial else []
