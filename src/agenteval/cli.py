@@ -587,33 +587,22 @@ def _report_jobs(
 
 def _result_job(item: StreamedSet, output: Path) -> ReportJob:
     def write() -> Path:
-        if item.error is not None:
-            raise item.error
-        if item.document is None or item.file_name is None:
-            raise OSError("the result was not kept")
-        return write_result_document(item.document, output / item.file_name)
+        document = item.finished()
+        if item.file_name is None:  # named whenever --output is given
+            raise OSError("the result file was not named")
+        return write_result_document(document, output / item.file_name)
 
     return ReportJob(f"{output} (result file of {item.eval_set_id})", write)
 
 
 def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun) -> Path:
     """The ``--json`` run document, copied together from the eval sets' spooled documents."""
-    documents = []
-    for item in sink.sets:
-        if item.error is not None:
-            raise item.error
-        if item.document is None:
-            raise OSError("a result was not kept")
-        documents.append(item.document)
+    documents = [item.finished() for item in sink.sets]
     header = result_files.run_header(
         [report.statuses.values() for report in sink.reports],
         duration_seconds=result.elapsed,
     )
-    trailer: dict[str, object] = {"warnings": [str(w) for w in result.warnings]}
-    if result.agent_stats is not None:
-        # What the driven agent did (run --agent); absent for runs that only read traces.
-        trailer["agent"] = result.agent_stats.to_json()
-    return write_run_document(path, documents, header, trailer)
+    return write_run_document(path, documents, header, result_files.run_trailer(result))
 
 
 def _signal_notice(text: str) -> None:

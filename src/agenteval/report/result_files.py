@@ -144,14 +144,19 @@ class RunOutcome(Protocol):
     def warnings(self) -> Sequence[object]: ...
 
 
-def write_run_json(path: Path, run: RunOutcome) -> Path:
-    """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
-    extra: dict[str, Any] = {"warnings": [str(w) for w in run.warnings]}
+def run_trailer(run: object) -> dict[str, Any]:
+    """The keys of a run document after ``evalSetResults``: the run's warnings and agent."""
+    trailer: dict[str, Any] = {"warnings": [str(w) for w in getattr(run, "warnings", ())]}
     # What the driven agent did (run --agent); absent for runs that only read traces.
     agent = getattr(run, "agent_stats", None)
     if agent is not None:
-        extra["agent"] = agent.to_json()
-    document = run_document(run.results, duration_seconds=run.elapsed, extra=extra)
+        trailer["agent"] = agent.to_json()
+    return trailer
+
+
+def write_run_json(path: Path, run: RunOutcome) -> Path:
+    """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
+    document = run_document(run.results, duration_seconds=run.elapsed, extra=run_trailer(run))
     return write_json(path, document)
 
 
@@ -162,6 +167,7 @@ __all__ = [
     "result_id",
     "run_document",
     "run_header",
+    "run_trailer",
     "safe_name",
     "to_go_json",
     "write_json",

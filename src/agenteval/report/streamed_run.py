@@ -31,14 +31,18 @@ class StreamedSet:
     error: OSError | None = None
     file_name: str | None = None
 
-    def load(self) -> EvalSetResult:
-        """The eval set's whole result, read back from its document (for the HTML page)."""
+    def finished(self) -> ResultDocument:
+        """The finished document; the spooling error, or OSError when none was kept."""
         if self.error is not None:
             raise self.error
         if self.document is None:
             raise OSError("the result was not kept")
+        return self.document
+
+    def load(self) -> EvalSetResult:
+        """The eval set's whole result, read back from its document (for the HTML page)."""
         buffer = io.BytesIO()
-        self.document.copy_to(buffer.write)
+        self.finished().copy_to(buffer.write)
         return EvalSetResult.model_validate_json(buffer.getvalue())
 
 
