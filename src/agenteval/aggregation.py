@@ -219,8 +219,8 @@ def pass_rates(n: int, c: int) -> tuple[dict[str, float], dict[str, float]]:
 # --- summary ---------------------------------------------------------------
 
 
-def _run_id(result: EvalCaseResult) -> int:
-    # Files written before Go recorded run ids hold exactly one run.
+def run_id_of(result: EvalCaseResult) -> int:
+    """A case result's runId; files written before Go recorded run ids hold exactly one run."""
     return result.run_id if result.run_id > 0 else 1
 
 
@@ -277,12 +277,12 @@ def _case_run_summary(run_id: int, result: EvalCaseResult) -> CaseRunSummary:
 def _by_run(case_results: Sequence[EvalCaseResult], num_runs: int) -> list[EvalCaseResult]:
     """``case_results`` run by run (stable within a run), refusing a runId beyond ``num_runs``."""
     for index, result in enumerate(case_results):
-        run_id = _run_id(result)
+        run_id = run_id_of(result)
         if run_id > num_runs:
             raise ValueError(
                 f"case result {index} ({result.eval_id!r}) has runId {run_id} > numRuns {num_runs}"
             )
-    return sorted(case_results, key=_run_id)
+    return sorted(case_results, key=run_id_of)
 
 
 class SummaryTally:
@@ -310,7 +310,7 @@ class SummaryTally:
 
     def add(self, result: EvalCaseResult) -> None:
         """Count one case result of one run."""
-        run_id = _run_id(result)
+        run_id = run_id_of(result)
         if run_id > self.num_runs:
             raise ValueError(
                 f"case result {self._added} ({result.eval_id!r}) has runId {run_id}"
@@ -539,6 +539,7 @@ __all__ = [
     "pass_at_k",
     "pass_hat_k",
     "pass_rates",
+    "run_id_of",
     "status_counts",
     "summarize_cases",
 ]

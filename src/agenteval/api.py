@@ -758,8 +758,7 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     if opts.stop is not None:
         opts.stop.start()
     gc.freeze()  # the loaded inputs live until the end; keep them out of every collection
-    collected = CollectedResults() if opts.sink is None else None
-    sink: ResultSink = opts.sink if opts.sink is not None else collected  # type: ignore[assignment]
+    sink: ResultSink = opts.sink if opts.sink is not None else CollectedResults()
     judge = JudgeOutcome()
     asyncio.run(stream_prepared(prepared, opts, sink, judge))
     status = sink.overall_status()
@@ -770,7 +769,7 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     else:
         exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
     return RunResult(
-        results=collected.results if collected is not None else [],
+        results=sink.results if isinstance(sink, CollectedResults) else [],
         sources=[p.path for p in prepared.plans],
         status=status,
         exit_code=exit_code,

@@ -35,11 +35,11 @@ parts', and it shares case-result objects with the parts (no deep copy).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases
+from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases, run_id_of
 from agenteval.errors import ConfigError, Problem
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra, set_extra
 
@@ -58,8 +58,7 @@ class _Placed:
 
     @property
     def run_id(self) -> int:
-        # Files written before Go recorded run ids hold exactly one run.
-        return self.case.run_id if self.case.run_id > 0 else 1
+        return run_id_of(self.case)
 
 
 def _is_number(value: Any) -> bool:
@@ -136,10 +135,17 @@ def _conflicts(
     return problems
 
 
-def _ordered(placed: Sequence[_Placed], order: Sequence[str]) -> list[EvalCaseResult]:
+def case_ranks(order: Sequence[str], eval_ids: Iterable[str]) -> dict[str, int]:
+    """Each evalId's place within a run: its position in ``order``; ids not listed come
+    after, sorted by evalId."""
     rank = {eval_id: position for position, eval_id in enumerate(order)}
-    unlisted = sorted({p.case.eval_id for p in placed} - rank.keys())
+    unlisted = sorted(set(eval_ids) - rank.keys())
     rank.update({eval_id: len(order) + i for i, eval_id in enumerate(unlisted)})
+    return rank
+
+
+def _ordered(placed: Sequence[_Placed], order: Sequence[str]) -> list[EvalCaseResult]:
+    rank = case_ranks(order, (p.case.eval_id for p in placed))
     return [p.case for p in sorted(placed, key=lambda p: (p.run_id, rank[p.case.eval_id]))]
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agenteval.aggregation import build_summary, default_case_aggregate
+from agenteval.aggregation import build_summary, default_case_aggregate, run_id_of
 from agenteval.case_rubrics import (
     CaseRubricError,
     case_rubric_index,
@@ -22,6 +22,7 @@ from agenteval.case_rubrics import (
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.lazy_cases import PlannedCases
+from agenteval.merging import case_ranks
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric, Rubric
@@ -346,11 +347,6 @@ def _aggregate(
 Work = tuple[int, EvalCase]
 
 
-def file_order(plan: EvalSetPlan) -> list[str]:
-    """Every evalId of the plan's eval set file, in file order (selected or not)."""
-    return list(plan.case_ids)
-
-
 def _fresh_cases(plan: EvalSetPlan, settings: RunSettings, run_id: int) -> PlannedCases:
     """The plan's cases not resumed in run ``run_id``, picked by evalId (no case is built)."""
     if not settings.skip:
@@ -379,10 +375,6 @@ def count_planned(plan: EvalSetPlan, settings: RunSettings) -> int:
     return sum(len(_fresh_cases(plan, settings, run_id)) for run_id in runs)
 
 
-def _run_id(case: EvalCaseResult) -> int:
-    return case.run_id if case.run_id > 0 else 1
-
-
 def work_in_order(
     plan: EvalSetPlan, settings: RunSettings, resumed: EvalSetResult | None = None
 ) -> Iterator[Work | EvalCaseResult]:
@@ -396,25 +388,22 @@ def work_in_order(
         for run_id in range(1, settings.num_runs + 1):
             yield from _fresh_runs(plan, settings, run_id)
         return
-    order = file_order(plan)
-    rank = {eval_id: position for position, eval_id in enumerate(order)}
     earlier = resumed.case_results()
-    unlisted = sorted({c.eval_id for c in earlier} - rank.keys())
-    rank.update({eval_id: len(order) + i for i, eval_id in enumerate(unlisted)})
-    earlier.sort(key=lambda c: (_run_id(c), rank[c.eval_id]))
+    rank = case_ranks(plan.case_ids, (c.eval_id for c in earlier))
+    earlier.sort(key=lambda c: (run_id_of(c), rank[c.eval_id]))
     position = 0
-    last_run = max([settings.num_runs, *(_run_id(c) for c in earlier)])
+    last_run = max([settings.num_runs, *(run_id_of(c) for c in earlier)])
     for run_id in range(1, last_run + 1):
         fresh = _fresh_runs(plan, settings, run_id) if run_id <= settings.num_runs else iter(())
         for work in fresh:
             place = rank[work[1].eval_id]
-            while position < len(earlier) and _run_id(earlier[position]) == run_id:
+            while position < len(earlier) and run_id_of(earlier[position]) == run_id:
                 if rank[earlier[position].eval_id] > place:
                     break
                 yield earlier[position]
                 position += 1
             yield work
-        while position < len(earlier) and _run_id(earlier[position]) == run_id:
+        while position < len(earlier) and run_id_of(earlier[position]) == run_id:
             yield earlier[position]
             position += 1
 
