@@ -42,43 +42,20 @@ def write_bytes_atomic(path: Path | str, payload: bytes) -> Path:
         sys.stdout.flush()
         _write_all(sys.stdout.buffer, payload)
         return given
-    try:
-        info: os.stat_result | None = os.stat(given)
-    except FileNotFoundError:
-        info = None
-    if info is not None and stat.S_ISDIR(info.st_mode):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(given))
-    if info is not None and not stat.S_ISREG(info.st_mode):
+    if _special(given):
         # The kernel follows /dev/stdout -> /proc/self/fd/1 -> pipe; a path lookup would not.
         with open(given, "wb") as handle:
             _write_all(handle, payload)
         return given
-    target = Path(os.path.realpath(given)) if given.is_symlink() else given
-    _replace(target, payload)
-    return given
+    # A regular file: the one temp-file-and-rename path, StreamedFile's, in a single piece.
+    with StreamedFile(given) as out:
+        out.write(payload)
+        return out.commit()
 
 
 def _write_all(handle: IO[bytes], payload: bytes) -> None:
     handle.write(payload)
     handle.flush()
-
-
-def _replace(target: Path, payload: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, target)
-    except BaseException:
-        # Also on KeyboardInterrupt (a second Ctrl-C): never leave a temp file behind.
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    _fsync_dir(target.parent)
 
 
 class StreamedFile:
