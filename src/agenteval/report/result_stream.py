@@ -68,7 +68,7 @@ class _SummarySpool:
     """Case summaries of a single run, spooled as they are built, written sorted by evalId."""
 
     # The spool outlives any one call: closed by close(), removed by the OS when closed.
-    spool: IO[bytes] = field(default_factory=lambda: tempfile.TemporaryFile())  # noqa: SIM115
+    spool: IO[bytes]
     index: list[tuple[str, int, int]] = field(default_factory=list)
     size: int = 0
 
@@ -106,7 +106,9 @@ class ResultDocument:
         self.result_id = result_id
         self.cases = 0
         self.spool: IO[bytes] = tempfile.TemporaryFile(dir=spool_dir)  # noqa: SIM115
-        self._summaries = _SummarySpool() if num_runs == 1 else None
+        # Beside the cases' spool: one directory for every spool of the document.
+        summaries = tempfile.TemporaryFile(dir=spool_dir) if num_runs == 1 else None  # noqa: SIM115
+        self._summaries = _SummarySpool(summaries) if summaries is not None else None
         emit = self._summaries.add if self._summaries is not None else None
         self.tally = SummaryTally(num_runs, emit=emit)
         self.size = 0
