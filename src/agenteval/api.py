@@ -557,15 +557,6 @@ class CollectedResults:
         return overall_status(self.results)
 
 
-async def run_prepared(
-    prepared: Prepared, options: Options, judge: JudgeOutcome | None = None
-) -> list[EvalSetResult]:
-    """Run every planned eval set and return their results whole (see :func:`stream_prepared`)."""
-    sink = CollectedResults()
-    await stream_prepared(prepared, options, sink, judge)
-    return sink.results
-
-
 async def stream_prepared(
     prepared: Prepared, options: Options, sink: ResultSink, judge: JudgeOutcome | None = None
 ) -> None:
