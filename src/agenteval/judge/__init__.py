@@ -55,7 +55,6 @@ from agenteval.judge.errors import (
     JudgeTransientError,
     JudgeUnavailable,
 )
-from agenteval.judge.limits import Usage, UsageLedger
 from agenteval.judge.provider import (
     LOGPROBS,
     STRUCTURED_OUTPUT,
@@ -64,9 +63,10 @@ from agenteval.judge.provider import (
     register_judge_provider,
 )
 
-# Importing the providers package registers every built-in provider; the generic modules
-# above never import it.
+# Importing the providers package registers every built-in provider; no other judge
+# module imports it.
 from agenteval.judge.providers.openai import OpenAIBackend
+from agenteval.judge.usage import Usage, UsageLedger
 
 __all__ = [
     "DEFAULT_CACHE_PATH",

@@ -25,8 +25,9 @@ from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, Prep
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
-from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
+from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy
 from agenteval.judge.provider import provider_spec
+from agenteval.judge.usage import UsageLedger
 from agenteval.judge.wire import JsonJudgeBackend
 from agenteval.stop_refusals import note_refusal
 
