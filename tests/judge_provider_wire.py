@@ -5,7 +5,9 @@ request body (for scripted rules), the body of a successful reply and of an
 error, and how a rate limit carries its retry hint.  Shapes follow each
 provider's published API reference: OpenAI chat completions, Anthropic
 Messages, Gemini ``generateContent``, Ollama ``/api/chat`` and Tencent Cloud
-API 3.0 ``ChatCompletions`` (errors as HTTP 200 with ``Response.Error``).
+API 3.0 ``ChatCompletions`` (errors as HTTP 200 with ``Response.Error``), and Cohere's v2
+Chat API, which no built-in provider speaks: the test plugin
+``tests/plugins/cohere_judge_provider.py`` adds it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import re
 import time
 from typing import Any
 
-PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "hunyuan")
+# Built-in providers first; "cohere" is the test plugin's.
+PROVIDERS = ("openai", "anthropic", "gemini", "ollama", "hunyuan", "cohere")
 
 _GEMINI_PATH = re.compile(r"^/v1beta/models/[^/:]+:generateContent$")
 
@@ -32,6 +35,8 @@ def route_ok(provider: str, method: str, path: str, headers: dict[str, str]) -> 
         return path == "/api/chat"
     if provider == "hunyuan":
         return path == "/" and headers.get("x-tc-action") == "ChatCompletions"
+    if provider == "cohere":
+        return path == "/v2/chat"
     return path.rstrip("/") == "/v1/chat/completions"
 
 
@@ -108,6 +113,16 @@ def success_body(
             data["message"]["thinking"] = reasoning
         if logprobs is not None:
             data["logprobs"] = logprobs
+    elif provider == "cohere":
+        data = {
+            "id": "loopback",
+            "finish_reason": "COMPLETE",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": content}]},
+            "usage": {
+                "billed_units": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens},
+                "tokens": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens},
+            },
+        }
     elif provider == "hunyuan":
         data = {
             "Response": {
@@ -235,6 +250,10 @@ def error_reply(
         data = {"error": error}
     elif provider == "ollama":
         data = {"error": message}
+        if retry_after is not None:
+            headers["Retry-After"] = retry_after
+    elif provider == "cohere":
+        data = {"id": "loopback-error", "message": message}
         if retry_after is not None:
             headers["Retry-After"] = retry_after
     elif provider == "hunyuan":

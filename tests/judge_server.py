@@ -39,7 +39,7 @@ from aiohttp.http_parser import RawRequestMessage
 from aiohttp.streams import StreamReader
 from aiohttp.web_protocol import RequestHandler
 
-from agenteval.judge.tc3 import authorization
+from agenteval.judge.providers.tc3 import authorization
 from judge_provider_wire import PROVIDERS, base_path, error_reply, route_ok, success_body
 from judge_provider_wire import prompt_of as provider_prompt_of
 

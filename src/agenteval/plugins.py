@@ -1,7 +1,9 @@
 """Plugins: modules that register evaluators, compare functions, tokenizers and aggregators.
 
 Judge operators too: response scorers, structured outputs and samples /
-invocations aggregators that ``llm_judge_template`` metrics name.
+invocations aggregators that ``llm_judge_template`` metrics name; and judge
+providers (``register_judge_provider``), which a metric's
+``judgeModel.providerName`` names like a built-in one.
 
 A plugin is a Python module (an importable name or a ``.py`` file) that uses the
 decorators below when imported.  Installed packages announce theirs in the
@@ -30,6 +32,7 @@ from agenteval.evaluators.registry import (
     register_case_aggregator,
     register_evaluator,
 )
+from agenteval.judge.provider import judge_providers, register_judge_provider
 
 ENTRY_POINT_GROUP = "agenteval.plugins"
 
@@ -41,6 +44,7 @@ register_tokenizer = tokenizers.register
 __all__ = [
     "ENTRY_POINT_GROUP",
     "evaluators",
+    "judge_providers",
     "load_builtins",
     "load_entry_points",
     "load_plugins",
@@ -48,6 +52,7 @@ __all__ = [
     "register_evaluator",
     "register_invocations_aggregator",
     "register_json_compare",
+    "register_judge_provider",
     "register_response_scorer",
     "register_samples_aggregator",
     "register_structured_output",

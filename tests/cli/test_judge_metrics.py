@@ -145,5 +145,8 @@ def test_unreachable_judge_exits_3_with_partial_results(api_key: str, tmp_path: 
     (result_file,) = out.glob("*.evalset_result.json")
     case = load_result(result_file).case_results()[0]
     assert case.final_eval_status.value == "not_evaluated"
+    # The reason says what happened (nothing listens there), never "timed out".
+    assert "last error: connection refused" in proc.stdout, proc.stdout
+    assert "timed out" not in proc.stdout + result_file.read_text()
     assert api_key not in proc.stdout + proc.stderr + result_file.read_text()
     assert "Traceback" not in proc.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.judge.tc3 import ALGORITHM
+from agenteval.judge.providers.tc3 import ALGORITHM
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import FIXTURES, replay_evalset
 

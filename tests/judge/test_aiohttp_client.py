@@ -25,7 +25,6 @@ from judge_support import ask, fast_options, settings_for
 from agenteval import __version__
 from agenteval.judge import JudgeSettings, JudgeUnavailable, resolve_settings
 from agenteval.judge.aiohttp_client import open_http_client
-from agenteval.judge.openai import open_http_client as open_backend_client
 from agenteval.schema.metric import JudgeModel
 from judge_server import JudgeServer
 
@@ -125,7 +124,7 @@ def run_with(
 
     async def go() -> tuple[RawServer, object]:
         server = await RawServer(script).start()
-        client = open_backend_client(4, 5.0)
+        client = open_http_client(4, 5.0)
         client.timeout = httpx.Timeout(timeout)
         try:
             result = await body(server, client)

@@ -9,6 +9,7 @@ import socket
 import time
 from email.utils import formatdate
 
+import httpx
 import pytest
 from judge_support import ask, fast_options, settings_for
 
@@ -20,6 +21,8 @@ from agenteval.judge import (
     JudgeRequest,
     JudgeUnavailable,
 )
+from agenteval.judge.aiohttp_client import open_http_client
+from agenteval.judge.wire import describe_failure
 from judge_server import JudgeServer, Reply
 
 KEY = "sk-test-faults-0123456789"
@@ -129,7 +132,27 @@ def test_unreachable_endpoint(judge_server: JudgeServer) -> None:
     message = str(caught.value)
     assert "2 attempt(s)" in message
     assert f"127.0.0.1:{port}/v1/chat/completions" in message
+    # httpx-aiohttp reports a refused connection as a ConnectTimeout: the message says
+    # what happened, not "timed out".
+    assert "last error: connection refused ([Errno 111] " in message, message
+    assert "timed out" not in message
     assert KEY not in message
+
+
+def test_a_transport_timeout_still_says_timed_out(judge_server: JudgeServer) -> None:
+    # The run's HTTP client on its own (the judge client's per-attempt deadline would
+    # otherwise end the attempt first): aiohttp's read timeout, named.
+    judge_server.enqueue(Reply.hang(30))
+
+    async def go() -> str:
+        async with open_http_client(1, 0.2) as http:
+            try:
+                await http.post(f"{judge_server.base_url}/chat/completions", content=b"{}")
+            except httpx.TransportError as exc:
+                return describe_failure(exc)
+        raise AssertionError("a silent judge answered")
+
+    assert asyncio.run(go()).startswith("timed out (")
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 422])

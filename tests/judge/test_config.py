@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from agenteval.judge import GenerationConfig, JudgeConfigError, Secret, resolve_settings
-from agenteval.judge.config import DEFAULT_GENERATION, infer_variant
+from agenteval.judge.config import DEFAULT_GENERATION
+from agenteval.judge.providers.openai import infer_variant
 from agenteval.schema.metric import JudgeModel
 
 

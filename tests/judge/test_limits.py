@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from email.utils import formatdate
 from pathlib import Path
@@ -18,7 +19,7 @@ from agenteval.judge import (
     JudgeRequest,
     JudgeSettings,
 )
-from agenteval.judge.limits import RateLimiter, RetryPolicy, is_retryable_status, parse_retry_after
+from agenteval.judge.limits import RetryPolicy, is_retryable_status, parse_retry_after, rate_limiter
 from judge_server import JudgeServer, Reply
 
 NOW = 1_445_412_480.0  # Wed, 21 Oct 2015 07:28:00 GMT
@@ -85,26 +86,32 @@ def test_server_hint_wins_within_a_minute() -> None:
     assert 0.375 <= policy.delay(0, 61.0, rng) <= 0.5
 
 
-def test_rate_limiter_spaces_starts_evenly() -> None:
-    clock = [100.0]
-    starts: list[float] = []
+def test_rate_limiter_spaces_starts_evenly_and_banks_no_idle_time() -> None:
+    interval = 0.1  # 600 per minute
 
-    async def sleep(seconds: float) -> None:
-        clock[0] += seconds
+    async def go() -> tuple[list[float], list[float]]:
+        loop = asyncio.get_running_loop()
+        limiter = rate_limiter(600)
 
-    async def go() -> None:
-        limiter = RateLimiter(120, clock=lambda: clock[0], sleep=sleep)
-        for _ in range(4):
+        async def start() -> float:
             await limiter.acquire()
-            starts.append(clock[0])
-        clock[0] += 10.0  # idle time is not banked into a burst
-        await limiter.acquire()
-        starts.append(clock[0])
-        await limiter.acquire()
-        starts.append(clock[0])
+            return loop.time()
 
-    asyncio.run(go())
-    assert starts == [100.0, 100.5, 101.0, 101.5, 111.5, 112.0]
+        first = await asyncio.gather(*(start() for _ in range(4)))
+        await asyncio.sleep(4 * interval)  # idle time is not banked into a burst
+        second = await asyncio.gather(*(start() for _ in range(2)))
+        return sorted(first), sorted(second)
+
+    first, second = asyncio.run(go())
+    # Lower bounds only: a busy machine may start later, never sooner.
+    for starts in (first, second):
+        gaps = [b - a for a, b in itertools.pairwise(starts)]
+        assert all(gap >= 0.95 * interval for gap in gaps), gaps
+
+
+def test_rate_limit_must_be_positive() -> None:
+    with pytest.raises(ValueError):
+        rate_limiter(0)
 
 
 def test_rate_limited_client_still_answers(judge_server: JudgeServer) -> None:

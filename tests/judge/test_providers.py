@@ -38,7 +38,7 @@ from agenteval.judge import (
     PreparedCall,
     resolve_settings,
 )
-from agenteval.judge.limits import Usage
+from agenteval.judge.usage import Usage
 from agenteval.schema.metric import JudgeModel
 from judge_server import JudgeServer, Reply
 

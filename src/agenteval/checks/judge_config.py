@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 from agenteval.checks.numbers import MAX_NUM_SAMPLES
 from agenteval.evaluators.base import ConfigIssue
-from agenteval.judge.providers import PROVIDERS, provider_info
+from agenteval.judge.provider import judge_providers, provider_spec, providers_with
 from agenteval.schema.metric import EvalMetric, JudgeModel
 
 LLM_JUDGE = "criterion.llmJudge"
@@ -64,12 +64,13 @@ def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:
         issues.append(
             ConfigIssue(f"{JUDGE_MODEL}.providerName", "providerName is empty", _UNSET_VAR_HINT)
         )
-    elif provider_info(model.provider_name) is None:
+    elif provider_spec(model.provider_name) is None:
+        known = ", ".join(repr(name) for name in judge_providers.names())
         issues.append(
             ConfigIssue(
                 f"{JUDGE_MODEL}.providerName",
                 f"unknown provider: {model.provider_name}",
-                f"the judge providers are {', '.join(repr(p) for p in PROVIDERS)}",
+                f"the judge providers are {known} (a plugin may add others)",
             )
         )
     if not model.model_name:
@@ -150,14 +151,17 @@ def _generation_issues(model: JudgeModel) -> list[ConfigIssue]:
 
 
 def capability_issue(metric: EvalMetric, capability: str) -> ConfigIssue | None:
-    """An issue when ``metric``'s judge provider cannot do ``capability``, else ``None``."""
-    from agenteval.judge.providers import PROVIDERS, missing_capability
+    """An issue when ``metric``'s judge provider cannot do ``capability``, else ``None``.
+
+    Built-in and plugin providers alike: each declares its capabilities in its registry entry.
+    """
+    from agenteval.judge.provider import missing_capability
 
     llm_judge = metric.criterion.llm_judge if metric.criterion else None
     model = llm_judge.judge_model if llm_judge else None
     if model is None or not missing_capability(model.provider_name, capability):
         return None
-    able = ", ".join(p.name for p in PROVIDERS.values() if capability in p.capabilities)
+    able = ", ".join(providers_with(capability))
     return ConfigIssue(
         f"{JUDGE_MODEL}.providerName",
         f"metric {metric.metric_name!r} ({metric.evaluator}) needs {capability}, "

@@ -1,4 +1,10 @@
-"""Judge calls: OpenAI-compatible backend, SQLite cache, retries, limits and usage.
+"""Judge calls: provider backends, SQLite cache, retries, limits and usage.
+
+Generic modules here (``client``, ``backend``, ``wire``, ``provider``, ``limits``,
+``cache``, ...) import no provider; the built-in providers are one module each in
+:mod:`agenteval.judge.providers`, loaded (and so registered) at the end of this
+package's import.  ``judgeModel.providerName`` picks a backend through
+:data:`agenteval.judge.provider.judge_providers`.
 
 How an evaluator uses it: the runner opens one ``JudgeClient(JudgeOptions(...))``
 per run (``async with``) and hands it to every LLM evaluator.  For a metric,
@@ -49,12 +55,24 @@ from agenteval.judge.errors import (
     JudgeTransientError,
     JudgeUnavailable,
 )
-from agenteval.judge.limits import Usage, UsageLedger
-from agenteval.judge.openai import OpenAIBackend
+from agenteval.judge.provider import (
+    LOGPROBS,
+    STRUCTURED_OUTPUT,
+    ProviderSpec,
+    judge_providers,
+    register_judge_provider,
+)
+
+# Importing the providers package registers every built-in provider; no other judge
+# module imports it.
+from agenteval.judge.providers.openai import OpenAIBackend
+from agenteval.judge.usage import Usage, UsageLedger
 
 __all__ = [
     "DEFAULT_CACHE_PATH",
     "JUDGE_ENV_FIELDS",
+    "LOGPROBS",
+    "STRUCTURED_OUTPUT",
     "ChatMessage",
     "GenerationConfig",
     "JudgeBackend",
@@ -75,6 +93,7 @@ __all__ = [
     "JudgeUnavailable",
     "OpenAIBackend",
     "PreparedCall",
+    "ProviderSpec",
     "Secret",
     "StructuredOutput",
     "TokenLogprob",
@@ -84,5 +103,7 @@ __all__ = [
     "UsageLedger",
     "expand_env",
     "expand_judge_model",
+    "judge_providers",
+    "register_judge_provider",
     "resolve_settings",
 ]

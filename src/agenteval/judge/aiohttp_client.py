@@ -25,6 +25,11 @@ import aiohttp
 import httpx
 from httpx_aiohttp import AiohttpTransport, HttpxAiohttpClient
 
+from agenteval import __version__
+
+# Every judge request names agenteval and its version.
+USER_AGENT = f"agenteval/{__version__}"
+
 # Idle keep-alive connections are kept this long (s); judges are called in bursts.
 KEEPALIVE_EXPIRY = 30.0
 
@@ -83,7 +88,10 @@ def open_http_client(
     headers: dict[str, str] | None = None,
     client_class: type[JudgeHttpClient] = JudgeHttpClient,
 ) -> httpx.AsyncClient:
-    """The run's shared client: ``concurrency`` connections, ``timeout`` s to connect and read."""
+    """The run's shared client: ``concurrency`` connections, ``timeout`` s to connect and read.
+
+    ``headers`` default to agenteval's ``User-Agent``.
+    """
     limits = httpx.Limits(
         max_connections=concurrency,
         max_keepalive_connections=concurrency,
@@ -95,6 +103,6 @@ def open_http_client(
         timeout=httpx.Timeout(timeout),
         follow_redirects=False,
         cookies=_DiscardingCookieJar(),
-        headers=headers,
+        headers={"User-Agent": USER_AGENT} if headers is None else headers,
         trust_env=True,
     )

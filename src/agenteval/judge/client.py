@@ -2,7 +2,10 @@
 
 One client per run: it owns the shared HTTP client (pool sized to the
 concurrency), the cache connection, the call limiter (global concurrency,
-rate limit, timeout, retries), the budgets and the usage ledger.
+rate limit, timeout, retries), the budgets and the usage ledger.  It makes
+each judge model's backend from the provider registry
+(:data:`agenteval.judge.provider.judge_providers`): built-in and plugin
+providers alike, none of them imported here.
 """
 
 from __future__ import annotations
@@ -17,13 +20,15 @@ import httpx
 
 from agenteval import settings as defaults
 from agenteval.errors import JudgeError
+from agenteval.judge.aiohttp_client import open_http_client
 from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
-from agenteval.judge.config import OPENAI_PROVIDER, JudgeSettings
+from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
-from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy, UsageLedger
-from agenteval.judge.openai import OpenAIBackend, open_http_client
-from agenteval.judge.provider_backends import backend_class
+from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy
+from agenteval.judge.provider import provider_spec
+from agenteval.judge.usage import UsageLedger
+from agenteval.judge.wire import JsonJudgeBackend
 from agenteval.stop_refusals import note_refusal
 
 
@@ -160,6 +165,9 @@ class JudgeClient:
     ) -> JudgeReply:
         backend = self._backend_for(request.settings)
         call = backend.prepare(request, sample_index)
+        if call.provider != request.settings.provider and self._override is None:
+            # The cache key names the provider whatever a plugin backend put in its call.
+            call = dataclasses.replace(call, provider=request.settings.provider)
         key = call.cache_key() if self._cache is not None else ""
         if self._cache is not None:
             hit = await self._cache.get(key)
@@ -216,15 +224,13 @@ class JudgeClient:
             return self._override
         backend = self._backends.get(settings)
         if backend is None:
-            if settings.provider == OPENAI_PROVIDER:
-                backend = OpenAIBackend(settings, self._http)
-            else:
-                kind = backend_class(settings.provider)
-                if kind is None:
-                    raise JudgeConfigError(
-                        f"create model instance: unknown provider: {settings.provider}"
-                    )
-                backend = kind(settings, self._http)
-            backend.max_reply_bytes = self.options.max_reply_bytes
+            spec = provider_spec(settings.provider)
+            if spec is None:
+                raise JudgeConfigError(
+                    f"create model instance: unknown provider: {settings.provider}"
+                )
+            backend = spec.backend(settings, self._http)
+            if isinstance(backend, JsonJudgeBackend):
+                backend.max_reply_bytes = self.options.max_reply_bytes
             self._backends[settings] = backend
         return backend

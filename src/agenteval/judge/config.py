@@ -1,10 +1,11 @@
 """Resolved judge settings: a ``judgeModel`` block with every default applied.
 
-llm-evaluators.md §3.1 and §3.3: the variant is inferred from the base URL
-host when empty; an empty base URL or API key falls back to the variant's
-default and environment variables; ``generationConfig`` defaults apply only
-when the whole object is absent.  ``${ENV}`` expansion is not done here: the
-loader has already expanded the five fields (see :mod:`agenteval.judge.env`).
+llm-evaluators.md §3.1 and §3.3: an empty base URL or API key falls back to
+the provider's defaults and environment variables (for openai, the variant's,
+inferred from the base URL host when empty: :mod:`agenteval.judge.providers.openai`);
+``generationConfig`` defaults apply only when the whole object is absent.
+``${ENV}`` expansion is not done here: the loader has already expanded the
+five fields (see :mod:`agenteval.judge.env`).
 """
 
 from __future__ import annotations
@@ -15,32 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
-from urllib.parse import urlsplit
 
 from agenteval.judge.errors import JudgeConfigError
-from agenteval.judge.providers import provider_info
+from agenteval.judge.provider import Connection, provider_spec
 from agenteval.schema.metric import JudgeModel
-
-OPENAI_PROVIDER = "openai"
-OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1/"
-
-KNOWN_VARIANTS = ("openai", "deepseek", "qwen", "hunyuan", "glm", "minimax", "kimi")
-
-# Variant → (default base URL, API-key environment variable); Go's variantConfigs.
-_VARIANT_DEFAULTS: dict[str, tuple[str, str]] = {
-    "deepseek": ("https://api.deepseek.com", "DEEPSEEK_API_KEY"),
-    "qwen": ("https://dashscope.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY"),
-    "minimax": ("https://api.minimax.io/v1", "MINIMAX_API_KEY"),
-    "kimi": ("https://api.moonshot.ai/v1", "MOONSHOT_API_KEY"),
-}
-
-_HOST_VARIANTS: dict[str, str] = {
-    "api.deepseek.com": "deepseek",
-    "api.minimax.io": "minimax",
-    "api.minimaxi.com": "minimax",
-    "api.moonshot.ai": "kimi",
-    "api.moonshot.cn": "kimi",
-}
 
 
 class Secret:
@@ -175,12 +154,9 @@ class JudgeSettings:
 
     @cached_property
     def endpoint(self) -> str:
-        """The request URL; openai: base URL with a trailing ``/`` plus ``chat/completions``."""
-        info = provider_info(self.provider)
-        if info is not None:
-            return info.endpoint(self.base_url, self.model)
-        base = self.base_url if self.base_url.endswith("/") else self.base_url + "/"
-        return base + "chat/completions"
+        """The request URL, as the provider forms it (an unknown provider's: the base URL)."""
+        spec = provider_spec(self.provider)
+        return spec.endpoint(self.base_url, self.model) if spec is not None else self.base_url
 
     def describe(self) -> str:
         """``provider judge model 'model' at endpoint``, the judge's name in messages."""
@@ -190,53 +166,24 @@ class JudgeSettings:
         return hash((self.provider, self.model, self.variant, self.base_url, self.api_key))
 
 
-def infer_variant(base_url: str) -> str:
-    """The OpenAI-compatible variant implied by ``base_url``'s host (case-insensitive)."""
-    text = base_url.strip()
-    if not text:
-        return "openai"
-    try:
-        host = (urlsplit(text).hostname or "").lower()
-    except ValueError:
-        return "openai"
-    return _HOST_VARIANTS.get(host, "openai")
-
-
 def resolve_settings(model: JudgeModel, environ: Mapping[str, str] | None = None) -> JudgeSettings:
-    """Apply every default of llm-evaluators.md §3.1/§3.3 to an (already expanded) judgeModel."""
+    """Apply every default of llm-evaluators.md §3.1/§3.3 to an (already expanded) judgeModel.
+
+    The provider's registry entry fills an empty base URL and key from its
+    environment variables and defaults; an unknown provider's values stay as
+    given and the client refuses it.
+    """
     env = os.environ if environ is None else environ
-    generation = GenerationConfig.from_json(model.generation_config)
-    num_samples = 1 if model.num_samples is None else model.num_samples
-    extra = dict(model.extra_fields or {})
-    if model.provider_name != OPENAI_PROVIDER:
-        # Known providers fill an empty base URL and key from their environment variables
-        # and defaults; unknown ones stay as given and the client refuses them.
-        info = provider_info(model.provider_name)
-        return JudgeSettings(
-            provider=model.provider_name,
-            model=model.model_name,
-            variant=model.variant,
-            base_url=info.base_url(model.base_url, env) if info else model.base_url,
-            api_key=Secret(info.api_key(model.api_key, env) if info else model.api_key),
-            extra_fields=extra,
-            generation=generation,
-            num_samples=num_samples,
-        )
-    variant = model.variant or infer_variant(model.base_url)
-    default_url, key_env = _VARIANT_DEFAULTS.get(variant, ("", ""))
-    base_url = (
-        model.base_url or default_url or env.get("OPENAI_BASE_URL", "") or OPENAI_DEFAULT_BASE_URL
-    )
-    api_key = (
-        model.api_key or (env.get(key_env, "") if key_env else "") or env.get("OPENAI_API_KEY", "")
-    )
+    configured = Connection(model.variant, model.base_url, model.api_key)
+    spec = provider_spec(model.provider_name)
+    found = spec.connection(configured, env) if spec is not None else configured
     return JudgeSettings(
-        provider=OPENAI_PROVIDER,
+        provider=model.provider_name,
         model=model.model_name,
-        variant=variant,
-        base_url=base_url,
-        api_key=Secret(api_key),
-        extra_fields=extra,
-        generation=generation,
-        num_samples=num_samples,
+        variant=found.variant,
+        base_url=found.base_url,
+        api_key=Secret(found.api_key),
+        extra_fields=dict(model.extra_fields or {}),
+        generation=GenerationConfig.from_json(model.generation_config),
+        num_samples=1 if model.num_samples is None else model.num_samples,
     )

@@ -1,42 +1,163 @@
-"""What the non-OpenAI judge backends share: one JSON POST over the run's ``httpx.AsyncClient``.
+"""The judge backends' shared part: one JSON POST per attempt over the run's ``httpx.AsyncClient``.
 
-A provider module subclasses :class:`JsonJudgeBackend` and supplies the body
+A provider module (:mod:`agenteval.judge.providers`, or a plugin's) subclasses
+:class:`JsonJudgeBackend` and supplies the body
 (:meth:`~JsonJudgeBackend.build_body`), the headers of one attempt, the reply
 decoder and, where the provider has one, its error-body reading and retry
-hint.  Sending, redaction of the credentials, and the split into retryable
-(``JudgeTransientError``) and final (``JudgeRejected``) failures live here, so
-every provider retries, counts and names its failures the same way.
+hint.  Sending, the reply size cap, redaction of the credentials, and the
+split into retryable (``JudgeTransientError``) and final (``JudgeRejected``)
+failures live here, so every provider retries, counts and names its failures
+the same way; so do the helpers every provider builds with (JSON encoding
+that refuses NaN, reply decoding, header checks, transport-failure names).
 
-Tested in tests/judge/test_providers.py (faults, redaction and cache for every provider).
+Tested in tests/judge/test_providers.py (faults, redaction and cache for every provider)
+and tests/judge/test_client.py (failure messages).
 """
 
 from __future__ import annotations
 
+import errno
+import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import aiohttp
 import httpx
+import orjson
 
-from agenteval import __version__
 from agenteval import settings as defaults
+from agenteval.judge.aiohttp_client import USER_AGENT
 from agenteval.judge.backend import JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import (
     JudgeConfigError,
     JudgeRejected,
     JudgeReplyError,
+    JudgeRequestError,
     JudgeTransientError,
     redact,
 )
 from agenteval.judge.limits import is_retryable_status, parse_retry_after
-from agenteval.judge.openai import (
-    decode_json as decode_json,  # the providers read replies through it
-)
-from agenteval.judge.openai import describe_failure, encode_body, error_detail
 from agenteval.judge.reply_cap import capped_response
 
-USER_AGENT = f"agenteval/{__version__}"
+__all__ = [
+    "USER_AGENT",
+    "JsonJudgeBackend",
+    "decode_json",
+    "describe_failure",
+    "encode_body",
+    "error_detail",
+    "header_value",
+    "int_field",
+    "json_headers",
+    "sdk_should_retry",
+    "system_and_turns",
+]
+
+
+def encode_body(body: Mapping[str, Any], settings: JudgeSettings) -> bytes:
+    """The body as UTF-8 JSON; NaN, infinities and non-JSON values are refused before sending."""
+    try:
+        payload = orjson.dumps(body)
+    except TypeError as exc:
+        raise JudgeRequestError(
+            f"generate response: request body is not valid JSON: {exc} ({settings.describe()})"
+        ) from None
+    # orjson writes NaN and infinities as null (Go refuses them), so a body with a null in it
+    # is searched for them; most bodies have none.
+    bad = _non_finite(body) if b"null" in payload else None
+    if bad is not None:
+        raise JudgeRequestError(
+            f"generate response: request body is not valid JSON: {bad!r} is not a JSON number "
+            f"({settings.describe()})"
+        )
+    return payload
+
+
+def _non_finite(value: Any) -> float | None:
+    """The first NaN or infinity inside ``value`` (dicts, lists, tuples), or ``None``."""
+    if type(value) is float:
+        return None if math.isfinite(value) else value
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, list | tuple):
+        return None
+    for item in value:
+        found = _non_finite(item)
+        if found is not None:
+            return found
+    return None
+
+
+def decode_json(payload: bytes, settings: JudgeSettings) -> dict[str, Any]:
+    """A 2xx reply body as a JSON object, or ``JudgeReplyError`` (every provider reads through it)."""
+    who = settings.describe()
+    try:
+        # The stdlib parser, not orjson: it reads the -Infinity logprobs some servers send.
+        data = json.loads(payload)
+    except ValueError as exc:
+        raise JudgeReplyError(f"response error: malformed JSON from {who}: {exc}") from None
+    if not isinstance(data, dict):
+        raise JudgeReplyError(f"response error: reply from {who} is not a JSON object")
+    return data
+
+
+def describe_failure(exc: BaseException) -> str:
+    """Name a transport failure by what happened: connection refused, timed out, or its root cause.
+
+    httpx-aiohttp maps several aiohttp errors to one httpx class (a refused
+    connection arrives as ``httpx.ConnectTimeout``), so the cause chain decides.
+    """
+    chain = [exc]
+    while chain[-1].__cause__ is not None:
+        chain.append(chain[-1].__cause__)
+    root = chain[-1]
+    text = str(root) or str(exc)
+    if any(_refused(link) for link in chain):
+        return f"connection refused ({text})" if text else "connection refused"
+    named = f"{type(root).__name__}: {text}" if text else type(root).__name__
+    # aiohttp's timeouts are TimeoutErrors; httpx's own transport ends its chain in httpcore's.
+    timed_out = any(isinstance(link, TimeoutError) for link in chain) or (
+        isinstance(exc, httpx.TimeoutException)
+        and not isinstance(root, OSError | aiohttp.ClientError)
+    )
+    return f"timed out ({named})" if timed_out else named
+
+
+def _refused(exc: BaseException) -> bool:
+    return isinstance(exc, ConnectionRefusedError) or (
+        isinstance(exc, OSError) and exc.errno == errno.ECONNREFUSED
+    )
+
+
+def error_detail(response: httpx.Response, *, with_kind: bool = False) -> str:
+    """The server's error message (prefixed by its type or status if asked), or the body's start.
+
+    OpenAI's messages stand alone; the other providers' backends prefix the error's kind.
+    """
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, Mapping):
+        error = data.get("error")
+        if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+            kind = (error.get("type") or error.get("status")) if with_kind else None
+            prefix = f"{kind}: " if isinstance(kind, str) and kind else ""
+            return prefix + str(error["message"])
+        if isinstance(error, str):
+            return error
+    text = response.text.strip()
+    return text[:300] if text else response.reason_phrase or "no body"
+
+
+def sdk_should_retry(response: httpx.Response) -> bool:
+    """The OpenAI and Anthropic SDKs' rule: ``x-should-retry`` wins, else 408/409/429/5xx."""
+    hint = str(response.headers.get("x-should-retry", "")).lower()
+    if hint in ("true", "false"):
+        return hint == "true"
+    return is_retryable_status(response.status_code)
 
 
 def header_value(text: str, settings: JudgeSettings, what: str = "API key") -> str:
@@ -89,7 +210,6 @@ def json_headers(
 class JsonJudgeBackend:
     """A judge backend that POSTs one JSON body per attempt; subclasses speak one provider."""
 
-    provider = ""
     # Whether the headers depend on the body or the time (a signature): then built per call.
     signs_each_call = False
     # The largest reply body read; the judge client sets the run's --judge-max-reply-bytes.
@@ -128,8 +248,8 @@ class JsonJudgeBackend:
         raise NotImplementedError
 
     def error_detail(self, response: httpx.Response) -> str:
-        """The server's error message for a non-2xx reply."""
-        return default_error_detail(response)
+        """The server's error message for a non-2xx reply: ``kind: error.message`` or the body."""
+        return error_detail(response, with_kind=True)
 
     def retry_hint(self, response: httpx.Response) -> float | None:
         """Seconds the server asks us to wait before the next attempt."""
@@ -148,7 +268,7 @@ class JsonJudgeBackend:
         settings = request.settings
         payload = encode_body(body, settings)
         return PreparedCall(
-            settings.endpoint, settings.model, body, sample_index, payload, self.provider
+            settings.endpoint, settings.model, body, sample_index, payload, settings.provider
         )
 
     def redact(self, text: str) -> str:
@@ -211,8 +331,3 @@ class JsonJudgeBackend:
         if not self.signs_each_call:
             self._raw_headers = encoded
         return encoded
-
-
-def default_error_detail(response: httpx.Response) -> str:
-    """``kind: error.message`` (or a string ``error``) of a JSON error body, else the body's start."""
-    return error_detail(response, with_kind=True)

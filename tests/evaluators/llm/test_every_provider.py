@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from judge_support import PROVIDERS
 from llm_support import ok, run, turn
 
 import agenteval.evaluators.builtins  # noqa: F401  (registers the built-ins)
@@ -35,7 +36,7 @@ from agenteval.evaluators.llm.rubric_reference_critic import RubricReferenceCrit
 from agenteval.evaluators.llm.rubric_response import RubricResponseJudge
 from agenteval.evaluators.llm.verifier_pairwise import PairwiseVerifier
 from agenteval.evaluators.registry import evaluators
-from agenteval.judge.providers import LOGPROBS, PROVIDERS
+from agenteval.judge.provider import LOGPROBS, judge_providers
 from agenteval.schema import EvalMetric, Invocation
 from judge_server import JudgeServer, Reply
 
@@ -256,7 +257,10 @@ def test_every_judge_evaluator_scores_the_same_through_every_provider(
     server: JudgeServer, name: str
 ) -> None:
     scenario = SCENARIOS[name]
-    if name == "llm_verifier_pairwise" and LOGPROBS not in PROVIDERS[server.provider].capabilities:
+    if (
+        name == "llm_verifier_pairwise"
+        and LOGPROBS not in judge_providers[server.provider].capabilities
+    ):
         pytest.skip("no token logprobs: a config error at validate (test_verifier_capability)")
     result = scenario.run(server)
     only = result.turns[0]
@@ -330,7 +334,7 @@ def test_verifier_capability_is_checked_at_validate(tmp_path: Path, provider: st
         check=False,
     )
     output = " ".join((done.stdout + done.stderr).split())
-    if LOGPROBS in PROVIDERS[provider].capabilities:
+    if LOGPROBS in judge_providers[provider].capabilities:
         assert done.returncode == 0, output
         assert "cannot return" not in output
     else:

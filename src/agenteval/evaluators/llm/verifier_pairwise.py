@@ -44,7 +44,7 @@ from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
 from agenteval.evaluators.llm.template.placeholders import go_trim
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.judge.providers import LOGPROBS
+from agenteval.judge.provider import LOGPROBS
 from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import EvalMetric, LLMCriterion
 

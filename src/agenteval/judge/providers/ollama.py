@@ -13,6 +13,7 @@ is sent as a bearer token.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -25,6 +26,7 @@ from agenteval.judge.backend import (
 )
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
+from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
@@ -33,10 +35,43 @@ from agenteval.judge.wire import (
 )
 
 
+def ollama_host(base: str) -> str:
+    """A host the way Go's ``model/ollama`` reads ``OLLAMA_HOST``: scheme optional, port 11434."""
+    text = base.strip()
+    if text == "ollama.com":
+        return "https://ollama.com:443"
+    if "://" not in text:
+        text = "http://" + text
+    parts = urlsplit(text)
+    scheme = parts.scheme or "http"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is None:
+        port = 11434 if "://" not in base.strip() else (443 if scheme == "https" else 80)
+    host = parts.hostname or "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
+def endpoint(base_url: str, model: str) -> str:
+    """``{host}/api/chat``."""
+    return ollama_host(base_url) + "/api/chat"
+
+
+# Go's model/ollama: OLLAMA_HOST, else http://localhost:11434; no key locally.
+@register_judge_provider(
+    "ollama",
+    endpoint=endpoint,
+    default_base_url="http://localhost:11434",
+    base_url_env=("OLLAMA_HOST",),
+    key_env=("OLLAMA_API_KEY",),
+    capabilities=(LOGPROBS, STRUCTURED_OUTPUT),
+)
 class OllamaBackend(JsonJudgeBackend):
     """One model on an Ollama server."""
-
-    provider = "ollama"
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         super().__init__(settings, http)

@@ -4,7 +4,7 @@ As trpc-agent-go's ``model/hunyuan`` speaks it: ``POST`` to the service root
 (default ``https://hunyuan.tencentcloudapi.com``) with ``X-TC-Action:
 ChatCompletions``, ``X-TC-Version: 2023-09-01``, ``X-TC-Timestamp`` and a
 TC3-HMAC-SHA256 ``Authorization`` over ``content-type;host;x-tc-action``
-(:mod:`agenteval.judge.tc3`), signed per attempt.  The body has ``Model``,
+(:mod:`agenteval.judge.providers.tc3`), signed per attempt.  The body has ``Model``,
 ``Messages`` (``Role``/``Content``), and ``Temperature``, ``TopP``, ``Stop``
 and ``EnableThinking`` only when non-zero (Go's ``omitempty``); the API takes
 no max-tokens setting, no JSON schema and returns no logprobs.
@@ -19,8 +19,9 @@ HTTP 200 with ``Response.Error``; limit and internal errors are retried.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -32,7 +33,13 @@ from agenteval.judge.errors import (
     JudgeReplyError,
     JudgeTransientError,
 )
-from agenteval.judge.tc3 import authorization
+from agenteval.judge.provider import (
+    Connection,
+    ProviderSpec,
+    default_connection,
+    register_judge_provider,
+)
+from agenteval.judge.providers.tc3 import authorization
 from agenteval.judge.wire import USER_AGENT, JsonJudgeBackend, decode_json, header_value, int_field
 
 ACTION = "ChatCompletions"
@@ -49,10 +56,37 @@ def split_credentials(api_key: str) -> tuple[str, str]:
     return (secret_id, secret_key) if sep else ("", "")
 
 
+def endpoint(base_url: str, model: str) -> str:
+    """The service root: Tencent Cloud API 3.0 takes every action there (a bare host means https)."""
+    url = base_url.strip() if "://" in base_url else "https://" + base_url.strip()
+    return url if urlsplit(url).path else url + "/"
+
+
+def connection(
+    spec: ProviderSpec, configured: Connection, environ: Mapping[str, str]
+) -> Connection:
+    """The default base URL; the key as ``id:key``, else from the two Tencent Cloud variables."""
+    found = default_connection(spec, configured, environ)
+    # A key of just ":" is two unset ${VAR}s: the environment decides.
+    if configured.api_key.strip(":"):
+        return found
+    secret_id = environ.get("TENCENTCLOUD_SECRET_ID", "")
+    secret_key = environ.get("TENCENTCLOUD_SECRET_KEY", "")
+    key = f"{secret_id}:{secret_key}" if secret_id and secret_key else ""
+    return Connection(found.variant, found.base_url, key)
+
+
+# Go's model/hunyuan client: HunYuanBaseUrl; credentials as "secretId:secretKey".
+@register_judge_provider(
+    "hunyuan",
+    endpoint=endpoint,
+    default_base_url="https://hunyuan.tencentcloudapi.com",
+    key_env=("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY"),
+    connect=connection,
+)
 class HunyuanBackend(JsonJudgeBackend):
     """One Hunyuan model through Tencent Cloud API 3.0."""
 
-    provider = "hunyuan"
     signs_each_call = True
 
     def __init__(

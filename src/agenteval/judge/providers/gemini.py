@@ -24,6 +24,7 @@ from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, Toke
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.limits import parse_retry_after
+from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
@@ -39,10 +40,23 @@ _BLOCKED = frozenset(
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 
 
+def endpoint(base_url: str, model: str) -> str:
+    """``{baseURL}/v1beta/models/{model}:generateContent`` (a ``models/`` prefix is dropped)."""
+    name = model.removeprefix("models/")
+    return base_url.rstrip("/") + f"/v1beta/models/{name}:generateContent"
+
+
+# go-genai's Gemini API backend: GOOGLE_API_KEY wins over GEMINI_API_KEY.
+@register_judge_provider(
+    "gemini",
+    endpoint=endpoint,
+    default_base_url="https://generativelanguage.googleapis.com",
+    base_url_env=("GOOGLE_GEMINI_BASE_URL",),
+    key_env=("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+    capabilities=(LOGPROBS, STRUCTURED_OUTPUT),
+)
 class GeminiBackend(JsonJudgeBackend):
     """One Gemini model over the Gemini API (not Vertex AI)."""
-
-    provider = "gemini"
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         super().__init__(settings, http)

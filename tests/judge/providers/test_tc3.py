@@ -9,7 +9,7 @@ the string to sign and the final signature.  Each is asserted here.
 
 from __future__ import annotations
 
-from agenteval.judge.tc3 import (
+from agenteval.judge.providers.tc3 import (
     authorization,
     canonical_request,
     credential_scope,

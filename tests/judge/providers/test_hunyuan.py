@@ -26,7 +26,7 @@ from agenteval.judge import (
     StructuredOutput,
     resolve_settings,
 )
-from agenteval.judge.tc3 import authorization
+from agenteval.judge.providers.tc3 import authorization
 from agenteval.schema.metric import JudgeModel
 from judge_server import JudgeServer, Reply
 

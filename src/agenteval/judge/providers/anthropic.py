@@ -18,11 +18,13 @@ import httpx
 from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenUsage
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError, JudgeRequestError
+from agenteval.judge.provider import STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     int_field,
     json_headers,
+    sdk_should_retry,
     system_and_turns,
 )
 
@@ -52,10 +54,22 @@ def _matches(model: str, names: tuple[str, ...]) -> bool:
     return any(model == name or model.startswith(name + "-") for name in names)
 
 
+def endpoint(base_url: str, model: str) -> str:
+    """``{baseURL}/v1/messages``."""
+    return base_url.rstrip("/") + "/v1/messages"
+
+
+# anthropic-sdk-go's defaults (the Go provider builds its client with them).
+@register_judge_provider(
+    "anthropic",
+    endpoint=endpoint,
+    default_base_url="https://api.anthropic.com",
+    base_url_env=("ANTHROPIC_BASE_URL",),
+    key_env=("ANTHROPIC_API_KEY",),
+    capabilities=(STRUCTURED_OUTPUT,),
+)
 class AnthropicBackend(JsonJudgeBackend):
     """``POST {baseURL}/v1/messages`` with ``x-api-key`` and ``anthropic-version``."""
-
-    provider = "anthropic"
 
     def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
         super().__init__(settings, http)
@@ -121,10 +135,7 @@ class AnthropicBackend(JsonJudgeBackend):
 
     def should_retry(self, response: httpx.Response) -> bool:
         """``x-should-retry`` wins as in Anthropic's SDKs; else 408/409/429/5xx (529 included)."""
-        hint = str(response.headers.get("x-should-retry", "")).lower()
-        if hint in ("true", "false"):
-            return hint == "true"
-        return super().should_retry(response)
+        return sdk_should_retry(response)
 
     def parse_reply(self, payload: bytes) -> JudgeReply:
         """Text blocks joined (thinking blocks skipped); usage from ``input/output_tokens``."""
