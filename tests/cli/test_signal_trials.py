@@ -252,6 +252,7 @@ def large_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     return evalset, cases_of(full), time.monotonic() - began
 
 
+@pytest.mark.slow  # make test-long
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("point", LARGE_POINTS)
 def test_large_run(
