@@ -7,7 +7,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 CHROMIUM ?= /usr/bin/chromium
-# pytest-xdist: one worker per core; worksteal measured best on 2 cores (see test-long's note).
+# pytest-xdist, one worker per core. worksteal splits the tests in two runs of whole modules
+# (module fixtures built once per worker) and moves work only when a worker runs dry: in a full
+# run on the shared 2-core box the wall came within 6 % of the ideal split, so no scheduler can
+# gain more than that (compare on a quiet machine: `make test PYTEST_DIST=loadgroup`).
 PYTEST_WORKERS ?= auto
 PYTEST_DIST ?= worksteal
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)
@@ -64,8 +67,9 @@ test: install chromium
 	  tests=$$?; wait $$mypy; typed=$$?; echo "mypy:"; cat "$$mypy_log"; rm -f "$$mypy_log"; \
 	  [ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
-# The long trials (pytest -m slow): the 20,000-case signal trials and the 100,000-case
-# benches' correctness checks. .ci/run runs them after `make test`.
+# The long trials (pytest -m slow): the 20,000-case signal trials, the 1,000-case trials' other
+# stop points and the 100,000-case benches' correctness checks. .ci/run runs them after
+# `make test`.
 test-long: install chromium
 	AGENTEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -m slow $(PYTEST_PARALLEL) --durations=40
 
