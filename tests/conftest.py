@@ -1,4 +1,4 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures, and the browser tests' skip when Chromium is missing."""
 
 from __future__ import annotations
 
@@ -6,7 +6,42 @@ from collections.abc import Iterator
 
 import pytest
 
+from chromium import CHROMIUM
 from judge_server import JudgeServer
+
+# The reason every browser test is skipped with on a machine without Chromium.
+NO_CHROMIUM = f"no Chromium at {CHROMIUM}"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Without Chromium, skip the tests that drive it (those using the ``playwright`` fixture).
+
+    ``make test`` installs Debian's chromium where it can (root with apt-get); elsewhere these
+    tests are skipped and pytest_terminal_summary says so once, not once per test.
+    """
+    if CHROMIUM.exists():
+        return
+    skip = pytest.mark.skip(reason=NO_CHROMIUM)
+    for item in items:
+        if "playwright" in getattr(item, "fixturenames", ()):
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line at the end of the run when the browser tests were skipped for want of Chromium."""
+    skipped = [
+        report
+        for report in terminalreporter.stats.get("skipped", [])
+        if NO_CHROMIUM in str(getattr(report, "longrepr", ""))
+    ]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} browser test{'s' * (len(skipped) != 1)} of the HTML report "
+            f"skipped: {NO_CHROMIUM} "
+            "(`make chromium` installs Debian's chromium; it needs root and apt-get)",
+            yellow=True,
+            bold=True,
+        )
 
 
 @pytest.fixture(autouse=True)

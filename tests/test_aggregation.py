@@ -32,12 +32,11 @@ from agenteval.schema.result import (
     StatusCounts,
 )
 from agenteval.schema.status import EvalStatus
+from trpc_fixtures import FIXTURES
 
 P = EvalStatus.PASSED
 F = EvalStatus.FAILED
 N = EvalStatus.NOT_EVALUATED
-
-FIXTURES = Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "trpc-examples"
 
 
 def metric(name: str, score: float, status: EvalStatus, threshold: float) -> EvalMetricResult:
@@ -445,8 +444,6 @@ def test_overall_status_and_exit_code() -> None:
 
 
 def stored_results_with_summary() -> list[Path]:
-    if not FIXTURES.is_dir():
-        return []
     return sorted(
         path
         for path in FIXTURES.rglob("*.evalset_result.json")
@@ -502,7 +499,6 @@ def comparable(summary: EvalSetResultSummary) -> dict[str, Any]:
 STORED = stored_results_with_summary()
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
 def test_fixtures_with_summary_found() -> None:
     names = {path.parts[len(FIXTURES.parts)] for path in STORED}
     assert {"server", "caseaggregation", "claudecode", "jieba", "skill", "toolmock"} <= names

@@ -1,4 +1,7 @@
-"""The trpc-agent-go example fixtures (../shared/fixtures/trpc-examples) and their replay (formats.md §10.1)."""
+"""The trpc-agent-go example fixtures vendored in tests/fixtures/ and their replay (formats.md §10.1).
+
+Where each file came from: tests/fixtures/PROVENANCE.md.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "trpc-examples"
+_VENDORED = Path(__file__).resolve().parent / "fixtures"
+# trpc-agent-go's examples/evaluation/: eval sets, metric files and the results its examples wrote.
+FIXTURES = _VENDORED / "trpc-examples"
+# trpc-agent-go's evaluation/internal/rouge/testdata/: the Go ROUGE tests' inputs.
+ROUGE_TESTDATA = _VENDORED / "trpc-rouge-testdata"
 
 
 def fixture_file(pattern: str) -> Path:

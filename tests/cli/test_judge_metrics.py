@@ -12,9 +12,7 @@ import pytest
 
 from agenteval.loading import load_result
 from judge_server import JudgeServer, Reply
-from trpc_fixtures import FIXTURES, replay_evalset
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
+from trpc_fixtures import replay_evalset
 
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -21,9 +21,7 @@ import pytest
 
 from agenteval.judge.providers.tc3 import ALGORITHM
 from judge_server import JudgeServer, Reply
-from trpc_fixtures import FIXTURES, replay_evalset
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
+from trpc_fixtures import replay_evalset
 
 VERDICT = Reply(
     content=(

@@ -30,9 +30,7 @@ import pytest
 from agenteval.loading import load_result
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult
 from judge_server import JudgeServer, Reply
-from trpc_fixtures import FIXTURES, fixture_file, replay_evalset
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
+from trpc_fixtures import fixture_file, replay_evalset
 
 API_KEY = "sk-test-llm-fixtures-5d1c"
 

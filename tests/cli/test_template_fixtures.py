@@ -25,13 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from agenteval.loading import load_result
 from judge_server import JudgeServer, Reply
-from trpc_fixtures import FIXTURES, fixture_file, replay_evalset
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
+from trpc_fixtures import fixture_file, replay_evalset
 
 API_KEY = "sk-test-template-fixtures"
 

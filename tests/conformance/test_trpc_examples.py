@@ -16,11 +16,9 @@ import pytest
 
 from agenteval.api import Options, evaluate
 from agenteval.errors import ConfigError
-from trpc_fixtures import FIXTURES, fixture_file, replay_evalset
+from trpc_fixtures import fixture_file, replay_evalset
 
 PLUGINS = Path(__file__).resolve().parents[1] / "plugins"
-
-pytestmark = pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
 
 
 def _statuses_and_scores(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +21,7 @@ from agenteval.criteria.rouge import (
     tokenize,
 )
 from agenteval.schema.metric import RougeCriterion
-
-# The Go test data lives in shared/ beside the repository (never copied into it).
-ROUGE_TESTDATA = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "trpc-rouge-testdata"
+from trpc_fixtures import ROUGE_TESTDATA
 
 
 def criterion(**fields: Any) -> RougeCriterion:
@@ -243,8 +240,6 @@ def test_bit_parallel_lcs_equals_table(first: list[str], second: list[str]) -> N
 
 
 def _fixture_lines(name: str) -> list[str]:
-    if not ROUGE_TESTDATA.is_dir():
-        pytest.skip("trpc-rouge-testdata fixtures are absent")
     return (ROUGE_TESTDATA / name).read_text(encoding="utf-8").rstrip("\n").split("\n")
 
 
@@ -273,8 +268,6 @@ def test_rouge155_vectors(
 
 
 def test_rouge155_multi_sentence_lsum() -> None:
-    if not ROUGE_TESTDATA.is_dir():
-        pytest.skip("trpc-rouge-testdata fixtures are absent")
     multi = ROUGE_TESTDATA / "rouge155"
     target = (multi / "target_multi.0.txt").read_text(encoding="utf-8")
     prediction = (multi / "prediction_multi.0.txt").read_text(encoding="utf-8")

@@ -12,6 +12,7 @@ from otel_spans import Recorder, record_semconv
 
 from agenteval.importers.detect import kind_of_file
 from agenteval.schema.evalset import Invocation, Message, Tool
+from trpc_fixtures import FIXTURES as TRPC_FIXTURES
 
 TURNS = [
     Invocation(
@@ -22,7 +23,6 @@ TURNS = [
 ]
 
 REPO = Path(__file__).resolve().parents[2]
-TRPC_FIXTURES = REPO.parent / "shared" / "fixtures" / "trpc-examples"
 
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
@@ -40,8 +40,7 @@ def _trpc_files() -> list[Path]:
     files = sorted((REPO / "evalsets").rglob("*.json*")) + sorted(
         (REPO / "metrics").rglob("*.json")
     )
-    if TRPC_FIXTURES.is_dir():
-        files += sorted(TRPC_FIXTURES.rglob("*.json"))
+    files += sorted(TRPC_FIXTURES.rglob("*.json"))
     return [f for f in files if "adk" not in f.parts and "otel" not in f.parts]
 
 

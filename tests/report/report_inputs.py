@@ -10,7 +10,6 @@ counts, judge usage, durations and timestamps, no summary.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -24,8 +23,8 @@ from agenteval.schema.result import (
 )
 from agenteval.schema.status import EvalStatus
 from sample_results import generated_result
+from trpc_fixtures import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
 ODD = "a|b *c* <tag> & `x` \x1b[31mred\x00 \u2028 \ud800 ::error::forged\r\nnext"
 
 

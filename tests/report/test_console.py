@@ -21,12 +21,12 @@ from agenteval.schema.result import (
     MetricDetails,
 )
 from agenteval.schema.status import EvalStatus
+from trpc_fixtures import FIXTURES
 
 P = EvalStatus.PASSED
 F = EvalStatus.FAILED
 N = EvalStatus.NOT_EVALUATED
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -260,7 +260,6 @@ def test_shown_ks() -> None:
     assert shown_ks(100) == [1, 2, 3, 5, 10, 100]
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
 def test_renders_go_result_files() -> None:
     paths = sorted((FIXTURES / "caseaggregation" / "output").rglob("*.evalset_result.json"))
     paths += sorted((FIXTURES / "callbacks" / "output").rglob("*.evalset_result.json"))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -13,8 +12,7 @@ from agenteval.loading import load_result
 from agenteval.report.diff import ChangeKind, diff_results, render_diff
 from agenteval.schema.result import EvalSetResult
 from sample_results import F, N, P, case_result, eval_set_result, metric
-
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
+from trpc_fixtures import FIXTURES
 
 
 def shop(cases: dict[str, list[tuple[str, float, float]]]) -> EvalSetResult:
@@ -208,8 +206,6 @@ def test_render_diff() -> None:
 
 
 def test_go_results_against_themselves() -> None:
-    if not FIXTURES.is_dir():
-        pytest.skip("trpc-agent-go fixtures not present")
     results = [load_result(p) for p in sorted(FIXTURES.rglob("*.evalset_result.json"))]
     diff = diff_results(results, results)
     assert not diff.changes and not diff.regressed

@@ -16,9 +16,9 @@ from agenteval.report.junit import junit_xml, write_junit
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import F, N, P, case_result, eval_set_result, generated_result, metric
+from trpc_fixtures import FIXTURES
 
 XSD = Path(__file__).with_name("junit.xsd")
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
 
 
 @pytest.fixture(scope="module")
@@ -191,8 +191,6 @@ def test_write_junit_is_atomic_and_replaces(tmp_path: Path) -> None:
 
 
 def test_go_result_files_give_valid_junit(schema: xmlschema.XMLSchema) -> None:
-    if not FIXTURES.is_dir():
-        pytest.skip("trpc-agent-go fixtures not present")
     results = [load_result(p) for p in sorted(FIXTURES.rglob("*.evalset_result.json"))]
     assert len(results) >= 10
     text = junit_xml(results)

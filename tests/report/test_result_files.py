@@ -31,11 +31,11 @@ from agenteval.schema.result import (
     MetricDetails,
 )
 from agenteval.schema.status import EvalStatus
+from trpc_fixtures import FIXTURES
 
 P = EvalStatus.PASSED
 F = EvalStatus.FAILED
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 
 
@@ -231,7 +231,6 @@ def test_run_document_shape(tmp_path: Path) -> None:
     assert results == [passing, failing]
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-examples fixtures absent")
 def test_fixture_result_survives_rewrite(tmp_path: Path) -> None:
     source = next((FIXTURES / "caseaggregation" / "output").rglob("*" + RESULT_SUFFIX))
     stored = EvalSetResult.model_validate_json(source.read_text(encoding="utf-8"))

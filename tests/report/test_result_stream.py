@@ -18,8 +18,8 @@ from agenteval.report.result_stream import (
 )
 from agenteval.schema.result import EvalSetResult
 from sample_results import case_result, generated_result, metric
+from trpc_fixtures import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "trpc-examples"
 STAMP = re.compile(rb'"creationTimestamp": [0-9.e+-]+')
 
 
@@ -87,7 +87,6 @@ def test_zero_cases_and_odd_text(tmp_path: Path) -> None:
     assert b"\\u003c" in streamed and b"\n" not in streamed.split(b'"evalId": ')[1][:30]
 
 
-@pytest.mark.skipif(not FIXTURES.is_dir(), reason="trpc-agent-go fixtures not present")
 def test_every_fixture_result_streams_to_the_bytes_of_a_whole_write(tmp_path: Path) -> None:
     files = sorted(FIXTURES.rglob("*.evalset_result.json"))
     assert files

@@ -21,12 +21,9 @@ from agenteval.loading import load_metrics
 from agenteval.schema import EvalCase
 from agenteval.turns import case_turns
 from judge_server import JudgeServer, Reply
+from trpc_fixtures import FIXTURES
 
-EXAMPLE = (
-    Path(__file__).resolve().parents[4] / "shared" / "fixtures" / "trpc-examples" / "llm"
-) / "finalresponse"
-
-pytestmark = pytest.mark.skipif(not EXAMPLE.is_dir(), reason="trpc-examples fixtures absent")
+EXAMPLE = FIXTURES / "llm" / "finalresponse"
 
 API_KEY = "sk-test-fixture-7f3a"
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,8 +14,7 @@ from agenteval.evaluators.llm.template.bindings import (
 )
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
-
-FIXTURES = Path(__file__).resolve().parents[5] / "shared" / "fixtures" / "trpc-examples"
+from trpc_fixtures import FIXTURES
 
 
 def bind(name: Any, scope: str, field: str, node: str | None = None, path: str = "") -> Any:
@@ -526,8 +524,6 @@ def test_read_bindings_keeps_nulls_and_reports_wrong_types() -> None:
 
 def test_rendered_prompt_matches_the_stored_go_result() -> None:
     example = FIXTURES / "llm" / "templatetrace"
-    if not example.is_dir():
-        pytest.skip("trpc-examples fixtures not available")
     metrics_file = (
         example / "data" / "template-trace-eval-app" / "template-trace-basic.metrics.json"
     )
