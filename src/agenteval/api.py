@@ -111,6 +111,8 @@ class Options:
     resume: Sequence[str] = ()
     # Keys the trpc-agent-go formats do not define are errors, not warnings (--strict).
     strict: bool = False
+    # Keys close to one the formats define (near misses) are warnings, not errors (--lenient).
+    lenient: bool = False
     # Set from a signal handler to stop the run early (the CLI installs one).
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
@@ -193,6 +195,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     too_many = num_runs_problem(options.num_runs)
     if too_many is not None:
         raise ConfigError([too_many])
+    if options.strict and options.lenient:
+        raise ConfigError(
+            [Problem("--lenient", "", "cannot be combined with --strict (or $AGENTEVAL_STRICT)")]
+        )
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
@@ -349,6 +355,7 @@ def _plan_metrics(
                     metrics_data,
                     str(metrics_path),
                     strict=options.strict,
+                    lenient=options.lenient,
                     builtin=_is_builtin_or_unknown,
                     text=metrics_text,
                 ),
@@ -388,7 +395,10 @@ def _plan_evalset(
         return None
     data = parsed(text)
     if data is not None and not _document_ok(
-        check_evalset_document(data, str(path), strict=options.strict, text=text), found
+        check_evalset_document(
+            data, str(path), strict=options.strict, lenient=options.lenient, text=text
+        ),
+        found,
     ):
         return None
     evalset, problems = loading.parse_evalset(text, str(path), data)
@@ -432,6 +442,7 @@ def _plan_streamed(
         data,
         str(path),
         strict=options.strict,
+        lenient=options.lenient,
         all_metrics=metrics,
         selected=selected,
         metrics_file=str(metrics_path),

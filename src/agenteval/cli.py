@@ -137,6 +137,14 @@ StrictOpt = Annotated[
         "Also $AGENTEVAL_STRICT=1.",
     ),
 ]
+LenientOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lenient",
+        help='Keys close to one the formats define ("did you mean") are warnings, not errors '
+        "(exit 2): for files written by other tools.",
+    ),
+]
 AgentOpt = Annotated[
     str | None,
     typer.Option(
@@ -399,6 +407,7 @@ def run(
         ),
     ] = False,
     strict: StrictOpt = False,
+    lenient: LenientOpt = False,
     agent: AgentOpt = None,
     expected_agent: ExpectedAgentOpt = None,
     agent_concurrency: Annotated[
@@ -455,6 +464,7 @@ def run(
         resume=resume,
         stop=StopSignal(),
         strict=strict,
+        lenient=lenient,
         agent=agent,
         expected_agent=expected_agent,
         agent_concurrency=agent_concurrency,
@@ -512,8 +522,8 @@ def _report_run(
     """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html)."""
     output, json_file, junit, markdown, html = files
     out = make_console(highlight=False)
-    if not quiet:
-        _print_problems(result.warnings, warning=True)
+    # Warnings are never hidden, not even by --quiet (what CI runs with).
+    _print_problems(result.warnings, warning=True)
     reports = sink.reports
     console_report.render_reports(out, reports, duration_seconds=result.elapsed)
     _print_judge(out, result, len(reports), quiet=quiet)
@@ -625,6 +635,7 @@ def validate(
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     strict: StrictOpt = False,
+    lenient: LenientOpt = False,
     agent: AgentOpt = None,
     expected_agent: ExpectedAgentOpt = None,
     verbose: VerboseOpt = False,
@@ -637,6 +648,7 @@ def validate(
         skip_metrics=skip_metric,
         plugins=plugin,
         strict=strict,
+        lenient=lenient,
         agent=agent,
         expected_agent=expected_agent,
     )

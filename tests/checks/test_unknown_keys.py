@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from agenteval.checks.unknown_keys import closest_key, evalset_unknown_keys, metrics_unknown_keys
+from agenteval.checks.unknown_keys import (
+    UnknownKey,
+    closest_key,
+    evalset_unknown_keys,
+    metrics_unknown_keys,
+    sort_unknown,
+)
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric, LLMCriterion
 
@@ -65,3 +71,16 @@ def test_metric_criteria_are_closed_for_builtins_and_open_for_plugins() -> None:
 
 def test_a_metric_file_that_is_not_an_array_has_no_key_problems() -> None:
     assert metrics_unknown_keys({"metricName": "x"}, "m.json") == []
+
+
+def test_a_key_with_a_suggestion_is_a_near_miss() -> None:
+    near, far = evalset_unknown_keys({"evalCases": [], "evalSetID": "s", "owner": "me"}, "f")
+    assert isinstance(near, UnknownKey) and (near.meant, near.near_miss) == ("evalSetId", True)
+    assert isinstance(far, UnknownKey) and (far.meant, far.near_miss) == ("", False)
+
+
+def test_sort_unknown_near_misses_error_unless_lenient_others_only_when_strict() -> None:
+    near, far = evalset_unknown_keys({"evalCases": [], "evalSetID": "s", "owner": "me"}, "f")
+    assert sort_unknown([near, far], strict=False) == ([near], [far])
+    assert sort_unknown([near, far], strict=False, lenient=True) == ([], [near, far])
+    assert sort_unknown([near, far], strict=True) == ([near, far], [])

@@ -3,7 +3,11 @@
 trpc-agent-go ignores unknown keys, so a misspelt one (``tool_calls`` for
 ``tools``, ``threshhold``) silently changes what a case checks.  Each one is
 reported as ``file: json.path: 'key' is not a field of Model (did you mean
-'x'?)``: a warning by default, an error with ``--strict`` (ARCHITECTURE §5.10).
+'x'?)``.  A key close to one the format defines (a *near miss*, the ``did you
+mean`` hint) is an error by default: it is almost always a typo that would
+change what is checked.  ``--lenient`` makes near misses warnings, for files
+written by other tools.  A key with no close match is a warning (ARCHITECTURE
+§5.10: Go ignores it, so its files keep working), an error with ``--strict``.
 
 The known keys are the pydantic models' aliases (the Python field names that
 pydantic would also accept are not keys of the format).  Objects whose models
@@ -17,7 +21,8 @@ from __future__ import annotations
 import difflib
 import functools
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
@@ -27,6 +32,31 @@ from agenteval.errors import Problem
 from agenteval.schema.evalset import EvalCase, EvalSet
 from agenteval.schema.json_schema import AGENTEVAL_KEYS
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownKey(Problem):
+    """A key the format does not define; ``meant`` is the key it most likely meant, or ""."""
+
+    meant: str = ""
+
+    @property
+    def near_miss(self) -> bool:
+        """True when a known key is close: most likely a typo."""
+        return bool(self.meant)
+
+
+def sort_unknown(
+    unknown: Iterable[Problem], *, strict: bool, lenient: bool = False
+) -> tuple[list[Problem], list[Problem]]:
+    """(errors, warnings): near misses are errors unless ``lenient``, other keys only if ``strict``."""
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    for problem in unknown:
+        near = isinstance(problem, UnknownKey) and problem.near_miss
+        (errors if strict or (near and not lenient) else warnings).append(problem)
+    return errors, warnings
+
 
 # Model classes shown under the name a user knows from the file.
 _DISPLAY = {Criterion: "criterion", LLMCriterion: "llmJudge"}
@@ -152,7 +182,8 @@ class _Walk:
         meant = closest_key(key, model)
         hint = f"did you mean {meant!r}?" if meant else f"known: {', '.join(known_keys(model))}"
         where = locations.render([*self.parts, key])
-        self.problems.append(Problem(self.file, where, f"{key!r} is not a field of {name}", hint))
+        message = f"{key!r} is not a field of {name}"
+        self.problems.append(UnknownKey(self.file, where, message, hint, meant))
 
     def document(self, data: Any, model: type[BaseModel], base: list[int | str]) -> None:
         """Walk ``data`` as a ``model`` object found at ``base``."""
