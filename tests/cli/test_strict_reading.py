@@ -92,8 +92,8 @@ def test_misspellings_are_located_errors_with_the_key_meant(tmp_path: Path, comm
     assert proc.stdout == ""  # nothing was scored
 
 
-def test_a_misspelt_threshold_no_longer_passes_a_wrong_answer(tmp_path: Path) -> None:
-    """Issue 21 item 1: ``threshhold`` on a wrong answer was PASSED, exit 0, silent under --quiet."""
+def write_wrong_answer(tmp_path: Path) -> Path:
+    """An eval set of one case whose answer (Rome) is wrong (Paris)."""
     evalset = tmp_path / "qa.evalset.json"
     turn = {"userContent": {"role": "user", "content": "capital of France?"}}
     evalset.write_text(
@@ -110,11 +110,18 @@ def test_a_misspelt_threshold_no_longer_passes_a_wrong_answer(tmp_path: Path) ->
                         "actualConversation": [
                             {**turn, "finalResponse": {"role": "assistant", "content": "Rome"}}
                         ],
+                        "sessionInput": {"appName": "a", "userId": "u"},
                     }
                 ],
             }
         )
     )
+    return evalset
+
+
+def test_a_misspelt_threshold_no_longer_passes_a_wrong_answer(tmp_path: Path) -> None:
+    """Issue 21 item 1: ``threshhold`` on a wrong answer was PASSED, exit 0, silent under --quiet."""
+    evalset = write_wrong_answer(tmp_path)
     metrics = tmp_path / "qa.metrics.json"
     metrics.write_text(json.dumps([{"metricName": "response_match_score", "threshhold": 0.8}]))
     args = ["run", "--evalset", str(evalset), "--metrics", str(metrics), "--quiet"]
@@ -243,3 +250,33 @@ def test_agenteval_extras_and_plugin_criteria_are_known_keys(tmp_path: Path) -> 
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "is not a field" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_threshold_outside_the_score_range_is_a_located_error(
+    tmp_path: Path, command: str
+) -> None:
+    """``threshold: 80`` on a 0..1 score validated and then failed every case."""
+    evalset = write_wrong_answer(tmp_path)
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "exact_match", "threshold": 80}]))
+    proc = cli(command, "--evalset", str(evalset), "--metrics", str(metrics))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"error: {metrics}: [0].threshold: 80 is outside the scores of exact_match (0 to 1) "
+        "(no score reaches it: every case fails; for 80% write 0.8)\n1 problem found.\n"
+    )
+    assert proc.stdout == ""
+
+
+def test_a_metric_without_threshold_warns_that_it_always_passes(tmp_path: Path) -> None:
+    evalset = write_wrong_answer(tmp_path)
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "exact_match"}]))
+    proc = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--quiet")
+    # A missing threshold is 0, as in trpc-agent-go: the wrong answer passes, but not silently.
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (
+        f"warning: {metrics}: [0].threshold: no threshold, so this metric always passes "
+        "(a missing threshold is 0) (set one within 0 to 1)"
+    ) in proc.stderr
