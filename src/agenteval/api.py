@@ -258,7 +258,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
         )
     if found.problems:
-        raise ConfigError(found.problems)
+        raise ConfigError(found.problems, found.warnings)
     shard = _parse_shard(options.shard)
     wanted = set(options.cases)
     for plan in plans:
@@ -677,10 +677,13 @@ async def _run_set(
     resumed = prepared.resumed.get(plan.eval_set_id)
     sink.begin_set(plan.eval_set_id, settings.num_runs)
     fresh = _FreshCases(plan.eval_set_id, settings.skip)
+    not_run: list[str] = []  # cases whose agent could not be started: incomplete, not failed
 
     def deliver(case: EvalCaseResult) -> None:
         if judge is not None:
             fresh.see(case)
+        if settings.not_run and (plan.eval_set_id, case.eval_id) in settings.not_run:
+            not_run.append(case.eval_id)
         sink.add(case)
 
     before = judge.client.usage.to_json() if judge is not None else None
@@ -695,6 +698,11 @@ async def _run_set(
         if len(judge.outcome.failures) > failures_before:
             # The INCOMPLETE cases: reports, `show` and --resume read them from here.
             head.judge_failures = fresh.judge_failures(judge.session.incomplete)
+    if not_run:
+        # One list of INCOMPLETE cases, whatever left them so: reports, `show` and --resume
+        # read it (the key keeps its first name).
+        earlier = head.judge_failures if isinstance(head.judge_failures, list) else []
+        head.judge_failures = list(dict.fromkeys([*earlier, *not_run]))
     if resumed is not None:
         head = _resumed_head(resumed, head)
     sink.end_set(head)
