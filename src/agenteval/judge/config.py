@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from agenteval.judge.errors import JudgeConfigError
 from agenteval.judge.providers import provider_info
+from agenteval.judge.url_secrets import shown_base_url
 from agenteval.schema.metric import JudgeModel
 
 OPENAI_PROVIDER = "openai"
@@ -162,7 +163,11 @@ DEFAULT_GENERATION = GenerationConfig(max_tokens=2000, temperature=0.8, stream=F
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """Everything needed to call one judge model; the API key is held as a :class:`Secret`."""
+    """Everything needed to call one judge model; the API key is held as a :class:`Secret`.
+
+    ``url_secrets`` are the secrets of ``base_url`` (a key in its query or path,
+    ``judge.url_secrets``): messages show the URL with them as ``***``, like the key.
+    """
 
     provider: str
     model: str
@@ -172,19 +177,44 @@ class JudgeSettings:
     extra_fields: Mapping[str, Any] = field(default_factory=dict)
     generation: GenerationConfig = DEFAULT_GENERATION
     num_samples: int = 1
+    url_secrets: tuple[Secret, ...] = ()
 
     @cached_property
     def endpoint(self) -> str:
         """The request URL; openai: base URL with a trailing ``/`` plus ``chat/completions``."""
+        return self._endpoint(self.base_url)
+
+    @cached_property
+    def shown_endpoint(self) -> str:
+        """:attr:`endpoint` with the base URL's secrets as ``***`` (messages, cache keys)."""
+        if not self.url_secrets:
+            return self.endpoint
+        secrets = [secret.reveal() for secret in self.url_secrets]
+        return self._endpoint(shown_base_url(self.base_url, secrets).shown)
+
+    def _endpoint(self, base_url: str) -> str:
         info = provider_info(self.provider)
         if info is not None:
-            return info.endpoint(self.base_url, self.model)
-        base = self.base_url if self.base_url.endswith("/") else self.base_url + "/"
+            return info.endpoint(base_url, self.model)
+        base = base_url if base_url.endswith("/") else base_url + "/"
         return base + "chat/completions"
+
+    def secrets(self) -> list[str]:
+        """Every credential a message must not show: the API key and the URL's secrets."""
+        found = [self.api_key.reveal(), *(secret.reveal() for secret in self.url_secrets)]
+        return [secret for secret in found if secret]
 
     def describe(self) -> str:
         """``provider judge model 'model' at endpoint``, the judge's name in messages."""
-        return f"{self.provider} judge model {self.model!r} at {self.endpoint}"
+        return f"{self.provider} judge model {self.model!r} at {self.shown_endpoint}"
+
+    def __repr__(self) -> str:
+        # A traceback may print it: the URL as shown, never the key or the URL's secrets.
+        return (
+            f"JudgeSettings(provider={self.provider!r}, model={self.model!r}, "
+            f"variant={self.variant!r}, endpoint={self.shown_endpoint!r}, "
+            f"num_samples={self.num_samples})"
+        )
 
     def __hash__(self) -> int:
         return hash((self.provider, self.model, self.variant, self.base_url, self.api_key))
@@ -212,15 +242,17 @@ def resolve_settings(model: JudgeModel, environ: Mapping[str, str] | None = None
         # Known providers fill an empty base URL and key from their environment variables
         # and defaults; unknown ones stay as given and the client refuses them.
         info = provider_info(model.provider_name)
+        base_url = info.base_url(model.base_url, env) if info else model.base_url
         return JudgeSettings(
             provider=model.provider_name,
             model=model.model_name,
             variant=model.variant,
-            base_url=info.base_url(model.base_url, env) if info else model.base_url,
+            base_url=base_url,
             api_key=Secret(info.api_key(model.api_key, env) if info else model.api_key),
             extra_fields=extra,
             generation=generation,
             num_samples=num_samples,
+            url_secrets=_url_secrets(base_url, model),
         )
     variant = model.variant or infer_variant(model.base_url)
     default_url, key_env = _VARIANT_DEFAULTS.get(variant, ("", ""))
@@ -239,4 +271,11 @@ def resolve_settings(model: JudgeModel, environ: Mapping[str, str] | None = None
         extra_fields=extra,
         generation=generation,
         num_samples=num_samples,
+        url_secrets=_url_secrets(base_url, model),
     )
+
+
+def _url_secrets(base_url: str, model: JudgeModel) -> tuple[Secret, ...]:
+    """The base URL's secrets: ``${VAR}`` values found on reading, credential query values."""
+    found = shown_base_url(base_url, model.url_secrets).secrets
+    return tuple(Secret(secret) for secret in found)
