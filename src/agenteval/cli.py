@@ -45,7 +45,7 @@ from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
-from agenteval.report.run_notes import RunNotes, collapse, count_text, warning_count
+from agenteval.report.run_notes import RunNotes, count_text
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import ReportSink, SetReport, overall_status
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
@@ -183,10 +183,11 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
         err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
 
 
-def _print_warnings(warnings: list[Problem]) -> int:
-    """Print ``warnings`` (never hidden; a flood of one kind collapsed); return their count."""
-    _print_problems(collapse(warnings), warning=True)
-    return warning_count(warnings)
+def _print_warnings(warnings: list[Problem]) -> RunNotes:
+    """Print ``warnings`` (never hidden; a flood of one kind collapsed); return them as notes."""
+    notes = RunNotes.of(warnings)
+    _print_problems(list(notes.warnings), warning=True)
+    return notes
 
 
 def _warnings_part(count: int) -> str:
@@ -222,7 +223,7 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
     try:
         return action()
     except ConfigError as exc:
-        warnings = _print_warnings(exc.warnings)
+        warnings = _print_warnings(exc.warnings).warning_count
         _print_problems(exc.problems)
         n = len(exc.problems)
         _stderr().print(f"{n} problem{'s' if n != 1 else ''} found{_warnings_part(warnings)}.")
@@ -547,7 +548,7 @@ def _report_run(
     output, json_file, junit, markdown, html = files
     out = make_console(highlight=False)
     # Warnings are never hidden, not even by --quiet (what CI runs with).
-    _print_warnings(result.warnings)
+    notes = _print_warnings(result.warnings)
     reports = sink.reports
     console_report.render_sets(out, reports)
     _print_judge(out, result, len(reports), quiet=quiet)
@@ -560,7 +561,8 @@ def _report_run(
             highlight=False,
         )
     # What the reports say beside the cases; a report that cannot be written is known later.
-    notes = RunNotes.of(result.warnings, _unfinished(result, reports, 0, stopped_writing()))
+    unfinished = _unfinished(result, reports, 0, stopped_writing())
+    notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
     jobs = _report_jobs(result, sink, (output, json_file, junit, markdown), notes)
     if html is not None:
         extras = {"durationSeconds": result.elapsed, "warnings": notes.lines()}
@@ -589,7 +591,7 @@ def _report_run(
             f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False
         )
     unfinished = _unfinished(result, reports, len(outcome.failures), stopped_writing())
-    notes = dataclasses.replace(notes, unfinished=unfinished)
+    notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
     out.print(console_report.report_final_line(reports, result.elapsed, notes=notes))
     return api.EXIT_INCOMPLETE if unfinished else result.exit_code
 
@@ -661,7 +663,8 @@ def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun, notes:
     if notes.unfinished:
         # The run's one verdict: an interrupted run is incomplete whatever its cases say.
         header["overallStatus"] = EvalStatus.INCOMPLETE.value
-    return write_run_document(path, documents, header, result_files.run_trailer(result))
+    trailer = result_files.run_trailer(result, notes.lines())
+    return write_run_document(path, documents, header, trailer)
 
 
 def _signal_notice(text: str) -> None:
@@ -704,7 +707,7 @@ def validate(
 
     def body() -> int:
         prepared = api.prepare(evalset, options)
-        warnings = _print_warnings(prepared.warnings)
+        warnings = _print_warnings(prepared.warnings).warning_count
         cases = sum(len(p.cases) for p in prepared.plans)
         metric_count = sum(len(p.metrics) for p in prepared.plans)
         make_console(highlight=False).print(

@@ -146,16 +146,19 @@ class RunOutcome(Protocol):
     def warnings(self) -> Sequence[object]: ...
 
 
-def run_trailer(run: object) -> dict[str, Any]:
+def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str, Any]:
     """The keys of a run document after ``evalSetResults``: the run's warnings and agent.
 
-    Warnings are listed as the console prints them: repeats of one kind past a few are
-    one ``… and N more like this`` line (``run_notes.collapse``), so a flood is bounded.
+    Warnings are listed as the console prints them (``warnings``, when the caller has them
+    so): repeats of one kind past a few are one ``… and N more like this`` line
+    (``run_notes.collapse``), so a flood is bounded.
     """
-    warnings = list(getattr(run, "warnings", ()))
-    problems = [w for w in warnings if isinstance(w, Problem)]
-    listed = collapse(problems) if len(problems) == len(warnings) else warnings
-    trailer: dict[str, Any] = {"warnings": [str(w) for w in listed]}
+    if warnings is None:
+        given = list(getattr(run, "warnings", ()))
+        problems = [w for w in given if isinstance(w, Problem)]
+        listed = collapse(problems) if len(problems) == len(given) else given
+        warnings = [str(w) for w in listed]
+    trailer: dict[str, Any] = {"warnings": list(warnings)}
     # What the driven agent did (run --agent); absent for runs that only read traces.
     agent = getattr(run, "agent_stats", None)
     if agent is not None:
