@@ -88,7 +88,7 @@ def test_misspellings_are_located_errors_with_the_key_meant(tmp_path: Path, comm
     assert proc.returncode == 2, proc.stdout + proc.stderr
     for line in EXPECTED:
         assert f"error: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
-    assert "4 problems found." in proc.stderr
+    assert "4 problems found · 1 warning." in proc.stderr  # threshhold: no threshold
     assert proc.stdout == ""  # nothing was scored
 
 
@@ -194,7 +194,7 @@ def test_strict_makes_them_errors_exit_2(tmp_path: Path, how: str) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     for line in EXPECTED:
         assert f"error: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
-    assert "4 problems found." in proc.stderr
+    assert "4 problems found · 1 warning." in proc.stderr  # threshhold: no threshold
     assert proc.stdout == ""  # nothing was scored
 
 

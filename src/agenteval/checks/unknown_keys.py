@@ -4,10 +4,11 @@ trpc-agent-go ignores unknown keys, so a misspelt one (``tool_calls`` for
 ``tools``, ``threshhold``) silently changes what a case checks.  Each one is
 reported as ``file: json.path: 'key' is not a field of Model (did you mean
 'x'?)``.  A key close to one the format defines (a *near miss*, the ``did you
-mean`` hint) is an error by default: it is almost always a typo that would
-change what is checked.  ``--lenient`` makes near misses warnings, for files
-written by other tools.  A key with no close match is a warning (ARCHITECTURE
-§5.10: Go ignores it, so its files keep working), an error with ``--strict``.
+mean`` hint close enough, :func:`is_near_miss`) is an error by default: it is
+almost always a typo that would change what is checked.  ``--lenient`` makes near
+misses warnings, for files written by other tools.  Any other key is a warning
+(ARCHITECTURE §5.10: Go ignores it, so its files keep working), an error with
+``--strict``.
 
 The known keys are the pydantic models' aliases (the Python field names that
 pydantic would also accept are not keys of the format).  Objects whose models
@@ -36,14 +37,45 @@ from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 @dataclass(frozen=True, slots=True)
 class UnknownKey(Problem):
-    """A key the format does not define; ``meant`` is the key it most likely meant, or ""."""
+    """A key the format does not define; ``meant`` is the key it most likely meant, or "".
+
+    ``near_miss``: ``meant`` is so close that the key is almost surely a typo of it (an
+    error unless ``--lenient``); a looser likeness is only the hint of a warning.
+    """
 
     meant: str = ""
+    near_miss: bool = False
 
-    @property
-    def near_miss(self) -> bool:
-        """True when a known key is close: most likely a typo."""
-        return bool(self.meant)
+
+# How alike a key and the key it likely meant must be to be a near miss (difflib's ratio
+# of the folded names).  Typos score 0.9 and more (threshhold 0.95, reslt 0.91, usrId
+# 0.91); keys of one's own that merely share letters with a format key score less
+# (version/conversation 0.74, enabled/evalId 0.62), and stay warnings.
+_NEAR_RATIO = 0.8
+# A shared start this long, covering this much of the shorter key, is a near miss too:
+# tool_calls for tools (the issue-12 misspelling that made trajectories pass), evaluator
+# for evaluatorName.
+_NEAR_PREFIX, _NEAR_PREFIX_SHARE = 4, 0.8
+
+
+def _fold(key: str) -> str:
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def is_near_miss(key: str, meant: str) -> bool:
+    """True when ``key`` is almost surely a misspelling of ``meant`` (see ``_NEAR_RATIO``)."""
+    if not meant:
+        return False
+    if "." in meant:
+        return True  # the key of an object one level down (llmJudge.numSamples)
+    a, b = _fold(key), _fold(meant)
+    if a == b or sorted(a) == sorted(b):  # case, underscores, or swapped letters (nmae)
+        return True
+    if difflib.SequenceMatcher(None, a, b).ratio() >= _NEAR_RATIO:
+        return True
+    shorter = min(len(a), len(b))
+    shared = next((i for i in range(shorter) if a[i] != b[i]), shorter)
+    return shared >= _NEAR_PREFIX and shared >= _NEAR_PREFIX_SHARE * shorter
 
 
 def sort_unknown(
@@ -183,7 +215,8 @@ class _Walk:
         hint = f"did you mean {meant!r}?" if meant else f"known: {', '.join(known_keys(model))}"
         where = locations.render([*self.parts, key])
         message = f"{key!r} is not a field of {name}"
-        self.problems.append(UnknownKey(self.file, where, message, hint, meant))
+        near = is_near_miss(key, meant)
+        self.problems.append(UnknownKey(self.file, where, message, hint, meant, near))
 
     def document(self, data: Any, model: type[BaseModel], base: list[int | str]) -> None:
         """Walk ``data`` as a ``model`` object found at ``base``."""
