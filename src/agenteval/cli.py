@@ -223,8 +223,9 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
     try:
         return action()
     except ConfigError as exc:
-        warnings = _print_warnings(exc.warnings).warning_count
+        # The errors first (they are why nothing ran), then the warnings found beside them.
         _print_problems(exc.problems)
+        warnings = _print_warnings(exc.warnings).warning_count
         n = len(exc.problems)
         _stderr().print(f"{n} problem{'s' if n != 1 else ''} found{_warnings_part(warnings)}.")
         raise typer.Exit(api.EXIT_CONFIG) from None
