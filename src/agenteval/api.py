@@ -111,6 +111,8 @@ class Options:
     resume: Sequence[str] = ()
     # Keys the trpc-agent-go formats do not define are errors, not warnings (--strict).
     strict: bool = False
+    # Keys close to one the formats define (near misses) are warnings, not errors (--lenient).
+    lenient: bool = False
     # Set from a signal handler to stop the run early (the CLI installs one).
     stop: StopSignal | None = None
     # Told the number of case runs, then each finished one (the progress bar).
@@ -193,6 +195,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     too_many = num_runs_problem(options.num_runs)
     if too_many is not None:
         raise ConfigError([too_many])
+    if options.strict and options.lenient:
+        raise ConfigError(
+            [Problem("--lenient", "", "cannot be combined with --strict (or $AGENTEVAL_STRICT)")]
+        )
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
@@ -252,7 +258,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
         )
     if found.problems:
-        raise ConfigError(found.problems)
+        raise ConfigError(found.problems, found.warnings)
     shard = _parse_shard(options.shard)
     wanted = set(options.cases)
     for plan in plans:
@@ -349,6 +355,7 @@ def _plan_metrics(
                     metrics_data,
                     str(metrics_path),
                     strict=options.strict,
+                    lenient=options.lenient,
                     builtin=_is_builtin_or_unknown,
                     text=metrics_text,
                 ),
@@ -388,7 +395,10 @@ def _plan_evalset(
         return None
     data = parsed(text)
     if data is not None and not _document_ok(
-        check_evalset_document(data, str(path), strict=options.strict, text=text), found
+        check_evalset_document(
+            data, str(path), strict=options.strict, lenient=options.lenient, text=text
+        ),
+        found,
     ):
         return None
     evalset, problems = loading.parse_evalset(text, str(path), data)
@@ -432,6 +442,7 @@ def _plan_streamed(
         data,
         str(path),
         strict=options.strict,
+        lenient=options.lenient,
         all_metrics=metrics,
         selected=selected,
         metrics_file=str(metrics_path),
@@ -666,10 +677,13 @@ async def _run_set(
     resumed = prepared.resumed.get(plan.eval_set_id)
     sink.begin_set(plan.eval_set_id, settings.num_runs)
     fresh = _FreshCases(plan.eval_set_id, settings.skip)
+    not_run: list[str] = []  # cases whose agent could not be started: incomplete, not failed
 
     def deliver(case: EvalCaseResult) -> None:
         if judge is not None:
             fresh.see(case)
+        if settings.not_run and (plan.eval_set_id, case.eval_id) in settings.not_run:
+            not_run.append(case.eval_id)
         sink.add(case)
 
     before = judge.client.usage.to_json() if judge is not None else None
@@ -684,6 +698,11 @@ async def _run_set(
         if len(judge.outcome.failures) > failures_before:
             # The INCOMPLETE cases: reports, `show` and --resume read them from here.
             head.judge_failures = fresh.judge_failures(judge.session.incomplete)
+    if not_run:
+        # One list of INCOMPLETE cases, whatever left them so: reports, `show` and --resume
+        # read it (the key keeps its first name).
+        earlier = head.judge_failures if isinstance(head.judge_failures, list) else []
+        head.judge_failures = list(dict.fromkeys([*earlier, *not_run]))
     if resumed is not None:
         head = _resumed_head(resumed, head)
     sink.end_set(head)

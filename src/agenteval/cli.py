@@ -6,6 +6,7 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -44,14 +45,16 @@ from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
+from agenteval.report.run_notes import RunNotes, count_text
 from agenteval.report.safe_text import escape_control
-from agenteval.report.set_tally import ReportSink
+from agenteval.report.set_tally import ReportSink, SetReport, overall_status
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
 
 app = typer.Typer(
     name="agenteval",
@@ -137,6 +140,14 @@ StrictOpt = Annotated[
         "Also $AGENTEVAL_STRICT=1.",
     ),
 ]
+LenientOpt = Annotated[
+    bool,
+    typer.Option(
+        "--lenient",
+        help='Keys close to one the formats define ("did you mean") are warnings, not errors '
+        "(exit 2): for files written by other tools.",
+    ),
+]
 AgentOpt = Annotated[
     str | None,
     typer.Option(
@@ -172,6 +183,18 @@ def _print_problems(problems: list[Problem], *, warning: bool = False) -> None:
         err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
 
 
+def _print_warnings(warnings: list[Problem]) -> RunNotes:
+    """Print ``warnings`` (never hidden; a flood of one kind collapsed); return them as notes."""
+    notes = RunNotes.of(warnings)
+    _print_problems(list(notes.warnings), warning=True)
+    return notes
+
+
+def _warnings_part(count: int) -> str:
+    """`` · 2 warnings`` for a verdict line ("" without any)."""
+    return f" · {count_text(count)}" if count else ""
+
+
 def _print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) -> None:
     usage = result.judge_usage
     # Each eval set's summary has its own line; the run total adds something only for several.
@@ -185,10 +208,11 @@ def _print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool)
                 highlight=False,
             )
     if result.judge_failures:
+        # A detail, not a verdict: the final line says INCOMPLETE (one run, one verdict line).
         n = len(result.judge_failures)
         first = markup_escape(escape_control(result.judge_failures[0]))
         out.print(
-            f"[yellow]INCOMPLETE:[/yellow] {n} judge turn{'s' if n != 1 else ''} not evaluated "
+            f"[yellow]judge:[/yellow] {n} turn{'s' if n != 1 else ''} not evaluated "
             f"(first: {first}); partial results were written",
             highlight=False,
         )
@@ -199,9 +223,11 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
     try:
         return action()
     except ConfigError as exc:
+        # The errors first (they are why nothing ran), then the warnings found beside them.
         _print_problems(exc.problems)
+        warnings = _print_warnings(exc.warnings).warning_count
         n = len(exc.problems)
-        _stderr().print(f"{n} problem{'s' if n != 1 else ''} found.")
+        _stderr().print(f"{n} problem{'s' if n != 1 else ''} found{_warnings_part(warnings)}.")
         raise typer.Exit(api.EXIT_CONFIG) from None
     except AgentEvalError as exc:
         if exc.exit_code == ExitCode.INTERNAL_ERROR:
@@ -399,6 +425,7 @@ def run(
         ),
     ] = False,
     strict: StrictOpt = False,
+    lenient: LenientOpt = False,
     agent: AgentOpt = None,
     expected_agent: ExpectedAgentOpt = None,
     agent_concurrency: Annotated[
@@ -455,6 +482,7 @@ def run(
         resume=resume,
         stop=StopSignal(),
         strict=strict,
+        lenient=lenient,
         agent=agent,
         expected_agent=expected_agent,
         agent_concurrency=agent_concurrency,
@@ -490,14 +518,15 @@ def run(
                 with progress:
                     result = api.evaluate(evalset, options)
                 policy.writing()
-                code = _report_run(
-                    result, sink, (output, json_file, junit, markdown, html), quiet=quiet
+                return _report_run(
+                    result,
+                    sink,
+                    (output, json_file, junit, markdown, html),
+                    quiet=quiet,
+                    stopped_writing=lambda: policy.during_writing,
                 )
             finally:
                 sink.close()
-        if policy.during_writing:
-            return api.EXIT_INCOMPLETE
-        return code
 
     raise typer.Exit(_guard(verbose, body))
 
@@ -508,29 +537,36 @@ def _report_run(
     files: tuple[Path | None, Path | None, Path | None, Path | None, Path | None],
     *,
     quiet: bool,
+    stopped_writing: Callable[[], bool] = lambda: False,
 ) -> int:
-    """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html)."""
+    """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html).
+
+    One run, one verdict line: the final line, printed last, after the reports are
+    written, says what the exit code says (INCOMPLETE with the reason when a signal, a
+    judge or agent that could not be reached, or a report that could not be written left
+    the run unfinished); the lines before it are details.
+    """
     output, json_file, junit, markdown, html = files
     out = make_console(highlight=False)
-    if not quiet:
-        _print_problems(result.warnings, warning=True)
+    # Warnings are never hidden, not even by --quiet (what CI runs with).
+    notes = _print_warnings(result.warnings)
     reports = sink.reports
-    console_report.render_reports(out, reports, duration_seconds=result.elapsed)
+    console_report.render_sets(out, reports)
     _print_judge(out, result, len(reports), quiet=quiet)
     if result.agent_stats is not None:
         render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
     if result.interrupted:
         out.print(
-            "[yellow]INTERRUPTED:[/yellow] results hold the cases finished before the stop; "
+            "[yellow]interrupted:[/yellow] results hold the cases finished before the stop; "
             "finish with --resume RESULT.json",
             highlight=False,
         )
-    jobs = _report_jobs(result, sink, output, json_file, junit, markdown)
+    # What the reports say beside the cases; a report that cannot be written is known later.
+    unfinished = _unfinished(result, reports, 0, stopped_writing())
+    notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
+    jobs = _report_jobs(result, sink, (output, json_file, junit, markdown), notes)
     if html is not None:
-        extras = {
-            "durationSeconds": result.elapsed,
-            "warnings": [str(w) for w in result.warnings],
-        }
+        extras = {"durationSeconds": result.elapsed, "warnings": notes.lines()}
         jobs.append(
             ReportJob(
                 str(html),
@@ -544,6 +580,7 @@ def _report_run(
         os.environ,
         sources=result.sources,
         elapsed=result.elapsed,
+        notes=notes,
     )
     jobs.append(ReportJob(summary, ci_outputs, listed=False))
     outcome = write_reports(jobs)
@@ -554,33 +591,55 @@ def _report_run(
         _stderr().print(
             f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False
         )
-    return api.EXIT_INCOMPLETE if outcome.failures else result.exit_code
+    unfinished = _unfinished(result, reports, len(outcome.failures), stopped_writing())
+    notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
+    out.print(console_report.report_final_line(reports, result.elapsed, notes=notes))
+    return api.EXIT_INCOMPLETE if unfinished else result.exit_code
+
+
+def _unfinished(
+    result: api.RunResult, reports: list[SetReport], unwritten: int, stopped_writing: bool
+) -> list[str]:
+    """Why the run is INCOMPLETE beyond its case statuses (empty: the statuses say it all)."""
+    reasons: list[str] = []
+    if result.interrupted or stopped_writing:
+        reasons.append("interrupted")
+    if unwritten:
+        reasons.append(f"{unwritten} report{'s' if unwritten != 1 else ''} not written")
+    cases_say_so = overall_status(reports) is EvalStatus.INCOMPLETE
+    if result.exit_code == api.EXIT_INCOMPLETE and not reasons and not cases_say_so:
+        # A judge call for no case (an agent's simulated user or tool mock) failed for good.
+        n = len(result.judge_failures)
+        reasons.append(f"{n} judge call{'s' if n != 1 else ''} failed" if n else "unfinished")
+    return reasons
 
 
 def _report_jobs(
     result: api.RunResult,
     sink: StreamedRun,
-    output: Path | None,
-    json_file: Path | None,
-    junit: Path | None,
-    markdown: Path | None,
+    files: tuple[Path | None, Path | None, Path | None, Path | None],
+    notes: RunNotes,
 ) -> list[ReportJob]:
-    """The report files a run writes, in order; each one is written even if another fails."""
+    """The report files a run writes, in order; each one is written even if another fails.
+
+    ``files``: output, json, junit, markdown; ``notes``: the run's warnings, why unfinished.
+    """
+    output, json_file, junit, markdown = files
     jobs: list[ReportJob] = []
     if output is not None:
         for item in sink.sets:
             jobs.append(_result_job(item, output))
     if json_file is not None:
-        jobs.append(ReportJob(str(json_file), lambda: _write_run_json(json_file, result, sink)))
+        write_json = partial(_write_run_json, json_file, result, sink, notes)
+        jobs.append(ReportJob(str(json_file), write_json))
     reports = sink.reports
     if junit is not None:
-        jobs.append(
-            ReportJob(
-                str(junit), partial(write_junit_reports, junit, reports, elapsed=result.elapsed)
-            )
-        )
+        write = partial(write_junit_reports, junit, reports, elapsed=result.elapsed, notes=notes)
+        jobs.append(ReportJob(str(junit), write))
     if markdown is not None:
-        write = partial(write_markdown_reports, markdown, reports, elapsed=result.elapsed)
+        write = partial(
+            write_markdown_reports, markdown, reports, elapsed=result.elapsed, notes=notes
+        )
         jobs.append(ReportJob(str(markdown), write))
     return jobs
 
@@ -595,14 +654,18 @@ def _result_job(item: StreamedSet, output: Path) -> ReportJob:
     return ReportJob(f"{output} (result file of {item.eval_set_id})", write)
 
 
-def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun) -> Path:
+def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun, notes: RunNotes) -> Path:
     """The ``--json`` run document, copied together from the eval sets' spooled documents."""
     documents = [item.finished() for item in sink.sets]
     header = result_files.run_header(
         [report.statuses.values() for report in sink.reports],
         duration_seconds=result.elapsed,
     )
-    return write_run_document(path, documents, header, result_files.run_trailer(result))
+    if notes.unfinished:
+        # The run's one verdict: an interrupted run is incomplete whatever its cases say.
+        header["overallStatus"] = EvalStatus.INCOMPLETE.value
+    trailer = result_files.run_trailer(result, notes.lines())
+    return write_run_document(path, documents, header, trailer)
 
 
 def _signal_notice(text: str) -> None:
@@ -625,6 +688,7 @@ def validate(
     skip_metric: SkipOpt = [],  # noqa: B006
     plugin: PluginOpt = [],  # noqa: B006
     strict: StrictOpt = False,
+    lenient: LenientOpt = False,
     agent: AgentOpt = None,
     expected_agent: ExpectedAgentOpt = None,
     verbose: VerboseOpt = False,
@@ -637,17 +701,19 @@ def validate(
         skip_metrics=skip_metric,
         plugins=plugin,
         strict=strict,
+        lenient=lenient,
         agent=agent,
         expected_agent=expected_agent,
     )
 
     def body() -> int:
         prepared = api.prepare(evalset, options)
-        _print_problems(prepared.warnings, warning=True)
+        warnings = _print_warnings(prepared.warnings).warning_count
         cases = sum(len(p.cases) for p in prepared.plans)
         metric_count = sum(len(p.metrics) for p in prepared.plans)
         make_console(highlight=False).print(
-            f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) valid."
+            f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) "
+            f"valid{_warnings_part(warnings)}."
         )
         if agent is not None:
             from agenteval.agents.run_setup import driven_cases
@@ -684,11 +750,21 @@ def show(
         loaded = _load_results(results)
         out = make_console(highlight=False)
         console_report.render_run(
-            out, loaded, quiet=quiet, verbose=verbose, max_shown=max_shown or None
+            out,
+            loaded,
+            quiet=quiet,
+            verbose=verbose,
+            max_shown=max_shown or None,
+            notes=RunNotes(unfinished=_saved_unfinished(loaded)),
         )
         return _saved_exit_code(loaded)
 
     raise typer.Exit(_guard(verbose, body))
+
+
+def _saved_unfinished(results: list[EvalSetResult]) -> list[str]:
+    """Why saved results are INCOMPLETE beyond their case statuses: a run stopped early."""
+    return ["interrupted"] if any(result.partial for result in results) else []
 
 
 def _saved_exit_code(results: list[EvalSetResult]) -> int:
@@ -823,7 +899,8 @@ def merge(
             written = [result_files.write_result(r, out, app_name) for r in merged]
         console = make_console(highlight=False)
         # The merged run's failures and summary line; --quiet leaves out the written paths.
-        console_report.render_run(console, merged, quiet=True)
+        notes = RunNotes(unfinished=_saved_unfinished(merged))
+        console_report.render_run(console, merged, quiet=True, notes=notes)
         if not quiet:
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)

@@ -14,7 +14,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   ├── template.bindings.TemplateError ── BindingFormatError
     │   ├── template.jsonpath.PathError, template.trace.TraceError
     │   ├── template.placeholders.UnresolvedPlaceholders
-    │   └── agents: adapter.AgentTurnError, driver.AgentRunError ── AgentStopped,
+    │   └── agents: adapter.AgentTurnError, driver.AgentRunError ── AgentStopped, AgentNotStarted,
     │       tool_mocks.ToolMockError, user_simulator.ScenarioError
     ├── FormatError (also ValueError)   a value without the shape it must have
     │   ├── gojson.GoJSONError, judge.backend.LogprobsFormatError
@@ -35,6 +35,7 @@ The exit codes themselves live in :mod:`agenteval.exit_codes`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agenteval.exit_codes import ExitCode
@@ -62,10 +63,12 @@ class AgentEvalError(Exception):
 
 
 class ConfigError(AgentEvalError):
-    """Input files or options are invalid; carries every problem found."""
+    """Input files or options are invalid; carries every problem found (and the warnings)."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], warnings: Sequence[Problem] = ()) -> None:
         self.problems = list(problems)
+        # Found beside the problems: printed too, since warnings are never hidden.
+        self.warnings = list(warnings)
         super().__init__("\n".join(str(p) for p in self.problems))
 
 

@@ -203,11 +203,21 @@ def _expand_judge_env(metric: EvalMetric, environ: Mapping[str, str]) -> None:
     model = judge.judge_model if judge else None
     if model is None:
         return
-    from agenteval.judge.env import expand_env  # the judge package is only loaded when needed
+    # The judge package is only loaded when needed.
+    from agenteval.judge.env import expand_env
+    from agenteval.judge.url_secrets import expand_base_url
 
     for field in JUDGE_ENV_FIELDS:
         value = getattr(model, field)
-        if "$" in value:
+        if field == "base_url":
+            # A key put into the URL's query or path is found here, once: it is shown
+            # and written as *** (result files, run documents, messages).
+            url = expand_base_url(value, environ)
+            if url.url != value:
+                model.base_url = url.url
+            if url.secrets:
+                model.hide_url_secrets(url.secrets, url.shown)
+        elif "$" in value:
             setattr(model, field, expand_env(value, environ))
 
 

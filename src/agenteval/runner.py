@@ -121,6 +121,9 @@ class RunSettings:
     on_case_done: Callable[[], None] | None = None
     # --agent: drives default-mode and scenario cases live (agents/driver.py).
     agent: AgentDriver | None = None
+    # (evalSetId, evalId) of the case runs whose agent could not be started or reached:
+    # incomplete, not failed (the eval set's result lists them with ``judgeFailures``).
+    not_run: set[tuple[str, str]] = field(default_factory=set)
     # Case runs in flight at once on the concurrent path: results are delivered in order,
     # so a slow case holds back at most this many finished ones (memory stays bounded).
     window: int = 1024
@@ -249,12 +252,14 @@ async def evaluate_case(
     driven_expected: list[Invocation] | None = None
     agent = settings.agent
     if agent is not None and agent.wants(case, bool(traces and case.eval_id in traces)):
-        from agenteval.agents.driver import AgentRunError
+        from agenteval.agents.driver import AgentNotStarted, AgentRunError
 
         judge = cast("JudgeSession | None", settings.judge)
         try:
             driven, driven_expected = await agent.drive(case, run_id, plan.all_metrics, judge)
         except AgentRunError as exc:
+            if isinstance(exc, AgentNotStarted):
+                settings.not_run.add((plan.eval_set_id, case.eval_id))
             return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     try:
         actuals, expecteds = case_turns(

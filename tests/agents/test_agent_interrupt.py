@@ -41,7 +41,11 @@ def test_interrupt_then_resume_drives_only_the_rest(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 3, stdout + stderr
-    assert "Traceback" not in stderr and "INTERRUPTED" in stdout
+    assert "Traceback" not in stderr
+    # One verdict line, the last: INCOMPLETE, saying why (issue 21 item 12).
+    verdict = stdout.strip().splitlines()[-1]
+    assert verdict.startswith("INCOMPLETE: ") and " · interrupted" in verdict, stdout
+    assert not any(line.startswith(("PASSED:", "FAILED:")) for line in stdout.splitlines())
     (partial_file,) = part_out.glob("*.evalset_result.json")
     partial = load_result(partial_file)
     kept = {c.eval_id for c in partial.case_results()}

@@ -242,7 +242,7 @@ def test_unreachable_agent_fails_cases_with_the_reason(tmp_path: Path) -> None:
         str(out),
     )
     assert proc.returncode == 3  # incomplete: the agent was never reached
-    assert "INCOMPLETE: the agent could not be started or reached for 1 case run(s)" in proc.stdout
+    assert "the agent could not be started or reached for 1 case run(s)" in proc.stdout
     assert case_results(out)["one"]["errorMessage"].startswith(
         "agent turn 1 of 1: cannot reach http://127.0.0.1:9/agent: "
     )

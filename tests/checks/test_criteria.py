@@ -61,6 +61,18 @@ def test_rouge_type_and_measure() -> None:
     ]
 
 
+def test_rouge_thresholds_outside_0_to_1_are_errors() -> None:
+    criterion = RougeCriterion.model_validate(
+        {"rougeType": "rouge1", "measure": "f1", "threshold": {"f1": 60, "recall": -0.1}}
+    )
+    assert paths_and_messages(check_rouge_criterion(criterion, "r")) == [
+        ("r.threshold.recall", "-0.1 is outside ROUGE's scores (0 to 1)", False),
+        ("r.threshold.f1", "60 is outside ROUGE's scores (0 to 1)", False),
+    ]
+    criterion.threshold.f1, criterion.threshold.recall = 1, 0
+    assert paths_and_messages(check_rouge_criterion(criterion, "r")) == []
+
+
 def test_final_response_without_any_check_is_a_warning() -> None:
     assert paths_and_messages(check_final_response_criterion(FinalResponseCriterion(), "f")) == [
         ("f", "configures none of text, json, rouge or xml, so every turn fails", True)

@@ -5,12 +5,27 @@ from __future__ import annotations
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
 
 
-def test_unknown_keys_are_warnings_unless_strict() -> None:
-    data = parsed('{"evalSetId": "s", "evalCases": [], "evalSetID": "x"}')
+def test_near_misses_are_errors_unless_lenient_other_keys_warnings_unless_strict() -> None:
+    data = parsed('{"evalSetId": "s", "evalCases": [], "evalSetID": "x", "owner": "me"}')
     readable, problems, warnings = check_evalset_document(data, "f", strict=False)
-    assert (readable, problems, [w.path for w in warnings]) == (True, [], ["evalSetID"])
+    paths = (readable, [p.path for p in problems], [w.path for w in warnings])
+    assert paths == (True, ["evalSetID"], ["owner"])
+    readable, problems, warnings = check_evalset_document(data, "f", strict=False, lenient=True)
+    paths = (readable, [p.path for p in problems], [w.path for w in warnings])
+    assert paths == (True, [], ["evalSetID", "owner"])
     readable, problems, warnings = check_evalset_document(data, "f", strict=True)
-    assert (readable, [p.path for p in problems], warnings) == (True, ["evalSetID"], [])
+    assert (readable, [p.path for p in problems], warnings) == (True, ["evalSetID", "owner"], [])
+
+
+def test_a_metric_file_near_miss_is_an_error() -> None:
+    data = parsed('[{"metricName": "m", "threshhold": 0.8}]')
+    _, problems, warnings = check_metrics_document(data, "m", strict=False, builtin=lambda n: True)
+    assert ([str(p) for p in problems], warnings) == (
+        [
+            "m: [0].threshhold: 'threshhold' is not a field of EvalMetric (did you mean 'threshold'?)"
+        ],
+        [],
+    )
 
 
 def test_a_result_given_as_eval_set_is_not_readable() -> None:

@@ -129,7 +129,7 @@ def whole(
         return outcome(path, options)
 
 
-def streamed(path: Path, strict: bool = False) -> bool:
+def streamed(path: Path, strict: bool = False, lenient: bool = False) -> bool:
     """True when the case-by-case pass reads ``path`` itself (no fallback)."""
     load_builtins()
     return (
@@ -137,6 +137,7 @@ def streamed(path: Path, strict: bool = False) -> bool:
             path.read_bytes(),
             str(path),
             strict=strict,
+            lenient=lenient,
             all_metrics=[],
             selected=[],
             metrics_file="m.json",
@@ -146,20 +147,25 @@ def streamed(path: Path, strict: bool = False) -> bool:
     )
 
 
-@pytest.mark.parametrize("strict", [False, True], ids=["warnings", "strict"])
+@pytest.mark.parametrize(
+    ("strict", "lenient", "unknown"),
+    [(False, True, 0), (False, False, 2), (True, False, 4)],
+    ids=["lenient", "near-misses", "strict"],
+)
 def test_every_problem_kind_matches_the_whole_path_in_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, strict: bool
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, strict: bool, lenient: bool, unknown: int
 ) -> None:
     path = write_suite(tmp_path, every_kind_of_problem(), [REGEX_ANSWER, REGEX_TOOLS, TEMPLATE])
-    options = api.Options(strict=strict, cache=None)
-    assert streamed(path, strict)
+    options = api.Options(strict=strict, lenient=lenient, cache=None)
+    assert streamed(path, strict, lenient)
     problems, warnings = outcome(path, options)
     assert (problems, warnings) == whole(monkeypatch, path, options)
-    assert len(problems) == 15 + (4 if strict else 0), problems  # 4 unknown keys
+    # 4 unknown keys, 2 of them near misses (descripton, tool_calls): errors unless lenient.
+    assert len(problems) == 15 + unknown, problems
     # The kinds in the whole path's order (the first line of each kind).
     kinds = [
         "is not a finite number",
-        *(["is not a field of"] if strict else []),
+        *(["is not a field of"] if unknown else []),
         "duplicate evalId",
         "responseScorerName is empty",  # the metric file's own problems sit here
         "invalid regex",
@@ -180,8 +186,8 @@ def test_warnings_match_the_whole_path_in_order(
     cases[2]["conversation"][0]["tool_calls"] = []
     document = {"evalSetId": "other", "descripton": "x", "evalCases": cases, "nmae": "y"}
     path = write_suite(tmp_path, document, [REGEX_TOOLS])
-    options = api.Options(cache=None)
-    assert streamed(path)
+    options = api.Options(cache=None, lenient=True)
+    assert streamed(path, lenient=True)
     problems, warnings = outcome(path, options)
     assert (problems, warnings) == whole(monkeypatch, path, options)
     assert warnings == [

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from agenteval.checks.unknown_keys import closest_key, evalset_unknown_keys, metrics_unknown_keys
-from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
-from agenteval.schema.metric import EvalMetric, LLMCriterion
+import pytest
+
+from agenteval.checks.unknown_keys import (
+    UnknownKey,
+    closest_key,
+    evalset_unknown_keys,
+    is_near_miss,
+    metrics_unknown_keys,
+    sort_unknown,
+)
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput
+from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 
 def test_closest_key_folds_case_and_underscores_then_spelling_then_one_level_down() -> None:
@@ -65,3 +74,44 @@ def test_metric_criteria_are_closed_for_builtins_and_open_for_plugins() -> None:
 
 def test_a_metric_file_that_is_not_an_array_has_no_key_problems() -> None:
     assert metrics_unknown_keys({"metricName": "x"}, "m.json") == []
+
+
+def test_a_key_with_a_suggestion_is_a_near_miss() -> None:
+    near, far = evalset_unknown_keys({"evalCases": [], "evalSetID": "s", "owner": "me"}, "f")
+    assert isinstance(near, UnknownKey) and (near.meant, near.near_miss) == ("evalSetId", True)
+    assert isinstance(far, UnknownKey) and (far.meant, far.near_miss) == ("", False)
+
+
+def test_sort_unknown_near_misses_error_unless_lenient_others_only_when_strict() -> None:
+    near, far = evalset_unknown_keys({"evalCases": [], "evalSetID": "s", "owner": "me"}, "f")
+    assert sort_unknown([near, far], strict=False) == ([near], [far])
+    assert sort_unknown([near, far], strict=False, lenient=True) == ([], [near, far])
+    assert sort_unknown([near, far], strict=True) == ([near, far], [])
+
+
+@pytest.mark.parametrize(
+    ("key", "model"),
+    [
+        ("threshhold", EvalMetric), ("thresold", EvalMetric), ("treshold", EvalMetric),
+        ("metric_name", EvalMetric), ("evaluator", EvalMetric), ("tool_calls", Invocation),
+        ("evalSetID", EvalSet), ("eval_cases", EvalSet), ("nmae", EvalSet),
+        ("descripton", EvalSet), ("numSamples", LLMCriterion), ("usrId", SessionInput),
+        ("contnt", Message), ("toolTrajectry", Criterion),
+    ],
+)  # fmt: skip
+def test_typos_are_near_misses(key: str, model: type) -> None:
+    assert is_near_miss(key, closest_key(key, model)), closest_key(key, model)
+
+
+@pytest.mark.parametrize(
+    ("key", "model"),
+    [
+        ("version", EvalCase), ("enabled", EvalCase), ("version", EvalMetric),
+        ("description", EvalMetric), ("owner", EvalSet), ("metadata", EvalCase),
+    ],
+)  # fmt: skip
+def test_keys_of_ones_own_that_share_letters_with_a_format_key_are_not(
+    key: str, model: type
+) -> None:
+    # They keep a "did you mean" hint when difflib finds one, but only warn.
+    assert not is_near_miss(key, closest_key(key, model))

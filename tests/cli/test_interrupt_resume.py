@@ -99,8 +99,9 @@ def test_interrupt_then_resume(judge_server: JudgeServer, tmp_path: Path) -> Non
         "Reference response", Reply(content="reasoning: same\nis_the_agent_response_valid: valid")
     )
     cache, part_out = tmp_path / "cache.sqlite", tmp_path / "part"
+    part_json = tmp_path / "part.json"
     proc = subprocess.Popen(
-        command(evalset, metrics, cache, part_out),
+        command(evalset, metrics, cache, part_out, "--json", str(part_json)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -111,7 +112,13 @@ def test_interrupt_then_resume(judge_server: JudgeServer, tmp_path: Path) -> Non
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 3, stdout + stderr
-    assert "Traceback" not in stderr and "INTERRUPTED" in stdout
+    assert "Traceback" not in stderr
+    # One verdict line, the last: INCOMPLETE, saying why (issue 21 item 12).
+    verdict = stdout.strip().splitlines()[-1]
+    assert verdict.startswith("INCOMPLETE: ") and " · interrupted" in verdict, stdout
+    assert not any(line.startswith(("PASSED:", "FAILED:")) for line in stdout.splitlines())
+    # The run document's verdict is the console's, though every finished case passed.
+    assert json.loads(part_json.read_text())["overallStatus"] == "incomplete"
     (partial_file,) = part_out.glob("*.evalset_result.json")
     partial = load_result(partial_file)
     assert partial.partial is True

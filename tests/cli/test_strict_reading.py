@@ -1,9 +1,11 @@
-"""Strict reading: misspelt keys are located warnings with the key meant; --strict makes them exit 2.
+"""Strict reading: misspelt keys are located errors with the key meant; --lenient makes them warnings.
 
 The misspellings of issue 12: ``tool_calls`` for ``tools`` on both sides of a
 case (the trajectory would compare 0 with 0 calls and pass), ``threshhold``
 (a wrong answer would pass), ``numSamples``/``generationConfig`` one level too
-high under ``llmJudge``, and ``evalSetID``.
+high under ``llmJudge``, and ``evalSetID``.  Issue 21 item 1: such near misses
+are errors by default (exit 2, also under ``--quiet``); ``--lenient`` reads
+them as warnings; a key with no close match stays a warning unless ``--strict``.
 """
 
 from __future__ import annotations
@@ -79,12 +81,104 @@ EXPECTED = [
 
 
 @pytest.mark.parametrize("command", ["run", "validate"])
-def test_misspellings_are_located_warnings_with_the_key_meant(tmp_path: Path, command: str) -> None:
+def test_misspellings_are_located_errors_with_the_key_meant(tmp_path: Path, command: str) -> None:
     evalset, metrics = write_misspelt(tmp_path)
-    proc = cli(command, "--evalset", str(evalset), "--metrics", str(metrics))
+    extra = ["--quiet"] if command == "run" else []
+    proc = cli(command, "--evalset", str(evalset), "--metrics", str(metrics), *extra)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    for line in EXPECTED:
+        assert f"error: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
+    assert "4 problems found · 1 warning." in proc.stderr  # threshhold: no threshold
+    assert proc.stdout == ""  # nothing was scored
+
+
+def write_wrong_answer(tmp_path: Path) -> Path:
+    """An eval set of one case whose answer (Rome) is wrong (Paris)."""
+    evalset = tmp_path / "qa.evalset.json"
+    turn = {"userContent": {"role": "user", "content": "capital of France?"}}
+    evalset.write_text(
+        json.dumps(
+            {
+                "evalSetId": "qa",
+                "evalCases": [
+                    {
+                        "evalId": "paris",
+                        "evalMode": "trace",
+                        "conversation": [
+                            {**turn, "finalResponse": {"role": "assistant", "content": "Paris"}}
+                        ],
+                        "actualConversation": [
+                            {**turn, "finalResponse": {"role": "assistant", "content": "Rome"}}
+                        ],
+                        "sessionInput": {"appName": "a", "userId": "u"},
+                    }
+                ],
+            }
+        )
+    )
+    return evalset
+
+
+def test_a_misspelt_threshold_no_longer_passes_a_wrong_answer(tmp_path: Path) -> None:
+    """Issue 21 item 1: ``threshhold`` on a wrong answer was PASSED, exit 0, silent under --quiet."""
+    evalset = write_wrong_answer(tmp_path)
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "response_match_score", "threshhold": 0.8}]))
+    args = ["run", "--evalset", str(evalset), "--metrics", str(metrics), "--quiet"]
+    proc = cli(*args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (
+        f"error: {metrics}: [0].threshhold: 'threshhold' is not a field of EvalMetric "
+        "(did you mean 'threshold'?)"
+    ) in proc.stderr
+    assert "PASSED" not in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_lenient_reads_near_misses_as_warnings(tmp_path: Path, command: str) -> None:
+    evalset, metrics = write_misspelt(tmp_path)
+    proc = cli(command, "--evalset", str(evalset), "--metrics", str(metrics), "--lenient")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for line in EXPECTED:
         assert f"warning: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
+    assert "error:" not in proc.stderr
+
+
+def write_far_key(tmp_path: Path) -> tuple[Path, Path]:
+    """An eval set whose only unknown key (``owner``) is close to no key of the format."""
+    evalset, metrics = write_misspelt(tmp_path)
+    data = json.loads(evalset.read_text())
+    data["evalSetId"] = data.pop("evalSetID")
+    data["owner"] = "me"
+    turn = data["evalCases"][0]["conversation"][0]
+    turn["tools"] = turn.pop("tool_calls")
+    data["evalCases"][0]["actualConversation"] = [turn]
+    evalset.write_text(json.dumps(data))
+    metrics.write_text(json.dumps([{"metricName": "tool_trajectory_avg_score", "threshold": 1}]))
+    return evalset, metrics
+
+
+def test_a_key_with_no_close_match_stays_a_warning_and_an_error_under_strict(
+    tmp_path: Path,
+) -> None:
+    evalset, metrics = write_far_key(tmp_path)
+    line = f"{evalset}: owner: 'owner' is not a field of EvalSet (known: evalSetId, name,"
+    proc = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--quiet")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"warning: {line}" in proc.stderr
+    proc = cli("validate", "--evalset", str(evalset), "--metrics", str(metrics), "--strict")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"error: {line}" in proc.stderr
+
+
+def test_lenient_and_strict_contradict_each_other(tmp_path: Path) -> None:
+    evalset, metrics = write_misspelt(tmp_path)
+    args = ["validate", "--evalset", str(evalset), "--metrics", str(metrics)]
+    proc = cli(*args, "--strict", "--lenient")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(
+        "error: --lenient: cannot be combined with --strict (or $AGENTEVAL_STRICT)\n"
+    )
 
 
 @pytest.mark.parametrize("how", ["flag", "env"])
@@ -100,7 +194,7 @@ def test_strict_makes_them_errors_exit_2(tmp_path: Path, how: str) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     for line in EXPECTED:
         assert f"error: {line.format(evalset=evalset, metrics=metrics)}" in proc.stderr
-    assert "4 problems found." in proc.stderr
+    assert "4 problems found · 1 warning." in proc.stderr  # threshhold: no threshold
     assert proc.stdout == ""  # nothing was scored
 
 
@@ -156,3 +250,33 @@ def test_agenteval_extras_and_plugin_criteria_are_known_keys(tmp_path: Path) -> 
     )  # fmt: skip
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "is not a field" not in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_threshold_outside_the_score_range_is_a_located_error(
+    tmp_path: Path, command: str
+) -> None:
+    """``threshold: 80`` on a 0..1 score validated and then failed every case."""
+    evalset = write_wrong_answer(tmp_path)
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "exact_match", "threshold": 80}]))
+    proc = cli(command, "--evalset", str(evalset), "--metrics", str(metrics))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"error: {metrics}: [0].threshold: 80 is outside the scores of exact_match (0 to 1) "
+        "(no score reaches it: every case fails; for 80% write 0.8)\n1 problem found.\n"
+    )
+    assert proc.stdout == ""
+
+
+def test_a_metric_without_threshold_warns_that_it_always_passes(tmp_path: Path) -> None:
+    evalset = write_wrong_answer(tmp_path)
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "exact_match"}]))
+    proc = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--quiet")
+    # A missing threshold is 0, as in trpc-agent-go: the wrong answer passes, but not silently.
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (
+        f"warning: {metrics}: [0].threshold: no threshold, so this metric always passes "
+        "(a missing threshold is 0) (set one within 0 to 1)"
+    ) in proc.stderr

@@ -336,3 +336,24 @@ def test_criteria_without_equivalent_are_warned() -> None:
     assert [w.path for w in warnings if "no agenteval equivalent" in w.message] == [
         "criteria.safety_v1"
     ]
+
+
+def test_import_refuses_to_replace_a_file_without_force(tmp_path: Path) -> None:
+    """Issue 21 item 10: a hand-edited eval set in -o DIR was overwritten without a word."""
+    shipped = Path(__file__).resolve().parents[2] / "evalsets" / "adk" / "travel.evalset.json"
+    out = tmp_path / "out"
+    out.mkdir()
+    edited = out / "travel.evalset.json"
+    edited.write_text('{"evalSetId": "travel", "evalCases": []}  // edited by hand\n')
+    proc = agenteval("import", "adk", str(shipped), "-o", str(out))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"error: {edited}: already exists; not replaced (pass --force to replace it)\n"
+    )
+    assert edited.read_text().endswith("// edited by hand\n")
+    assert not (out / "travel.metrics.json").exists()  # nothing is written when one is refused
+    proc = agenteval("import", "adk", str(shipped), "-o", str(out), "--force")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(edited.read_text())["evalSetId"] == "travel"
+    assert (out / "travel.metrics.json").is_file()
+    assert sorted(p.name for p in out.iterdir()) == ["travel.evalset.json", "travel.metrics.json"]

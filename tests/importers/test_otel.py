@@ -311,3 +311,22 @@ def test_sessions_no_case_names_are_warned(tmp_path: Path) -> None:
         in proc.stderr
     )
     assert f"session {SESSION}:" not in proc.stderr
+
+
+def test_import_otel_refuses_to_replace_a_file_without_force(tmp_path: Path) -> None:
+    """Issue 21 item 10: ``import otel -o DIR`` replaces an existing file only with --force."""
+    shipped = REPO / "evalsets" / "otel" / "travel-agent.otlp.jsonl"
+    out = tmp_path / "out"
+    proc = agenteval("import", "otel", str(shipped), "-o", str(out))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (written,) = out.iterdir()
+    written.write_text("hand-edited\n")
+    proc = agenteval("import", "otel", str(shipped), "-o", str(out))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"error: {written}: already exists; not replaced (pass --force to replace it)" in (
+        proc.stderr
+    )
+    assert written.read_text() == "hand-edited\n"
+    proc = agenteval("import", "otel", str(shipped), "-o", str(out), "--force")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(written.read_text())["evalCases"]

@@ -3,7 +3,8 @@
 ``letter_grade`` reads a plain-text ``GRADE: <A|B|C|D|F>`` line (no JSON, so no
 structured output is registered for it: the judge runs unconstrained) and
 ``mean_of_samples`` averages the scores of a turn's samples instead of
-majority voting.
+majority voting.  Both declare what they do to scores (grades are 0..1, a mean
+stays within its samples'), so a template metric's threshold is checked up front.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ GRADES = {"A": 1.0, "B": 0.75, "C": 0.5, "D": 0.25, "F": 0.0}
 _GRADE = re.compile(r"^GRADE:\s*([ABCDF])\s*$", re.MULTILINE)
 
 
-@register_response_scorer("letter_grade")
+@register_response_scorer("letter_grade", score_range=(0.0, 1.0))
 def letter_grade(reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
     """``GRADE: B`` → 0.75; the text before the grade line is the reason."""
     text = reply.text if reply is not None else ""
@@ -35,7 +36,7 @@ def letter_grade(reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
     return ScoreResult(score=score, reason=text[: found.start()].strip(), value=numeric(score))
 
 
-@register_samples_aggregator("mean_of_samples")
+@register_samples_aggregator("mean_of_samples", keeps_score_range=True)
 class MeanOfSamples:
     """The mean sample score, status against the metric threshold, reasons joined."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from agenteval.errors import Problem
 from agenteval.report import github
 from agenteval.report.github import (
     escape_data,
@@ -13,6 +14,7 @@ from agenteval.report.github import (
     workflow_command,
 )
 from agenteval.report.markdown import markdown_summary
+from agenteval.report.run_notes import RunNotes
 from agenteval.report.set_tally import set_report
 from sample_results import case_result, eval_set_result, metric
 
@@ -167,3 +169,27 @@ def test_ci_outputs_from_reports(tmp_path: Path) -> None:
     github.write_ci_outputs(reports, {"GITHUB_STEP_SUMMARY": str(step)}, emit=printed.append)
     assert printed == []
     assert step.read_text(encoding="utf-8") == (markdown_summary([result]) + "\n") * 2
+
+
+def test_warnings_become_warning_annotations_and_join_the_step_summary(tmp_path: Path) -> None:
+    result = eval_set_result("shop", [case_result("shop", "ok", [])])
+    warnings = [
+        Problem("m.json", "[0].threshold", "no threshold, so it always passes", "set one"),
+        Problem("--traces", "", "span 7 belongs to no session"),
+    ]
+    step = tmp_path / "step.md"
+    printed: list[str] = []
+    env = {"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step)}
+    notes = RunNotes(warnings, 3)
+    github.write_ci_outputs([set_report(result)], env, emit=printed.append, notes=notes)
+    assert [parse(line) for line in printed[1:]] == [  # after the case's own annotation
+        (
+            "warning",
+            {"title": "agenteval warning", "file": "m.json"},
+            "[0].threshold: no threshold, so it always passes (set one)",
+        ),
+        ("warning", {"title": "agenteval warning"}, "span 7 belongs to no session"),
+    ]
+    summary = step.read_text(encoding="utf-8")
+    assert "· 3 warnings" in summary
+    assert "- m.json: \\[0\\].threshold: no threshold, so it always passes (set one)" in summary

@@ -11,8 +11,11 @@ import xmlschema
 from junitparser import Error, Failure, JUnitXml, TestSuite
 
 from agenteval.aggregation import case_statuses
+from agenteval.errors import Problem
 from agenteval.loading import load_result
-from agenteval.report.junit import junit_xml, write_junit
+from agenteval.report.junit import junit_chunks, junit_xml, write_junit
+from agenteval.report.run_notes import RunNotes
+from agenteval.report.set_tally import set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import F, N, P, case_result, eval_set_result, generated_result, metric
@@ -200,3 +203,18 @@ def test_go_result_files_give_valid_junit(schema: xmlschema.XMLSchema) -> None:
     assert (doc.tests, doc.failures, doc.errors) == (sum(counts.values()), counts[F], counts[N])
     # The 19 stored Go outputs hold 23 cases, all passed.
     assert (doc.tests, doc.failures, doc.errors, counts[P]) == (23, 0, 0, 23)
+
+
+def test_warnings_are_the_first_suites_system_err_and_counted(
+    schema: xmlschema.XMLSchema,
+) -> None:
+    other = eval_set_result("other", [case_result("other", "c", [metric("m", 1.0)])])
+    notes = RunNotes([Problem("m.json", "[0].threshold", "no threshold <always> & passes")], 9)
+    text = "".join(junit_chunks([set_report(shop_result()), set_report(other)], notes=notes))
+    lines = notes.lines()
+    schema.validate(text)
+    first, second = JUnitXml.fromstring(text)
+    assert first._elem.findtext("system-err") == "\n".join(f"warning: {x}" for x in lines)
+    assert {p.name: p.value for p in first.properties()}["warnings"] == "9"
+    assert second._elem.find("system-err") is None
+    assert "warnings" not in {p.name for p in second.properties()}

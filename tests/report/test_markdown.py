@@ -8,12 +8,16 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from agenteval.errors import Problem
 from agenteval.report.markdown import (
     append_step_summary,
     cell,
+    markdown_report,
     markdown_summary,
     write_markdown,
 )
+from agenteval.report.run_notes import RunNotes
+from agenteval.report.set_tally import set_report
 from sample_results import case_result, eval_set_result, metric
 
 NASTY = "want `a|b` <script>x</script> & *not bold* [link](http://x) \\ end\r\nnext\x1b[0m"
@@ -186,3 +190,26 @@ def test_write_markdown_and_step_summary(tmp_path: Path) -> None:
     assert append_step_summary([result], env) == step
     text = step.read_text(encoding="utf-8")
     assert text == "# earlier step\n" + (markdown_summary([result]) + "\n") * 2
+
+
+def test_warnings_are_listed_and_counted_in_the_headline() -> None:
+    result = eval_set_result("shop", [case_result("shop", "ok", [])])
+    warnings = [
+        Problem("m.json", "[0].threshold", "no threshold | <b>"),
+        Problem("m.json", "", "… and 3 more like this"),
+    ]
+    text = markdown_report([set_report(result)], notes=RunNotes(warnings, 5))
+    assert "· 5 warnings" in text.splitlines()[2]
+    assert text.endswith(
+        "### Warnings\n\n"
+        "- m.json: \\[0\\].threshold: no threshold \\| \\<b\\>\n"
+        "- m.json: … and 3 more like this\n"
+    )
+    assert "Warnings" not in markdown_report([set_report(result)])
+
+
+def test_an_unfinished_run_is_incomplete_in_the_headline_whatever_its_cases_say() -> None:
+    result = eval_set_result("shop", [case_result("shop", "ok", [metric("m", 1.0)])])
+    headline = markdown_report([set_report(result)], notes=RunNotes(unfinished=["interrupted"]))
+    assert headline.startswith("## ❗ agenteval: INCOMPLETE\n")
+    assert "· 1 eval set · interrupted" in headline.splitlines()[2]

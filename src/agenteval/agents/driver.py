@@ -45,6 +45,15 @@ class AgentStopped(AgentRunError):
     """The run is stopping: no new session or turn starts."""
 
 
+class AgentNotStarted(AgentRunError):
+    """The agent could not be started or reached: the case run is incomplete, not failed."""
+
+
+def _run_error(message: str, exc: AgentTurnError) -> AgentRunError:
+    """The case's error for a failed agent turn or session; incomplete when it never started."""
+    return AgentNotStarted(message) if exc.not_started else AgentRunError(message)
+
+
 @dataclass(slots=True)
 class AgentStats:
     """What the agent did during a run (printed in the summary)."""
@@ -266,7 +275,7 @@ class AgentDriver:
                         await self._turn(session, index + 1, total, message, mocks, chat, side)
                     )
         except AgentTurnError as exc:  # raised while opening or closing the session
-            raise AgentRunError(f"{_who(side)}session: {exc}") from None
+            raise _run_error(f"{_who(side)}session: {exc}", exc) from None
         return captured
 
     async def _simulate(
@@ -306,7 +315,7 @@ class AgentDriver:
                     captured.append(turn)
                     reply = turn.final_response.content if turn.final_response else ""
         except AgentTurnError as exc:
-            raise AgentRunError(f"{_who(side)}session: {exc}") from None
+            raise _run_error(f"{_who(side)}session: {exc}", exc) from None
         if not captured:
             raise AgentRunError("the simulated user stopped before the first turn")
         return captured
@@ -331,7 +340,7 @@ class AgentDriver:
         except AgentTurnError as exc:
             if exc.not_started:
                 self.stats.not_started += 1
-            raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
+            raise _run_error(f"{_who(side)}agent turn {number}{of}: {exc}", exc) from None
         except ToolMockError as exc:
             raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
         self.stats.turns += 1

@@ -8,6 +8,10 @@ the run goes on.  One module per file kind or evaluator family:
 
 - :mod:`.evalset_file`: ``evalId`` present and unique, ``evalMode`` known.
 - :mod:`.metrics_file`: ``metricName`` present and unique, no ``null`` tool strategy.
+- :mod:`.unknown_keys`: keys the formats do not define; a near miss (``did you
+  mean``) is an error unless ``--lenient``, any other a warning unless ``--strict``.
+- :mod:`.thresholds`: a threshold within its evaluator's declared score range; a
+  missing threshold warns that the metric always passes.
 - :mod:`.cross_file`: every metric names a registered evaluator (closest-name
   hint) whose :meth:`Evaluator.check` passes; every pattern of a ``regex``
   criterion compiles; each evaluator's per-case :meth:`Evaluator.check_case`;

@@ -118,7 +118,7 @@ def check_xml_criterion(criterion: XMLCriterion, path: str) -> Iterator[ConfigIs
 
 
 def check_rouge_criterion(criterion: RougeCriterion, path: str) -> Iterator[ConfigIssue]:
-    """Valid rougeType and measure, registered tokenizer."""
+    """Valid rougeType and measure, registered tokenizer, thresholds within ROUGE's 0..1."""
     if criterion.ignore:
         return
     try:
@@ -132,6 +132,15 @@ def check_rouge_criterion(criterion: RougeCriterion, path: str) -> Iterator[Conf
             "use f1, precision or recall",
         )
     yield from _unknown_name(named.tokenizers, criterion.tokenizer_name, f"{path}.tokenizerName")
+    for key in ("precision", "recall", "f1"):
+        value = getattr(criterion.threshold, key)
+        if not 0 <= value <= 1:
+            effect = "no turn reaches it" if value > 1 else "every turn passes it"
+            yield ConfigIssue(
+                f"{path}.threshold.{key}",
+                f"{value:g} is outside ROUGE's scores (0 to 1)",
+                f"{effect}; e.g. 0.5",
+            )
 
 
 def _check_parts(

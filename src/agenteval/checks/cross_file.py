@@ -1,4 +1,4 @@
-"""Cross-file checks before anything runs: evaluator names, criteria, regex patterns, filters."""
+"""Cross-file checks before anything runs: evaluator names, criteria, thresholds, regexes, filters."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenteval.case_rubrics import CaseRubricError, merged_rubrics, with_rubrics
+from agenteval.checks.thresholds import threshold_issues
 from agenteval.criteria.text import compile_regex
 from agenteval.errors import Problem
 from agenteval.evaluators.base import Evaluator
@@ -47,7 +48,7 @@ def check_metrics(
                 Problem(file, f"{base}.{key}", f"unknown evaluator {metric.evaluator!r}", hint)
             )
             continue
-        for issue in evaluator.check(metric):
+        for issue in [*evaluator.check(metric), *threshold_issues(metric, evaluator)]:
             problem = Problem(file, f"{base}.{issue.path}", issue.message, issue.hint)
             (found.warnings if issue.warning else found.problems).append(problem)
 

@@ -2,8 +2,9 @@
 
 A file of another kind (a result file, a run document, an ADK eval set, an
 OTLP export, a metric file given as an eval set and vice versa) is named and
-refused; non-finite numbers are errors; unknown keys are warnings, or errors
-with ``strict``.
+refused; non-finite numbers are errors; unknown keys are sorted into errors and
+warnings by ``unknown_keys.sort_unknown`` (near misses are errors unless
+``lenient``; other keys are errors with ``strict``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ import pydantic_core
 
 from agenteval.checks.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.checks.numbers import non_finite_numbers
-from agenteval.checks.unknown_keys import evalset_unknown_keys, metrics_unknown_keys
+from agenteval.checks.unknown_keys import (
+    evalset_unknown_keys,
+    metrics_unknown_keys,
+    sort_unknown,
+)
 from agenteval.errors import Problem
 
 _NOT_EVALSET = frozenset(
@@ -42,18 +47,25 @@ Outcome = tuple[bool, list[Problem], list[Problem]]
 
 
 def check_evalset_document(
-    data: Any, file: str, *, strict: bool, text: str | None = None
+    data: Any, file: str, *, strict: bool, lenient: bool = False, text: str | None = None
 ) -> Outcome:
     """(readable as an eval set, problems, warnings) of a parsed eval set file (``text``: its JSON)."""
-    return _checked(_EVALSET, data, file, text, strict, partial(evalset_unknown_keys, data, file))
+    unknown_keys = partial(evalset_unknown_keys, data, file)
+    return _checked(_EVALSET, data, file, text, (strict, lenient), unknown_keys)
 
 
 def check_metrics_document(
-    data: Any, file: str, *, strict: bool, builtin: Callable[[str], bool], text: str | None = None
+    data: Any,
+    file: str,
+    *,
+    strict: bool,
+    builtin: Callable[[str], bool],
+    lenient: bool = False,
+    text: str | None = None,
 ) -> Outcome:
     """(readable as a metric file, problems, warnings) of a parsed metric file (``text``: its JSON)."""
     unknown_keys = partial(metrics_unknown_keys, data, file, builtin)
-    return _checked(_METRICS, data, file, text, strict, unknown_keys)
+    return _checked(_METRICS, data, file, text, (strict, lenient), unknown_keys)
 
 
 def _checked(
@@ -61,7 +73,7 @@ def _checked(
     data: Any,
     file: str,
     text: str | None,
-    strict: bool,
+    rules: tuple[bool, bool],
     unknown_keys: Callable[[], list[Problem]],
 ) -> Outcome:
     """Refuse a file of a kind in ``expected[0]``; else non-finite numbers, then unknown keys."""
@@ -71,5 +83,6 @@ def _checked(
         message, hint = wrong_kind_message(noun, kind)
         return False, [Problem(file, "", message, hint)], []
     problems = non_finite_numbers(data, file, text)
-    unknown = unknown_keys()
-    return True, problems + (unknown if strict else []), [] if strict else unknown
+    strict, lenient = rules
+    errors, warnings = sort_unknown(unknown_keys(), strict=strict, lenient=lenient)
+    return True, problems + errors, warnings

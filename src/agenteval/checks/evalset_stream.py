@@ -37,7 +37,7 @@ from agenteval.checks.cross_file import (
 from agenteval.checks.evalset_file import CaseRules
 from agenteval.checks.file_kind import FileKind, kind_of
 from agenteval.checks.numbers import non_finite_numbers
-from agenteval.checks.unknown_keys import case_unknown_keys, evalset_unknown_keys
+from agenteval.checks.unknown_keys import case_unknown_keys, evalset_unknown_keys, sort_unknown
 from agenteval.errors import Problem
 from agenteval.evalset_scan import EvalSetScan, NotStreamable
 from agenteval.importers.detect import kind_of_data
@@ -76,6 +76,7 @@ def check_evalset_stream(
     file: str,
     *,
     strict: bool,
+    lenient: bool = False,
     all_metrics: Sequence[EvalMetric],
     selected: Sequence[EvalMetric],
     metrics_file: str,
@@ -124,8 +125,9 @@ def check_evalset_stream(
     non_finite = non_finite_before + found.non_finite + non_finite_after
     unknown = unknown_before + found.unknown + unknown_after
     result = StreamedEvalSet(evalset, LazyCases(data, spans, ids))
-    result.head.problems = non_finite + (unknown if strict else []) + rules.problems
-    result.head.warnings = [] if strict else unknown
+    errors, warnings = sort_unknown(unknown, strict=strict, lenient=lenient)
+    result.head.problems = non_finite + errors + rules.problems
+    result.head.warnings = warnings
     result.tail.problems = [p for bucket in found.regex for p in bucket]
     result.tail.problems += found.checked.problems + found.layouts
     result.tail.warnings = found.checked.warnings

@@ -4,7 +4,8 @@ These are the problems §2 would only report when a case runs (missing
 judgeModel, ``numSamples <= 0``, negative ``sampleParallelism``) and those the
 judge client would hit on every call (unknown provider, a bad
 ``generationConfig``, ``top_logprobs`` without ``logprobs``, an API key with a
-line break, a base URL that is not http(s)), found once by ``agenteval
+line break, a base URL that is not http(s) or holds ``user:password@``
+credentials), found once by ``agenteval
 validate`` / before a run starts: a configuration error, never a retried call.
 """
 
@@ -86,9 +87,11 @@ def _connection_issues(model: JudgeModel) -> list[ConfigIssue]:
     """A base URL and API key the judge can never use: refused up front, never retried.
 
     Checked on the values a call would use (after ``${VAR}`` expansion and the
-    provider's defaults); the key itself is never part of a message.
+    provider's defaults); the key itself is never part of a message, nor are the
+    base URL's secrets (``judge.url_secrets``).
     """
     from agenteval.judge import JudgeConfigError, resolve_settings
+    from agenteval.judge.url_secrets import credentials_issue, shown_base_url
 
     try:
         settings = resolve_settings(model)
@@ -115,12 +118,24 @@ def _connection_issues(model: JudgeModel) -> list[ConfigIssue]:
     except ValueError as exc:
         issues.append(ConfigIssue(f"{JUDGE_MODEL}.baseURL", f"base URL does not parse: {exc}"))
         return issues
+    shown = shown_base_url(url, (s.reveal() for s in settings.url_secrets)).shown
     if parts.scheme not in ("http", "https") or not parts.hostname:
         issues.append(
             ConfigIssue(
                 f"{JUDGE_MODEL}.baseURL",
-                f"base URL {url!r} is not an http(s) URL with a host",
+                f"base URL {shown!r} is not an http(s) URL with a host",
                 "e.g. https://api.openai.com/v1",
+            )
+        )
+    credentials = credentials_issue(url)
+    if credentials:
+        source = "baseURL" if model.base_url else "the base URL variable"
+        issues.append(
+            ConfigIssue(
+                f"{JUDGE_MODEL}.baseURL",
+                credentials,
+                f'remove them from {source}; the key goes in "apiKey" (e.g. '
+                '"${JUDGE_MODEL_API_KEY}"), which is never written',
             )
         )
     return issues

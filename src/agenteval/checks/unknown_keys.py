@@ -3,7 +3,12 @@
 trpc-agent-go ignores unknown keys, so a misspelt one (``tool_calls`` for
 ``tools``, ``threshhold``) silently changes what a case checks.  Each one is
 reported as ``file: json.path: 'key' is not a field of Model (did you mean
-'x'?)``: a warning by default, an error with ``--strict`` (ARCHITECTURE §5.10).
+'x'?)``.  A key close to one the format defines (a *near miss*, the ``did you
+mean`` hint close enough, :func:`is_near_miss`) is an error by default: it is
+almost always a typo that would change what is checked.  ``--lenient`` makes near
+misses warnings, for files written by other tools.  Any other key is a warning
+(ARCHITECTURE §5.10: Go ignores it, so its files keep working), an error with
+``--strict``.
 
 The known keys are the pydantic models' aliases (the Python field names that
 pydantic would also accept are not keys of the format).  Objects whose models
@@ -17,7 +22,8 @@ from __future__ import annotations
 import difflib
 import functools
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
@@ -27,6 +33,62 @@ from agenteval.errors import Problem
 from agenteval.schema.evalset import EvalCase, EvalSet
 from agenteval.schema.json_schema import AGENTEVAL_KEYS
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownKey(Problem):
+    """A key the format does not define; ``meant`` is the key it most likely meant, or "".
+
+    ``near_miss``: ``meant`` is so close that the key is almost surely a typo of it (an
+    error unless ``--lenient``); a looser likeness is only the hint of a warning.
+    """
+
+    meant: str = ""
+    near_miss: bool = False
+
+
+# How alike a key and the key it likely meant must be to be a near miss (difflib's ratio
+# of the folded names).  Typos score 0.9 and more (threshhold 0.95, reslt 0.91, usrId
+# 0.91); keys of one's own that merely share letters with a format key score less
+# (version/conversation 0.74, enabled/evalId 0.62), and stay warnings.
+_NEAR_RATIO = 0.8
+# A shared start this long, covering this much of the shorter key, is a near miss too:
+# tool_calls for tools (the issue-12 misspelling that made trajectories pass), evaluator
+# for evaluatorName.
+_NEAR_PREFIX, _NEAR_PREFIX_SHARE = 4, 0.8
+
+
+def _fold(key: str) -> str:
+    return key.lower().replace("_", "").replace("-", "")
+
+
+def is_near_miss(key: str, meant: str) -> bool:
+    """True when ``key`` is almost surely a misspelling of ``meant`` (see ``_NEAR_RATIO``)."""
+    if not meant:
+        return False
+    if "." in meant:
+        return True  # the key of an object one level down (llmJudge.numSamples)
+    a, b = _fold(key), _fold(meant)
+    if a == b or sorted(a) == sorted(b):  # case, underscores, or swapped letters (nmae)
+        return True
+    if difflib.SequenceMatcher(None, a, b).ratio() >= _NEAR_RATIO:
+        return True
+    shorter = min(len(a), len(b))
+    shared = next((i for i in range(shorter) if a[i] != b[i]), shorter)
+    return shared >= _NEAR_PREFIX and shared >= _NEAR_PREFIX_SHARE * shorter
+
+
+def sort_unknown(
+    unknown: Iterable[Problem], *, strict: bool, lenient: bool = False
+) -> tuple[list[Problem], list[Problem]]:
+    """(errors, warnings): near misses are errors unless ``lenient``, other keys only if ``strict``."""
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    for problem in unknown:
+        near = isinstance(problem, UnknownKey) and problem.near_miss
+        (errors if strict or (near and not lenient) else warnings).append(problem)
+    return errors, warnings
+
 
 # Model classes shown under the name a user knows from the file.
 _DISPLAY = {Criterion: "criterion", LLMCriterion: "llmJudge"}
@@ -152,7 +214,9 @@ class _Walk:
         meant = closest_key(key, model)
         hint = f"did you mean {meant!r}?" if meant else f"known: {', '.join(known_keys(model))}"
         where = locations.render([*self.parts, key])
-        self.problems.append(Problem(self.file, where, f"{key!r} is not a field of {name}", hint))
+        message = f"{key!r} is not a field of {name}"
+        near = is_near_miss(key, meant)
+        self.problems.append(UnknownKey(self.file, where, message, hint, meant, near))
 
     def document(self, data: Any, model: type[BaseModel], base: list[int | str]) -> None:
         """Walk ``data`` as a ``model`` object found at ``base``."""

@@ -19,6 +19,11 @@ from agenteval.schema.status import EvalStatus, status_for
 # The turns of one case as an evaluator receives them, actual or expected, in order.
 Turns = Sequence[Invocation]
 
+# (lowest, highest) score an evaluator gives; a metric's threshold must lie within it.
+ScoreRange = tuple[float, float]
+# Every built-in evaluator scores in [0, 1], as trpc-agent-go's do (a mean of 0..1 turn scores).
+UNIT_RANGE: ScoreRange = (0.0, 1.0)
+
 
 class EvaluatorError(CaseError):
     """The evaluator cannot run on this case; the whole case fails (formats.md §4 step 7)."""
@@ -77,10 +82,18 @@ class Evaluator:
     # Judge evaluators are awaited by the runner; deterministic ones are called directly.
     is_async: ClassVar[bool] = False
     needs_judge: ClassVar[bool] = False
+    # The scores it gives, (lowest, highest): a threshold outside is a configuration error
+    # (``threshold: 80`` on a 0..1 score fails every case).  None: it does not say (a plugin's
+    # evaluator that does not declare it), and no threshold is checked against it.
+    score_range: ClassVar[ScoreRange | None] = None
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Configuration problems of ``metric`` for this evaluator (none by default)."""
         return ()
+
+    def metric_score_range(self, metric: EvalMetric) -> ScoreRange | None:
+        """The scores this evaluator gives under ``metric`` (``score_range`` unless it depends)."""
+        return self.score_range
 
     def check_case(self, metric: EvalMetric, case: EvalCase) -> Iterable[ConfigIssue]:
         """Problems of one case for ``metric`` (its effective copy, case rubrics merged).

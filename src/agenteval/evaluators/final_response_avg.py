@@ -16,6 +16,7 @@ from agenteval.criteria.text import check_text
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.criteria.xml_check import check_xml
 from agenteval.evaluators.base import (
+    UNIT_RANGE,
     ConfigIssue,
     EvalContext,
     EvaluateResult,
@@ -80,6 +81,8 @@ class FinalResponseEvaluator(Evaluator):
 
     name = "final_response_avg_score"
     description = "Final-response match (text, JSON, ROUGE, XML, length), averaged over turns"
+    # Each turn scores 1 (matched) or 0; the metric score is their mean.
+    score_range = UNIT_RANGE
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """A final-response criterion is required (ARCHITECTURE §5.2) and must be valid."""

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from agenteval.criteria.lexical import Rouge1, normalize, rouge1
 from agenteval.evaluators.base import (
+    UNIT_RANGE,
     EvalContext,
     EvaluateResult,
     Evaluator,
@@ -88,6 +89,8 @@ class ExactMatchEvaluator(Evaluator):
 
     name = "exact_match"
     description = "Final answer identical to the expected one (1/0 per turn), averaged over turns"
+    # Each turn scores 1 (identical) or 0; the metric score is their mean.
+    score_range = UNIT_RANGE
 
     def evaluate(
         self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
@@ -105,6 +108,8 @@ class NormalizedMatchEvaluator(Evaluator):
         "Final answer equal to the expected one ignoring case, punctuation and spacing, "
         "averaged over turns"
     )
+    # Each turn scores 1 (equal once normalised) or 0; the metric score is their mean.
+    score_range = UNIT_RANGE
 
     def evaluate(
         self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
@@ -140,6 +145,8 @@ class ResponseMatchScoreEvaluator(Evaluator):
         "ROUGE-1 F-measure of the final answer against the expected one, as google-adk "
         "computes it (Unicode-aware tokens, Porter stemming), averaged over turns"
     )
+    # Each turn scores its ROUGE-1 F-measure, 0..1; the metric score is their mean.
+    score_range = UNIT_RANGE
 
     def evaluate(
         self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from agenteval.checks.criteria import check_trajectory_criterion
 from agenteval.criteria.trajectory import check_tools
 from agenteval.evaluators.base import (
+    UNIT_RANGE,
     ConfigIssue,
     EvalContext,
     EvaluateResult,
@@ -33,6 +34,8 @@ class ToolTrajectoryEvaluator(Evaluator):
 
     name = "tool_trajectory_avg_score"
     description = "Tool-call trajectory match (names, arguments, results), averaged over turns"
+    # Each turn scores 1 (trajectory matched) or 0; the metric score is their mean.
+    score_range = UNIT_RANGE
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Validate the tool-trajectory criterion, if any."""

@@ -1,4 +1,9 @@
-"""``agenteval import adk|otel FILE… -o DIR``: other formats → trpc-agent-go eval sets.
+"""``agenteval import adk|otel FILE… -o DIR [--force]``: other formats → trpc-agent-go eval sets.
+
+A file that already exists in DIR (a hand-edited eval set, say) is not replaced unless
+``--force`` is given: every target is checked before anything is written (exit 2 naming
+each one), and with ``--force`` each file is replaced atomically (temp file and rename).
+Warnings go through the run's printer: a flood of one kind is a few lines and a count.
 
 Tested in tests/importers/test_adk.py (``import adk``) and tests/importers/test_otel.py
 (``import otel``); refusals of the wrong kind in tests/importers/test_detect.py.
@@ -7,6 +12,7 @@ Tested in tests/importers/test_adk.py (``import adk``) and tests/importers/test_
 from __future__ import annotations
 
 import json
+import os
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +33,8 @@ from agenteval.importers.otel_traces import (
     unmapped_warnings,
 )
 from agenteval.importers.otlp_file import read_spans
+from agenteval.report.atomic_write import write_bytes_atomic
+from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
 
@@ -48,6 +56,10 @@ OutOpt = Annotated[
     ),
 ]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")]
+ForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="Replace files that already exist in DIR (each atomically)."),
+]
 ADK_KINDS = ("adk-evalset", "adk-legacy", "adk-result")
 
 
@@ -57,7 +69,8 @@ def _stderr() -> Console:
 
 def _print(problems: list[Problem], label: str) -> None:
     err = _stderr()
-    for problem in problems:
+    shown = collapse(problems) if label == "warning" else problems
+    for problem in shown:
         err.print(f"{label}: {printable(str(problem))}", markup=False, highlight=False)
 
 
@@ -79,15 +92,46 @@ def _guarded(verbose: bool, body: Callable[[], None]) -> None:
         raise typer.Exit(ExitCode.INTERNAL_ERROR) from None
 
 
-def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    written = [out / f"{evalset.eval_set_id}.evalset.json"]
-    written[0].write_bytes(dump_json_bytes(evalset) + b"\n")
+Output = tuple[EvalSet, list[dict[str, Any]] | None]
+
+
+def _targets(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) -> list[Path]:
+    """The files one eval set becomes: its eval set, and its metric file when it has one."""
+    paths = [out / f"{evalset.eval_set_id}.evalset.json"]
     if metrics is not None:
-        path = out / f"{evalset.eval_set_id}.metrics.json"
-        path.write_text(json.dumps(metrics, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
+        paths.append(out / f"{evalset.eval_set_id}.metrics.json")
+    return paths
+
+
+def _write_all(out: Path, outputs: list[Output], force: bool) -> list[list[Path]]:
+    """Write every output, refusing (before writing any) to replace a file unless ``force``."""
+    if not force:
+        existing = [
+            path
+            for evalset, metrics in outputs
+            for path in _targets(out, evalset, metrics)
+            if os.path.lexists(path)
+        ]
+        if existing:
+            raise ConfigError(
+                [
+                    Problem(
+                        str(path), "", "already exists; not replaced", "pass --force to replace it"
+                    )
+                    for path in existing
+                ]
+            )
+    out.mkdir(parents=True, exist_ok=True)
+    return [_write(out, evalset, metrics) for evalset, metrics in outputs]
+
+
+def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) -> list[Path]:
+    paths = _targets(out, evalset, metrics)
+    write_bytes_atomic(paths[0], dump_json_bytes(evalset) + b"\n")
+    if metrics is not None:
+        text = json.dumps(metrics, indent=2, ensure_ascii=False) + "\n"
+        write_bytes_atomic(paths[1], text.encode("utf-8"))
+    return paths
 
 
 def _report(written: list[tuple[Path, int]]) -> None:
@@ -98,7 +142,9 @@ def _report(written: list[tuple[Path, int]]) -> None:
 
 
 @import_app.command("adk")
-def import_adk(files: FilesArg, output: OutOpt, verbose: VerboseOpt = False) -> None:
+def import_adk(
+    files: FilesArg, output: OutOpt, force: ForceOpt = False, verbose: VerboseOpt = False
+) -> None:
     """Google ADK eval sets (both key styles), legacy *.test.json and eval results → eval sets + metrics from test_config.json."""
 
     def body() -> None:
@@ -120,9 +166,12 @@ def import_adk(files: FilesArg, output: OutOpt, verbose: VerboseOpt = False) -> 
         # Ids become file names: made safe and distinct before anything is written.
         old_ids = [e.eval_set_id for e, _ in evalsets]
         adk.distinct_ids([e for e, _ in evalsets])
+        outputs = [
+            (evalset, imp.metrics.get(old))
+            for (evalset, imp), old in zip(evalsets, old_ids, strict=True)
+        ]
         written: list[tuple[Path, int]] = []
-        for (evalset, imp), old in zip(evalsets, old_ids, strict=True):
-            paths = _write(output, evalset, imp.metrics.get(old))
+        for (evalset, _), paths in zip(outputs, _write_all(output, outputs, force), strict=True):
             written.append((paths[0], len(evalset.cases())))
             written.extend((p, -1) for p in paths[1:])
         for imp in imports:
@@ -143,6 +192,7 @@ def import_otel(
             help="Span attribute that names a case: session id, gen_ai.conversation.id, or agenteval.eval_id.",
         ),
     ] = DEFAULT_MATCH,
+    force: ForceOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """OTLP JSON / protobuf trace files → trace-mode eval sets, one case per session."""
@@ -167,7 +217,8 @@ def import_otel(
         if problems:
             raise ConfigError(problems)
         adk.distinct_ids(sets)
-        written = [(_write(output, s, None)[0], len(s.cases())) for s in sets]
+        files_of = _write_all(output, [(s, None) for s in sets], force)
+        written = [(paths[0], len(s.cases())) for s, paths in zip(sets, files_of, strict=True)]
         _print(warnings, "warning")
         _report(written)
 

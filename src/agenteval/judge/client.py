@@ -152,12 +152,13 @@ class JudgeClient:
         """
         if not self._open:
             raise RuntimeError("JudgeClient is not open; use 'async with JudgeClient(...)'")
-        secret = request.settings.api_key.reveal()
+        secrets = request.settings.secrets()
         try:
             return await self._complete(request, metric_name, sample_index)
         except JudgeError as exc:
-            # A plugin backend's message may quote the key; ours are redacted already.
-            exc.args = tuple(redact(a, secret) if isinstance(a, str) else a for a in exc.args)
+            # A plugin backend's message may quote the key, a transport error the URL with
+            # a key in its query: every message leaves here with the credentials hidden.
+            exc.args = tuple(_redacted(a, secrets) if isinstance(a, str) else a for a in exc.args)
             raise
 
     async def _complete(
@@ -168,7 +169,7 @@ class JudgeClient:
         if call.provider != request.settings.provider and self._override is None:
             # The cache key names the provider whatever a plugin backend put in its call.
             call = dataclasses.replace(call, provider=request.settings.provider)
-        key = call.cache_key() if self._cache is not None else ""
+        key = _cache_key(call, request.settings) if self._cache is not None else ""
         if self._cache is not None:
             hit = await self._cache.get(key)
             if hit is not None:
@@ -199,7 +200,7 @@ class JudgeClient:
         self._budget.spend_tokens(reply.usage.total)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
-        redacted = redact(reply.text, request.settings.api_key.reveal())
+        redacted = _redacted(reply.text, request.settings.secrets())
         if redacted != reply.text:
             reply = dataclasses.replace(reply, text=redacted)
         if self._cache is not None:
@@ -234,3 +235,17 @@ class JudgeClient:
                 backend.max_reply_bytes = self.options.max_reply_bytes
             self._backends[settings] = backend
         return backend
+
+
+def _redacted(text: str, secrets: list[str]) -> str:
+    """``text`` with every credential of a judge (``JudgeSettings.secrets``) hidden."""
+    for secret in secrets:
+        text = redact(text, secret)
+    return text
+
+
+def _cache_key(call: PreparedCall, settings: JudgeSettings) -> str:
+    """The call's cache key, made with the endpoint as shown: a key in the URL stays out."""
+    if settings.shown_endpoint != call.endpoint and call.endpoint == settings.endpoint:
+        call = dataclasses.replace(call, endpoint=settings.shown_endpoint)
+    return call.cache_key()

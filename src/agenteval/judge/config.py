@@ -19,6 +19,7 @@ from typing import Any
 
 from agenteval.judge.errors import JudgeConfigError
 from agenteval.judge.provider import Connection, provider_spec
+from agenteval.judge.url_secrets import shown_base_url
 from agenteval.schema.metric import JudgeModel
 
 
@@ -141,7 +142,11 @@ DEFAULT_GENERATION = GenerationConfig(max_tokens=2000, temperature=0.8, stream=F
 
 @dataclass(frozen=True)
 class JudgeSettings:
-    """Everything needed to call one judge model; the API key is held as a :class:`Secret`."""
+    """Everything needed to call one judge model; the API key is held as a :class:`Secret`.
+
+    ``url_secrets`` are the secrets of ``base_url`` (a key in its query or path,
+    ``judge.url_secrets``): messages show the URL with them as ``***``, like the key.
+    """
 
     provider: str
     model: str
@@ -151,16 +156,41 @@ class JudgeSettings:
     extra_fields: Mapping[str, Any] = field(default_factory=dict)
     generation: GenerationConfig = DEFAULT_GENERATION
     num_samples: int = 1
+    url_secrets: tuple[Secret, ...] = ()
 
     @cached_property
     def endpoint(self) -> str:
         """The request URL, as the provider forms it (an unknown provider's: the base URL)."""
+        return self._endpoint(self.base_url)
+
+    @cached_property
+    def shown_endpoint(self) -> str:
+        """:attr:`endpoint` with the base URL's secrets as ``***`` (messages, cache keys)."""
+        if not self.url_secrets:
+            return self.endpoint
+        secrets = [secret.reveal() for secret in self.url_secrets]
+        return self._endpoint(shown_base_url(self.base_url, secrets).shown)
+
+    def _endpoint(self, base_url: str) -> str:
         spec = provider_spec(self.provider)
-        return spec.endpoint(self.base_url, self.model) if spec is not None else self.base_url
+        return spec.endpoint(base_url, self.model) if spec is not None else base_url
+
+    def secrets(self) -> list[str]:
+        """Every credential a message must not show: the API key and the URL's secrets."""
+        found = [self.api_key.reveal(), *(secret.reveal() for secret in self.url_secrets)]
+        return [secret for secret in found if secret]
 
     def describe(self) -> str:
         """``provider judge model 'model' at endpoint``, the judge's name in messages."""
-        return f"{self.provider} judge model {self.model!r} at {self.endpoint}"
+        return f"{self.provider} judge model {self.model!r} at {self.shown_endpoint}"
+
+    def __repr__(self) -> str:
+        # A traceback may print it: the URL as shown, never the key or the URL's secrets.
+        return (
+            f"JudgeSettings(provider={self.provider!r}, model={self.model!r}, "
+            f"variant={self.variant!r}, endpoint={self.shown_endpoint!r}, "
+            f"num_samples={self.num_samples})"
+        )
 
     def __hash__(self) -> int:
         return hash((self.provider, self.model, self.variant, self.base_url, self.api_key))
@@ -186,4 +216,11 @@ def resolve_settings(model: JudgeModel, environ: Mapping[str, str] | None = None
         extra_fields=dict(model.extra_fields or {}),
         generation=GenerationConfig.from_json(model.generation_config),
         num_samples=1 if model.num_samples is None else model.num_samples,
+        url_secrets=_url_secrets(found.base_url, model),
     )
+
+
+def _url_secrets(base_url: str, model: JudgeModel) -> tuple[Secret, ...]:
+    """The base URL's secrets: ``${VAR}`` values found on reading, credential query values."""
+    found = shown_base_url(base_url, model.url_secrets).secrets
+    return tuple(Secret(secret) for secret in found)

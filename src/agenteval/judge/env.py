@@ -51,23 +51,42 @@ def _name_after_dollar(text: str, start: int) -> tuple[str, int]:
 
 def expand_env(text: str, environ: Mapping[str, str] | None = None) -> str:
     """Expand ``$NAME`` / ``${NAME}`` in ``text`` exactly as Go's ``os.ExpandEnv`` does."""
+    return expand_env_spans(text, environ)[0]
+
+
+def expand_env_spans(
+    text: str, environ: Mapping[str, str] | None = None
+) -> tuple[str, list[tuple[int, int]]]:
+    """:func:`expand_env`, and where in the result each non-empty substituted value lies.
+
+    The spans (start, end) tell which parts of a base URL came from the environment
+    (``judge.url_secrets`` keeps a key put into its path or query out of every file).
+    """
     env = os.environ if environ is None else environ
     out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    size = 0
     copied = 0
     index = 0
     while index < len(text):
         if text[index] == "$" and index + 1 < len(text):
             out.append(text[copied:index])
+            size += index - copied
             name, span = _name_after_dollar(text, index + 1)
             if name:
-                out.append(env.get(name, ""))
+                value = env.get(name, "")
+                out.append(value)
+                if value:
+                    spans.append((size, size + len(value)))
+                size += len(value)
             elif span == 0:
                 out.append("$")
+                size += 1
             index += span
             copied = index + 1
         index += 1
     out.append(text[copied:])
-    return "".join(out)
+    return "".join(out), spans
 
 
 def expand_judge_model(model: JudgeModel, environ: Mapping[str, str] | None = None) -> JudgeModel:

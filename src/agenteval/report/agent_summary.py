@@ -22,7 +22,9 @@ def render_agent_stats(out: Console, stats: Mapping[str, object], first_failure:
     missing = stats.get("notStarted", 0)
     if missing:
         out.print(
-            f"INCOMPLETE: the agent could not be started or reached for {missing} case run(s)",
+            # A detail, not a verdict: the run's final line says INCOMPLETE.
+            f"  the agent could not be started or reached for {missing} case run(s): "
+            "those cases are incomplete, not failed",
             highlight=False,
             markup=False,
             soft_wrap=True,

@@ -27,6 +27,7 @@ from agenteval.report.console_tables import (
     summary_table,
 )
 from agenteval.report.gc_pause import collector_paused
+from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import (
     DEFAULT_MAX_SHOWN,
@@ -69,13 +70,22 @@ def render_results(
 
 
 def render_reports(
-    console: Console, reports: Sequence[SetReport], *, duration_seconds: float | None = None
+    console: Console,
+    reports: Sequence[SetReport],
+    *,
+    duration_seconds: float | None = None,
+    notes: RunNotes = NO_NOTES,
 ) -> None:
     """:func:`render_results` of tallied eval sets (quiet, verbose, max_shown as tallied)."""
+    render_sets(console, reports)
+    console.print(report_final_line(reports, duration_seconds, notes=notes))
+
+
+def render_sets(console: Console, reports: Sequence[SetReport]) -> None:
+    """Every eval set's cases and summary, without the final line (the caller prints it last)."""
     with collector_paused():
         for report in reports:
             _render_eval_set(console, report)
-        console.print(report_final_line(reports, duration_seconds))
 
 
 def render_run(
@@ -86,16 +96,19 @@ def render_run(
     verbose: bool = False,
     elapsed: float | None = None,
     max_shown: int | None = DEFAULT_MAX_SHOWN,
+    notes: RunNotes = NO_NOTES,
 ) -> None:
-    """:func:`render_results` under the name and argument the CLI uses."""
-    render_results(
-        console,
-        results,
-        quiet=quiet,
-        verbose=verbose,
-        duration_seconds=elapsed,
-        max_shown=max_shown,
-    )
+    """:func:`render_results` under the name and argument the CLI uses.
+
+    ``notes``: why the run could not finish beyond its case statuses (``partial``); the
+    final line then says INCOMPLETE, as the exit code does.
+    """
+    with collector_paused():
+        reports = [
+            set_report(result, max_shown=max_shown, quiet=quiet, verbose=verbose)
+            for result in results
+        ]
+        render_reports(console, reports, duration_seconds=elapsed, notes=notes)
 
 
 def _render_eval_set(console: Console, report: SetReport) -> None:
@@ -271,15 +284,27 @@ def final_line(results: Sequence[EvalSetResult], duration_seconds: float | None 
     return report_final_line([set_report(result) for result in results], duration_seconds)
 
 
-def report_final_line(reports: Sequence[SetReport], duration_seconds: float | None = None) -> Text:
-    """:func:`final_line` of tallied eval sets."""
+def report_final_line(
+    reports: Sequence[SetReport],
+    duration_seconds: float | None = None,
+    *,
+    notes: RunNotes = NO_NOTES,
+) -> Text:
+    """:func:`final_line` of tallied eval sets: the run's one verdict line.
+
+    ``notes.unfinished`` says why the run could not finish beyond its case statuses
+    (``interrupted``, ``1 report not written``): the verdict is then INCOMPLETE, as the
+    exit code (3) is, and the reasons follow the counts; ``notes.warning_count`` counts
+    the run's warnings (``· 2 warnings``).
+    """
     total = sum(len(report.statuses) for report in reports)
     passed = sum(report.count(EvalStatus.PASSED) for report in reports)
     failed = sum(report.count(EvalStatus.FAILED) for report in reports)
     incomplete = sum(report.count(EvalStatus.INCOMPLETE) for report in reports)
     not_evaluated = total - passed - failed - incomplete
+    status = EvalStatus.INCOMPLETE if notes.unfinished else overall_status(reports)
     line = Text()
-    line.append_text(status_text(overall_status(reports), upper=True))
+    line.append_text(status_text(status, upper=True))
     line.stylize("bold")
     line.append(f": {passed} of {total} cases passed")
     others = [f"{failed} failed"] if failed else []
@@ -291,6 +316,10 @@ def report_final_line(reports: Sequence[SetReport], duration_seconds: float | No
     unstable = sum(report.unstable for report in reports)
     if unstable:
         line.append(f" · {_unstable_text(unstable)}")
+    for reason in notes.unfinished:
+        line.append(f" · {reason}")
+    if notes.warning_count:
+        line.append(f" · {count_text(notes.warning_count)}")
     if duration_seconds is not None:
         line.append(f" · {duration_seconds:.2f} s")
     return line
@@ -303,5 +332,6 @@ __all__ = [
     "render_reports",
     "render_results",
     "render_run",
+    "render_sets",
     "report_final_line",
 ]

@@ -3,7 +3,9 @@
 A failed case gives ``::error title=…::message``; a not-evaluated case gives
 ``::warning`` instead, since it does not fail the run on its own (the exit
 code follows the overall status) but usually means a missing trace or
-metric.  Escaping follows GitHub's workflow-command rules (the
+metric.  Each warning of the run (collapsed as on the console) is a
+``::warning file=…,title=agenteval warning::message`` line too.  Escaping
+follows GitHub's workflow-command rules (the
 ``@actions/core`` toolkit): in the message ``%``, CR and LF become ``%25``,
 ``%0D`` and ``%0A``; in properties ``:`` and ``,`` also become ``%3A`` and
 ``%2C``.  The CLI prints these lines only when ``GITHUB_ACTIONS=true``.
@@ -13,8 +15,10 @@ metric.  Escaping follows GitHub's workflow-command rules (the
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from agenteval.errors import Problem
 from agenteval.report.markdown import append_step_summary_reports
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
+from agenteval.report.run_notes import NO_NOTES, RunNotes
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import SetReport, set_report
 from agenteval.schema.result import EvalSetResult
@@ -105,6 +109,20 @@ def report_annotations(
     return lines
 
 
+def warning_annotations(warnings: Sequence[Problem]) -> list[str]:
+    """One ``::warning`` line per warning as shown (collapsed), attached to its file."""
+    lines: list[str] = []
+    for problem in warnings:
+        properties = {"title": "agenteval warning"}
+        if problem.file and not problem.file.startswith("-"):  # not an option like --traces
+            properties["file"] = problem.file
+        message = f"{problem.path}: {problem.message}" if problem.path else problem.message
+        if problem.hint:
+            message += f" ({problem.hint})"
+        lines.append(workflow_command("warning", properties, message))
+    return lines
+
+
 def write_ci_outputs(
     reports: Sequence[SetReport],
     environ: Mapping[str, str],
@@ -112,15 +130,19 @@ def write_ci_outputs(
     sources: Sequence[Path | str] = (),
     elapsed: float | None = None,
     emit: Callable[[str], None] = print,
+    notes: RunNotes = NO_NOTES,
 ) -> None:
-    """GitHub Actions: append the step summary, ``emit`` one annotation per case that did not pass.
+    """GitHub Actions: the step summary; ``emit`` an annotation per case not passed and warning.
 
-    ``sources`` are the eval set files in the order of ``reports`` (annotations attach to them).
+    ``sources`` are the eval set files in the order of ``reports`` (annotations attach to
+    them); ``notes`` the run's warnings (as shown) and why it is unfinished.
     """
-    append_step_summary_reports(reports, environ, elapsed=elapsed)
+    append_step_summary_reports(reports, environ, elapsed=elapsed, notes=notes)
     if is_github_actions(environ):
         files = {r.eval_set_id: str(p) for r, p in zip(reports, sources, strict=False)}
         for line in report_annotations(reports, files=files):
+            emit(line)
+        for line in warning_annotations(notes.warnings):
             emit(line)
 
 
@@ -131,6 +153,7 @@ __all__ = [
     "escape_property",
     "is_github_actions",
     "report_annotations",
+    "warning_annotations",
     "workflow_command",
     "write_ci_outputs",
 ]

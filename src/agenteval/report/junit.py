@@ -9,11 +9,16 @@ Layout::
           <failure message=… type="failed">…</failure>          (case status failed)
           <error message=… type="not_evaluated">…</error>       (case status not_evaluated)
           <system-out>per-run detail</system-out>               (several runs, not all passed)
+        <system-err>warning: file: path: message …</system-err>   (the run's warnings, first suite)
 
 One testcase per eval case whatever the number of runs: its outcome is the
 case's in-memory status (:func:`agenteval.aggregation.case_statuses`), the
 one that decides the exit code, so ``failures`` and ``errors`` equal the
 run's failed and not-evaluated case counts.  ``skipped`` is always 0.
+
+The run's warnings (never hidden, a flood of one kind collapsed as on the console)
+are the ``system-err`` of the first testsuite, one ``warning: …`` line each, and its
+``warnings`` property counts them: JUnit has no run-level output element.
 
 The document is written piece by piece from :class:`SetReport` objects
 (:func:`junit_chunks`), one testcase at a time, in the layout and with the
@@ -36,6 +41,7 @@ from pathlib import Path
 
 from agenteval.report.atomic_write import StreamedFile
 from agenteval.report.outcomes import OutcomeText, cap
+from agenteval.report.run_notes import NO_NOTES, RunNotes
 from agenteval.report.set_tally import DURATION_KEY, SetReport, set_report, suite_time
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -145,7 +151,7 @@ def _testcase(report: SetReport, eval_id: str, status: EvalStatus) -> str:
     return f"{_INDENT * 2}<testcase{_attributes(head)}>\n{child}{_INDENT * 2}</testcase>\n"
 
 
-def _testsuite(report: SetReport) -> Iterator[str]:
+def _testsuite(report: SetReport, warnings: Sequence[str] = (), count: int = 0) -> Iterator[str]:
     pairs = [("name", _xml_safe(report.eval_set_id))]
     pairs += _counts(*_suite_counts(report), report.seconds)
     stamp = report.creation_timestamp
@@ -157,16 +163,28 @@ def _testsuite(report: SetReport) -> Iterator[str]:
     if report.eval_set_result_id:
         value = _xml_safe(report.eval_set_result_id)
         yield _element(3, "property", [("name", "evalSetResultId"), ("value", value)])
+    if count:
+        yield _element(3, "property", [("name", "warnings"), ("value", str(count))])
     yield f"{_INDENT * 2}</properties>\n"
     for eval_id, status in report.statuses.items():
         yield _testcase(report, eval_id, status)
+    if warnings:
+        text = "\n".join(f"warning: {line}" for line in warnings)
+        yield _element(2, "system-err", [], _xml_safe(text))
     yield f"{_INDENT}</testsuite>\n"
 
 
 def junit_chunks(
-    reports: Sequence[SetReport], *, elapsed: float | None = None, name: str = ROOT_NAME
+    reports: Sequence[SetReport],
+    *,
+    elapsed: float | None = None,
+    name: str = ROOT_NAME,
+    notes: RunNotes = NO_NOTES,
 ) -> Iterator[str]:
-    """The JUnit XML document of tallied eval sets, piece by piece (one testcase at a time)."""
+    """The JUnit XML document of tallied eval sets, piece by piece (one testcase at a time).
+
+    ``notes``: the run's warnings, shown in the first testsuite.
+    """
     tests = failures = errors = 0
     for report in reports:
         suite_tests, suite_failures, suite_errors = _suite_counts(report)
@@ -183,8 +201,9 @@ def junit_chunks(
         yield f"<testsuites{_attributes(pairs)} />\n"
         return
     yield f"<testsuites{_attributes(pairs)}>\n"
-    for report in reports:
-        yield from _testsuite(report)
+    warnings, count = notes.lines(), notes.warning_count
+    for index, report in enumerate(reports):
+        yield from _testsuite(report, *((warnings, count) if index == 0 else ((), 0)))
     yield "</testsuites>\n"
 
 
@@ -197,13 +216,18 @@ def junit_xml(
 
 
 def write_junit_reports(
-    path: Path | str, reports: Sequence[SetReport], *, elapsed: float | None = None
+    path: Path | str,
+    reports: Sequence[SetReport],
+    *,
+    elapsed: float | None = None,
+    notes: RunNotes = NO_NOTES,
 ) -> Path:
     """Write :func:`junit_chunks` to ``path`` as it is made, put in place whole at the end."""
     with StreamedFile(path) as out:
         pending: list[str] = []
         size = 0
-        for chunk in junit_chunks(reports, elapsed=elapsed):
+        chunks = junit_chunks(reports, elapsed=elapsed, notes=notes)
+        for chunk in chunks:
             pending.append(chunk)
             size += len(chunk)
             if size >= _WRITE_CHUNK:

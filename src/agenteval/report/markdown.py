@@ -3,7 +3,9 @@
 Three parts: pass rate per eval set (with a total row when there are
 several), metric averages over every case and run (not_evaluated results
 skipped, as in the console report), and the cases that did not pass with
-why.  Case statuses are the in-memory ones that decide the exit code.
+why; then the run's warnings, if any (counted in the headline, a flood of one
+kind collapsed as on the console).  Case statuses are the in-memory ones that
+decide the exit code.
 
 Table cells escape Markdown and HTML syntax (a ``|`` in a reason must not
 end the cell), turn newlines into ``<br>``, and reasons are capped at
@@ -20,6 +22,7 @@ from pathlib import Path
 from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console_tables import STATUS_LABELS, format_score
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
+from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.set_tally import SetReport, overall_status, set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -77,8 +80,11 @@ def _counts(report: SetReport) -> tuple[int, int, int, int]:
     return total, passed, failed, total - passed - failed
 
 
-def _headline(reports: Sequence[SetReport], title: str, elapsed: float | None) -> list[str]:
-    status = overall_status(reports)
+def _headline(
+    reports: Sequence[SetReport], title: str, elapsed: float | None, notes: RunNotes
+) -> list[str]:
+    # INCOMPLETE when the run is unfinished (interrupted), whatever its finished cases say.
+    status = EvalStatus.INCOMPLETE if notes.unfinished else overall_status(reports)
     total = sum(len(report.statuses) for report in reports)
     passed = sum(report.count(EvalStatus.PASSED) for report in reports)
     failed = sum(report.count(EvalStatus.FAILED) for report in reports)
@@ -89,6 +95,9 @@ def _headline(reports: Sequence[SetReport], title: str, elapsed: float | None) -
     detail += f" · {failed} failed · {not_evaluated - incomplete} not evaluated"
     detail += f" · {incomplete} incomplete" if incomplete else ""
     detail += f" · {len(reports)} eval set{'s' if len(reports) != 1 else ''}"
+    detail += "".join(f" · {reason}" for reason in notes.unfinished)
+    if notes.warning_count:
+        detail += f" · {count_text(notes.warning_count)}"
     if elapsed is not None:
         detail += f" · {elapsed:.2f} s"
     return [f"## {_HEADLINE_MARKS[status]} {cell(title)}: {label}", "", detail, ""]
@@ -215,6 +224,12 @@ def _case_table(
     return lines
 
 
+def _warning_list(warnings: Sequence[str]) -> list[str]:
+    if not warnings:
+        return []
+    return ["### Warnings", "", *(f"- {cell(line)}" for line in warnings), ""]
+
+
 def markdown_summary(
     results: Sequence[EvalSetResult],
     *,
@@ -237,12 +252,14 @@ def markdown_report(
     title: str = "agenteval",
     max_cases: int | None = DEFAULT_MAX_CASES,
     reason_cap: int | None = DEFAULT_REASON_CAP,
+    notes: RunNotes = NO_NOTES,
 ) -> str:
-    """:func:`markdown_summary` of tallied eval sets."""
-    lines = _headline(reports, title, elapsed)
+    """:func:`markdown_summary` of tallied eval sets (``notes``: warnings, why unfinished)."""
+    lines = _headline(reports, title, elapsed, notes)
     lines += _pass_rate_table(reports)
     lines += _metric_table(reports)
     lines += _case_table(reports, max_cases, reason_cap)
+    lines += _warning_list(notes.lines())
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -254,10 +271,14 @@ def write_markdown(
 
 
 def write_markdown_reports(
-    path: Path | str, reports: Sequence[SetReport], *, elapsed: float | None = None
+    path: Path | str,
+    reports: Sequence[SetReport],
+    *,
+    elapsed: float | None = None,
+    notes: RunNotes = NO_NOTES,
 ) -> Path:
     """Atomically write :func:`markdown_report` of ``reports`` to ``path``; returns the path."""
-    return write_text_atomic(path, markdown_report(reports, elapsed=elapsed))
+    return write_text_atomic(path, markdown_report(reports, elapsed=elapsed, notes=notes))
 
 
 def append_step_summary(
@@ -278,6 +299,7 @@ def append_step_summary_reports(
     environ: Mapping[str, str],
     *,
     elapsed: float | None = None,
+    notes: RunNotes = NO_NOTES,
 ) -> Path | None:
     """:func:`append_step_summary` of tallied eval sets."""
     target = environ.get(STEP_SUMMARY_ENV, "")
@@ -286,7 +308,7 @@ def append_step_summary_reports(
     path = Path(target)
     # Appending, not replacing: earlier steps of the job may have written their own summary.
     with path.open("a", encoding="utf-8", errors="replace") as handle:
-        handle.write(markdown_report(reports, elapsed=elapsed) + "\n")
+        handle.write(markdown_report(reports, elapsed=elapsed, notes=notes) + "\n")
     return path
 
 

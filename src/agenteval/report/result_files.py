@@ -14,7 +14,7 @@ Two kinds of file are written here:
         "numEvalSets": 2,
         "durationSeconds": 0.42,            # only when the caller knows it
         "evalSetResults": [ <EvalSetResult>, ... ],   # each exactly as in a result file
-        "warnings": ["file: path: message (hint)", ...],  # from write_run_json
+        "warnings": ["file: path: message (hint)", ...],  # a flood of one kind collapsed
         ...                                  # run-level extras from the caller
       }
 
@@ -32,9 +32,11 @@ from typing import Any, Protocol
 
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, summarize_cases
+from agenteval.errors import Problem
 from agenteval.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
+from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -144,9 +146,19 @@ class RunOutcome(Protocol):
     def warnings(self) -> Sequence[object]: ...
 
 
-def run_trailer(run: object) -> dict[str, Any]:
-    """The keys of a run document after ``evalSetResults``: the run's warnings and agent."""
-    trailer: dict[str, Any] = {"warnings": [str(w) for w in getattr(run, "warnings", ())]}
+def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str, Any]:
+    """The keys of a run document after ``evalSetResults``: the run's warnings and agent.
+
+    Warnings are listed as the console prints them (``warnings``, when the caller has them
+    so): repeats of one kind past a few are one ``… and N more like this`` line
+    (``run_notes.collapse``), so a flood is bounded.
+    """
+    if warnings is None:
+        given = list(getattr(run, "warnings", ()))
+        problems = [w for w in given if isinstance(w, Problem)]
+        listed = collapse(problems) if len(problems) == len(given) else given
+        warnings = [str(w) for w in listed]
+    trailer: dict[str, Any] = {"warnings": list(warnings)}
     # What the driven agent did (run --agent); absent for runs that only read traces.
     agent = getattr(run, "agent_stats", None)
     if agent is not None:

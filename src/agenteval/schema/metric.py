@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 from pydantic.alias_generators import to_camel
 
 from agenteval.schema.base import Bool, Model, Str, none_as
@@ -129,7 +129,10 @@ class Rubric(Model):
 
 
 class JudgeModel(Model):
-    """Judge model options (llm-evaluators.md §3.1); ``apiKey`` is read but never written."""
+    """Judge model options (llm-evaluators.md §3.1); ``apiKey`` is read but never written.
+
+    Nor is a key in the query or path of ``baseURL``: it is written as ``***``.
+    """
 
     model_config = _camel
 
@@ -141,6 +144,25 @@ class JudgeModel(Model):
     extra_fields: dict[str, Any] | None = None
     num_samples: int | None = None
     generation_config: dict[str, Any] | None = None
+    # The secrets of ``base_url`` (judge.url_secrets, found by the loader) and (url, the url
+    # as shown with them as ***): what result files and run documents hold as baseURL.
+    _url_secrets: tuple[str, ...] = PrivateAttr(default=())
+    _shown_base_url: tuple[str, str] | None = PrivateAttr(default=None)
+
+    def hide_url_secrets(self, secrets: tuple[str, ...], shown: str) -> None:
+        """Record the secrets of ``base_url`` and the URL with them as ``***``."""
+        self._url_secrets = secrets
+        self._shown_base_url = (self.base_url, shown) if secrets else None
+
+    @property
+    def url_secrets(self) -> tuple[str, ...]:
+        """The secrets found in ``base_url`` when it was read (empty if none)."""
+        return self._url_secrets
+
+    @field_serializer("base_url")
+    def _written_base_url(self, value: str) -> str:
+        shown = self._shown_base_url
+        return shown[1] if shown is not None and shown[0] == value else value
 
 
 class LLMCriterion(Model):

@@ -218,8 +218,9 @@ class EvalSetResult(Model):
     partial: bool | None = None
     # Judge calls and tokens of this eval set, ``{"total": {...}, "byMetric": {...}}``.
     judge_usage: dict[str, Any] | None = None
-    # The evalIds of the INCOMPLETE cases: a metric the judge could not evaluate
-    # (``judgeFailures``; files of older versions hold a count of such turns).
+    # The evalIds of the INCOMPLETE cases: a metric the judge could not evaluate, or an
+    # agent that could not be started or reached (``judgeFailures``; files of older
+    # versions hold a count of such turns).
     judge_failures: list[str] | int | None = None
 
     def case_results(self) -> list[EvalCaseResult]:

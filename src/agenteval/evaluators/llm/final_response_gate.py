@@ -18,6 +18,7 @@ from agenteval.checks.judge_config import check_judge_config
 from agenteval.criteria.lexical import Rouge1, gate_rouge1, normalize
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
+    UNIT_RANGE,
     ConfigIssue,
     EvalContext,
     EvaluateResult,
@@ -165,6 +166,8 @@ class FinalResponseGateEvaluator(Evaluator):
         "Final answer decided by the cheapest method that can: normalised exact match, "
         "then ROUGE-1 F1, then an LLM judge"
     )
+    # Each turn scores 1 (passed by its method) or 0; the metric score is their mean.
+    score_range = UNIT_RANGE
     is_async: ClassVar[bool] = True
     needs_judge: ClassVar[bool] = True
 

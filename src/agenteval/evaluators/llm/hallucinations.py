@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agenteval.errors import JudgeError
+from agenteval.evaluators.base import UNIT_RANGE
 from agenteval.evaluators.llm.grounding import grounding_context
 from agenteval.evaluators.llm.operators.constructors import (
     JudgeAsk,
@@ -235,6 +236,8 @@ class HallucinationsJudge(JudgeEvaluator):
 
     name = "llm_hallucinations"
     description = "LLM hallucination evaluator"
+    # Each turn scores the share of its sentences the judge found supported; then the mean.
+    score_range = UNIT_RANGE
 
     def default_operators(self) -> Operators:
         """Grounding + segmentation prompt, block scorer, majority vote, average."""

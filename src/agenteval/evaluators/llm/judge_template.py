@@ -29,7 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from agenteval.checks.judge_template import check_template
 from agenteval.checks.reference_answers import missing_reference_answers
-from agenteval.evaluators.base import ConfigIssue, EvalContext, EvaluateResult, TurnResult, Turns
+from agenteval.evaluators.base import (
+    ConfigIssue,
+    EvalContext,
+    EvaluateResult,
+    ScoreRange,
+    TurnResult,
+    Turns,
+)
 from agenteval.evaluators.llm.operators.constructors import JudgeAsk, TurnPrefix
 from agenteval.evaluators.llm.operators.invocations import (
     InvocationsAggregator,
@@ -189,6 +196,23 @@ class TemplateJudge(JudgeEvaluator):
     def check_case(self, metric: EvalMetric, case: EvalCase) -> Iterable[ConfigIssue]:
         """Bindings this case cannot satisfy (paths relative to the case)."""
         return case_issues(metric, case)
+
+    def metric_score_range(self, metric: EvalMetric) -> ScoreRange | None:
+        """The response scorer's range when both aggregators keep it; else None (unknown).
+
+        The built-in scorers give 0..1 and the built-in aggregators pick a sample and
+        average turns; a plugin's operator may give any score unless it declares its range.
+        """
+        try:
+            operators = resolve(metric)
+        except OperatorError:
+            return None  # check_llm_judge reports the names
+        kept = all(
+            getattr(operator, "keeps_score_range", False)
+            for operator in (operators.samples, operators.invocations)
+        )
+        scored: ScoreRange | None = getattr(operators.scorer, "score_range", None)
+        return scored if kept else None
 
     async def aevaluate(
         self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext

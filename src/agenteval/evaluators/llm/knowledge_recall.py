@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agenteval.errors import ControlFlow
+from agenteval.evaluators.base import UNIT_RANGE
 from agenteval.evaluators.llm.operators.constructors import TurnPrefix
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.response_json import json_type
@@ -199,4 +200,6 @@ class KnowledgeRecallJudge(RubricJudge):
 
     name = "llm_rubric_knowledge_recall"
     description = "LLM rubric knowledge recall evaluator"
+    # Each turn scores the mean of its rubric scores, each 0..1 (Go accepts fractions); then the mean.
+    score_range = UNIT_RANGE
     prompt_class = KnowledgeRecallPrompt

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from agenteval.evaluators.base import UNIT_RANGE
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
@@ -130,6 +131,8 @@ class FinalResponseJudge(JudgeEvaluator):
 
     name = "llm_final_response"
     description = "LLM judge for final responses"
+    # Each sample scores 1 (valid) or 0 (invalid); majority vote per turn, then the mean.
+    score_range = UNIT_RANGE
 
     def default_operators(self) -> Operators:
         """Final-response prompt and scorer, majority vote, average."""

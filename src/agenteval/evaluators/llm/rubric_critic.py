@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from agenteval.evaluators.base import UNIT_RANGE
 from agenteval.evaluators.llm.operators.constructors import (
     TurnPrefix,
     current_pair,
@@ -171,4 +172,6 @@ class RubricCriticJudge(RubricJudge):
 
     name = CRITIC
     description = "LLM rubric critic evaluator"
+    # Each turn scores the mean of its rubric scores, each 0..1 (Go accepts fractions); then the mean.
+    score_range = UNIT_RANGE
     prompt_class = RubricCriticPrompt

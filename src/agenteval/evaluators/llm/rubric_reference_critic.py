@@ -29,6 +29,7 @@ Tested in tests/evaluators/llm/test_rubric_judge.py.
 
 from __future__ import annotations
 
+from agenteval.evaluators.base import UNIT_RANGE
 from agenteval.evaluators.llm.rubric_critic import CriticPrompt, critic_closing
 from agenteval.evaluators.llm.rubric_judge import RubricJudge
 from agenteval.evaluators.registry import register_evaluator
@@ -103,4 +104,6 @@ class RubricReferenceCriticJudge(RubricJudge):
 
     name = REFERENCE_CRITIC
     description = "LLM rubric critic evaluator against reference answers"
+    # Each turn scores the mean of its rubric scores, each 0..1 (Go accepts fractions); then the mean.
+    score_range = UNIT_RANGE
     prompt_class = RubricReferenceCriticPrompt

@@ -32,6 +32,7 @@ Tested in tests/evaluators/llm/test_rubric_judge.py.
 
 from __future__ import annotations
 
+from agenteval.evaluators.base import UNIT_RANGE
 from agenteval.evaluators.llm.operators.constructors import TurnPrefix, message_text
 from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, checked_actual
 from agenteval.evaluators.registry import register_evaluator
@@ -87,4 +88,6 @@ class RubricResponseJudge(RubricJudge):
 
     name = "llm_rubric_response"
     description = "LLM rubric response evaluator"
+    # Each turn scores the share of its rubrics met (1 or 0 each); then the mean.
+    score_range = UNIT_RANGE
     prompt_class = RubricResponsePrompt

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from agenteval.checks.judge_config import JUDGE_MODEL, capability_issue
 from agenteval.checks.reference_answers import missing_reference_answers
-from agenteval.evaluators.base import ConfigIssue
+from agenteval.evaluators.base import UNIT_RANGE, ConfigIssue
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,
@@ -258,6 +258,8 @@ class PairwiseVerifier(JudgeEvaluator):
 
     name = NAME
     description = "LLM-as-a-Verifier pairwise preference evaluator"
+    # Each turn scores 0.5 + (quality A - quality B) / 2, clamped to 0..1; then the mean.
+    score_range = UNIT_RANGE
 
     def default_operators(self) -> Operators:
         """Verifier prompt and logprob scorer, majority vote, average."""

@@ -6,7 +6,7 @@ Tested in tests/evaluators/llm/operators/test_samples.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from agenteval.evaluators.base import EvaluateResult, TurnResult, average_turns
 from agenteval.evaluators.llm.operators.registry import operator_registry
@@ -15,7 +15,11 @@ from agenteval.schema.metric import EvalMetric
 
 
 class InvocationsAggregator(Protocol):
-    """Combines one result per turn into the metric result; raises ``OperatorError``."""
+    """Combines one result per turn into the metric result; raises ``OperatorError``.
+
+    One whose score never leaves the range of its turns' scores may say so with
+    ``keeps_score_range = True`` (a template metric's threshold is then checked).
+    """
 
     def aggregate(self, turns: Sequence[TurnResult], metric: EvalMetric) -> EvaluateResult:
         """The overall score and status; ``turns`` must come back, one per turn, in order."""
@@ -34,6 +38,9 @@ class Average:
     ``not_evaluated`` only when its judge call failed, and its reason must reach
     the result file (Go's empty list is then reported as a count mismatch, §10.6).
     """
+
+    # A mean stays within the range of what it averages.
+    keeps_score_range: ClassVar[bool] = True
 
     def aggregate(self, turns: Sequence[TurnResult], metric: EvalMetric) -> EvaluateResult:
         """Average the evaluated turns against the metric threshold."""

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from agenteval.evaluators.base import UNIT_RANGE, ScoreRange
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.response_json import (
     BOOLEAN,
@@ -39,6 +40,9 @@ OPTIONS_PATH = "criterion.llmJudge.template.responseScorerOptions"
 class SingleScoreScorer:
     """``{"score": number in [0, 1], "reason": string}`` → that score."""
 
+    # A score outside 0..1 is refused (Go's "score must be between 0 and 1").
+    score_range: ClassVar[ScoreRange] = UNIT_RANGE
+
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """The judge's own score and reason."""
         data = unmarshal_reply(reply, {"score": NUMBER, "reason": STRING})
@@ -51,6 +55,8 @@ class SingleScoreScorer:
 
 class BooleanScorer:
     """``{"passed": bool, "reason": string}`` → 1.0 or 0.0 with a boolean value."""
+
+    score_range: ClassVar[ScoreRange] = UNIT_RANGE
 
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """1 when the judge says passed, else 0."""
@@ -134,6 +140,9 @@ def _category(entry: Any, where: str, seen: set[str]) -> Category:
 
 class CategoricalScorer:
     """``{"category": label, "reason": string}`` → the label's configured score."""
+
+    # Configured category scores must be within 0..1; an unknown label scores 0.
+    score_range: ClassVar[ScoreRange] = UNIT_RANGE
 
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """Exact label lookup; an unknown label scores 0 and says so in the reason."""

@@ -12,6 +12,10 @@ or a plain function with the method's signature::
         def aggregate(self, samples, metric) -> TurnResult: ...
 
 Registering a name again replaces the earlier operator, built-ins included.
+A scorer may declare the scores it gives (``score_range=(0.0, 1.0)``) and an
+aggregator that it never leaves its inputs' range (``keeps_score_range=True``):
+a template metric's threshold is then checked against the range up front, as for
+the built-in operators.
 
 Tested in tests/test_plugins.py.
 """
@@ -21,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from agenteval.evaluators.base import ScoreRange
 from agenteval.evaluators.llm.operators.invocations import invocations_aggregators
 from agenteval.evaluators.llm.operators.samples import samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import response_scorers
@@ -52,17 +57,25 @@ def _operator(target: object, method: str) -> object:
     raise TypeError(f"{target!r} is neither a class, an object with {method}(), nor a function")
 
 
-def _decorator(registry: Registry[T], name: str, method: str) -> Callable[[Target], Target]:
+def _decorator(
+    registry: Registry[T], name: str, method: str, **declared: object
+) -> Callable[[Target], Target]:
     def decorate(target: Target) -> Target:
-        registry.register(name, cast(T, _operator(target, method)))
+        operator = _operator(target, method)
+        for key, value in declared.items():
+            if value is not None:
+                setattr(operator, key, value)
+        registry.register(name, cast(T, operator))
         return target
 
     return decorate
 
 
-def register_response_scorer(name: str) -> Callable[[Target], Target]:
+def register_response_scorer(
+    name: str, *, score_range: ScoreRange | None = None
+) -> Callable[[Target], Target]:
     """Register a response scorer (``score(reply, metric) -> ScoreResult``) under ``name``."""
-    return _decorator(response_scorers, name, "score")
+    return _decorator(response_scorers, name, "score", score_range=score_range)
 
 
 def register_structured_output(name: str) -> Callable[[Target], Target]:
@@ -70,11 +83,17 @@ def register_structured_output(name: str) -> Callable[[Target], Target]:
     return _decorator(structured_outputs, name, "structured_output")
 
 
-def register_samples_aggregator(name: str) -> Callable[[Target], Target]:
+def register_samples_aggregator(
+    name: str, *, keeps_score_range: bool | None = None
+) -> Callable[[Target], Target]:
     """Register a samples aggregator (``aggregate(samples, metric) -> TurnResult``)."""
-    return _decorator(samples_aggregators, name, "aggregate")
+    return _decorator(samples_aggregators, name, "aggregate", keeps_score_range=keeps_score_range)
 
 
-def register_invocations_aggregator(name: str) -> Callable[[Target], Target]:
+def register_invocations_aggregator(
+    name: str, *, keeps_score_range: bool | None = None
+) -> Callable[[Target], Target]:
     """Register an invocations aggregator (``aggregate(turns, metric) -> EvaluateResult``)."""
-    return _decorator(invocations_aggregators, name, "aggregate")
+    return _decorator(
+        invocations_aggregators, name, "aggregate", keeps_score_range=keeps_score_range
+    )

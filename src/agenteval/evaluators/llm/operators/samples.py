@@ -8,7 +8,7 @@ turn's result; the pipeline then records every sample's vote beside it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 from agenteval.evaluators.base import TurnResult
 from agenteval.evaluators.llm.operators.registry import OperatorError, operator_registry
@@ -18,7 +18,11 @@ from agenteval.schema.status import EvalStatus
 
 
 class SamplesAggregator(Protocol):
-    """Chooses or combines one turn's samples; raises ``OperatorError`` when it cannot."""
+    """Chooses or combines one turn's samples; raises ``OperatorError`` when it cannot.
+
+    One that never leaves the range of its samples' scores may say so with
+    ``keeps_score_range = True`` (a template metric's threshold is then checked).
+    """
 
     def aggregate(self, samples: Sequence[TurnResult], metric: EvalMetric) -> TurnResult:
         """The turn result for these samples (in sample order)."""
@@ -30,6 +34,9 @@ samples_aggregators: Registry[SamplesAggregator] = operator_registry("samples ag
 
 class MajorityVote:
     """The first sample of the majority side; ties fail; scores are never averaged."""
+
+    # It returns one of the samples.
+    keeps_score_range: ClassVar[bool] = True
 
     def aggregate(self, samples: Sequence[TurnResult], metric: EvalMetric) -> TurnResult:
         """Split evaluated samples at the threshold and return a representative one."""

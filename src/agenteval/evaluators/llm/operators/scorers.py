@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from agenteval.evaluators.base import UNIT_RANGE, ScoreRange
 from agenteval.evaluators.llm.operators.registry import OperatorError, operator_registry, quoted
 from agenteval.evaluators.llm.operators.response_json import (
     NUMBER,
@@ -65,7 +66,11 @@ def rubric_mean(scores: list[RubricScore]) -> ScoreResult:
 
 
 class ResponseScorer(Protocol):
-    """Turns a judge reply into a score; raises ``OperatorError`` for a malformed reply."""
+    """Turns a judge reply into a score; raises ``OperatorError`` for a malformed reply.
+
+    A scorer may declare ``score_range = (low, high)``, the scores it gives: a template
+    metric's threshold is then checked against it (``TemplateJudge.metric_score_range``).
+    """
 
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """Score one judge reply (``None`` means the judge returned no response)."""
@@ -81,6 +86,9 @@ _RUBRIC_SCORES = {
 
 class RubricScoresScorer:
     """``{"rubricScores": [{"id", "score", "reason"}]}`` → mean score (§4.5)."""
+
+    # Each rubric score must be within 0..1; their mean is too.
+    score_range: ClassVar[ScoreRange] = UNIT_RANGE
 
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """Validate every item against the metric's rubrics and average the scores."""

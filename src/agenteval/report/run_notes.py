@@ -1,0 +1,122 @@
+"""What every report of a run says beside its cases: its warnings, and why it is unfinished.
+
+:class:`RunNotes` goes to the console's verdict line, the run document, JUnit,
+Markdown and GitHub annotations alike, so they all say the same thing.
+
+Warnings are never hidden: printed under ``--quiet`` too, counted on the verdict
+line and carried into every report.  Warnings of one
+kind — the same file and the same message once names, ids and numbers are set
+aside (``'tool_calls' is not a field of Invocation`` at every turn, an unmapped
+span per span) — are shown :data:`SHOWN_PER_KIND` times; a last line then counts
+the rest (``file: … and 299,990 more like this``), so 300,000 of them cost a
+few lines in each report.  An exact repeat (one metric file shared by several
+eval sets) is shown once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from agenteval.errors import Problem
+
+# Warnings of one kind shown before the rest are only counted.
+SHOWN_PER_KIND = 10
+
+# What varies between warnings of one kind: quoted names and any word with a digit in it
+# (indexes, ids, counts, hex span ids).  Possessive and anchored at word starts, so a
+# message is scanned once: ~3 µs of CPU per message against ~5.5 µs for the plain
+# ``\S*\d\S*``, which backtracks through every word without a digit.  A flood of 300,000
+# collapses in ~1 s of CPU, ~6x rendering each warning once (bench/warning_flood.py).
+_VARYING = re.compile(r"'[^']*+'|\"[^\"]*+\"|(?<!\S)[^\s\d'\"]*+\d\S*+")
+# Distinct warning texts whose mask is remembered (a flood of unique texts is masked each time).
+_MASKS_KEPT = 4096
+
+
+def warning_kind(problem: Problem) -> tuple[str, str]:
+    """(file, message and hint) with names and numbers masked: what repeats of a kind share."""
+    return problem.file, _VARYING.sub("…", f"{problem.message}\n{problem.hint}")
+
+
+def collapse(warnings: Iterable[Problem]) -> list[Problem]:
+    """``warnings`` in order, each kind's repeats past :data:`SHOWN_PER_KIND` counted in one line.
+
+    The counting line is a :class:`Problem` of the kind's file placed after the last
+    warning shown of that kind: ``file: … and 299,990 more like this``.
+    """
+    return collapse_counted(warnings)[0]
+
+
+def collapse_counted(warnings: Iterable[Problem]) -> tuple[list[Problem], int]:
+    """:func:`collapse` and :func:`warning_count` in one pass."""
+    shown: list[Problem] = []
+    seen: set[Problem] = set()
+    counts: dict[tuple[str, str], int] = {}
+    last: dict[tuple[str, str], int] = {}
+    # Floods often repeat one message at many paths (an unknown key in every case):
+    # each distinct text is masked once.
+    masked: dict[str, str] = {}
+    for problem in warnings:
+        size = len(seen)
+        seen.add(problem)
+        if len(seen) == size:
+            continue  # an exact repeat
+        text = f"{problem.message}\n{problem.hint}"
+        mask = masked.get(text)
+        if mask is None:
+            mask = _VARYING.sub("…", text)
+            if len(masked) < _MASKS_KEPT:
+                masked[text] = mask
+        kind = (problem.file, mask)
+        count = counts.get(kind, 0) + 1
+        counts[kind] = count
+        if count <= SHOWN_PER_KIND:
+            last[kind] = len(shown)
+            shown.append(problem)
+    extra = {last[kind]: count - SHOWN_PER_KIND for kind, count in counts.items()}
+    lines: list[Problem] = []
+    for index, problem in enumerate(shown):
+        lines.append(problem)
+        more = extra.get(index, 0)
+        if more > 0:
+            lines.append(Problem(problem.file, "", f"… and {more:,} more like this"))
+    return lines, len(seen)
+
+
+def warning_count(warnings: Iterable[Problem]) -> int:
+    """How many distinct warnings there are (exact repeats counted once, as shown)."""
+    return len(set(warnings))
+
+
+def count_text(count: int) -> str:
+    """``1 warning`` / ``2 warnings`` (the final line's part)."""
+    return f"{count:,} warning{'s' if count != 1 else ''}"
+
+
+@dataclass(frozen=True, slots=True)
+class RunNotes:
+    """A run's warnings as shown (collapsed) and counted, and why it is unfinished.
+
+    ``unfinished`` lists why the run is INCOMPLETE beyond its case statuses
+    (``interrupted``, ``1 report not written``): every verdict then says INCOMPLETE,
+    as the exit code (3) does.
+    """
+
+    warnings: Sequence[Problem] = ()
+    warning_count: int = 0
+    unfinished: Sequence[str] = ()
+
+    @classmethod
+    def of(cls, warnings: Sequence[Problem], unfinished: Sequence[str] = ()) -> RunNotes:
+        """The notes of a run with these warnings (all of them; collapsed here)."""
+        shown, count = collapse_counted(warnings)
+        return cls(shown, count, tuple(unfinished))
+
+    def lines(self) -> list[str]:
+        """The warnings as shown, one ``file: path: message (hint)`` line each."""
+        return [str(problem) for problem in self.warnings]
+
+
+# A run with nothing to say beside its cases (the reporters' default).
+NO_NOTES = RunNotes()

@@ -1,0 +1,79 @@
+"""Run notes: warnings as reports show them (a flood stays a few lines), why a run is unfinished."""
+
+from __future__ import annotations
+
+from agenteval.errors import Problem
+from agenteval.report.run_notes import (
+    SHOWN_PER_KIND,
+    RunNotes,
+    collapse,
+    count_text,
+    warning_count,
+    warning_kind,
+)
+
+
+def unknown_key(index: int, key: str = "tool_calls") -> Problem:
+    return Problem(
+        "s.evalset.json",
+        f"evalCases[{index}].conversation[0].{key}",
+        f"{key!r} is not a field of Invocation",
+        "did you mean 'tools'?",
+    )
+
+
+def span(span_id: str) -> Problem:
+    return Problem("t.otlp.json", "", f"span {span_id} belongs to no session; not imported")
+
+
+def test_names_ids_and_numbers_do_not_make_a_new_kind() -> None:
+    assert warning_kind(unknown_key(1)) == warning_kind(unknown_key(7, "reslt"))
+    assert warning_kind(span("5b8aa5a2d2c872e8")) == warning_kind(span("00f067aa0ba902b7"))
+    assert warning_kind(unknown_key(1)) != warning_kind(span("5b8aa5a2d2c872e8"))
+    other_file = Problem("o.json", "", "span 1 belongs to no session; not imported")
+    assert warning_kind(other_file) != warning_kind(span("1"))
+
+
+def test_a_flood_of_300000_is_bounded_and_counted() -> None:
+    flood = [span(f"{i:016x}") for i in range(300_000)]
+    shown = collapse(flood)
+    assert len(shown) == SHOWN_PER_KIND + 1
+    assert shown[:SHOWN_PER_KIND] == flood[:SHOWN_PER_KIND]
+    assert str(shown[-1]) == "t.otlp.json: … and 299,990 more like this"
+    assert warning_count(flood) == 300_000
+    assert count_text(300_000) == "300,000 warnings"
+    assert count_text(1) == "1 warning"
+
+
+def test_kinds_keep_their_order_and_each_count_follows_its_last_shown_warning() -> None:
+    keys = [unknown_key(i) for i in range(SHOWN_PER_KIND + 2)]
+    spans = [span(str(i)) for i in range(SHOWN_PER_KIND + 5)]
+    lone = Problem("m.json", "[0].threshold", "no threshold")
+    mixed = [x for pair in zip(keys, spans, strict=False) for x in pair] + spans[len(keys) :]
+    shown = [str(p) for p in collapse([lone, *mixed])]
+    assert shown[0] == str(lone)
+    # The tenth key warning comes before the tenth span warning, so its count line does too.
+    assert shown.index("s.evalset.json: … and 2 more like this") < shown.index(
+        "t.otlp.json: … and 5 more like this"
+    )
+    assert len(shown) == 1 + 2 * SHOWN_PER_KIND + 2
+
+
+def test_an_exact_repeat_is_shown_and_counted_once() -> None:
+    warning = Problem("m.json", "[1].threshold", "no threshold")
+    assert collapse([warning, warning]) == [warning]
+    assert warning_count([warning, warning]) == 1
+
+
+def test_a_few_of_a_kind_are_all_shown() -> None:
+    few = [unknown_key(i) for i in range(SHOWN_PER_KIND)]
+    assert collapse(few) == few
+
+
+def test_run_notes_hold_the_collapsed_warnings_their_count_and_why_unfinished() -> None:
+    flood = [span(str(i)) for i in range(25)]
+    notes = RunNotes.of([*flood, flood[0]], ["interrupted"])
+    assert notes.warning_count == 25
+    assert len(notes.lines()) == SHOWN_PER_KIND + 1
+    assert notes.lines()[-1] == "t.otlp.json: … and 15 more like this"
+    assert notes.unfinished == ("interrupted",)
