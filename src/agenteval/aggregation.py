@@ -509,7 +509,10 @@ def summarize_cases(statuses: Iterable[EvalStatus]) -> EvalStatus:
 
 
 def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
-    """``summarize_cases`` of the in-memory case statuses of every eval set."""
+    """``summarize_cases`` of the in-memory case statuses of every eval set; incomplete
+    when one is ``partial`` (a stopped run, a merge with shards or cases missing)."""
+    if any(result.partial for result in results):
+        return _INCOMPLETE
     return summarize_cases(
         status for result in results for status in case_statuses(result).values()
     )

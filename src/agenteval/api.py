@@ -19,6 +19,7 @@ from agenteval.aggregation import (
     build_summary,
     incomplete_cases,
     overall_status,
+    run_id_of,
 )
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
@@ -39,11 +40,13 @@ from agenteval.evaluators.registry import (
     evaluators,
 )
 from agenteval.exit_codes import ExitCode
+from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import merge_extras, merge_results
 from agenteval.plugins import load_plugins
 from agenteval.result_inputs import read_results
+from agenteval.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -254,42 +257,77 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
+    traces_digest = _traces_digest(options.traces)
     wanted = set(options.cases)
     for plan in plans:
+        if plan.fingerprint is not None:
+            plan.fingerprint.traces = traces_digest
+            plan.fingerprint.case_aggregator = options.case_aggregator
+            plan.fingerprint.shard = str(shard) if shard is not None else None
         if wanted:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
     prepared = Prepared(plans, traces, aggregator, found.warnings)
-    prepared.resumed = _load_resumed(options.resume, plans)
+    prepared.resumed, notes = _load_resumed(options.resume, plans)
+    prepared.warnings.extend(notes)
     return prepared
+
+
+def _traces_digest(traces: str | None) -> str | None:
+    """The fingerprint's hash of the --traces file (read and checked a moment ago)."""
+    if traces is None:
+        return None
+    try:
+        return digest_file(Path(traces))
+    except OSError as exc:
+        raise ConfigError([Problem(traces, "", f"cannot read: {exc.strerror}")]) from None
 
 
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
     return shard_of(eval_set_id, eval_id, shard.count) == shard.index
 
 
-def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
-    """Earlier results by evalSetId, several files of one eval set merged.
+def _load_resumed(
+    paths: Sequence[str], plans: Sequence[EvalSetPlan]
+) -> tuple[dict[str, EvalSetResult], list[Problem]]:
+    """Earlier results by evalSetId, several files of one eval set merged, and what was not kept.
 
-    Result files, ``--json`` run documents and directories are read alike.  An
-    INCOMPLETE case is left out, so the run scores it again.
+    Result files, ``--json`` run documents and directories are read alike.  Case results
+    scored on other inputs (:mod:`agenteval.resuming`) and INCOMPLETE cases are left out,
+    so the run scores them again; the warnings say how many and why.
     """
     if not paths:
-        return {}
+        return {}, []
     loaded, sources = read_results(paths)
-    known = {plan.eval_set_id for plan in plans}
+    by_id = {plan.eval_set_id: plan for plan in plans}
     problems = [
         Problem(source, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run")
         for result, source in zip(loaded, sources, strict=True)
-        if result.eval_set_id not in known
+        if result.eval_set_id not in by_id
     ]
     if problems:
         raise ConfigError(problems)
+    tallies: dict[str, ResumeTally] = {}
+    finished: list[EvalSetResult] = []
+    kept_sources: list[str] = []
+    for result, source in zip(loaded, sources, strict=True):
+        tally = tallies.setdefault(result.eval_set_id, ResumeTally(result.eval_set_id))
+        cases = result.case_results()
+        tally.several_runs = tally.several_runs or any(run_id_of(c) > 1 for c in cases)
+        why = mismatch(result.fingerprint, by_id[result.eval_set_id].fingerprint)
+        if why is not None:
+            if cases:
+                tally.rescored[why] = tally.rescored.get(why, 0) + len(cases)
+            continue
+        kept = _finished_cases(result)
+        tally.kept += len(kept.case_results())
+        tally.incomplete += len(cases) - len(kept.case_results())
+        finished.append(kept)
+        kept_sources.append(source)
     order = {plan.eval_set_id: list(plan.case_ids) for plan in plans}
-    finished = [_finished_cases(result) for result in loaded]
-    merged = merge_results(finished, case_order=order, sources=sources)
-    return {result.eval_set_id: result for result in merged}
+    merged = merge_results(finished, case_order=order, sources=kept_sources)
+    return {result.eval_set_id: result for result in merged}, resume_notes(list(tallies.values()))
 
 
 def _finished_cases(result: EvalSetResult) -> EvalSetResult:
@@ -403,7 +441,12 @@ def _plan_evalset(
     check_cases(evalset, str(path), metrics, selected, found)
     found.problems.extend(check_case_layouts(evalset, str(path), traces))
     cases = LoadedCases.of_evalset(evalset)
-    return _plan(path, evalset, cases, metrics, selected, metrics_path, found)
+    try:
+        digest = digest_file(path)
+    except OSError as exc:  # read a moment ago; gone or unreadable since
+        found.problems.append(Problem(str(path), "", f"cannot read: {exc.strerror}"))
+        return None
+    return _plan(path, evalset, cases, metrics, selected, metrics_path, found, digest)
 
 
 def _plan_streamed(
@@ -445,7 +488,14 @@ def _plan_streamed(
         found.problems.extend(part.problems)
         found.warnings.extend(part.warnings)
     return True, _plan(
-        path, streamed.evalset, streamed.cases, metrics, selected, metrics_path, found
+        path,
+        streamed.evalset,
+        streamed.cases,
+        metrics,
+        selected,
+        metrics_path,
+        found,
+        digest_bytes(data),
     )
 
 
@@ -461,8 +511,10 @@ def _plan(
     selected: list[EvalMetric],
     metrics_path: Path,
     found: Findings,
+    digest: str,
 ) -> EvalSetPlan:
-    """The plan of a checked eval set (``evalset``: its top-level fields)."""
+    """The plan of a checked eval set (``evalset``: its top-level fields; ``digest``: its
+    file's, for the fingerprint, which :func:`prepare` completes)."""
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(
@@ -484,6 +536,7 @@ def _plan(
         metrics=planned,
         all_metrics=metrics,
         metrics_path=metrics_path,
+        fingerprint=fingerprint(digest, (p.metric for p in planned)),
     )
 
 
@@ -675,7 +728,7 @@ async def _run_set(
     before = judge.client.usage.to_json() if judge is not None else None
     failures_before = len(judge.outcome.failures) if judge is not None else 0
     await stream_evalset(plan, settings, deliver, resumed)
-    head = EvalSetResult(eval_set_id=plan.eval_set_id)
+    head = EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint)
     if settings.stopping():
         head.partial = True
     if judge is not None and before is not None:
@@ -698,6 +751,8 @@ def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult
         set_extra(head, key, value)
     # Only the new part decides: the resumed run finished what the earlier one left.
     head.partial = True if fresh.partial else None
+    # Every case kept was scored on this run's inputs (agenteval.resuming).
+    head.fingerprint = fresh.fingerprint
     return head
 
 

@@ -26,10 +26,11 @@ from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
+from agenteval.fingerprints import digest_file
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
-from agenteval.merging import merge_results
+from agenteval.merging import Completeness, EvalSetFile, merge_results
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
@@ -798,6 +799,14 @@ def merge(
             "--app", metavar="NAME", help="Application name for result file names in a directory."
         ),
     ] = "agenteval",
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Merge although shards (or, with --evalset, cases) are missing; the merge is "
+            "marked partial and exits 3.",
+        ),
+    ] = False,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -806,13 +815,20 @@ def merge(
     def body() -> int:
         loaded, sources = read_results(parts)
         _refuse_no_cases("merge", loaded, parts)
-        order: dict[str, list[str]] = {}
         paths, problems = expand_evalset_paths(evalset)
         if problems:
             raise ConfigError(problems)
-        for path in paths:
-            order[evalset_id_for(path)] = [c.eval_id for c in load_evalset(path).cases()]
-        merged = merge_results(loaded, case_order=order, sources=sources)
+        complete = Completeness(allow_partial=allow_partial)
+        complete.eval_sets = {
+            evalset_id_for(path): EvalSetFile(
+                str(path), digest_file(path), [c.eval_id for c in load_evalset(path).cases()]
+            )
+            for path in paths
+        }
+        order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
+        merged = merge_results(loaded, case_order=order, sources=sources, complete=complete)
+        # What --allow-partial let through, said even with --quiet (the merge is not green).
+        _print_problems(complete.warnings, warning=True)
         if out.suffix == ".json" and not out.is_dir():
             if len(merged) != 1:
                 raise ConfigError(

@@ -26,7 +26,22 @@ Run-level extra keys (not read by Go) are carried over as follows:
 * :data:`UNION_EXTRA_KEYS` (``judgeFailures``, the INCOMPLETE evalIds): the
   ids of every part, first appearance first;
 * any other key: kept when every part that has it holds the same value,
-  dropped when parts disagree.
+  dropped when parts disagree;
+* ``fingerprint`` (:mod:`agenteval.fingerprints`): the parts' own, without the shard.
+
+``agenteval merge`` passes a :class:`Completeness` and gets more checks (issue 21):
+
+* every part of an eval set carries the same fingerprint, the shard aside (results
+  of other eval set, metric or traces files are refused); parts with fingerprints
+  and parts without (older files, trpc-agent-go's) are refused together, and parts
+  without any keep the merge as it always was;
+* shards: when a part is a shard ``I/N``, every shard 1..N must be there, all of N;
+* with ``--evalset``: every case of the eval set in every run, and an eval set file
+  whose bytes are not those the results were scored on is refused.
+
+A missing shard or case is an error naming them, unless ``allow_partial``: then the
+merge goes on, the problems come back as warnings and the merged eval set is marked
+``partial`` (never green: ``show`` and ``merge`` exit 3 on it).
 
 The merged result has no ``evalSetResultId``/``evalSetResultName`` (the
 writer gives it a new one), ``creationTimestamp`` is the latest of the
@@ -36,16 +51,44 @@ parts', and it shares case-result objects with the parts (no deep copy).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agenteval.aggregation import INCOMPLETE_KEY, build_summary, incomplete_cases, run_id_of
 from agenteval.errors import ConfigError, Problem
-from agenteval.schema.result import EvalCaseResult, EvalSetResult, extra, set_extra
+from agenteval.fingerprints import differences, joined, without_shard
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, Fingerprint, extra, set_extra
+from agenteval.sharding import Shard, parse_shard
 
 SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "durationSeconds")
 ANY_TRUE_EXTRA_KEYS: tuple[str, ...] = ("partial",)
 UNION_EXTRA_KEYS: tuple[str, ...] = (INCOMPLETE_KEY,)
+FINGERPRINT_KEY = "fingerprint"
+# Missing evalIds named in one message before the rest are counted.
+LISTED_MISSING = 10
+PARTIAL_HINT = "give every shard's result files, or --allow-partial to merge what is there"
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSetFile:
+    """An eval set file given to ``merge --evalset``: where, its digest, every evalId in order."""
+
+    path: str
+    digest: str
+    eval_ids: Sequence[str]
+
+
+@dataclass(slots=True)
+class Completeness:
+    """What ``agenteval merge`` checks beyond overlaps (module docstring).
+
+    ``eval_sets``: the ``--evalset`` files by evalSetId.  After :func:`merge_results`,
+    ``warnings`` holds what was missing when ``allow_partial`` let the merge go on.
+    """
+
+    eval_sets: Mapping[str, EvalSetFile] = field(default_factory=dict)
+    allow_partial: bool = False
+    warnings: list[Problem] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +128,8 @@ def merge_extras(parts: Sequence[EvalSetResult]) -> dict[str, Any]:
             values.setdefault(key, []).append(value)
     merged: dict[str, Any] = {}
     for key, seen in values.items():
+        if key == FINGERPRINT_KEY:
+            continue  # the caller's: merge_results checks and sets it
         if key in SUMMED_EXTRA_KEYS:
             total = seen[0]
             for value in seen[1:]:
@@ -149,11 +194,161 @@ def _ordered(placed: Sequence[_Placed], order: Sequence[str]) -> list[EvalCaseRe
     return [p.case for p in sorted(placed, key=lambda p: (p.run_id, rank[p.case.eval_id]))]
 
 
+def group_fingerprint(
+    eval_set_id: str, members: Sequence[EvalSetResult], sources: Sequence[str]
+) -> tuple[Fingerprint | None, list[Problem]]:
+    """The fingerprint the parts of one eval set share (the shard aside), or the problems.
+
+    None without problems: no part has one (files of older versions, trpc-agent-go's).
+    """
+    first = next((i for i, part in enumerate(members) if part.fingerprint is not None), None)
+    if first is None:
+        return None, []
+    reference = members[first].fingerprint
+    assert reference is not None
+    problems: list[Problem] = []
+    for index, part in enumerate(members):
+        if part.fingerprint is None:
+            problems.append(
+                Problem(
+                    sources[index],
+                    "",
+                    f"eval set {eval_set_id!r} has no fingerprint here, so it cannot be shown "
+                    f"to be scored on the inputs of {sources[first]}",
+                    "merge results of one agenteval version and run",
+                )
+            )
+            continue
+        changed = differences(reference, part.fingerprint)
+        if changed:
+            problems.append(
+                Problem(
+                    sources[index],
+                    FINGERPRINT_KEY,
+                    f"eval set {eval_set_id!r} was scored on other inputs than in "
+                    f"{sources[first]}: {joined(changed)}",
+                    "merge only shards of one run; score the others again",
+                )
+            )
+    return without_shard(reference), problems
+
+
+def _shards(
+    eval_set_id: str, members: Sequence[EvalSetResult], sources: Sequence[str]
+) -> tuple[list[Problem], list[Problem]]:
+    """(errors, missing): parts that are no shard of the same N, and the missing shards."""
+    found: list[tuple[int, Shard | None]] = []
+    for index, part in enumerate(members):
+        text = part.fingerprint.shard if part.fingerprint is not None else None
+        try:
+            found.append((index, parse_shard(text) if text is not None else None))
+        except ValueError as exc:
+            return [Problem(sources[index], "fingerprint.shard", str(exc))], []
+    shards = [(index, shard) for index, shard in found if shard is not None]
+    if not shards:
+        return [], []
+    count = shards[0][1].count
+    errors = [
+        Problem(
+            sources[index],
+            "fingerprint.shard",
+            f"eval set {eval_set_id!r} is shard {shard} here but shard "
+            f"{shards[0][1]} in {sources[shards[0][0]]}: shards of different splits",
+            "merge the shards of one --shard I/N split",
+        )
+        for index, shard in shards
+        if shard.count != count
+    ]
+    errors += [
+        Problem(
+            sources[index],
+            "",
+            f"eval set {eval_set_id!r} is no shard here, while other parts are shards of {count}",
+            "merge the shards' own result files",
+        )
+        for index, shard in found
+        if shard is None
+    ]
+    if errors:
+        return errors, []
+    have = {shard.index for _, shard in shards}
+    lost = [f"{index}/{count}" for index in range(1, count + 1) if index not in have]
+    if not lost:
+        return [], []
+    held = ", ".join(f"{index}/{count}" for index in sorted(have))
+    noun = "shard" if len(lost) == 1 else "shards"
+    verb = "is" if len(lost) == 1 else "are"
+    return [], [
+        Problem(
+            "merge",
+            "",
+            f"eval set {eval_set_id!r}: {noun} {', '.join(lost)} {verb} missing (given: {held})",
+            PARTIAL_HINT,
+        )
+    ]
+
+
+def _missing_cases(
+    eval_set_id: str, expected: EvalSetFile, placed: Sequence[_Placed], num_runs: int
+) -> list[Problem]:
+    """The cases of the --evalset file not in every run of the parts, as one problem."""
+    have = {(item.case.eval_id, item.run_id) for item in placed}
+    lost = [
+        eval_id
+        for eval_id in dict.fromkeys(expected.eval_ids)
+        if any((eval_id, run) not in have for run in range(1, num_runs + 1))
+    ]
+    if not lost:
+        return []
+    named = ", ".join(lost[:LISTED_MISSING])
+    more = f" and {len(lost) - LISTED_MISSING} more" if len(lost) > LISTED_MISSING else ""
+    total = len(dict.fromkeys(expected.eval_ids))
+    runs = f" in all {num_runs} runs" if num_runs > 1 else ""
+    return [
+        Problem(
+            "merge",
+            "",
+            f"eval set {eval_set_id!r}: {len(lost)} of {total} cases of {expected.path} "
+            f"have no result{runs}: {named}{more}",
+            PARTIAL_HINT,
+        )
+    ]
+
+
+def _check_group(
+    eval_set_id: str,
+    members: Sequence[EvalSetResult],
+    sources: Sequence[str],
+    placed: Sequence[_Placed],
+    complete: Completeness,
+) -> tuple[list[Problem], list[Problem]]:
+    """(errors, missing) of one eval set's parts under ``merge``'s checks."""
+    reference, errors = group_fingerprint(eval_set_id, members, sources)
+    shard_errors, missing = _shards(eval_set_id, members, sources)
+    errors += shard_errors
+    expected = complete.eval_sets.get(eval_set_id)
+    if expected is not None:
+        if reference is not None and reference.eval_set != expected.digest:
+            errors.append(
+                Problem(
+                    expected.path,
+                    "",
+                    f"not the eval set file the results of {eval_set_id!r} were scored on "
+                    "(its content differs)",
+                    "give the eval set file of that run, or score it again",
+                )
+            )
+        runs = max(_num_runs(part) for part in members)
+        missing += _missing_cases(eval_set_id, expected, placed, runs)
+    return errors, missing
+
+
 def _merge_group(
     eval_set_id: str,
     members: Sequence[EvalSetResult],
     placed: Sequence[_Placed],
     order: Sequence[str],
+    sources: Sequence[str],
 ) -> EvalSetResult:
     cases = _ordered(placed, order)
     merged = EvalSetResult(
@@ -166,6 +361,9 @@ def _merge_group(
         merged.creation_timestamp = max(stamps)
     for key, value in merge_extras(members).items():
         set_extra(merged, key, value)
+    reference, disagree = group_fingerprint(eval_set_id, members, sources)
+    if reference is not None and not disagree:
+        merged.fingerprint = reference
     return merged
 
 
@@ -174,12 +372,14 @@ def merge_results(
     *,
     case_order: Mapping[str, Sequence[str]] | None = None,
     sources: Sequence[str] | None = None,
+    complete: Completeness | None = None,
 ) -> list[EvalSetResult]:
     """Join shard results into one result per evalSetId whose summary equals a full run's.
 
     ``case_order`` maps an evalSetId to its evalIds in eval-set file order;
-    ``sources`` names the parts (file paths) in error messages.  Raises
-    ConfigError listing every (evalSetId, evalId, runId) found twice.
+    ``sources`` names the parts (file paths) in error messages; ``complete``: the
+    checks of ``agenteval merge`` (module docstring).  Raises ConfigError listing every
+    (evalSetId, evalId, runId) found twice, and every problem ``complete`` finds.
     """
     if sources is None:
         sources = [f"part {i + 1}" for i in range(len(parts))]
@@ -199,24 +399,68 @@ def merge_results(
         for eval_set_id, items in placed.items()
         for problem in _conflicts(eval_set_id, items, sources)
     ]
+    partial: set[str] = set()
+    if complete is not None:
+        missing: list[Problem] = []
+        for eval_set_id, members in groups.items():
+            found, lost = _check_group(
+                eval_set_id,
+                [parts[i] for i in members],
+                [sources[i] for i in members],
+                placed[eval_set_id],
+                complete,
+            )
+            problems += found
+            missing += lost
+            if lost:
+                partial.add(eval_set_id)
+        for eval_set_id, expected in complete.eval_sets.items():
+            if eval_set_id not in groups and expected.eval_ids:
+                missing += _missing_cases(eval_set_id, expected, (), 1)
+        if complete.allow_partial:
+            hint = "--allow-partial: the merge is marked partial and exits 3"
+            complete.warnings.extend(replace(problem, hint=hint) for problem in missing)
+        else:
+            problems += missing
     if problems:
         raise ConfigError(problems)
     orders = case_order or {}
-    return [
+    merged = [
         _merge_group(
             eval_set_id,
             [parts[i] for i in members],
             placed[eval_set_id],
             orders.get(eval_set_id, ()),
+            [sources[i] for i in members],
         )
         for eval_set_id, members in groups.items()
     ]
+    for result in merged:
+        if result.eval_set_id in partial:
+            result.partial = True  # never green: a shard or case is missing (--allow-partial)
+    if complete is not None and complete.allow_partial:
+        # An eval set of --evalset without any result is still part of the merge: empty, partial.
+        for eval_set_id, expected in complete.eval_sets.items():
+            if eval_set_id not in groups and expected.eval_ids:
+                merged.append(
+                    EvalSetResult(
+                        eval_set_id=eval_set_id,
+                        eval_case_results=[],
+                        summary=build_summary([], 1),
+                        partial=True,
+                    )
+                )
+    return merged
 
 
 __all__ = [
     "ANY_TRUE_EXTRA_KEYS",
+    "FINGERPRINT_KEY",
     "SUMMED_EXTRA_KEYS",
     "UNION_EXTRA_KEYS",
+    "Completeness",
+    "EvalSetFile",
+    "group_fingerprint",
     "merge_extras",
     "merge_results",
     "sum_numbers",

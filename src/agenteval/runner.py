@@ -31,6 +31,7 @@ from agenteval.schema.result import (
     EvalMetricResult,
     EvalMetricResultPerInvocation,
     EvalSetResult,
+    Fingerprint,
     MetricDetails,
     RubricScore,
 )
@@ -63,6 +64,8 @@ class EvalSetPlan:
     # Every metric of the file, skipped ones included: case rubrics are validated against them.
     all_metrics: list[EvalMetric]
     metrics_path: Path | None = None
+    # What the results are scored on (eval set, metrics, traces, shard), written with them.
+    fingerprint: Fingerprint | None = None
 
     @property
     def case_ids(self) -> Sequence[str]:

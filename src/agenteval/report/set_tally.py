@@ -99,6 +99,8 @@ class SetReport:
     creation_timestamp: float | None = None
     seconds: float = 0.0  # the result's durationSeconds extra key, else 0
     counts: dict[EvalStatus, int] = field(default_factory=dict)
+    # The run did not finish (``partial``): a stop, or a merge with shards or cases missing.
+    partial: bool = False
 
     def count(self, status: EvalStatus) -> int:
         """How many cases have ``status``."""
@@ -260,6 +262,7 @@ class SetTally:
             creation_timestamp=head.creation_timestamp,
             seconds=suite_time(head),
             counts=counts,
+            partial=bool(head.partial),
         )
 
     def _runs(self, eval_id: str) -> tuple[RunRecord, ...]:
@@ -420,10 +423,14 @@ def num_runs(result: EvalSetResult) -> int:
 
 
 def overall_status(reports: Sequence[SetReport]) -> EvalStatus:
-    """As ``aggregation.overall_status``: incomplete, else failed, else passed, else not evaluated."""
+    """As ``aggregation.overall_status``: incomplete (a case, or a ``partial`` eval set), else
+    failed, else passed, else not evaluated."""
 
     def anywhere(status: EvalStatus) -> bool:
         return any(report.count(status) for report in reports)
+
+    if any(report.partial for report in reports):
+        return _INCOMPLETE
 
     for status in (_INCOMPLETE, _FAILED, _PASSED):
         if anywhere(status):
