@@ -17,10 +17,9 @@ from agenteval import loading, settings
 from agenteval.aggregation import (
     any_not_evaluated,
     build_summary,
-    incomplete_cases,
     overall_status,
-    run_id_of,
 )
+from agenteval.case_sources import CaseSource, Subset
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -43,9 +42,9 @@ from agenteval.exit_codes import ExitCode
 from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.lazy_cases import LoadedCases, PlannedCases
-from agenteval.merging import merge_extras, merge_results
+from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.plugins import load_plugins
-from agenteval.result_inputs import read_results
+from agenteval.result_inputs import read_parts
 from agenteval.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.runner import (
     EvalSetPlan,
@@ -149,8 +148,8 @@ class Prepared:
     traces: dict[str, list[Invocation]] | None
     case_aggregator: CaseAggregator | None = None
     warnings: list[Problem] = field(default_factory=list)
-    # Results of the interrupted run being resumed, by evalSetId.
-    resumed: dict[str, EvalSetResult] = field(default_factory=dict)
+    # Results of the interrupted run being resumed, by evalSetId (read case by case).
+    resumed: dict[str, MergedSet] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -290,53 +289,57 @@ def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
 
 def _load_resumed(
     paths: Sequence[str], plans: Sequence[EvalSetPlan]
-) -> tuple[dict[str, EvalSetResult], list[Problem]]:
+) -> tuple[dict[str, MergedSet], list[Problem]]:
     """Earlier results by evalSetId, several files of one eval set merged, and what was not kept.
 
-    Result files, ``--json`` run documents and directories are read alike.  Case results
-    scored on other inputs (:mod:`agenteval.resuming`) and INCOMPLETE cases are left out,
-    so the run scores them again; the warnings say how many and why.
+    Result files, ``--json`` run documents and directories are read alike, case by case.
+    Case results scored on other inputs (:mod:`agenteval.resuming`) and INCOMPLETE cases
+    are left out, so the run scores them again; the warnings say how many and why.  The
+    kept cases are read once here (a broken one is exit 2 before anything is scored) and
+    again when the run reaches their place.
     """
     if not paths:
         return {}, []
-    loaded, sources = read_results(paths)
+    parts = read_parts(paths)
     by_id = {plan.eval_set_id: plan for plan in plans}
     problems = [
-        Problem(source, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run")
-        for result, source in zip(loaded, sources, strict=True)
-        if result.eval_set_id not in by_id
+        Problem(part.source, "evalSetId", f"eval set {part.eval_set_id!r} is not part of this run")
+        for part in parts
+        if part.eval_set_id not in by_id
     ]
     if problems:
         raise ConfigError(problems)
     tallies: dict[str, ResumeTally] = {}
-    finished: list[EvalSetResult] = []
-    kept_sources: list[str] = []
-    for result, source in zip(loaded, sources, strict=True):
-        tally = tallies.setdefault(result.eval_set_id, ResumeTally(result.eval_set_id))
-        cases = result.case_results()
-        tally.several_runs = tally.several_runs or any(run_id_of(c) > 1 for c in cases)
-        why = mismatch(result.fingerprint, by_id[result.eval_set_id].fingerprint)
+    kept: list[CaseSource] = []
+    for part in parts:
+        tally = tallies.setdefault(part.eval_set_id, ResumeTally(part.eval_set_id))
+        tally.several_runs = tally.several_runs or any(run > 1 for run in part.run_ids)
+        why = mismatch(part.head.fingerprint, by_id[part.eval_set_id].fingerprint)
         if why is not None:
-            if cases:
-                tally.rescored[why] = tally.rescored.get(why, 0) + len(cases)
+            if part.case_count:
+                tally.rescored[why] = tally.rescored.get(why, 0) + part.case_count
             continue
-        kept = _finished_cases(result)
-        tally.kept += len(kept.case_results())
-        tally.incomplete += len(cases) - len(kept.case_results())
-        finished.append(kept)
-        kept_sources.append(source)
+        finished = _finished_cases(part)
+        tally.kept += finished.case_count
+        tally.incomplete += part.case_count - finished.case_count
+        kept.append(finished)
+    for source in kept:
+        for _ in source.cases(problems):
+            pass  # every kept case validated before the run starts
+    if problems:
+        raise ConfigError(problems)
     order = {plan.eval_set_id: list(plan.case_ids) for plan in plans}
-    merged = merge_results(finished, case_order=order, sources=kept_sources)
-    return {result.eval_set_id: result for result in merged}, resume_notes(list(tallies.values()))
+    merged = plan_merge(kept, case_order=order)
+    return {item.eval_set_id: item for item in merged}, resume_notes(list(tallies.values()))
 
 
-def _finished_cases(result: EvalSetResult) -> EvalSetResult:
-    """``result`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
-    incomplete = set(incomplete_cases(result))
+def _finished_cases(part: CaseSource) -> CaseSource:
+    """``part`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
+    incomplete = set(incomplete_ids(part))
     if not incomplete:
-        return result
-    kept = [case for case in result.case_results() if case.eval_id not in incomplete]
-    return result.model_copy(update={"eval_case_results": kept, "judge_failures": None})
+        return part
+    indices = [i for i, eval_id in enumerate(part.eval_ids) if eval_id not in incomplete]
+    return Subset(part, indices, part.head.model_copy(update={"judge_failures": None}))
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -620,9 +623,9 @@ async def stream_prepared(
         case_aggregator=prepared.case_aggregator,
         stop=options.stop.event if options.stop is not None else None,
         skip=frozenset(
-            (r.eval_set_id, c.eval_id, c.run_id or 1)
-            for r in prepared.resumed.values()
-            for c in r.case_results()
+            (merged.eval_set_id, eval_id, run_id)
+            for merged in prepared.resumed.values()
+            for run_id, eval_id in merged.case_keys()
         ),
         on_case_done=options.progress.case_done if options.progress is not None else None,
     )
@@ -738,7 +741,7 @@ async def _run_set(
             # The INCOMPLETE cases: reports, `show` and --resume read them from here.
             head.judge_failures = fresh.judge_failures(judge.session.incomplete)
     if resumed is not None:
-        head = _resumed_head(resumed, head)
+        head = _resumed_head(resumed.head, head)
     sink.end_set(head)
 
 
