@@ -148,7 +148,9 @@ class Subset:
         return self._whole.case_summaries(problems)
 
 
-def held(results: Sequence[EvalSetResult], sources: Sequence[str] | None = None) -> list[CaseSource]:
+def held(
+    results: Sequence[EvalSetResult], sources: Sequence[str] | None = None
+) -> list[CaseSource]:
     """Whole results as case sources (``sources``: their names, ``part 1``… by default)."""
     names = sources if sources is not None else [f"part {i + 1}" for i in range(len(results))]
     if len(names) != len(results):

@@ -36,11 +36,9 @@ from dataclasses import dataclass
 from json.decoder import JSONDecodeError
 from typing import Any
 
-import pydantic_core
-
 from agenteval.errors import ControlFlow
 from agenteval.input_limits import limit_problem
-from agenteval.json_scan import WINDOW_BYTES, JsonWindow, ScanError, bytes_reader
+from agenteval.json_scan import WINDOW_BYTES, JsonWindow, ScanError, bytes_reader, parse_at_depth
 
 
 class NotStreamable(ControlFlow):
@@ -86,7 +84,7 @@ class EvalSetScan(JsonWindow):
             raise NotStreamable("an empty object")
         while True:
             key, written = self.key()
-            _parsed(written)  # refused as the whole document would be
+            _parsed(written, 0)  # refused as the whole document would be
             if key in self.before or key in self.after or (found and key == "evalCases"):
                 raise NotStreamable(f"key {key!r} given twice")
             if key == "evalCases":
@@ -94,8 +92,7 @@ class EvalSetScan(JsonWindow):
                 yield from self._case_list()
             else:
                 _, start, end = self.value()
-                # One level down, as inside the whole document (the parser bounds nesting).
-                (value,) = _parsed(f"[{self.text(start, end)}]")
+                value = _parsed(self.text(start, end), 1)
                 (self.after if found else self.before)[key] = value
                 self.skip_to(end)
             separator = self.next_char()
@@ -118,8 +115,7 @@ class EvalSetScan(JsonWindow):
         while True:
             _, start, end = self.value()
             text = self.text(start, end)
-            # Two levels down, as inside the whole document (the parser bounds nesting).
-            ((value,),) = _parsed(f"[[{text}]]")
+            value = _parsed(text, 2)
             start_byte = self.byte(start)
             end_byte = self.byte(end)
             self.skip_to(end)
@@ -132,11 +128,12 @@ class EvalSetScan(JsonWindow):
                 raise NotStreamable("expected ',' or ']' in evalCases")
 
 
-def _parsed(text: str) -> Any:
-    """``text`` read by pydantic-core, as the whole-file path reads it; NotStreamable if refused."""
+def _parsed(text: str, depth: int) -> Any:
+    """``text`` read by pydantic-core as the whole-file path reads it, inside ``depth``
+    containers (the parser bounds nesting); NotStreamable if refused."""
     if limit_problem(text) is not None:
         raise NotStreamable("a number too long")  # read_text names it with its line
     try:
-        return pydantic_core.from_json(text)
+        return parse_at_depth(text, depth)
     except ValueError as exc:  # a lone surrogate, nesting past the parser's bound
         raise NotStreamable(str(exc)) from None

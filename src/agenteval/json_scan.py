@@ -23,6 +23,8 @@ from collections.abc import Callable
 from json.decoder import JSONDecodeError
 from typing import Any, cast
 
+import pydantic_core
+
 from agenteval.errors import ControlFlow
 
 # Decoded text held at a time (a value larger than this widens the window).
@@ -169,6 +171,15 @@ class JsonWindow:
         return True
 
 
+def parse_at_depth(text: str, depth: int) -> Any:
+    """``text`` read by pydantic-core (the whole-file parser) as inside ``depth`` containers,
+    so its nesting bound applies as in the whole document; ValueError when it refuses."""
+    parsed = pydantic_core.from_json("[" * depth + text + "]" * depth)
+    for _ in range(depth):
+        parsed = parsed[0]
+    return parsed
+
+
 def file_reader(handle: Any) -> Reader:
     """A :data:`Reader` over an open binary file."""
 
@@ -211,4 +222,5 @@ __all__ = [
     "bytes_reader",
     "file_reader",
     "line_and_column",
+    "parse_at_depth",
 ]

@@ -339,6 +339,8 @@ def _folded(scanned: ScannedResult, source: _Source) -> tuple[EvalSetResult | No
 
 def _unwrapped(text: str) -> str:
     """The legacy layout stores the whole result as one JSON string (formats.md §1)."""
+    if not text.lstrip().startswith('"'):
+        return text
     try:
         inner = json.loads(text)
     except (json.JSONDecodeError, RecursionError):

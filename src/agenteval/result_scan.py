@@ -31,10 +31,8 @@ from dataclasses import dataclass, field
 from json.decoder import JSONDecodeError
 from typing import Any
 
-import pydantic_core
-
 from agenteval.input_limits import MAX_INTEGER_DIGITS
-from agenteval.json_scan import WINDOW_BYTES, JsonWindow, Reader, ScanError
+from agenteval.json_scan import WINDOW_BYTES, JsonWindow, Reader, ScanError, parse_at_depth
 
 # Entries of a streamed or sampled array kept for telling the file's kind (file_kind
 # samples 20 cases).
@@ -144,14 +142,11 @@ class ResultScan(JsonWindow):
         """The value at the cursor parsed by pydantic-core as inside ``depth`` containers (the
         parser bounds nesting as in the whole document)."""
         _, start, end = self.value()
-        text = self.text(start, end)
         try:
-            parsed = pydantic_core.from_json("[" * depth + text + "]" * depth)
+            parsed = parse_at_depth(self.text(start, end), depth)
         except ValueError as exc:  # a lone surrogate, nesting past the parser's bound
             # Its place is the value's (the parser's own is within the value).
             raise self.fail(_PARSER_PLACE.sub("", str(exc))) from None
-        for _ in range(depth):
-            parsed = parsed[0]
         self.skip_to(end)
         return parsed
 
