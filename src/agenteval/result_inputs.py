@@ -23,8 +23,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
@@ -70,17 +71,15 @@ _CASES_RANK = _FIELD_RANK[CASES_KEY]
 _SUMMARY_RANK = _FIELD_RANK["summary"]
 
 
-class _Source:
+class _Source(ABC):
     """Where a document's bytes are: its name in messages, its size, a reader of ranges."""
 
     name: str
     size: int
 
-    @contextmanager
-    def reading(self) -> Iterator[Reader]:
-        """A reader of byte ranges, for as long as the block runs."""
-        raise NotImplementedError
-        yield  # pragma: no cover
+    @abstractmethod
+    def reading(self) -> AbstractContextManager[Reader]:
+        """A reader of byte ranges, for as long as the ``with`` block runs."""
 
 
 class _MemorySource(_Source):
