@@ -1,157 +1,200 @@
-"""Benchmark: reading a result file (show, diff, report, --resume), old route against new.
+"""Benchmark: the result readers (show, diff, merge, report, run --resume) on a large run.
 
-Writes the eval set of ``bench/memory.py``'s ``write_suite`` (10,000 single-turn
-trace cases by default), scores it once with ``agenteval run --output DIR`` and
-reads the result file (70 MB at 10k cases) with
+Scores ``bench/memory.py``'s eval set (single-turn trace cases, a tool trajectory and a
+final-response metric; 1 in 5 fails) once with ``agenteval run --output DIR --json
+FILE`` (timed: the reference for ``diff``) and once more as two shards, then runs each
+reader in a fresh child process and prints its peak RSS (``os.wait4``) and wall time:
 
-* ``old``: the route every result reader took before, kept here as it was: parse
-  the JSON to tell the file kind, then ``EvalSetResult.model_validate_json``, with
-  the cyclic garbage collector on;
-* ``new``: :func:`agenteval.result_inputs.read_results`, as the commands call it.
+* ``show RESULT --quiet``;
+* ``diff RESULT RUN.json`` (the result file against the run document);
+* ``merge SHARD1 SHARD2 -o merged.json --quiet``;
+* ``report RESULT --html report.html --quiet``;
+* ``run --evalset … --resume DIR --output … --quiet`` (every case kept).
 
-Each read runs in a fresh child process (so one route's heap never slows the other),
-interleaved, ``--repeat`` times; the best of each is printed with the ratio, once for
-the read alone and once for read + ``show``'s console rendering (whatever collections
-a route defers are paid there).
+With ``--legacy SRC`` each reader also runs on the code in SRC (``python -m agenteval``
+with ``PYTHONPATH=SRC``), e.g. ``git archive 49630cd src | tar -x -C /tmp/legacy`` for
+main before the readers streamed, so one invocation prints before and after on the
+same inputs and the same machine load.  Targets (issue 22, item 1): every reader
+≤ 800 MB peak RSS at 100,000 cases, ``diff`` ≤ 1.5× the wall time of the ``run`` that
+wrote one input.
 
-    python bench/result_reading.py [--cases 10000] [--repeat 3]
+    python bench/result_reading.py [--cases 100000] [--legacy /tmp/legacy/src]
+                                   [--commands show,diff,merge,report,resume]
 
-Profile of the old route (10k cases, ``cProfile`` of ``agenteval show``): 17.0 of
-25.1 s inside pydantic-core's ``validate_json``, 3.1 s rendering.  With the
-collector off the same validation took 1.5 s: ~5 million objects are built and
-every automatic collection re-scanned all built so far.  What the new route does:
+How the readers stream (src/agenteval/result_inputs.py, result_scan.py): a first pass
+walks each file a 4 MB window at a time (the stdlib's C decoder finds each case's end)
+and keeps the eval set result's head and each case's byte span, evalId and runId
+(~16 bytes and an id per case); the commands then read, parse and validate one case at
+a time from its span and fold it into what they print or write (show: the report
+tallies; diff: each case's and metric's status and score; merge: the result document
+spooled as the live run writes it; --resume: handed to the run at its place).
 
-1. pauses the collector over parsing and validating, and freezes a large tree once
-   built (``src/agenteval/long_lived.py``): 6-13 s -> ~2 s;
-2. validates the JSON it already parsed to tell the file kind (strict Python mode)
-   instead of parsing the text a second time, and validates each distinct criterion
-   once (40,000 criterion trees, 45% of the models, keyed by ``marshal.dumps``)
-   (``src/agenteval/result_validation.py``): parse + validate 1.66 s -> 1.36 s,
-   collector off, best of 4.  Any failure is validated again from the text in JSON
-   mode, so problems keep their wording.
+Measured on the shared 2-core box with the other helpers' test runs going (load
+average 7-25, so times are rough; each reader ran before, then after, in one
+invocation), ``--legacy`` = main at 49630cd, 100,000 cases, 2 metrics, result file
+697 MB, run document 799 MB; the scoring run took 600 s and 241 MB:
 
-Measured on the shared 2-core box (other developers' jobs running), 10,000 cases,
-70 MB result file, ``--repeat 3``:
+    python bench/result_reading.py --cases 100000 --legacy /tmp/legacy/src
+    show    after    105 MB   93.4 s   before  4,472 MB  102.4 s   0.02x RSS, 0.91x time
+    diff    after    275 MB  188.0 s   before  7,073 MB  244.5 s   0.04x RSS, 0.77x time
+    merge   after    135 MB  243.2 s   before  6,351 MB  312.6 s   0.02x RSS, 0.78x time
+    report  after  3,200 MB  136.2 s   before  4,472 MB  137.2 s   0.72x RSS, 0.99x time
+    resume  after    293 MB  367.7 s   before  4,617 MB  244.0 s   0.06x RSS, 1.51x time
+    diff / run wall: 0.31x (target ≤ 1.5x)
 
-    load ~4.8:  read            old  10.56 s   new   1.94 s   5.4x faster
-                read + render   old  11.65 s   new   2.49 s   4.7x faster
-    load ~6:    read            old  18.24 s   new   2.44 s   7.5x faster
-                read + render   old  19.47 s   new   3.82 s   5.1x faster
-    load ~1.8:  read            old   7.76 s   new   1.17 s   6.6x faster
-                read + render   old   8.29 s   new   1.71 s   4.9x faster   (--repeat 2)
-
-Whole commands on that file, main at bc9cb62 against this branch, same output
-byte for byte and the same exit code: ``agenteval show`` 21.6 / 18.0 s -> 4.65 /
-4.45 s (two runs each), ``agenteval diff FILE FILE`` 35.3 s -> 6.7 s.  Rendering
-(~1.2 s, ``report/console.py``) is not part of this change.
+What is left: ``diff`` keeps each case's and metric's status and score on both sides
+(~1.3 KB a case for two sides); ``--resume`` reads the kept cases twice (once to
+refuse a broken file before anything is scored, once when the run reaches them),
+which is its extra time.  ``report`` still builds the whole page model from whole
+results (report/html_model.py: every case's runs are held for the detail chunks); the
+reading no longer doubles that, and the page itself is the HTML report's to stream.
+Profile of a resume of 10,000 cases (cProfile): 42 s preparing (25 s the eval set's
+checks, as in any run; ~15 s reading the kept cases twice), 39 s scoring and writing.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from memory import write_suite
 
-ROUTES = ("old", "new")
+TARGET_PEAK_MB = 800.0
+TARGET_DIFF_RATIO = 1.5
+COMMANDS = ("show", "diff", "merge", "report", "resume")
 
 
-def old_route(path: Path) -> list[Any]:
-    """The result reader before this bench's change (result_inputs.parse_results, RESULT kind)."""
-    import pydantic_core
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One child process: wall seconds, peak RSS in MB, exit code."""
 
-    from agenteval.checks.file_kind import FileKind, kind_of
-    from agenteval.loading import read_text
-    from agenteval.schema.result import EvalSetResult
-
-    text = read_text(path)
-    data = pydantic_core.from_json(text)
-    if kind_of(data) is not FileKind.RESULT:
-        sys.exit(f"{path}: not a result file")
-    return [EvalSetResult.model_validate_json(text)]
+    wall: float
+    peak_mb: float
+    code: int
 
 
-def new_route(path: Path) -> list[Any]:
-    """The result reader the commands call now."""
-    from agenteval.result_inputs import read_results
-
-    return read_results([path])[0]
-
-
-def child(route: str, path: Path) -> None:
-    """Read ``path`` by ``route``, render it like ``show``; print the seconds as JSON."""
-    import io
-
-    from rich.console import Console
-
-    from agenteval.report import console as console_report
-
-    assert gc.isenabled()
-    started = time.perf_counter()
-    results = old_route(path) if route == "old" else new_route(path)
-    read = time.perf_counter() - started
-    out = Console(file=io.StringIO(), width=160)
-    console_report.render_run(out, results, max_shown=console_report.DEFAULT_MAX_SHOWN)
-    total = time.perf_counter() - started
-    cases = sum(len(r.case_results()) for r in results)
-    print(json.dumps({"read": read, "total": total, "cases": cases}))
+def child(command: list[str], src: str | None) -> Measured:
+    """Run one agenteval command in a fresh process; its own peak RSS from wait4."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if src is not None:
+        env["PYTHONPATH"] = src
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agenteval", *command], stdout=out, stderr=err, env=env
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        code = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    if code not in (0, 1, 3):
+        sys.exit(f"agenteval {' '.join(command[:1])} failed with exit code {code}:\n{stderr}")
+    return Measured(wall, usage.ru_maxrss * 1024 / 1e6, code)
 
 
-def result_file(root: Path, cases: int) -> Path:
-    """Score the write_suite eval set once and return its result file."""
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """The scored run: eval set, its result file and run document, two shards' results."""
+
+    root: Path
+    evalset: Path
+    result: Path
+    document: Path
+    shards: tuple[Path, Path]
+    run: Measured
+
+
+def make_inputs(root: Path, cases: int) -> Inputs:
+    """Write the eval set, score it whole (timed) and as two shards."""
     evalset = write_suite(root, cases)
-    metrics = evalset.with_name(evalset.name.replace(".evalset.json", ".metrics.json"))
-    out = root / "out"
-    command = [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset)]
-    command += ["--metrics", str(metrics), "--output", str(out), "--quiet"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):
-        sys.exit(f"agenteval run failed ({done.returncode}):\n{done.stderr}")
-    (found,) = out.glob("*.evalset_result.json")
-    return found
+    out, document = root / "out", root / "run.json"
+    common = ["--evalset", str(evalset), "--quiet", "--no-cache", "--no-progress"]
+    run = child(["run", *common, "--output", str(out), "--json", str(document)], None)
+    shards = []
+    for index in (1, 2):
+        shard_out = root / f"shard{index}"
+        child(["run", *common, "--shard", f"{index}/2", "--output", str(shard_out)], None)
+        (found,) = shard_out.glob("*.evalset_result.json")
+        shards.append(found)
+    (result,) = out.glob("*.evalset_result.json")
+    return Inputs(root, evalset, result, document, (shards[0], shards[1]), run)
 
 
-def measure(route: str, path: Path) -> dict[str, float]:
-    """One read in a fresh child process."""
-    command = [sys.executable, __file__, "--child", route, str(path)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    measured: dict[str, float] = json.loads(done.stdout)
-    return measured
+def reader(name: str, inputs: Inputs, scratch: Path) -> list[str]:
+    """The command line of one reader."""
+    if name == "show":
+        return ["show", str(inputs.result), "--quiet"]
+    if name == "diff":
+        return ["diff", str(inputs.result), str(inputs.document)]
+    if name == "merge":
+        shards = [str(path) for path in inputs.shards]
+        return ["merge", *shards, "-o", str(scratch / "merged.json"), "--quiet"]
+    if name == "report":
+        return ["report", str(inputs.result), "--html", str(scratch / "report.html"), "--quiet"]
+    return [
+        "run", "--evalset", str(inputs.evalset), "--resume", str(inputs.result.parent),
+        "--output", str(scratch / "resumed"), "--quiet", "--no-cache", "--no-progress",
+    ]  # fmt: skip
 
 
 def main() -> None:
-    """Write the result file, time both routes, print the best times and the ratios."""
+    """Score the suite, run every reader before (--legacy) and after, print the table."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--cases", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--child", choices=ROUTES)
-    parser.add_argument("path", nargs="?", type=Path)
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--legacy", metavar="SRC", help="the code before, e.g. /tmp/legacy/src")
+    parser.add_argument("--commands", default=",".join(COMMANDS))
     args = parser.parse_args()
-    if args.child:
-        child(args.child, args.path)
-        return
+    names = [name for name in args.commands.split(",") if name]
+    sides = [("before", args.legacy), ("after", None)] if args.legacy else [("after", None)]
     with tempfile.TemporaryDirectory() as tmp:
-        path = result_file(Path(tmp), args.cases)
-        size = path.stat().st_size / 1e6
-        print(f"{args.cases} cases, result file {size:.0f} MB, best of {args.repeat}")
-        best: dict[str, dict[str, float]] = {r: {} for r in ROUTES}
-        for _ in range(args.repeat):
-            for route in ROUTES:
-                measured = measure(route, path)
-                if measured["cases"] != args.cases:
-                    sys.exit(f"{route}: read {measured['cases']} cases, not {args.cases}")
-                for key in ("read", "total"):
-                    best[route][key] = min(best[route].get(key, measured[key]), measured[key])
-    for key, label in (("read", "read"), ("total", "read + render")):
-        old, new = best["old"][key], best["new"][key]
-        print(f"{label:15} old {old:6.2f} s   new {new:6.2f} s   {old / new:.1f}x faster")
+        inputs = make_inputs(Path(tmp), args.cases)
+        size = inputs.result.stat().st_size / 1e6
+        print(
+            f"{args.cases:,} cases: run {inputs.run.wall:.1f} s, {inputs.run.peak_mb:.0f} MB; "
+            f"result file {size:.0f} MB, run document "
+            f"{inputs.document.stat().st_size / 1e6:.0f} MB",
+            flush=True,
+        )
+        table: dict[str, dict[str, Measured]] = {}
+        for name in names:
+            for side, src in sides:
+                scratch = Path(tmp) / f"{side}-{name}"
+                scratch.mkdir()
+                measured = child(reader(name, inputs, scratch), src)
+                table.setdefault(name, {})[side] = measured
+                shutil.rmtree(scratch)
+                print(
+                    f"  {name:7} {side:6} peak RSS {measured.peak_mb:7,.0f} MB  "
+                    f"wall {measured.wall:7.1f} s  exit {measured.code}",
+                    flush=True,
+                )
+    print("summary (peak RSS, wall):")
+    for name, sides_measured in table.items():
+        after = sides_measured["after"]
+        line = f"  {name:7} after {after.peak_mb:6,.0f} MB {after.wall:6.1f} s"
+        if "before" in sides_measured:
+            before = sides_measured["before"]
+            line += (
+                f"   before {before.peak_mb:6,.0f} MB {before.wall:6.1f} s"
+                f"   {after.peak_mb / before.peak_mb:.2f}x RSS, {after.wall / before.wall:.2f}x time"
+            )
+        verdict = "ok" if after.peak_mb <= TARGET_PEAK_MB else "OVER"
+        print(f"{line}   (≤ {TARGET_PEAK_MB:.0f} MB: {verdict})")
+    if "diff" in table:
+        ratio = table["diff"]["after"].wall / inputs.run.wall
+        verdict = "ok" if ratio <= TARGET_DIFF_RATIO else "OVER"
+        print(
+            f"diff / run wall: {ratio:.2f}x (target ≤ {TARGET_DIFF_RATIO}x: {verdict}); "
+            f"run {inputs.run.wall:.1f} s"
+        )
 
 
 if __name__ == "__main__":

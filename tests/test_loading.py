@@ -7,6 +7,7 @@ back located (file, JSON path) and complete, never as the first one only.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -207,12 +208,21 @@ def test_result_files_load_in_both_layouts(tmp_path: Path) -> None:
     ids=["valid", "status", "criterion", "surrogate", "nesting", "truncated", "array"],
 )
 def test_parse_result_gives_what_json_mode_gives(text: str) -> None:
-    """parse_result validates parsed JSON (result_validation.py); the text's route is the reference."""
+    """parse_result reads the text piece by piece (result_inputs.py); the text's route is the
+    reference: the same result, the same validation problems; text that is no JSON is one
+    "invalid JSON" problem placed by line and column (the scanner's words, not pydantic's)."""
     try:
         expected = (EvalSetResult.model_validate_json(text), [])
     except ValidationError as exc:
         expected = (None, validation_problems("r.json", exc))
-    assert parse_result(text, "r.json") == expected
+    got = parse_result(text, "r.json")
+    if expected[1] and expected[1][0].message.startswith("invalid JSON"):
+        assert got[0] is None
+        (problem,) = got[1]
+        assert (problem.file, problem.path) == ("r.json", "")
+        assert re.fullmatch(r"invalid JSON: .+ at line 1 column \d+", problem.message)
+        return
+    assert got == expected
 
 
 def test_traces_from_jsonl_array_and_result_file() -> None:

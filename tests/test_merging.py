@@ -10,10 +10,10 @@ import pytest
 from agenteval.aggregation import build_summary
 from agenteval.errors import ConfigError
 from agenteval.loading import parse_result
-from agenteval.merging import merge_extras, merge_results, sum_numbers
+from agenteval.merging import Completeness, EvalSetFile, merge_extras, merge_results, sum_numbers
 from agenteval.report.result_files import model_to_go_json
 from agenteval.schema.base import dump
-from agenteval.schema.result import EvalSetResult, extra
+from agenteval.schema.result import EvalSetResult, Fingerprint, extra
 from agenteval.sharding import shard_of
 from sample_results import case_result, eval_set_result, generated_result, metric
 
@@ -174,3 +174,97 @@ def test_incomplete_case_ids_of_every_part_are_joined() -> None:
     ]
     (merged,) = merge_results(parts)
     assert merged.judge_failures == ["a", "b", "c"]
+
+
+FINGERPRINT = Fingerprint(eval_set="sha256:e", metrics={"m": "sha256:1"})
+
+
+def fingerprinted(full: EvalSetResult, count: int) -> list[EvalSetResult]:
+    """``shard_files`` as ``run --shard I/N`` writes them: each with its fingerprint."""
+    parts = shard_files(full, count, 1)
+    for index, part in enumerate(parts, start=1):
+        part.fingerprint = FINGERPRINT.model_copy(update={"shard": f"{index}/{count}"})
+    return parts
+
+
+def test_a_complete_shard_set_takes_the_fingerprint_without_the_shard() -> None:
+    full = generated_result("gen", cases=12, num_runs=1, seed=5)
+    parts = fingerprinted(full, 3)
+    complete = Completeness()
+    (merged,) = merge_results(parts, complete=complete)
+    assert merged.fingerprint == FINGERPRINT
+    assert merged.partial is None and complete.warnings == []
+
+
+def test_missing_shards_are_refused_or_marked_partial() -> None:
+    full = generated_result("gen", cases=12, num_runs=1, seed=5)
+    first, _, third = fingerprinted(full, 3)
+    names = ["one.json", "three.json"]
+    with pytest.raises(ConfigError) as caught:
+        merge_results([first, third], sources=names, complete=Completeness())
+    assert [str(p) for p in caught.value.problems] == [
+        "merge: eval set 'gen': shard 2/3 is missing (given: 1/3, 3/3) (give every shard's "
+        "result files, or --allow-partial to merge what is there)"
+    ]
+    complete = Completeness(allow_partial=True)
+    (merged,) = merge_results([first, third], sources=names, complete=complete)
+    assert merged.partial is True
+    assert [p.message for p in complete.warnings] == [
+        "eval set 'gen': shard 2/3 is missing (given: 1/3, 3/3)"
+    ]
+    # Without the merge's checks (--resume, the HTML report) the parts just join.
+    (joined_parts,) = merge_results([first, third])
+    assert joined_parts.partial is None
+
+
+def test_shards_of_other_inputs_or_splits_are_refused() -> None:
+    full = generated_result("gen", cases=12, num_runs=1, seed=5)
+    first, second = fingerprinted(full, 2)
+    assert second.fingerprint is not None
+    second.fingerprint.metrics = {"m": "sha256:2"}
+    with pytest.raises(ConfigError, match="metric file changed \\(m\\)"):
+        merge_results(
+            [first, second], sources=["a", "b"], complete=Completeness(allow_partial=True)
+        )
+    other_split = fingerprinted(full, 3)[1]
+    with pytest.raises(ConfigError, match="shards of different splits"):
+        merge_results([first, other_split], sources=["a", "b"], complete=Completeness())
+    legacy = first.model_copy(update={"fingerprint": None})
+    with pytest.raises(ConfigError, match="has no fingerprint here"):
+        merge_results(
+            [legacy, fingerprinted(full, 2)[1]], sources=["a", "b"], complete=Completeness()
+        )
+
+
+def test_with_the_eval_set_every_case_of_every_run_must_be_there() -> None:
+    full = generated_result("gen", cases=6, num_runs=2, seed=2)
+    ids = list(dict.fromkeys(c.eval_id for c in full.case_results()))
+    without = EvalSetResult(
+        eval_set_id="gen",
+        eval_case_results=[c for c in full.case_results() if (c.eval_id, c.run_id) != (ids[4], 2)],
+    )
+    files = {"gen": EvalSetFile("gen.evalset.json", "sha256:e", [*ids, "brand_new"])}
+    with pytest.raises(ConfigError) as caught:
+        merge_results([without], complete=Completeness(files))
+    assert [p.message for p in caught.value.problems] == [
+        f"eval set 'gen': 2 of 7 cases of gen.evalset.json have no result in all 2 runs: "
+        f"{ids[4]}, brand_new"
+    ]
+    # An eval set given without any result: all its cases are missing.
+    files["other"] = EvalSetFile("other.evalset.json", "sha256:o", ["x"])
+    complete = Completeness(files, allow_partial=True)
+    merged = merge_results([without], complete=complete)
+    assert [(m.eval_set_id, m.partial, len(m.case_results())) for m in merged] == [
+        ("gen", True, len(full.case_results()) - 1),
+        ("other", True, 0),
+    ]
+    assert "1 of 1 cases of other.evalset.json have no result: x" in str(complete.warnings[-1])
+
+
+def test_an_eval_set_file_with_other_bytes_is_refused() -> None:
+    full = generated_result("gen", cases=6, num_runs=1, seed=2)
+    parts = fingerprinted(full, 2)
+    ids = list(dict.fromkeys(c.eval_id for c in full.case_results()))
+    files = {"gen": EvalSetFile("gen.evalset.json", "sha256:changed", ids)}
+    with pytest.raises(ConfigError, match=r"gen\.evalset\.json: not the eval set file"):
+        merge_results(parts, complete=Completeness(files))

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
-from agenteval.errors import ConfigError
+from agenteval import result_inputs
+from agenteval.errors import ConfigError, Problem
 from agenteval.loading import load_result, validation_problems
 from agenteval.long_lived import FREEZE_FROM_CHARS
-from agenteval.result_inputs import case_count, parse_results, read_results
+from agenteval.report.diff import diff_results
+from agenteval.report.set_tally import set_report, source_report
+from agenteval.result_inputs import case_count, parse_results, read_parts, read_results
 from agenteval.schema.base import dump_json
 from agenteval.schema.result import EvalSetResult
-from tests.sample_results import criteria_result
+from tests.sample_results import criteria_result, generated_result
 
 RESULT = {
     "evalSetResultId": "r1",
@@ -130,3 +135,88 @@ def test_run_document_entries_give_what_they_gave_as_json_text() -> None:
         EvalSetResult.model_validate_json(json.dumps(bad))
     assert problems == validation_problems("run.json", raised.value, "evalSetResults[1]")
     assert len(problems) == 2
+
+
+def many_cases(path: Path, count: int) -> Path:
+    """A result file of ``count`` copies of one case (each its own evalId), written as text."""
+    template = json.dumps(criteria_result(cases=1, num_runs=1)["evalCaseResults"][0])
+    cases = ",".join(template.replace('"case_000"', f'"case_{i:06d}"') for i in range(count))
+    path.write_text(f'{{"evalSetResultId": "r", "evalSetId": "gen", "evalCaseResults": [{cases}]}}')
+    return path
+
+
+def test_reading_case_by_case_holds_no_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a reader holds does not grow with the file: only windows, spans and evalIds."""
+    monkeypatch.setattr(result_inputs, "WINDOW", 64 << 10)
+    monkeypatch.setattr(result_inputs, "BLOCK_BYTES", 64 << 10)
+    peaks = []
+    for count in (400, 1600):
+        path = many_cases(tmp_path / f"r{count}.json", count)
+        tracemalloc.start()
+        (part,) = read_parts([path])
+        assert sum(1 for _ in part.cases()) == count
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    size = path.stat().st_size
+    assert peaks[1] < size / 5, (peaks, size)
+    # Four times the cases: only the per-case spans and evalIds add up.
+    assert peaks[1] < peaks[0] + 1200 * 200, peaks
+
+
+def test_a_file_changed_between_the_passes_is_refused(tmp_path: Path) -> None:
+    path = many_cases(tmp_path / "r.json", 5)
+    (part,) = read_parts([path])
+    many_cases(path, 6)
+    with pytest.raises(ConfigError, match="changed while it was being read"):
+        list(part.cases())
+
+
+def test_special_files_are_refused_up_front(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as caught:
+        read_parts([fifo])
+    assert [p.message for p in caught.value.problems] == [
+        "not a regular file (a device, pipe or socket)"
+    ]
+
+
+def test_a_case_that_does_not_validate_is_found_when_read(tmp_path: Path) -> None:
+    data = criteria_result(cases=3, num_runs=1)
+    data["evalCaseResults"][1]["score"] = "high"
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(data))
+    (part,) = read_parts([path])
+    problems: list[Problem] = []
+    kept = list(part.cases(problems))
+    assert [c.eval_id for c in kept] == ["case_000", "case_002"]
+    assert [(p.path, p.message) for p in problems] == [
+        ("evalCaseResults[1].score", "expected a number, got a string")
+    ]
+    with pytest.raises(ConfigError):
+        list(part.cases())
+
+
+@pytest.mark.parametrize("num_runs", [1, 3])
+def test_the_readers_fold_what_the_whole_result_gives(tmp_path: Path, num_runs: int) -> None:
+    """show's tally and diff's snapshot read case by case equal those of the whole result,
+    parsed on its own (JSON mode)."""
+    texts = []
+    for seed in (1, 2):
+        result = generated_result(cases=25, num_runs=num_runs, seed=seed + num_runs)
+        result.judge_failures = ["case_004"] if seed == 2 else None
+        texts.append(dump_json(result))
+    paths = []
+    for index, text in enumerate(texts):
+        paths.append(tmp_path / f"r{index}.evalset_result.json")
+        paths[-1].write_text(text)
+    wholes = [EvalSetResult.model_validate_json(text) for text in texts]
+    parts = read_parts(paths)
+    for part, whole in zip(parts, wholes, strict=True):
+        for options in ({}, {"quiet": True}, {"verbose": True, "max_shown": None}):
+            assert source_report(part, **options) == set_report(whole, **options)  # type: ignore[arg-type]
+    streamed = diff_results(parts[:1], parts[1:], 0.1).to_json()
+    assert streamed == diff_results(wholes[:1], wholes[1:], 0.1).to_json()
+    assert streamed["comparedCases"] == 25 and streamed["changes"]

@@ -1,10 +1,12 @@
 """agenteval.result_validation: parsed JSON validated to the same results and the same problems.
 
 The reference is the route every result reader took before:
-``EvalSetResult.model_validate_json(text)``.  Valid files (trpc-agent-go's own
-and agenteval's, criteria included) must give equal models that write the same
-bytes; broken files (seeded mutations of every kind at every place) must give the
-same problems, word for word and place for place.
+``EvalSetResult.model_validate_json(text)``.  The readers now validate a result in
+pieces (head, each case, each case summary: result_inputs.read_as_result).  Valid
+files (trpc-agent-go's own and agenteval's, criteria included) must give equal
+models that write the same bytes; broken files (seeded mutations of every kind at
+every place) must give the same problems, word for word, place for place and in
+the same order.
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
 import pytest
 from pydantic import ValidationError
 
 from agenteval.loading import validation_problems
-from agenteval.result_validation import validate_result
+from agenteval.result_inputs import read_as_result
+from agenteval.result_validation import CaseValidator
 from agenteval.schema.base import dump_json
 from agenteval.schema.metric import Criterion
 from agenteval.schema.result import EvalSetResult
@@ -39,19 +41,22 @@ def old_route(text: str) -> tuple[bytes | None, list[Any]]:
 
 
 def new_route(text: str) -> tuple[bytes | None, list[Any]]:
-    """The same through validate_result on the parsed text."""
-    try:
-        result = validate_result(pydantic_core.from_json(text), lambda: text)
-    except ValidationError as exc:
-        return None, validation_problems("r.json", exc)
-    return dump_json(result).encode(), []
+    """The same through the readers' route: validated in pieces from parsed JSON."""
+    result, problems = read_as_result(text, "r.json")
+    return (dump_json(result).encode() if result is not None else None), problems
+
+
+def pieces(text: str) -> EvalSetResult:
+    result, problems = read_as_result(text, "r.json")
+    assert result is not None, problems
+    return result
 
 
 @pytest.mark.parametrize("path", TRPC_RESULTS, ids=lambda p: p.name[:40])
 def test_trpc_result_files_give_equal_models(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     expected = EvalSetResult.model_validate_json(text)
-    got = validate_result(pydantic_core.from_json(text), lambda: text)
+    got = pieces(text)
     assert got == expected
     assert dump_json(got) == dump_json(expected)
 
@@ -63,7 +68,7 @@ def test_the_trpc_fixtures_are_there() -> None:
 def test_agenteval_results_give_equal_models_and_share_equal_criteria() -> None:
     text = json.dumps(criteria_result())
     expected = EvalSetResult.model_validate_json(text)
-    got = validate_result(pydantic_core.from_json(text), lambda: text)
+    got = pieces(text)
     assert got == expected
     assert dump_json(got) == dump_json(expected)
     criteria = [
@@ -166,10 +171,11 @@ def test_edge_cases_give_the_same_outcome(text: str) -> None:
 
 
 def test_a_failure_puts_the_parsed_data_back_for_the_text() -> None:
-    """The run-document reader words problems from the entry's JSON text, made after the try."""
-    data = criteria_result()
-    data["evalCaseResults"][-1]["runId"] = "two"
+    """A case that fails is worded from its JSON text, which may be made after the try."""
+    data = criteria_result()["evalCaseResults"][-1]
+    data["runId"] = "two"
+    validator = CaseValidator()
     with pytest.raises(ValidationError) as raised:
-        validate_result(data, lambda: json.dumps(data))
+        validator.case(data, lambda: json.dumps(data))
     assert [e["loc"][-1] for e in raised.value.errors()] == ["runId"]
     assert data == json.loads(json.dumps(data))  # no models left behind in the data

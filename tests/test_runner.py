@@ -26,7 +26,7 @@ from agenteval.evaluators.base import (
 )
 from agenteval.evaluators.registry import evaluators
 from agenteval.lazy_cases import LoadedCases
-from agenteval.merging import merge_results
+from agenteval.merging import merge_results, plan_merge
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -289,7 +289,9 @@ def test_resumed_cases_take_their_place_as_merge_orders_them() -> None:
         case_result_of("c5", 2),
     ]
     skip = frozenset(("s", r.eval_id, r.run_id) for r in earlier)
-    resumed = EvalSetResult(eval_set_id="s", eval_case_results=earlier)
+    resumed_result = EvalSetResult(eval_set_id="s", eval_case_results=earlier)
+    # As --resume plans them: in file order (work_in_order puts them in the plan's order).
+    (resumed,) = plan_merge([resumed_result])
     settings = RunSettings(num_runs=2, skip=skip)
     order = [
         f"{item.run_id}{item.eval_id}"
@@ -318,7 +320,7 @@ def test_resumed_cases_take_their_place_as_merge_orders_them() -> None:
         if isinstance(item, tuple)
     ]
     (merged,) = merge_results(
-        [resumed, EvalSetResult(eval_set_id="s", eval_case_results=fresh)],
+        [resumed_result, EvalSetResult(eval_set_id="s", eval_case_results=fresh)],
         case_order={"s": [c.eval_id for c in cases]},
     )
     assert [f"{c.run_id}{c.eval_id}" for c in merged.case_results()] == [

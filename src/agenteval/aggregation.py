@@ -11,6 +11,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agenteval.exit_codes import ExitCode
 from agenteval.schema.base import builder
@@ -128,7 +129,23 @@ class _MetricTally:
         )
 
 
-def _tally(tallies: dict[str, _MetricTally], results: Iterable[EvalMetricResult]) -> None:
+class ScoredMetric(Protocol):
+    """What a metric summary reads of a metric result (an EvalMetricResult, a report's record)."""
+
+    @property
+    def metric_name(self) -> str: ...
+
+    @property
+    def eval_status(self) -> EvalStatus: ...
+
+    @property
+    def score(self) -> float: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+
+def _tally(tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric]) -> None:
     for result in results:
         tally = tallies.get(result.metric_name)
         if tally is None:
@@ -147,7 +164,7 @@ def _summaries(tallies: dict[str, _MetricTally]) -> list[MetricSummary] | None:
     return [tallies[name].summary(name) for name in sorted(tallies)]
 
 
-def metric_summaries(results: Iterable[EvalMetricResult]) -> list[MetricSummary]:
+def metric_summaries(results: Iterable[ScoredMetric]) -> list[MetricSummary]:
     """Per-metric average over results, sorted by metricName (formats.md §7)."""
     tallies: dict[str, _MetricTally] = {}
     _tally(tallies, results)
@@ -509,7 +526,10 @@ def summarize_cases(statuses: Iterable[EvalStatus]) -> EvalStatus:
 
 
 def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
-    """``summarize_cases`` of the in-memory case statuses of every eval set."""
+    """``summarize_cases`` of the in-memory case statuses of every eval set; incomplete
+    when one is ``partial`` (a stopped run, a merge with shards or cases missing)."""
+    if any(result.partial for result in results):
+        return _INCOMPLETE
     return summarize_cases(
         status for result in results for status in case_statuses(result).values()
     )

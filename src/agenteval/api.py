@@ -17,9 +17,9 @@ from agenteval import loading, settings
 from agenteval.aggregation import (
     any_not_evaluated,
     build_summary,
-    incomplete_cases,
     overall_status,
 )
+from agenteval.case_sources import CaseSource, Subset
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -39,11 +39,13 @@ from agenteval.evaluators.registry import (
     evaluators,
 )
 from agenteval.exit_codes import ExitCode
+from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.lazy_cases import LoadedCases, PlannedCases
-from agenteval.merging import merge_extras, merge_results
+from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.plugins import load_plugins
-from agenteval.result_inputs import read_results
+from agenteval.result_inputs import read_parts
+from agenteval.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -148,8 +150,8 @@ class Prepared:
     traces: dict[str, list[Invocation]] | None
     case_aggregator: CaseAggregator | None = None
     warnings: list[Problem] = field(default_factory=list)
-    # Results of the interrupted run being resumed, by evalSetId.
-    resumed: dict[str, EvalSetResult] = field(default_factory=dict)
+    # Results of the interrupted run being resumed, by evalSetId (read case by case).
+    resumed: dict[str, MergedSet] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -260,51 +262,90 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
     shard = _parse_shard(options.shard)
+    traces_digest = _traces_digest(options.traces)
     wanted = set(options.cases)
     for plan in plans:
+        if plan.fingerprint is not None:
+            plan.fingerprint.traces = traces_digest
+            plan.fingerprint.case_aggregator = options.case_aggregator
+            plan.fingerprint.shard = str(shard) if shard is not None else None
         if wanted:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
     prepared = Prepared(plans, traces, aggregator, found.warnings)
-    prepared.resumed = _load_resumed(options.resume, plans)
+    prepared.resumed, notes = _load_resumed(options.resume, plans)
+    prepared.warnings.extend(notes)
     return prepared
+
+
+def _traces_digest(traces: str | None) -> str | None:
+    """The fingerprint's hash of the --traces file (read and checked a moment ago)."""
+    if traces is None:
+        return None
+    try:
+        return digest_file(Path(traces))
+    except OSError as exc:
+        raise ConfigError([Problem(traces, "", f"cannot read: {exc.strerror}")]) from None
 
 
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
     return shard_of(eval_set_id, eval_id, shard.count) == shard.index
 
 
-def _load_resumed(paths: Sequence[str], plans: Sequence[EvalSetPlan]) -> dict[str, EvalSetResult]:
-    """Earlier results by evalSetId, several files of one eval set merged.
+def _load_resumed(
+    paths: Sequence[str], plans: Sequence[EvalSetPlan]
+) -> tuple[dict[str, MergedSet], list[Problem]]:
+    """Earlier results by evalSetId, several files of one eval set merged, and what was not kept.
 
-    Result files, ``--json`` run documents and directories are read alike.  An
-    INCOMPLETE case is left out, so the run scores it again.
+    Result files, ``--json`` run documents and directories are read alike, case by case.
+    Case results scored on other inputs (:mod:`agenteval.resuming`) and INCOMPLETE cases
+    are left out, so the run scores them again; the warnings say how many and why.  The
+    kept cases are read once here (a broken one is exit 2 before anything is scored) and
+    again when the run reaches their place.
     """
     if not paths:
-        return {}
-    loaded, sources = read_results(paths)
-    known = {plan.eval_set_id for plan in plans}
+        return {}, []
+    parts = read_parts(paths)
+    by_id = {plan.eval_set_id: plan for plan in plans}
     problems = [
-        Problem(source, "evalSetId", f"eval set {result.eval_set_id!r} is not part of this run")
-        for result, source in zip(loaded, sources, strict=True)
-        if result.eval_set_id not in known
+        Problem(part.source, "evalSetId", f"eval set {part.eval_set_id!r} is not part of this run")
+        for part in parts
+        if part.eval_set_id not in by_id
     ]
     if problems:
         raise ConfigError(problems)
+    tallies: dict[str, ResumeTally] = {}
+    kept: list[CaseSource] = []
+    for part in parts:
+        tally = tallies.setdefault(part.eval_set_id, ResumeTally(part.eval_set_id))
+        tally.several_runs = tally.several_runs or any(run > 1 for run in part.run_ids)
+        why = mismatch(part.head.fingerprint, by_id[part.eval_set_id].fingerprint)
+        if why is not None:
+            if part.case_count:
+                tally.rescored[why] = tally.rescored.get(why, 0) + part.case_count
+            continue
+        finished = _finished_cases(part)
+        tally.kept += finished.case_count
+        tally.incomplete += part.case_count - finished.case_count
+        kept.append(finished)
+    for source in kept:
+        for _ in source.cases(problems):
+            pass  # every kept case validated before the run starts
+    if problems:
+        raise ConfigError(problems)
     order = {plan.eval_set_id: list(plan.case_ids) for plan in plans}
-    finished = [_finished_cases(result) for result in loaded]
-    merged = merge_results(finished, case_order=order, sources=sources)
-    return {result.eval_set_id: result for result in merged}
+    merged = plan_merge(kept, case_order=order)
+    return {item.eval_set_id: item for item in merged}, resume_notes(list(tallies.values()))
 
 
-def _finished_cases(result: EvalSetResult) -> EvalSetResult:
-    """``result`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
-    incomplete = set(incomplete_cases(result))
+def _finished_cases(part: CaseSource) -> CaseSource:
+    """``part`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
+    incomplete = set(incomplete_ids(part))
     if not incomplete:
-        return result
-    kept = [case for case in result.case_results() if case.eval_id not in incomplete]
-    return result.model_copy(update={"eval_case_results": kept, "judge_failures": None})
+        return part
+    indices = [i for i, eval_id in enumerate(part.eval_ids) if eval_id not in incomplete]
+    return Subset(part, indices, part.head.model_copy(update={"judge_failures": None}))
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -413,7 +454,12 @@ def _plan_evalset(
     check_cases(evalset, str(path), metrics, selected, found)
     found.problems.extend(check_case_layouts(evalset, str(path), traces))
     cases = LoadedCases.of_evalset(evalset)
-    return _plan(path, evalset, cases, metrics, selected, metrics_path, found)
+    try:
+        digest = digest_file(path)
+    except OSError as exc:  # read a moment ago; gone or unreadable since
+        found.problems.append(Problem(str(path), "", f"cannot read: {exc.strerror}"))
+        return None
+    return _plan(path, evalset, cases, metrics, selected, metrics_path, found, digest)
 
 
 def _plan_streamed(
@@ -456,7 +502,14 @@ def _plan_streamed(
         found.problems.extend(part.problems)
         found.warnings.extend(part.warnings)
     return True, _plan(
-        path, streamed.evalset, streamed.cases, metrics, selected, metrics_path, found
+        path,
+        streamed.evalset,
+        streamed.cases,
+        metrics,
+        selected,
+        metrics_path,
+        found,
+        digest_bytes(data),
     )
 
 
@@ -472,8 +525,10 @@ def _plan(
     selected: list[EvalMetric],
     metrics_path: Path,
     found: Findings,
+    digest: str,
 ) -> EvalSetPlan:
-    """The plan of a checked eval set (``evalset``: its top-level fields)."""
+    """The plan of a checked eval set (``evalset``: its top-level fields; ``digest``: its
+    file's, for the fingerprint, which :func:`prepare` completes)."""
     eval_set_id = loading.evalset_id_for(path)
     if evalset.eval_set_id and evalset.eval_set_id != eval_set_id:
         found.warnings.append(
@@ -495,6 +550,7 @@ def _plan(
         metrics=planned,
         all_metrics=metrics,
         metrics_path=metrics_path,
+        fingerprint=fingerprint(digest, (p.metric for p in planned)),
     )
 
 
@@ -578,9 +634,9 @@ async def stream_prepared(
         case_aggregator=prepared.case_aggregator,
         stop=options.stop.event if options.stop is not None else None,
         skip=frozenset(
-            (r.eval_set_id, c.eval_id, c.run_id or 1)
-            for r in prepared.resumed.values()
-            for c in r.case_results()
+            (merged.eval_set_id, eval_id, run_id)
+            for merged in prepared.resumed.values()
+            for run_id, eval_id in merged.case_keys()
         ),
         on_case_done=options.progress.case_done if options.progress is not None else None,
     )
@@ -689,7 +745,7 @@ async def _run_set(
     before = judge.client.usage.to_json() if judge is not None else None
     failures_before = len(judge.outcome.failures) if judge is not None else 0
     await stream_evalset(plan, settings, deliver, resumed)
-    head = EvalSetResult(eval_set_id=plan.eval_set_id)
+    head = EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint)
     if settings.stopping():
         head.partial = True
     if judge is not None and before is not None:
@@ -704,7 +760,7 @@ async def _run_set(
         earlier = head.judge_failures if isinstance(head.judge_failures, list) else []
         head.judge_failures = list(dict.fromkeys([*earlier, *not_run]))
     if resumed is not None:
-        head = _resumed_head(resumed, head)
+        head = _resumed_head(resumed.head, head)
     sink.end_set(head)
 
 
@@ -717,6 +773,8 @@ def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult
         set_extra(head, key, value)
     # Only the new part decides: the resumed run finished what the earlier one left.
     head.partial = True if fresh.partial else None
+    # Every case kept was scored on this run's inputs (agenteval.resuming).
+    head.fingerprint = fresh.fingerprint
     return head
 
 

@@ -12,7 +12,7 @@ import math
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -23,36 +23,39 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, settings
-from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
+from agenteval.fingerprints import digest_file
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
-from agenteval.merging import merge_results
+from agenteval.merging import Completeness, EvalSetFile, plan_merge
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
 from agenteval.report.junit import write_junit_reports
 from agenteval.report.log_console import make_console
 from agenteval.report.markdown import STEP_SUMMARY_ENV, write_markdown_reports
+from agenteval.report.merge_writer import close as close_spools
+from agenteval.report.merge_writer import spool_merge, write_merged
 from agenteval.report.output_paths import check_outputs
 from agenteval.report.progress import RunProgress
 from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.run_notes import RunNotes, count_text
 from agenteval.report.safe_text import escape_control
-from agenteval.report.set_tally import ReportSink, SetReport, overall_status
+from agenteval.report.set_tally import ReportSink, SetReport, overall_status, source_report
+from agenteval.report.set_tally import exit_code as report_exit_code
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
-from agenteval.result_inputs import case_count, read_results
+from agenteval.result_inputs import ResultPart, case_count, raise_problems, read_parts
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
-from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -747,42 +750,47 @@ def show(
     """Render saved result files exactly like a live run; exit code as the run would have had."""
 
     def body() -> int:
-        loaded = _load_results(results)
-        out = make_console(highlight=False)
-        console_report.render_run(
-            out,
-            loaded,
-            quiet=quiet,
-            verbose=verbose,
-            max_shown=max_shown or None,
-            notes=RunNotes(unfinished=_saved_unfinished(loaded)),
+        parts = read_parts(results)
+        problems: list[Problem] = []
+        with collector_paused():  # cases are read and tallied one at a time
+            reports = [
+                source_report(
+                    part,
+                    max_shown=max_shown or None,
+                    quiet=quiet,
+                    verbose=verbose,
+                    problems=problems,
+                )
+                for part in parts
+            ]
+        raise_problems(problems)
+        heads = [part.head for part in parts]
+        console_report.render_reports(
+            make_console(highlight=False),
+            reports,
+            notes=RunNotes(unfinished=_saved_unfinished(heads)),
         )
-        return _saved_exit_code(loaded)
+        return _saved_exit_code(heads, reports)
 
     raise typer.Exit(_guard(verbose, body))
 
 
-def _saved_unfinished(results: list[EvalSetResult]) -> list[str]:
+def _saved_unfinished(heads: Sequence[EvalSetResult]) -> list[str]:
     """Why saved results are INCOMPLETE beyond their case statuses: a run stopped early."""
-    return ["interrupted"] if any(result.partial for result in results) else []
+    return ["interrupted"] if any(head.partial for head in heads) else []
 
 
-def _saved_exit_code(results: list[EvalSetResult]) -> int:
-    """The exit code the run that wrote ``results`` had: 3 when it could not finish."""
-    for result in results:
-        if result.partial or result.judge_failures:
+def _saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]) -> int:
+    """The exit code the run that wrote these results had: 3 when it could not finish."""
+    for head in heads:
+        if head.partial or head.judge_failures:
             return api.EXIT_INCOMPLETE
-    return exit_code(results)
+    return report_exit_code(reports)
 
 
-def _load_results(paths: list[Path]) -> list[EvalSetResult]:
-    """Result files, --json run documents and directories of them (result_inputs)."""
-    return read_results(paths)[0]
-
-
-def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Path]) -> None:
+def _refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]) -> None:
     """diff and merge over zero cases would report a success that means nothing: exit 2."""
-    if case_count(results) == 0:
+    if case_count(parts) == 0:
         names = ", ".join(str(p) for p in paths)
         raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
@@ -832,11 +840,14 @@ def diff(
             raise ConfigError(
                 [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
             )
-        base_results, new_results = _load_results(base_files), _load_results(new_files)
-        _refuse_no_cases("compare", base_results, base_files)
-        _refuse_no_cases("compare", new_results, new_files)
+        base_parts, new_parts = read_parts(base_files), read_parts(new_files)
+        _refuse_no_cases("compare", base_parts, base_files)
+        _refuse_no_cases("compare", new_parts, new_files)
         _check_tolerance(tolerance)
-        changes = diff_results(base_results, new_results, tolerance)
+        problems: list[Problem] = []
+        with collector_paused():  # cases are read and reduced one at a time
+            changes = diff_results(base_parts, new_parts, tolerance, problems=problems)
+        raise_problems(problems)
         if changes.compared_cases == 0:
             raise ConfigError(
                 [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]
@@ -874,37 +885,55 @@ def merge(
             "--app", metavar="NAME", help="Application name for result file names in a directory."
         ),
     ] = "agenteval",
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Merge although shards (or, with --evalset, cases) are missing; the merge is "
+            "marked partial and exits 3.",
+        ),
+    ] = False,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Join shard results into one result whose summary equals a single full run."""
 
     def body() -> int:
-        loaded, sources = read_results(parts)
+        loaded = read_parts(parts)
         _refuse_no_cases("merge", loaded, parts)
-        order: dict[str, list[str]] = {}
         paths, problems = expand_evalset_paths(evalset)
         if problems:
             raise ConfigError(problems)
-        for path in paths:
-            order[evalset_id_for(path)] = [c.eval_id for c in load_evalset(path).cases()]
-        merged = merge_results(loaded, case_order=order, sources=sources)
-        if out.suffix == ".json" and not out.is_dir():
-            if len(merged) != 1:
-                raise ConfigError(
-                    [Problem(str(out), "", f"{len(merged)} eval sets to write; give a directory")]
-                )
-            written = [result_files.write_json(out, dump(merged[0]))]
-        else:
-            written = [result_files.write_result(r, out, app_name) for r in merged]
+        complete = Completeness(allow_partial=allow_partial)
+        complete.eval_sets = {
+            evalset_id_for(path): EvalSetFile(
+                str(path), digest_file(path), [c.eval_id for c in load_evalset(path).cases()]
+            )
+            for path in paths
+        }
+        order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
+        planned = plan_merge(loaded, case_order=order, complete=complete)
+        # What --allow-partial let through, said even with --quiet (the merge is not green).
+        _print_problems(complete.warnings, warning=True)
+        single = out.suffix == ".json" and not out.is_dir()
+        if single and len(planned) != 1:
+            raise ConfigError(
+                [Problem(str(out), "", f"{len(planned)} eval sets to write; give a directory")]
+            )
+        spooled = spool_merge(planned, app_name=None if single else app_name)
+        try:
+            written = write_merged(spooled, out)
+        finally:
+            close_spools(spooled)
         console = make_console(highlight=False)
         # The merged run's failures and summary line; --quiet leaves out the written paths.
-        notes = RunNotes(unfinished=_saved_unfinished(merged))
-        console_report.render_run(console, merged, quiet=True, notes=notes)
+        reports = [item.report for item in spooled]
+        notes = RunNotes(unfinished=["interrupted"] if any(r.partial for r in reports) else [])
+        console_report.render_reports(console, reports, notes=notes)
         if not quiet:
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)
-        return _saved_exit_code(merged)
+        return _saved_exit_code([merged.head for merged in planned], reports)
 
     raise typer.Exit(_guard(verbose, body))
 

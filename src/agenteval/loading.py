@@ -222,35 +222,14 @@ def _expand_judge_env(metric: EvalMetric, environ: Mapping[str, str]) -> None:
 
 
 def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Problem]]:
-    """Parse a result file, accepting the legacy string-wrapped layout (formats.md §1)."""
-    stripped = text.lstrip()
-    if stripped.startswith('"'):
-        try:
-            inner = json.loads(text)
-        except json.JSONDecodeError as exc:
-            return None, [
-                Problem(
-                    file, "", f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
-                )
-            ]
-        except RecursionError as exc:
-            return None, [Problem(file, "", nesting_problem(exc))]
-        if isinstance(inner, str):
-            text = inner
-    # The fast route of result_inputs (result_validation.py, long_lived.py): same results
-    # and problems as EvalSetResult.model_validate_json(text).
-    from agenteval.long_lived import building_long_lived
-    from agenteval.result_validation import validate_result
+    """Parse a result file, accepting the legacy string-wrapped layout (formats.md §1).
 
-    try:
-        with building_long_lived(len(text)):
-            try:
-                data = pydantic_core.from_json(text)
-            except ValueError:  # JSON mode words what is wrong with the text
-                return EvalSetResult.model_validate_json(text), []
-            return validate_result(data, lambda: text), []
-    except ValidationError as exc:
-        return None, validation_problems(file, exc)
+    The one result reader's route (:mod:`agenteval.result_inputs`): the same results and
+    problems as ``EvalSetResult.model_validate_json(text)``.
+    """
+    from agenteval.result_inputs import read_as_result
+
+    return read_as_result(text, file)
 
 
 def load_evalset(path: Path) -> EvalSet:

@@ -1,7 +1,8 @@
-"""Result files validated from parsed JSON, one criterion object per distinct criterion.
+"""Result objects validated from parsed JSON, one criterion object per distinct criterion.
 
-The result readers parse a file's JSON to tell its kind; validating that parsed
-data (strict Python mode) spares a second parse of the text, and every metric
+The result readers validate a file's eval set result in pieces (its head, then each
+case result, each case summary: :mod:`agenteval.result_inputs`), from JSON already
+parsed (strict Python mode) rather than from text: no second parse.  Every metric
 result's criterion, a tree of about ten small models that each result of a metric
 repeats (45% of the models of a result file), is validated once per distinct
 criterion and shared by its results, as a run shares it.
@@ -18,12 +19,15 @@ from __future__ import annotations
 
 import marshal
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+import pydantic_core
+from pydantic import BaseModel, ValidationError
 
 from agenteval.schema.metric import Criterion
-from agenteval.schema.result import EvalSetResult
+from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def _metric_results(case: Any) -> Iterator[dict[str, Any]]:
@@ -41,55 +45,77 @@ def _metric_results(case: Any) -> Iterator[dict[str, Any]]:
                 yield from (m for m in results if isinstance(m, dict))
 
 
-def _share_criteria(data: dict[str, Any]) -> list[tuple[dict[str, Any], Any]] | None:
-    """Put one validated ``Criterion`` per distinct criterion in place of the parsed ones.
+def _restore(replaced: list[tuple[dict[str, Any], Any]]) -> None:
+    for metric, raw in replaced:
+        metric["criterion"] = raw
 
-    Returns what was replaced, to put back (:func:`_restore`); None, with ``data`` as
-    it was, when a criterion does not validate.
-    """
-    cases = data.get("evalCaseResults")
-    replaced: list[tuple[dict[str, Any], Any]] = []
-    if not isinstance(cases, list):
-        return replaced
-    shared: dict[bytes, Criterion] = {}
-    for case in cases:
+
+def _validated(model: type[M], data: Any, text: Callable[[], str | bytes]) -> M:
+    """``model.model_validate_json(text())`` from ``data``, that text parsed (module docstring)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        try:
+            written = text()
+        except ValueError:  # data JSON cannot hold (a lone surrogate): Python mode's words
+            raise exc from None
+        return model.model_validate_json(written)
+
+
+class CaseValidator:
+    """Validates the case results of one eval set result one at a time, sharing criteria."""
+
+    def __init__(self) -> None:
+        # marshal keeps apart what == does not: 1, 1.0 and true; key order (extras).
+        self._shared: dict[bytes, Criterion] = {}
+
+    def _share(self, case: Any) -> list[tuple[dict[str, Any], Any]] | None:
+        """Put one validated ``Criterion`` per distinct criterion in place of the parsed ones.
+
+        Returns what was replaced, to put back; None, with ``case`` as it was, when a
+        criterion does not validate.
+        """
+        replaced: list[tuple[dict[str, Any], Any]] = []
         for metric in _metric_results(case):
             raw = metric.get("criterion")
             if not isinstance(raw, dict):
                 continue
-            # marshal keeps apart what == does not: 1, 1.0 and true; key order (extras).
             key = marshal.dumps(raw)
-            criterion = shared.get(key)
+            criterion = self._shared.get(key)
             if criterion is None:
                 try:
                     criterion = Criterion.model_validate(raw)
                 except ValidationError:
                     _restore(replaced)
                     return None
-                shared[key] = criterion
+                self._shared[key] = criterion
             replaced.append((metric, raw))
             metric["criterion"] = criterion
-    return replaced
+        return replaced
+
+    def case(self, data: Any, text: Callable[[], str | bytes]) -> EvalCaseResult:
+        """``EvalCaseResult.model_validate_json(text())`` from ``data``, that text parsed.
+
+        Raises JSON mode's ValidationError: on any failure ``text()`` is validated in
+        JSON mode (``data`` is as it was by then).
+        """
+        replaced = self._share(data)
+        if replaced is not None:
+            try:
+                return EvalCaseResult.model_validate(data)
+            except ValidationError:
+                _restore(replaced)
+        return EvalCaseResult.model_validate_json(text())
 
 
-def _restore(replaced: list[tuple[dict[str, Any], Any]]) -> None:
-    for metric, raw in replaced:
-        metric["criterion"] = raw
+def validate_summary(data: Any, text: Callable[[], str | bytes]) -> EvalCaseSummary:
+    """A case summary from its parsed JSON (JSON mode's problems on failure)."""
+    return _validated(EvalCaseSummary, data, text)
 
 
-def validate_result(data: Any, text: Callable[[], str]) -> EvalSetResult:
-    """``EvalSetResult.model_validate_json(text())``, from ``data``: that text, parsed.
-
-    Raises JSON mode's ValidationError: on any failure ``text()`` (which may read
-    ``data``, as it was) is validated in JSON mode.
-    """
-    replaced = _share_criteria(data) if isinstance(data, dict) else None
-    if replaced is not None:
-        try:
-            return EvalSetResult.model_validate(data)
-        except ValidationError:
-            _restore(replaced)
-    return EvalSetResult.model_validate_json(text())
+def validate_head(data: Any) -> EvalSetResult:
+    """An eval set result without its case results, from parsed JSON (JSON mode's problems)."""
+    return _validated(EvalSetResult, data, lambda: pydantic_core.to_json(data))
 
 
-__all__ = ["validate_result"]
+__all__ = ["CaseValidator", "validate_head", "validate_summary"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agenteval.aggregation import build_summary, default_case_aggregate, run_id_of
+from agenteval.aggregation import build_summary, default_case_aggregate
 from agenteval.case_rubrics import (
     CaseRubricError,
     case_rubric_index,
@@ -22,7 +22,7 @@ from agenteval.case_rubrics import (
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.lazy_cases import PlannedCases
-from agenteval.merging import case_ranks
+from agenteval.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric, Rubric
@@ -31,6 +31,7 @@ from agenteval.schema.result import (
     EvalMetricResult,
     EvalMetricResultPerInvocation,
     EvalSetResult,
+    Fingerprint,
     MetricDetails,
     RubricScore,
 )
@@ -63,6 +64,8 @@ class EvalSetPlan:
     # Every metric of the file, skipped ones included: case rubrics are validated against them.
     all_metrics: list[EvalMetric]
     metrics_path: Path | None = None
+    # What the results are scored on (eval set, metrics, traces, shard), written with them.
+    fingerprint: Fingerprint | None = None
 
     @property
     def case_ids(self) -> Sequence[str]:
@@ -381,35 +384,37 @@ def count_planned(plan: EvalSetPlan, settings: RunSettings) -> int:
 
 
 def work_in_order(
-    plan: EvalSetPlan, settings: RunSettings, resumed: EvalSetResult | None = None
+    plan: EvalSetPlan, settings: RunSettings, resumed: MergedSet | None = None
 ) -> Iterator[Work | EvalCaseResult]:
     """Every case run in result-file order: run 1's cases in file order, then run 2's, ...
 
-    Cases of ``resumed`` (an interrupted run's finished cases) take their place in that
-    order, as :func:`agenteval.merging.merge_results` orders them: by run, then by
-    position in the file; cases the file no longer holds come last in their run, by evalId.
+    Cases of ``resumed`` (an interrupted run's finished cases, read one at a time) take
+    their place in that order, as :func:`agenteval.merging.merge_results` orders them: by
+    run, then by position in the file; cases the file no longer holds come last in their
+    run, by evalId.
     """
     if resumed is None:
         for run_id in range(1, settings.num_runs + 1):
             yield from _fresh_runs(plan, settings, run_id)
         return
-    earlier = resumed.case_results()
-    rank = case_ranks(plan.case_ids, (c.eval_id for c in earlier))
-    earlier.sort(key=lambda c: (run_id_of(c), rank[c.eval_id]))
+    resumed = resumed.sorted_by(plan.case_ids)
+    keys = list(resumed.case_keys())
+    earlier = resumed.cases()
+    rank = case_ranks(plan.case_ids, (eval_id for _, eval_id in keys))
     position = 0
-    last_run = max([settings.num_runs, *(run_id_of(c) for c in earlier)])
+    last_run = max([settings.num_runs, *(run_id for run_id, _ in keys)])
     for run_id in range(1, last_run + 1):
         fresh = _fresh_runs(plan, settings, run_id) if run_id <= settings.num_runs else iter(())
         for work in fresh:
             place = rank[work[1].eval_id]
-            while position < len(earlier) and run_id_of(earlier[position]) == run_id:
-                if rank[earlier[position].eval_id] > place:
+            while position < len(keys) and keys[position][0] == run_id:
+                if rank[keys[position][1]] > place:
                     break
-                yield earlier[position]
+                yield next(earlier)
                 position += 1
             yield work
-        while position < len(earlier) and run_id_of(earlier[position]) == run_id:
-            yield earlier[position]
+        while position < len(keys) and keys[position][0] == run_id:
+            yield next(earlier)
             position += 1
 
 
@@ -417,7 +422,7 @@ async def stream_evalset(
     plan: EvalSetPlan,
     settings: RunSettings,
     deliver: Callable[[EvalCaseResult], None],
-    resumed: EvalSetResult | None = None,
+    resumed: MergedSet | None = None,
 ) -> None:
     """Score every planned case run of one eval set; hand each result to ``deliver`` in order.
 

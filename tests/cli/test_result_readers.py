@@ -203,6 +203,10 @@ def test_anything_else_is_exit_2_naming_the_file(
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert f"{bad}: {message}" in proc.stderr
         assert "Traceback" not in proc.stderr
+        # The hint names a command that takes an eval set, not a flag the reader lacks.
+        if bad == base["evalset"]:
+            assert f"(score it with `agenteval run --evalset {bad}`)" in proc.stderr
+            assert "pass it with --evalset" not in proc.stderr
 
 
 def test_diff_and_merge_over_zero_cases_are_exit_2(

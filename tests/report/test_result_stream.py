@@ -16,7 +16,7 @@ from agenteval.report.result_stream import (
     write_result_document,
     write_run_document,
 )
-from agenteval.schema.result import EvalSetResult
+from agenteval.schema.result import EvalSetResult, Fingerprint
 from sample_results import case_result, generated_result, metric
 from trpc_fixtures import FIXTURES
 
@@ -37,7 +37,7 @@ def _whole(result: EvalSetResult, num_runs: int, directory: Path, rid: str) -> b
         eval_case_results=result.case_results(),
         summary=build_summary(result.case_results(), num_runs),
     )
-    for key in ("partial", "judge_usage", "judge_failures"):
+    for key in ("partial", "judge_usage", "judge_failures", "fingerprint"):
         value = getattr(result, key)
         if value is not None:
             setattr(fresh, key, value)
@@ -57,6 +57,9 @@ def test_generated_results_stream_to_the_same_bytes(tmp_path: Path, num_runs: in
     result.partial = True
     result.judge_usage = {"total": {"calls": 3}}
     result.judge_failures = ["case_002", "case_011"]
+    result.fingerprint = Fingerprint(
+        eval_set="sha256:e", metrics={"m": "sha256:1", "n<&>": "sha256:2"}, shard="2/3"
+    )
     document = _streamed(result, num_runs, "app_gen_1")
     streamed = write_result_document(document, tmp_path / "s.json").read_bytes()
     _same(streamed, _whole(result, num_runs, tmp_path / "whole", "app_gen_1"))
@@ -64,6 +67,7 @@ def test_generated_results_stream_to_the_same_bytes(tmp_path: Path, num_runs: in
     data = json.loads(streamed)
     ids = [c["evalId"] for c in data["summary"]["evalCaseSummaries"]]
     assert ids == sorted(ids) and len(ids) == 40
+    assert list(data)[-1] == "fingerprint" and data["fingerprint"]["shard"] == "2/3"
 
 
 def test_zero_cases_and_odd_text(tmp_path: Path) -> None:

@@ -7,18 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.aggregation import overall_status
+from agenteval.aggregation import case_statuses, overall_status
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import StreamedRun
 from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
 from sample_results import generated_result
 
 
-def _feed(sink: StreamedRun, result: EvalSetResult, num_runs: int) -> None:
+def _feed(sink: StreamedRun, result: EvalSetResult, num_runs: int, *, partial: bool = True) -> None:
     sink.begin_set(result.eval_set_id, num_runs)
     for case in result.case_results():
         sink.add(case)
-    sink.end_set(EvalSetResult(eval_set_id=result.eval_set_id, partial=True))
+    sink.end_set(EvalSetResult(eval_set_id=result.eval_set_id, partial=partial or None))
 
 
 def test_documents_status_and_read_back(tmp_path: Path) -> None:
@@ -27,7 +28,9 @@ def test_documents_status_and_read_back(tmp_path: Path) -> None:
     sink = StreamedRun(output=tmp_path, app_name="my app", documents=True)
     _feed(sink, one, 1)
     _feed(sink, two, 2)
-    assert sink.overall_status() is overall_status([one, two])
+    assert [report.statuses for report in sink.reports] == [case_statuses(one), case_statuses(two)]
+    # A partial eval set (a stopped run) is never green, whatever its cases say.
+    assert sink.overall_status() is EvalStatus.INCOMPLETE
     first, second = sink.sets
     assert first.file_name is not None and first.file_name.startswith("my_app_one_")
     assert first.document is not None
@@ -54,7 +57,7 @@ def test_a_spool_that_cannot_be_made_is_kept_as_the_reports_error(tmp_path: Path
     missing = tmp_path / "file"
     missing.write_text("")  # a file where the spool directory should be
     sink = StreamedRun(output=None, app_name="a", documents=True, spool_dir=missing)
-    _feed(sink, generated_result("s", cases=3, num_runs=1), 1)
+    _feed(sink, generated_result("s", cases=3, num_runs=1), 1, partial=False)
     (only,) = sink.sets
     assert only.document is None and isinstance(only.error, OSError)
     with pytest.raises(OSError):

@@ -23,6 +23,7 @@ disappeared as a whole are not listed again.  A moved threshold is noted.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -34,9 +35,12 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.aggregation import metric_summaries
+from agenteval.case_sources import CaseSource, HeldResult
+from agenteval.errors import Problem
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format_score
-from agenteval.report.outcomes import case_outcomes
-from agenteval.schema.result import EvalCaseResult, EvalSetResult
+from agenteval.report.outcomes import RunRecord, run_record
+from agenteval.report.set_tally import case_status
+from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 # Float noise (0.8 − 0.7 = 0.10000000000000009) must not turn "exactly the tolerance" into a drop.
@@ -154,6 +158,11 @@ CaseKey = tuple[str, str]
 MetricKey = tuple[str, str, str]
 
 
+# The place of a case whose runs are still being read (replaced before snapshot returns).
+_WAITING = Side(EvalStatus.NOT_EVALUATED, None)
+_NOT_EVALUATED = EvalStatus.NOT_EVALUATED
+
+
 @dataclass(slots=True)
 class Snapshot:
     """Sides of every case and case metric of one set of results."""
@@ -166,35 +175,64 @@ def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def _metric_sides(runs: Sequence[EvalCaseResult]) -> Iterator[tuple[str, Side]]:
+# One run of a case as diff reads it: its record (statuses, metric scores) and case score.
+_Run = tuple[RunRecord, float]
+
+
+def _metric_sides(runs: Sequence[_Run]) -> Iterator[tuple[str, Side]]:
     if len(runs) == 1:
-        for metric in runs[0].overall_eval_metric_results or []:
+        for metric in runs[0][0].metrics:
             evaluated = metric.eval_status is not EvalStatus.NOT_EVALUATED
             score = metric.score if evaluated else None
             yield metric.metric_name, Side(metric.eval_status, score, metric.threshold)
         return
-    results = [m for run in runs for m in run.overall_eval_metric_results or []]
+    results = [m for record, _ in runs for m in record.metrics]
     for summary in metric_summaries(results):
         evaluated = summary.eval_status is not EvalStatus.NOT_EVALUATED
         score = summary.average_score if evaluated else None
         yield summary.metric_name, Side(summary.eval_status, score, summary.threshold)
 
 
-def snapshot(results: Sequence[EvalSetResult]) -> Snapshot:
-    """Case and metric sides of a set of results (results sharing an evalSetId are joined)."""
-    by_set: dict[str, list[EvalCaseResult]] = {}
-    for result in results:
-        by_set.setdefault(result.eval_set_id, []).extend(result.case_results())
+def _add_case(shot: Snapshot, eval_set_id: str, eval_id: str, runs: list[_Run]) -> None:
+    """A case's side and its metrics' sides (its status as case_statuses gives it, without
+    judgeFailures: diff compares what the metrics said)."""
+    runs.sort(key=lambda run: run[0].run_id)
+    status = case_status([record for record, _ in runs])
+    scores = [score for record, score in runs if record.final_eval_status is not _NOT_EVALUATED]
+    shot.cases[(eval_set_id, eval_id)] = Side(status, _mean(scores))
+    for name, side in _metric_sides(runs):
+        shot.metrics[(eval_set_id, eval_id, name)] = side
+
+
+def snapshot(
+    results: Sequence[EvalSetResult | CaseSource], problems: list[Problem] | None = None
+) -> Snapshot:
+    """Case and metric sides of a set of results (results sharing an evalSetId are joined).
+
+    Cases are read one at a time: a case seen once is reduced to its sides at once, the
+    runs of a case seen several times (``--num-runs``) are kept as compact records
+    until its eval set is read.  ``problems``: see :meth:`CaseSource.cases`.
+    """
+    sources = [HeldResult(r) if isinstance(r, EvalSetResult) else r for r in results]
+    by_set: dict[str, list[CaseSource]] = {}
+    for source in sources:
+        by_set.setdefault(source.head.eval_set_id, []).append(source)
     shot = Snapshot()
-    for eval_set_id, cases in by_set.items():
-        joined = EvalSetResult(eval_set_id=eval_set_id, eval_case_results=cases)
-        for outcome in case_outcomes(joined):
-            scores = [
-                r.score for r in outcome.runs if r.final_eval_status is not EvalStatus.NOT_EVALUATED
-            ]
-            shot.cases[(eval_set_id, outcome.eval_id)] = Side(outcome.status, _mean(scores))
-            for name, side in _metric_sides(outcome.runs):
-                shot.metrics[(eval_set_id, outcome.eval_id, name)] = side
+    for eval_set_id, members in by_set.items():
+        seen = Counter(eval_id for member in members for eval_id in member.eval_ids)
+        waiting: dict[str, list[_Run]] = {}
+        for member in members:
+            for case in member.cases(problems):
+                key = (eval_set_id, case.eval_id)
+                run = (run_record(case, 0), case.score)
+                if seen[case.eval_id] <= 1 and key not in shot.cases:
+                    _add_case(shot, eval_set_id, case.eval_id, [run])
+                    continue
+                if key not in shot.cases:
+                    shot.cases[key] = _WAITING  # keeps the case's place (first appearance)
+                waiting.setdefault(case.eval_id, []).append(run)
+        for eval_id, runs in waiting.items():
+            _add_case(shot, eval_set_id, eval_id, runs)
     return shot
 
 
@@ -263,16 +301,21 @@ def _change(
 
 
 def diff_results(
-    base: Sequence[EvalSetResult],
-    new: Sequence[EvalSetResult],
+    base: Sequence[EvalSetResult | CaseSource],
+    new: Sequence[EvalSetResult | CaseSource],
     tolerance: float = 0.0,
     *,
     missing_is_regression: bool = True,
+    problems: list[Problem] | None = None,
 ) -> ResultDiff:
-    """Compare BASE and NEW results per case and per case metric (rules in the module docstring)."""
+    """Compare BASE and NEW results per case and per case metric (rules in the module docstring).
+
+    Results are read case by case (:func:`snapshot`); ``problems``: see
+    :meth:`CaseSource.cases`.
+    """
     if not math.isfinite(tolerance) or tolerance < 0:
         raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance}")
-    old_shot, new_shot = snapshot(base), snapshot(new)
+    old_shot, new_shot = snapshot(base, problems), snapshot(new, problems)
     diff = ResultDiff(tolerance=tolerance)
     metrics_of: dict[CaseKey, list[MetricKey]] = {}
     for shot in (new_shot, old_shot):

@@ -1,9 +1,11 @@
 """Runs for the HTML report: result files, ``--json`` run documents and directories of them.
 
-Files are read by :func:`agenteval.result_inputs.read_results`, like every
-other result reader (wrong kinds of file are named there).  A run document is
-one run; the plain result files given together are one more, and shards of
-an eval set among them are joined as ``agenteval merge`` joins them.
+Files are read by :func:`agenteval.result_inputs.read_parts`, like every other result
+reader (wrong kinds of file are named there), and each eval set result is then read
+whole for the page (:meth:`ResultPart.whole`, a fold over its cases).  A run document
+is one run (its own keys: duration, warnings…); the plain result files given together
+are one more, and shards of an eval set among them are joined as ``agenteval merge``
+joins them.
 """
 
 from __future__ import annotations
@@ -13,11 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
-
-from agenteval.checks.file_kind import FileKind, kind_of
+from agenteval.errors import Problem
 from agenteval.merging import merge_results
-from agenteval.result_inputs import read_results
+from agenteval.result_inputs import ResultPart, raise_problems, read_parts
 from agenteval.schema.result import EvalSetResult
 
 
@@ -31,40 +31,34 @@ class ReportRun:
     extras: dict[str, Any] = field(default_factory=dict)  # run-document keys: duration, warnings
 
 
-def _run_document_keys(path: Path) -> dict[str, Any] | None:
-    """A run document's own keys (duration, warnings, ...); None for a result file."""
-    data = path.read_bytes()
-    if b'"evalSetResults"' not in data:
-        return None  # a result file: no second parse of a large file
-    document = pydantic_core.from_json(data)
-    if kind_of(document) is not FileKind.RUN:
-        return None
-    return {key: value for key, value in document.items() if key != "evalSetResults"}
+def _whole(parts: Sequence[ResultPart], problems: list[Problem]) -> list[EvalSetResult]:
+    return [result for part in parts if (result := part.whole(problems)) is not None]
 
 
 def load_runs(paths: Sequence[Path]) -> list[ReportRun]:
     """Runs from the given paths: each run document is one, all plain result files one more."""
-    results, sources = read_results(paths)
-    by_file: dict[str, list[EvalSetResult]] = {}
-    for result, source in zip(results, sources, strict=True):
-        by_file.setdefault(source, []).append(result)
+    by_file: dict[str, list[ResultPart]] = {}
+    for part in read_parts(paths):
+        by_file.setdefault(part.source, []).append(part)
+    problems: list[Problem] = []
     runs: list[ReportRun] = []
-    plain: list[EvalSetResult] = []
-    plain_sources: list[str] = []
+    plain: list[ResultPart] = []
     for source, found in by_file.items():
-        keys = _run_document_keys(Path(source))
+        keys = found[0].document_keys
         if keys is None:
             plain.extend(found)
-            plain_sources.extend(source for _ in found)
         else:
-            runs.append(ReportRun(Path(source).name, found, [source], keys))
-    if len({result.eval_set_id for result in plain}) < len(plain):
+            runs.append(ReportRun(Path(source).name, _whole(found, problems), [source], keys))
+    if len({part.eval_set_id for part in plain}) < len(plain):
         # Shards of one run: joined exactly as `agenteval merge` joins them (overlaps refused).
-        plain = merge_results(plain, sources=plain_sources)
-    if plain:
-        files = list(dict.fromkeys(plain_sources))
+        joined = merge_results(plain)
+    else:
+        joined = _whole(plain, problems)
+    raise_problems(problems)
+    if joined:
+        files = list(dict.fromkeys(part.source for part in plain))
         label = Path(files[0]).name if len(files) == 1 else "results"
-        runs.append(ReportRun(label=label, results=plain, sources=files))
+        runs.append(ReportRun(label=label, results=joined, sources=files))
     return runs
 
 

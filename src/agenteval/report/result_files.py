@@ -64,6 +64,11 @@ def result_id(app_name: str, eval_set_id: str) -> str:
     return f"{safe_name(app_name)}_{safe_name(eval_set_id)}_{uuid.uuid4()}"
 
 
+def result_file_name(rid: str) -> str:
+    """The file name of the result ``rid`` in an output directory (a safe name)."""
+    return f"{safe_name(rid, max_bytes=200)}{RESULT_SUFFIX}"
+
+
 def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path:
     """Write one ``*.evalset_result.json`` directly in ``output_dir``; returns its path.
 
@@ -77,7 +82,7 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     if not result.eval_set_result_name:
         result.eval_set_result_name = result.eval_set_result_id
     result.creation_timestamp = time.time()
-    path = output_dir / f"{safe_name(result.eval_set_result_id, max_bytes=200)}{RESULT_SUFFIX}"
+    path = output_dir / result_file_name(result.eval_set_result_id)
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
@@ -176,6 +181,7 @@ __all__ = [
     "RESULT_SUFFIX",
     "RunOutcome",
     "model_to_go_json",
+    "result_file_name",
     "result_id",
     "run_document",
     "run_header",

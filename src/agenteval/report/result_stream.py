@@ -27,7 +27,12 @@ from typing import IO, Any
 from agenteval.aggregation import SummaryTally
 from agenteval.gojson import model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import StreamedFile
-from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
+from agenteval.schema.result import (
+    EvalCaseResult,
+    EvalCaseSummary,
+    EvalSetResult,
+    EvalSetResultSummary,
+)
 
 _CHUNK = 1 << 20
 _CASES_MARK = b'\n  "evalCaseResults": []'
@@ -111,6 +116,8 @@ class ResultDocument:
         self._summaries = _SummarySpool(summaries) if summaries is not None else None
         emit = self._summaries.add if self._summaries is not None else None
         self.tally = SummaryTally(num_runs, emit=emit)
+        # The finished document's summary (its case summaries only when not spooled).
+        self.summary: EvalSetResultSummary | None = None
         self.size = 0
         head = self._head(EvalSetResult(eval_set_id=eval_set_id))
         head.eval_case_results = []
@@ -137,6 +144,7 @@ class ResultDocument:
         """Close the document: summary, ``creationTimestamp``, ``head``'s run state."""
         self._write(b"\n  ]" if self.cases else b"]")
         summary = self.tally.finish()
+        self.summary = summary
         emitted = self._summaries is not None and bool(self._summaries.index)
         if emitted:
             summary.eval_case_summaries = []

@@ -31,16 +31,24 @@ only its status behind: ~80 bytes, against ~0.8 KB for a failing case and
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agenteval.aggregation import any_not_evaluated
+from agenteval.case_sources import CaseSource, HeldResult, runs_of
+from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
-from agenteval.schema.result import EvalCaseResult, EvalSetResult, MetricSummary, extra
+from agenteval.schema.result import (
+    EvalCaseResult,
+    EvalCaseSummary,
+    EvalSetResult,
+    MetricSummary,
+    extra,
+)
 from agenteval.schema.status import EvalStatus, status_for, summarize
 
 # Reasons and errors are kept to one character more than the largest cap a report
@@ -99,6 +107,8 @@ class SetReport:
     creation_timestamp: float | None = None
     seconds: float = 0.0  # the result's durationSeconds extra key, else 0
     counts: dict[EvalStatus, int] = field(default_factory=dict)
+    # The run did not finish (``partial``): a stop, or a merge with shards or cases missing.
+    partial: bool = False
 
     def count(self, status: EvalStatus) -> int:
         """How many cases have ``status``."""
@@ -224,8 +234,14 @@ class SetTally:
         if lines:
             quiet_case.lines.append((case.run_id, lines))
 
-    def finish(self, head: EvalSetResult) -> SetReport:
-        """The eval set's report; ``head`` is its result without cases (extras set)."""
+    def finish(
+        self, head: EvalSetResult, case_summaries: Iterable[EvalCaseSummary] | None = None
+    ) -> SetReport:
+        """The eval set's report; ``head`` is its result without cases (extras set).
+
+        ``case_summaries``: those of a saved file's summary when read apart from ``head``
+        (pass@k reads them for several runs); None: ``head.summary``'s own.
+        """
         self._finished = True
         incomplete = self._incomplete(head)
         statuses: dict[str, EvalStatus] = {}
@@ -233,7 +249,7 @@ class SetTally:
         for eval_id, known in self._status.items():
             runs = self._runs(eval_id)
             # The mean over runs adds scores in arrival order, as case_statuses does.
-            status = known if known is not None else _case_status(self._records[eval_id])
+            status = known if known is not None else case_status(self._records[eval_id])
             if eval_id in incomplete:
                 status = _INCOMPLETE
             statuses[eval_id] = status
@@ -254,12 +270,13 @@ class SetTally:
             metric_summaries=self._metrics.summaries(),
             unstable=self._unstable,
             gate_methods=self._gates,
-            pass_counts=self._pass_counts(head),
+            pass_counts=self._pass_counts(head, case_summaries),
             judge_usage=head.judge_usage,
             eval_set_result_id=head.eval_set_result_id,
             creation_timestamp=head.creation_timestamp,
             seconds=suite_time(head),
             counts=counts,
+            partial=bool(head.partial),
         )
 
     def _runs(self, eval_id: str) -> tuple[RunRecord, ...]:
@@ -307,14 +324,18 @@ class SetTally:
             )
         return shown
 
-    def _pass_counts(self, head: EvalSetResult) -> list[tuple[str, int]]:
+    def _pass_counts(
+        self, head: EvalSetResult, case_summaries: Iterable[EvalCaseSummary] | None
+    ) -> list[tuple[str, int]]:
         if self.num_runs <= 1:
             return []
         if head.summary is not None:
             # A saved file's own summary, as the console always read it.
+            if case_summaries is None:
+                case_summaries = head.summary.eval_case_summaries or []
             return [
                 (case.eval_id, case.run_status_counts.passed if case.run_status_counts else 0)
-                for case in head.summary.eval_case_summaries or []
+                for case in case_summaries
             ]
         return [
             (eval_id, sum(1 for r in self._runs(eval_id) if r.final_eval_status is _PASSED))
@@ -384,8 +405,9 @@ def _all_passed(case: EvalCaseResult) -> bool:
     return all(m.eval_status is _PASSED for m in case.overall_eval_metric_results or ())
 
 
-def _case_status(runs: list[RunRecord]) -> EvalStatus:
-    """As aggregation.case_statuses: one run its status, several the mean of each metric."""
+def case_status(runs: Sequence[RunRecord]) -> EvalStatus:
+    """As aggregation.case_statuses: one run its status, several the mean of each metric
+    (without judgeFailures, which the caller applies)."""
     if len(runs) <= 1:
         status = summarize(run.final_eval_status for run in runs)
     else:
@@ -395,7 +417,7 @@ def _case_status(runs: list[RunRecord]) -> EvalStatus:
     return status
 
 
-def _averaged_status(runs: list[RunRecord]) -> EvalStatus:
+def _averaged_status(runs: Sequence[RunRecord]) -> EvalStatus:
     # Unlike the file summary, the threshold comes from the first evaluated run.
     sums: dict[str, list[float]] = {}
     for run in runs:
@@ -414,16 +436,18 @@ def _averaged_status(runs: list[RunRecord]) -> EvalStatus:
 
 def num_runs(result: EvalSetResult) -> int:
     """N of a result: the summary's numRuns, else the highest runId (at least 1)."""
-    if result.summary is not None and result.summary.num_runs > 0:
-        return result.summary.num_runs
-    return max((case.run_id for case in result.case_results()), default=1) or 1
+    return runs_of(HeldResult(result))
 
 
 def overall_status(reports: Sequence[SetReport]) -> EvalStatus:
-    """As ``aggregation.overall_status``: incomplete, else failed, else passed, else not evaluated."""
+    """As ``aggregation.overall_status``: incomplete (a case, or a ``partial`` eval set), else
+    failed, else passed, else not evaluated."""
 
     def anywhere(status: EvalStatus) -> bool:
         return any(report.count(status) for report in reports)
+
+    if any(report.partial for report in reports):
+        return _INCOMPLETE
 
     for status in (_INCOMPLETE, _FAILED, _PASSED):
         if anywhere(status):
@@ -446,22 +470,55 @@ def set_report(
     quiet: bool = False,
     verbose: bool = False,
 ) -> SetReport:
-    """The :class:`SetReport` of a whole result (reasons whole, as the result holds them)."""
-    cases = result.case_results()
-    ids = [case.eval_id for case in cases]
-    tally = SetTally(
-        result.eval_set_id,
-        num_runs(result),
+    """The :class:`SetReport` of a whole result (:func:`source_report` of it)."""
+    return source_report(HeldResult(result), max_shown=max_shown, quiet=quiet, verbose=verbose)
+
+
+def saved_tally(
+    eval_set_id: str,
+    num_runs: int,
+    eval_ids: Sequence[str],
+    *,
+    max_shown: int | None = DEFAULT_MAX_SHOWN,
+    quiet: bool = False,
+    verbose: bool = False,
+) -> SetTally:
+    """The tally of saved case results (``eval_ids``: each one's evalId, in order): reasons
+    whole, every case held for --quiet (a saved judgeFailures may name any case)."""
+    return SetTally(
+        eval_set_id,
+        num_runs,
         max_shown=max_shown,
         quiet=quiet,
         verbose=verbose,
         reason_keep=None,
-        repeats=True if len(set(ids)) != len(ids) else None,
+        repeats=True if len(set(eval_ids)) != len(eval_ids) else None,
         hold=True,
     )
-    for case in cases:
+
+
+def source_report(
+    source: CaseSource,
+    *,
+    max_shown: int | None = DEFAULT_MAX_SHOWN,
+    quiet: bool = False,
+    verbose: bool = False,
+    problems: list[Problem] | None = None,
+) -> SetReport:
+    """The :class:`SetReport` of a saved result, its cases tallied as they are read (reasons
+    whole, as the result holds them); ``problems``: see :meth:`CaseSource.cases`."""
+    tally = saved_tally(
+        source.head.eval_set_id,
+        runs_of(source),
+        source.eval_ids,
+        max_shown=max_shown,
+        quiet=quiet,
+        verbose=verbose,
+    )
+    for case in source.cases(problems):
         tally.add(case)
-    return tally.finish(result)
+    summaries = source.case_summaries(problems) if tally.num_runs > 1 else None
+    return tally.finish(source.head, summaries)
 
 
 __all__ = [
@@ -472,9 +529,12 @@ __all__ = [
     "SetTally",
     "ShownCase",
     "add_gate_methods",
+    "case_status",
     "exit_code",
     "num_runs",
     "overall_status",
+    "saved_tally",
     "set_report",
+    "source_report",
     "suite_time",
 ]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agenteval.report.result_files import RESULT_SUFFIX, result_id, safe_name
+from agenteval.report.result_files import result_file_name, result_id
 from agenteval.report.result_stream import ResultDocument
 from agenteval.report.set_tally import ReportSink, SetReport, overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
@@ -81,7 +81,7 @@ class StreamedRun:
         if self.documents:
             rid = result_id(self.app_name, eval_set_id) if self.output is not None else None
             if rid is not None:
-                name = f"{safe_name(rid, max_bytes=200)}{RESULT_SUFFIX}"
+                name = result_file_name(rid)
             try:
                 if self.spool_dir is not None:
                     self.spool_dir.mkdir(parents=True, exist_ok=True)

@@ -202,6 +202,28 @@ class EvalSetResultSummary(Model):
     eval_case_summaries: list[EvalCaseSummary] | None = None
 
 
+class Fingerprint(Model):
+    """What an eval set's results were scored on: content hashes of the inputs, and the shard.
+
+    Written by agenteval per eval set (the ``fingerprint`` key, which Go readers ignore);
+    ``--resume`` keeps only cases scored on the same inputs and ``merge`` joins only shards
+    of one run (agenteval.fingerprints).  Every hash is ``sha256:`` and 64 hex digits.
+    """
+
+    model_config = _camel
+
+    # The eval set file's bytes.
+    eval_set: Str = ""
+    # metricName → the metric as resolved (defaults filled, ${VAR} expanded), secrets left out.
+    metrics: dict[str, str] | None = None
+    # The --traces file's bytes; absent when the run read no traces file.
+    traces: str | None = None
+    # --case-aggregator's name; absent for the default aggregator.
+    case_aggregator: str | None = None
+    # "I/N" for a run of one shard (--shard); absent for a whole run.
+    shard: str | None = None
+
+
 class EvalSetResult(Model):
     """A result file (formats.md §6.1)."""
 
@@ -222,6 +244,9 @@ class EvalSetResult(Model):
     # agent that could not be started or reached (``judgeFailures``; files of older
     # versions hold a count of such turns).
     judge_failures: list[str] | int | None = None
+    # The inputs the cases were scored on (``fingerprint``); files of older versions and
+    # of trpc-agent-go have none.
+    fingerprint: Fingerprint | None = None
 
     def case_results(self) -> list[EvalCaseResult]:
         """Case results of every run, in file order."""
@@ -233,6 +258,7 @@ RUN_STATE_KEYS: dict[str, str] = {
     "partial": "partial",
     "judgeUsage": "judge_usage",
     "judgeFailures": "judge_failures",
+    "fingerprint": "fingerprint",
 }
 
 
@@ -264,6 +290,7 @@ __all__ = [
     "EvalMetricResultPerInvocation",
     "EvalSetResult",
     "EvalSetResultSummary",
+    "Fingerprint",
     "MetricDetails",
     "MetricSummary",
     "RubricScore",
