@@ -21,7 +21,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape as markup_escape
 
-from agenteval import __version__, api, settings
+from agenteval import __version__, api, entry, settings
 from agenteval.aggregation import exit_code
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
@@ -211,7 +211,9 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
             traceback.print_exc()
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        _stderr().print("interrupted")
+        if not entry.interrupt_reported():
+            _stderr().print("interrupted")
+            entry.note_interrupted()
         raise typer.Exit(api.EXIT_INCOMPLETE) from None
     except (typer.Exit, typer.Abort, BrokenPipeError):
         raise
@@ -496,6 +498,9 @@ def run(
             finally:
                 sink.close()
         if policy.during_writing:
+            if not entry.interrupt_reported():
+                _stderr().print("interrupted after the reports were written", highlight=False)
+                entry.note_interrupted()
             return api.EXIT_INCOMPLETE
         return code
 
@@ -525,6 +530,7 @@ def _report_run(
             "finish with --resume RESULT.json",
             highlight=False,
         )
+        entry.note_interrupted()
     jobs = _report_jobs(result, sink, output, json_file, junit, markdown)
     if html is not None:
         extras = {
