@@ -65,6 +65,7 @@ _signal.signal(_signal.SIGINT, _on_signal)
 _signal.signal(_signal.SIGTERM, _on_signal)
 
 import atexit  # noqa: E402  (after the guard: a first import may read a file)
+import contextlib  # noqa: E402
 
 TYPE_CHECKING = False  # typing is not imported before the guard is in place
 if TYPE_CHECKING:
@@ -136,10 +137,8 @@ def _leave() -> None:
     # status is decided, and closing the two streams shows it (a reader sees their end).
     _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT, _signal.SIGTERM})
     for fd in (1, 2):
-        try:
+        with contextlib.suppress(OSError):
             os.close(fd)
-        except OSError:
-            pass
     os._exit(status if isinstance(status, int) else 0 if status is None else 1)
 
 
