@@ -32,13 +32,19 @@ def test_loading_phase_stops_at_once() -> None:
     assert signals.phase is Phase.LOADING
 
 
-def test_scoring_phase_requests_a_stop_and_a_second_signal_aborts() -> None:
+def test_scoring_phase_stops_then_halts_and_a_third_signal_aborts() -> None:
     signals, said = policy()
+    halted: list[str] = []
+    signals.stop.on_halt(lambda: halted.append("halt"))
     with run_signal_policy(signals):
         signals.stop.start()
         assert signals.phase is Phase.SCORING
         os.kill(os.getpid(), signal.SIGINT)
         assert signals.stop.event.is_set() and said and said[0].startswith("stopping")
+        assert not signals.stop.halted.is_set() and halted == []
+        os.kill(os.getpid(), signal.SIGINT)  # the second: cancel what is in flight, keep going
+        assert signals.stop.halted.is_set() and halted == ["halt"]
+        assert said[1].startswith("stopping now")
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(5)

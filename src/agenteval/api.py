@@ -120,6 +120,9 @@ class Options:
     expected_agent: str | None = None
     agent_concurrency: int = 4
     agent_timeout: float = 120.0
+    # --agent-max-event-bytes / --agent-max-turn-bytes: what the agent may send.
+    agent_max_event_bytes: int = settings.AGENT_MAX_EVENT_BYTES
+    agent_max_turn_bytes: int = settings.AGENT_MAX_TURN_BYTES
     # --record FILE: every driven case's turns in the --traces JSONL format.
     record: str | None = None
     # Where case results go as they finish; None keeps them all (``RunResult.results``).
@@ -566,6 +569,7 @@ async def stream_prepared(
         traces=prepared.traces,
         case_aggregator=prepared.case_aggregator,
         stop=options.stop.event if options.stop is not None else None,
+        signals=options.stop,
         skip=frozenset(
             (r.eval_set_id, c.eval_id, c.run_id or 1)
             for r in prepared.resumed.values()

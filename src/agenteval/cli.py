@@ -421,6 +421,24 @@ def run(
             help="Seconds one agent turn may take before the case fails.",
         ),
     ] = 120.0,
+    agent_max_event_bytes: Annotated[
+        int,
+        typer.Option(
+            "--agent-max-event-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Longest reply line (cmd:) or event (agui:) an agent may send; a longer one fails the turn (default 16 MiB).",
+        ),
+    ] = settings.AGENT_MAX_EVENT_BYTES,
+    agent_max_turn_bytes: Annotated[
+        int,
+        typer.Option(
+            "--agent-max-turn-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Most an agent may send during one turn; more fails the turn (default 64 MiB).",
+        ),
+    ] = settings.AGENT_MAX_TURN_BYTES,
     record: Annotated[
         Path | None,
         typer.Option(
@@ -461,6 +479,8 @@ def run(
         expected_agent=expected_agent,
         agent_concurrency=agent_concurrency,
         agent_timeout=agent_timeout,
+        agent_max_event_bytes=agent_max_event_bytes,
+        agent_max_turn_bytes=agent_max_turn_bytes,
         record=str(record) if record is not None else None,
     )
     if no_cache and offline:
