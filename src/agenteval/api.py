@@ -57,6 +57,7 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, shard_of
+from agenteval.turns import run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
@@ -263,9 +264,39 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
+    shared = _shared_traces(plans, traces, options.num_runs)
+    if shared is not None:
+        found.warnings.append(shared)
     prepared = Prepared(plans, traces, aggregator, found.warnings)
     prepared.resumed = _load_resumed(options.resume, plans)
     return prepared
+
+
+def _shared_traces(
+    plans: list[EvalSetPlan], traces: dict[str, list[Invocation]] | None, num_runs: int
+) -> Problem | None:
+    """The warning when ``--num-runs`` repeats cases whose ``--traces`` hold one run only:
+    every run then scores that same trace, and pass^k measures nothing about stability."""
+    if num_runs < 2 or not traces:
+        return None
+    shared = sum(
+        1
+        for plan in plans
+        for case in plan.cases
+        if case.eval_mode != "trace"
+        and not case.actual_conversation
+        and case.eval_id in traces
+        and run_trace_key(case.eval_id, 2) not in traces
+    )
+    if not shared:
+        return None
+    return Problem(
+        "--traces",
+        "",
+        f"{shared} case(s) have one recorded run: all {num_runs} runs (--num-runs) score "
+        "that same trace, so their pass@k and pass^k say nothing about how stable the agent is",
+        "record every run: --agent SPEC --num-runs N --record FILE",
+    )
 
 
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:

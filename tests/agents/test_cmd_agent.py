@@ -411,3 +411,27 @@ def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) 
     for eval_id, case in driven.items():
         assert replayed[eval_id]["finalEvalStatus"] == case["finalEvalStatus"], eval_id
         assert replayed[eval_id].get("errorMessage") == case.get("errorMessage"), eval_id
+
+
+def test_num_runs_over_one_recorded_run_says_the_runs_share_it(tmp_path: Path) -> None:
+    """Three runs over a trace recorded once score the same turns: the run says so (and a
+    record of every run does not)."""
+    once, every = tmp_path / "once.jsonl", tmp_path / "every.jsonl"
+    _drive(tmp_path, "--record", str(once))
+    _drive(tmp_path, "--record", str(every), "--num-runs", "3")
+    warning = (
+        "warning: --traces: 3 case(s) have one recorded run: all 3 runs (--num-runs) score "
+        "that same trace, so their pass@k and pass^k say nothing about how stable the agent "
+        "is (record every run: --agent SPEC --num-runs N --record FILE)"
+    )
+    for traces, shared in ((once, True), (every, False)):
+        out = tmp_path / f"{traces.stem}.json"
+        proc = run_cli(
+            "run", "--evalset", str(EVALSET), "--traces", str(traces), "--num-runs", "3",
+            "--no-cache", "--json", str(out),
+        )  # fmt: skip
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        said = " ".join((proc.stdout + proc.stderr).split())
+        assert (warning in said) is shared, said
+        warnings = json.loads(out.read_text())["warnings"]
+        assert any("one recorded run" in w for w in warnings) is shared
