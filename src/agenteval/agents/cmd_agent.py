@@ -387,14 +387,15 @@ class CmdWorker:
 
     async def kill(self) -> None:
         """Kill the process group — even when the agent itself exited, a process it started
-        may live on in it — reap the agent and close every pipe."""
+        may live on in it — close every pipe, then reap the agent.
+
+        Everything but the reaping happens before the first await, so a cancellation (a
+        second Ctrl-C) cannot leave a pipe open; ``CmdAgent.aclose`` reaps what is left.
+        """
         if self.proc is None:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(5.0):
-                await self.proc.wait()
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         for transport in (
@@ -403,6 +404,14 @@ class CmdWorker:
         ):
             if transport is not None:
                 transport.close()
+        await self.reap()
+
+    async def reap(self) -> None:
+        """Wait (a few seconds at most) for the killed process to be collected."""
+        if self.proc is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(5.0):
+                    await self.proc.wait()
 
 
 class CmdSession:
@@ -515,6 +524,8 @@ class CmdAgent:
         self._slots = asyncio.Semaphore(concurrency)
         self._idle: list[CmdWorker] = []
         self._all: set[CmdWorker] = set()
+        # Killed workers not reaped yet (a cancellation cut their wait short).
+        self._dying: set[CmdWorker] = set()
         self.started = 0
 
     @asynccontextmanager
@@ -566,7 +577,9 @@ class CmdAgent:
 
     async def _discard(self, worker: CmdWorker) -> None:
         self._all.discard(worker)
+        self._dying.add(worker)
         await worker.kill()
+        self._dying.discard(worker)
 
     async def aclose(self) -> None:
         """Close every worker's stdin (a polite end), then kill each process group."""
@@ -582,3 +595,6 @@ class CmdAgent:
                 async with asyncio.timeout(_EXIT_WAIT):
                     await asyncio.gather(*waits)
         await asyncio.gather(*(self._discard(worker) for worker in workers))
+        # Reaped before the event loop closes: asyncio warns about a child it cannot report.
+        await asyncio.gather(*(worker.reap() for worker in list(self._dying)))
+        self._dying.clear()
