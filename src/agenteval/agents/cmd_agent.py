@@ -281,10 +281,13 @@ class CmdWorker:
         if message is not None:
             self.queue(message)
         data, self._queued = b"".join(self._queued), []
+        stdin = self.proc.stdin
         try:
-            self.proc.stdin.write(data)
+            stdin.write(data)
+            if stdin.transport.get_write_buffer_size() == 0 and not stdin.transport.is_closing():
+                return  # all in the pipe already: nothing to wait for
             async with asyncio.timeout_at(deadline):
-                await self.proc.stdin.drain()
+                await stdin.drain()
         except TimeoutError:
             raise AgentTurnError(
                 f"the agent did not read its input within {self.limits.timeout:g} s "
@@ -307,12 +310,13 @@ class CmdWorker:
     async def wait_all_read(self, deadline: float) -> bool:
         """Wait until the agent has read all its input; False if it died or took too long."""
         loop = asyncio.get_running_loop()
-        delay = 0.0002
+        delay = 0.0
         while not (done := self.all_read()):
             if done is None or not self.alive or loop.time() + delay > deadline:
                 return False
+            # A loop pass or two first (the agent usually reads within one), then backing off.
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.02)
+            delay = 0.0002 if delay == 0.0 else min(delay * 2, 0.02)
         return True
 
     def unasked(self) -> bool:
