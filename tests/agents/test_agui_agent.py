@@ -312,3 +312,21 @@ def test_event_and_turn_byte_caps(tmp_path: Path, hostile: tuple[HostileAgent, s
     )
     assert results["small"]["finalEvalStatus"] == "passed"
     assert sent < 200_000_000  # the stream was dropped, not read for 60 s
+
+
+def test_counters_count_own_and_mocked_calls(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    """A mocked call answered by agenteval and an own tool run by the agent: 2 calls, 1 mocked;
+    a turn that fails with RUN_ERROR still counts as a turn."""
+    _, url = scripted
+    cases = [_weather_case(), _calc_case(), echo_case("errors", "explode")]
+    evalset = write_evalset(tmp_path, "agui_counts", cases, TRAJECTORY)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "agent: 3 sessions, 4 turns, 2 tool calls (1 mocked), 1 failed" in proc.stdout
+    agent = json.loads(out.read_text())["agent"]
+    assert (agent["turns"], agent["toolCalls"], agent["mockedToolCalls"]) == (4, 2, 1)

@@ -1,7 +1,7 @@
 """Issue 21's acceptance for driven agents: SIGINT at 20 points of a 200-case ``--agent``
-run with ``--record``, one signal and two: the record, the run document and the result file
-hold the same finished cases every time, and ``--resume`` (appending to the same record)
-completes all three.
+run with ``--record``, one signal and two (SIGTERM then SIGINT): the record, the run
+document and the result file hold the same finished cases every time, and ``--resume``
+(appending to the same record) completes all three.
 
 Points are counted in cases the agent has answered (its log), from start-up (the first
 point, before any case) through the run to the writing of the reports (the last).
@@ -86,8 +86,11 @@ def interrupt(evalset: Path, tmp: Path, point: int | str, signals: int) -> tuple
     while not reached() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
     ended = proc.poll() is not None  # the reports were quicker than the poll: no signal
-    for _ in range(0 if ended else signals):
-        proc.send_signal(signal.SIGINT)
+    # One signal: SIGINT; two: SIGTERM, then SIGINT (the same policy handles both).
+    for sig in (
+        [] if ended else [signal.SIGINT] if signals == 1 else [signal.SIGTERM, signal.SIGINT]
+    ):
+        proc.send_signal(sig)
         time.sleep(0.02)
     try:
         stdout, stderr = proc.communicate(timeout=120)
