@@ -498,9 +498,10 @@ async def _deliver_concurrently(
         return result, record
 
     pending: deque[asyncio.Task[Finished | None] | EvalCaseResult] = deque()
+    awaited: list[asyncio.Task[Finished | None]] = []  # the head, out of ``pending``
 
     def cancel_in_flight() -> None:
-        for item in pending:
+        for item in (*awaited, *pending):
             if isinstance(item, asyncio.Task):
                 item.cancel()
 
@@ -527,6 +528,7 @@ async def _deliver_concurrently(
             if not isinstance(head, asyncio.Task):
                 deliver(head)
                 continue
+            awaited.append(head)
             try:
                 finished = await head
             except asyncio.CancelledError:
@@ -534,6 +536,8 @@ async def _deliver_concurrently(
                 if not head.cancelled() or (current is not None and current.cancelling()):
                     raise
                 continue  # cancelled by a halt: not finished, left for --resume
+            finally:
+                awaited.clear()
             if finished is not None:
                 result, record = finished
                 if record is not None and agent is not None:
