@@ -316,7 +316,7 @@ class CmdWorker:
                 return False
             # A loop pass or two first (the agent usually reads within one), then backing off.
             await asyncio.sleep(delay)
-            delay = 0.0002 if delay == 0.0 else min(delay * 2, 0.02)
+            delay = 0.0002 if delay == 0.0 else min(delay * 2, 0.001)
         return True
 
     def unasked(self) -> bool:
