@@ -52,6 +52,13 @@ So ``cmd:`` meets the target on a moderately loaded box; ``agui:`` does not
 yet: its ~1 ms of CPU per turn in one process is most of the 1.25 ms ideal
 per-turn budget (16 in flight share one event loop).
 
+The clean pipe between ``cmd:`` sessions (2026-12-02: ``session_end`` is sent when a
+session ends and the case waits until the agent has read it, so that output after a
+``final`` fails its own case) costs every session one more agent wake-up.  A/B,
+interleaved, 4 x 3 rounds each at load 8-10: cmd drive 1.71 -> 1.86 x ideal (median),
+agenteval CPU per turn 0.58 -> 0.61 ms; agui unchanged (15 rounds each: 2.11 -> 2.09 ms
+CPU per turn).  With real agents (100 ms and more per turn) the wake-up is noise.
+
     python bench/agent_overhead.py [--sessions N] [--latency S] [--concurrency C] [--repeat R]
 """
 

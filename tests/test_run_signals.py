@@ -15,6 +15,7 @@ import pytest
 
 from agenteval.run_signals import Phase, RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
+from judge_server import JudgeServer, Reply
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,13 +33,19 @@ def test_loading_phase_stops_at_once() -> None:
     assert signals.phase is Phase.LOADING
 
 
-def test_scoring_phase_requests_a_stop_and_a_second_signal_aborts() -> None:
+def test_scoring_phase_stops_then_halts_and_a_third_signal_aborts() -> None:
     signals, said = policy()
+    halted: list[str] = []
+    signals.stop.on_halt(lambda: halted.append("halt"))
     with run_signal_policy(signals):
         signals.stop.start()
         assert signals.phase is Phase.SCORING
         os.kill(os.getpid(), signal.SIGINT)
         assert signals.stop.event.is_set() and said and said[0].startswith("stopping")
+        assert not signals.stop.halted.is_set() and halted == []
+        os.kill(os.getpid(), signal.SIGINT)  # the second: cancel what is in flight, keep going
+        assert signals.stop.halted.is_set() and halted == ["halt"]
+        assert said[1].startswith("stopping now")
         with pytest.raises(KeyboardInterrupt):
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(5)
@@ -113,3 +120,42 @@ def test_second_ctrl_c_while_writing_leaves_only_whole_files(tmp_path: Path) -> 
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
     for path in [*out.glob("*"), *tmp_path.glob("run.json")]:
         json.loads(path.read_bytes())
+
+
+def test_second_signal_cancels_a_hung_judge_call_and_writes_what_finished(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """The first signal waits for judge calls in flight; one hangs for a minute.  The second
+    cancels it, and the cases that finished are written (exit 3), not thrown away."""
+    from tests.cli.test_interrupt_resume import CASES, write_suite
+
+    valid = Reply(content="reasoning: same\nis_the_agent_response_valid: valid")
+    judge_server.when("question 7", Reply.hang(60))
+    judge_server.when("Reference response", valid)
+    evalset, metrics = write_suite(tmp_path, judge_server)
+    out, document = tmp_path / "out", tmp_path / "run.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset), "--metrics",
+         str(metrics), "--no-cache", "--concurrency", "4", "--output", str(out),
+         "--json", str(document)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while judge_server.count < CASES and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    assert proc.returncode == 3, stdout + stderr
+    assert "stopping now" in stderr and "INTERRUPTED" in stdout
+    (result,) = out.glob("*.evalset_result.json")
+    in_file = sorted(c["evalId"] for c in json.loads(result.read_text())["evalCaseResults"])
+    held = json.loads(document.read_text())["evalSetResults"][0]["evalCaseResults"]
+    assert in_file == sorted(c["evalId"] for c in held)
+    assert in_file == [f"case_{i:02d}" for i in range(CASES) if i != 7]

@@ -331,3 +331,41 @@ def test_resumed_cases_take_their_place_as_merge_orders_them() -> None:
 def case_result_of(eval_id: str, run_id: int) -> EvalCaseResult:
     """A finished case result of an earlier run."""
     return EvalCaseResult(eval_set_id="s", eval_id=eval_id, run_id=run_id)
+
+
+class HangsOnFirst(Evaluator):
+    """Awaited evaluator that never returns for ``c0`` and passes every other case."""
+
+    name = "test_hangs_on_first"
+    is_async = True
+
+    async def aevaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """Wait for ever on c0 (like a judge call that hangs), pass the rest."""
+        if context.case.eval_id == "c0":
+            await asyncio.Event().wait()
+        return average_turns([binary_turn(True, "", 1.0) for _ in actuals], 1.0)
+
+
+def test_a_halt_cancels_what_is_in_flight_and_delivers_what_finished() -> None:
+    """The second signal: the hung first case (the one delivery waits on) is cancelled and
+    left out; the cases that finished behind it are still delivered, in order."""
+    cases = [case(f"c{i}", ["a"], ["a"]) for i in range(5)]
+    signals = StopSignal()
+    settings = RunSettings(stop=signals.event, signals=signals)
+    delivered: list[str] = []
+
+    async def run() -> None:
+        asyncio.get_running_loop().call_later(0.3, signals.halt)
+        await asyncio.wait_for(
+            stream_evalset(
+                plan(cases, (metric("hang"), HangsOnFirst())),
+                settings,
+                lambda r: delivered.append(r.eval_id),
+            ),
+            10,
+        )
+
+    asyncio.run(run())
+    assert delivered == ["c1", "c2", "c3", "c4"]

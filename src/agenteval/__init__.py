@@ -3,13 +3,14 @@
 Tested in tests/test_api.py.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+# No import at all here: the console script's start-up guard (entry.py) comes after this
+# module, and every import before it is a moment a Ctrl-C would print a traceback.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from agenteval.api import Options, RunResult, evaluate
     from agenteval.loading import load_evalset, load_metrics, load_result, load_traces
 
@@ -24,7 +25,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     # Lazy so that importing one submodule (say agenteval.schema) does not load the whole tool.
     module = _LAZY.get(name)
     if module is None:

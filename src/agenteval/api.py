@@ -59,6 +59,7 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, shard_of
+from agenteval.turns import run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
@@ -124,6 +125,9 @@ class Options:
     expected_agent: str | None = None
     agent_concurrency: int = 4
     agent_timeout: float = 120.0
+    # --agent-max-event-bytes / --agent-max-turn-bytes: what the agent may send.
+    agent_max_event_bytes: int = settings.AGENT_MAX_EVENT_BYTES
+    agent_max_turn_bytes: int = settings.AGENT_MAX_TURN_BYTES
     # --record FILE: every driven case's turns in the --traces JSONL format.
     record: str | None = None
     # Where case results go as they finish; None keeps them all (``RunResult.results``).
@@ -273,6 +277,9 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
+    shared = _shared_traces(plans, traces, options.num_runs)
+    if shared is not None:
+        found.warnings.append(shared)
     prepared = Prepared(plans, traces, aggregator, found.warnings)
     prepared.resumed, notes = _load_resumed(options.resume, plans)
     prepared.warnings.extend(notes)
@@ -287,6 +294,33 @@ def _traces_digest(traces: str | None) -> str | None:
         return digest_file(Path(traces))
     except OSError as exc:
         raise ConfigError([Problem(traces, "", f"cannot read: {exc.strerror}")]) from None
+
+
+def _shared_traces(
+    plans: list[EvalSetPlan], traces: dict[str, list[Invocation]] | None, num_runs: int
+) -> Problem | None:
+    """The warning when ``--num-runs`` repeats cases whose ``--traces`` hold one run only:
+    every run then scores that same trace, and pass^k measures nothing about stability."""
+    if num_runs < 2 or not traces:
+        return None
+    shared = sum(
+        1
+        for plan in plans
+        for case in plan.cases
+        if case.eval_mode != "trace"
+        and not case.actual_conversation
+        and case.eval_id in traces
+        and run_trace_key(case.eval_id, 2) not in traces
+    )
+    if not shared:
+        return None
+    return Problem(
+        "--traces",
+        "",
+        f"{shared} case(s) have one recorded run: all {num_runs} runs (--num-runs) score "
+        "that same trace, so their pass@k and pass^k say nothing about how stable the agent is",
+        "record every run: --agent SPEC --num-runs N --record FILE",
+    )
 
 
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
@@ -633,6 +667,7 @@ async def stream_prepared(
         traces=prepared.traces,
         case_aggregator=prepared.case_aggregator,
         stop=options.stop.event if options.stop is not None else None,
+        signals=options.stop,
         skip=frozenset(
             (merged.eval_set_id, eval_id, run_id)
             for merged in prepared.resumed.values()

@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape as markup_escape
 
-from agenteval import __version__, api, settings
+from agenteval import __version__, api, entry, settings
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
@@ -240,7 +240,9 @@ def _guard(verbose: bool, action: Callable[[], T]) -> T:
             traceback.print_exc()
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        _stderr().print("interrupted")
+        if not entry.interrupt_reported():
+            _stderr().print("interrupted")
+            entry.note_interrupted()
         raise typer.Exit(api.EXIT_INCOMPLETE) from None
     except (typer.Exit, typer.Abort, BrokenPipeError):
         raise
@@ -449,6 +451,24 @@ def run(
             help="Seconds one agent turn may take before the case fails.",
         ),
     ] = 120.0,
+    agent_max_event_bytes: Annotated[
+        int,
+        typer.Option(
+            "--agent-max-event-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Longest reply line (cmd:) or event (agui:) an agent may send; a longer one fails the turn (default 16 MiB).",
+        ),
+    ] = settings.AGENT_MAX_EVENT_BYTES,
+    agent_max_turn_bytes: Annotated[
+        int,
+        typer.Option(
+            "--agent-max-turn-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Most an agent may send during one turn; more fails the turn (default 64 MiB).",
+        ),
+    ] = settings.AGENT_MAX_TURN_BYTES,
     record: Annotated[
         Path | None,
         typer.Option(
@@ -490,6 +510,8 @@ def run(
         expected_agent=expected_agent,
         agent_concurrency=agent_concurrency,
         agent_timeout=agent_timeout,
+        agent_max_event_bytes=agent_max_event_bytes,
+        agent_max_turn_bytes=agent_max_turn_bytes,
         record=str(record) if record is not None else None,
     )
     if no_cache and offline:
@@ -521,7 +543,7 @@ def run(
                 with progress:
                     result = api.evaluate(evalset, options)
                 policy.writing()
-                return _report_run(
+                code = _report_run(
                     result,
                     sink,
                     (output, json_file, junit, markdown, html),
@@ -530,6 +552,13 @@ def run(
                 )
             finally:
                 sink.close()
+        if policy.during_writing:
+            # A signal after the verdict line: the reports are whole, the run still stopped.
+            if not entry.interrupt_reported():
+                _stderr().print("interrupted after the reports were written", highlight=False)
+                entry.note_interrupted()
+            return api.EXIT_INCOMPLETE
+        return code
 
     raise typer.Exit(_guard(verbose, body))
 
@@ -597,6 +626,8 @@ def _report_run(
     unfinished = _unfinished(result, reports, len(outcome.failures), stopped_writing())
     notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
     out.print(console_report.report_final_line(reports, result.elapsed, notes=notes))
+    if "interrupted" in unfinished:
+        entry.note_interrupted()  # the verdict line said so: the exit path adds no other
     return api.EXIT_INCOMPLETE if unfinished else result.exit_code
 
 

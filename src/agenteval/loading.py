@@ -27,7 +27,7 @@ from agenteval.input_limits import limit_problem, nesting_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
-from agenteval.turns import run_trace_key
+from agenteval.turns import FailedRun, run_trace_key
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
@@ -318,6 +318,10 @@ def _trace_records(
         except ValidationError as exc:
             problems.extend(validation_problems(file, exc, f"{where}.actualConversation"))
             continue
+        error = record.get("errorMessage")
+        if error is not None and not isinstance(error, str):
+            problems.append(Problem(file, f"{where}.errorMessage", "must be a string"))
+            continue
         key = run_trace_key(eval_id, run_id)
         if key in traces:
             again = f" in run {run_id}" if run_id > 1 else ""
@@ -325,7 +329,9 @@ def _trace_records(
                 Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
             )
             continue
-        traces[key] = [t for t in (turns or []) if t is not None]
+        kept = [t for t in (turns or []) if t is not None]
+        # A run --record kept with its agent's error: replaying it fails the case again.
+        traces[key] = FailedRun(kept, error) if error is not None else kept
     return traces, problems
 
 

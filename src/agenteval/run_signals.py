@@ -1,12 +1,16 @@
 """SIGINT/SIGTERM during a run: what happens depends on how far the run got.
 
 * Loading and file discovery (nothing scored yet): stop at once ("interrupted", exit 3).
-* Scoring: the first signal stops new cases and judge calls; calls in flight finish and
-  their cases are kept.  The reports are then written as usual (exit 3).
+* Scoring, first signal: no new case, judge call or agent session starts; agent work in
+  flight is cancelled (a hung turn is not awaited up to --agent-timeout); judge calls in
+  flight finish and their cases are kept.  The reports are then written as usual (exit 3).
+* Scoring, second signal: what is still in flight (judge calls too) is cancelled; the
+  cases that finished are written all the same (exit 3).
 * Writing the reports: the file being written is finished and the remaining reports are
-  written too, then exit 3.
-* A second signal in any phase aborts at once; an interrupted write removes its temp
-  file, so only whole files are ever left.
+  written too, then exit 3 — for the first signal and the second alike, so that the
+  result files, the run document and the ``--record`` file hold the same finished cases.
+* A third signal aborts at once; an interrupted write removes its temp file, so only
+  whole files are ever left.
 
 The handlers stay in force until the last report is written: before, a signal after
 scoring killed the process (SIGTERM) or skipped every report (SIGINT).
@@ -66,17 +70,24 @@ class RunSignals:
     def handle(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler."""
         self.signals += 1
-        if self.signals > 1 or self.phase is Phase.LOADING:
+        if self.signals > 2 or self.phase is Phase.LOADING:
             raise KeyboardInterrupt
-        if self.phase is Phase.SCORING:
-            self.notify(
-                "stopping: no new cases or judge calls; waiting for calls in flight "
-                "(press Ctrl-C again to abort)"
-            )
-        else:
+        if self.phase is Phase.WRITING:
             self.during_writing = True
             self.notify("stopping: finishing the reports (press Ctrl-C again to abort)")
-        self.stop.request()
+            self.stop.request()
+        elif self.signals == 1:
+            self.notify(
+                "stopping: no new cases or judge calls; agent turns cancelled, judge calls "
+                "in flight finish (press Ctrl-C again to cancel them too)"
+            )
+            self.stop.request()
+        else:
+            self.notify(
+                "stopping now: cancelling what is in flight, keeping what finished "
+                "(press Ctrl-C again to abort without writing)"
+            )
+            self.stop.halt()
 
 
 @contextmanager

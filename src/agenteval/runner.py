@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import threading
@@ -40,7 +41,7 @@ from agenteval.stop_refusals import count_refusals
 from agenteval.turns import CaseLayoutError, case_turns, run_trace_key
 
 if TYPE_CHECKING:
-    from agenteval.agents.driver import AgentDriver
+    from agenteval.agents.driver import AgentDriver, PendingRecord
     from agenteval.evaluators.llm.session import JudgeSession
 
 
@@ -74,11 +75,18 @@ class EvalSetPlan:
 
 
 class StopSignal:
-    """Set by a signal handler: the runner starts nothing new and the judge sends nothing new."""
+    """Set by a signal handler: the runner starts nothing new and the judge sends nothing new.
+
+    Two levels: ``request`` (the first signal) stops new work and lets calls in flight
+    finish; ``halt`` (the second) also cancels what is in flight.  Callbacks run inside the
+    signal handler: they must only hand work to the event loop (:func:`call_soon_in`).
+    """
 
     def __init__(self) -> None:
         self.event = threading.Event()
+        self.halted = threading.Event()
         self._callbacks: list[Callable[[], None]] = []
+        self._halt_callbacks: list[Callable[[], None]] = []
         self._start_callbacks: list[Callable[[], None]] = []
         self.started = False
 
@@ -94,17 +102,45 @@ class StopSignal:
         for callback in self._start_callbacks:
             callback()
 
-    def on_stop(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` when the stop is requested (now, if it already was)."""
+    def on_stop(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` when the stop is requested (now, if it already was); returns
+        its remover."""
         self._callbacks.append(callback)
         if self.event.is_set():
             callback()
+        return lambda: _remove(self._callbacks, callback)
 
     def request(self) -> None:
         """Ask the run to stop; safe to call from a signal handler."""
         self.event.set()
-        for callback in self._callbacks:
+        for callback in list(self._callbacks):
             callback()
+
+    def on_halt(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` when the run is halted (now, if it was); returns its remover."""
+        self._halt_callbacks.append(callback)
+        if self.halted.is_set():
+            callback()
+        return lambda: _remove(self._halt_callbacks, callback)
+
+    def halt(self) -> None:
+        """Stop, and cancel what is in flight too; what finished is still kept."""
+        if not self.event.is_set():
+            self.request()
+        self.halted.set()
+        for callback in list(self._halt_callbacks):
+            callback()
+
+
+def _remove(callbacks: list[Callable[[], None]], callback: Callable[[], None]) -> None:
+    with contextlib.suppress(ValueError):
+        callbacks.remove(callback)
+
+
+def call_soon_in(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+    """Run ``callback`` in ``loop`` soon; from a signal handler (nothing once the loop closed)."""
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback)
 
 
 @dataclass(slots=True)
@@ -118,6 +154,8 @@ class RunSettings:
     warnings: list[str] = field(default_factory=list)
     # Set by a signal handler: start no new case; results finishing later are dropped.
     stop: threading.Event | None = None
+    # The run's signals: a halt (second signal) cancels the case runs in flight.
+    signals: StopSignal | None = None
     # (evalSetId, evalId, runId) already scored by an earlier, interrupted run (--resume).
     skip: frozenset[tuple[str, str, int]] = frozenset()
     # Called once per finished case run (the progress bar).
@@ -135,6 +173,9 @@ class RunSettings:
         """True once the run was asked to stop."""
         return self.stop is not None and self.stop.is_set()
 
+
+# A case run that finished in its task: its result and the --record line it waits to write.
+Finished = tuple[EvalCaseResult, "PendingRecord | None"]
 
 # Version nibble 4 and the RFC 4122 variant bits, as uuid.UUID(version=4) sets them.
 _UUID_KEEP = ~((0xF000 << 64) | (0xC000 << 48))
@@ -454,16 +495,32 @@ async def _deliver_concurrently(
     items: Iterator[Work | EvalCaseResult],
     deliver: Callable[[EvalCaseResult], None],
 ) -> None:
-    async def one(run_id: int, case: EvalCase) -> EvalCaseResult | None:
+    agent = settings.agent
+
+    async def one(run_id: int, case: EvalCase) -> Finished | None:
         refused = count_refusals()  # this task's own context: one counter per case
+        record = agent.record_slot() if agent is not None else None  # likewise
         result = await evaluate_case(plan, case, run_id, settings)
         if refused.count:
             return None  # a stop refused some of its judge calls: redone by --resume
         if settings.on_case_done is not None:
             settings.on_case_done()
-        return result
+        return result, record
 
-    pending: deque[asyncio.Task[EvalCaseResult | None] | EvalCaseResult] = deque()
+    pending: deque[asyncio.Task[Finished | None] | EvalCaseResult] = deque()
+    awaited: list[asyncio.Task[Finished | None]] = []  # the head, out of ``pending``
+
+    def cancel_in_flight() -> None:
+        for item in (*awaited, *pending):
+            if isinstance(item, asyncio.Task):
+                item.cancel()
+
+    loop = asyncio.get_running_loop()
+    remove = (
+        settings.signals.on_halt(lambda: call_soon_in(loop, cancel_in_flight))
+        if settings.signals is not None
+        else None
+    )
     exhausted = False
     try:
         while True:
@@ -478,10 +535,27 @@ async def _deliver_concurrently(
             if not pending:
                 return
             head = pending.popleft()
-            result = await head if isinstance(head, asyncio.Task) else head
-            if result is not None:
+            if not isinstance(head, asyncio.Task):
+                deliver(head)
+                continue
+            awaited.append(head)
+            try:
+                finished = await head
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if not head.cancelled() or (current is not None and current.cancelling()):
+                    raise
+                continue  # cancelled by a halt: not finished, left for --resume
+            finally:
+                awaited.clear()
+            if finished is not None:
+                result, record = finished
+                if record is not None and agent is not None:
+                    agent.commit(record)  # the --record line first: then it counts as finished
                 deliver(result)
     finally:
+        if remove is not None:
+            remove()
         for task in pending:
             if isinstance(task, asyncio.Task):
                 task.cancel()

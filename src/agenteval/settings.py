@@ -25,3 +25,9 @@ JUDGE_CACHE_PATH = ".agenteval/cache.sqlite"
 JUDGE_CACHE_ENV = "AGENTEVAL_CACHE"
 # Which span attribute an OTLP --traces session is matched to a case's evalId by (--traces-match).
 TRACES_MATCH = "session"
+# What a driven agent may send (--agent): the longest reply line (cmd:) or event (agui:)
+# (--agent-max-event-bytes), everything it sends during one turn (--agent-max-turn-bytes),
+# and the intermediate responses one turn keeps (the rest are counted, "… N more").
+AGENT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+AGENT_MAX_TURN_BYTES = 64 * 1024 * 1024
+AGENT_MAX_MESSAGES = 1000

@@ -23,6 +23,33 @@ class CaseLayoutError(CaseError):
     """The case cannot be scored; its message becomes the case's errorMessage."""
 
 
+class FailedRun(list[Invocation]):
+    """A recorded case run whose agent failed (``--record``'s ``errorMessage``): the turns
+    it finished, and the error that a replay fails the case with again."""
+
+    def __init__(self, turns: Sequence[Invocation], error: str) -> None:
+        super().__init__(turns)
+        self.error = error
+
+
+def recorded_failure(case: EvalCase, traces: Mapping[str, list[Invocation]] | None) -> str | None:
+    """The recorded agent error a replay of this case fails with, if ``--traces`` holds one."""
+    if case.eval_mode == "trace" or not traces:
+        return None
+    recorded = traces.get(case.eval_id)
+    return recorded.error if isinstance(recorded, FailedRun) else None
+
+
+def _recorded(
+    case: EvalCase, traces: Mapping[str, list[Invocation]] | None
+) -> list[Invocation] | None:
+    """The case's turns from ``--traces``; CaseLayoutError replays a recorded failure."""
+    error = recorded_failure(case, traces)
+    if error is not None:
+        raise CaseLayoutError(error)
+    return traces.get(case.eval_id) if traces else None
+
+
 def placeholder(actual: Invocation) -> Invocation:
     """An expected turn with only the id and user input of the actual turn."""
     return Invocation(invocation_id=actual.invocation_id, user_content=actual.user_content)
@@ -91,9 +118,7 @@ def case_turns(
         if conversation is not None and scenario is not None:
             raise CaseLayoutError("conversation and conversationScenario cannot both be configured")
         if scenario is not None:
-            simulated = (
-                driven if driven is not None else traces.get(case.eval_id) if traces else None
-            )
+            simulated = driven if driven is not None else _recorded(case, traces)
             if simulated is None:
                 raise CaseLayoutError(
                     "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
@@ -103,9 +128,7 @@ def case_turns(
         else:
             if conversation is None:
                 raise CaseLayoutError("invocations are empty")
-            recorded = (
-                driven if driven is not None else traces.get(case.eval_id) if traces else None
-            )
+            recorded = driven if driven is not None else _recorded(case, traces)
             if recorded is None:
                 raise CaseLayoutError(_NEEDS_TRACE)
             actuals = _checked_actuals(recorded)

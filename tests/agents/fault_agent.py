@@ -1,10 +1,25 @@
 #!/usr/bin/env python3
-"""A cmd: agent for the fault tests: the user text says which fault to commit."""
+"""A cmd: agent for the fault tests: the user text says which fault to commit.
+
+``crash``, ``hang``, ``slow N``, ``garbage`` and ``fail`` break the turn; ``double`` and
+``double late`` write a second ``final`` after the first (at once, or 0.3 s later);
+``chatty N`` sends N intermediate messages first; ``call TOOL`` calls TOOL (waiting
+for agenteval's result when it is mocked); ``child`` starts a process that outlives the
+agent (its pid goes to $FAULT_AGENT_CHILDREN).  With $FAULT_AGENT_LOG every answered
+user text is appended to that file.
+"""
 
 import json
 import os
+import subprocess
 import sys
 import time
+
+
+def send(**message: object) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
 
 for line in sys.stdin:
     msg = json.loads(line)
@@ -18,13 +33,33 @@ for line in sys.stdin:
         time.sleep(60)
     if text.startswith("slow "):
         time.sleep(1.0)  # long enough that a Ctrl-C lands mid-run even on a loaded box
+    if text.startswith("pause "):
+        time.sleep(float(text.split()[1]))
     if text == "garbage":
         print("this is not json", flush=True)
         continue
     if text == "fail":
-        print(json.dumps({"type": "error", "message": "model quota exceeded"}), flush=True)
+        send(type="error", message="model quota exceeded")
         continue
-    print(json.dumps({"type": "final", "content": f"echo: {text}"}), flush=True)
+    if text.startswith("chatty "):
+        for index in range(int(text.split()[1])):
+            send(type="message", content=f"thinking {index}")
+    if text.startswith("call "):
+        name = text.split()[1]
+        send(type="tool_call", id="c1", name=name, arguments={"x": 1})
+        if name in msg["mockedTools"]:
+            json.loads(sys.stdin.readline())  # agenteval's tool_result
+        else:
+            send(type="tool_result", id="c1", result={"own": True})
+    if text == "child":
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        with open(os.environ["FAULT_AGENT_CHILDREN"], "a") as pids:
+            pids.write(f"{child.pid}\n")
+    send(type="final", content=f"echo: {text}")
+    if text.startswith("double"):
+        if text == "double late":
+            time.sleep(0.3)
+        send(type="final", content="echo: stray")
     if os.environ.get("FAULT_AGENT_LOG"):
         with open(os.environ["FAULT_AGENT_LOG"], "a") as log:
             log.write(text + "\n")

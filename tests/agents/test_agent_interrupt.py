@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -68,3 +69,64 @@ def test_interrupt_then_resume_drives_only_the_rest(tmp_path: Path) -> None:
     final = load_result(final_file)
     assert len(final.case_results()) == CASES
     assert all(c.final_eval_status.value == "passed" for c in final.case_results())
+
+
+def held_cases(tmp_path: Path) -> tuple[list[str], list[str], list[str]]:
+    """evalIds in the record, the --json run document and the result file, each sorted."""
+    record = tmp_path / "record.jsonl"
+    recorded = [json.loads(line)["evalId"] for line in record.read_text().splitlines()]
+    document = json.loads((tmp_path / "run.json").read_text())
+    in_document = [c["evalId"] for r in document["evalSetResults"] for c in r["evalCaseResults"]]
+    (result_file,) = (tmp_path / "out").glob("*.evalset_result.json")
+    in_file = [c.eval_id for c in load_result(result_file).case_results()]
+    return sorted(recorded), sorted(in_document), sorted(in_file)
+
+
+def _hung_run(tmp_path: Path, signals: int) -> tuple[int, str, str, float]:
+    """Two quick cases, two that hang for 60 s, one more quick one; ``signals`` SIGINTs once
+    the quick ones are answered.  Returns the exit code, output and seconds after the first."""
+    cases = [echo_case("q1", "hi"), echo_case("q2", "ho")]
+    cases += [echo_case("h1", "hang"), echo_case("h2", "hang"), echo_case("q3", "hu")]
+    evalset = write_evalset(tmp_path, "hung", cases, EXACT_FINAL)
+    log = tmp_path / "agent.log"
+    env = {**os.environ, "FAULT_AGENT_LOG": str(log), "NO_COLOR": "1"}
+    command = _command(evalset, tmp_path / "out", "--agent-timeout", "300", "--agent-concurrency",
+                       "4", "--record", str(tmp_path / "record.jsonl"), "--json",
+                       str(tmp_path / "run.json"))  # fmt: skip
+    proc = subprocess.Popen(
+        command, cwd=REPO, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if log.exists() and len(log.read_text().splitlines()) >= 3:
+            break
+        time.sleep(0.02)
+    time.sleep(0.2)  # the hanging turns are on the wire
+    began = time.monotonic()
+    for _ in range(signals):
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+    try:
+        stdout, stderr = proc.communicate(timeout=45)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
+    return proc.returncode, stdout, stderr, time.monotonic() - began
+
+
+def test_first_signal_cancels_hung_agent_turns(tmp_path: Path) -> None:
+    """The hanging turns are cancelled, not awaited; the three places hold the same cases."""
+    code, stdout, stderr, _ = _hung_run(tmp_path, 1)
+    assert code == 3, stdout + stderr
+    assert "Traceback" not in stderr and "INTERRUPTED" in stdout
+    recorded, in_document, in_file = held_cases(tmp_path)
+    assert recorded == in_document == in_file == ["q1", "q2", "q3"]
+
+
+def test_second_signal_still_writes_what_finished(tmp_path: Path) -> None:
+    code, stdout, stderr, _ = _hung_run(tmp_path, 2)
+    assert code == 3, stdout + stderr
+    assert "Traceback" not in stderr
+    recorded, in_document, in_file = held_cases(tmp_path)
+    assert recorded == in_document == in_file == ["q1", "q2", "q3"]

@@ -3,6 +3,7 @@ tool round trip, a server-side tool, RUN_ERROR and garbage; the log is the serve
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -246,3 +247,86 @@ def test_unreachable_agent_fails_cases_with_the_reason(tmp_path: Path) -> None:
     assert case_results(out)["one"]["errorMessage"].startswith(
         "agent turn 1 of 1: cannot reach http://127.0.0.1:9/agent: "
     )
+
+
+class HostileAgent:
+    """An AG-UI endpoint that floods: an endless stream, or one event of ``size`` bytes."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    async def endpoint(self, request: Request) -> StreamingResponse:
+        data = RunAgentInput.model_validate(await request.json())
+        text = data.messages[-1].content
+        return StreamingResponse(self.events(data, str(text)), media_type="text/event-stream")
+
+    async def events(self, data: RunAgentInput, text: str) -> AsyncIterator[str]:
+        encoder = EventEncoder()
+        yield encoder.encode(RunStartedEvent(thread_id=data.thread_id, run_id=data.run_id))
+        yield encoder.encode(TextMessageStartEvent(message_id="m", role="assistant"))
+        if text.startswith("huge "):
+            delta = "z" * int(text.split()[1])
+            yield encoder.encode(TextMessageContentEvent(message_id="m", delta=delta))
+        else:  # endless
+            chunk = encoder.encode(TextMessageContentEvent(message_id="m", delta="w" * 1000)) * 64
+            while True:
+                self.sent += len(chunk)
+                yield chunk
+                await asyncio.sleep(0)  # lets the server see the client go away
+        yield encoder.encode(TextMessageEndEvent(message_id="m"))
+        yield encoder.encode(RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id))
+
+
+@pytest.fixture
+def hostile() -> Iterator[tuple[HostileAgent, str]]:
+    agent = HostileAgent()
+    app = Starlette(routes=[Route("/agent", agent.endpoint, methods=["POST"])])
+    with LoopbackServer(app) as server:
+        yield agent, server.url + "agent"
+
+
+def test_event_and_turn_byte_caps(tmp_path: Path, hostile: tuple[HostileAgent, str]) -> None:
+    """An endless stream ends at the turn cap, a huge event at the event cap, both long before
+    --agent-timeout; an event under the caps is read whole."""
+    agent, url = hostile
+    cases = [echo_case("endless", "endless"), echo_case("huge", "huge 3000000")]
+    small = echo_case("small", "huge 100000")
+    small["conversation"][0]["finalResponse"]["content"] = "z" * 100000
+    evalset = write_evalset(tmp_path, "flood", [*cases, small], EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--agent-timeout", "60",
+        "--agent-max-event-bytes", "1000000", "--agent-max-turn-bytes", "20000000",
+        "--no-cache", "--json", str(out), timeout=60,
+    )  # fmt: skip
+    sent = agent.sent
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = case_results(out)
+    assert results["endless"]["errorMessage"] == (
+        "agent turn 1 of 1: protocol error: the agent sent more than 20,000,000 bytes in one "
+        "turn (--agent-max-turn-bytes)"
+    )
+    assert results["huge"]["errorMessage"] == (
+        "agent turn 1 of 1: protocol error: an event is longer than 1,000,000 bytes "
+        "(--agent-max-event-bytes)"
+    )
+    assert results["small"]["finalEvalStatus"] == "passed"
+    assert sent < 200_000_000  # the stream was dropped, not read for 60 s
+
+
+def test_counters_count_own_and_mocked_calls(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    """A mocked call answered by agenteval and an own tool run by the agent: 2 calls, 1 mocked;
+    a turn that fails with RUN_ERROR still counts as a turn."""
+    _, url = scripted
+    cases = [_weather_case(), _calc_case(), echo_case("errors", "explode")]
+    evalset = write_evalset(tmp_path, "agui_counts", cases, TRAJECTORY)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "agent: 3 sessions, 4 turns, 2 tool calls (1 mocked), 1 failed" in proc.stdout
+    agent = json.loads(out.read_text())["agent"]
+    assert (agent["turns"], agent["toolCalls"], agent["mockedToolCalls"]) == (4, 2, 1)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from agent_cli import (
     EXACT_FINAL,
@@ -210,3 +216,228 @@ def test_a_command_that_cannot_start_makes_the_run_incomplete(tmp_path: Path) ->
     assert message.startswith("agent turn 1 of 1: agent process exited with code 127; stderr: ")
     assert "no-such-agent" in message
     assert json.loads(out.read_text())["agent"]["notStarted"] == 1
+
+
+def _faults_run(
+    tmp_path: Path, cases: list[dict[str, object]], *extra: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    evalset = write_evalset(tmp_path, "faults", cases, EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--json", str(out), *extra, env=env, timeout=90,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc, case_results(out)
+
+
+def test_output_after_the_final_reply_fails_its_case_and_reaches_no_other(
+    tmp_path: Path,
+) -> None:
+    """A second ``final`` (at once or 0.3 s later) fails the case whose session wrote it; the
+    next case on the same worker gets its own answer, and the record holds no stray line as
+    an answer."""
+    record = tmp_path / "record.jsonl"
+    cases = [
+        echo_case("doubles", "double"),
+        echo_case("next", "hello"),
+        echo_case("late", "double late"),
+        echo_case("after_late", "bye"),
+        echo_case("two_turns", "double", "again"),
+        echo_case("last", "end"),
+    ]
+    proc, results = _faults_run(
+        tmp_path, cases, "--agent-concurrency", "1", "--record", str(record)
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    status = {k: v["finalEvalStatus"] for k, v in results.items()}
+    assert status == {
+        "doubles": "failed", "next": "passed", "late": "failed", "after_late": "passed",
+        "two_turns": "failed", "last": "passed",
+    }  # fmt: skip
+    stray = "protocol error: the agent wrote after its final reply"
+    assert results["doubles"]["errorMessage"].startswith(f"agent session: {stray} to turn 1: ")
+    assert "echo: stray" in results["doubles"]["errorMessage"]
+    assert results["late"]["errorMessage"].startswith(f"agent session: {stray} to turn 1: ")
+    # Within a session the stray is caught before turn 2 when it is already there, else the
+    # real answer to turn 2 is left over at the session's end: the case fails either way.
+    assert results["two_turns"]["errorMessage"].startswith(
+        (f"agent turn 2 of 2: {stray} to turn 1: ", f"agent session: {stray} to turn 2: ")
+    )
+    recorded = {r["evalId"]: r for r in map(json.loads, record.read_text().splitlines())}
+    assert sorted(recorded) == sorted(results)
+    for eval_id in ("next", "after_late", "last"):
+        assert "echo: stray" not in json.dumps(recorded[eval_id])
+
+
+def test_an_agent_that_never_reads_its_stdin_fails_its_turn_by_the_deadline(
+    tmp_path: Path,
+) -> None:
+    """A 1 MB user message to an agent that never reads: the write has the turn's deadline."""
+    cases = [echo_case("big", "x" * 1_000_000)]
+    evalset = write_evalset(tmp_path, "deaf", cases, EXACT_FINAL)
+    out = tmp_path / "run.json"
+    deaf = f"{sys.executable} -c 'import time; time.sleep(600)'"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{deaf}", "--agent-timeout", "2",
+        "--no-cache", "--json", str(out), timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert case_results(out)["big"]["errorMessage"] == (
+        "agent turn 1 of 1: the agent did not read its input within 2 s (--agent-timeout)"
+    )
+
+
+def test_a_child_of_the_agent_is_killed_with_it(tmp_path: Path) -> None:
+    """The worker exits cleanly at the end of the run; the process it started goes too, and
+    nothing is printed about the event loop."""
+    children = tmp_path / "children.txt"
+    proc, results = _faults_run(
+        tmp_path, [echo_case("kid", "child")], env={"FAULT_AGENT_CHILDREN": str(children)}
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert results["kid"]["finalEvalStatus"] == "passed"
+    (pid,) = (int(line) for line in children.read_text().split())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    assert "Exception ignored" not in proc.stderr and "Event loop is closed" not in proc.stderr
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie (exited, not yet reaped by its parent) counts as gone.
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    return True
+
+
+def _mocked(case: dict[str, Any], expected_x: int) -> dict[str, Any]:
+    case["conversation"][0]["toolMock"] = {
+        "actual": [{"name": "get_x", "arguments": {"expected": {"x": expected_x}}, "result": 7}]
+    }
+    return case
+
+
+def test_counters_count_what_the_agent_did(tmp_path: Path) -> None:
+    """An unmatched mock still ran a session, a turn and a call; an own tool is not mocked."""
+    out = tmp_path / "run.json"
+    for name, case, line in [
+        ("unmatched", _mocked(echo_case("u", "call get_x"), 2),
+         "agent: 1 sessions, 1 turns, 1 tool calls (0 mocked), 1 failed"),
+        ("matched", _mocked(echo_case("m", "call get_x"), 1),
+         "agent: 1 sessions, 1 turns, 1 tool calls (1 mocked), 0 failed"),
+        ("own", echo_case("o", "call own_tool"),
+         "agent: 1 sessions, 1 turns, 1 tool calls (0 mocked), 0 failed"),
+    ]:  # fmt: skip
+        evalset = write_evalset(tmp_path, name, [case], EXACT_FINAL)
+        proc = run_cli(
+            "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+            "--json", str(out),
+        )  # fmt: skip
+        assert line in proc.stdout, (name, proc.stdout)
+    assert json.loads(out.read_text())["agent"]["mockedToolCalls"] == 0
+
+
+def test_agent_time_is_wall_time_and_session_time_labelled(tmp_path: Path) -> None:
+    """Four 1 s sessions side by side: about 1 s of wall time, at least 4 s summed."""
+    cases = [echo_case(f"p{i}", "pause 1") for i in range(4)]
+    cases = [{**c, "conversation": c["conversation"]} for c in cases]
+    for c in cases:
+        c["conversation"][0]["finalResponse"]["content"] = "echo: pause 1"
+    proc, _ = _faults_run(tmp_path, cases, "--agent-concurrency", "4")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    agent = json.loads((tmp_path / "run.json").read_text())["agent"]
+    assert agent["sessionSeconds"] >= 4.0
+    assert 1.0 <= agent["wallSeconds"] <= agent["sessionSeconds"]
+    wall, summed = agent["wallSeconds"], agent["sessionSeconds"]
+    assert f"agent time {wall:.1f} s wall ({summed:.1f} s summed over 4 sessions)" in proc.stdout
+
+
+def test_intermediate_messages_are_capped_with_a_count(tmp_path: Path) -> None:
+    case = echo_case("talks", "chatty 2500")
+    proc, results = _faults_run(tmp_path, [case])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    turn = results["talks"]["evalMetricResultPerInvocation"][0]["actualInvocation"]
+    messages = [m["content"] for m in turn["intermediateResponses"]]
+    assert len(messages) == 1001
+    assert messages[:2] == ["thinking 0", "thinking 1"] and messages[999] == "thinking 999"
+    assert messages[1000] == "… 1500 more intermediate responses (not kept)"
+
+
+def test_reply_line_and_turn_byte_caps_are_configurable(tmp_path: Path) -> None:
+    cases = [echo_case("long", "y" * 3000), echo_case("chatty", "chatty 200")]
+    proc, results = _faults_run(
+        tmp_path, cases, "--agent-max-event-bytes", "2000", "--agent-max-turn-bytes", "5000"
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert results["long"]["errorMessage"] == (
+        "agent turn 1 of 1: protocol error: a reply line is longer than 2,000 bytes "
+        "(--agent-max-event-bytes)"
+    )
+    assert results["chatty"]["errorMessage"] == (
+        "agent turn 1 of 1: protocol error: the agent sent more than 5,000 bytes in one turn "
+        "(--agent-max-turn-bytes)"
+    )
+
+
+def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) -> None:
+    """Crashes, protocol errors, agent errors and unmatched mocks are recorded with their
+    error; replaying the record fails the same cases with the same messages, no agent needed."""
+    record = tmp_path / "record.jsonl"
+    cases = [
+        echo_case("fine", "hello", "again"),
+        echo_case("crashes", "hello", "crash"),
+        echo_case("garbage", "garbage"),
+        echo_case("agent_error", "fail"),
+        _mocked(echo_case("unmatched", "call get_x"), 2),
+    ]
+    proc, driven = _faults_run(tmp_path, cases, "--record", str(record))
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert sorted(line["evalId"] for line in lines) == sorted(driven)
+    by_id = {line["evalId"]: line for line in lines}
+    assert "errorMessage" not in by_id["fine"] and len(by_id["fine"]["actualConversation"]) == 2
+    assert by_id["crashes"]["errorMessage"] == driven["crashes"]["errorMessage"]
+    assert [t["finalResponse"]["content"] for t in by_id["crashes"]["actualConversation"]] == [
+        "echo: hello"
+    ]  # the turn before the crash
+    evalset = tmp_path / "faults.evalset.json"
+    out = tmp_path / "replay.json"
+    replay = run_cli(
+        "run", "--evalset", str(evalset), "--traces", str(record), "--no-cache", "--json", str(out)
+    )
+    assert replay.returncode == 1, replay.stdout + replay.stderr
+    assert "needs an agent run" not in replay.stdout + replay.stderr
+    replayed = case_results(out)
+    for eval_id, case in driven.items():
+        assert replayed[eval_id]["finalEvalStatus"] == case["finalEvalStatus"], eval_id
+        assert replayed[eval_id].get("errorMessage") == case.get("errorMessage"), eval_id
+
+
+def test_num_runs_over_one_recorded_run_says_the_runs_share_it(tmp_path: Path) -> None:
+    """Three runs over a trace recorded once score the same turns: the run says so (and a
+    record of every run does not)."""
+    once, every = tmp_path / "once.jsonl", tmp_path / "every.jsonl"
+    _drive(tmp_path, "--record", str(once))
+    _drive(tmp_path, "--record", str(every), "--num-runs", "3")
+    warning = (
+        "warning: --traces: 3 case(s) have one recorded run: all 3 runs (--num-runs) score "
+        "that same trace, so their pass@k and pass^k say nothing about how stable the agent "
+        "is (record every run: --agent SPEC --num-runs N --record FILE)"
+    )
+    for traces, shared in ((once, True), (every, False)):
+        out = tmp_path / f"{traces.stem}.json"
+        proc = run_cli(
+            "run", "--evalset", str(EVALSET), "--traces", str(traces), "--num-runs", "3",
+            "--no-cache", "--json", str(out),
+        )  # fmt: skip
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        said = " ".join((proc.stdout + proc.stderr).split())
+        assert (warning in said) is shared, said
+        warnings = json.loads(out.read_text())["warnings"]
+        assert any("one recorded run" in w for w in warnings) is shared

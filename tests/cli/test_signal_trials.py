@@ -12,6 +12,7 @@ The default suite stops each run in every phase (16 trials); the other points an
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import subprocess
@@ -316,3 +317,109 @@ def test_large_run(
     final = cases_of(done)
     assert list(final) == list(full)
     assert all(scored(final[i]) == scored(full[i]) for i in full)
+
+
+# A signal at any moment of agenteval's own life: at chosen import events (an audit hook sends
+# it from inside the import, so it lands exactly there: the command line's imports, the lazy
+# ones of scoring and of the reports), and right after the summary is printed.  Counting starts
+# with the first import after ``agenteval.entry`` (the start-up guard is its first statement;
+# before it only the interpreter's own machinery runs: locating two small modules).
+IMPORT_HOOK = """
+import os, runpy, sys
+target, sig, count = int(sys.argv[1]), int(sys.argv[2]), [0, False]
+def hook(event, args):
+    if event != "import":
+        return
+    if not count[1]:
+        count[1] = args[0] == "agenteval.entry"
+        return
+    count[0] += 1
+    if count[0] == target:
+        os.kill(os.getpid(), sig)
+    if target == 0:
+        print(args[0], file=sys.stderr)
+sys.addaudithook(hook)
+sys.argv = ["agenteval", *sys.argv[3:]]
+runpy.run_module("agenteval", run_name="__main__", alter_sys=True)
+"""
+
+
+def interrupted_lines(stdout: str, stderr: str) -> list[str]:
+    return [line for line in (stdout + stderr).splitlines() if "interrupted" in line.lower()]
+
+
+@pytest.fixture(scope="module")
+def small_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("small")
+    rng = random.Random(5)
+    evalset = root / "small.evalset.json"
+    cases = [make_case(i, rng) for i in range(40)]
+    evalset.write_text(json.dumps({"evalSetId": "small", "evalCases": cases}))
+    (root / "small.metrics.json").write_text(json.dumps(METRICS))
+    return evalset
+
+
+def test_a_signal_at_any_import_is_one_interrupted_line(small_suite: Path, tmp_path: Path) -> None:
+    args = ["run", "--evalset", str(small_suite), "--output", str(tmp_path / "out"), "-q"]
+    probe = subprocess.run(
+        [sys.executable, "-c", IMPORT_HOOK, "0", "0", *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert probe.returncode == 1, probe.stderr
+    total = len(probe.stderr.splitlines())
+    # The package's first imports one by one (where a traceback used to come from), then
+    # points spread over the rest of the run.
+    points = sorted({*range(1, 6), *range(6, total + 1, max(1, total // 12))})
+    for index, point in enumerate(points):
+        sig = signal.SIGINT if index % 2 == 0 else signal.SIGTERM
+        done = subprocess.run(
+            [sys.executable, "-c", IMPORT_HOOK, str(point), str(int(sig)), *args],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        where = f"import {point} of {total}, {sig.name}: {done.stdout + done.stderr}"
+        assert done.returncode == 3, where
+        assert "Traceback" not in done.stderr, where
+        assert len(interrupted_lines(done.stdout, done.stderr)) == 1, where
+
+
+def test_a_signal_right_after_the_summary_is_one_interrupted_line(
+    small_suite: Path, tmp_path: Path
+) -> None:
+    """The summary is printed before the reports are written; the process ends soon after.
+    Once its output streams are closed its status is decided (entry.py closes them last), so
+    a signal sent after that cannot count and those delays are left out."""
+    landed = 0
+    for index, delay in enumerate([0, 0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08]):
+        sig = signal.SIGINT if index % 2 == 0 else signal.SIGTERM
+        out = tmp_path / f"out{index}"
+        args = ["run", "--evalset", str(small_suite), "--output", str(out), "--no-progress"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agenteval", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stdout is not None and proc.stderr is not None
+        fd = proc.stdout.fileno()
+        seen = b""
+        while b"cases passed" not in seen and (chunk := os.read(fd, 65536)):
+            seen += chunk
+        time.sleep(delay)
+        os.set_blocking(fd, False)
+        try:
+            while chunk := os.read(fd, 65536):
+                seen += chunk
+            ended = True  # end of the stream: the process has decided its status
+        except BlockingIOError:
+            ended = False
+        os.set_blocking(fd, True)
+        if not ended:
+            proc.send_signal(sig)
+            landed += 1
+        rest, stderr_bytes = proc.communicate(timeout=60)
+        if ended:
+            continue
+        stdout, stderr = (seen + rest).decode(), stderr_bytes.decode()
+        where = f"{delay} s after the summary, {sig.name}: {stdout + stderr}"
+        assert proc.returncode == 3, where
+        assert "Traceback" not in stderr, where
+        assert len(interrupted_lines(stdout, stderr)) == 1, where
+    assert landed >= 4

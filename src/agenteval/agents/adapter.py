@@ -10,6 +10,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agenteval import settings
 from agenteval.agents.recorder import TurnRecorder
 from agenteval.errors import CaseError
 from agenteval.schema.evalset import Invocation, Message
@@ -27,6 +28,36 @@ class AgentTurnError(CaseError):
         self.not_started = not_started
 
 
+class AgentLimitError(AgentTurnError):
+    """The agent sent more than a cap allows (an event, a line or a whole turn)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentLimits:
+    """How long a turn may take and how much the agent may send in it."""
+
+    # --agent-timeout: one turn, every write to the agent and every read included.
+    timeout: float
+    # --agent-max-event-bytes: one reply line (cmd:) or one SSE event (agui:).
+    event_bytes: int = settings.AGENT_MAX_EVENT_BYTES
+    # --agent-max-turn-bytes: everything the agent sends during one turn.
+    turn_bytes: int = settings.AGENT_MAX_TURN_BYTES
+
+    def event_too_long(self, what: str) -> AgentLimitError:
+        """The error of a line or event above the cap."""
+        return AgentLimitError(
+            f"protocol error: {what} is longer than {self.event_bytes:,} bytes "
+            "(--agent-max-event-bytes)"
+        )
+
+    def turn_too_long(self) -> AgentLimitError:
+        """The error of a turn that sent more than the cap."""
+        return AgentLimitError(
+            f"protocol error: the agent sent more than {self.turn_bytes:,} bytes in one turn "
+            "(--agent-max-turn-bytes)"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class SessionStart:
     """What a new session is told: formats.md §2.6 plus context messages and mocked tools."""
@@ -41,12 +72,14 @@ class SessionStart:
 
 @dataclass(frozen=True, slots=True)
 class TurnInput:
-    """One user turn and how to answer the mocked tools it may call."""
+    """One user turn, how to answer the mocked tools it may call, and where it is recorded
+    (the driver's recorder: what the agent did is counted even when the turn fails)."""
 
     number: int
     message: Message
     mocked_tools: list[str]
     answer_mock: MockAnswer
+    recorder: TurnRecorder
 
 
 class AgentSession(Protocol):
@@ -66,8 +99,3 @@ class AgentAdapter(Protocol):
 
     async def aclose(self) -> None:
         """Stop every worker and close every connection."""
-
-
-def new_recorder(turn: TurnInput) -> TurnRecorder:
-    """A recorder for ``turn``."""
-    return TurnRecorder(turn.message)

@@ -6,17 +6,23 @@ and ``state`` from ``sessionInput.state``, and reads the SSE event stream.
 Mocked tools are declared as client-side tools: when the run ends with calls of
 them, agenteval computes the mock results and continues with a new run that
 carries the tool messages, as AG-UI clients do.
+
+The event stream is capped like a ``cmd:`` agent's lines: one event may be at most
+``--agent-max-event-bytes`` and everything the runs of one turn send at most
+``--agent-max-turn-bytes`` (decoded bytes, counted as they arrive), so an endless
+stream or a giant event ends the turn instead of filling memory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import json
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from ag_ui.core import (
@@ -32,11 +38,17 @@ from ag_ui.core import (
     ToolMessage,
     UserMessage,
 )
-from httpx_sse import SSEError, aconnect_sse
+from httpx_sse import EventSource, SSEError, aconnect_sse
 from pydantic import TypeAdapter, ValidationError
 
-from agenteval.agents.adapter import AgentSession, AgentTurnError, SessionStart, TurnInput
-from agenteval.agents.recorder import TurnRecorder, parse_json_text
+from agenteval.agents.adapter import (
+    AgentLimits,
+    AgentSession,
+    AgentTurnError,
+    SessionStart,
+    TurnInput,
+)
+from agenteval.agents.recorder import parse_json_text
 from agenteval.agents.text import printable
 from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
 from agenteval.schema.evalset import Invocation
@@ -96,6 +108,44 @@ class _Run:
     last_text: str | None = None
 
 
+class _CappedBody:
+    """A streamed response as httpx-sse's ``EventSource`` reads it, its bytes counted.
+
+    ``EventSource`` needs only ``headers`` and ``aiter_text``; this one decodes the
+    response's (content-decoded) bytes itself so that it can count them: past the turn's
+    cap, or past the event cap since the last event was handed out, the read stops.
+    """
+
+    def __init__(self, response: httpx.Response, limits: AgentLimits, turn_bytes: int) -> None:
+        self._response = response
+        self._limits = limits
+        self.turn_bytes = turn_bytes
+        self.event_bytes = 0
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The response headers (the content type is checked)."""
+        return self._response.headers
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        """The body as text, chunk by chunk, within the caps."""
+        decoder = codecs.getincrementaldecoder(self._response.encoding or "utf-8")("replace")
+        limits = self._limits
+        async for chunk in self._response.aiter_bytes():
+            self.turn_bytes += len(chunk)
+            self.event_bytes += len(chunk)
+            if self.turn_bytes > limits.turn_bytes:
+                raise limits.turn_too_long()
+            if self.event_bytes > limits.event_bytes:
+                raise limits.event_too_long("an event")
+            text = decoder.decode(chunk)
+            if text:
+                yield text
+        tail = decoder.decode(b"", True)
+        if tail:
+            yield tail
+
+
 def _history_message(message: EvalMessage) -> Message:
     """A context message of the case as an AG-UI message."""
     new_id = str(uuid.uuid4())
@@ -118,19 +168,22 @@ class AguiSession:
         self.start = start
         self.context = [_history_message(m) for m in start.context_messages]
         self.history: list[Message] = []
+        self.turn_bytes = 0
 
     async def turn(self, turn: TurnInput) -> Invocation:
         """Run the agent on one user message, answering mocked client-side tools."""
+        timeout = self.agent.limits.timeout
+        self.turn_bytes = 0
         try:
-            async with asyncio.timeout(self.agent.timeout):
+            async with asyncio.timeout(timeout):
                 return await self._turn(turn)
         except TimeoutError:
             raise AgentTurnError(
-                f"no RUN_FINISHED within {self.agent.timeout:g} s (--agent-timeout)"
+                f"no RUN_FINISHED within {timeout:g} s (--agent-timeout)"
             ) from None
 
     async def _turn(self, turn: TurnInput) -> Invocation:
-        recorder = TurnRecorder(turn.message)
+        recorder = turn.recorder
         self.history.append(UserMessage(id=str(uuid.uuid4()), content=turn.message.content))
         tools = [
             Tool(
@@ -167,7 +220,7 @@ class AguiSession:
             for call in pending:
                 arguments = parse_json_text("".join(call.args), empty={})
                 result = await turn.answer_mock(call.name, arguments)
-                recorder.tool_result(call.id, result)
+                recorder.mock_result(call.id, result)
                 self.history.append(
                     ToolMessage(
                         id=str(uuid.uuid4()), tool_call_id=call.id, content=_tool_text(result)
@@ -217,26 +270,36 @@ class AguiSession:
             # pydantic-core writes the JSON body (httpx's json= would dump the model to Python
             # objects first and then through the json module).
             async with aconnect_sse(agent.client, "POST", agent.url, content=body) as source:
-                if source.response.status_code != 200:
-                    await source.response.aread()
+                response = source.response
+                if response.status_code != 200:
+                    shown = b""
+                    async for chunk in response.aiter_bytes():
+                        shown += chunk
+                        if len(shown) > 300:
+                            break
                     raise AgentTurnError(
-                        f"HTTP {source.response.status_code} from {self.agent.url}: "
-                        f"{printable(source.response.text[:300])}"
+                        f"HTTP {response.status_code} from {self.agent.url}: "
+                        f"{printable(shown[:300].decode('utf-8', 'replace'))}"
                     )
-                async for sse in source.aiter_sse():
-                    if not sse.data:
-                        continue
-                    try:
-                        event = _events.validate_json(sse.data)
-                    except ValidationError as exc:
-                        problem = exc.errors()[0]["msg"]
-                        raise AgentTurnError(
-                            f"protocol error: not an AG-UI event ({problem}): "
-                            f"{printable(sse.data[:200])!r}"
-                        ) from None
-                    _apply(run, event)
-                    if run.finished:
-                        break
+                body_read = _CappedBody(response, agent.limits, self.turn_bytes)
+                try:
+                    async for sse in EventSource(cast(httpx.Response, body_read)).aiter_sse():
+                        body_read.event_bytes = 0
+                        if not sse.data:
+                            continue
+                        try:
+                            event = _events.validate_json(sse.data)
+                        except ValidationError as exc:
+                            problem = exc.errors()[0]["msg"]
+                            raise AgentTurnError(
+                                f"protocol error: not an AG-UI event ({problem}): "
+                                f"{printable(sse.data[:200])!r}"
+                            ) from None
+                        _apply(run, event)
+                        if run.finished:
+                            break
+                finally:
+                    self.turn_bytes = body_read.turn_bytes
         except SSEError as exc:
             raise AgentTurnError(f"protocol error: {exc}") from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
@@ -315,16 +378,16 @@ def _apply(run: _Run, event: Any) -> None:
 class AguiAgent:
     """An AG-UI endpoint; ``concurrency`` sessions at once over one pooled HTTP client."""
 
-    def __init__(self, url: str, *, concurrency: int, timeout: float) -> None:
+    def __init__(self, url: str, *, concurrency: int, limits: AgentLimits) -> None:
         self.url = url
         self.description = f"agui:{url}"
-        self.timeout = timeout
+        self.limits = limits
         self._slots = asyncio.Semaphore(concurrency)
         # The judge's client: httpx's API over the aiohttp transport, which keeps up with
         # many short streamed runs where httpx's own transport did not (bench/agent_overhead.py).
         self.client = open_http_client(
             concurrency,
-            timeout,
+            limits.timeout,
             headers=_HEADERS,
             client_class=AguiHttpClient,
         )

@@ -5,15 +5,24 @@ captured actual turns (and, with ``--expected-agent``, the expected ones).  Any
 fault becomes ``AgentRunError`` whose text is the case's ``errorMessage``,
 naming the turn and what happened.
 
+A stop (the first Ctrl-C) cancels the agent work in flight — turns, tool mocks, the
+simulated user — instead of waiting up to ``--agent-timeout`` for it; those case runs
+are not finished and ``--resume`` drives them again.  ``--record`` lines are built when
+a case's driving ends (its error included) and written by the runner when it delivers
+the case (``record_slot``/``commit``), so the record holds exactly the delivered cases.
+
 Tested in tests/agents/test_user_simulator.py and tests/agents/test_cmd_agent.py.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +33,7 @@ from agenteval.agents.adapter import (
     SessionStart,
     TurnInput,
 )
-from agenteval.agents.recorder import TraceRecordFile, parse_json_text
+from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_text
 from agenteval.agents.tool_mocks import ToolMockError, ToolMocks, parse_tool_mocks
 from agenteval.agents.user_simulator import ChatCall, ScenarioError, UserSimulator
 from agenteval.errors import CaseError, JudgeError
@@ -42,7 +51,7 @@ class AgentRunError(CaseError):
 
 
 class AgentStopped(AgentRunError):
-    """The run is stopping: no new session or turn starts."""
+    """The run is stopping: no new session or turn starts, those in flight are cancelled."""
 
 
 class AgentNotStarted(AgentRunError):
@@ -56,7 +65,14 @@ def _run_error(message: str, exc: AgentTurnError) -> AgentRunError:
 
 @dataclass(slots=True)
 class AgentStats:
-    """What the agent did during a run (printed in the summary)."""
+    """What the agent did during a run (printed in the summary).
+
+    Everything counts as it happens, failed turns included: a session that was opened, a
+    turn that was sent, every tool call the agent made, and the calls a tool mock answered
+    (the agent's own tools are never "mocked").  Time is measured two ways: ``wall`` —
+    while at least one session was open — and ``session`` — every session's own time
+    summed, which with ``--agent-concurrency N`` can be up to N times the wall time.
+    """
 
     sessions: int = 0
     turns: int = 0
@@ -65,8 +81,28 @@ class AgentStats:
     failures: int = 0
     # Case runs whose agent could not be started or reached: the run is incomplete (exit 3).
     not_started: int = 0
-    seconds: float = 0.0
+    wall_seconds: float = 0.0
+    session_seconds: float = 0.0
     first_failure: str = ""
+    _open: int = 0
+    _open_since: float = 0.0
+
+    def session_opened(self) -> float:
+        """A session opened; returns its start time."""
+        now = time.perf_counter()
+        if self._open == 0:
+            self._open_since = now
+        self._open += 1
+        self.sessions += 1
+        return now
+
+    def session_closed(self, started: float) -> None:
+        """The session opened at ``started`` closed."""
+        now = time.perf_counter()
+        self.session_seconds += now - started
+        self._open -= 1
+        if self._open == 0:
+            self.wall_seconds += now - self._open_since
 
     def to_json(self) -> dict[str, Any]:
         """The stats under the run document's ``agent`` key."""
@@ -77,8 +113,24 @@ class AgentStats:
             "mockedToolCalls": self.mocked_calls,
             "failures": self.failures,
             "notStarted": self.not_started,
-            "agentSeconds": round(self.seconds, 3),
+            "wallSeconds": round(self.wall_seconds, 3),
+            "sessionSeconds": round(self.session_seconds, 3),
         }
+
+
+class PendingRecord:
+    """The ``--record`` line of one case run, waiting for the runner to deliver the case."""
+
+    __slots__ = ("line",)
+
+    def __init__(self) -> None:
+        self.line: str | None = None
+
+
+# The case run's slot, set by the runner in the case's own task (like stop_refusals' count).
+_pending_record: ContextVar[PendingRecord | None] = ContextVar(
+    "agenteval_pending_record", default=None
+)
 
 
 def needs_agent(case: EvalCase) -> bool:
@@ -151,6 +203,29 @@ class AgentDriver:
     stats: AgentStats = field(default_factory=AgentStats)
     on_turn: Callable[[], None] | None = None
     stopping: Callable[[], bool] = lambda: False
+    # Tasks driving a case right now, and those a stop cancelled.
+    _active: set[asyncio.Task[Any]] = field(default_factory=set)
+    _stopped: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    def record_slot(self) -> PendingRecord | None:
+        """A slot for the calling case task's ``--record`` line (None without ``--record``)."""
+        if self.record is None:
+            return None
+        slot = PendingRecord()
+        _pending_record.set(slot)
+        return slot
+
+    def commit(self, slot: PendingRecord) -> None:
+        """Write a delivered case's ``--record`` line (and flush it)."""
+        if slot.line is not None and self.record is not None:
+            self.record.append(slot.line)
+
+    def cancel_in_flight(self) -> None:
+        """Cancel every case being driven (the loop calls this once a stop is requested)."""
+        for task in self._active:
+            if not task.done():
+                self._stopped.add(task)
+                task.cancel()
 
     def needs_judge(self, plans: Sequence[Any]) -> bool:
         """Whether a planned case may call an LLM while it is driven (the judge client opens)."""
@@ -172,33 +247,52 @@ class AgentDriver:
         """(actual turns, expected turns or None) of one case run; AgentRunError on faults."""
         settings = judge_settings_for(metrics) if judge is not None else None
         chat = _chat_call(judge, settings) if judge is not None and settings is not None else None
-        started = time.perf_counter()
+        task = asyncio.current_task()
+        if task is not None:
+            self._active.add(task)
+        actuals: list[Invocation] = []  # filled turn by turn: kept when a later one fails
         try:
-            actuals, expecteds = await self._drive(case, chat)
+            expecteds = await self._drive(case, chat, actuals)
+        except asyncio.CancelledError:
+            if task is None or task not in self._stopped:
+                raise
+            task.uncancel()
+            note_refusal()  # not finished: the runner drops it, --resume drives it again
+            raise AgentStopped("run interrupted during the agent session") from None
         except AgentRunError as exc:
             if not isinstance(exc, AgentStopped):
                 self.stats.failures += 1
                 self.stats.first_failure = self.stats.first_failure or f"{case.eval_id}: {exc}"
+                self._keep(case.eval_id, run_id, actuals, str(exc))
             raise
         finally:
-            self.stats.seconds += time.perf_counter() - started
-        if self.record is not None and not self.stopping():
-            self.record.write(case.eval_id, run_id, actuals)
+            if task is not None:
+                self._active.discard(task)
+                self._stopped.discard(task)
+        self._keep(case.eval_id, run_id, actuals, None)
         return actuals, expecteds
 
+    def _keep(self, eval_id: str, run_id: int, turns: list[Invocation], error: str | None) -> None:
+        """Build the case run's ``--record`` line for the runner to write on delivery."""
+        slot = _pending_record.get()
+        if slot is not None and self.record is not None:
+            slot.line = self.record.line(eval_id, run_id, turns, error)
+
     async def _drive(
-        self, case: EvalCase, chat: ChatCall | None
-    ) -> tuple[list[Invocation], list[Invocation] | None]:
+        self, case: EvalCase, chat: ChatCall | None, actuals: list[Invocation]
+    ) -> list[Invocation] | None:
+        """Fill ``actuals``; return the expected turns (None when the case has none driven)."""
         scenario = case.conversation_scenario
         if scenario is not None:
             if scenario.driver == "expected":
                 expected_adapter = self._expected('conversationScenario.driver "expected"')
-                expecteds = await self._simulate(expected_adapter, case, chat, "expected")
+                expecteds: list[Invocation] = []
+                await self._simulate(expected_adapter, case, chat, "expected", expecteds)
                 said = [t.user_content for t in expecteds if t.user_content is not None]
-                actuals = await self._replay(self.adapter, case, said, [None] * len(said), "actual")
-                return actuals, expecteds
-            actuals = await self._simulate(self.adapter, case, chat, "actual")
-            return actuals, await self._expected_for(case, actuals, [None] * len(actuals))
+                await self._replay(self.adapter, case, said, [None] * len(said), "actual", actuals)
+                return expecteds
+            await self._simulate(self.adapter, case, chat, "actual", actuals)
+            return await self._expected_for(case, actuals, [None] * len(actuals))
         turns = [t for t in case.conversation or [] if t is not None]
         inputs: list[Message] = []
         for index, turn in enumerate(turns):
@@ -206,8 +300,8 @@ class AgentDriver:
                 raise AgentRunError(f"conversation[{index}].userContent is missing")
             inputs.append(turn.user_content)
         mocks = [t.tool_mock for t in turns]
-        actuals = await self._replay(self.adapter, case, inputs, mocks, "actual", chat)
-        return actuals, await self._expected_for(case, actuals, mocks, chat)
+        await self._replay(self.adapter, case, inputs, mocks, "actual", actuals, chat)
+        return await self._expected_for(case, actuals, mocks, chat)
 
     def _expected(self, why: str) -> AgentAdapter:
         if self.expected_adapter is None:
@@ -228,7 +322,9 @@ class AgentDriver:
             return None
         adapter = self._expected("expectedRunnerEnabled")
         inputs = [t.user_content for t in actuals if t.user_content is not None]
-        return await self._replay(adapter, case, inputs, mocks, "expected", chat)
+        expecteds: list[Invocation] = []
+        await self._replay(adapter, case, inputs, mocks, "expected", expecteds, chat)
+        return expecteds
 
     def _start(self, case: EvalCase, mocked: list[str]) -> SessionStart:
         if self.stopping():
@@ -244,6 +340,18 @@ class AgentDriver:
             mocked_tools=mocked,
         )
 
+    @asynccontextmanager
+    async def _session(
+        self, adapter: AgentAdapter, start: SessionStart
+    ) -> AsyncIterator[AgentSession]:
+        """A session of ``adapter``, counted and timed while it is open."""
+        async with adapter.session(start) as session:
+            opened = self.stats.session_opened()
+            try:
+                yield session
+            finally:
+                self.stats.session_closed(opened)
+
     async def _replay(
         self,
         adapter: AgentAdapter,
@@ -251,9 +359,10 @@ class AgentDriver:
         inputs: list[Message],
         raw_mocks: list[Any],
         side: str,
+        captured: list[Invocation],
         chat: ChatCall | None = None,
-    ) -> list[Invocation]:
-        """Send fixed user turns in order in one session."""
+    ) -> None:
+        """Send fixed user turns in order in one session; each turn goes into ``captured``."""
         parsed: list[ToolMocks] = []
         for index, raw in enumerate(raw_mocks):
             try:
@@ -262,11 +371,9 @@ class AgentDriver:
                 raise AgentRunError(str(exc)) from None
         names = sorted({name for mocks in parsed for name in mocks.names})
         start = self._start(case, names)
-        captured: list[Invocation] = []
         total = len(inputs)
         try:
-            async with adapter.session(start) as session:
-                self.stats.sessions += 1
+            async with self._session(adapter, start) as session:
                 for index, (message, mocks) in enumerate(zip(inputs, parsed, strict=True)):
                     if self.stopping():
                         note_refusal()
@@ -275,23 +382,25 @@ class AgentDriver:
                         await self._turn(session, index + 1, total, message, mocks, chat, side)
                     )
         except AgentTurnError as exc:  # raised while opening or closing the session
-            raise _run_error(f"{_who(side)}session: {exc}", exc) from None
-        return captured
+            raise _run_error(f"{_who(side)}agent session: {exc}", exc) from None
 
     async def _simulate(
-        self, adapter: AgentAdapter, case: EvalCase, chat: ChatCall | None, side: str
-    ) -> list[Invocation]:
-        """A simulated user talks to the agent until it stops."""
+        self,
+        adapter: AgentAdapter,
+        case: EvalCase,
+        chat: ChatCall | None,
+        side: str,
+        captured: list[Invocation],
+    ) -> None:
+        """A simulated user talks to the agent until it stops; each turn goes into ``captured``."""
         assert case.conversation_scenario is not None
         try:
             simulator = UserSimulator(case.conversation_scenario, chat)
         except ScenarioError as exc:
             raise AgentRunError(str(exc)) from None
-        captured: list[Invocation] = []
         reply: str | None = None
         try:
-            async with adapter.session(self._start(case, [])) as session:
-                self.stats.sessions += 1
+            async with self._session(adapter, self._start(case, [])) as session:
                 while True:
                     if self.stopping():
                         note_refusal()
@@ -315,10 +424,9 @@ class AgentDriver:
                     captured.append(turn)
                     reply = turn.final_response.content if turn.final_response else ""
         except AgentTurnError as exc:
-            raise _run_error(f"{_who(side)}session: {exc}", exc) from None
+            raise _run_error(f"{_who(side)}agent session: {exc}", exc) from None
         if not captured:
             raise AgentRunError("the simulated user stopped before the first turn")
-        return captured
 
     async def _turn(
         self,
@@ -331,20 +439,23 @@ class AgentDriver:
         side: str,
     ) -> Invocation:
         async def answer(name: str, arguments: Any) -> Any:
-            self.stats.mocked_calls += 1
             return await mocks.answer(name, arguments, _generator(chat))
 
         of = f" of {total}" if total else ""
+        recorder = TurnRecorder(message)
+        self.stats.turns += 1
         try:
-            turn = await session.turn(TurnInput(number, message, mocks.names, answer))
+            turn = await session.turn(TurnInput(number, message, mocks.names, answer, recorder))
         except AgentTurnError as exc:
             if exc.not_started:
                 self.stats.not_started += 1
+                self.stats.turns -= 1  # never reached the agent
             raise _run_error(f"{_who(side)}agent turn {number}{of}: {exc}", exc) from None
         except ToolMockError as exc:
             raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
-        self.stats.turns += 1
-        self.stats.tool_calls += len(turn.tools or [])
+        finally:
+            self.stats.tool_calls += len(recorder.tools)
+            self.stats.mocked_calls += recorder.mocked
         if self.on_turn is not None:
             self.on_turn()
         return turn

@@ -23,11 +23,12 @@ agent → agenteval (stdout), while a turn runs::
 After a ``tool_call`` of a tool named in ``mockedTools`` the agent waits for
 agenteval's ``tool_result`` line with the same ``id`` and must not run its own
 tool.  ``Message`` is formats.md §2.5 (``{"role": "user", "content": "…"}``).
-Anything else on stdout is a protocol error; stderr is free-form and kept for
-the case's error message.  Lines that need no answer travel with the next one:
-``session_start`` arrives together with the first ``user_turn``, and
-``session_end`` together with the next ``session_start`` (or just before
-agenteval closes stdin at the end of the run), so a worker wakes once per turn.
+Anything else on stdout is a protocol error, and so is anything written after
+``final`` or ``error`` before the next ``user_turn``; stderr is free-form and
+kept for the case's error message.  ``session_start`` arrives together with the
+first ``user_turn``; ``session_end`` is sent as soon as the session's last turn
+is answered, and agenteval waits until the agent has read it (cmd_agent.py says
+why).
 
 Tested in tests/agents/test_cmd_agent.py.
 """

@@ -17,6 +17,7 @@ from typing import IO, Any
 
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation, Message, Tool
+from agenteval.settings import AGENT_MAX_MESSAGES
 
 
 def parse_json_text(text: str, *, empty: Any) -> Any:
@@ -31,13 +32,21 @@ def parse_json_text(text: str, *, empty: Any) -> Any:
 
 
 class TurnRecorder:
-    """Collects one turn's tool calls, intermediate messages and final answer."""
+    """Collects one turn's tool calls, intermediate messages and final answer.
+
+    The first ``AGENT_MAX_MESSAGES`` intermediate messages are kept; the rest are only
+    counted, and the turn ends with one more saying how many ("… N more"), so an agent
+    that streams a million messages costs a count, not memory.
+    """
 
     def __init__(self, user_content: Message) -> None:
         self.user_content = user_content
         self.tools: list[Tool] = []
         self._by_id: dict[str, Tool] = {}
         self.messages: list[str] = []
+        self.more_messages = 0
+        # Calls answered by a tool mock (agenteval sent the result).
+        self.mocked = 0
         self.final: str | None = None
         self.started = time.time()
 
@@ -60,9 +69,17 @@ class TurnRecorder:
         tool.result = result
         return True
 
+    def mock_result(self, call_id: str, result: Any) -> None:
+        """A tool mock answered the call ``call_id``."""
+        self.mocked += 1
+        self.tool_result(call_id, result)
+
     def message(self, text: str) -> None:
         """An intermediate response."""
-        self.messages.append(text)
+        if len(self.messages) < AGENT_MAX_MESSAGES:
+            self.messages.append(text)
+        else:
+            self.more_messages += 1
 
     def finish(self, final: str) -> Invocation:
         """The recorded turn, with ``final`` as its final response."""
@@ -75,15 +92,25 @@ class TurnRecorder:
         }
         if self.tools:
             fields["tools"] = self.tools
-        if self.messages:
+        texts = self.messages
+        if self.more_messages:
+            texts = [*texts, f"… {self.more_messages} more intermediate responses (not kept)"]
+        if texts:
             fields["intermediate_responses"] = [
-                Message(role="assistant", content=text) for text in self.messages
+                Message(role="assistant", content=text) for text in texts
             ]
         return Invocation(**fields)
 
 
 class TraceRecordFile:
-    """``--record FILE``: one ``--traces`` JSONL line per driven case, written as it finishes."""
+    """``--record FILE``: one ``--traces`` JSONL line per driven case run.
+
+    A case run whose agent failed (a crash, a protocol error, an unmatched tool mock) is
+    recorded too, with the turns it finished and its ``errorMessage``: replaying the file
+    fails that case with the same message.  The runner writes a line when it delivers the
+    case (``line`` is built when the driving ends, ``append`` writes it), so the file holds
+    exactly the case runs the result files hold, even when a signal stops the run.
+    """
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
         self.path = path
@@ -91,16 +118,26 @@ class TraceRecordFile:
         self._file: IO[str] = path.open("a" if append else "w", encoding="utf-8")
         self._lock = threading.Lock()
 
-    def write(self, eval_id: str, run_id: int, turns: list[Invocation]) -> None:
-        """Append one case run's captured turns and flush."""
+    @staticmethod
+    def line(eval_id: str, run_id: int, turns: list[Invocation], error: str | None = None) -> str:
+        """One case run's record line (without the newline)."""
         record: dict[str, Any] = {"evalId": eval_id}
         if run_id != 1:
             record["runId"] = run_id
+        if error is not None:
+            record["errorMessage"] = error
         record["actualConversation"] = [dump(turn) for turn in turns]
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+    def append(self, line: str) -> None:
+        """Append one line and flush it to the operating system."""
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
+
+    def write(self, eval_id: str, run_id: int, turns: list[Invocation]) -> None:
+        """Append one case run's captured turns and flush."""
+        self.append(self.line(eval_id, run_id, turns))
 
     def close(self) -> None:
         """Close the file."""

@@ -5,15 +5,18 @@ Tested in tests/agents/test_agent_interrupt.py and tests/agents/test_cmd_agent.p
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agenteval.agents.adapter import AgentLimits
 from agenteval.agents.driver import AgentDriver, check_case, needs_agent
 from agenteval.agents.recorder import TraceRecordFile
 from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
 from agenteval.errors import Problem
+from agenteval.runner import call_soon_in
 
 if TYPE_CHECKING:
     from agenteval.api import JudgeOutcome, Options
@@ -39,6 +42,12 @@ def check_agent_options(
         problems.append(Problem("--agent-concurrency", "", "must be at least 1"))
     if not options.agent_timeout > 0:
         problems.append(Problem("--agent-timeout", "", "must be positive"))
+    for flag, value in (
+        ("--agent-max-event-bytes", options.agent_max_event_bytes),
+        ("--agent-max-turn-bytes", options.agent_max_turn_bytes),
+    ):
+        if value < 1:
+            problems.append(Problem(flag, "", "must be at least 1"))
     expected = options.expected_agent is not None
     for plan in plans:
         for index, case in plan.cases.indexed():
@@ -63,15 +72,14 @@ async def open_driver(
 ) -> AsyncIterator[AgentDriver]:
     """The run's driver; workers, connections and the record file are closed on the way out."""
     assert options.agent is not None
-    adapter = open_adapter(
-        options.agent, concurrency=options.agent_concurrency, timeout=options.agent_timeout
+    limits = AgentLimits(
+        timeout=options.agent_timeout,
+        event_bytes=options.agent_max_event_bytes,
+        turn_bytes=options.agent_max_turn_bytes,
     )
+    adapter = open_adapter(options.agent, concurrency=options.agent_concurrency, limits=limits)
     expected = (
-        open_adapter(
-            options.expected_agent,
-            concurrency=options.agent_concurrency,
-            timeout=options.agent_timeout,
-        )
+        open_adapter(options.expected_agent, concurrency=options.agent_concurrency, limits=limits)
         if options.expected_agent is not None
         else None
     )
@@ -91,9 +99,18 @@ async def open_driver(
     )
     if outcome is not None:
         outcome.agent = driver.stats
+    # A stop cancels the agent work in flight instead of waiting up to --agent-timeout.
+    loop = asyncio.get_running_loop()
+    remove = (
+        options.stop.on_stop(lambda: call_soon_in(loop, driver.cancel_in_flight))
+        if options.stop is not None
+        else None
+    )
     try:
         yield driver
     finally:
+        if remove is not None:
+            remove()
         try:
             await adapter.aclose()
             if expected is not None:

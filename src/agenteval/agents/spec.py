@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from agenteval.agents.adapter import AgentAdapter
+from agenteval.agents.adapter import AgentAdapter, AgentLimits
 from agenteval.errors import FormatError
 
 
@@ -27,13 +27,13 @@ def check_spec(spec: str) -> tuple[str, str]:
     return kind, target
 
 
-def open_adapter(spec: str, *, concurrency: int, timeout: float) -> AgentAdapter:
+def open_adapter(spec: str, *, concurrency: int, limits: AgentLimits) -> AgentAdapter:
     """The adapter a spec names (workers and connections start lazily)."""
     kind, target = check_spec(spec)
     if kind == "cmd":
         from agenteval.agents.cmd_agent import CmdAgent
 
-        return CmdAgent(target, concurrency=concurrency, timeout=timeout)
+        return CmdAgent(target, concurrency=concurrency, limits=limits)
     from agenteval.agents.agui_agent import AguiAgent
 
-    return AguiAgent(target, concurrency=concurrency, timeout=timeout)
+    return AguiAgent(target, concurrency=concurrency, limits=limits)

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from agenteval.errors import Problem
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
-from agenteval.turns import CaseLayoutError, case_turns
+from agenteval.turns import CaseLayoutError, case_turns, recorded_failure
 
 # Messages of layouts that only an agent run (or --traces) can complete.
 _AGENT_RUN_WORDS = ("needs an agent run", "needs a live user simulator", "needs a second agent")
@@ -53,6 +53,8 @@ def case_layout_problem(
     index: int, case: EvalCase, file: str, traces: Mapping[str, list[Invocation]] | None
 ) -> Problem | None:
     """The problem of ``evalCases[index]`` when the runner would refuse its turns, else None."""
+    if recorded_failure(case, traces) is not None:
+        return None  # a --record line of a failed agent run: the replay fails it again
     # Without context messages: case_turns would attach them to the shared turns.
     probe = case.model_copy(update={"context_messages": None})
     try:
