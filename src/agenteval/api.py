@@ -40,6 +40,7 @@ from agenteval.evaluators.registry import (
 )
 from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
+from agenteval.input_limits import input_file_problem
 from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import merge_extras, merge_results
 from agenteval.plugins import load_plugins
@@ -210,14 +211,17 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
                 )
             )
     traces: dict[str, list[Invocation]] | None = None
-    otlp = options.traces is not None and is_otlp_file(Path(options.traces))
+    refused = input_file_problem(options.traces) if options.traces is not None else None
+    if refused is not None:
+        found.problems.append(refused)
+    otlp = refused is None and options.traces is not None and is_otlp_file(Path(options.traces))
     if options.traces is not None and otlp:
         try:
             traces, trace_warnings = load_otlp_traces(Path(options.traces), options.traces_match)
             found.warnings.extend(trace_warnings)
         except ConfigError as exc:
             found.problems.extend(exc.problems)
-    elif options.traces is not None:
+    elif options.traces is not None and refused is None:
         text = _read(Path(options.traces), found)
         if text is not None:
             traces, trace_problems = loading.parse_traces(text, options.traces)
@@ -416,6 +420,8 @@ def _plan_streamed(
     seen_metric_files: set[Path] | None,
 ) -> tuple[bool, EvalSetPlan | None]:
     """Plan an eval set checked case by case, never parsed whole; (False, None): read it whole."""
+    if input_file_problem(path) is not None:
+        return False, None  # read_text says why
     try:
         data = path.read_bytes()
     except OSError:

@@ -23,7 +23,7 @@ from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
 from agenteval.importers.detect import foreign_evalset_problem
-from agenteval.input_limits import limit_problem, nesting_problem
+from agenteval.input_limits import input_file_problem, limit_problem, nesting_problem
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -88,6 +88,9 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
 
 def read_text(path: Path) -> str:
     """Read a UTF-8 file, raising ConfigError with a one-line reason."""
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -371,7 +374,7 @@ def expand_evalset_paths(specs: Iterable[str]) -> tuple[list[Path], list[Problem
                 problems.append(Problem(spec, "", "the pattern matches no file"))
             paths.extend(matches)
         else:
-            problems.append(Problem(spec, "", "file not found"))
+            problems.append(input_file_problem(path) or Problem(spec, "", "file not found"))
     unique: list[Path] = []
     seen: set[Path] = set()
     for path in paths:

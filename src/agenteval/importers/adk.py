@@ -29,6 +29,7 @@ from pydantic.alias_generators import to_camel
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers.genai_messages import message_text
+from agenteval.input_limits import input_file_problem
 from agenteval.schema.evalset import (
     ConversationScenario,
     EvalCase,
@@ -358,6 +359,9 @@ def metrics_from_config(config: Any, file: str) -> tuple[list[dict[str, Any]], l
 
 def load_json(path: Path) -> Any:
     """A JSON file's data (a string-wrapped document unwrapped), or ConfigError."""
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -27,6 +27,7 @@ from agenteval.importers.otel_traces import (
     unmapped_warnings,
 )
 from agenteval.importers.otlp_file import read_spans
+from agenteval.input_limits import input_file_problem
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
 
@@ -105,9 +106,10 @@ def import_adk(files: FilesArg, output: OutOpt, verbose: VerboseOpt = False) -> 
         problems: list[Problem] = []
         imports: list[adk.Imported] = []
         for path in files:
-            kind = kind_of_file(path) if path.is_file() else None
-            if not path.is_file():
-                problems.append(Problem(str(path), "", "file not found"))
+            refused = input_file_problem(path)
+            kind = kind_of_file(path) if refused is None else None
+            if refused is not None:
+                problems.append(refused)
             elif kind not in ADK_KINDS:
                 what = KIND_NAMES[kind] if kind else "not a Google ADK eval file"
                 hint = "use agenteval import otel" if kind and kind.startswith("otlp") else ""
@@ -152,8 +154,9 @@ def import_otel(
         warnings: list[Problem] = []
         problems: list[Problem] = []
         for path in files:
-            if not path.is_file():
-                problems.append(Problem(str(path), "", "file not found"))
+            refused = input_file_problem(path)
+            if refused is not None:
+                problems.append(refused)
                 continue
             kind = kind_of_file(path)
             if kind is not None and not kind.startswith("otlp"):

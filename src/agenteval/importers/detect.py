@@ -13,6 +13,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from agenteval.errors import Problem
+from agenteval.input_limits import input_file_problem
 
 KIND_NAMES = {
     "adk-evalset": "a Google ADK eval set",
@@ -134,7 +135,9 @@ def kind_of_bytes(data: bytes) -> str | None:
 
 
 def kind_of_file(path: Path) -> str | None:
-    """The kind of a file on disk, or None (also when it cannot be read)."""
+    """The kind of a file on disk, or None (also when it cannot be read, or is no regular file)."""
+    if input_file_problem(path) is not None:
+        return None
     try:
         return kind_of_bytes(path.read_bytes())
     except OSError:

@@ -10,6 +10,7 @@ from pathlib import Path
 from agenteval.errors import Problem
 from agenteval.importers.otel import SpanMapping, TracesMatch, map_spans
 from agenteval.importers.otlp_file import looks_like_json, read_spans
+from agenteval.input_limits import input_file_problem
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 
 TRACE_FILE_SUFFIXES = (".jsonl", ".json", ".pb", ".binpb", ".proto", ".otlp")
@@ -22,6 +23,8 @@ def printable(text: str) -> str:
 
 def is_otlp_file(path: Path) -> bool:
     """True when ``path`` is an OTLP trace export (JSON starting with ``resourceSpans``, or protobuf)."""
+    if input_file_problem(path) is not None:
+        return False
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)

@@ -24,6 +24,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.input_limits import input_file_problem
 
 
 @dataclass(slots=True)
@@ -229,6 +230,9 @@ def read_protobuf_spans(data: bytes, file: str) -> list[SpanRecord]:
 
 def read_spans(path: Path) -> list[SpanRecord]:
     """Every span of an OTLP trace file, JSON or protobuf, or ConfigError."""
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
     try:
         data = path.read_bytes()
     except OSError as exc:
