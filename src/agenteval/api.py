@@ -43,6 +43,7 @@ from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unma
 from agenteval.input_limits import input_file_problem
 from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import merge_extras, merge_results
+from agenteval.option_numbers import non_finite_options
 from agenteval.plugins import load_plugins
 from agenteval.result_inputs import read_results
 from agenteval.runner import (
@@ -194,6 +195,13 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     too_many = num_runs_problem(options.num_runs)
     if too_many is not None:
         raise ConfigError([too_many])
+    infinite = non_finite_options(
+        judge_timeout=options.judge_timeout,
+        agent_timeout=options.agent_timeout,
+        rate_limit=options.rate_limit,
+    )
+    if infinite:
+        raise ConfigError(infinite)
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sys
 import traceback
@@ -30,6 +29,7 @@ from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import merge_results
+from agenteval.option_numbers import finite_at_least
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
@@ -318,7 +318,10 @@ def run(
     rate_limit: Annotated[
         float | None,
         typer.Option(
-            "--rate-limit", metavar="RPM", min=0.001, help="Judge requests per minute at most."
+            "--rate-limit",
+            metavar="RPM",
+            parser=finite_at_least(0.001),
+            help="Judge requests per minute at most.",
         ),
     ] = None,
     judge_retries: Annotated[
@@ -335,7 +338,7 @@ def run(
         typer.Option(
             "--judge-timeout",
             metavar="SECONDS",
-            min=0.001,
+            parser=finite_at_least(0.001),
             help="Seconds before one judge call attempt times out.",
         ),
     ] = settings.JUDGE_TIMEOUT_SECONDS,
@@ -415,7 +418,7 @@ def run(
         typer.Option(
             "--agent-timeout",
             metavar="SECONDS",
-            min=0.001,
+            parser=finite_at_least(0.001),
             help="Seconds one agent turn may take before the case fails.",
         ),
     ] = 120.0,
@@ -711,12 +714,6 @@ def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Pat
         raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
-def _check_tolerance(tolerance: float) -> None:
-    """``--tolerance`` of diff and report: ``inf`` (which typer's ``min`` lets through) is refused."""
-    if not math.isfinite(tolerance):
-        raise ConfigError([Problem("--tolerance", "", f"must be a finite number, got {tolerance}")])
-
-
 @app.command()
 def diff(
     base: Annotated[
@@ -736,7 +733,7 @@ def diff(
         typer.Option(
             "--tolerance",
             metavar="DELTA",
-            min=0.0,
+            parser=finite_at_least(0.0),
             help="Score drops up to this much are not regressions.",
         ),
     ] = 0.0,
@@ -759,7 +756,6 @@ def diff(
         base_results, new_results = _load_results(base_files), _load_results(new_files)
         _refuse_no_cases("compare", base_results, base_files)
         _refuse_no_cases("compare", new_results, new_files)
-        _check_tolerance(tolerance)
         changes = diff_results(base_results, new_results, tolerance)
         if changes.compared_cases == 0:
             raise ConfigError(
@@ -882,7 +878,7 @@ def html_report(
         typer.Option(
             "--tolerance",
             metavar="DELTA",
-            min=0.0,
+            parser=finite_at_least(0.0),
             help="In a comparison, score drops up to this much are not regressions.",
         ),
     ] = 0.0,
@@ -895,7 +891,6 @@ def html_report(
     """Write one offline HTML report of saved results; two runs become a comparison."""
 
     def body() -> int:
-        _check_tolerance(tolerance)
         runs = load_runs(base) + load_runs(results) if base else load_runs(results)
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])

@@ -1,4 +1,9 @@
-"""FIFOs and devices given as inputs are refused up front: one line, exit 2, never a hang.
+"""Inputs no run can use are refused up front: one line, exit 2, never a hang or exit 4.
+
+Infinite and nan numbers for float options: ``--judge-timeout inf`` ended in an
+OverflowError inside the HTTP client (exit 4).
+
+FIFOs and devices given as inputs:
 
 Every input a command reads is tried with a real FIFO (``os.mkfifo``, nothing ever writes
 to it: before the check, opening it blocked the run for good) and with ``/dev/zero``
@@ -15,6 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from judge_server import JudgeServer
+from tests.cli.test_interrupt_resume import write_suite
 
 TIMEOUT = 60
 
@@ -80,3 +88,24 @@ def test_dev_zero_is_refused_up_front(tmp_path: Path, command: str) -> None:
         "(write it to a regular file first)" in done.stderr
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--judge-timeout", "inf"),
+        ("--agent-timeout", "inf"),
+        ("--rate-limit", "inf"),
+        ("--judge-timeout", "nan"),
+        ("--judge-timeout", "-inf"),
+    ],
+)
+def test_infinite_numbers_are_usage_errors(
+    tmp_path: Path, judge_server: JudgeServer, option: str, value: str
+) -> None:
+    evalset, metrics = write_suite(tmp_path, judge_server)
+    done = cli("run", "-e", str(evalset), "-m", str(metrics), "--no-cache", option, value)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"Invalid value for '{option}': must be a finite number, got {value}" in done.stderr
+    assert "internal error" not in done.stderr
+    assert judge_server.count == 0
