@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob as globlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +60,13 @@ def _json_type(value: Any) -> str:
     return f"an {kind}" if kind in ("array", "object") else kind
 
 
-def validation_problems(file: str, error: ValidationError, prefix: str = "") -> list[Problem]:
-    """Turn a pydantic error into one problem per location."""
+def validation_problems(
+    file: str,
+    error: ValidationError,
+    prefix: str = "",
+    rename: Callable[[tuple[int | str, ...]], tuple[int | str, ...]] | None = None,
+) -> list[Problem]:
+    """Turn a pydantic error into one problem per location (``rename``: locations as the file spells them)."""
     problems: list[Problem] = []
     for item in error.errors():
         kind = item["type"]
@@ -69,7 +74,8 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
             detail = str(item.get("ctx", {}).get("error", item["msg"]))
             problems.append(Problem(file, "", f"invalid JSON: {detail}"))
             continue
-        path = locations.join(prefix, *item["loc"]) or "$"
+        loc = rename(item["loc"]) if rename is not None else item["loc"]
+        path = locations.join(prefix, *loc) or "$"
         words = _TYPE_WORDS.get(kind)
         if words and kind != "enum":
             message = f"{words}, got {_json_type(item.get('input'))}"

@@ -336,3 +336,16 @@ def test_criteria_without_equivalent_are_warned() -> None:
     assert [w.path for w in warnings if "no agenteval equivalent" in w.message] == [
         "criteria.safety_v1"
     ]
+
+
+@pytest.mark.parametrize("name", ["notalist.json", "turns.json", "camel_turns.json"])
+def test_what_import_refuses_google_adk_refuses_too(name: str) -> None:
+    from pydantic import ValidationError
+
+    from tests.importers.test_adk_format import MALFORMED
+
+    text, errors = MALFORMED[name]
+    with pytest.raises(ValidationError) as caught:
+        AdkEvalSet.model_validate_json(text)
+    # ADK reports each case's problem too (and more: the union's other branch).
+    assert caught.value.error_count() >= len(errors)

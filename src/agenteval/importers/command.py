@@ -98,6 +98,21 @@ def _report(written: list[tuple[Path, int]]) -> None:
         out.print(f"wrote {printable(str(path))}{suffix}", markup=False)
 
 
+def _adk_file(path: Path) -> adk.Imported:
+    """One ADK file converted, or ConfigError saying why it cannot be."""
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
+    kind = kind_of_file(path)
+    if kind is None:
+        adk.load_json(path)  # a file that is no JSON says what is wrong with it
+        raise ConfigError([Problem(str(path), "", "not a Google ADK eval file")])
+    if kind not in ADK_KINDS:
+        hint = "use agenteval import otel" if kind.startswith("otlp") else ""
+        raise ConfigError([Problem(str(path), "", KIND_NAMES[kind], hint)])
+    return adk.import_adk_file(path, kind)
+
+
 @import_app.command("adk")
 def import_adk(files: FilesArg, output: OutOpt, verbose: VerboseOpt = False) -> None:
     """Google ADK eval sets (both key styles), legacy *.test.json and eval results → eval sets + metrics from test_config.json."""
@@ -106,16 +121,10 @@ def import_adk(files: FilesArg, output: OutOpt, verbose: VerboseOpt = False) -> 
         problems: list[Problem] = []
         imports: list[adk.Imported] = []
         for path in files:
-            refused = input_file_problem(path)
-            kind = kind_of_file(path) if refused is None else None
-            if refused is not None:
-                problems.append(refused)
-            elif kind not in ADK_KINDS:
-                what = KIND_NAMES[kind] if kind else "not a Google ADK eval file"
-                hint = "use agenteval import otel" if kind and kind.startswith("otlp") else ""
-                problems.append(Problem(str(path), "", f"{what}", hint))
-            else:
-                imports.append(adk.import_adk_file(path, kind))
+            try:
+                imports.append(_adk_file(path))
+            except ConfigError as exc:
+                problems.extend(exc.problems)
         if problems:
             raise ConfigError(problems)
         evalsets = [(e, imp) for imp in imports for e in imp.evalsets]

@@ -6,10 +6,10 @@ Kinds: ``adk-evalset``, ``adk-legacy`` (``*.test.json``), ``adk-result``, ``otlp
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 from google.protobuf.message import DecodeError
 
 from agenteval.errors import Problem
@@ -64,12 +64,18 @@ def _adk_invocation(turn: dict[str, Any]) -> bool:
     return isinstance(content, dict) and "parts" in content
 
 
+def _parsed(text: str) -> Any:
+    """JSON text parsed, or ValueError; nesting is bounded as where the loaders parse (no
+    RecursionError from 5,000 nested ``[``), and so are numbers."""
+    return pydantic_core.from_json(text)
+
+
 def kind_of_data(data: Any) -> str | None:
     """The kind of parsed JSON data, or None."""
     if isinstance(data, str):
         try:
-            data = json.loads(data)
-        except json.JSONDecodeError:
+            data = _parsed(data)
+        except ValueError:
             return None
     if isinstance(data, list):
         rows = [r for r in data if isinstance(r, dict)]
@@ -107,12 +113,12 @@ def kind_of_text(text: str) -> str | None:
     if not any(marker in text for marker in _MARKERS):
         return None
     try:
-        return kind_of_data(json.loads(text))
-    except json.JSONDecodeError:
+        return kind_of_data(_parsed(text))
+    except ValueError:
         first = text.lstrip().split("\n", 1)[0]
         try:
-            return "otlp-json" if kind_of_data(json.loads(first)) == "otlp-json" else None
-        except json.JSONDecodeError:
+            return "otlp-json" if kind_of_data(_parsed(first)) == "otlp-json" else None
+        except ValueError:
             return None
 
 
