@@ -91,4 +91,28 @@ def input_file_problem(path: Path | str) -> Problem | None:
     return Problem(name, "", f"is {kind}not a regular file", "write it to a regular file first")
 
 
-__all__ = ["MAX_INTEGER_DIGITS", "input_file_problem", "limit_problem", "nesting_problem"]
+# The first bytes of compressed files, and what each is called.
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"PK\x03\x04", "zip"),
+)
+
+
+def compressed_problem(file: str, head: bytes) -> Problem | None:
+    """A problem naming the compression when ``head`` (a file's first bytes) starts a compressed file."""
+    for magic, name in _COMPRESSED:
+        if head.startswith(magic):
+            return Problem(file, "", f"{name} file: decompress first")
+    return None
+
+
+__all__ = [
+    "MAX_INTEGER_DIGITS",
+    "compressed_problem",
+    "input_file_problem",
+    "limit_problem",
+    "nesting_problem",
+]

@@ -23,7 +23,12 @@ from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
 from agenteval.importers.detect import foreign_evalset_problem
-from agenteval.input_limits import input_file_problem, limit_problem, nesting_problem
+from agenteval.input_limits import (
+    compressed_problem,
+    input_file_problem,
+    limit_problem,
+    nesting_problem,
+)
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
@@ -104,6 +109,9 @@ def read_text(path: Path) -> str:
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
+        compressed = compressed_problem(str(path), exc.object[:8])
+        if compressed is not None:
+            raise ConfigError([compressed]) from None
         from agenteval.importers.detect import binary_file_hint
 
         hint = binary_file_hint(path)

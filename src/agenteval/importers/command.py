@@ -23,8 +23,8 @@ from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.importers.otel_traces import (
     evalset_from_spans,
     printable,
+    span_warnings,
     trace_set_id,
-    unmapped_warnings,
 )
 from agenteval.importers.otlp_file import read_spans
 from agenteval.input_limits import input_file_problem
@@ -173,8 +173,9 @@ def import_otel(
                     Problem(str(path), "", KIND_NAMES[kind], "use agenteval import adk")
                 )
                 continue
-            mapping = map_spans(read_spans(path), traces_match)
-            warnings.extend(unmapped_warnings(str(path), mapping))
+            read = read_spans(path)
+            mapping = map_spans(read.spans, traces_match)
+            warnings.extend(span_warnings(str(path), read, mapping))
             sets.append(evalset_from_spans(trace_set_id(path), mapping))
         if problems:
             raise ConfigError(problems)

@@ -134,10 +134,10 @@ def kind_of_bytes(data: bytes) -> str | None:
     from agenteval.importers.otlp_file import read_protobuf_spans
 
     try:
-        spans = read_protobuf_spans(data, "")
+        read = read_protobuf_spans(data, "")
     except (ConfigError, DecodeError):
         return None
-    return "otlp-protobuf" if spans and all(s.span_id for s in spans) else None
+    return "otlp-protobuf" if read.spans and not read.without_id else None
 
 
 def kind_of_file(path: Path) -> str | None:
