@@ -31,6 +31,7 @@ from agenteval.checks.cross_file import (
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.numbers import num_runs_problem
+from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import (
     KNOWN_BUILTINS,
@@ -59,6 +60,7 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, shard_of
+from agenteval.trace_records import unmatched_records
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
@@ -145,7 +147,7 @@ class Prepared:
     """Validated inputs, ready to run."""
 
     plans: list[EvalSetPlan]
-    traces: dict[str, list[Invocation]] | None
+    traces: Mapping[str, list[Invocation]] | None
     case_aggregator: CaseAggregator | None = None
     warnings: list[Problem] = field(default_factory=list)
     # Results of the interrupted run being resumed, by evalSetId.
@@ -218,22 +220,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
                     f"known: {known}",
                 )
             )
-    traces: dict[str, list[Invocation]] | None = None
-    refused = input_file_problem(options.traces) if options.traces is not None else None
-    if refused is not None:
-        found.problems.append(refused)
-    otlp = refused is None and options.traces is not None and is_otlp_file(Path(options.traces))
-    if options.traces is not None and otlp:
-        try:
-            traces, trace_warnings = load_otlp_traces(Path(options.traces), options.traces_match)
-            found.warnings.extend(trace_warnings)
-        except ConfigError as exc:
-            found.problems.extend(exc.problems)
-    elif options.traces is not None and refused is None:
-        text = _read(Path(options.traces), found)
-        if text is not None:
-            traces, trace_problems = loading.parse_traces(text, options.traces)
-            found.problems.extend(trace_problems)
+    traces, otlp = _load_traces(options, found)
     skip = set(options.skip_metrics)
     only = set(options.only_metrics)
     plans: list[EvalSetPlan] = []
@@ -259,10 +246,13 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         from agenteval.agents.run_setup import check_agent_options
 
         check_agent_options(options, plans, found.problems)
-    if otlp and traces and options.traces is not None:
-        found.warnings.extend(
+    if traces and options.traces is not None:
+        unused = (
             unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+            if otlp
+            else unmatched_records(options.traces, traces, all_case_ids)
         )
+        found.warnings.extend(unused)
     if found.problems:
         raise ConfigError(found.problems)
     shard = _parse_shard(options.shard)
@@ -275,6 +265,31 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     prepared = Prepared(plans, traces, aggregator, found.warnings)
     prepared.resumed = _load_resumed(options.resume, plans)
     return prepared
+
+
+def _load_traces(
+    options: Options, found: Findings
+) -> tuple[Mapping[str, list[Invocation]] | None, bool]:
+    """The ``--traces`` turns by trace key (None without or on a problem), and whether OTLP."""
+    if options.traces is None:
+        return None, False
+    path = Path(options.traces)
+    refused = input_file_problem(path)
+    if refused is not None:
+        found.problems.append(refused)
+        return None, False
+    otlp = is_otlp_file(path)
+    try:
+        if otlp:
+            traces, warnings = load_otlp_traces(path, options.traces_match)
+            found.warnings.extend(warnings)
+            return traces, True
+        records, problems = loading.read_traces(path)
+    except ConfigError as exc:
+        found.problems.extend(exc.problems)
+        return None, otlp
+    found.problems.extend(problems)
+    return records, False
 
 
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
@@ -414,6 +429,14 @@ def _plan_evalset(
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
     check_cases(evalset, str(path), metrics, selected, found)
     found.problems.extend(check_case_layouts(evalset, str(path), traces))
+    mismatched = [
+        p
+        for index, case in enumerate(evalset.eval_cases)
+        if case is not None
+        and (p := trace_mismatch_problem(index, case, str(path), traces, options.num_runs))
+    ]
+    # A trace of another question: a warning, an error under --strict (checks/trace_match.py).
+    (found.problems if options.strict else found.warnings).extend(mismatched)
     cases = LoadedCases.of_evalset(evalset)
     return _plan(path, evalset, cases, metrics, selected, metrics_path, found)
 
@@ -450,6 +473,7 @@ def _plan_streamed(
         selected=selected,
         metrics_file=str(metrics_path),
         traces=traces,
+        num_runs=options.num_runs,
     )
     if streamed is None:
         return False, None

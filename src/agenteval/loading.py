@@ -32,7 +32,12 @@ from agenteval.input_limits import (
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
-from agenteval.turns import run_trace_key
+from agenteval.trace_records import (
+    check_record,
+    duplicate_problem,
+    parse_line,
+    read_trace_lines,
+)
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
@@ -40,9 +45,6 @@ RESULT_SUFFIX = ".evalset_result.json"
 JUDGE_ENV_FIELDS = ("provider_name", "model_name", "variant", "base_url", "api_key")
 
 _metrics_adapter: TypeAdapter[list[EvalMetric] | None] = TypeAdapter(list[EvalMetric] | None)
-_trace_list_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
-    list[Invocation | None] | None
-)
 
 _TYPE_WORDS = {
     "string_type": "expected a string",
@@ -312,15 +314,13 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
             return {}, [Problem(file, "", nesting_problem(exc))]
         records = [(f"[{i}]", item) for i, item in enumerate(data)]
     else:
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text.encode("utf-8").splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                records.append((f"line {lineno}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                return {}, [Problem(file, f"line {lineno}", f"invalid JSON: {exc.msg}")]
-            except RecursionError as exc:
-                return {}, [Problem(file, f"line {lineno}", nesting_problem(exc))]
+                records.append((f"line {lineno}", parse_line(line, f"line {lineno}", file)))
+            except ConfigError as exc:
+                return {}, exc.problems
     return _trace_records(records, file)
 
 
@@ -330,36 +330,46 @@ def _trace_records(
     traces: dict[str, list[Invocation]] = {}
     problems: list[Problem] = []
     for where, record in records:
-        if not isinstance(record, dict):
-            problems.append(Problem(file, where, f"expected an object, got {_json_type(record)}"))
-            continue
-        eval_id = record.get("evalId")
-        if not isinstance(eval_id, str) or not eval_id:
-            problems.append(Problem(file, f"{where}.evalId", "evalId is missing or not a string"))
-            continue
-        run_id = record.get("runId", 1)
-        if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id < 1:
-            problems.append(Problem(file, f"{where}.runId", "runId must be an integer >= 1"))
-            continue
-        try:
-            turns = _trace_list_adapter.validate_python(record.get("actualConversation"))
-        except ValidationError as exc:
-            problems.extend(validation_problems(file, exc, f"{where}.actualConversation"))
-            continue
-        key = run_trace_key(eval_id, run_id)
-        if key in traces:
-            again = f" in run {run_id}" if run_id > 1 else ""
-            problems.append(
-                Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
-            )
-            continue
-        traces[key] = [t for t in (turns or []) if t is not None]
+        checked = check_record(record, where, file)
+        if isinstance(checked, list):
+            problems.extend(checked)
+        elif checked.key in traces:
+            problems.append(duplicate_problem(checked.key, where, file))
+        else:
+            traces[checked.key] = checked.turns
     return traces, problems
 
 
-def load_traces(path: Path) -> dict[str, list[Invocation]]:
+def _first_record(path: Path) -> Any:
+    """The value of a file's first non-blank line, or None when it is no JSON by itself."""
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                if line.strip():
+                    return json.loads(line)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return None
+
+
+def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Problem]]:
+    """A traces file's records by trace key, and its problems; ConfigError when it cannot be read.
+
+    JSON lines are checked line by line and indexed, never held whole
+    (:mod:`agenteval.trace_records`); a JSON array or a result file is read whole.
+    """
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
+    first = _first_record(path)
+    if isinstance(first, dict) and "evalCaseResults" not in first:
+        return read_trace_lines(path)
+    return parse_traces(read_text(path), str(path))
+
+
+def load_traces(path: Path) -> Mapping[str, list[Invocation]]:
     """Load a traces file or raise ConfigError."""
-    traces, problems = parse_traces(read_text(path), str(path))
+    traces, problems = read_traces(path)
     if problems:
         raise ConfigError(problems)
     return traces

@@ -6,12 +6,14 @@ Tested in tests/importers/test_otel.py.
 from __future__ import annotations
 
 import codecs
+from collections.abc import Mapping
 from pathlib import Path
 
 from agenteval.errors import Problem
 from agenteval.importers.otel import SpanMapping, TracesMatch, Unmapped, map_spans
 from agenteval.importers.otlp_file import SpanFile, is_json_head, read_spans
 from agenteval.input_limits import compressed_problem, input_file_problem
+from agenteval.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 
 TRACE_FILE_SUFFIXES = (".jsonl", ".json", ".pb", ".binpb", ".proto", ".otlp")
@@ -50,49 +52,32 @@ def is_otlp_file(path: Path) -> bool:
     return kind_of_file(path) == "otlp-protobuf"
 
 
-# Spans left out for one reason are listed one by one up to this many; more are counted.
-LISTED_SPANS = 3
-
-
 def span_warnings(file: str, read: SpanFile, mapping: SpanMapping) -> list[Problem]:
-    """Warnings for every span no session holds: named one by one, or counted per reason.
+    """Warnings for every span no session holds, named one by one or counted per reason.
 
     A flood of 300,000 spans outside every turn is one warning with its count and the first
-    spans, not 300,000 lines.
+    spans, not 300,000 lines (problem_lists.py).
     """
     warnings: list[Problem] = []
-    if read.without_id == 1:
+    if read.without_id:
+        # Only the first one's place is kept (the reader records no span without an id).
+        count, where = read.without_id, read.first_without_id
+        reason = "no spanId (OTLP requires one); not used"
         warnings.append(
-            Problem(file, read.first_without_id, "span has no spanId (OTLP requires one); not used")
-        )
-    elif read.without_id:
-        warnings.append(
-            Problem(
-                file,
-                f"{read.without_id:,} spans",
-                "have no spanId (OTLP requires one); not used",
-                f"the first: {read.first_without_id}",
-            )
+            Problem(file, where, f"span has {reason}")
+            if count == 1
+            else Problem(file, f"{count:,} spans", f"have {reason}", f"the first: {where}")
         )
     by_reason: dict[str, list[Unmapped]] = {}
     for unmapped in mapping.unmapped:
         by_reason.setdefault(unmapped.reason, []).append(unmapped)
     for reason, group in by_reason.items():
-        if len(group) <= LISTED_SPANS:
-            warnings.extend(
-                Problem(file, _span(u), f"{printable(u.name)!r} {printable(reason)}; not used")
-                for u in group
-            )
-            continue
-        first = ", ".join(f"{_span(u)} {printable(u.name)!r}" for u in group[:LISTED_SPANS])
-        warnings.append(
-            Problem(
-                file,
-                f"{len(group):,} spans",
-                f"{printable(reason)}; not used",
-                f"the first: {first}",
-            )
-        )
+        said = f"{printable(reason)}; not used"
+        items = [
+            Item(_span(u), f"{_span(u)} {printable(u.name)!r}", f"{printable(u.name)!r} {said}")
+            for u in group
+        ]
+        warnings.extend(listed_or_counted(file, items, "spans", said))
     return warnings
 
 
@@ -111,19 +96,26 @@ def load_otlp_traces(path: Path, match: str) -> tuple[dict[str, list[Invocation]
 
 
 def unmatched_sessions(
-    file: str, traces: dict[str, list[Invocation]], case_ids: set[str], match: str
+    file: str, traces: Mapping[str, list[Invocation]], case_ids: set[str], match: str
 ) -> list[Problem]:
-    """One warning per session no case's evalId names: its turns are not scored."""
-    return [
-        Problem(
-            file,
+    """Warnings for the sessions no case's evalId names (their turns are not scored), counted past three."""
+    items = [
+        Item(
             f"session {printable(key)}",
+            repr(printable(key)),
             f"no case has evalId {printable(key)!r}; its {len(turns)} turn(s) are not scored",
             f"--traces-match {match}",
         )
         for key, turns in traces.items()
         if key not in case_ids
     ]
+    return listed_or_counted(
+        file,
+        items,
+        "sessions",
+        "no case has their key as evalId; their turns are not scored",
+        f"--traces-match {match}",
+    )
 
 
 def evalset_from_spans(set_id: str, mapping: SpanMapping) -> EvalSet:

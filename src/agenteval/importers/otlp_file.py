@@ -211,6 +211,7 @@ def _document_spans(document: Any, where: str, file: str, out: SpanFile) -> None
                 raise refuse(f"{at}.spans", f"expected an array, got {_json_type(spans)}")
             for index, span in enumerate(spans):
                 _json_span(span, f"{at}.spans[{index}]", refuse, out, prefix)
+                spans[index] = None  # its record is made: the parsed span can go
 
 
 def _json_span(
