@@ -8,14 +8,18 @@ item 1): peak RSS <= 800 MB at 100,000 cases, the traces read incrementally.
 
     python bench/traces_jsonl.py [--cases 10000,100000]
 
-Measured on the shared 2-core box (load 10-17, so wall times are loose; CPU and RSS hold),
-before (main: the JSON lines read whole into models) and after (trace_records.py: checked
-line by line, indexed, each record read again when its case runs):
+Measured on the shared 2-core box (load 9-13: wall times are loose, CPU and RSS hold),
+before (the JSON lines read whole into models, at 265d9a3) and after (trace_records.py:
+checked line by line, indexed, each record read again when a case needs it):
 
-    before:  10,000 cases  peak   177 MiB  cpu  11.6 s   traces  7.0 MB
-             100,000 cases  peak 1,229 MiB  cpu 115.3 s   traces 70.3 MB
-    after:   10,000 cases  peak   114 MiB  cpu  12.2 s
-             100,000 cases  peak   268 MiB  cpu 118.6 s
+    before:  10,000 cases  peak 156 MiB  cpu  6.0 s   traces  5.6 MB
+            100,000 cases  peak 942 MiB  cpu 40.1 s   traces 55.7 MB   (over the target)
+    after:   10,000 cases  peak  81 MiB  cpu  7.1 s
+            100,000 cases  peak 181 MiB  cpu 54.6 s
+
+The CPU that memory costs: each record is parsed and validated three times instead of
+once (the up-front check, the case's layout check, the case's run), ~40 us each, as the
+eval set's own cases are (lazy_cases.py).
 """
 
 from __future__ import annotations
