@@ -128,6 +128,17 @@ MALFORMED: dict[str, tuple[str, list[str]]] = {
         '"args": {"a": ' + "[" * 5000 + "]" * 5000 + "}}]}}]}]}",
         [": invalid JSON: recursion limit exceeded at line 1 column 373"],
     ),
+    "infinite.json": (
+        '{"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [{"user_content": '
+        '{"parts": [{"text": "hi"}]}, "creation_timestamp": Infinity, "intermediate_data": '
+        '{"tool_uses": [{"name": "t", "args": {"a": NaN}}]}}]}]}',
+        [
+            "eval_cases[0].conversation[0].creation_timestamp: inf is not a finite number "
+            "(NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)",
+            "eval_cases[0].conversation[0].intermediate_data.tool_uses[0].args.a: nan is not a "
+            "finite number (NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)",
+        ],
+    ),
     "legacy.test.json": (
         json.dumps([{"query": "q", "reference": "r"}, {"query": 7}, "row"]),
         ["[1].query: expected a string, got a number", "[2]: expected an object, got a string"],
@@ -145,6 +156,21 @@ def test_malformed_adk_files_are_located_errors(tmp_path: Path, name: str) -> No
     assert done.returncode == 2, done.stdout + done.stderr
     lines = [f"error: {source}{'' if e.startswith(':') else ': '}{e}" for e in errors]
     assert done.stderr.splitlines() == lines
+    assert not out.exists()
+
+
+def test_an_infinite_threshold_in_test_config_is_an_error(tmp_path: Path) -> None:
+    source = tmp_path / "s.json"
+    source.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [case("a")]}))
+    config = tmp_path / "test_config.json"
+    config.write_text('{"criteria": {"response_match_score": Infinity}}')
+    out = tmp_path / "out"
+    done = agenteval("import", "adk", str(source), "-o", str(out))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"error: {config}: criteria.response_match_score: inf is not a finite number (NaN, "
+        "Infinity and numbers beyond ±1.8e308 cannot be compared)"
+    ]
     assert not out.exists()
 
 

@@ -174,6 +174,33 @@ def test_a_deeply_nested_json_attribute_stays_text(tmp_path: Path) -> None:
     assert case["actualConversation"][0]["tools"][0]["arguments"] == nested
 
 
+def test_numbers_json_cannot_hold_stay_text(tmp_path: Path) -> None:
+    recorder = Recorder()
+    with (
+        recorder.tracer.start_as_current_span(
+            "invoke_agent a",
+            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "s"},
+        ),
+        recorder.tracer.start_as_current_span(
+            "execute_tool t",
+            attributes={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "t",
+                "gen_ai.tool.call.arguments": '{"x": Infinity}',
+                "gen_ai.tool.call.result": float("nan"),
+            },
+        ),
+    ):
+        pass
+    path = recorder.write_protobuf(tmp_path / "inf.otlp.pb")
+    out = tmp_path / "out"
+    done = agenteval("import", "otel", str(path), "-o", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (case,) = json.loads((out / "inf.evalset.json").read_text())["evalCases"]
+    (tool,) = case["actualConversation"][0]["tools"]
+    assert (tool["arguments"], tool["result"]) == ('{"x": Infinity}', "nan")
+
+
 def test_span_ids_numbered_per_trace_keep_every_session(tmp_path: Path) -> None:
     # Each turn is a trace of its own, and every trace numbers its spans 1, 2, 3 …
     recorder = Recorder(id_generator=PerTraceIds())

@@ -31,6 +31,7 @@ from typing import Any
 import pydantic_core
 from pydantic.alias_generators import to_camel
 
+from agenteval.checks.numbers import non_finite_numbers
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers import adk_format as fmt
 from agenteval.importers.adk_format import validate_adk
@@ -391,6 +392,11 @@ def load_json(path: Path) -> Any:
             raise ConfigError(
                 [Problem(str(path), "$", f"invalid JSON in the string-wrapped document: {exc}")]
             ) from None
+    # NaN and Infinity read as numbers but no run can use them (written out, they are null
+    # or invalid JSON): located errors, as in the files agenteval reads itself.
+    infinite = non_finite_numbers(data, str(path), text)
+    if infinite:
+        raise ConfigError(infinite)
     return data
 
 

@@ -27,11 +27,12 @@ def parse_json(value: Any) -> Any:
     """A JSON text decoded; anything else (or text that is not JSON) as it is.
 
     pydantic_core's parser bounds nesting and numbers (an attribute of 5,000 nested ``[``
-    was a RecursionError in the stdlib's): text it cannot read stays text.
+    was a RecursionError in the stdlib's): text it cannot read stays text, and so does
+    text with NaN or Infinity (no JSON number; written out, it would become null).
     """
     if isinstance(value, str) and value[:1] in ("{", "[", '"'):
         try:
-            return pydantic_core.from_json(value)
+            return pydantic_core.from_json(value, allow_inf_nan=False)
         except ValueError:
             return value
     return value

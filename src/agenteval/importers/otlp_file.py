@@ -19,6 +19,7 @@ Tested in tests/importers/test_otlp_file.py and tests/importers/test_otel.py.
 from __future__ import annotations
 
 import base64
+import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -91,7 +92,9 @@ def any_value(value: AnyValue) -> Any:
     if kind == "int_value":
         return value.int_value
     if kind == "double_value":
-        return value.double_value
+        number = value.double_value
+        # JSON has no NaN or Infinity (written out they would become null): kept as text.
+        return number if math.isfinite(number) else str(number)
     if kind == "bool_value":
         return value.bool_value
     if kind == "array_value":
