@@ -296,3 +296,19 @@ def test_spans_outside_every_turn_are_counted_past_three(tmp_path: Path) -> None
         f"warning: {path}: 1,000 spans: belongs to no agent turn (no invoke_agent or "
         f"invocation span above it); not used (the first: {first})"
     ]
+
+
+def test_every_file_is_checked_before_one_is_written(tmp_path: Path, spans_json: Path) -> None:
+    broken = tmp_path / "broken.otlp.jsonl"
+    broken.write_text('{"resourceSpans": 5}\n')
+    packed = tmp_path / "packed.otlp.gz"
+    packed.write_bytes(gzip.compress(spans_json.read_bytes()))
+    out = tmp_path / "out"
+    done = agenteval("import", "otel", str(broken), str(spans_json), str(packed), "-o", str(out))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"error: {broken}: line 1: resourceSpans: not OTLP trace JSON: expected an array, got "
+        "a number (expected {resourceSpans: [{scopeSpans: [{spans: [...]}]}]})",
+        f"error: {packed}: gzip file: decompress first",
+    ]
+    assert not out.exists()

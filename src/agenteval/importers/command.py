@@ -173,7 +173,11 @@ def import_otel(
                     Problem(str(path), "", KIND_NAMES[kind], "use agenteval import adk")
                 )
                 continue
-            read = read_spans(path)
+            try:
+                read = read_spans(path)
+            except ConfigError as exc:  # every file is checked before one is written
+                problems.extend(exc.problems)
+                continue
             mapping = map_spans(read.spans, traces_match)
             warnings.extend(span_warnings(str(path), read, mapping))
             sets.append(evalset_from_spans(trace_set_id(path), mapping))
