@@ -340,16 +340,19 @@ def _trace_records(
     return traces, problems
 
 
-def _first_record(path: Path) -> Any:
-    """The value of a file's first non-blank line, or None when it is no JSON by itself."""
+def _is_json_lines(path: Path) -> bool:
+    """True when a file's first non-blank line is a JSON object by itself, and no result file."""
     try:
         with path.open("rb") as handle:
             for line in handle:
-                if line.strip():
-                    return json.loads(line)
+                if not line.strip():
+                    continue
+                if not line.lstrip().startswith(b"{") or b'"evalCaseResults"' in line:
+                    return False  # an array or a result file: read whole, parsed once
+                return isinstance(json.loads(line), dict)
     except (OSError, ValueError, RecursionError):
-        return None
-    return None
+        return False
+    return False
 
 
 def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Problem]]:
@@ -361,8 +364,7 @@ def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Proble
     refused = input_file_problem(path)
     if refused is not None:
         raise ConfigError([refused])
-    first = _first_record(path)
-    if isinstance(first, dict) and "evalCaseResults" not in first:
+    if _is_json_lines(path):
         return read_trace_lines(path)
     return parse_traces(read_text(path), str(path))
 
