@@ -11,7 +11,14 @@ hex ids, as a collector writes) and as OTLP protobuf, then times for each file, 
 Each line prints CPU seconds (what the import costs, whatever else the shared machine runs)
 and wall seconds, each with its ratio to the 2 s budget.
 
+``--flood N`` measures the hostile case of issue 22 instead: N spans that no turn holds,
+``empty`` (``{}``: 3 bytes each, a 6 MB file holds 2,000,000) and ``orphan`` (ids and a
+name, outside every agent turn), each imported by ``agenteval import otel`` in a child
+process: its CPU seconds, peak RSS (``os.wait4``), warning lines printed and CPU per span
+(linear when it stays flat as N grows).
+
     python bench/otel_import.py [--spans N] [--repeat R]
+    python bench/otel_import.py --flood 300000 [--flood 2000000] [--timeout S]
 """
 
 from __future__ import annotations
@@ -87,7 +94,7 @@ def build(spans: int, directory: Path) -> tuple[Path, Path, int]:
 def import_once(path: Path, out: Path) -> tuple[float, float, int]:
     """CPU and wall seconds to read, map and write one file in process; and the number of turns."""
     cpu, wall = time.process_time(), time.perf_counter()
-    mapping = map_spans(read_spans(path))
+    mapping = map_spans(read_spans(path).spans)
     evalset = evalset_from_spans("bench", mapping)
     out.write_bytes(dump_json_bytes(evalset))
     return (
@@ -112,6 +119,71 @@ def cli_once(path: Path, out: Path) -> tuple[float, float]:
     return cpu, wall
 
 
+def flood_file(directory: Path, kind: str, spans: int) -> Path:
+    """An OTLP JSON file of ``spans`` spans outside every turn: ``empty`` or ``orphan``."""
+    path = directory / f"{kind}{spans}.otlp.json"
+    with path.open("w", encoding="utf-8") as out:
+        out.write('{"resourceSpans":[{"scopeSpans":[{"spans":[')
+        for index in range(spans):
+            if index:
+                out.write(",")
+            if kind == "empty":
+                out.write("{}")
+            else:
+                out.write(
+                    f'{{"traceId":"{index // 100:032x}","spanId":"{index + 1:016x}",'
+                    f'"name":"GET /health","startTimeUnixNano":"{index}"}}'
+                )
+        out.write("]}]}]}\n")
+    return path
+
+
+def flood_once(path: Path, out: Path, timeout: float) -> str:
+    """One ``import otel`` of a flood file in a child: CPU, peak RSS, warning lines."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agenteval", "import", "otel", str(path), "-o", str(out)],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+        deadline = started + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                _, status, usage = os.wait4(proc.pid, 0)
+                cpu = usage.ru_utime + usage.ru_stime
+                return f"killed after {timeout:.0f} s wall · cpu {cpu:.1f} s · peak {usage.ru_maxrss / 1024:,.0f} MiB"
+            time.sleep(0.05)
+        wall = time.perf_counter() - started
+        err.seek(0)
+        lines = sum(1 for line in err if line.startswith(b"warning"))
+    cpu = usage.ru_utime + usage.ru_stime
+    spans = int("".join(c for c in path.name if c.isdigit()))
+    return (
+        f"exit {os.waitstatus_to_exitcode(status)} · cpu {cpu:.2f} s · wall {wall:.1f} s · "
+        f"peak {usage.ru_maxrss / 1024:,.0f} MiB · {lines:,} warning lines · "
+        f"{cpu / spans * 1e6:.1f} us cpu per span"
+    )
+
+
+def flood(sizes: list[int], timeout: float) -> None:
+    """Import flood files of each size and kind; one line each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        for size in sizes:
+            for kind in ("empty", "orphan"):
+                path = flood_file(directory, kind, size)
+                mb = path.stat().st_size / 1e6
+                result = flood_once(path, directory / "out", timeout)
+                print(f"{kind:6} {size:>9,} spans ({mb:5.1f} MB): {result}")
+                path.unlink()
+    print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
 def _fmt(cpu: float, wall: float) -> str:
     return (
         f"cpu {cpu:.3f} s ({cpu / BUDGET:.2f}× budget) · wall {wall:.3f} s ({wall / BUDGET:.2f}×)"
@@ -123,7 +195,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spans", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--flood", type=int, action="append", help="spans outside any turn")
+    parser.add_argument("--timeout", type=float, default=600.0, help="per flood import")
     args = parser.parse_args()
+    if args.flood:
+        flood(args.flood, args.timeout)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         json_file, protobuf_file, total = build(args.spans, directory)

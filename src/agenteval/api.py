@@ -31,6 +31,7 @@ from agenteval.checks.cross_file import (
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.numbers import num_runs_problem
+from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import (
     KNOWN_BUILTINS,
@@ -41,8 +42,10 @@ from agenteval.evaluators.registry import (
 from agenteval.exit_codes import ExitCode
 from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
+from agenteval.input_limits import input_file_problem
 from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
+from agenteval.option_numbers import non_finite_options
 from agenteval.plugins import load_plugins
 from agenteval.result_inputs import read_parts
 from agenteval.resuming import ResumeTally, mismatch, resume_notes
@@ -59,6 +62,7 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, shard_of
+from agenteval.trace_records import unmatched_records
 from agenteval.turns import run_trace_key
 
 if TYPE_CHECKING:
@@ -151,7 +155,7 @@ class Prepared:
     """Validated inputs, ready to run."""
 
     plans: list[EvalSetPlan]
-    traces: dict[str, list[Invocation]] | None
+    traces: Mapping[str, list[Invocation]] | None
     case_aggregator: CaseAggregator | None = None
     warnings: list[Problem] = field(default_factory=list)
     # Results of the interrupted run being resumed, by evalSetId (read case by case).
@@ -205,6 +209,13 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         raise ConfigError(
             [Problem("--lenient", "", "cannot be combined with --strict (or $AGENTEVAL_STRICT)")]
         )
+    infinite = non_finite_options(
+        judge_timeout=options.judge_timeout,
+        agent_timeout=options.agent_timeout,
+        rate_limit=options.rate_limit,
+    )
+    if infinite:
+        raise ConfigError(infinite)
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
@@ -221,19 +232,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
                     f"known: {known}",
                 )
             )
-    traces: dict[str, list[Invocation]] | None = None
-    otlp = options.traces is not None and is_otlp_file(Path(options.traces))
-    if options.traces is not None and otlp:
-        try:
-            traces, trace_warnings = load_otlp_traces(Path(options.traces), options.traces_match)
-            found.warnings.extend(trace_warnings)
-        except ConfigError as exc:
-            found.problems.extend(exc.problems)
-    elif options.traces is not None:
-        text = _read(Path(options.traces), found)
-        if text is not None:
-            traces, trace_problems = loading.parse_traces(text, options.traces)
-            found.problems.extend(trace_problems)
+    traces, otlp = _load_traces(options, found)
     skip = set(options.skip_metrics)
     only = set(options.only_metrics)
     plans: list[EvalSetPlan] = []
@@ -259,10 +258,13 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         from agenteval.agents.run_setup import check_agent_options
 
         check_agent_options(options, plans, found.problems)
-    if otlp and traces and options.traces is not None:
-        found.warnings.extend(
+    if traces and options.traces is not None:
+        unused = (
             unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+            if otlp
+            else unmatched_records(options.traces, traces, all_case_ids)
         )
+        found.warnings.extend(unused)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
     shard = _parse_shard(options.shard)
@@ -297,7 +299,7 @@ def _traces_digest(traces: str | None) -> str | None:
 
 
 def _shared_traces(
-    plans: list[EvalSetPlan], traces: dict[str, list[Invocation]] | None, num_runs: int
+    plans: list[EvalSetPlan], traces: Mapping[str, list[Invocation]] | None, num_runs: int
 ) -> Problem | None:
     """The warning when ``--num-runs`` repeats cases whose ``--traces`` hold one run only:
     every run then scores that same trace, and pass^k measures nothing about stability."""
@@ -321,6 +323,31 @@ def _shared_traces(
         "that same trace, so their pass@k and pass^k say nothing about how stable the agent is",
         "record every run: --agent SPEC --num-runs N --record FILE",
     )
+
+
+def _load_traces(
+    options: Options, found: Findings
+) -> tuple[Mapping[str, list[Invocation]] | None, bool]:
+    """The ``--traces`` turns by trace key (None without or on a problem), and whether OTLP."""
+    if options.traces is None:
+        return None, False
+    path = Path(options.traces)
+    refused = input_file_problem(path)
+    if refused is not None:
+        found.problems.append(refused)
+        return None, False
+    otlp = is_otlp_file(path)
+    try:
+        if otlp:
+            traces, warnings = load_otlp_traces(path, options.traces_match)
+            found.warnings.extend(warnings)
+            return traces, True
+        records, problems = loading.read_traces(path)
+    except ConfigError as exc:
+        found.problems.extend(exc.problems)
+        return None, otlp
+    found.problems.extend(problems)
+    return records, False
 
 
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
@@ -487,6 +514,14 @@ def _plan_evalset(
     check_regexes(evalset, str(path), selected, str(metrics_path), found)
     check_cases(evalset, str(path), metrics, selected, found)
     found.problems.extend(check_case_layouts(evalset, str(path), traces))
+    mismatched = [
+        p
+        for index, case in enumerate(evalset.eval_cases)
+        if case is not None
+        and (p := trace_mismatch_problem(index, case, str(path), traces, options.num_runs))
+    ]
+    # A trace of another question: a warning, an error under --strict (checks/trace_match.py).
+    (found.problems if options.strict else found.warnings).extend(mismatched)
     cases = LoadedCases.of_evalset(evalset)
     try:
         digest = digest_file(path)
@@ -506,6 +541,8 @@ def _plan_streamed(
     seen_metric_files: set[Path] | None,
 ) -> tuple[bool, EvalSetPlan | None]:
     """Plan an eval set checked case by case, never parsed whole; (False, None): read it whole."""
+    if input_file_problem(path) is not None:
+        return False, None  # read_text says why
     try:
         data = path.read_bytes()
     except OSError:
@@ -527,6 +564,7 @@ def _plan_streamed(
         selected=selected,
         metrics_file=str(metrics_path),
         traces=traces,
+        num_runs=options.num_runs,
     )
     if streamed is None:
         return False, None

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import math
 import os
 import sys
 import traceback
@@ -31,6 +30,7 @@ from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.merging import Completeness, EvalSetFile, plan_merge
+from agenteval.option_numbers import finite_at_least
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
@@ -349,7 +349,10 @@ def run(
     rate_limit: Annotated[
         float | None,
         typer.Option(
-            "--rate-limit", metavar="RPM", min=0.001, help="Judge requests per minute at most."
+            "--rate-limit",
+            metavar="RPM",
+            parser=finite_at_least(0.001),
+            help="Judge requests per minute at most.",
         ),
     ] = None,
     judge_retries: Annotated[
@@ -366,7 +369,7 @@ def run(
         typer.Option(
             "--judge-timeout",
             metavar="SECONDS",
-            min=0.001,
+            parser=finite_at_least(0.001),
             help="Seconds before one judge call attempt times out.",
         ),
     ] = settings.JUDGE_TIMEOUT_SECONDS,
@@ -447,7 +450,7 @@ def run(
         typer.Option(
             "--agent-timeout",
             metavar="SECONDS",
-            min=0.001,
+            parser=finite_at_least(0.001),
             help="Seconds one agent turn may take before the case fails.",
         ),
     ] = 120.0,
@@ -826,12 +829,6 @@ def _refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path
         raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
-def _check_tolerance(tolerance: float) -> None:
-    """``--tolerance`` of diff and report: ``inf`` (which typer's ``min`` lets through) is refused."""
-    if not math.isfinite(tolerance):
-        raise ConfigError([Problem("--tolerance", "", f"must be a finite number, got {tolerance}")])
-
-
 @app.command()
 def diff(
     base: Annotated[
@@ -851,7 +848,7 @@ def diff(
         typer.Option(
             "--tolerance",
             metavar="DELTA",
-            min=0.0,
+            parser=finite_at_least(0.0),
             help="Score drops up to this much are not regressions.",
         ),
     ] = 0.0,
@@ -874,7 +871,6 @@ def diff(
         base_parts, new_parts = read_parts(base_files), read_parts(new_files)
         _refuse_no_cases("compare", base_parts, base_files)
         _refuse_no_cases("compare", new_parts, new_files)
-        _check_tolerance(tolerance)
         problems: list[Problem] = []
         with collector_paused():  # cases are read and reduced one at a time
             changes = diff_results(base_parts, new_parts, tolerance, problems=problems)
@@ -1019,7 +1015,7 @@ def html_report(
         typer.Option(
             "--tolerance",
             metavar="DELTA",
-            min=0.0,
+            parser=finite_at_least(0.0),
             help="In a comparison, score drops up to this much are not regressions.",
         ),
     ] = 0.0,
@@ -1032,7 +1028,6 @@ def html_report(
     """Write one offline HTML report of saved results; two runs become a comparison."""
 
     def body() -> int:
-        _check_tolerance(tolerance)
         runs = load_runs(base) + load_runs(results) if base else load_runs(results)
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])

@@ -6,13 +6,23 @@ here with one linear scan and reported with its line and column.  Nesting is bou
 where the JSON is parsed (:func:`nesting_problem`): scanning for it in Python took
 seconds on a 20 MB eval set.
 
+An input must be a regular file (:func:`input_file_problem`): a FIFO blocks its
+reader until a writer comes (and reading it consumes it), ``/dev/zero`` never ends
+and ``/dev/stdin`` belongs to the terminal; each is refused with one line before
+anything opens it.
+
 Tested in tests/test_input_limits.py.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import sys
+from pathlib import Path
+
+from agenteval.errors import Problem
 
 # Python's own default limit on int <-> str conversion.
 MAX_INTEGER_DIGITS = sys.int_info.default_max_str_digits or 4300
@@ -50,4 +60,59 @@ def nesting_problem(exc: RecursionError) -> str:
     return f"nesting too deep to read ({type(exc).__name__})"
 
 
-__all__ = ["MAX_INTEGER_DIGITS", "limit_problem", "nesting_problem"]
+# What a file that is not a regular one is, by its stat mode test.
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def input_file_problem(path: Path | str) -> Problem | None:
+    """Why ``path`` cannot be read as an input file (missing, a directory, a FIFO, a device), or None.
+
+    Only ``stat`` is called: opening a FIFO would block until something writes to it.
+    """
+    name = str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return Problem(name, "", "file not found")
+    except NotADirectoryError:
+        return Problem(name, "", "file not found (a parent of it is not a directory)")
+    except OSError as exc:
+        return Problem(name, "", f"cannot read: {exc.strerror}")
+    if stat.S_ISREG(info.st_mode):
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        return Problem(name, "", "is a directory, expected a file")
+    kind = next((f"{words}, " for test, words in _SPECIAL_KINDS if test(info.st_mode)), "")
+    return Problem(name, "", f"is {kind}not a regular file", "write it to a regular file first")
+
+
+# The first bytes of compressed files, and what each is called.
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (b"PK\x03\x04", "zip"),
+)
+
+
+def compressed_problem(file: str, head: bytes) -> Problem | None:
+    """A problem naming the compression when ``head`` (a file's first bytes) starts a compressed file."""
+    for magic, name in _COMPRESSED:
+        if head.startswith(magic):
+            return Problem(file, "", f"{name} file: decompress first")
+    return None
+
+
+__all__ = [
+    "MAX_INTEGER_DIGITS",
+    "compressed_problem",
+    "input_file_problem",
+    "limit_problem",
+    "nesting_problem",
+]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import glob as globlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +23,21 @@ from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
 from agenteval.importers.detect import foreign_evalset_problem
-from agenteval.input_limits import limit_problem, nesting_problem
+from agenteval.input_limits import (
+    compressed_problem,
+    input_file_problem,
+    limit_problem,
+    nesting_problem,
+)
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
-from agenteval.turns import FailedRun, run_trace_key
+from agenteval.trace_records import (
+    check_record,
+    duplicate_problem,
+    parse_line,
+    read_trace_lines,
+)
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
@@ -35,9 +45,6 @@ RESULT_SUFFIX = ".evalset_result.json"
 JUDGE_ENV_FIELDS = ("provider_name", "model_name", "variant", "base_url", "api_key")
 
 _metrics_adapter: TypeAdapter[list[EvalMetric] | None] = TypeAdapter(list[EvalMetric] | None)
-_trace_list_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
-    list[Invocation | None] | None
-)
 
 _TYPE_WORDS = {
     "string_type": "expected a string",
@@ -60,8 +67,13 @@ def _json_type(value: Any) -> str:
     return f"an {kind}" if kind in ("array", "object") else kind
 
 
-def validation_problems(file: str, error: ValidationError, prefix: str = "") -> list[Problem]:
-    """Turn a pydantic error into one problem per location."""
+def validation_problems(
+    file: str,
+    error: ValidationError,
+    prefix: str = "",
+    rename: Callable[[tuple[int | str, ...]], tuple[int | str, ...]] | None = None,
+) -> list[Problem]:
+    """Turn a pydantic error into one problem per location (``rename``: locations as the file spells them)."""
     problems: list[Problem] = []
     for item in error.errors():
         kind = item["type"]
@@ -69,7 +81,8 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
             detail = str(item.get("ctx", {}).get("error", item["msg"]))
             problems.append(Problem(file, "", f"invalid JSON: {detail}"))
             continue
-        path = locations.join(prefix, *item["loc"]) or "$"
+        loc = rename(item["loc"]) if rename is not None else item["loc"]
+        path = locations.join(prefix, *loc) or "$"
         words = _TYPE_WORDS.get(kind)
         if words and kind != "enum":
             message = f"{words}, got {_json_type(item.get('input'))}"
@@ -88,6 +101,9 @@ def validation_problems(file: str, error: ValidationError, prefix: str = "") -> 
 
 def read_text(path: Path) -> str:
     """Read a UTF-8 file, raising ConfigError with a one-line reason."""
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -95,6 +111,9 @@ def read_text(path: Path) -> str:
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
+        compressed = compressed_problem(str(path), exc.object[:8])
+        if compressed is not None:
+            raise ConfigError([compressed]) from None
         from agenteval.importers.detect import binary_file_hint
 
         hint = binary_file_hint(path)
@@ -284,15 +303,13 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
             return {}, [Problem(file, "", nesting_problem(exc))]
         records = [(f"[{i}]", item) for i, item in enumerate(data)]
     else:
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text.encode("utf-8").splitlines(), start=1):
             if not line.strip():
                 continue
             try:
-                records.append((f"line {lineno}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                return {}, [Problem(file, f"line {lineno}", f"invalid JSON: {exc.msg}")]
-            except RecursionError as exc:
-                return {}, [Problem(file, f"line {lineno}", nesting_problem(exc))]
+                records.append((f"line {lineno}", parse_line(line, f"line {lineno}", file)))
+            except ConfigError as exc:
+                return {}, exc.problems
     return _trace_records(records, file)
 
 
@@ -302,42 +319,48 @@ def _trace_records(
     traces: dict[str, list[Invocation]] = {}
     problems: list[Problem] = []
     for where, record in records:
-        if not isinstance(record, dict):
-            problems.append(Problem(file, where, f"expected an object, got {_json_type(record)}"))
-            continue
-        eval_id = record.get("evalId")
-        if not isinstance(eval_id, str) or not eval_id:
-            problems.append(Problem(file, f"{where}.evalId", "evalId is missing or not a string"))
-            continue
-        run_id = record.get("runId", 1)
-        if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id < 1:
-            problems.append(Problem(file, f"{where}.runId", "runId must be an integer >= 1"))
-            continue
-        try:
-            turns = _trace_list_adapter.validate_python(record.get("actualConversation"))
-        except ValidationError as exc:
-            problems.extend(validation_problems(file, exc, f"{where}.actualConversation"))
-            continue
-        error = record.get("errorMessage")
-        if error is not None and not isinstance(error, str):
-            problems.append(Problem(file, f"{where}.errorMessage", "must be a string"))
-            continue
-        key = run_trace_key(eval_id, run_id)
-        if key in traces:
-            again = f" in run {run_id}" if run_id > 1 else ""
-            problems.append(
-                Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
-            )
-            continue
-        kept = [t for t in (turns or []) if t is not None]
-        # A run --record kept with its agent's error: replaying it fails the case again.
-        traces[key] = FailedRun(kept, error) if error is not None else kept
+        checked = check_record(record, where, file)
+        if isinstance(checked, list):
+            problems.extend(checked)
+        elif checked.key in traces:
+            problems.append(duplicate_problem(checked.key, where, file))
+        else:
+            traces[checked.key] = checked.turns
     return traces, problems
 
 
-def load_traces(path: Path) -> dict[str, list[Invocation]]:
+def _is_json_lines(path: Path) -> bool:
+    """True when a file's first non-blank line is a JSON object by itself, and no result file."""
+    try:
+        with path.open("rb") as handle:
+            for line in handle:
+                if not line.strip():
+                    continue
+                if not line.lstrip().startswith(b"{") or b'"evalCaseResults"' in line:
+                    return False  # an array or a result file: read whole, parsed once
+                return isinstance(json.loads(line), dict)
+    except (OSError, ValueError, RecursionError):
+        return False
+    return False
+
+
+def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Problem]]:
+    """A traces file's records by trace key, and its problems; ConfigError when it cannot be read.
+
+    JSON lines are checked line by line and indexed, never held whole
+    (:mod:`agenteval.trace_records`); a JSON array or a result file is read whole.
+    """
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
+    if _is_json_lines(path):
+        return read_trace_lines(path)
+    return parse_traces(read_text(path), str(path))
+
+
+def load_traces(path: Path) -> Mapping[str, list[Invocation]]:
     """Load a traces file or raise ConfigError."""
-    traces, problems = parse_traces(read_text(path), str(path))
+    traces, problems = read_traces(path)
     if problems:
         raise ConfigError(problems)
     return traces
@@ -366,7 +389,7 @@ def expand_evalset_paths(specs: Iterable[str]) -> tuple[list[Path], list[Problem
                 problems.append(Problem(spec, "", "the pattern matches no file"))
             paths.extend(matches)
         else:
-            problems.append(Problem(spec, "", "file not found"))
+            problems.append(input_file_problem(path) or Problem(spec, "", "file not found"))
     unique: list[Path] = []
     seen: set[Path] = set()
     for path in paths:

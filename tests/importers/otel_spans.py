@@ -28,6 +28,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Tracer
 
 from agenteval.schema.evalset import Invocation
@@ -35,12 +36,33 @@ from agenteval.schema.evalset import Invocation
 OP = "gen_ai.operation.name"
 
 
+class PerTraceIds(IdGenerator):
+    """Span ids numbered from 1 in every trace, as some exporters number them (trace ids: 1, 2 …)."""
+
+    def __init__(self) -> None:
+        self.trace = 0
+        self.span = 0
+
+    def generate_trace_id(self) -> int:
+        self.trace += 1
+        self.span = 0
+        return self.trace
+
+    def generate_span_id(self) -> int:
+        self.span += 1
+        return self.span
+
+
 class Recorder:
     """A tracer provider whose finished spans are kept in memory for export."""
 
-    def __init__(self, service: str = "travel-agent") -> None:
+    def __init__(
+        self, service: str = "travel-agent", id_generator: IdGenerator | None = None
+    ) -> None:
         self.memory = InMemorySpanExporter()
-        self.provider = TracerProvider(resource=Resource.create({"service.name": service}))
+        self.provider = TracerProvider(
+            resource=Resource.create({"service.name": service}), id_generator=id_generator
+        )
         self.provider.add_span_processor(SimpleSpanProcessor(self.memory))
         self.tracer: Tracer = self.provider.get_tracer("agent-under-test")
 

@@ -357,3 +357,16 @@ def test_import_refuses_to_replace_a_file_without_force(tmp_path: Path) -> None:
     assert json.loads(edited.read_text())["evalSetId"] == "travel"
     assert (out / "travel.metrics.json").is_file()
     assert sorted(p.name for p in out.iterdir()) == ["travel.evalset.json", "travel.metrics.json"]
+
+
+@pytest.mark.parametrize("name", ["notalist.json", "turns.json", "camel_turns.json"])
+def test_what_import_refuses_google_adk_refuses_too(name: str) -> None:
+    from pydantic import ValidationError
+
+    from tests.importers.test_adk_format import MALFORMED
+
+    text, errors = MALFORMED[name]
+    with pytest.raises(ValidationError) as caught:
+        AdkEvalSet.model_validate_json(text)
+    # ADK reports each case's problem too (and more: the union's other branch).
+    assert caught.value.error_count() >= len(errors)

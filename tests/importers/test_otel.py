@@ -202,7 +202,7 @@ def test_traces_score_like_the_equivalent_trace_mode_evalset(
 def test_every_dialect_maps_to_the_same_turns(tmp_path: Path, dialect: str) -> None:
     recorder = Recorder()
     DIALECTS[dialect](recorder.tracer, SESSION, ACTUAL)
-    mapping = map_spans(read_spans(recorder.write_json(tmp_path / "t.jsonl")))
+    mapping = map_spans(read_spans(recorder.write_json(tmp_path / "t.jsonl")).spans)
     assert mapping.unmapped == []
     turns = mapping.sessions[SESSION].turns
     assert [t.user_content.content for t in turns if t.user_content] == [
@@ -225,7 +225,7 @@ def test_sessions_split_and_match_keys(tmp_path: Path) -> None:
         attributes={"gen_ai.operation.name": "invoke_agent", "agenteval.eval_id": "case-9"},
     ) as keyed:
         pass
-    spans = read_spans(recorder.write_protobuf(tmp_path / "t.pb"))
+    spans = read_spans(recorder.write_protobuf(tmp_path / "t.pb")).spans
     by_session = map_spans(spans, TracesMatch.SESSION)
     assert sorted(by_session.sessions) == ["s-1", "s-2"]
     assert [len(s.turns) for s in by_session.sessions.values()] == [1, 1]
@@ -251,7 +251,10 @@ def test_broken_otlp_json_is_a_located_error(tmp_path: Path) -> None:
     )
     proc = agenteval("run", "--evalset", str(evalset), "--traces", str(bad), "--no-cache")
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert f"{bad}: line 2: not OTLP trace JSON" in proc.stderr
+    assert (
+        f"{bad}: line 2: resourceSpans[0].scopeSpans: not OTLP trace JSON: expected an array, "
+        "got a number" in proc.stderr
+    )
     assert "Traceback" not in proc.stderr
 
 
@@ -259,7 +262,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_shipped_example_holds_the_replay_agents_turns() -> None:
-    mapping = map_spans(read_spans(REPO / "evalsets" / "otel" / "travel-agent.otlp.jsonl"))
+    mapping = map_spans(read_spans(REPO / "evalsets" / "otel" / "travel-agent.otlp.jsonl").spans)
     assert mapping.unmapped == []
     recorded = [
         json.loads(line)
@@ -289,7 +292,7 @@ def test_length_prefixed_protobuf_stream(tmp_path: Path) -> None:
         encode_spans(spans[3:]).SerializeToString(),
     ]
     data = b"".join(len(c).to_bytes(4, "big") + c for c in chunks)
-    records = read_protobuf_spans(data, "stream.pb")
+    records = read_protobuf_spans(data, "stream.pb").spans
     assert len(records) == len(spans) == 8  # per turn: invoke_agent, two chat, one tool
     assert [len(s.turns) for s in map_spans(records).sessions.values()] == [2]
 

@@ -37,6 +37,7 @@ from agenteval.checks.cross_file import (
 from agenteval.checks.evalset_file import CaseRules
 from agenteval.checks.file_kind import FileKind, kind_of
 from agenteval.checks.numbers import non_finite_numbers
+from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.checks.unknown_keys import case_unknown_keys, evalset_unknown_keys, sort_unknown
 from agenteval.errors import Problem
 from agenteval.evalset_scan import EvalSetScan, NotStreamable
@@ -68,6 +69,7 @@ class _Buckets:
     unknown: list[Problem] = field(default_factory=list)
     regex: list[list[Problem]] = field(default_factory=list)
     layouts: list[Problem] = field(default_factory=list)
+    mismatched: list[Problem] = field(default_factory=list)
     checked: Findings = field(default_factory=Findings)
 
 
@@ -81,6 +83,7 @@ def check_evalset_stream(
     selected: Sequence[EvalMetric],
     metrics_file: str,
     traces: Mapping[str, list[Invocation]] | None,
+    num_runs: int = 1,
 ) -> StreamedEvalSet | None:
     """Check the eval set ``data`` (the file's bytes) case by case; None: read it whole instead."""
     scan = EvalSetScan(data)
@@ -114,6 +117,9 @@ def check_evalset_stream(
             layout = case_layout_problem(index, case, file, traces)
             if layout is not None:
                 found.layouts.append(layout)
+            mismatch = trace_mismatch_problem(index, case, file, traces, num_runs)
+            if mismatch is not None:
+                found.mismatched.append(mismatch)
             spans.extend((scanned.start, scanned.end, index))
             ids.append(case.eval_id)
     except (NotStreamable, ValidationError):
@@ -131,6 +137,8 @@ def check_evalset_stream(
     result.tail.problems = [p for bucket in found.regex for p in bucket]
     result.tail.problems += found.checked.problems + found.layouts
     result.tail.warnings = found.checked.warnings
+    # A trace of another question: a warning, an error under --strict (checks/trace_match.py).
+    (result.tail.problems if strict else result.tail.warnings).extend(found.mismatched)
     return result
 
 

@@ -10,6 +10,10 @@ Reads the three kinds of file ADK writes, in both key styles it writes them (sna
   ADK's local results manager writes them): trace-mode cases whose recorded turns are the
   ``actual_invocation``s and whose expected turns are the ``expected_invocation``s.
 
+Every file is first validated against ADK's format (``adk_format.py``): a value of the
+wrong type, a ``null`` turn, a case with neither conversation nor scenario, and duplicate
+``eval_id``s are located errors (exit 2) and nothing is written.
+
 An ADK invocation maps to a trpc-agent-go invocation as ADK's own evaluators read it: the user
 and final-response text is the text parts joined by newlines; tools are the function calls of
 ``intermediate_data`` (``tool_uses``, or the ``function_call`` parts of ``invocation_events``)
@@ -18,17 +22,20 @@ with the ``function_response`` of the same id as result.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 from pydantic.alias_generators import to_camel
 
+from agenteval.checks.numbers import non_finite_numbers
 from agenteval.errors import ConfigError, Problem
-from agenteval.importers.genai_messages import message_text
+from agenteval.importers import adk_format as fmt
+from agenteval.importers.adk_format import validate_adk
+from agenteval.loading import read_text
 from agenteval.schema.evalset import (
     ConversationScenario,
     EvalCase,
@@ -66,175 +73,186 @@ class Imported:
     warnings: list[Problem] = field(default_factory=list)
 
 
-def _tools(intermediate: Any) -> list[Tool]:
-    calls: list[Any] = []
-    responses: list[Any] = []
-    if isinstance(intermediate, dict):
-        events = get(intermediate, "invocation_events")
-        if isinstance(events, list):
-            for event in events:
-                content = get(event, "content")
-                for part in get(content, "parts") or []:
-                    if get(part, "function_call") is not None:
-                        calls.append(get(part, "function_call"))
-                    if get(part, "function_response") is not None:
-                        responses.append(get(part, "function_response"))
-        else:
-            calls = list(get(intermediate, "tool_uses") or [])
-            responses = list(get(intermediate, "tool_responses") or [])
-    by_id = {get(r, "id"): get(r, "response") for r in responses if isinstance(r, dict)}
-    tools: list[Tool] = []
-    for call in calls:
-        if not isinstance(call, dict):
-            continue
-        call_id = get(call, "id")
-        tools.append(
-            Tool(
-                id=call_id or "",
-                name=get(call, "name") or "",
-                arguments=get(call, "args"),
-                result=by_id.get(call_id) if call_id else None,
-            )
+def _tools(intermediate: fmt.IntermediateData | fmt.InvocationEvents | None) -> list[Tool]:
+    calls: list[fmt.FunctionCall] = []
+    responses: list[fmt.FunctionResponse] = []
+    if isinstance(intermediate, fmt.InvocationEvents):
+        for event in intermediate.invocation_events:
+            for part in (event.content.parts if event.content else None) or []:
+                if part.function_call is not None:
+                    calls.append(part.function_call)
+                if part.function_response is not None:
+                    responses.append(part.function_response)
+    elif intermediate is not None:
+        calls, responses = intermediate.tool_uses, intermediate.tool_responses
+    by_id = {r.id: r.response for r in responses}
+    return [
+        Tool(
+            id=call.id or "",
+            name=call.name or "",
+            arguments=call.args,
+            result=by_id.get(call.id) if call.id else None,
         )
-    return tools
+        for call in calls
+    ]
 
 
-def _text(content: Any) -> str:
+def _text(content: fmt.Content | None) -> str:
     """ADK's text of a ``Content``: its text parts joined by newlines (thought parts too, as ADK)."""
-    parts = get(content, "parts")
-    if not isinstance(parts, list):
-        return message_text(content) if isinstance(content, str) else ""
-    return "\n".join(
-        p["text"]
-        for p in parts
-        if isinstance(p, dict) and isinstance(p.get("text"), str) and p["text"]
-    )
+    parts = content.parts if content is not None else None
+    return "\n".join(p.text for p in parts or [] if p.text)
 
 
-def invocation(data: Any) -> Invocation:
+def invocation(turn: fmt.Invocation) -> Invocation:
     """One ADK ``Invocation`` as a trpc-agent-go invocation."""
-    final = get(data, "final_response")
-    timestamp = get(data, "creation_timestamp")
+    final = turn.final_response
     return Invocation(
-        invocation_id=get(data, "invocation_id") or "",
-        user_content=Message(role="user", content=_text(get(data, "user_content"))),
+        invocation_id=turn.invocation_id or "",
+        user_content=Message(role="user", content=_text(turn.user_content)),
         final_response=Message(role="assistant", content=_text(final))
         if final is not None
         else None,
-        tools=_tools(get(data, "intermediate_data")),
-        creation_timestamp=timestamp if isinstance(timestamp, int | float) and timestamp else None,
+        tools=_tools(turn.intermediate_data),
+        creation_timestamp=turn.creation_timestamp or None,
     )
 
 
-def _session_input(data: Any) -> SessionInput:
-    state = get(data, "state")
+def _session_input(data: fmt.SessionInput | None) -> SessionInput:
+    if data is None:
+        return SessionInput()
     return SessionInput(
-        app_name=get(data, "app_name") or "",
-        user_id=get(data, "user_id") or "",
-        state=state if isinstance(state, dict) and state else None,
+        app_name=data.app_name or "", user_id=data.user_id or "", state=data.state or None
     )
 
 
-def _scenario(data: Any) -> ConversationScenario | None:
-    if not isinstance(data, dict):
+def _scenario(data: fmt.ConversationScenario | None) -> ConversationScenario | None:
+    if data is None:
         return None
     return ConversationScenario(
-        starting_prompt=get(data, "starting_prompt") or "",
-        conversation_plan=get(data, "conversation_plan") or "",
+        starting_prompt=data.starting_prompt, conversation_plan=data.conversation_plan
     )
 
 
-def evalset_from_adk(data: dict[str, Any], file: str) -> Imported:
-    """An ADK eval set (either key style) as a trpc-agent-go eval set."""
+def _duplicates(file: str, ids: Sequence[str], where: str, key: str) -> list[Problem]:
+    """One problem per case whose id an earlier case already has."""
+    first: dict[str, int] = {}
+    problems: list[Problem] = []
+    for index, eval_id in enumerate(ids):
+        if eval_id in first:
+            problems.append(
+                Problem(
+                    file,
+                    f"{where}[{index}].{key}",
+                    f"duplicate {key} {eval_id!r} (also {where}[{first[eval_id]}])",
+                    "every case needs its own id",
+                )
+            )
+        else:
+            first[eval_id] = index
+    return problems
+
+
+def _spelt(data: Any, cases: str) -> tuple[str, str]:
+    """The cases key and ``eval_id`` as the file spells its keys (camelCase when its cases key is)."""
+    if isinstance(data, dict) and to_camel(cases) in data:
+        return to_camel(cases), "evalId"
+    return cases, "eval_id"
+
+
+def evalset_from_adk(data: fmt.EvalSet, file: str, raw: Any = None) -> Imported:
+    """An ADK eval set (either key style) as a trpc-agent-go eval set (``raw``: the file's data)."""
     out = Imported()
+    where, key = _spelt(raw, "eval_cases")
+    ids = [case.eval_id or f"case-{index + 1}" for index, case in enumerate(data.eval_cases)]
+    duplicates = _duplicates(file, ids, where, key)
+    if duplicates:
+        raise ConfigError(duplicates)
     cases: list[EvalCase | None] = []
-    for index, raw in enumerate(get(data, "eval_cases") or []):
-        conversation = get(raw, "conversation")
-        if get(raw, "rubrics"):
+    for index, (eval_id, case) in enumerate(zip(ids, data.eval_cases, strict=True)):
+        if case.rubrics:
             out.warnings.append(
                 Problem(
                     file,
-                    f"eval_cases[{index}].rubrics",
+                    f"{where}[{index}].rubrics",
                     "case rubrics are not imported",
                     "put rubrics in the metric file",
                 )
             )
         cases.append(
             EvalCase(
-                eval_id=get(raw, "eval_id") or f"case-{index + 1}",
-                conversation=[invocation(t) for t in conversation]
-                if isinstance(conversation, list)
+                eval_id=eval_id,
+                conversation=[invocation(t) for t in case.conversation]
+                if case.conversation is not None
                 else None,
-                conversation_scenario=_scenario(get(raw, "conversation_scenario")),
-                session_input=_session_input(get(raw, "session_input")),
+                conversation_scenario=_scenario(case.conversation_scenario),
+                session_input=_session_input(case.session_input),
             )
         )
-    set_id = get(data, "eval_set_id") or Path(file).name.split(".")[0]
+    set_id = data.eval_set_id or Path(file).name.split(".")[0]
     out.evalsets.append(
         EvalSet(
             eval_set_id=set_id,
-            name=get(data, "name") or "",
-            description=get(data, "description") or "",
+            name=data.name or "",
+            description=data.description or "",
             eval_cases=cases,
         )
     )
     return out
 
 
-def evalset_from_legacy(data: list[Any], file: str) -> Imported:
+def evalset_from_legacy(rows: list[fmt.LegacyRow], file: str) -> Imported:
     """A legacy ``*.test.json`` (one multi-turn case per file, as ADK migrates it)."""
-    turns: list[Invocation | None] = []
-    for row in data:
-        if not isinstance(row, dict):
-            continue
-        tools = [
-            Tool(name=str(use.get("tool_name") or ""), arguments=use.get("tool_input"))
-            for use in row.get("expected_tool_use") or []
-            if isinstance(use, dict)
-        ]
-        turns.append(
-            Invocation(
-                user_content=Message(role="user", content=str(row.get("query") or "")),
-                final_response=Message(role="assistant", content=str(row.get("reference") or "")),
-                tools=tools,
-            )
+    turns: list[Invocation | None] = [
+        Invocation(
+            user_content=Message(role="user", content=row.query),
+            final_response=Message(role="assistant", content=row.reference or ""),
+            tools=[
+                Tool(name=use.tool_name, arguments=use.tool_input) for use in row.expected_tool_use
+            ],
         )
+        for row in rows
+    ]
     name = Path(file).name
     stem = name[: -len(".test.json")] if name.endswith(".test.json") else Path(file).stem
     case = EvalCase(eval_id=stem, conversation=turns, session_input=SessionInput())
     return Imported(evalsets=[EvalSet(eval_set_id=stem, name=stem, eval_cases=[case])])
 
 
-def evalset_from_results(data: dict[str, Any], file: str) -> Imported:
+def evalset_from_results(data: fmt.EvalSetResult, file: str, raw: Any = None) -> Imported:
     """ADK eval results as a trace-mode eval set: recorded turns plus expected turns."""
     out = Imported()
+    where, key = _spelt(raw, "eval_case_results")
+    results = data.eval_case_results
+    ids = [result.eval_id or f"case-{index + 1}" for index, result in enumerate(results)]
+    duplicates = _duplicates(file, ids, where, key)
+    if duplicates:
+        raise ConfigError(duplicates)
     cases: list[EvalCase | None] = []
-    for index, raw in enumerate(get(data, "eval_case_results") or []):
-        per_turn = get(raw, "eval_metric_result_per_invocation") or []
-        actual = [invocation(get(t, "actual_invocation")) for t in per_turn]
-        expected_raw = [get(t, "expected_invocation") for t in per_turn]
-        expected = [invocation(t) for t in expected_raw if t is not None]
+    for index, (eval_id, result) in enumerate(zip(ids, results, strict=True)):
+        per_turn = result.eval_metric_result_per_invocation
+        actual = [invocation(t.actual_invocation) for t in per_turn]
+        expected = [invocation(t.expected_invocation) for t in per_turn if t.expected_invocation]
         if expected and len(expected) != len(actual):
             out.warnings.append(
                 Problem(
                     file,
-                    f"eval_case_results[{index}]",
+                    f"{where}[{index}]",
                     "some turns have no expected invocation; expected turns dropped",
                 )
             )
             expected = []
         cases.append(
             EvalCase(
-                eval_id=get(raw, "eval_id") or f"case-{index + 1}",
+                eval_id=eval_id,
                 eval_mode="trace",
                 actual_conversation=list(actual),
                 conversation=list(expected) or None,
-                session_input=SessionInput(user_id=get(raw, "user_id") or ""),
+                session_input=SessionInput(user_id=result.user_id or ""),
             )
         )
-    set_id = get(data, "eval_set_id") or get(data, "eval_set_result_id") or Path(file).stem
+    set_id = data.eval_set_id or data.eval_set_result_id or Path(file).stem
     out.evalsets.append(
-        EvalSet(eval_set_id=set_id, name=get(data, "eval_set_result_name") or "", eval_cases=cases)
+        EvalSet(eval_set_id=set_id, name=data.eval_set_result_name or "", eval_cases=cases)
     )
     return out
 
@@ -357,25 +375,28 @@ def metrics_from_config(config: Any, file: str) -> tuple[list[dict[str, Any]], l
 
 
 def load_json(path: Path) -> Any:
-    """A JSON file's data (a string-wrapped document unwrapped), or ConfigError."""
+    """A JSON file's data (a string-wrapped document unwrapped), or ConfigError.
+
+    pydantic_core's parser bounds nesting (as the eval set loaders do) and says where
+    the text breaks; the stdlib's raised RecursionError on 5,000 nested ``[``.
+    """
+    text = read_text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([Problem(str(path), "", f"cannot read: {exc}")]) from None
-    try:
-        data = json.loads(text)
-        if isinstance(data, str):
-            data = json.loads(data)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            [
-                Problem(
-                    str(path),
-                    "",
-                    f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                )
-            ]
-        ) from None
+        data = pydantic_core.from_json(text)
+    except ValueError as exc:
+        raise ConfigError([Problem(str(path), "", f"invalid JSON: {exc}")]) from None
+    if isinstance(data, str):
+        try:
+            data = pydantic_core.from_json(data)
+        except ValueError as exc:
+            raise ConfigError(
+                [Problem(str(path), "$", f"invalid JSON in the string-wrapped document: {exc}")]
+            ) from None
+    # NaN and Infinity read as numbers but no run can use them (written out, they are null
+    # or invalid JSON): located errors, as in the files agenteval reads itself.
+    infinite = non_finite_numbers(data, str(path), text)
+    if infinite:
+        raise ConfigError(infinite)
     return data
 
 
@@ -383,12 +404,15 @@ def import_adk_file(path: Path, kind: str) -> Imported:
     """Convert one ADK file whose kind ``detect`` recognised; metrics from its ``test_config.json``."""
     data = load_json(path)
     file = str(path)
+    model, problems = validate_adk(data, kind, file)
+    if problems:
+        raise ConfigError(problems)
     if kind == "adk-legacy":
-        imported = evalset_from_legacy(data, file)
+        imported = evalset_from_legacy(model, file)
     elif kind == "adk-result":
-        imported = evalset_from_results(data, file)
+        imported = evalset_from_results(model, file, data)
     else:
-        imported = evalset_from_adk(data, file)
+        imported = evalset_from_adk(model, file, data)
     config_path = path.with_name("test_config.json")
     if config_path.is_file():
         metrics, warnings = metrics_from_config(load_json(config_path), str(config_path))

@@ -29,10 +29,11 @@ from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.importers.otel_traces import (
     evalset_from_spans,
     printable,
+    span_warnings,
     trace_set_id,
-    unmapped_warnings,
 )
 from agenteval.importers.otlp_file import read_spans
+from agenteval.input_limits import input_file_problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump_json_bytes
@@ -141,6 +142,21 @@ def _report(written: list[tuple[Path, int]]) -> None:
         out.print(f"wrote {printable(str(path))}{suffix}", markup=False)
 
 
+def _adk_file(path: Path) -> adk.Imported:
+    """One ADK file converted, or ConfigError saying why it cannot be."""
+    refused = input_file_problem(path)
+    if refused is not None:
+        raise ConfigError([refused])
+    kind = kind_of_file(path)
+    if kind is None:
+        adk.load_json(path)  # a file that is no JSON says what is wrong with it
+        raise ConfigError([Problem(str(path), "", "not a Google ADK eval file")])
+    if kind not in ADK_KINDS:
+        hint = "use agenteval import otel" if kind.startswith("otlp") else ""
+        raise ConfigError([Problem(str(path), "", KIND_NAMES[kind], hint)])
+    return adk.import_adk_file(path, kind)
+
+
 @import_app.command("adk")
 def import_adk(
     files: FilesArg, output: OutOpt, force: ForceOpt = False, verbose: VerboseOpt = False
@@ -151,15 +167,10 @@ def import_adk(
         problems: list[Problem] = []
         imports: list[adk.Imported] = []
         for path in files:
-            kind = kind_of_file(path) if path.is_file() else None
-            if not path.is_file():
-                problems.append(Problem(str(path), "", "file not found"))
-            elif kind not in ADK_KINDS:
-                what = KIND_NAMES[kind] if kind else "not a Google ADK eval file"
-                hint = "use agenteval import otel" if kind and kind.startswith("otlp") else ""
-                problems.append(Problem(str(path), "", f"{what}", hint))
-            else:
-                imports.append(adk.import_adk_file(path, kind))
+            try:
+                imports.append(_adk_file(path))
+            except ConfigError as exc:
+                problems.extend(exc.problems)
         if problems:
             raise ConfigError(problems)
         evalsets = [(e, imp) for imp in imports for e in imp.evalsets]
@@ -202,8 +213,9 @@ def import_otel(
         warnings: list[Problem] = []
         problems: list[Problem] = []
         for path in files:
-            if not path.is_file():
-                problems.append(Problem(str(path), "", "file not found"))
+            refused = input_file_problem(path)
+            if refused is not None:
+                problems.append(refused)
                 continue
             kind = kind_of_file(path)
             if kind is not None and not kind.startswith("otlp"):
@@ -211,8 +223,13 @@ def import_otel(
                     Problem(str(path), "", KIND_NAMES[kind], "use agenteval import adk")
                 )
                 continue
-            mapping = map_spans(read_spans(path), traces_match)
-            warnings.extend(unmapped_warnings(str(path), mapping))
+            try:
+                read = read_spans(path)
+            except ConfigError as exc:  # every file is checked before one is written
+                problems.extend(exc.problems)
+                continue
+            mapping = map_spans(read.spans, traces_match)
+            warnings.extend(span_warnings(str(path), read, mapping))
             sets.append(evalset_from_spans(trace_set_id(path), mapping))
         if problems:
             raise ConfigError(problems)

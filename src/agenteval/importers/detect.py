@@ -6,13 +6,14 @@ Kinds: ``adk-evalset``, ``adk-legacy`` (``*.test.json``), ``adk-result``, ``otlp
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 from google.protobuf.message import DecodeError
 
 from agenteval.errors import Problem
+from agenteval.input_limits import input_file_problem
 
 KIND_NAMES = {
     "adk-evalset": "a Google ADK eval set",
@@ -63,12 +64,18 @@ def _adk_invocation(turn: dict[str, Any]) -> bool:
     return isinstance(content, dict) and "parts" in content
 
 
+def _parsed(text: str) -> Any:
+    """JSON text parsed, or ValueError; nesting is bounded as where the loaders parse (no
+    RecursionError from 5,000 nested ``[``), and so are numbers."""
+    return pydantic_core.from_json(text)
+
+
 def kind_of_data(data: Any) -> str | None:
     """The kind of parsed JSON data, or None."""
     if isinstance(data, str):
         try:
-            data = json.loads(data)
-        except json.JSONDecodeError:
+            data = _parsed(data)
+        except ValueError:
             return None
     if isinstance(data, list):
         rows = [r for r in data if isinstance(r, dict)]
@@ -106,12 +113,12 @@ def kind_of_text(text: str) -> str | None:
     if not any(marker in text for marker in _MARKERS):
         return None
     try:
-        return kind_of_data(json.loads(text))
-    except json.JSONDecodeError:
+        return kind_of_data(_parsed(text))
+    except ValueError:
         first = text.lstrip().split("\n", 1)[0]
         try:
-            return "otlp-json" if kind_of_data(json.loads(first)) == "otlp-json" else None
-        except json.JSONDecodeError:
+            return "otlp-json" if kind_of_data(_parsed(first)) == "otlp-json" else None
+        except ValueError:
             return None
 
 
@@ -127,14 +134,16 @@ def kind_of_bytes(data: bytes) -> str | None:
     from agenteval.importers.otlp_file import read_protobuf_spans
 
     try:
-        spans = read_protobuf_spans(data, "")
+        read = read_protobuf_spans(data, "")
     except (ConfigError, DecodeError):
         return None
-    return "otlp-protobuf" if spans and all(s.span_id for s in spans) else None
+    return "otlp-protobuf" if read.spans and not read.without_id else None
 
 
 def kind_of_file(path: Path) -> str | None:
-    """The kind of a file on disk, or None (also when it cannot be read)."""
+    """The kind of a file on disk, or None (also when it cannot be read, or is no regular file)."""
+    if input_file_problem(path) is not None:
+        return None
     try:
         return kind_of_bytes(path.read_bytes())
     except OSError:

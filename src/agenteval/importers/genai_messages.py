@@ -15,19 +15,25 @@ Span attributes hold messages in several shapes, all JSON text:
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import pydantic_core
 
 USER_ROLES = frozenset({"user", "human"})
 ASSISTANT_ROLES = frozenset({"assistant", "model", "ai"})
 
 
 def parse_json(value: Any) -> Any:
-    """A JSON text decoded; anything else (or text that is not JSON) as it is."""
+    """A JSON text decoded; anything else (or text that is not JSON) as it is.
+
+    pydantic_core's parser bounds nesting and numbers (an attribute of 5,000 nested ``[``
+    was a RecursionError in the stdlib's): text it cannot read stays text, and so does
+    text with NaN or Infinity (no JSON number; written out, it would become null).
+    """
     if isinstance(value, str) and value[:1] in ("{", "[", '"'):
         try:
-            return json.loads(value)
-        except json.JSONDecodeError:
+            return pydantic_core.from_json(value, allow_inf_nan=False)
+        except ValueError:
             return value
     return value
 

@@ -22,7 +22,9 @@ The rule, in order:
    ``agent.WithSpanAttributes``).  The first span of a turn carrying the key decides.
    A case is given the session whose key equals its ``evalId``.
 4. **Nothing silently dropped.** A span outside every turn (and not an ancestor of one), and
-   a turn without the key, is reported with its span id.
+   a turn without the key, is reported with its span id.  Spans are known by trace id and
+   span id together (exporters may number spans per trace); a span repeating both of an
+   earlier one is reported, and so is the session whose turn it would have been.
 """
 
 from __future__ import annotations
@@ -82,6 +84,7 @@ class Unmapped:
     span_id: str
     name: str
     reason: str
+    trace_id: str = ""
 
 
 @dataclass(slots=True)
@@ -214,59 +217,107 @@ def turn_invocation(root: SpanRecord, spans: list[SpanRecord]) -> Invocation:
     )
 
 
-def _turn_roots(spans: list[SpanRecord], by_id: dict[str, SpanRecord]) -> dict[str, str]:
-    """span id → span id of its turn root (the outermost turn-root span above or at it)."""
-    root_of: dict[str, str] = {}
+# A span is known by its trace id and span id together: exporters may number spans per trace.
+SpanKey = tuple[str, str]
+
+
+def _key(span: SpanRecord) -> SpanKey:
+    return (span.trace_id, span.span_id)
+
+
+def _parent(span: SpanRecord, by_key: dict[SpanKey, SpanRecord]) -> SpanRecord | None:
+    return by_key.get((span.trace_id, span.parent_id)) if span.parent_id else None
+
+
+def _turn_roots(
+    spans: list[SpanRecord], by_key: dict[SpanKey, SpanRecord]
+) -> dict[SpanKey, SpanKey | None]:
+    """span → its turn root (the outermost turn-root span above or at it), None outside turns."""
+    root_of: dict[SpanKey, SpanKey | None] = {}
     for span in spans:
         chain: list[SpanRecord] = []
-        seen: set[str] = set()
+        seen: set[SpanKey] = set()
         current: SpanRecord | None = span
-        while current is not None and current.span_id not in root_of:
-            if current.span_id in seen:  # a parent cycle in a broken file: stop there
+        while current is not None and _key(current) not in root_of:
+            if _key(current) in seen:  # a parent cycle in a broken file: stop there
                 current = None
                 break
-            seen.add(current.span_id)
+            seen.add(_key(current))
             chain.append(current)
-            current = by_id.get(current.parent_id) if current.parent_id else None
-        outer = root_of[current.span_id] if current is not None else ""
+            current = _parent(current, by_key)
+        outer = root_of[_key(current)] if current is not None else None
         for link in reversed(chain):
-            if not outer and _is_turn_root(link):
-                outer = link.span_id
-            root_of[link.span_id] = outer
+            if outer is None and _is_turn_root(link):
+                outer = _key(link)
+            root_of[_key(link)] = outer
     return root_of
+
+
+def _distinct(
+    spans: list[SpanRecord], keys: Sequence[str]
+) -> tuple[list[SpanRecord], list[Unmapped]]:
+    """The spans with a trace and span id no earlier span has, and the repeats (each named).
+
+    A repeat is left out; when it is the turn of a session the first copy is not (a
+    different session, or no turn), that session's turn is named as not imported.
+    """
+    first: dict[SpanKey, SpanRecord] = {}
+    kept: list[SpanRecord] = []
+    repeats: list[Unmapped] = []
+    for span in spans:
+        key = _key(span)
+        earlier = first.get(key)
+        if earlier is None:
+            first[key] = span
+            kept.append(span)
+            continue
+        session = _first([span], keys) if _is_turn_root(span) else ""
+        same = _is_turn_root(earlier) and _first([earlier], keys) == session
+        lost = f" (a turn of session {session!r} is not imported)" if session and not same else ""
+        repeats.append(
+            Unmapped(
+                span.span_id,
+                span.name,
+                f"repeats the trace and span id of an earlier span{lost}",
+                span.trace_id,
+            )
+        )
+    return kept, repeats
 
 
 def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> SpanMapping:
     """Group spans into turns and sessions (module docstring), reporting what cannot be mapped."""
-    by_id = {s.span_id: s for s in spans}
-    root_of = _turn_roots(spans, by_id)
-    members: dict[str, list[SpanRecord]] = {}
+    keys = MATCH_KEYS[match]
+    spans, unmapped = _distinct(spans, keys)
+    by_key = {_key(s): s for s in spans}
+    root_of = _turn_roots(spans, by_key)
+    members: dict[SpanKey, list[SpanRecord]] = {}
     for span in spans:
-        root = root_of.get(span.span_id, "")
-        if root:
+        root = root_of.get(_key(span))
+        if root is not None:
             members.setdefault(root, []).append(span)
     # Spans that only wrap turns (an HTTP server span around the agent) are containers.
-    containers: set[str] = set()
+    containers: set[SpanKey] = set()
     for root in members:
-        parent = by_id[root].parent_id
-        while parent and parent in by_id and parent not in containers:
-            containers.add(parent)
-            parent = by_id[parent].parent_id
-    unmapped = [
+        parent = _parent(by_key[root], by_key)
+        while parent is not None and _key(parent) not in containers:
+            containers.add(_key(parent))
+            parent = _parent(parent, by_key)
+    unmapped.extend(
         Unmapped(
             s.span_id,
             s.name,
             "belongs to no agent turn (no invoke_agent or invocation span above it)",
+            s.trace_id,
         )
         for s in spans
-        if not root_of.get(s.span_id) and s.span_id not in containers
-    ]
-    keys = MATCH_KEYS[match]
+        if root_of.get(_key(s)) is None and _key(s) not in containers
+    )
     sessions: dict[str, Session] = {}
     turns: list[tuple[int, str, Invocation, str]] = []
-    for root_id, group in members.items():
-        top = by_id[root_id]
-        rest = sorted((s for s in group if s.span_id != root_id), key=lambda s: s.start)
+    for root_key, group in members.items():
+        top = by_key[root_key]
+        rest = sorted((s for s in group if s is not top), key=lambda s: s.start)
         ordered = [top, *rest]
         key = _first(ordered, keys)
         if not key:
@@ -275,6 +326,7 @@ def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> Sp
                     top.span_id,
                     top.name,
                     f"turn has no {' / '.join(keys)} attribute (--traces-match {match.value})",
+                    top.trace_id,
                 )
             )
             continue

@@ -5,11 +5,15 @@ Tested in tests/importers/test_otel.py.
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Mapping
 from pathlib import Path
 
 from agenteval.errors import Problem
-from agenteval.importers.otel import SpanMapping, TracesMatch, map_spans
-from agenteval.importers.otlp_file import looks_like_json, read_spans
+from agenteval.importers.otel import SpanMapping, TracesMatch, Unmapped, map_spans
+from agenteval.importers.otlp_file import SpanFile, is_json_head, read_spans
+from agenteval.input_limits import compressed_problem, input_file_problem
+from agenteval.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 
 TRACE_FILE_SUFFIXES = (".jsonl", ".json", ".pb", ".binpb", ".proto", ".otlp")
@@ -21,47 +25,97 @@ def printable(text: str) -> str:
 
 
 def is_otlp_file(path: Path) -> bool:
-    """True when ``path`` is an OTLP trace export (JSON starting with ``resourceSpans``, or protobuf)."""
+    """True when ``path`` is for the OTLP reader: JSON naming ``resourceSpans`` early, or protobuf.
+
+    A file that is not UTF-8 text goes to the protobuf reader, which says what is wrong with it
+    (a truncated ``.pb`` is a protobuf decode error, not "not UTF-8 text"); a compressed file
+    is left to the text reader, which names the compression.
+    """
+    if input_file_problem(path) is not None:
+        return False
     try:
         with path.open("rb") as handle:
             head = handle.read(4096)
     except OSError:
         return False
-    if looks_like_json(head) or head.lstrip()[:1] in (b"{", b"["):
+    if compressed_problem(str(path), head) is not None:
+        return False
+    if is_json_head(head) or head.lstrip()[:1] in (b"[", b'"'):
         return b"esourceSpans" in head or b"esource_spans" in head
+    try:
+        # A multi-byte character cut at the end of the head is still text.
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return True
     from agenteval.importers.detect import kind_of_file
 
     return kind_of_file(path) == "otlp-protobuf"
 
 
-def unmapped_warnings(file: str, mapping: SpanMapping) -> list[Problem]:
-    """One warning per span that no session holds, naming its span id."""
-    return [
-        Problem(file, f"span {printable(u.span_id)}", f"{printable(u.name)!r} {u.reason}; not used")
-        for u in mapping.unmapped
-    ]
+def span_warnings(file: str, read: SpanFile, mapping: SpanMapping) -> list[Problem]:
+    """Warnings for every span no session holds, named one by one or counted per reason.
+
+    A flood of 300,000 spans outside every turn is one warning with its count and the first
+    spans, not 300,000 lines (problem_lists.py).
+    """
+    warnings: list[Problem] = []
+    if read.without_id:
+        # Only the first one's place is kept (the reader records no span without an id).
+        count, where = read.without_id, read.first_without_id
+        reason = "no spanId (OTLP requires one); not used"
+        warnings.append(
+            Problem(file, where, f"span has {reason}")
+            if count == 1
+            else Problem(file, f"{count:,} spans", f"have {reason}", f"the first: {where}")
+        )
+    by_reason: dict[str, list[Unmapped]] = {}
+    for unmapped in mapping.unmapped:
+        by_reason.setdefault(unmapped.reason, []).append(unmapped)
+    for reason, group in by_reason.items():
+        said = f"{printable(reason)}; not used"
+        items = [
+            Item(_span(u), f"{_span(u)} {printable(u.name)!r}", f"{printable(u.name)!r} {said}")
+            for u in group
+        ]
+        warnings.extend(listed_or_counted(file, items, "spans", said))
+    return warnings
+
+
+def _span(unmapped: Unmapped) -> str:
+    span = f"span {printable(unmapped.span_id)}"
+    if unmapped.reason.startswith("repeats"):
+        return f"{span} of trace {printable(unmapped.trace_id)}"
+    return span
 
 
 def load_otlp_traces(path: Path, match: str) -> tuple[dict[str, list[Invocation]], list[Problem]]:
-    """Turns by session key from an OTLP file, and a warning per unmapped span; ConfigError if unreadable."""
-    mapping = map_spans(read_spans(path), TracesMatch(match))
-    return mapping.traces(), unmapped_warnings(str(path), mapping)
+    """Turns by session key from an OTLP file, and warnings for spans not used; ConfigError if unreadable."""
+    read = read_spans(path)
+    mapping = map_spans(read.spans, TracesMatch(match))
+    return mapping.traces(), span_warnings(str(path), read, mapping)
 
 
 def unmatched_sessions(
-    file: str, traces: dict[str, list[Invocation]], case_ids: set[str], match: str
+    file: str, traces: Mapping[str, list[Invocation]], case_ids: set[str], match: str
 ) -> list[Problem]:
-    """One warning per session no case's evalId names: its turns are not scored."""
-    return [
-        Problem(
-            file,
+    """Warnings for the sessions no case's evalId names (their turns are not scored), counted past three."""
+    items = [
+        Item(
             f"session {printable(key)}",
+            repr(printable(key)),
             f"no case has evalId {printable(key)!r}; its {len(turns)} turn(s) are not scored",
             f"--traces-match {match}",
         )
         for key, turns in traces.items()
         if key not in case_ids
     ]
+    return listed_or_counted(
+        file,
+        items,
+        "sessions",
+        "no case has their key as evalId; their turns are not scored",
+        f"--traces-match {match}",
+    )
 
 
 def evalset_from_spans(set_id: str, mapping: SpanMapping) -> EvalSet:
