@@ -91,6 +91,18 @@ def test_huge_number_and_deep_nesting_are_located_errors(tmp_path: Path) -> None
     assert f"error: {traces}: line 1: nesting too deep to read" in done.stderr
 
 
+def test_digit_run_inside_a_string_is_text(tmp_path: Path) -> None:
+    answer = "The number is: " + "7" * 5000
+    case = {"evalId": "c", "evalMode": "trace", "actualConversation": [turn(answer)],
+            "conversation": [turn(answer)], "sessionInput": {}}  # fmt: skip
+    out = tmp_path / "out"
+    done = cli("run", "--evalset", str(suite(tmp_path, [case])), "--output", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (result,) = out.glob("*.json")
+    shown = cli("show", str(result))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+
+
 def test_corrupt_cache_is_named_before_any_judge_call(tmp_path: Path, judge_server: object) -> None:
     from judge_server import JudgeServer
     from tests.cli.test_interrupt_resume import write_suite
