@@ -204,6 +204,11 @@ def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) ->
     return ReasonLine(Text(mark, style=style), body)
 
 
+def _not_evaluated_line(where: str, reason: str, extras: str) -> ReasonLine:
+    why = f"not evaluated: {reason}" if reason else "not evaluated (no reason recorded)"
+    return _reason_line("!", STATUS_STYLES[EvalStatus.INCOMPLETE], where, why, extras)
+
+
 def reason_grid(lines: Sequence[ReasonLine], *, indent: int = 0) -> Table:
     """Reason lines as a two-column grid, indented by ``indent`` (0 or at least 2) columns.
 
@@ -237,6 +242,13 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
             failed = turn.eval_status is EvalStatus.FAILED
             where = f"{prefix}{overall.metric_name} · turn {index}"
             votes = vote_note(turn.details)
+            if turn.eval_status is EvalStatus.NOT_EVALUATED:
+                # What could not be evaluated and why (a judge that never answered, ...):
+                # the case is INCOMPLETE, and its table alone does not say why.
+                extras = _details_extras(turn.details) if verbose else ""
+                lines.append(_not_evaluated_line(where, _reason(turn), extras))
+                shown = True
+                continue
             if not (failed or verbose):
                 if votes.endswith(", unstable"):
                     # A passing turn the judge samples disagreed on is worth a look.
@@ -248,6 +260,10 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
             shown = shown or failed
         overall_failed = overall.eval_status is EvalStatus.FAILED
         overall_extras = _details_extras(overall.details) if verbose else ""
+        if overall.eval_status is EvalStatus.NOT_EVALUATED and not shown:
+            where = f"{prefix}{overall.metric_name}"
+            lines.append(_not_evaluated_line(where, _reason(overall).strip(";"), overall_extras))
+            continue
         if (overall_failed and not shown) or overall_extras:
             # A failure without a failing turn (averages, judges): say why at metric level.
             reason = _reason(overall).strip(";") or (
