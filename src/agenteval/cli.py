@@ -475,7 +475,7 @@ def run(
         with api.relaxed_gc(), run_signal_policy(policy):
             problems = check_outputs(
                 {"--output": output},
-                {"--json": json_file, "--junit": junit, "--markdown": markdown},
+                {"--json": json_file, "--junit": junit, "--markdown": markdown, "--html": html},
             )
             if problems:
                 raise ConfigError(problems)
@@ -896,6 +896,9 @@ def html_report(
 
     def body() -> int:
         _check_tolerance(tolerance)
+        problems = check_outputs({}, {"--html": html})
+        if problems:
+            raise ConfigError(problems)
         runs = load_runs(base) + load_runs(results) if base else load_runs(results)
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
