@@ -37,6 +37,7 @@ from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
+from agenteval.report.html_model import RunBuilder
 from agenteval.report.junit import write_junit_reports
 from agenteval.report.log_console import make_console
 from agenteval.report.markdown import STEP_SUMMARY_ENV, write_markdown_reports
@@ -479,11 +480,14 @@ def run(
             )
             if problems:
                 raise ConfigError(problems)
+            # The page is built from the cases as they finish (report/html_model.py).
+            page = RunBuilder("run") if html is not None else None
             sink = StreamedRun(
                 output=output,
                 app_name=app_name,
-                documents=any(path is not None for path in (output, json_file, html)),
+                documents=any(path is not None for path in (output, json_file)),
                 tallies=ReportSink(max_shown=max_shown or None, quiet=quiet, verbose=verbose),
+                also=[page] if page is not None else [],
             )
             options.sink = sink
             try:
@@ -491,10 +495,12 @@ def run(
                     result = api.evaluate(evalset, options)
                 policy.writing()
                 code = _report_run(
-                    result, sink, (output, json_file, junit, markdown, html), quiet=quiet
+                    result, sink, (output, json_file, junit, markdown, html), page, quiet=quiet
                 )
             finally:
                 sink.close()
+                if page is not None:
+                    page.close()
         if policy.during_writing:
             return api.EXIT_INCOMPLETE
         return code
@@ -506,6 +512,7 @@ def _report_run(
     result: api.RunResult,
     sink: StreamedRun,
     files: tuple[Path | None, Path | None, Path | None, Path | None, Path | None],
+    page: RunBuilder | None,
     *,
     quiet: bool,
 ) -> int:
@@ -526,17 +533,12 @@ def _report_run(
             highlight=False,
         )
     jobs = _report_jobs(result, sink, output, json_file, junit, markdown)
-    if html is not None:
+    if html is not None and page is not None:
         extras = {
             "durationSeconds": result.elapsed,
             "warnings": [str(w) for w in result.warnings],
         }
-        jobs.append(
-            ReportJob(
-                str(html),
-                lambda: write_run_report(html, [i.load() for i in sink.sets], extras=extras),
-            )
-        )
+        jobs.append(ReportJob(str(html), lambda: write_run_report(html, page, extras=extras)))
     summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
     ci_outputs = partial(
         github.write_ci_outputs,
