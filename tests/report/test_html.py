@@ -670,3 +670,14 @@ def test_bidi_controls_in_a_trace_show_as_escapes(open_report: object, tmp_path:
     body = opened.page.locator("body").inner_text()
     assert not any(char in body for char in "\u202e\u2066\u2069")
     opened.check_offline()
+
+
+def test_a_report_that_does_not_fit_leaves_nothing_behind(tmp_path: Path) -> None:
+    from cli.test_report_writes import full_tmpfs
+
+    runs = [ReportRun("gen", [generated_result("gen", cases=40, num_runs=1)])]
+    with full_tmpfs(tmp_path / "full") as full:
+        for limit in (0, 1 << 40):  # with a sidecar, and all inline
+            with pytest.raises(OSError, match="No space left"):
+                write_report(full / "r.html", runs, inline_limit=limit)
+            assert sorted(os.listdir(full)) == ["filler"]

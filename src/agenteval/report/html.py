@@ -35,7 +35,7 @@ import secrets
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -154,20 +154,31 @@ def _is_ours(directory: Path) -> bool:
     )
 
 
-def _write_sidecar(page: Path, builders: Sequence[RunBuilder], token: str) -> Callable[[], None]:
-    """Write every chunk into a new directory beside ``page``; returns the step that puts it in place.
+class _Sidecar:
+    """The chunks of a page written into a new directory beside it, until put in place.
 
     The directory is complete before anything is replaced, and an existing ``NAME.cases``
     is replaced only when agenteval wrote it (its :data:`SIDECAR_MARK`).
     """
-    final = sidecar_path(page)
-    if final.exists() and not _is_ours(final):
-        raise FileExistsError(
-            17, f"{final} exists and is not an agenteval report's sidecar", str(final)
+
+    def __init__(self, page: Path, builders: Sequence[RunBuilder], token: str) -> None:
+        self.final = sidecar_path(page)
+        if self.final.exists() and not _is_ours(self.final):
+            raise FileExistsError(
+                17, f"{self.final} exists and is not an agenteval report's sidecar", str(self.final)
+            )
+        self.staging: Path | None = Path(
+            tempfile.mkdtemp(prefix=f".{self.final.name}.", suffix=".tmp", dir=page.parent)
         )
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=page.parent))
-    try:
-        (staging / SIDECAR_MARK).write_text(
+        try:
+            self._write(page, builders, token, self.staging)
+        except BaseException:
+            self.discard()
+            raise
+
+    @staticmethod
+    def _write(page: Path, builders: Sequence[RunBuilder], token: str, into: Path) -> None:
+        (into / SIDECAR_MARK).write_text(
             f"Case details of {page.name}, written by agenteval: the page loads them from here.\n"
             "Keep this directory next to the page (move or copy both together).\n",
             encoding="utf-8",
@@ -175,25 +186,29 @@ def _write_sidecar(page: Path, builders: Sequence[RunBuilder], token: str) -> Ca
         prefix = f"{SHARD_CALLBACK}({orjson.dumps(token).decode()},".encode()
         for position, builder in enumerate(builders):
             for number, chunk in enumerate(builder.details.chunks()):
-                with open(staging / shard_name(position, number), "wb") as out:
+                with open(into / shard_name(position, number), "wb") as out:
                     out.write(prefix + f"{position},{number},".encode())
                     out.write(script_safe_json(chunk))
                     out.write(b");\n")
-        os.chmod(staging, 0o755)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        os.chmod(into, 0o755)
 
-    def put_in_place() -> None:
+    def place(self) -> None:
+        """Put the directory in place of ``NAME.cases`` (an older one is removed)."""
+        assert self.staging is not None
         old = None
-        if final.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=page.parent))
-            os.replace(final, old / final.name)
-        os.replace(staging, final)
+        if self.final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.old.", dir=self.final.parent))
+            os.replace(self.final, old / self.final.name)
+        os.replace(self.staging, self.final)
+        self.staging = None
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
 
-    return put_in_place
+    def discard(self) -> None:
+        """Remove the new directory if it was not put in place."""
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
 
 
 def write_page(
@@ -210,20 +225,24 @@ def write_page(
         index = report_index([b.index() for b in builders], title, compared, chunk_size=chunk_size)
         details = sum(builder.details.size for builder in builders)
         inline = details <= inline_limit or not _sidecar_possible(path)
-        place_sidecar: Callable[[], None] | None = None
+        sidecar: _Sidecar | None = None
         if not inline:
             token = secrets.token_hex(8)
             index["shards"] = {"dir": sidecar_path(path).name, "token": token}
-            place_sidecar = _write_sidecar(path, builders, token)
-        with StreamedFile(path) as out:
-            for part in _page_parts(index, builders, inline=inline):
-                out.write(part)
-            if place_sidecar is not None:
-                place_sidecar()
-            elif _sidecar_possible(path) and _is_ours(sidecar_path(path)):
-                # An earlier, larger report's details: this page does not use them.
-                shutil.rmtree(sidecar_path(path), ignore_errors=True)
-            return out.commit()
+            sidecar = _Sidecar(path, builders, token)
+        try:
+            with StreamedFile(path) as out:
+                for part in _page_parts(index, builders, inline=inline):
+                    out.write(part)
+                if sidecar is not None:
+                    sidecar.place()
+                elif _sidecar_possible(path) and _is_ours(sidecar_path(path)):
+                    # An earlier, larger report's details: this page does not use them.
+                    shutil.rmtree(sidecar_path(path), ignore_errors=True)
+                return out.commit()
+        finally:
+            if sidecar is not None:
+                sidecar.discard()
 
 
 def _default_title(runs: Sequence[ReportRun]) -> str:
