@@ -206,3 +206,11 @@ def test_search_text_holds_each_text_once_and_is_cut() -> None:
     assert built(result).index()["cases"][0][5] == "Weather in Oslo? sunny rainy"
     case.eval_metric_result_per_invocation[0].actual_invocation = invocation("q", "x" * 10**6)
     assert built(result).index()["cases"][0][5] == "q " + "x" * 238
+
+
+def test_a_file_whose_num_runs_is_below_its_run_ids_still_builds() -> None:
+    result = generated_result(cases=4, num_runs=2)
+    assert result.summary is not None
+    result.summary.num_runs = 1
+    index = built(result).index()
+    assert [len(row[6]) for row in index["cases"]] == [2, 2, 2, 2]

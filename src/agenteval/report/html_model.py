@@ -36,7 +36,7 @@ from typing import IO, Any
 import orjson
 
 from agenteval import __version__
-from agenteval.aggregation import SummaryTally
+from agenteval.aggregation import SummaryTally, run_id_of
 from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import SetTally
 from agenteval.report.set_tally import num_runs as runs_of
@@ -334,8 +334,11 @@ class RunBuilder:
     def feed(self, results: Iterable[EvalSetResult]) -> RunBuilder:
         """Add every case of whole ``results`` (saved result files); returns self."""
         for result in results:
-            self.begin_set(result.eval_set_id, runs_of(result))
-            for case in result.case_results():
+            cases = result.case_results()
+            # A file's numRuns below its highest runId would stop the summary tally.
+            runs = max([runs_of(result), *(run_id_of(case) for case in cases)])
+            self.begin_set(result.eval_set_id, runs)
+            for case in cases:
                 self.add(case)
             self.end_set(result)
         return self
