@@ -45,3 +45,19 @@ def test_input_file_problem_names_what_the_path_is(tmp_path: Path) -> None:
         str(tmp_path): f"{tmp_path}: is a directory, expected a file",
         str(tmp_path / "gone"): f"{tmp_path / 'gone'}: file not found",
     }
+
+
+def test_digit_runs_inside_strings_are_text() -> None:
+    run = "7" * 5000
+    assert limit_problem('{"a": "total: ' + run + '"}') is None
+    assert limit_problem('{"a": "x, ' + run + " and [" + run + '"}') is None
+    escaped = '{"a": "say \\"' + ", " + run + '\\" ok", "b": [' + "8" * 5000 + "]}"
+    assert limit_problem(escaped) == (
+        "a number with 5,000 digits at line 1 column 5030 (at most 4,300 are read)"
+    )
+
+
+def test_number_after_a_string_with_digits_is_found() -> None:
+    text = '{"s": "n: ' + "1" * 5000 + '", "n": ' + "2" * 4400 + "}"
+    problem = limit_problem(text)
+    assert problem is not None and "4,400 digits" in problem

@@ -39,6 +39,7 @@ from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import load_runs
+from agenteval.report.html_model import RunBuilder
 from agenteval.report.junit import write_junit_reports
 from agenteval.report.log_console import make_console
 from agenteval.report.markdown import STEP_SUMMARY_ENV, write_markdown_reports
@@ -531,15 +532,18 @@ def run(
         with api.relaxed_gc(), run_signal_policy(policy):
             problems = check_outputs(
                 {"--output": output},
-                {"--json": json_file, "--junit": junit, "--markdown": markdown},
+                {"--json": json_file, "--junit": junit, "--markdown": markdown, "--html": html},
             )
             if problems:
                 raise ConfigError(problems)
+            # The page is built from the cases as they finish (report/html_model.py).
+            page = RunBuilder("run") if html is not None else None
             sink = StreamedRun(
                 output=output,
                 app_name=app_name,
-                documents=any(path is not None for path in (output, json_file, html)),
+                documents=any(path is not None for path in (output, json_file)),
                 tallies=ReportSink(max_shown=max_shown or None, quiet=quiet, verbose=verbose),
+                also=[page] if page is not None else [],
             )
             options.sink = sink
             try:
@@ -550,11 +554,14 @@ def run(
                     result,
                     sink,
                     (output, json_file, junit, markdown, html),
+                    page,
                     quiet=quiet,
                     stopped_writing=lambda: policy.during_writing,
                 )
             finally:
                 sink.close()
+                if page is not None:
+                    page.close()
         if policy.during_writing:
             # A signal after the verdict line: the reports are whole, the run still stopped.
             if not entry.interrupt_reported():
@@ -570,6 +577,7 @@ def _report_run(
     result: api.RunResult,
     sink: StreamedRun,
     files: tuple[Path | None, Path | None, Path | None, Path | None, Path | None],
+    page: RunBuilder | None,
     *,
     quiet: bool,
     stopped_writing: Callable[[], bool] = lambda: False,
@@ -600,14 +608,9 @@ def _report_run(
     unfinished = _unfinished(result, reports, 0, stopped_writing())
     notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
     jobs = _report_jobs(result, sink, (output, json_file, junit, markdown), notes)
-    if html is not None:
+    if html is not None and page is not None:
         extras = {"durationSeconds": result.elapsed, "warnings": notes.lines()}
-        jobs.append(
-            ReportJob(
-                str(html),
-                lambda: write_run_report(html, [i.load() for i in sink.sets], extras=extras),
-            )
-        )
+        jobs.append(ReportJob(str(html), lambda: write_run_report(html, page, extras=extras)))
     summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
     ci_outputs = partial(
         github.write_ci_outputs,
@@ -1028,6 +1031,9 @@ def html_report(
     """Write one offline HTML report of saved results; two runs become a comparison."""
 
     def body() -> int:
+        problems = check_outputs({}, {"--html": html})
+        if problems:
+            raise ConfigError(problems)
         runs = load_runs(base) + load_runs(results) if base else load_runs(results)
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])

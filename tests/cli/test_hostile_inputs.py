@@ -56,6 +56,43 @@ def test_forged_eval_id_and_ansi_reasons_are_escaped_everywhere(tmp_path: Path) 
     assert "\x1b" not in xml.read_text()
 
 
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def test_bidi_controls_are_escaped_everywhere(tmp_path: Path) -> None:
+    eval_id = "refund\u202edesab"  # shows as "refundbased" reversed: "refund" + "pased"
+    case = {"evalId": eval_id, "evalMode": "trace", "sessionInput": {},
+            "actualConversation": [turn("sure " + BIDI + " \x1b[31m")],
+            "conversation": [turn("no")]}  # fmt: skip
+    evalset = suite(tmp_path, [case])
+    md, xml, doc = tmp_path / "r.md", tmp_path / "r.xml", tmp_path / "r.json"
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    done = cli("run", "--evalset", str(evalset), "--markdown", str(md), "--junit", str(xml),
+               "--json", str(doc), env=env)  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    annotations = [line for line in done.stdout.splitlines() if line.startswith("::error")]
+    assert annotations and "refund\\u202edesab" in annotations[0]
+    assert "\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066" in annotations[0]
+    for text in (done.stdout, done.stderr, md.read_text(), xml.read_text()):
+        assert not any(char in text for char in BIDI), text
+        assert "\x1b" not in text
+    for text in (done.stdout, md.read_text(), xml.read_text()):
+        assert "refund\\u202edesab" in text
+        assert "\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c" in text
+    # The JSON keeps the text exactly; diff and show escape it too.
+    data = json.loads(doc.read_text())
+    assert data["evalSetResults"][0]["evalCaseResults"][0]["evalId"] == eval_id
+    for result in data["evalSetResults"][0]["evalCaseResults"]:
+        for metric in result["overallEvalMetricResults"]:
+            metric.update(score=1, evalStatus="passed")
+        result.update(score=1, finalEvalStatus="passed")
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(data))
+    for shown in (cli("show", str(doc)), cli("diff", str(base), str(doc))):
+        assert not any(char in shown.stdout for char in BIDI), shown.stdout
+        assert "refund\\u202edesab" in shown.stdout
+
+
 def test_lone_surrogate_in_a_trace_answer(tmp_path: Path) -> None:
     case = {"evalId": "c", "conversation": [turn("x")], "sessionInput": {}}
     evalset = suite(tmp_path, [case])
@@ -89,6 +126,18 @@ def test_huge_number_and_deep_nesting_are_located_errors(tmp_path: Path) -> None
     done = cli("validate", "--evalset", str(tmp_path / "big.evalset.json"), "--traces", str(traces))
     assert done.returncode == 2
     assert f"error: {traces}: line 1: nesting too deep to read" in done.stderr
+
+
+def test_digit_run_inside_a_string_is_text(tmp_path: Path) -> None:
+    answer = "The number is: " + "7" * 5000
+    case = {"evalId": "c", "evalMode": "trace", "actualConversation": [turn(answer)],
+            "conversation": [turn(answer)], "sessionInput": {}}  # fmt: skip
+    out = tmp_path / "out"
+    done = cli("run", "--evalset", str(suite(tmp_path, [case])), "--output", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (result,) = out.glob("*.json")
+    shown = cli("show", str(result))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
 
 
 def test_corrupt_cache_is_named_before_any_judge_call(tmp_path: Path, judge_server: object) -> None:

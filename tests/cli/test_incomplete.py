@@ -98,6 +98,9 @@ def test_judge_unreachable_case_is_incomplete_in_all_five_outputs(tmp_path: Path
     assert proc.returncode == 3, proc.stdout + proc.stderr
     # 1. console
     assert "● paris  INCOMPLETE" in proc.stdout
+    # What could not be evaluated and why, under the case's table.
+    cause = "! llm_final_response · turn 1: not evaluated: response error: openai judge model"
+    assert cause in " ".join(proc.stdout.split())
     assert "INCOMPLETE: 0 of 1 cases passed (1 incomplete)" in proc.stdout
     assert "PASSED" not in proc.stdout
     assert "cases: 0 passed, 0 failed, 0 not evaluated, 1 incomplete" in proc.stdout
@@ -141,6 +144,7 @@ def test_judge_unreachable_case_is_incomplete_in_all_five_outputs(tmp_path: Path
     shown = cli("show", str(tmp_path / "out"))
     assert shown.returncode == 3
     assert "● paris  INCOMPLETE" in shown.stdout
+    assert cause in " ".join(shown.stdout.split())
 
 
 def test_resume_after_max_judge_calls_rescores_the_incomplete_cases(

@@ -59,22 +59,25 @@ def full_tmpfs(mount_point: Path) -> Iterator[Path]:
         subprocess.run(["umount", str(mount_point)], check=False)
 
 
-def test_dev_full_is_named_other_reports_written_exit_3(tmp_path: Path) -> None:
-    if not Path("/dev/full").exists():
-        pytest.skip("no /dev/full on this system")
-    suite = write_suite(tmp_path)
-    out = tmp_path / "out"
-    junit = tmp_path / "r.xml"
-    proc = agenteval_cli(
-        "run", "--evalset", str(suite), "--json", "/dev/full",
-        "--output", str(out), "--junit", str(junit),
-    )  # fmt: skip
-    assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "error: /dev/full: cannot write: No space left on device" in proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert len(list(out.glob("*.evalset_result.json"))) == 1
-    assert junit.read_text().startswith("<?xml")
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+def test_devices_and_fifos_without_a_reader_are_refused_before_scoring(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    evalset = judged(tmp_path, judge_server)
+    fifo = tmp_path / "nobody-reads"
+    os.mkfifo(fifo)
+    for flag, path, problem in (
+        ("--json", fifo, "a FIFO nothing reads (writing would wait forever)"),
+        ("--html", fifo, "a FIFO nothing reads (writing would wait forever)"),
+        ("--junit", Path("/dev/full"), "a device, not a file"),
+        ("--html", Path("/dev/zero"), "a device, not a file"),
+    ):
+        if not path.exists():
+            continue
+        proc = agenteval_cli("run", "--evalset", str(evalset), flag, str(path))
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f"error: {path}: {flag}: {problem}" in proc.stderr
+    assert judge_server.count == 0
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
 def test_fifo_and_symlink_targets_are_written_through(tmp_path: Path) -> None:
@@ -114,7 +117,7 @@ def judged(tmp_path: Path, server: JudgeServer) -> Path:
     return evalset
 
 
-@pytest.mark.parametrize("flag", ["--json", "--junit", "--markdown"])
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--markdown", "--html"])
 def test_file_flag_at_a_directory_fails_before_any_judge_call(
     tmp_path: Path, judge_server: JudgeServer, flag: str
 ) -> None:
@@ -143,6 +146,7 @@ def test_read_only_output_fails_before_any_judge_call(
     locked.mkdir()
     with immutable(locked):
         for args in (["--output", str(locked)], ["--json", str(locked / "run.json")],
+                     ["--html", str(locked / "r.html")],
                      ["--output", str(locked / "new" / "dir")]):  # fmt: skip
             proc = agenteval_cli("run", "--evalset", str(evalset), *args)
             assert proc.returncode == 2, proc.stdout + proc.stderr
@@ -176,3 +180,35 @@ def test_unwritable_step_summary_is_named_exit_3(tmp_path: Path) -> None:
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert f"error: {tmp_path}: cannot write: Is a directory" in proc.stderr
     assert len(list(out.glob("*.evalset_result.json"))) == 1
+
+
+def test_report_refuses_its_html_destination_before_reading(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path)
+    out = tmp_path / "out"
+    assert agenteval_cli("run", "--evalset", str(suite), "--output", str(out)).returncode == 1
+    fifo = tmp_path / "nobody-reads"
+    os.mkfifo(fifo)
+    for page, problem in ((tmp_path, "--html is a directory (give a file name)"),
+                          (fifo, "--html: a FIFO nothing reads (writing would wait forever)")):  # fmt: skip
+        proc = agenteval_cli("report", str(out), "--html", str(page))
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f"error: {page}: {problem}" in proc.stderr
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    with immutable(locked):
+        proc = agenteval_cli("report", str(out), "--html", str(locked / "r.html"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"cannot write in {locked}: Operation not permitted" in proc.stderr
+
+
+def test_html_into_a_fifo_with_a_reader(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path)
+    fifo = tmp_path / "page.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    proc = agenteval_cli("run", "--evalset", str(suite), "--html", str(fifo))
+    reader.join(timeout=30)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert received and received[0].startswith(b"<!doctype html>")

@@ -146,6 +146,28 @@ def test_multi_run_tables_and_pass_rates() -> None:
     assert text.rstrip().endswith("FAILED: 1 of 2 cases passed (1 failed) · 1 eval set")
 
 
+def test_incomplete_case_says_what_was_not_evaluated_and_why() -> None:
+    judge = "judge 'm' failed after 5 attempt(s); last error: connection refused"
+    turns = {"traj": [turn("traj", 1, P)], "judge": [turn("judge", 0, N, judge)]}
+    overall = [turn("traj", 1, P), turn("judge", 0, N, judge)]
+    unreasoned = {"judge": [turn("judge", 0, N)]}
+    cases = [
+        case("paris", 1, turns, overall, P),
+        case("rome", 1, unreasoned, [turn("judge", 0, N)], N),
+        case("oslo", 1, {}, [turn("judge", 0, N, "no turn was judged")], N),
+    ]
+    result = EvalSetResult(eval_set_id="shop", eval_case_results=cases, judge_failures=["paris"])
+    result.summary = build_summary(result.case_results(), 1)
+    for options in ({}, {"quiet": True}):
+        text = render([result], **options)
+        assert "● paris  INCOMPLETE" in text
+        assert f"! judge · turn 1: not evaluated: {judge}" in text
+        assert "traj · turn 1" not in text
+    text = render([result])
+    assert "! judge · turn 1: not evaluated (no reason recorded)" in text
+    assert "! judge: not evaluated: no turn was judged" in text
+
+
 def test_quiet_shows_only_failures_and_final_line() -> None:
     text = render([single_run_result()], quiet=True)
     assert "● order_bad  FAILED" in text

@@ -12,7 +12,9 @@ import base64
 import hashlib
 import json
 import os
+import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,12 +23,15 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
-from agenteval.report.html import render_report, script_safe_json
+from agenteval.report.html import render_report, script_safe_json, write_report, write_run_report
 from agenteval.report.html_inputs import ReportRun
+from agenteval.report.html_model import RunBuilder
+from agenteval.report.streamed_run import StreamedRun
+from agenteval.schema.result import EvalSetResult
 from chromium import CHROMIUM, CHROMIUM_ARGS
 from cli.test_readme_examples import environment, script
 from judge_server import JudgeServer, Reply
-from sample_results import case_result, eval_set_result, metric
+from sample_results import case_result, eval_set_result, generated_result, metric
 
 REPO = Path(__file__).resolve().parents[2]
 # The case-view screenshot of the README is written here by every run (a CI artifact).
@@ -65,15 +70,27 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 class Opened:
     """A report open in a page, with every request and page error it caused."""
 
-    def __init__(self, page: Page, url: str) -> None:
+    def __init__(self, page: Page, url: str, sidecar: str | None = None) -> None:
         self.page = page
         self.url = url
+        self.sidecar = sidecar  # file URL prefix of the page's sidecar directory, if any
         self.requests: list[str] = []
         self.errors: list[str] = []
 
+    def allowed(self, url: str) -> bool:
+        """The page itself, or a file of its sidecar."""
+        return url == self.url or (self.sidecar is not None and url.startswith(self.sidecar))
+
+    def shards(self) -> list[str]:
+        """The sidecar files the page loaded, in order."""
+        return [url.rsplit("/", 1)[1] for url in self.requests if url != self.url]
+
     def check_offline(self) -> None:
-        """The page fetched nothing but its own file and raised no error."""
-        assert self.requests == [self.url], self.requests
+        """The page fetched nothing but its own file (and its sidecar's) and raised no error."""
+        assert self.requests[0] == self.url, self.requests
+        assert all(self.allowed(url) for url in self.requests), self.requests
+        if self.sidecar is None:
+            assert self.requests == [self.url], self.requests
         assert self.errors == []
 
 
@@ -81,11 +98,11 @@ class Opened:
 def open_report(browser: Browser) -> Iterator[object]:
     pages: list[Page] = []
 
-    def opener(path: Path, fragment: str = "") -> Opened:
+    def opener(path: Path, fragment: str = "", sidecar: Path | None = None) -> Opened:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         pages.append(page)
         url = path.resolve().as_uri()
-        opened = Opened(page, url)
+        opened = Opened(page, url, sidecar.resolve().as_uri() + "/" if sidecar else None)
         page.on("request", lambda request: opened.requests.append(request.url.split("#")[0]))
         page.on("pageerror", lambda error: opened.errors.append(str(error)))
         page.on(
@@ -96,7 +113,9 @@ def open_report(browser: Browser) -> Iterator[object]:
         page.route(
             "**/*",
             lambda route: (
-                route.abort() if route.request.url.split("#")[0] != url else route.continue_()
+                route.continue_()
+                if opened.allowed(route.request.url.split("#")[0])
+                else route.abort()
             ),
         )
         page.goto(url + fragment)
@@ -484,3 +503,172 @@ def test_page_data_cannot_close_its_script_and_only_the_page_script_may_run() ->
     policy = re.search(r'Content-Security-Policy" content="([^"]+)"', page)
     assert policy is not None
     assert "default-src 'none'" in policy[1] and f"script-src 'sha256-{digest}'" in policy[1]
+
+
+def _row_opened(page: Page, eval_id: str) -> None:
+    page.click(f".row[data-eval-id={eval_id}]")
+    page.wait_for_selector(f"#case .case-title >> text={eval_id}")
+
+
+def test_a_large_report_loads_case_details_from_its_sidecar(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Above the inline limit the page holds the list; each case's runs come from its shards."""
+    result = generated_result("gen", cases=450, num_runs=2)
+    page_path = tmp_path / "big.html"
+    write_report(page_path, [ReportRun("gen", [result])], inline_limit=0)
+    sidecar = tmp_path / "big.cases"
+    # 900 case results, 200 a chunk: five shards, and the note saying what they are.
+    assert sorted(p.name for p in sidecar.iterdir()) == [
+        *(f"0-{n:05d}.js" for n in range(5)),
+        "README.txt",
+    ]
+    text = page_path.read_text(encoding="utf-8")
+    assert 'id="chunk-' not in text
+    policy = re.search(r'Content-Security-Policy" content="([^"]+)"', text)
+    assert policy is not None and "default-src 'none'" in policy[1] and "'self'" in policy[1]
+    opened = open_report(page_path, "#cases", sidecar=sidecar)  # type: ignore[operator]
+    page = opened.page
+    assert page.locator("#f-count").inner_text() == "450 of 450 cases"
+    # case_000's runs are results 0 and 450 (run 1's cases, then run 2's): chunks 0 and 2.
+    _row_opened(page, "case_000")
+    assert page.locator("#case .runs button").count() == 2
+    assert opened.shards() == ["0-00000.js", "0-00002.js"]
+    page.eval_on_selector("#list", "e => { e.scrollTop = e.scrollHeight; }")
+    page.wait_for_timeout(100)
+    _row_opened(page, "case_449")  # results 449 and 899: chunk 2 is at hand, 4 is loaded
+    assert opened.shards() == ["0-00000.js", "0-00002.js", "0-00004.js"]
+    page.locator("#case .runs button").nth(1).click()
+    assert "case_449" in page.locator("#case .case-title").inner_text()
+    opened.check_offline()
+
+
+def test_run_page_built_as_cases_finish_uses_a_sidecar_too(
+    open_report: object, tmp_path: Path
+) -> None:
+    result = generated_result("gen", cases=30, num_runs=1)
+    builder = RunBuilder("run", chunk_size=7)
+    sink = StreamedRun(output=None, app_name="a", documents=False, also=[builder])
+    sink.begin_set("gen", 1)
+    for case in result.case_results():
+        sink.add(case)
+    sink.end_set(EvalSetResult(eval_set_id="gen"))
+    page_path = tmp_path / "run.html"
+    write_run_report(page_path, builder, extras={"durationSeconds": 2.5}, inline_limit=0)
+    builder.close()
+    assert len(list((tmp_path / "run.cases").glob("*.js"))) == 5
+    opened = open_report(page_path, "#cases", sidecar=tmp_path / "run.cases")  # type: ignore[operator]
+    _row_opened(opened.page, "case_029")
+    assert opened.shards() == ["0-00004.js"]
+    opened.check_offline()
+
+
+def test_a_sidecar_of_another_report_or_none_is_named_not_used(
+    open_report: object, tmp_path: Path
+) -> None:
+    result = generated_result("gen", cases=10, num_runs=1)
+    page_path = tmp_path / "r.html"
+    sidecar = tmp_path / "r.cases"
+    write_report(page_path, [ReportRun("gen", [result])], inline_limit=0)
+    first = page_path.read_bytes()
+    write_report(page_path, [ReportRun("gen", [result])], inline_limit=0)  # new shards
+    page_path.write_bytes(first)
+    opened = open_report(page_path, "#cases", sidecar=sidecar)  # type: ignore[operator]
+    opened.page.click(".row[data-eval-id=case_000]")
+    error = opened.page.locator("#case .error")
+    assert "r.cases/0-00000.js belongs to another report" in error.inner_text()
+    shutil.rmtree(sidecar)
+    opened = open_report(page_path, "#cases", sidecar=sidecar)  # type: ignore[operator]
+    opened.page.click(".row[data-eval-id=case_000]")
+    error = opened.page.locator("#case .error")
+    assert "cannot load r.cases/0-00000.js: keep the r.cases directory next to this page" in (
+        error.inner_text()
+    )
+
+
+def test_sidecar_is_replaced_only_when_it_is_agentevals(tmp_path: Path) -> None:
+    runs = [ReportRun("gen", [generated_result("gen", cases=5, num_runs=1)])]
+    page_path = tmp_path / "r.html"
+    write_report(page_path, runs, inline_limit=0)
+    assert (tmp_path / "r.cases" / "README.txt").is_file()
+    write_report(page_path, runs)  # small enough: inline, and the old sidecar goes
+    assert not (tmp_path / "r.cases").exists()
+    assert 'id="chunk-0-0"' in page_path.read_text(encoding="utf-8")
+    mine = tmp_path / "r.cases"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("not a report's")
+    with pytest.raises(FileExistsError, match="is not an agenteval report's sidecar"):
+        write_report(page_path, runs, inline_limit=0)
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    write_report(page_path, runs)  # inline: a directory that is not ours is left alone
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.cases", "r.html"]
+
+
+def _answer_suite(tmp_path: Path, actual: str, expected: str) -> Path:
+    def turn(answer: str) -> dict[str, object]:
+        return {"userContent": {"role": "user", "content": "q"},
+                "finalResponse": {"role": "assistant", "content": answer}}  # fmt: skip
+
+    case = {"evalId": "long", "evalMode": "trace", "sessionInput": {},
+            "actualConversation": [turn(actual)], "conversation": [turn(expected)]}  # fmt: skip
+    evalset = tmp_path / "long.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "long", "evalCases": [case]}))
+    metric = {"metricName": "m", "evaluatorName": "final_response_avg_score", "threshold": 1,
+              "criterion": {"finalResponse": {"text": {}}}}  # fmt: skip
+    (tmp_path / "long.metrics.json").write_text(json.dumps([metric]))
+    page = tmp_path / "long.html"
+    done = agenteval("run", "--evalset", str(evalset), "--html", str(page), "--quiet")
+    assert done.returncode == 1, done.stdout + done.stderr
+    return page
+
+
+def test_a_megabyte_text_shows_its_start_and_more_on_demand(
+    open_report: object, tmp_path: Path
+) -> None:
+    """One 1 MB unbroken word and 1 MB of words: capped at 10,000 characters, "show more" adds."""
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+    word = "".join(rng.choice(letters) for _ in range(1_000_000))
+    words = " ".join("".join(rng.choice(letters) for _ in range(5)) for _ in range(170_000))
+    opened = open_report(_answer_suite(tmp_path, word, words), "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=long]")
+    actual = page.locator("#case .final-actual")
+    more = actual.locator("button.more")
+    assert more.inner_text() == "… show more (990,000 more characters)"
+    assert actual.evaluate("e => e.firstChild.firstChild.data") == word[:10_000]
+    more.click()
+    assert actual.evaluate("e => e.firstChild.firstChild.data") == word[:110_000]
+    assert more.inner_text() == "… show more (890,000 more characters)"
+    expected = page.locator("#case .final-expected")
+    assert expected.evaluate("e => e.firstChild.firstChild.data") == words[:10_000]
+    # The word diff compares the start of each side and says so; the reason is cut too.
+    diff = page.locator("#case .worddiff")
+    assert diff.locator(".diff-cut").inner_text() == "the first 10,000 characters of each side"
+    assert len(diff.inner_text()) < 25_000
+    for reason in page.locator("#case .reason").all():
+        assert len(reason.inner_text()) < 11_000
+    opened.check_offline()
+
+
+def test_bidi_controls_in_a_trace_show_as_escapes(open_report: object, tmp_path: Path) -> None:
+    page_path = _answer_suite(tmp_path, "paid \u202e001$ \u2066x\u2069", "paid $100")
+    opened = open_report(page_path, "#cases")  # type: ignore[operator]
+    opened.page.click(".row[data-eval-id=long]")
+    shown = opened.page.locator("#case .final-actual").inner_text()
+    assert shown == "paid \\u202e001$ \\u2066x\\u2069"
+    body = opened.page.locator("body").inner_text()
+    assert not any(char in body for char in "\u202e\u2066\u2069")
+    opened.check_offline()
+
+
+def test_a_report_that_does_not_fit_leaves_nothing_behind(tmp_path: Path) -> None:
+    from cli.test_report_writes import full_tmpfs
+
+    runs = [ReportRun("gen", [generated_result("gen", cases=40, num_runs=1)])]
+    with full_tmpfs(tmp_path / "full") as full:
+        for limit in (0, 1 << 40):  # with a sidecar, and all inline
+            with pytest.raises(OSError, match="No space left"):
+                write_report(full / "r.html", runs, inline_limit=limit)
+            assert sorted(os.listdir(full)) == ["filler"]

@@ -80,7 +80,7 @@ def test_report_command_refuses_three_runs_and_unreadable_files(tmp_path: Path) 
     blocked.write_text("")
     unwritable = _cli(str(docs[0]), "--html", str(blocked / "r.html"))
     assert unwritable.returncode == 2
-    assert f"{blocked / 'r.html'}: cannot write" in unwritable.stderr
+    assert f"{blocked / 'r.html'}: --html: Not a directory" in unwritable.stderr
 
 
 def test_shards_of_one_eval_set_are_merged_and_overlaps_refused(tmp_path: Path) -> None:

@@ -7,18 +7,24 @@ import json
 import orjson
 import pytest
 
-from agenteval.report import html_model
+from agenteval.aggregation import case_statuses
 from agenteval.report.diff import diff_results
-from agenteval.report.html_inputs import ReportRun
 from agenteval.report.html_model import (
-    detail_chunks,
+    DetailSpool,
+    RunBuilder,
+    comparison,
     report_index,
-    run_model,
     status_label,
     tool_differences,
 )
-from agenteval.report.outcomes import case_outcomes
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
 from sample_results import N, P, case_result, eval_set_result, generated_result, metric
+
+
+def built(*results: EvalSetResult, chunk_size: int = 200) -> RunBuilder:
+    return RunBuilder("r", chunk_size=chunk_size).feed(results)
+
 
 CURRENCY = (
     "tool trajectory mismatch: match tools: tool with name convert_currency mismatch: "
@@ -69,21 +75,30 @@ def test_a_case_with_a_metric_not_evaluated_is_incomplete_never_passed() -> None
             case_result("s", "bad", [metric("m", 0.0)]),
         ],
     )
-    labels = {o.eval_id: status_label(o) for o in case_outcomes(result)}
-    assert labels == {"ok": "passed", "half": "incomplete", "bad": "failed"}
-    model = run_model(0, ReportRun("r", [result]))
-    assert model.index["counts"] == {"passed": 1, "failed": 1, "incomplete": 1}
-    assert model.index["overallStatus"] == "failed"
-    rows = {row[1]: row for row in model.index["cases"]}
+    assert status_label(EvalStatus.PASSED, True) == "incomplete"
+    assert status_label(EvalStatus.INCOMPLETE, False) == "incomplete"
+    assert status_label(EvalStatus.FAILED, True) == "failed"
+    index = built(result).index()
+    assert index["counts"] == {"passed": 1, "failed": 1, "incomplete": 1}
+    assert index["overallStatus"] == "failed"
+    rows = {row[1]: row for row in index["cases"]}
     assert rows["half"][4] == ["j"]  # the metric that kept it from passing
     assert rows["bad"][2:5] == ["failed", 0.0, ["m"]]
+    assert [row[6] for row in index["cases"]] == [[0], [1], [2]]
+
+
+def test_a_case_judge_failures_names_is_incomplete() -> None:
+    result = eval_set_result("s", [case_result("s", "a", [metric("m", 1.0)])])
+    result.judge_failures = ["a"]
+    assert case_statuses(result)["a"] is EvalStatus.INCOMPLETE
+    assert built(result).index()["cases"][0][2] == "incomplete"
 
 
 def test_summary_counts_and_histograms_add_up_over_runs() -> None:
     result = generated_result(cases=23, num_runs=3)
-    model = run_model(0, ReportRun("gen", [result]))
-    (eval_set,) = model.index["evalSets"]
-    assert eval_set["cases"] == 23 == len(model.index["cases"])
+    index = built(result).index()
+    (eval_set,) = index["evalSets"]
+    assert eval_set["cases"] == 23 == len(index["cases"])
     assert sum(eval_set["counts"].values()) == 23
     assert set(eval_set["passAtK"]) == {"1", "2", "3"}
     every = [m for case in result.case_results() for m in case.overall_eval_metric_results or []]
@@ -97,19 +112,58 @@ def test_summary_counts_and_histograms_add_up_over_runs() -> None:
         assert sum(histogram["failed"]) == summary["failed"]
 
 
-def test_detail_chunks_hold_every_run_of_every_case_without_criteria(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(html_model, "CHUNK_SIZE", 5)
+def test_statuses_are_the_other_reports_and_a_run_head_without_summary_gets_one() -> None:
+    result = generated_result(cases=30, num_runs=3, seed=11)
+    statuses = case_statuses(result)
+    labels = {"passed": EvalStatus.PASSED, "failed": EvalStatus.FAILED}
+    index = built(result).index()
+    for row in index["cases"]:
+        assert row[2] == "incomplete" or labels[row[2]] is statuses[row[1]]
+    # A run's sink has no summary in its head: numRuns and pass@k come from the cases.
+    builder = RunBuilder("run")
+    builder.begin_set("gen", 3)
+    for case in result.case_results():
+        builder.add(case)
+    builder.end_set(EvalSetResult(eval_set_id="gen"))
+    (streamed,) = builder.index()["evalSets"]
+    (whole,) = index["evalSets"]
+    assert streamed["numRuns"] == 3
+    assert streamed["passAtK"] == pytest.approx(whole["passAtK"])
+    assert builder.index()["cases"] == index["cases"]
+
+
+def test_details_are_spooled_one_entry_per_case_run_without_criteria() -> None:
     result = generated_result(cases=12, num_runs=2)
-    model = run_model(0, ReportRun("gen", [result]))
-    chunks = [orjson.loads(chunk) for chunk in detail_chunks(model)]
-    assert [len(c) for c in chunks] == [5, 5, 2]
-    details = [case for chunk in chunks for case in chunk]
-    assert [d["runs"][0]["evalId"] for d in details] == [row[1] for row in model.index["cases"]]
-    assert all(len(d["runs"]) == 2 for d in details)
-    assert all(len(d["marks"]) == 2 for d in details)
-    assert "criterion" not in json.dumps(details)
+    builder = built(result, chunk_size=5)
+    chunks = [orjson.loads(chunk) for chunk in builder.details.chunks()]
+    assert [len(c) for c in chunks] == [5, 5, 5, 5, 4]
+    entries = [entry for chunk in chunks for entry in chunk]
+    assert [e["run"]["evalId"] for e in entries] == [c.eval_id for c in result.case_results()]
+    index = builder.index()
+    assert index["chunks"] == 5
+    for row in index["cases"]:
+        runs = [entries[n]["run"] for n in row[6]]
+        assert [r["evalId"] for r in runs] == [row[1], row[1]]
+        assert [r.get("runId", 1) for r in runs] == [1, 2]
+    assert all("marks" in e for e in entries)
+    assert "criterion" not in json.dumps(entries)
+    builder.close()
+
+
+def test_detail_spool_reads_back_every_chunk_and_counts_bytes() -> None:
+    spool = DetailSpool(chunk_size=2)
+    assert list(spool.chunks()) == [] and spool.chunk_count == 0
+    assert [spool.add(f'{{"n":{n}}}'.encode()) for n in range(5)] == [0, 1, 2, 3, 4]
+    chunks = list(spool.chunks())
+    assert [orjson.loads(c) for c in chunks] == [
+        [{"n": 0}, {"n": 1}],
+        [{"n": 2}, {"n": 3}],
+        [{"n": 4}],
+    ]
+    assert spool.size == sum(len(c) - 2 for c in chunks)
+    assert spool.add(b"{}") == 5  # still appends after reading back
+    assert orjson.loads(list(spool.chunks())[-1]) == [{"n": 4}, {}]
+    spool.close()
 
 
 def test_comparison_is_agenteval_diff() -> None:
@@ -119,14 +173,44 @@ def test_comparison_is_agenteval_diff() -> None:
     new = eval_set_result(
         "s", [case_result("s", "a", [metric("m", 0.0)]), case_result("s", "b", [metric("m", 1.0)])]
     )
-    runs = [ReportRun("base", [base]), ReportRun("new", [new])]
-    models = [run_model(i, run) for i, run in enumerate(runs)]
-    index = report_index(runs, models, "t")
-    comparison = index["comparison"]
+    indexes = [built(base).index(), built(new).index()]
+    compared = comparison([base], [new], indexes[0], indexes[1], 0.0)
     expected = diff_results([base], [new]).to_json()
-    assert comparison["changes"] == expected["changes"]
-    assert [c["kind"] for c in comparison["changes"]][:1] == ["regressed"]
-    assert comparison["metricDeltas"] == [
+    assert compared["changes"] == expected["changes"]
+    assert [c["kind"] for c in compared["changes"]][:1] == ["regressed"]
+    assert compared["metricDeltas"] == [
         {"evalSetId": "s", "metric": "m", "base": 0.5, "new": 0.5, "delta": 0.0}
     ]
-    assert report_index(runs[:1], models[:1], "t")["comparison"] is None
+    page = report_index(indexes, "t", compared)
+    assert page["comparison"] is compared and page["shards"] is None
+    assert report_index(indexes[:1], "t")["comparison"] is None
+
+
+def test_search_text_holds_each_text_once_and_is_cut() -> None:
+    from agenteval.schema.result import EvalMetricResultPerInvocation, Invocation
+
+    def invocation(user: str, answer: str) -> Invocation:
+        return Invocation.model_validate(
+            {"userContent": {"role": "user", "content": user},
+             "finalResponse": {"role": "assistant", "content": answer}}
+        )  # fmt: skip
+
+    case = case_result("s", "a", [metric("m", 1.0)])
+    case.eval_metric_result_per_invocation = [
+        EvalMetricResultPerInvocation(
+            actual_invocation=invocation("Weather in Oslo?", "sunny"),
+            expected_invocation=invocation("Weather in Oslo?", "rainy"),
+        )
+    ]
+    result = eval_set_result("s", [case])
+    assert built(result).index()["cases"][0][5] == "Weather in Oslo? sunny rainy"
+    case.eval_metric_result_per_invocation[0].actual_invocation = invocation("q", "x" * 10**6)
+    assert built(result).index()["cases"][0][5] == "q " + "x" * 238
+
+
+def test_a_file_whose_num_runs_is_below_its_run_ids_still_builds() -> None:
+    result = generated_result(cases=4, num_runs=2)
+    assert result.summary is not None
+    result.summary.num_runs = 1
+    index = built(result).index()
+    assert [len(row[6]) for row in index["cases"]] == [2, 2, 2, 2]

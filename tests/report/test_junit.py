@@ -43,7 +43,9 @@ def shop_result() -> EvalSetResult:
                         0.5,
                         reason=";tool name mismatch: want <refund> & got |cancel|\nsee turn 2",
                     ),
-                    metric("final_response_avg_score", 0.25, 0.5, reason="ends \x1b[31mred\x00"),
+                    metric(
+                        "final_response_avg_score", 0.25, 0.5, reason="ends \x1b[31mred\x00\u202e"
+                    ),
                     metric("rouge_l", 0.9, 0.6),
                 ],
             ),
@@ -83,7 +85,7 @@ def test_failures_name_metrics_scores_thresholds_and_reasons(
     assert failure.message == (
         "tool_trajectory_avg_score: score 0.5 < threshold 1: tool name mismatch: want <refund>"
         " & got |cancel|\nsee turn 2; final_response_avg_score: score 0.25 < threshold 0.5:"
-        " ends \\x1b[31mred\\x00"
+        " ends \\x1b[31mred\\x00\\u202e"
     )
     assert failure.text.splitlines()[0] == (
         "tool_trajectory_avg_score: score 0.5 < threshold 1: tool name mismatch: want <refund>"

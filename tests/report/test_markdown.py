@@ -172,6 +172,7 @@ def test_cell_escapes() -> None:
     assert cell("x\r\ny\nz\rw") == "x<br>y<br>z<br>w"
     assert cell("<b>&") == "\\<b\\>\\&"
     assert cell("\x00\x1b\x7f\t") == "␀␛␡"  # the trailing tab is whitespace and stripped
+    assert cell("a\u202eb\u2066c\u200fd") == "a\\u202eb\\u2066c\\u200fd"
     assert cell("") == " "
 
 

@@ -15,3 +15,11 @@ def test_escapes() -> None:
 
 def test_keep_leaves_chosen_characters() -> None:
     assert escape_control("a\n\x1bb", keep="\n") == "a\n\\x1bb"
+
+
+def test_bidi_controls_are_escaped() -> None:
+    text = "".join(chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+    assert escape_control("ok" + text + "\u200e\u200f\u061c") == (
+        "ok\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c"
+    )
+    assert escape_control("עברית العربية") == "עברית العربية"  # right-to-left text itself stays

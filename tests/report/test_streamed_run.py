@@ -10,7 +10,7 @@ import pytest
 from agenteval.aggregation import case_statuses, overall_status
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import StreamedRun
-from agenteval.schema.result import EvalSetResult
+from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import generated_result
 
@@ -38,7 +38,9 @@ def test_documents_status_and_read_back(tmp_path: Path) -> None:
     data = json.loads(written.read_bytes())
     assert data["evalSetResultId"] == first.file_name.removesuffix(".evalset_result.json")
     assert data["partial"] is True and len(data["evalCaseResults"]) == 15
-    back = second.load()
+    back = EvalSetResult.model_validate_json(
+        write_result_document(second.finished(), tmp_path / "second.json").read_bytes()
+    )
     assert [c.eval_id for c in back.case_results()] == [c.eval_id for c in two.case_results()]
     assert back.summary is not None and back.summary.num_runs == 2
     sink.close()
@@ -50,7 +52,7 @@ def test_without_documents_nothing_is_spooled() -> None:
     (only,) = sink.sets
     assert only.document is None and only.error is None
     with pytest.raises(OSError, match="not kept"):
-        only.load()
+        only.finished()
 
 
 def test_a_spool_that_cannot_be_made_is_kept_as_the_reports_error(tmp_path: Path) -> None:
@@ -61,6 +63,31 @@ def test_a_spool_that_cannot_be_made_is_kept_as_the_reports_error(tmp_path: Path
     (only,) = sink.sets
     assert only.document is None and isinstance(only.error, OSError)
     with pytest.raises(OSError):
-        only.load()
+        only.finished()
     # Scoring went on: the status still counts every case.
     assert sink.overall_status() is overall_status([generated_result("s", 3, 1)])
+
+
+def test_other_sinks_get_every_case_as_it_finishes() -> None:
+    class Recorder:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+            self.calls.append(f"begin {eval_set_id} {num_runs}")
+
+        def add(self, case: EvalCaseResult) -> None:
+            self.calls.append(f"add {case.eval_id} {case.run_id}")
+
+        def end_set(self, head: EvalSetResult) -> None:
+            self.calls.append(f"end {head.eval_set_id}")
+
+    recorder = Recorder()
+    sink = StreamedRun(output=None, app_name="a", documents=False, also=[recorder])
+    result = generated_result("s", cases=2, num_runs=2)
+    _feed(sink, result, 2)
+    assert recorder.calls == [
+        "begin s 2",
+        *(f"add {c.eval_id} {c.run_id}" for c in result.case_results()),
+        "end s",
+    ]

@@ -322,7 +322,8 @@ def check_rouge(
     ):
         return MATCH, result
     value = {"f1": result.fmeasure, "precision": result.precision, "recall": result.recall}
-    return mismatch(
-        f"{criterion.rouge_type} {measure}={value[measure]:.6f} precision={result.precision:.6f}"
-        f" recall={result.recall:.6f} f1={result.fmeasure:.6f}"
-    ), result
+    # The chosen measure first, then the other two: Go's text repeats the chosen one
+    # ("f1=0.5 precision=1 recall=0.33 f1=0.5"), which only made the reason longer.
+    order = [measure, *(name for name in ("precision", "recall", "f1") if name != measure)]
+    shown = " ".join(f"{name}={value[name]:.6f}" for name in order)
+    return mismatch(f"{criterion.rouge_type} {shown}"), result

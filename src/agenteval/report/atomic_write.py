@@ -6,7 +6,8 @@
 * A symlink is followed: its target is replaced the same way, the link stays.
 * Anything else that already exists (a device such as ``/dev/full`` or ``/dev/stdout``,
   a FIFO, a socket) and ``-`` are written through: renaming over them would replace a
-  device node or a pipe with a regular file.
+  device node or a pipe with a regular file.  A FIFO the up-front check opened
+  (:func:`hold_open`) is written through that descriptor, then closed.
 * A directory is refused with ``IsADirectoryError`` naming the path.
 
 :class:`StreamedFile` writes a file piece by piece under the same rules: the pieces go
@@ -29,6 +30,28 @@ from typing import IO
 
 STDOUT_PATH = "-"
 
+# FIFOs found to have a reader before the run, by real path, held open until written:
+# closing the probe would hand that reader its end of file before the report came.
+_HELD_OPEN: dict[str, int] = {}
+
+
+def hold_open(path: Path | str, fd: int) -> None:
+    """Keep ``fd`` (``path`` opened for writing) until the report is written to ``path``."""
+    key = os.path.realpath(path)
+    if key in _HELD_OPEN:
+        os.close(fd)  # one descriptor per FIFO is enough to keep its reader
+        return
+    _HELD_OPEN[key] = fd
+
+
+def _open_through(path: Path) -> IO[bytes]:
+    """``path`` opened for writing: the held descriptor if there is one, else a new one."""
+    fd = _HELD_OPEN.pop(os.path.realpath(path), None)
+    if fd is None:
+        return open(path, "wb")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "wb")
+
 
 def is_stdout(path: Path | str) -> bool:
     """True for the path ``-``, which means standard output."""
@@ -44,7 +67,7 @@ def write_bytes_atomic(path: Path | str, payload: bytes) -> Path:
         return given
     if _special(given):
         # The kernel follows /dev/stdout -> /proc/self/fd/1 -> pipe; a path lookup would not.
-        with open(given, "wb") as handle:
+        with _open_through(given) as handle:
             _write_all(handle, payload)
         return given
     # A regular file: the one temp-file-and-rename path, StreamedFile's, in a single piece.
@@ -112,7 +135,7 @@ class StreamedFile:
                 shutil.copyfileobj(handle, sys.stdout.buffer, _COPY_CHUNK)
                 sys.stdout.buffer.flush()
             else:
-                with open(self.path, "wb") as out:
+                with _open_through(self.path) as out:
                     shutil.copyfileobj(handle, out, _COPY_CHUNK)
             handle.close()
             return self.path
@@ -209,4 +232,11 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["STDOUT_PATH", "StreamedFile", "is_stdout", "write_bytes_atomic", "write_text_atomic"]
+__all__ = [
+    "STDOUT_PATH",
+    "StreamedFile",
+    "hold_open",
+    "is_stdout",
+    "write_bytes_atomic",
+    "write_text_atomic",
+]

@@ -9,11 +9,12 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from rich import box
+from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
 from agenteval.aggregation import metric_summaries, pass_at_k, pass_hat_k
+from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.safe_text import escape_control
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -56,12 +57,14 @@ def format_score(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-def _new_table(*headers: str) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+def _new_table(*headers: str) -> CellTable:
+    """Name columns (run, metric, case) on the left and key the row; the rest are values."""
+    columns = []
     for header in headers:
-        left = header in ("metric", "case", "run")
-        table.add_column(header, justify="left" if left else "right", overflow="fold")
-    return table
+        key = header in ("metric", "case", "run")
+        justify: JustifyMethod = "left" if key else "right"
+        columns.append(Column(header, justify, key=key, labelled=not key or header == "run"))
+    return CellTable(columns)
 
 
 def _turn_results(case: EvalCaseResult, metric_name: str) -> list[EvalMetricResult | None]:
@@ -79,7 +82,7 @@ def _turn_count(runs: Sequence[EvalCaseResult]) -> int:
     return max((len(run.eval_metric_result_per_invocation or []) for run in runs), default=0)
 
 
-def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> Table | None:
+def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> CellTable | None:
     """One row per (run, metric): per-turn scores, overall score, threshold, status."""
     turn_count = _turn_count(runs)
     per_turn_columns = turn_count <= MAX_TURN_COLUMNS
@@ -201,6 +204,11 @@ def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) ->
     return ReasonLine(Text(mark, style=style), body)
 
 
+def _not_evaluated_line(where: str, reason: str, extras: str) -> ReasonLine:
+    why = f"not evaluated: {reason}" if reason else "not evaluated (no reason recorded)"
+    return _reason_line("!", STATUS_STYLES[EvalStatus.INCOMPLETE], where, why, extras)
+
+
 def reason_grid(lines: Sequence[ReasonLine], *, indent: int = 0) -> Table:
     """Reason lines as a two-column grid, indented by ``indent`` (0 or at least 2) columns.
 
@@ -234,6 +242,13 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
             failed = turn.eval_status is EvalStatus.FAILED
             where = f"{prefix}{overall.metric_name} · turn {index}"
             votes = vote_note(turn.details)
+            if turn.eval_status is EvalStatus.NOT_EVALUATED:
+                # What could not be evaluated and why (a judge that never answered, ...):
+                # the case is INCOMPLETE, and its table alone does not say why.
+                extras = _details_extras(turn.details) if verbose else ""
+                lines.append(_not_evaluated_line(where, _reason(turn), extras))
+                shown = True
+                continue
             if not (failed or verbose):
                 if votes.endswith(", unstable"):
                     # A passing turn the judge samples disagreed on is worth a look.
@@ -245,6 +260,10 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
             shown = shown or failed
         overall_failed = overall.eval_status is EvalStatus.FAILED
         overall_extras = _details_extras(overall.details) if verbose else ""
+        if overall.eval_status is EvalStatus.NOT_EVALUATED and not shown:
+            where = f"{prefix}{overall.metric_name}"
+            lines.append(_not_evaluated_line(where, _reason(overall).strip(";"), overall_extras))
+            continue
         if (overall_failed and not shown) or overall_extras:
             # A failure without a failing turn (averages, judges): say why at metric level.
             reason = _reason(overall).strip(";") or (
@@ -260,7 +279,7 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
     return lines
 
 
-def metric_average_table(cases: Iterable[EvalCaseResult]) -> Table | None:
+def metric_average_table(cases: Iterable[EvalCaseResult]) -> CellTable | None:
     """Per-metric average over every case and run (not_evaluated results skipped)."""
     return summary_table(
         metric_summaries(
@@ -269,7 +288,7 @@ def metric_average_table(cases: Iterable[EvalCaseResult]) -> Table | None:
     )
 
 
-def summary_table(summaries: Sequence[MetricSummary]) -> Table | None:
+def summary_table(summaries: Sequence[MetricSummary]) -> CellTable | None:
     """The metric averages table of ``summaries``; None without any."""
     if not summaries:
         return None
@@ -293,7 +312,7 @@ def shown_ks(num_runs: int) -> list[int]:
     return sorted({k for k in (1, 2, 3, 5, 10, num_runs) if k <= num_runs})
 
 
-def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> Table:
+def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> CellTable:
     """pass@k and pass^k per case (n = runs, c = passed runs) and their mean over cases."""
     return pass_count_table(
         [
@@ -304,7 +323,7 @@ def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> Table:
     )
 
 
-def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> Table:
+def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> CellTable:
     """:func:`pass_rate_table` of ``(evalId, runs passed)`` pairs."""
     ks = shown_ks(num_runs)
     headers = ["case", "runs passed"]
@@ -315,7 +334,11 @@ def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> Table:
         values = [pass_at_k(num_runs, passed, k) for k in ks]
         values += [pass_hat_k(num_runs, passed, k) for k in ks]
         rows.append(values)
-        table.add_row(Text(eval_id), f"{passed}/{num_runs}", *(format_score(v) for v in values))
+        table.add_row(
+            Text(escape_control(eval_id)),
+            f"{passed}/{num_runs}",
+            *(format_score(v) for v in values),
+        )
     if len(rows) > 1:
         means = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
         table.add_row(Text("mean over cases", style="bold"), "", *(format_score(v) for v in means))

@@ -29,16 +29,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from agenteval.aggregation import metric_summaries
 from agenteval.case_sources import CaseSource, HeldResult
 from agenteval.errors import Problem
+from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format_score
 from agenteval.report.outcomes import RunRecord, run_record
+from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import case_status
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -366,18 +366,23 @@ def render_diff(console: Console, diff: ResultDiff) -> None:
         style="dim",
     )
     if diff.changes:
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        for header in ("change", "eval set", "case", "metric", "base", "new", "why"):
-            table.add_column(header, overflow="fold")
+        names = ("change", "eval set", "case", "metric")
+        table = CellTable(
+            [Column(name, "left", key=True, labelled=False) for name in names]
+            + [Column("base", "left"), Column("new", "left"), Column("why", "left", prose=True)]
+        )
         for change in diff.changes:
             table.add_row(
                 Text(change.kind.value, style=_KIND_STYLES[change.kind]),
-                Text(change.eval_set_id),
-                Text(change.eval_id),
-                Text(change.metric_name or "(case)", style="" if change.metric_name else "dim"),
+                Text(escape_control(change.eval_set_id)),
+                Text(escape_control(change.eval_id)),
+                Text(
+                    escape_control(change.metric_name or "(case)"),
+                    style="" if change.metric_name else "dim",
+                ),
                 _side_text(change.base),
                 _side_text(change.new),
-                Text("; ".join(change.reasons)),
+                Text(escape_control("; ".join(change.reasons))),
             )
         console.print(table)
     console.print(verdict)

@@ -1,24 +1,41 @@
-"""``--html FILE``: one self-contained, offline HTML report of one run, or a comparison of two.
+"""``--html FILE``: one offline HTML report of one run, or a comparison of two.
 
-The page is a Jinja2 shell (``html_assets/report.html.j2``) with the
-package's own CSS and JavaScript inlined and the run's data embedded as JSON
-in ``<script type="application/json">`` elements (see
-:mod:`agenteval.report.html_model`).  Nothing is loaded from elsewhere: the
-Content-Security-Policy allows no network at all, and only the one script
-whose hash it names may run.
+The page is a Jinja2 shell (``html_assets/report.html.j2``) with the package's own
+CSS and JavaScript inlined and the run's index embedded as JSON in a
+``<script type="application/json">`` element (see :mod:`agenteval.report.html_model`).
+The case details follow in the page as JSON chunks while they are at most
+``inline_limit`` bytes (:data:`INLINE_LIMIT`): one self-contained file.  Above that
+(the details of 50,000 cases made a 256 MB page) they go to a sidecar directory next
+to the page, ``NAME.cases/`` for ``NAME.html``, one script per chunk that hands its
+data to the page (``agentevalShard(token, run, chunk, data)``); the page loads a chunk
+when a case in it is opened.  A page written to ``-``, a FIFO or a device has nowhere
+for a sidecar and always holds everything.
 
-Text from a trace is inert twice over: inside the JSON, ``<``, ``>`` and
-``&`` are written as ``\\u003c`` escapes, so no ``</script>`` can end a data
-block; and the page puts every text into the document with ``textContent``,
-never as markup (control characters such as ANSI escapes are shown as
-visible symbols).
+Why scripts: a page opened from ``file://`` may not ``fetch`` or ``XMLHttpRequest``
+other files (Chromium refuses every file URL as cross-origin), but it may run
+``<script src>`` files beside it, and Chromium's CSP ``'self'`` matches them from a
+``file://`` page (checked: without it the hash-only policy blocks them).  Nothing is
+loaded from the network either way: the Content-Security-Policy allows no connection,
+image or font from elsewhere, and scripts only by the page script's hash (and, with a
+sidecar, from the page's own place).  The shards carry a random token the page knows,
+so the shards of an older report in the same place are never mixed in.
+
+Text from a trace is inert twice over: inside the JSON, ``<``, ``>`` and ``&`` are
+written as ``\\u003c`` escapes, so no ``</script>`` can end a data block; and the page
+puts every text into the document with ``textContent``, never as markup (control and
+bidi characters shown as visible symbols, very long texts cut with "show more").
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Sequence
+import os
+import secrets
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator, Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -27,11 +44,17 @@ from typing import Any
 import jinja2
 import orjson
 
-from agenteval.report.atomic_write import write_bytes_atomic
+from agenteval.report.atomic_write import StreamedFile, is_stdout
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html_inputs import ReportRun
-from agenteval.report.html_model import detail_chunks, report_index, run_model
-from agenteval.schema.result import EvalSetResult
+from agenteval.report.html_model import CHUNK_SIZE, RunBuilder, comparison, report_index
+
+# Bytes of case details a page holds itself; above this they go to the sidecar.
+INLINE_LIMIT = 32 << 20
+SIDECAR_SUFFIX = ".cases"
+# The file in a sidecar directory that marks it as agenteval's (only such a one is replaced).
+SIDECAR_MARK = "README.txt"
+SHARD_CALLBACK = "agentevalShard"
 
 _ASSETS = "html_assets"
 # Characters that could end or confuse a <script> data block; valid JSON keeps them in strings.
@@ -42,6 +65,7 @@ _SCRIPT_ESCAPES = [
     ("\u2028".encode(), b"\\u2028"),
     ("\u2029".encode(), b"\\u2029"),
 ]
+_INDEX_MARK = "\x00agenteval-index\x00"
 _CHUNKS_MARK = "\x00agenteval-chunks\x00"
 
 
@@ -72,38 +96,153 @@ def _script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
-def render_report(runs: Sequence[ReportRun], *, title: str = "", tolerance: float = 0.0) -> bytes:
-    """The whole page as UTF-8 bytes (two runs: the second compared with the first)."""
-    if not runs:
-        raise ValueError("a report needs at least one run")
-    with collector_paused():
-        models = [run_model(position, run) for position, run in enumerate(runs)]
-        index = report_index(runs, models, title or _default_title(runs), tolerance)
-        index_json = script_safe_json(orjson.dumps(index)).decode("utf-8")
-        script = _asset("report.js")
-        shell = (
-            _environment()
-            .get_template("report.html.j2")
-            .render(
-                title=index["title"],
-                css=_asset("report.css"),
-                script=script,
-                script_hash=_script_hash(script),
-                index_json=index_json,
-                chunks=_CHUNKS_MARK,
-            )
+def sidecar_path(page: Path) -> Path:
+    """Where the case details of ``page`` go above the inline limit: ``NAME.cases``."""
+    return page.with_name(page.stem + SIDECAR_SUFFIX)
+
+
+def shard_name(run: int, chunk: int) -> str:
+    """File name of one chunk in the sidecar (the page builds the same name)."""
+    return f"{run}-{chunk:05d}.js"
+
+
+def _page_parts(
+    index: dict[str, Any], builders: Sequence[RunBuilder], *, inline: bool
+) -> Iterator[bytes]:
+    """The page, piece by piece: shell head, index, script, inline chunks, shell tail."""
+    script = _asset("report.js")
+    sources = f"'{_script_hash(script)}'" + ("" if inline else " 'self'")
+    shell = (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            title=index["title"],
+            css=_asset("report.css"),
+            script=script,
+            script_src=sources,
+            index_json=_INDEX_MARK,
+            chunks=_CHUNKS_MARK,
         )
-        head, tail = shell.split(_CHUNKS_MARK, 1)
-        parts: list[bytes] = [head.encode("utf-8")]
-        for position, model in enumerate(models):
-            for number, chunk in enumerate(detail_chunks(model)):
-                parts.append(
-                    f'<script type="application/json" id="chunk-{position}-{number}">'.encode()
-                )
-                parts.append(script_safe_json(chunk))
-                parts.append(b"</script>\n")
-        parts.append(tail.encode("utf-8"))
-        return b"".join(parts)
+    )
+    head, rest = shell.split(_INDEX_MARK, 1)
+    middle, tail = rest.split(_CHUNKS_MARK, 1)
+    yield head.encode("utf-8")
+    yield script_safe_json(orjson.dumps(index))
+    yield middle.encode("utf-8")
+    if inline:
+        for position, builder in enumerate(builders):
+            for number, chunk in enumerate(builder.details.chunks()):
+                yield f'<script type="application/json" id="chunk-{position}-{number}">'.encode()
+                yield script_safe_json(chunk)
+                yield b"</script>\n"
+    yield tail.encode("utf-8")
+
+
+def _sidecar_possible(path: Path) -> bool:
+    """A regular file (or a new one) can have a directory beside it; stdout or a FIFO cannot."""
+    if is_stdout(path):
+        return False
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+def _is_ours(directory: Path) -> bool:
+    return (
+        directory.is_dir() and not directory.is_symlink() and (directory / SIDECAR_MARK).is_file()
+    )
+
+
+class _Sidecar:
+    """The chunks of a page written into a new directory beside it, until put in place.
+
+    The directory is complete before anything is replaced, and an existing ``NAME.cases``
+    is replaced only when agenteval wrote it (its :data:`SIDECAR_MARK`).
+    """
+
+    def __init__(self, page: Path, builders: Sequence[RunBuilder], token: str) -> None:
+        self.final = sidecar_path(page)
+        if self.final.exists() and not _is_ours(self.final):
+            raise FileExistsError(
+                17, f"{self.final} exists and is not an agenteval report's sidecar", str(self.final)
+            )
+        self.staging: Path | None = Path(
+            tempfile.mkdtemp(prefix=f".{self.final.name}.", suffix=".tmp", dir=page.parent)
+        )
+        try:
+            self._write(page, builders, token, self.staging)
+        except BaseException:
+            self.discard()
+            raise
+
+    @staticmethod
+    def _write(page: Path, builders: Sequence[RunBuilder], token: str, into: Path) -> None:
+        (into / SIDECAR_MARK).write_text(
+            f"Case details of {page.name}, written by agenteval: the page loads them from here.\n"
+            "Keep this directory next to the page (move or copy both together).\n",
+            encoding="utf-8",
+        )
+        prefix = f"{SHARD_CALLBACK}({orjson.dumps(token).decode()},".encode()
+        for position, builder in enumerate(builders):
+            for number, chunk in enumerate(builder.details.chunks()):
+                with open(into / shard_name(position, number), "wb") as out:
+                    out.write(prefix + f"{position},{number},".encode())
+                    out.write(script_safe_json(chunk))
+                    out.write(b");\n")
+        os.chmod(into, 0o755)
+
+    def place(self) -> None:
+        """Put the directory in place of ``NAME.cases`` (an older one is removed)."""
+        assert self.staging is not None
+        old = None
+        if self.final.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{self.final.name}.old.", dir=self.final.parent))
+            os.replace(self.final, old / self.final.name)
+        os.replace(self.staging, self.final)
+        self.staging = None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        """Remove the new directory if it was not put in place."""
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+
+
+def write_page(
+    path: Path,
+    builders: Sequence[RunBuilder],
+    *,
+    title: str,
+    compared: dict[str, Any] | None = None,
+    inline_limit: int = INLINE_LIMIT,
+) -> Path:
+    """Write the page of the built runs to ``path`` (and its sidecar when the details are large)."""
+    with collector_paused():
+        chunk_size = builders[0].details.chunk_size if builders else CHUNK_SIZE
+        index = report_index([b.index() for b in builders], title, compared, chunk_size=chunk_size)
+        details = sum(builder.details.size for builder in builders)
+        inline = details <= inline_limit or not _sidecar_possible(path)
+        sidecar: _Sidecar | None = None
+        if not inline:
+            token = secrets.token_hex(8)
+            index["shards"] = {"dir": sidecar_path(path).name, "token": token}
+            sidecar = _Sidecar(path, builders, token)
+        try:
+            with StreamedFile(path) as out:
+                for part in _page_parts(index, builders, inline=inline):
+                    out.write(part)
+                if sidecar is not None:
+                    sidecar.place()
+                elif _sidecar_possible(path) and _is_ours(sidecar_path(path)):
+                    # An earlier, larger report's details: this page does not use them.
+                    shutil.rmtree(sidecar_path(path), ignore_errors=True)
+                return out.commit()
+        finally:
+            if sidecar is not None:
+                sidecar.discard()
 
 
 def _default_title(runs: Sequence[ReportRun]) -> str:
@@ -113,23 +252,78 @@ def _default_title(runs: Sequence[ReportRun]) -> str:
     return "agenteval: " + ", ".join(eval_sets[:3]) + (" …" if len(eval_sets) > 3 else "")
 
 
+def _built(runs: Sequence[ReportRun]) -> list[RunBuilder]:
+    return [
+        RunBuilder(run.label, sources=run.sources, extras=run.extras).feed(run.results)
+        for run in runs
+    ]
+
+
+def _compared(
+    runs: Sequence[ReportRun], builders: Sequence[RunBuilder], tolerance: float
+) -> dict[str, Any] | None:
+    if len(runs) != 2:
+        return None
+    base, new = builders[0].index(), builders[1].index()
+    return comparison(runs[0].results, runs[1].results, base, new, tolerance)
+
+
 def write_report(
-    path: Path, runs: Sequence[ReportRun], *, title: str = "", tolerance: float = 0.0
+    path: Path,
+    runs: Sequence[ReportRun],
+    *,
+    title: str = "",
+    tolerance: float = 0.0,
+    inline_limit: int = INLINE_LIMIT,
 ) -> Path:
-    """Write the report atomically to ``path``; returns the path."""
-    return write_bytes_atomic(path, render_report(runs, title=title, tolerance=tolerance))
+    """Write the report of saved runs (two: the second compared with the first); returns the path."""
+    if not runs:
+        raise ValueError("a report needs at least one run")
+    builders = _built(runs)
+    try:
+        return write_page(
+            path,
+            builders,
+            title=title or _default_title(runs),
+            compared=_compared(runs, builders, tolerance),
+            inline_limit=inline_limit,
+        )
+    finally:
+        for builder in builders:
+            builder.close()
+
+
+def render_report(runs: Sequence[ReportRun], *, title: str = "", tolerance: float = 0.0) -> bytes:
+    """The self-contained page of ``runs`` as bytes (every detail inline)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        page = Path(tmp) / "report.html"
+        write_report(page, runs, title=title, tolerance=tolerance, inline_limit=1 << 62)
+        return page.read_bytes()
 
 
 def write_run_report(
     path: Path,
-    results: Sequence[EvalSetResult],
+    builder: RunBuilder,
     *,
     extras: dict[str, Any] | None = None,
-    label: str = "run",
+    inline_limit: int = INLINE_LIMIT,
 ) -> Path:
-    """``run --html FILE``: the report of the run that just finished."""
-    run = ReportRun(label=label, results=list(results), extras=dict(extras or {}))
-    return write_report(path, [run])
+    """``run --html FILE``: the report of the run that just finished, built as its cases came."""
+    builder.extras.update(extras or {})
+    ids = sorted({eval_set["evalSetId"] for eval_set in builder.eval_sets})
+    title = "agenteval: " + ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
+    return write_page(path, [builder], title=title, inline_limit=inline_limit)
 
 
-__all__ = ["render_report", "script_safe_json", "write_report", "write_run_report"]
+__all__ = [
+    "INLINE_LIMIT",
+    "SHARD_CALLBACK",
+    "SIDECAR_SUFFIX",
+    "render_report",
+    "script_safe_json",
+    "shard_name",
+    "sidecar_path",
+    "write_page",
+    "write_report",
+    "write_run_report",
+]

@@ -4,33 +4,51 @@ The page needs two things at once and one only on demand:
 
 * the **index** — per run its summary (pass rates, metric averages and score
   histograms, pass@k, judge usage) and one short row per case (status, score,
-  failing metrics, a little text to search) — parsed when the page opens;
-* the **details** — every run of every case exactly as in the result files
-  (pydantic writes them, so nothing is re-evaluated or reshaped), plus the JSON
-  paths that the trajectory reasons name.  They are cut into chunks of
-  ``CHUNK_SIZE`` cases that the page parses when a case is opened, so a
-  10,000-case report opens without parsing 50 MB of JSON.
+  failing metrics, a little text to search, where its details are) — parsed when
+  the page opens;
+* the **details** — every case result exactly as in the result files (pydantic
+  writes them, so nothing is re-evaluated or reshaped), one entry per case and run,
+  with the JSON paths that the trajectory reasons name.  They are numbered in the
+  order the results come and cut into chunks of ``CHUNK_SIZE`` entries that the page
+  parses (or loads from its sidecar, :mod:`agenteval.report.html`) when a case is
+  opened, so a 10,000-case report opens without parsing 50 MB of JSON.
 
-Criteria are the same object for every result of a metric: they are left
-out of the case details and kept once per eval set and metric.
+A :class:`RunBuilder` takes the case results one at a time, in result-file order (run
+1's cases, then run 2's, …): each is encoded into a :class:`DetailSpool` (a temp file)
+and dropped, and only its row and the running summary stay — the page of a
+100,000-case run is built in flat memory, from a run's sink as cases finish or from
+result files as they are read.  Case statuses are :class:`~agenteval.report.set_tally.SetTally`'s,
+the ones every other report prints.
+
+Criteria are the same object for every result of a metric: they are left out of the
+case details and kept once per eval set and metric.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
 from agenteval import __version__
+from agenteval.aggregation import SummaryTally, run_id_of
 from agenteval.report.diff import diff_results
-from agenteval.report.html_inputs import ReportRun
-from agenteval.report.outcomes import CaseOutcome, case_outcomes
+from agenteval.report.set_tally import SetTally
+from agenteval.report.set_tally import num_runs as runs_of
 from agenteval.schema.base import dump
-from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult, extra
+from agenteval.schema.result import (
+    EvalCaseResult,
+    EvalCaseSummary,
+    EvalMetricResult,
+    EvalSetResult,
+    EvalSetResultSummary,
+    extra,
+)
 from agenteval.schema.status import EvalStatus
 
 CHUNK_SIZE = 200
@@ -57,16 +75,12 @@ _PAIR_DIFF = re.compile(
 )
 
 
-def status_label(outcome: CaseOutcome) -> str:
-    """``passed``, ``failed`` or ``incomplete`` (any metric not evaluated, never passed)."""
-    if outcome.status is EvalStatus.FAILED:
+def status_label(status: EvalStatus, not_evaluated: bool) -> str:
+    """``passed``, ``failed`` or ``incomplete`` (any metric not evaluated: never passed)."""
+    if status is EvalStatus.FAILED:
         return "failed"
-    if outcome.status is EvalStatus.NOT_EVALUATED:
+    if status in (EvalStatus.NOT_EVALUATED, EvalStatus.INCOMPLETE) or not_evaluated:
         return "incomplete"
-    for run in outcome.runs:
-        for metric in run.overall_eval_metric_results or []:
-            if metric.eval_status is EvalStatus.NOT_EVALUATED:
-                return "incomplete"
     return "passed"
 
 
@@ -95,20 +109,6 @@ def _message_text(message: Any) -> str:
         return str(message.content)
     parts = message.content_parts or []
     return " ".join(str(p.get("text", "")) for p in parts if isinstance(p, dict))
-
-
-def _search_text(case: EvalCaseResult) -> str:
-    """The first turn's user message and answers, cut to ``SEARCH_TEXT_CHARS``."""
-    turns = case.eval_metric_result_per_invocation
-    if not turns:
-        return ""
-    first = turns[0]
-    texts = [
-        _message_text(invocation.user_content) + " " + _message_text(invocation.final_response)
-        for invocation in (first.actual_invocation, first.expected_invocation)
-        if invocation is not None
-    ]
-    return " ".join(texts)[:SEARCH_TEXT_CHARS]
 
 
 def _case_marks(case: EvalCaseResult) -> list[dict[str, Any]]:
@@ -180,49 +180,234 @@ class _MetricStats:
         }
 
 
+class DetailSpool:
+    """Case details spooled to a temp file as they come, read back as ``CHUNK_SIZE``-entry chunks.
+
+    Entries are numbered from 0 in the order they are added; entry ``n`` is element
+    ``n % CHUNK_SIZE`` of chunk ``n // CHUNK_SIZE``.
+    """
+
+    def __init__(self, chunk_size: int = CHUNK_SIZE) -> None:
+        self.chunk_size = chunk_size
+        self._file: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115  (closed by close())
+        self._starts: list[int] = []  # byte offset where each chunk starts
+        self._entries = 0
+        self.size = 0  # bytes of every entry and separator, the chunks' brackets excluded
+
+    def add(self, entry: bytes) -> int:
+        """Spool one entry (JSON bytes); returns its number."""
+        if self._entries % self.chunk_size == 0:
+            self._starts.append(self.size)
+        else:
+            self._file.write(b",")
+            self.size += 1
+        self._file.write(entry)
+        self.size += len(entry)
+        self._entries += 1
+        return self._entries - 1
+
+    @property
+    def chunk_count(self) -> int:
+        """How many chunks the entries fill."""
+        return len(self._starts)
+
+    def chunks(self) -> Iterator[bytes]:
+        """Each chunk as one JSON array, in order (one chunk in memory at a time)."""
+        self._file.flush()
+        ends = [*self._starts[1:], self.size][: len(self._starts)]
+        try:
+            for start, end in zip(self._starts, ends, strict=True):
+                self._file.seek(start)
+                yield b"[" + self._file.read(end - start) + b"]"
+        finally:
+            self._file.seek(0, 2)  # later entries are appended
+
+    def close(self) -> None:
+        """Drop the spool."""
+        self._file.close()
+
+
+def detail_entry(case: EvalCaseResult) -> bytes:
+    """One case result's details: the result object (criteria left out) and its tool differences."""
+    run = case.model_dump_json(
+        by_alias=True, exclude_unset=True, exclude_none=True, exclude=_NO_CRITERIA
+    ).encode("utf-8")
+    return b'{"run":' + run + b',"marks":' + orjson.dumps(_case_marks(case)) + b"}"
+
+
 @dataclass(slots=True)
-class CaseRow:
-    """One case of one run in the report: its list row and where its details are."""
+class _CaseEntry:
+    """One case of the report while its runs arrive."""
 
-    run: int
     eval_set: int
-    outcome: CaseOutcome
-    status: str
-    score: float | None
-    failing: list[str]
+    eval_id: str
+    search: str
+    details: list[tuple[int, int]] = field(default_factory=list)  # (runId, entry number)
+    score_sum: float = 0.0
+    scored_runs: int = 0
+    failing: list[str] = field(default_factory=list)
+    not_evaluated: bool = False
 
-    def row(self, text: str) -> list[Any]:
-        """``[evalSetIndex, evalId, status, score, failingMetrics, searchText]``."""
-        return [self.eval_set, self.outcome.eval_id, self.status, self.score, self.failing, text]
+    def add(self, case: EvalCaseResult, entry: int) -> None:
+        self.details.append((case.run_id, entry))
+        if case.final_eval_status is not EvalStatus.NOT_EVALUATED:
+            self.score_sum += case.score
+            self.scored_runs += 1
+        for metric in case.overall_eval_metric_results or ():
+            if metric.eval_status is EvalStatus.NOT_EVALUATED:
+                self.not_evaluated = True
+            if (
+                metric.eval_status is not EvalStatus.PASSED
+                and metric.metric_name not in self.failing
+            ):
+                self.failing.append(metric.metric_name)
+
+    def row(self, status: EvalStatus) -> list[Any]:
+        """``[evalSetIndex, evalId, status, score, failingMetrics, searchText, detailEntries]``."""
+        score = self.score_sum / self.scored_runs if self.scored_runs else None
+        entries = [entry for _, entry in sorted(self.details, key=lambda item: item[0])]
+        label = status_label(status, self.not_evaluated)
+        return [self.eval_set, self.eval_id, label, score, self.failing, self.search, entries]
 
 
-def _case_row(run: int, eval_set: int, outcome: CaseOutcome) -> CaseRow:
-    evaluated = [
-        r.score for r in outcome.runs if r.final_eval_status is not EvalStatus.NOT_EVALUATED
-    ]
-    failing: list[str] = []
-    for case_run in outcome.runs:
-        for metric in case_run.overall_eval_metric_results or []:
-            if metric.eval_status is not EvalStatus.PASSED and metric.metric_name not in failing:
-                failing.append(metric.metric_name)
-    return CaseRow(run, eval_set, outcome, status_label(outcome), _mean(evaluated), failing)
+class RunBuilder:
+    """One run of the report, built from its case results one at a time.
+
+    ``begin_set`` / ``add`` / ``end_set`` take what a run's case sink gets (the head
+    given to ``end_set`` is the eval set's result; its cases, if any, are not read);
+    :meth:`index` gives the run's part of the page index once every set has ended.
+    """
+
+    def __init__(
+        self,
+        label: str,
+        *,
+        sources: Sequence[str] = (),
+        extras: dict[str, Any] | None = None,
+        chunk_size: int = CHUNK_SIZE,
+    ) -> None:
+        self.label = label
+        self.sources = list(sources)
+        self.extras = dict(extras or {})
+        self.details = DetailSpool(chunk_size)
+        self.rows: list[list[Any]] = []
+        self.eval_sets: list[dict[str, Any]] = []
+        self._cases: dict[str, _CaseEntry] = {}
+        self._stats: dict[str, _MetricStats] = {}
+        self._tally: SetTally | None = None
+        self._summary: SummaryTally | None = None
+
+    def begin_set(self, eval_set_id: str, num_runs: int = 1) -> None:
+        """Start an eval set of ``num_runs`` runs."""
+        # Statuses only: no case is kept for printing, no reason text.
+        self._tally = SetTally(eval_set_id, num_runs, max_shown=0, reason_keep=0, repeats=True)
+        # numRuns and pass@k for a head without a summary (a run's, as its cases finish).
+        self._summary = SummaryTally(num_runs, emit=_drop if num_runs == 1 else None)
+        self._cases = {}
+        self._stats = {}
+
+    def add(self, case: EvalCaseResult) -> None:
+        """One case result, in result-file order; it is spooled and not kept."""
+        assert self._tally is not None and self._summary is not None, "add before begin_set"
+        self._tally.add(case)
+        self._summary.add(case)
+        entry = self._cases.get(case.eval_id)
+        if entry is None:
+            entry = _CaseEntry(len(self.eval_sets), case.eval_id, _search_text(case))
+            self._cases[case.eval_id] = entry
+        entry.add(case, self.details.add(detail_entry(case)))
+        for metric in case.overall_eval_metric_results or ():
+            self._stats.setdefault(metric.metric_name, _MetricStats()).add(metric)
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """Finish the eval set with its head (``judgeFailures``, summary and extras set)."""
+        assert self._tally is not None and self._summary is not None, "end_set before begin_set"
+        statuses = self._tally.finish(head).statuses
+        summary = head.summary if head.summary is not None else self._summary.finish()
+        self._tally = self._summary = None
+        rows = [entry.row(statuses[eval_id]) for eval_id, entry in self._cases.items()]
+        self.rows.extend(rows)
+        self.eval_sets.append(_eval_set_summary(head, summary, rows, self._stats))
+        self._cases = {}
+        self._stats = {}
+
+    def feed(self, results: Iterable[EvalSetResult]) -> RunBuilder:
+        """Add every case of whole ``results`` (saved result files); returns self."""
+        for result in results:
+            cases = result.case_results()
+            # A file's numRuns below its highest runId would stop the summary tally.
+            runs = max([runs_of(result), *(run_id_of(case) for case in cases)])
+            self.begin_set(result.eval_set_id, runs)
+            for case in cases:
+                self.add(case)
+            self.end_set(result)
+        return self
+
+    def index(self) -> dict[str, Any]:
+        """The run's summary and case rows."""
+        counts = {"passed": 0, "failed": 0, "incomplete": 0}
+        for row in self.rows:
+            counts[row[2]] += 1
+        overall = "failed" if counts["failed"] or not self.rows else "passed"
+        if overall == "passed" and counts["incomplete"]:
+            overall = "incomplete"
+        return {
+            "label": self.label,
+            "sources": self.sources,
+            "overallStatus": overall,
+            "counts": counts,
+            "durationSeconds": self.extras.get("durationSeconds"),
+            "createdAt": self.extras.get("createdAt"),
+            "warnings": self.extras.get("warnings") or [],
+            "evalSets": self.eval_sets,
+            "chunks": self.details.chunk_count,
+            "cases": self.rows,
+        }
+
+    def close(self) -> None:
+        """Drop the spooled details."""
+        self.details.close()
 
 
-def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[str, Any]:
+def _search_text(case: EvalCaseResult) -> str:
+    """The first turn's user message and answers, each text once, cut to ``SEARCH_TEXT_CHARS``.
+
+    Most of a large page's index is this text; an expected turn mostly repeats the
+    actual one's user message (and, when it passed, its answer).
+    """
+    turns = case.eval_metric_result_per_invocation
+    if not turns:
+        return ""
+    parts: list[str] = []
+    for invocation in (turns[0].actual_invocation, turns[0].expected_invocation):
+        if invocation is None:
+            continue
+        for message in (invocation.user_content, invocation.final_response):
+            text = _message_text(message)[:SEARCH_TEXT_CHARS]
+            if text and text not in parts:
+                parts.append(text)
+    return " ".join(parts)[:SEARCH_TEXT_CHARS]
+
+
+def _drop(summary: EvalCaseSummary) -> None:
+    """Case summaries are not needed for the page (SummaryTally's ``emit``)."""
+
+
+def _eval_set_summary(
+    result: EvalSetResult,
+    summary: EvalSetResultSummary,
+    rows: Sequence[list[Any]],
+    stats: dict[str, _MetricStats],
+) -> dict[str, Any]:
     counts = {"passed": 0, "failed": 0, "incomplete": 0}
     for row in rows:
-        counts[row.status] += 1
-    stats: dict[str, _MetricStats] = {}
-    for row in rows:
-        for case_run in row.outcome.runs:
-            for metric in case_run.overall_eval_metric_results or []:
-                stats.setdefault(metric.metric_name, _MetricStats()).add(metric)
-    summary_extra = (result.summary.model_extra or {}) if result.summary else {}
+        counts[row[2]] += 1
+    summary_extra = summary.model_extra or {}
     extras = extra(result)
     return {
         "evalSetId": result.eval_set_id,
         "resultId": result.eval_set_result_id,
-        "numRuns": result.summary.num_runs if result.summary else 1,
+        "numRuns": summary.num_runs,
         "cases": len(rows),
         "counts": counts,
         "passRate": counts["passed"] / len(rows) if rows else None,
@@ -235,69 +420,13 @@ def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[st
     }
 
 
-@dataclass(slots=True)
-class RunModel:
-    """One run's index data and its case rows (details are written from the rows)."""
-
-    index: dict[str, Any]
-    rows: list[CaseRow]
-
-
-def run_model(position: int, run: ReportRun) -> RunModel:
-    """Summary and case rows of one run."""
-    rows: list[CaseRow] = []
-    eval_sets: list[dict[str, Any]] = []
-    for set_index, result in enumerate(run.results):
-        set_rows = [_case_row(position, set_index, o) for o in case_outcomes(result)]
-        eval_sets.append(_eval_set_summary(result, set_rows))
-        rows.extend(set_rows)
-    counts = {"passed": 0, "failed": 0, "incomplete": 0}
-    for row in rows:
-        counts[row.status] += 1
-    overall = "failed" if counts["failed"] or not rows else "passed"
-    if overall == "passed" and counts["incomplete"]:
-        overall = "incomplete"
-    index = {
-        "label": run.label,
-        "sources": run.sources,
-        "overallStatus": overall,
-        "counts": counts,
-        "durationSeconds": run.extras.get("durationSeconds"),
-        "createdAt": run.extras.get("createdAt"),
-        "warnings": run.extras.get("warnings") or [],
-        "evalSets": eval_sets,
-        "chunks": math.ceil(len(rows) / CHUNK_SIZE),
-        "cases": [row.row(_search_text(row.outcome.runs[0])) for row in rows],
-    }
-    return RunModel(index, rows)
-
-
-def case_detail_json(row: CaseRow) -> bytes:
-    """One case's details as JSON bytes: every run's result object and the tool differences."""
-    runs = [
-        run.model_dump_json(
-            by_alias=True, exclude_unset=True, exclude_none=True, exclude=_NO_CRITERIA
-        ).encode("utf-8")
-        for run in row.outcome.runs
-    ]
-    marks = [_case_marks(run) for run in row.outcome.runs]
-    return b'{"runs":[' + b",".join(runs) + b'],"marks":' + orjson.dumps(marks) + b"}"
-
-
-def detail_chunks(model: RunModel) -> Iterator[bytes]:
-    """The run's case details, ``CHUNK_SIZE`` cases per JSON array, in case-row order."""
-    for start in range(0, len(model.rows), CHUNK_SIZE):
-        rows = model.rows[start : start + CHUNK_SIZE]
-        yield b"[" + b",".join(case_detail_json(row) for row in rows) + b"]"
-
-
-def _metric_deltas(base: RunModel, new: RunModel) -> list[dict[str, Any]]:
+def _metric_deltas(base: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:
     """Average score per eval set and metric on both sides (only pairs present in both)."""
 
-    def averages(model: RunModel) -> dict[tuple[str, str], float | None]:
+    def averages(index: dict[str, Any]) -> dict[tuple[str, str], float | None]:
         return {
             (eval_set["evalSetId"], metric["name"]): metric["average"]
-            for eval_set in model.index["evalSets"]
+            for eval_set in index["evalSets"]
             for metric in eval_set["metrics"]
         }
 
@@ -315,40 +444,47 @@ def _metric_deltas(base: RunModel, new: RunModel) -> list[dict[str, Any]]:
 
 
 def comparison(
-    base_run: ReportRun, new_run: ReportRun, base: RunModel, new: RunModel, tolerance: float
+    base_results: Sequence[EvalSetResult],
+    new_results: Sequence[EvalSetResult],
+    base: dict[str, Any],
+    new: dict[str, Any],
+    tolerance: float,
 ) -> dict[str, Any]:
-    """``agenteval diff``'s verdict and changes (regressions first) plus per-metric deltas."""
-    found = diff_results(base_run.results, new_run.results, tolerance)
+    """``agenteval diff``'s verdict and changes (regressions first) plus per-metric deltas.
+
+    ``base`` and ``new`` are the two runs' indexes (:meth:`RunBuilder.index`).
+    """
+    found = diff_results(base_results, new_results, tolerance)
     data = found.to_json()
     data["metricDeltas"] = _metric_deltas(base, new)
     return data
 
 
 def report_index(
-    runs: Sequence[ReportRun], models: Sequence[RunModel], title: str, tolerance: float = 0.0
+    runs: Sequence[dict[str, Any]],
+    title: str,
+    compared: dict[str, Any] | None = None,
+    *,
+    chunk_size: int = CHUNK_SIZE,
 ) -> dict[str, Any]:
     """The page's index: every run's summary and case rows, and the comparison of two runs."""
-    data: dict[str, Any] = {
+    return {
         "title": title,
         "generator": f"agenteval {__version__}",
-        "chunkSize": CHUNK_SIZE,
-        "runs": [model.index for model in models],
-        "comparison": None,
+        "chunkSize": chunk_size,
+        "runs": list(runs),
+        "comparison": compared,
+        "shards": None,
     }
-    if len(runs) == 2:
-        data["comparison"] = comparison(runs[0], runs[1], models[0], models[1], tolerance)
-    return data
 
 
 __all__ = [
     "CHUNK_SIZE",
-    "CaseRow",
-    "RunModel",
-    "case_detail_json",
+    "DetailSpool",
+    "RunBuilder",
     "comparison",
-    "detail_chunks",
+    "detail_entry",
     "report_index",
-    "run_model",
     "status_label",
     "tool_differences",
 ]

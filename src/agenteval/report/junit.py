@@ -42,6 +42,7 @@ from pathlib import Path
 from agenteval.report.atomic_write import StreamedFile
 from agenteval.report.outcomes import OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunNotes
+from agenteval.report.safe_text import BIDI_CONTROLS
 from agenteval.report.set_tally import DURATION_KEY, SetReport, set_report, suite_time
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -52,8 +53,9 @@ BODY_REASON_CAP = 2000  # characters of each reason in the element text
 # Bytes of XML gathered before one write to the file.
 _WRITE_CHUNK = 1 << 16
 
-# Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/U+FFFF).
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters XML 1.0 cannot carry at all (controls, lone surrogates, U+FFFE/U+FFFF), and
+# the bidi controls that would reorder what a CI page shows (escaped as on the console).
+_NOT_XML = re.compile(f"[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[{BIDI_CONTROLS}]")
 # What ElementTree escapes in attribute values and in text, and how (the document is
 # written piece by piece, in ElementTree's own layout, instead of built as one tree).
 _ATTRIBUTE_ESCAPES = str.maketrans(

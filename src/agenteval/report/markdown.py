@@ -23,6 +23,7 @@ from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console_tables import STATUS_LABELS, format_score
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
+from agenteval.report.safe_text import BIDI_CONTROLS
 from agenteval.report.set_tally import SetReport, overall_status, set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -41,11 +42,13 @@ _HEADLINE_MARKS = {
 # or end a table cell; CommonMark renders a backslash-escaped one literally.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _NEWLINES = re.compile(r"\r\n?|\n")
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f{BIDI_CONTROLS}]")
 
 
 def _control_picture(match: re.Match[str]) -> str:
     code = ord(match.group())
+    if code > 0x7F:
+        return f"\\u{code:04x}"  # a bidi control: no picture exists; shown as on the console
     return "\u2421" if code == 0x7F else chr(0x2400 + code)
 
 
@@ -53,7 +56,8 @@ def cell(text: str) -> str:
     """``text`` made safe inside a GitHub-flavoured Markdown table cell."""
     escaped = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
     lines = _NEWLINES.sub("<br>", escaped)
-    # Terminal escapes and NULs would vanish or garble the page; show them as ␛ / ␀.
+    # Terminal escapes and NULs would vanish or garble the page; show them as ␛ / ␀,
+    # and bidi controls, which would reorder the cell, as \u202e.
     return _CONTROLS.sub(_control_picture, lines).strip() or " "
 
 

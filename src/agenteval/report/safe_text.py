@@ -4,16 +4,24 @@ An ``evalId`` holding a newline put ``::error file=…::FORGED`` at column 0, wh
 Actions runs it as a workflow command; clear-screen and window-title escapes in a judge
 reason reached the terminal.  Every reporter passes such text through
 :func:`escape_control` before printing it: C0 and C1 control characters, DEL, the
-Unicode line and paragraph separators and lone surrogates become visible escapes
-(``\\n``, ``\\x1b``, ``\\ud800``); all other text, non-ASCII included, is kept.
-JSON and XML outputs escape by their own rules and do not use this.
+Unicode line and paragraph separators, the bidirectional formatting characters
+(:data:`BIDI_CONTROLS`) and lone surrogates become visible escapes (``\\n``,
+``\\x1b``, ``\\u202e``, ``\\ud800``); all other text, non-ASCII included, is kept.
+JSON and XML outputs escape by their own rules; JUnit and Markdown add
+:data:`BIDI_CONTROLS` to theirs.
 """
 
 from __future__ import annotations
 
 import re
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Bidirectional formatting characters, as a regex class body.  The embeddings, overrides
+# and isolates (U+202A-U+202E, U+2066-U+2069) reorder the rest of a line, so a reason can
+# show "passed" where the bytes say otherwise ("Trojan Source", CVE-2021-42574); the marks
+# U+200E, U+200F and U+061C are invisible and reorder what sits next to them.  A log
+# reader must see them, so they are escaped like control characters.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -27,7 +35,7 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def escape_control(text: str, keep: str = "") -> str:
-    """``text`` with every control character, line separator and lone surrogate escaped.
+    """``text`` with every control, line separator, bidi control and lone surrogate escaped.
 
     Characters in ``keep`` stay (a format with its own escape for them, e.g. ``\n``).
     """
@@ -36,4 +44,4 @@ def escape_control(text: str, keep: str = "") -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-__all__ = ["escape_control"]
+__all__ = ["BIDI_CONTROLS", "escape_control"]

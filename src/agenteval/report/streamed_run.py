@@ -4,21 +4,35 @@ Each finished case result is encoded into its eval set's result document (a spoo
 in the temp directory, ``$TMPDIR``, see :mod:`agenteval.report.result_stream`) and
 counted for the reports; the case result itself is not kept.  After scoring, the result files and the
 ``--json`` run document are copied out of the spools (flat memory), the other reports
-are built from the tallies.
+are built from the tallies.  Other sinks (``also``: the HTML page's
+:class:`~agenteval.report.html_model.RunBuilder`) get every case too, as it finishes.
 """
 
 from __future__ import annotations
 
-import io
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from agenteval.report.result_files import result_file_name, result_id
 from agenteval.report.result_stream import ResultDocument
 from agenteval.report.set_tally import ReportSink, SetReport, overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
+
+
+class CaseSink(Protocol):
+    """Something else that takes a run's cases as they finish (an ``api.ResultSink`` part)."""
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        """The eval set ``eval_set_id`` starts."""
+
+    def add(self, case: EvalCaseResult) -> None:
+        """One finished case run, in result-file order."""
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """The eval set is done; ``head`` holds its run state."""
 
 
 @dataclass(slots=True)
@@ -39,12 +53,6 @@ class StreamedSet:
             raise OSError("the result was not kept")
         return self.document
 
-    def load(self) -> EvalSetResult:
-        """The eval set's whole result, read back from its document (for the HTML page)."""
-        buffer = io.BytesIO()
-        self.finished().copy_to(buffer.write)
-        return EvalSetResult.model_validate_json(buffer.getvalue())
-
 
 class StreamedRun:
     """A :class:`agenteval.api.ResultSink` that writes documents as cases finish.
@@ -63,6 +71,7 @@ class StreamedRun:
         documents: bool,
         spool_dir: Path | None = None,
         tallies: ReportSink | None = None,
+        also: Sequence[CaseSink] = (),
     ) -> None:
         self.output = output
         self.app_name = app_name
@@ -71,6 +80,7 @@ class StreamedRun:
         self.sets: list[StreamedSet] = []
         # What the console, JUnit, Markdown and GitHub reports read (report/set_tally.py).
         self.tallies = tallies if tallies is not None else ReportSink()
+        self.also = list(also)
         self._current: StreamedSet | None = None
 
     def begin_set(self, eval_set_id: str, num_runs: int) -> None:
@@ -92,6 +102,8 @@ class StreamedRun:
                 error = exc
         self._current = StreamedSet(eval_set_id, document, error, name)
         self.tallies.begin_set(eval_set_id, num_runs)
+        for sink in self.also:
+            sink.begin_set(eval_set_id, num_runs)
 
     def add(self, case: EvalCaseResult) -> None:
         """Spool one finished case and count it."""
@@ -99,6 +111,8 @@ class StreamedRun:
         assert current is not None
         self._write(current, lambda document: document.add(case))
         self.tallies.add(case)
+        for sink in self.also:
+            sink.add(case)
 
     def end_set(self, head: EvalSetResult) -> None:
         """Finish the eval set's document with ``head``'s run state."""
@@ -106,6 +120,8 @@ class StreamedRun:
         assert current is not None
         self._write(current, lambda document: document.finish(head))
         self.tallies.end_set(head)
+        for sink in self.also:
+            sink.end_set(head)
         self.sets.append(current)
         self._current = None
 
@@ -139,4 +155,4 @@ class StreamedRun:
             self._current.document.close()
 
 
-__all__ = ["StreamedRun", "StreamedSet"]
+__all__ = ["CaseSink", "StreamedRun", "StreamedSet"]

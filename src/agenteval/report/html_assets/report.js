@@ -7,13 +7,56 @@
   const OVERSCAN = 8;
   const SVG_NS = "http://www.w3.org/2000/svg";
   const KINDS = ["regressed", "disappeared", "appeared", "changed", "improved"];
+  // A text longer than this shows its start and a "show more" button: laying out one
+  // megabyte-long string took seconds, and no one reads it whole on the page anyway.
+  const TEXT_CAP = 10000;
+  const MORE_STEP = 100000;
+  // The word diff compares at most this many characters of each side.
+  const DIFF_CHARS = 10000;
+  // Characters of a text shown in a row of the case list (the row clips it anyway).
+  const ROW_CHARS = 200;
 
   // --- small DOM helpers -------------------------------------------------------------------
 
-  // Control characters (ANSI escapes among them) become visible symbols: ESC shows as ␛.
+  // Control characters (ANSI escapes among them) become visible symbols: ESC shows as ␛;
+  // bidi controls, which would reorder what is shown, become their escape (\u202e).
   function shown(text) {
-    return String(text).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
-      c === "\u007f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)));
+    return String(text)
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) =>
+        c === "\u007f" ? "\u2421" : String.fromCharCode(0x2400 + c.charCodeAt(0)))
+      .replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+        "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  }
+
+  // A text node, or for a text past TEXT_CAP its start and a button that shows more.
+  function textOf(text) {
+    text = String(text);
+    if (text.length <= TEXT_CAP) return document.createTextNode(shown(text));
+    let upto = TEXT_CAP;
+    const body = document.createTextNode(shown(text.slice(0, upto)));
+    const more = document.createElement("button");
+    more.type = "button";
+    more.className = "more";
+    const label = () => {
+      more.textContent = "… show more (" + (text.length - upto).toLocaleString("en") + " more characters)";
+    };
+    label();
+    more.addEventListener("click", (event) => {
+      event.stopPropagation();
+      const next = Math.min(text.length, upto + MORE_STEP);
+      body.appendData(shown(text.slice(upto, next)));
+      upto = next;
+      if (upto >= text.length) more.remove(); else label();
+    });
+    const wrap = document.createElement("span");
+    wrap.className = "long";
+    wrap.append(body, more);
+    return wrap;
+  }
+
+  function clip(text, limit) {
+    text = String(text);
+    return text.length > limit ? text.slice(0, limit) + "…" : text;
   }
 
   function el(tag, attrs, ...children) {
@@ -33,7 +76,7 @@
       if (child === null || child === undefined || child === false) continue;
       if (Array.isArray(child)) append(node, child);
       else if (child instanceof Node) node.appendChild(child);
-      else node.appendChild(document.createTextNode(shown(child)));
+      else node.appendChild(textOf(child));
     }
   }
 
@@ -42,7 +85,7 @@
     for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, String(value));
     for (const child of children) {
       if (child instanceof Node) node.appendChild(child);
-      else if (child !== null && child !== undefined) node.appendChild(document.createTextNode(shown(child)));
+      else if (child !== null && child !== undefined) node.appendChild(textOf(child));
     }
     return node;
   }
@@ -89,14 +132,14 @@
         } else {
           span.appendChild(document.createTextNode(isArray ? "[\n" : "{\n"));
           keys.forEach((key, i) => {
-            span.appendChild(document.createTextNode(shown(" ".repeat(indent + 2) + (isArray ? "" : JSON.stringify(key) + ": "))));
+            span.appendChild(textOf(" ".repeat(indent + 2) + (isArray ? "" : JSON.stringify(key) + ": ")));
             walk(v[key], childPath(path, key), indent + 2, span);
             span.appendChild(document.createTextNode(i < keys.length - 1 ? ",\n" : "\n"));
           });
           span.appendChild(document.createTextNode(" ".repeat(indent) + (isArray ? "]" : "}")));
         }
       } else {
-        span.appendChild(document.createTextNode(shown(v === undefined ? "null" : JSON.stringify(v))));
+        span.appendChild(textOf(v === undefined ? "null" : JSON.stringify(v)));
       }
       into.appendChild(span);
     }
@@ -108,10 +151,14 @@
   // --- word-level diff (LCS over words; whitespace kept as it was) ---------------------------
 
   function wordDiff(before, after) {
+    const cut = before.length > DIFF_CHARS || after.length > DIFF_CHARS;
+    before = before.slice(0, DIFF_CHARS);
+    after = after.slice(0, DIFF_CHARS);
+    const out = el("div", { class: "text worddiff" });
+    if (cut) out.appendChild(el("div", { class: "muted diff-cut" }, "the first " + DIFF_CHARS.toLocaleString("en") + " characters of each side"));
     const a = before.match(/\S+|\s+/g) || [];
     const b = after.match(/\S+|\s+/g) || [];
     const n = a.length, m = b.length;
-    const out = el("div", { class: "text worddiff" });
     if (n * m > 4000000) {
       out.appendChild(el("del", {}, before));
       out.appendChild(el("ins", {}, after));
@@ -138,7 +185,7 @@
     while (i < n) push("del", a[i++]);
     while (j < m) push("ins", b[j++]);
     for (const [kind, text] of pieces) {
-      out.appendChild(kind === "same" ? document.createTextNode(shown(text)) : el(kind, {}, text));
+      out.appendChild(kind === "same" ? textOf(text) : el(kind, {}, text));
     }
     return out;
   }
@@ -175,18 +222,81 @@
     return null;
   }
 
-  function detail(run, row) {
-    const number = Math.floor(row / INDEX.chunkSize);
+  // Case details: chunks of INDEX.chunkSize entries, one entry per case result (run). They sit
+  // in the page as JSON (parsed when first needed) or, for a large run, in the sidecar
+  // directory INDEX.shards.dir as scripts that hand their data to agentevalShard.
+  const shardWaits = new Map();
+  let cacheLimit = 24; // chunks kept parsed; raised to hold every run of the open case
+
+  function remember(key, chunk) {
+    while (chunkCache.size >= cacheLimit) chunkCache.delete(chunkCache.keys().next().value);
+    chunkCache.set(key, chunk);
+  }
+
+  window.agentevalShard = function (token, run, number, data) {
+    if (!INDEX.shards || token !== INDEX.shards.token) return; // another report's shard
+    const key = run + "-" + number;
+    remember(key, data);
+    const wait = shardWaits.get(key);
+    if (wait) wait.done = true;
+  };
+
+  // The chunk if it is at hand (cached or in the page), else null.
+  function chunkNow(run, number) {
     const key = run + "-" + number;
     let chunk = chunkCache.get(key);
-    if (!chunk) {
-      const node = document.getElementById("chunk-" + key);
-      if (!node) return null; // still being parsed: openCase retries on DOMContentLoaded
-      chunk = JSON.parse(node.textContent);
-      if (chunkCache.size > 16) chunkCache.delete(chunkCache.keys().next().value);
-      chunkCache.set(key, chunk);
+    if (chunk) return chunk;
+    const node = document.getElementById("chunk-" + key);
+    if (!node) return null;
+    chunk = JSON.parse(node.textContent);
+    remember(key, chunk);
+    return chunk;
+  }
+
+  function loadShard(run, number) {
+    const key = run + "-" + number;
+    let wait = shardWaits.get(key);
+    if (wait && !wait.failed && !(wait.done && !chunkCache.has(key))) return wait.promise;
+    wait = { done: false, failed: false };
+    wait.promise = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      const file = INDEX.shards.dir + "/" + run + "-" + String(number).padStart(5, "0") + ".js";
+      script.src = encodeURI(file);
+      script.onload = () => {
+        script.remove();
+        if (wait.done) { resolve(); return; }
+        wait.failed = true;
+        reject(new Error(file + " belongs to another report: write this report again"));
+      };
+      script.onerror = () => {
+        script.remove();
+        wait.failed = true;
+        reject(new Error("cannot load " + file + ": keep the " + INDEX.shards.dir + " directory next to this page"));
+      };
+      document.head.appendChild(script);
+    });
+    shardWaits.set(key, wait);
+    return wait.promise;
+  }
+
+  // Every run of a case ({runs, marks}), or null while a chunk is not at hand.
+  function detail(run, index) {
+    const entries = runs[run].cases[index][6];
+    const out = { runs: [], marks: [] };
+    for (const entry of entries) {
+      const chunk = chunkNow(run, Math.floor(entry / INDEX.chunkSize));
+      if (!chunk) return null;
+      const item = chunk[entry % INDEX.chunkSize];
+      out.runs.push(item.run);
+      out.marks.push(item.marks);
     }
-    return chunk[row % INDEX.chunkSize];
+    return out;
+  }
+
+  function missingChunks(run, index) {
+    const numbers = new Set(runs[run].cases[index][6].map((entry) => Math.floor(entry / INDEX.chunkSize)));
+    cacheLimit = Math.max(cacheLimit, numbers.size + 1);
+    return [...numbers].filter((number) => !chunkNow(run, number));
   }
 
   // --- tabs and run picker ----------------------------------------------------------------------
@@ -438,8 +548,8 @@
       const node = el("div", {
         class: "row" + (pos === state.selected ? " sel" : ""), role: "option", "data-pos": pos,
         "data-eval-id": row[1], "aria-selected": String(pos === state.selected),
-      }, badge(row[2]), kind ? badge(kind, "k-") : null, el("span", { class: "id" }, row[1]),
-        el("span", { class: "set" }, setId), el("span", { class: "fails" }, row[4].join(", ")),
+      }, badge(row[2]), kind ? badge(kind, "k-") : null, el("span", { class: "id" }, clip(row[1], ROW_CHARS)),
+        el("span", { class: "set" }, clip(setId, ROW_CHARS)), el("span", { class: "fails" }, clip(row[4].join(", "), ROW_CHARS)),
         el("span", { class: "score" }, fmt(row[3])));
       node.style.top = pos * ROW_H + "px";
       fragment.appendChild(node);
@@ -468,7 +578,16 @@
     if (!data) {
       root.textContent = "";
       root.appendChild(el("p", { class: "muted" }, "loading…"));
-      document.addEventListener("DOMContentLoaded", () => openCase(run, index), { once: true });
+      const again = () => { if (state.openRun === run && state.openRow === index) openCase(run, index); };
+      if (!INDEX.shards) {
+        document.addEventListener("DOMContentLoaded", again, { once: true }); // still being parsed
+        return;
+      }
+      Promise.all(missingChunks(run, index).map((number) => loadShard(run, number))).then(again, (error) => {
+        if (state.openRun !== run || state.openRow !== index) return;
+        root.textContent = "";
+        root.appendChild(el("p", { class: "error" }, error.message));
+      });
       return;
     }
     renderCase(root, run, index, data, 0);
