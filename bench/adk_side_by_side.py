@@ -201,12 +201,14 @@ class CliRun:
     means: dict[str, float]
 
 
-def cli_round(command: list[str], out: Path, cases: int) -> CliRun:
+def cli_round(
+    command: list[str], out: Path, cases: int, env: dict[str, str] | None = None
+) -> CliRun:
     """Run the CLI once (its own rusage from wait4) and average its result file's scores."""
     shutil.rmtree(out, ignore_errors=True)
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         started = time.perf_counter()
-        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr)
+        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         code = os.waitstatus_to_exitcode(status)
@@ -262,9 +264,12 @@ def main() -> None:
         out = root / "out"
         command = [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset)]
         command += ["--quiet", "--no-progress", "--no-cache", "--output", str(out)]
-        # Untimed warm-up of both sides: bytecode caches written, ADK's lazy imports done.
+        # Untimed warm-up of both sides: ADK's lazy imports done, and agenteval's bytecode
+        # caches written, so the timed runs import compiled modules as an installed package
+        # does (PYTHONDONTWRITEBYTECODE, set in some shells, would make every run compile).
         adk_round(adk_inputs[:50])
-        cli_round(command, out, args.cases)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        cli_round(command, out, args.cases, env)
         adk_times: list[float] = []
         adk_cpus: list[float] = []
         cli_runs: list[CliRun] = []
