@@ -1,0 +1,306 @@
+"""Per-case cost: the whole ``agenteval run`` CLI against google-adk's evaluators in-process.
+
+Generates N trace-mode cases (default 10,000): one turn each with two tool calls and a
+~30-word answer; some cases call a tool with other arguments or in the other order, and
+most answers are reworded a little, so both scores vary.  The same cases are built as
+google-adk 2.13.0 ``Invocation`` objects and scored by ADK's ``TrajectoryEvaluator``
+(EXACT match, threshold 1.0) and ``RougeEvaluator`` (ROUGE-1 F with ADK's Unicode-aware
+stemming tokenizer, threshold 0.8), constructed once and called per case in this process.
+Only ADK's evaluation calls are timed: building its ``Invocation`` objects, importing
+google-adk and constructing the two evaluators are not.  agenteval is timed as a user
+runs it: a fresh ``python -m agenteval run --output DIR`` process (interpreter start,
+imports, reading the eval set and metric file, scoring, writing the result file).
+
+The metric file says what ADK's evaluators do: ``tool_trajectory_avg_score`` compares
+names and arguments (never results) in order with no extra or missing call (ADK's
+EXACT, as ``agenteval import adk`` writes it), and ``response_match_score`` is ADK's
+ROUGE-1 F.  The per-metric average over all cases must be equal (1e-9) on both sides.
+
+Rounds are interleaved (ADK, then agenteval); each side's median of ``--repeat`` rounds
+(at least 3) is reported with the ratio agenteval / ADK, agenteval's CPU per case
+(user + system of its process, from wait4) and the load average, since the machine may be
+shared.  Target (issue 23): ratio <= 0.25.
+
+    .venv/bin/python bench/adk_side_by_side.py [--cases 10000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from google.adk.evaluation.eval_case import IntermediateData, Invocation
+from google.adk.evaluation.eval_metrics import EvalMetric
+from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
+from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
+from google.genai import types
+
+TOLERANCE = 1e-9
+TRAJECTORY = "tool_trajectory_avg_score"
+RESPONSE = "response_match_score"
+THRESHOLDS = {TRAJECTORY: 1.0, RESPONSE: 0.8}
+
+CITIES = ["Paris", "Rome", "Oslo", "Berlin", "Madrid", "Lisbon", "Vienna", "Prague"]
+CONDITIONS = ["sunny", "cloudy", "rainy", "windy", "snowy"]
+# fmt: off
+FILLER = [
+    "the", "forecast", "for", "tomorrow", "shows", "mild", "temperatures", "with", "light",
+    "winds", "from", "the", "west", "and", "a", "small", "chance", "of", "showers", "later",
+    "in", "the", "evening", "so", "bring", "a", "light", "jacket", "when", "walking",
+    "around", "the", "old", "town", "centre", "today",
+]
+# fmt: on
+SWAPS = ["expected", "predicted", "calm", "strong", "warm", "cold", "umbrella", "coat"]
+
+# What ADK's TrajectoryEvaluator (EXACT) and RougeEvaluator compute, as agenteval metrics.
+METRICS: list[dict[str, Any]] = [
+    {
+        "metricName": TRAJECTORY,
+        "threshold": THRESHOLDS[TRAJECTORY],
+        "criterion": {
+            "toolTrajectory": {
+                "orderSensitive": True,
+                "subsetMatching": False,
+                "defaultStrategy": {"name": {"matchStrategy": "exact"}, "arguments": {}},
+            }
+        },
+    },
+    {"metricName": RESPONSE, "threshold": THRESHOLDS[RESPONSE]},
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One generated case: the user's question, expected and actual answers and tool calls."""
+
+    eval_id: str
+    question: str
+    expected_answer: str
+    actual_answer: str
+    expected_tools: list[dict[str, Any]]
+    actual_tools: list[dict[str, Any]]
+
+
+def make_case(index: int, rng: random.Random) -> Case:
+    """A case with two tool calls and a ~30-word answer; about 1 in 5 trajectories differ."""
+    city = rng.choice(CITIES)
+    condition = rng.choice(CONDITIONS)
+    temp = rng.randint(-5, 35)
+    words = [f"In {city} it is {condition} at {temp} degrees;", *FILLER[: rng.randint(18, 24)]]
+    answer = " ".join(words)
+    actual_words = answer.split()
+    for _ in range(rng.choice([0, 0, 1, 2, 3, 5, 8])):
+        actual_words[rng.randrange(len(actual_words))] = rng.choice(SWAPS)
+    tools = [
+        {
+            "id": "c1",
+            "name": "get_weather",
+            "arguments": {"city": city, "unit": "celsius"},
+            "result": {"city": city, "temp": temp, "condition": condition},
+        },
+        {
+            "id": "c2",
+            "name": "get_time",
+            "arguments": {"city": city},
+            "result": {"time": f"{rng.randint(0, 23)}:00"},
+        },
+    ]
+    actual_tools = json.loads(json.dumps(tools))
+    if index % 10 == 0:
+        actual_tools[0]["arguments"]["unit"] = "fahrenheit"
+    elif index % 10 == 5:
+        actual_tools.reverse()
+    elif index % 10 == 7:
+        # Results differ; neither side compares them.
+        actual_tools[1]["result"] = {"time": "later"}
+    return Case(
+        eval_id=f"case_{index:05d}",
+        question=f"What is the weather in {city} today?",
+        expected_answer=answer,
+        actual_answer=" ".join(actual_words),
+        expected_tools=tools,
+        actual_tools=actual_tools,
+    )
+
+
+def agenteval_case(case: Case) -> dict[str, Any]:
+    """The case as a trpc-agent-go trace-mode eval case."""
+
+    def turn(answer: str, tools: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "invocationId": "t1",
+            "userContent": {"role": "user", "content": case.question},
+            "finalResponse": {"role": "assistant", "content": answer},
+            "tools": tools,
+        }
+
+    return {
+        "evalId": case.eval_id,
+        "evalMode": "trace",
+        "conversation": [turn(case.expected_answer, case.expected_tools)],
+        "actualConversation": [turn(case.actual_answer, case.actual_tools)],
+        "sessionInput": {"userId": "bench"},
+    }
+
+
+def adk_invocation(case: Case, answer: str, tools: list[dict[str, Any]]) -> Invocation:
+    """The same turn as a google-adk ``Invocation`` (tool uses with their responses)."""
+    return Invocation(
+        user_content=types.Content(role="user", parts=[types.Part(text=case.question)]),
+        final_response=types.Content(role="model", parts=[types.Part(text=answer)]),
+        intermediate_data=IntermediateData(
+            tool_uses=[
+                types.FunctionCall(id=t["id"], name=t["name"], args=t["arguments"]) for t in tools
+            ],
+            tool_responses=[
+                types.FunctionResponse(id=t["id"], name=t["name"], response=t["result"])
+                for t in tools
+            ],
+        ),
+    )
+
+
+AdkInputs = list[tuple[list[Invocation], list[Invocation]]]
+
+
+def adk_round(inputs: AdkInputs) -> tuple[float, float, dict[str, float]]:
+    """Score every case with ADK's two evaluators; the evaluation's wall and CPU seconds, means."""
+    evaluators = {
+        TRAJECTORY: TrajectoryEvaluator(
+            eval_metric=EvalMetric(metric_name=TRAJECTORY, threshold=THRESHOLDS[TRAJECTORY])
+        ),
+        RESPONSE: RougeEvaluator(EvalMetric(metric_name=RESPONSE, threshold=THRESHOLDS[RESPONSE])),
+    }
+    totals = dict.fromkeys(evaluators, 0.0)
+    started, cpu = time.perf_counter(), time.process_time()
+    for actual, expected in inputs:
+        for name, evaluator in evaluators.items():
+            result = evaluator.evaluate_invocations(actual, expected)
+            totals[name] += result.overall_score
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return seconds, cpu, {name: total / len(inputs) for name, total in totals.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class CliRun:
+    """One ``agenteval run`` process: wall and CPU seconds and the result file's mean scores."""
+
+    wall: float
+    cpu: float
+    means: dict[str, float]
+
+
+def cli_round(
+    command: list[str], out: Path, cases: int, env: dict[str, str] | None = None
+) -> CliRun:
+    """Run the CLI once (its own rusage from wait4) and average its result file's scores."""
+    shutil.rmtree(out, ignore_errors=True)
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        started = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=stdout, stderr=stderr, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        code = os.waitstatus_to_exitcode(status)
+        stderr.seek(0)
+        errors = stderr.read().decode("utf-8", "replace")
+    if code not in (0, 1):
+        sys.exit(f"agenteval failed with exit code {code}:\n{errors}")
+    (result_file,) = out.glob("*.evalset_result.json")
+    document = json.loads(result_file.read_text(encoding="utf-8"))
+    results = document["evalCaseResults"]
+    if len(results) != cases:
+        sys.exit(f"{result_file}: {len(results)} case results, expected {cases}")
+    totals: dict[str, float] = {}
+    for case in results:
+        for metric in case["overallEvalMetricResults"]:
+            totals[metric["metricName"]] = totals.get(metric["metricName"], 0.0) + metric["score"]
+    return CliRun(
+        wall=wall,
+        cpu=usage.ru_utime + usage.ru_stime,
+        means={name: total / cases for name, total in totals.items()},
+    )
+
+
+def load() -> str:
+    """The 1-minute load average, as a shared machine's timings need it beside them."""
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def main() -> None:
+    """Generate the cases, time both sides interleaved, print medians, ratio and means."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=3, help="rounds (at least 3); medians")
+    parser.add_argument("--seed", type=int, default=23)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    cases = [make_case(i, rng) for i in range(args.cases)]
+    adk_inputs: AdkInputs = [
+        (
+            [adk_invocation(c, c.actual_answer, c.actual_tools)],
+            [adk_invocation(c, c.expected_answer, c.expected_tools)],
+        )
+        for c in cases
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        evalset = root / "bench.evalset.json"
+        evalset.write_text(
+            json.dumps({"evalSetId": "bench", "evalCases": [agenteval_case(c) for c in cases]}),
+            encoding="utf-8",
+        )
+        (root / "bench.metrics.json").write_text(json.dumps(METRICS), encoding="utf-8")
+        out = root / "out"
+        command = [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset)]
+        command += ["--quiet", "--no-progress", "--no-cache", "--output", str(out)]
+        # Untimed warm-up of both sides: ADK's lazy imports done, and agenteval's bytecode
+        # caches written, so the timed runs import compiled modules as an installed package
+        # does (PYTHONDONTWRITEBYTECODE, set in some shells, would make every run compile).
+        adk_round(adk_inputs[:50])
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        cli_round(command, out, args.cases, env)
+        adk_times: list[float] = []
+        adk_cpus: list[float] = []
+        cli_runs: list[CliRun] = []
+        adk_means: dict[str, float] = {}
+        for index in range(max(args.repeat, 3)):
+            seconds, adk_cpu, adk_means = adk_round(adk_inputs)
+            adk_times.append(seconds)
+            adk_cpus.append(adk_cpu)
+            cli_runs.append(cli_round(command, out, args.cases))
+            run = cli_runs[-1]
+            print(
+                f"round {index + 1}: adk {seconds:.2f} s (cpu {adk_cpu:.2f} s)  "
+                f"agenteval {run.wall:.2f} s (cpu {run.cpu:.2f} s)  "
+                f"ratio {run.wall / seconds:.3f} (cpu {run.cpu / adk_cpu:.3f})  load {load()}",
+                flush=True,
+            )
+    adk = statistics.median(adk_times)
+    wall = statistics.median(r.wall for r in cli_runs)
+    cpu = statistics.median(r.cpu for r in cli_runs)
+    adk_cpu = statistics.median(adk_cpus)
+    ours = cli_runs[-1].means
+    for name in (TRAJECTORY, RESPONSE):
+        print(f"mean {name:<26} adk {adk_means[name]:.12f}  agenteval {ours[name]:.12f}")
+        assert abs(adk_means[name] - ours[name]) <= TOLERANCE, (name, adk_means, ours)
+    print(
+        f"cases: {args.cases}  adk in-process: {adk:.2f} s ({adk / args.cases * 1e6:.0f} µs/case)  "
+        f"agenteval CLI: {wall:.2f} s  ratio: {wall / adk:.3f} (target <= 0.25)  "
+        f"cpu ratio: {cpu / adk_cpu:.3f}  agenteval cpu: {cpu / args.cases * 1e6:.0f} µs/case  "
+        f"(adk {adk_cpu / args.cases * 1e6:.0f})  load: {load()}"
+    )
+
+
+if __name__ == "__main__":
+    main()
