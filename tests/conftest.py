@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from judge_server import JudgeServer
+from postgres_server import pg_url, postgres_server  # noqa: F401 - fixtures of the store tests
 
 
 @pytest.fixture(autouse=True)
