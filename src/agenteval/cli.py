@@ -11,11 +11,11 @@ import math
 import os
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -47,11 +47,16 @@ from agenteval.report.result_stream import write_result_document, write_run_docu
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import ReportSink
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
+from agenteval.report.verdicts import run_document_verdicts
 from agenteval.result_inputs import case_count, read_results
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
+from agenteval.store.urls import BARE, store_setting
+
+if TYPE_CHECKING:
+    from agenteval.store.recording import StoreRun
 
 app = typer.Typer(
     name="agenteval",
@@ -63,6 +68,8 @@ app = typer.Typer(
 )
 
 T = TypeVar("T")
+# Runs that history lists and trend reads unless told otherwise.
+TREND_LAST = 20
 
 EvalsetOpt = Annotated[
     list[str],
@@ -155,6 +162,17 @@ ExpectedAgentOpt = Annotated[
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
+]
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        metavar="URL",
+        is_flag=False,
+        flag_value=BARE,
+        help="Run store: sqlite:///PATH or postgresql://USER@HOST/DB; bare --store: "
+        ".agenteval/history.sqlite.  Also $AGENTEVAL_STORE, or store in [tool.agenteval].",
+    ),
 ]
 
 
@@ -427,6 +445,25 @@ def run(
             help="Write every driven case's turns as --traces JSONL, each as it finishes.",
         ),
     ] = None,
+    store: StoreOpt = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="REF",
+            help="After the run, print diff's regression table against @latest, @RUN_ID, "
+            "@branch:NAME (a stored run of the same eval sets) or a result file; exit 1 when "
+            "anything regressed, else 0.",
+        ),
+    ] = None,
+    run_group: Annotated[
+        str | None,
+        typer.Option(
+            "--run-group",
+            metavar="ID",
+            help="Runs given the same ID (e.g. every --shard I/N job) are one run in the store.",
+        ),
+    ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -471,6 +508,8 @@ def run(
         options.progress = progress
         assert options.stop is not None
         policy = RunSignals(options.stop, _signal_notice)
+        stored = _store_run(store, baseline, run_group, evalset, options)
+        recording = stored is not None and stored.records
         # The handlers stay until the last report is written (run_signals.py says why).
         with api.relaxed_gc(), run_signal_policy(policy):
             problems = check_outputs(
@@ -479,33 +518,84 @@ def run(
             )
             if problems:
                 raise ConfigError(problems)
+            if stored is not None:
+                stored.start()  # store, baseline and the run's row: exit 2 before scoring
             sink = StreamedRun(
                 output=output,
                 app_name=app_name,
-                documents=any(path is not None for path in (output, json_file, html)),
+                documents=recording or any(p is not None for p in (output, json_file, html)),
                 tallies=ReportSink(max_shown=max_shown or None, quiet=quiet, verbose=verbose),
+                named=recording,
             )
-            options.sink = sink
+            statuses = lambda: sink.reports[-1].statuses  # noqa: E731 - read after each end_set
+            options.sink = stored.sink(sink, statuses) if stored is not None else sink
             try:
-                with progress:
-                    result = api.evaluate(evalset, options)
+                try:
+                    with progress:
+                        result = api.evaluate(evalset, options)
+                except BaseException:
+                    if stored is not None:
+                        stored.abandon()
+                    raise
                 policy.writing()
-                code = _report_run(
-                    result, sink, (output, json_file, junit, markdown, html), quiet=quiet
-                )
+                keys = _run_document_keys(result, sink)
+                files = (output, json_file, junit, markdown, html)
+                code = _report_run(result, sink, files, keys, quiet=quiet)
+                if stored is not None:
+                    code = stored.conclude(result, sink, keys, code, out, _stderr(), quiet=quiet)
             finally:
                 sink.close()
+                if stored is not None:
+                    stored.close()
         if policy.during_writing:
-            return api.EXIT_INCOMPLETE
+            return max(code, api.EXIT_INCOMPLETE)
         return code
 
     raise typer.Exit(_guard(verbose, body))
+
+
+def _store_run(
+    flag: str | None,
+    baseline: str | None,
+    run_group: str | None,
+    evalset: list[str],
+    options: api.Options,
+) -> StoreRun | None:
+    """What the run does with a store (--store, $AGENTEVAL_STORE, --baseline, --run-group)."""
+    setting = store_setting(flag)
+    if setting is None and baseline is None and run_group is None:
+        return None  # no store in play: SQLAlchemy is not even imported
+    from agenteval.store.recording import store_run
+
+    return store_run(
+        setting,
+        baseline=baseline,
+        run_group=run_group,
+        evalset_specs=evalset,
+        app_name=options.app_name,
+        num_runs=options.num_runs,
+        shard=options.shard,
+        metrics=options.metrics,
+        traces=options.traces,
+        case_aggregator=options.case_aggregator,
+    )
+
+
+def _run_document_keys(result: api.RunResult, sink: StreamedRun) -> dict[str, Any]:
+    """The run document's own keys, made once: ``--json`` and the store hold the same bytes."""
+    header = result_files.run_header(
+        [report.statuses.values() for report in sink.reports],
+        duration_seconds=result.elapsed,
+    )
+    trailer = {**result_files.run_trailer(result), **run_document_verdicts(sink.reports)}
+    return {"header": header, "trailer": trailer}
 
 
 def _report_run(
     result: api.RunResult,
     sink: StreamedRun,
     files: tuple[Path | None, Path | None, Path | None, Path | None, Path | None],
+    keys: dict[str, Any],
     *,
     quiet: bool,
 ) -> int:
@@ -525,7 +615,7 @@ def _report_run(
             "finish with --resume RESULT.json",
             highlight=False,
         )
-    jobs = _report_jobs(result, sink, output, json_file, junit, markdown)
+    jobs = _report_jobs(result, sink, keys, output, json_file, junit, markdown)
     if html is not None:
         extras = {
             "durationSeconds": result.elapsed,
@@ -560,6 +650,7 @@ def _report_run(
 def _report_jobs(
     result: api.RunResult,
     sink: StreamedRun,
+    keys: dict[str, Any],
     output: Path | None,
     json_file: Path | None,
     junit: Path | None,
@@ -571,7 +662,7 @@ def _report_jobs(
         for item in sink.sets:
             jobs.append(_result_job(item, output))
     if json_file is not None:
-        jobs.append(ReportJob(str(json_file), lambda: _write_run_json(json_file, result, sink)))
+        jobs.append(ReportJob(str(json_file), lambda: _write_run_json(json_file, sink, keys)))
     reports = sink.reports
     if junit is not None:
         jobs.append(
@@ -595,14 +686,10 @@ def _result_job(item: StreamedSet, output: Path) -> ReportJob:
     return ReportJob(f"{output} (result file of {item.eval_set_id})", write)
 
 
-def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun) -> Path:
+def _write_run_json(path: Path, sink: StreamedRun, keys: dict[str, Any]) -> Path:
     """The ``--json`` run document, copied together from the eval sets' spooled documents."""
     documents = [item.finished() for item in sink.sets]
-    header = result_files.run_header(
-        [report.statuses.values() for report in sink.reports],
-        duration_seconds=result.elapsed,
-    )
-    return write_run_document(path, documents, header, result_files.run_trailer(result))
+    return write_run_document(path, documents, keys["header"], keys["trailer"])
 
 
 def _signal_notice(text: str) -> None:
@@ -675,13 +762,15 @@ def show(
             help="Cases per eval set printed in detail (0 = all).",
         ),
     ] = console_report.DEFAULT_MAX_SHOWN,
+    store: StoreOpt = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Render saved result files exactly like a live run; exit code as the run would have had."""
 
     def body() -> int:
-        loaded = _load_results(results)
+        with _stored_inputs(results, store) as paths:
+            loaded = _load_results(paths)
         out = make_console(highlight=False)
         console_report.render_run(
             out, loaded, quiet=quiet, verbose=verbose, max_shown=max_shown or None
@@ -702,6 +791,18 @@ def _saved_exit_code(results: list[EvalSetResult]) -> int:
 def _load_results(paths: list[Path]) -> list[EvalSetResult]:
     """Result files, --json run documents and directories of them (result_inputs)."""
     return read_results(paths)[0]
+
+
+@contextlib.contextmanager
+def _stored_inputs(paths: list[Path], store: str | None) -> Iterator[list[Path]]:
+    """``paths`` with each ``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` read from the store."""
+    if not any(str(path).startswith("@") and not path.exists() for path in paths):
+        yield paths  # no store in play: SQLAlchemy is not even imported
+        return
+    from agenteval.store.inputs import stored_inputs
+
+    with stored_inputs(paths, store) as replaced:
+        yield replaced
 
 
 def _refuse_no_cases(command: str, results: list[EvalSetResult], paths: list[Path]) -> None:
@@ -743,6 +844,7 @@ def diff(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the differences as JSON.")
     ] = False,
+    store: StoreOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """List regressions and improvements between two results. Exit 1 when anything regressed."""
@@ -756,7 +858,9 @@ def diff(
             raise ConfigError(
                 [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
             )
-        base_results, new_results = _load_results(base_files), _load_results(new_files)
+        with _stored_inputs(base_files + new_files, store) as paths:
+            cut = len(base_files)
+            base_results, new_results = _load_results(paths[:cut]), _load_results(paths[cut:])
         _refuse_no_cases("compare", base_results, base_files)
         _refuse_no_cases("compare", new_results, new_files)
         _check_tolerance(tolerance)
@@ -798,13 +902,15 @@ def merge(
             "--app", metavar="NAME", help="Application name for result file names in a directory."
         ),
     ] = "agenteval",
+    store: StoreOpt = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Join shard results into one result whose summary equals a single full run."""
 
     def body() -> int:
-        loaded, sources = read_results(parts)
+        with _stored_inputs(parts, store) as paths:
+            loaded, sources = read_results(paths)
         _refuse_no_cases("merge", loaded, parts)
         order: dict[str, list[str]] = {}
         paths, problems = expand_evalset_paths(evalset)
@@ -859,16 +965,18 @@ def schema(
 
 @app.command(name="report")
 def html_report(
-    results: Annotated[
-        list[Path],
-        typer.Argument(
-            help="Result files, --json run documents or directories; two runs are compared."
-        ),
-    ],
     html: Annotated[
         Path,
         typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
     ],
+    results: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Result files, --json run documents, directories or stored runs (@latest, "
+            "@RUN_ID, @branch:NAME); two runs are compared.",
+            show_default=False,
+        ),
+    ] = None,
     base: Annotated[
         list[Path],
         typer.Option(
@@ -889,14 +997,56 @@ def html_report(
     title: Annotated[
         str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
     ] = "",
+    store: StoreOpt = None,
+    trend_page: Annotated[
+        bool,
+        typer.Option(
+            "--trend",
+            help="The store's trend page instead: metric charts, change points, flaky cases.",
+        ),
+    ] = False,
+    metric: Annotated[
+        str | None, typer.Option("--metric", metavar="NAME", help="--trend: only this metric.")
+    ] = None,
+    trend_evalset: Annotated[
+        str | None,
+        typer.Option("--evalset", metavar="ID", help="--trend: only this eval set."),
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", metavar="NAME", help="--trend: only this branch.")
+    ] = None,
+    last: Annotated[
+        int,
+        typer.Option("--last", metavar="N", min=1, help="--trend: the last N finished runs."),
+    ] = TREND_LAST,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Write one offline HTML report of saved results; two runs become a comparison."""
 
     def body() -> int:
+        if trend_page:
+            if results or base:
+                raise ConfigError(
+                    [Problem("report --trend", "", "reads the store only; give no result files")]
+                )
+            from agenteval.store.commands import trend_filters, write_trend_page
+
+            filters = trend_filters(metric, trend_evalset, branch, last)
+            written = write_trend_page(store, html, filters, title=title)
+            if not quiet:
+                make_console(highlight=False).print(
+                    f"wrote {written}", highlight=False, soft_wrap=True
+                )
+            return 0
+        if not results:
+            raise ConfigError(
+                [Problem("report", "", "give result files or stored runs", "or --trend")]
+            )
         _check_tolerance(tolerance)
-        runs = load_runs(base) + load_runs(results) if base else load_runs(results)
+        with _stored_inputs(list(base) + list(results), store) as paths:
+            cut = len(base)
+            runs = load_runs(paths[:cut]) + load_runs(paths[cut:]) if base else load_runs(paths)
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
         if len(runs) > 2:
@@ -944,6 +1094,182 @@ def list_evaluators(
 
 
 app.add_typer(import_app, name="import")
+
+EvalSetIdOpt = Annotated[
+    str | None,
+    typer.Option("--evalset", metavar="ID", help="Only runs of this eval set (id or file)."),
+]
+BranchOpt = Annotated[
+    str | None, typer.Option("--branch", metavar="NAME", help="Only runs of this git branch.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for tools instead of tables.")]
+
+
+@app.command()
+def history(
+    store: StoreOpt = None,
+    evalset: EvalSetIdOpt = None,
+    branch: BranchOpt = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only runs started since: 2026-01-05, or 7d / 24h ago."
+        ),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATUS",
+            help="Only runs that passed, failed, are incomplete or not_evaluated; or that are "
+            "finished, unfinished, interrupted, partial.",
+        ),
+    ] = None,
+    last: Annotated[
+        int, typer.Option("--last", metavar="N", min=0, help="At most N runs (0 = all).")
+    ] = TREND_LAST,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """List the runs in a run store, newest first: status, pass rate, metric averages, judge, commit."""
+
+    def body() -> int:
+        from agenteval.store.commands import history_command
+
+        return history_command(
+            store,
+            make_console(highlight=False),
+            eval_set=evalset,
+            branch=branch,
+            since=since,
+            status=status,
+            last=last,
+            json_out=json_out,
+        )
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command()
+def trend(
+    store: StoreOpt = None,
+    metric: Annotated[
+        str | None, typer.Option("--metric", metavar="NAME", help="Only this metric.")
+    ] = None,
+    evalset: EvalSetIdOpt = None,
+    branch: BranchOpt = None,
+    last: Annotated[
+        int, typer.Option("--last", metavar="N", min=1, help="Over the last N finished runs.")
+    ] = TREND_LAST,
+    max_shown: Annotated[
+        int,
+        typer.Option(
+            "--max-shown",
+            metavar="N",
+            min=0,
+            help="Flaky and failing cases listed (0 = every case).",
+        ),
+    ] = 50,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Metric drift (sparklines, change points) and stable / flaky / failing cases over the last runs."""
+
+    def body() -> int:
+        from agenteval.store.commands import trend_command, trend_filters
+
+        filters = trend_filters(metric, evalset, branch, last)
+        console = make_console(highlight=False)
+        return trend_command(store, console, filters, max_shown=max_shown, json_out=json_out)
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+store_app = typer.Typer(
+    help="Bring result files into a run store, or write a stored run back out.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@store_app.command("add")
+def store_add(
+    results: Annotated[
+        list[Path],
+        typer.Argument(help="Result files, --json run documents or directories to store."),
+    ],
+    store: StoreOpt = None,
+    commit: Annotated[
+        str | None, typer.Option("--commit", metavar="SHA", help="The commit they were made at.")
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", metavar="NAME", help="The branch they were made on.")
+    ] = None,
+    run_group: Annotated[
+        str | None,
+        typer.Option("--run-group", metavar="ID", help="Part of this run group (e.g. a shard)."),
+    ] = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Store existing results: each run document is one run, the result files together one more."""
+
+    def body() -> int:
+        from agenteval.store.commands import add_command
+
+        return add_command(
+            store,
+            results,
+            make_console(highlight=False),
+            commit=commit,
+            branch=branch,
+            run_group=run_group,
+            quiet=quiet,
+        )
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@store_app.command("export")
+def store_export(
+    run_ref: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUN", help="A run id (or @RUN_ID), a run group, @latest or @branch:NAME."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", metavar="DIR", help="Write its result files here, as run wrote them."
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write its --json run document here."),
+    ] = None,
+    store: StoreOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write a stored run back out: result files byte for byte as run wrote them (a group: merged)."""
+
+    def body() -> int:
+        from agenteval.store.commands import export_command
+
+        return export_command(
+            store,
+            run_ref,
+            make_console(highlight=False),
+            output=output,
+            json_file=json_file,
+            quiet=quiet,
+        )
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+app.add_typer(store_app, name="store")
 
 
 def _version_callback(value: bool) -> None:

@@ -29,6 +29,7 @@ from agenteval import __version__
 from agenteval.report.diff import diff_results
 from agenteval.report.html_inputs import ReportRun
 from agenteval.report.outcomes import CaseOutcome, case_outcomes
+from agenteval.report.verdicts import result_verdicts
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult, extra
 from agenteval.schema.status import EvalStatus
@@ -229,6 +230,11 @@ def _eval_set_summary(result: EvalSetResult, rows: Sequence[CaseRow]) -> dict[st
         "metrics": [s.to_json(name) for name, s in stats.items()],
         "passAtK": summary_extra.get("passAtK"),
         "passHatK": summary_extra.get("passHatK"),
+        # Stable pass / flaky / stable fail per case of a --num-runs run (report/verdicts.py).
+        "verdicts": [
+            {"evalId": eval_id, **verdict.to_json()}
+            for eval_id, verdict in result_verdicts(result).items()
+        ],
         "judgeUsage": extras.get("judgeUsage"),
         "partial": bool(extras.get("partial")),
         "judgeFailures": extras.get("judgeFailures") or 0,

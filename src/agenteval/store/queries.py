@@ -322,6 +322,8 @@ class MetricPoint:
     not_evaluated: int
     metric_hash: str | None
     config_hash: str | None
+    evalset_hash: str | None = None
+    traces_hash: str | None = None
 
 
 def metric_points(
@@ -347,6 +349,7 @@ def metric_points(
             series[at] = [
                 row.evaluated, row.score_sum, row.passed, row.failed, row.not_evaluated,
                 row.threshold, row.metric_hash, stored_set.config_hash,
+                stored_set.evalset_hash, stored_set.traces_hash,
             ]  # fmt: skip
         else:
             for i, value in enumerate(
@@ -366,7 +369,7 @@ def metric_points(
             line.append(
                 MetricPoint(
                     score_sum / evaluated if evaluated else None,
-                    acc[5], evaluated, acc[2], acc[3], acc[4], acc[6], acc[7],
+                    acc[5], evaluated, acc[2], acc[3], acc[4], acc[6], acc[7], acc[8], acc[9],
                 )
             )  # fmt: skip
         points[key] = line

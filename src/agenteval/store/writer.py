@@ -467,9 +467,8 @@ class RunRecorder:
             "agent_sessions": _int(agent.get("sessions")) if agent else None,
             "agent_tool_calls": _int(agent.get("toolCalls")) if agent else None,
             "config_hash": run_config_hash(self.set_hashes),
-            "document_keys": (
-                json.dumps(outcome.document_keys, sort_keys=True) if outcome.document_keys else None
-            ),
+            # Key order kept: the run document is rebuilt from these keys byte for byte.
+            "document_keys": (json.dumps(outcome.document_keys) if outcome.document_keys else None),
         }
 
     def _discard(self) -> None:
