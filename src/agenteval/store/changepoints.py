@@ -3,9 +3,10 @@
 A series of run averages is split where splitting explains the most variance (least
 squares), recursively, as long as a split lowers the squared error by more than a
 penalty of ``2·σ²·ln(n)`` (σ estimated from the run-to-run differences, robustly: the
-median absolute difference / 0.6745 / √2) and moves the mean by at least ``min_shift``.
-Segments are at least two runs long once the series has six, so one odd run is not a
-change.  Deterministic metrics (σ = 0) split at every step of at least ``min_shift``.
+median absolute difference / 0.6745 / √2) and moves the median of the runs on each side
+by at least ``min_shift``.  Segments are at least three runs long once the series has
+nine (two from six), so one odd run is not a change: a step shows after three runs.
+Deterministic metrics (σ = 0) split at every lasting step of at least ``min_shift``.
 
 Why not a library: ``ruptures`` implements the same binary segmentation but needs numpy
 and scipy at run time for series of at most a few hundred points; this is 40 lines.
@@ -40,6 +41,11 @@ def noise(values: Sequence[float]) -> float:
     return statistics.median(steps) / 0.6745 / math.sqrt(2)
 
 
+def _min_size(n: int) -> int:
+    """The shortest segment: three runs once there are nine, two from six, else one."""
+    return 3 if n >= 9 else 2 if n >= 6 else 1
+
+
 def change_points(values: Sequence[float], *, min_shift: float = DEFAULT_MIN_SHIFT) -> list[int]:
     """Indexes where a new segment starts (sorted; never 0)."""
     n = len(values)
@@ -52,7 +58,7 @@ def change_points(values: Sequence[float], *, min_shift: float = DEFAULT_MIN_SHI
         squares.append(squares[-1] + value * value)
     sigma = noise(values)
     penalty = 2 * sigma * sigma * math.log(n)
-    min_size = 2 if n >= 6 else 1
+    min_size = _min_size(n)
     found: list[int] = []
     pending = [(0, n)]
     while pending:
@@ -60,9 +66,10 @@ def change_points(values: Sequence[float], *, min_shift: float = DEFAULT_MIN_SHI
         whole = _sse(prefix, squares, start, end)
         best, best_gain = -1, 0.0
         for split in range(start + min_size, end - min_size + 1):
-            left_mean = (prefix[split] - prefix[start]) / (split - start)
-            right_mean = (prefix[end] - prefix[split]) / (end - split)
-            if abs(right_mean - left_mean) < min_shift:
+            # The medians must move: one odd run inside a segment does not move its median.
+            left = statistics.median(values[start:split])
+            right = statistics.median(values[split:end])
+            if abs(right - left) < min_shift:
                 continue
             gain = whole - _sse(prefix, squares, start, split) - _sse(prefix, squares, split, end)
             if gain > best_gain + 1e-12:

@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.pool import QueuePool
 
 from agenteval.errors import AgentEvalError, Problem
 from agenteval.exit_codes import ExitCode
@@ -151,7 +152,8 @@ def _sqlite_engine(url: StoreUrl, *, write: bool) -> Engine:
         conn.isolation_level = None
         return conn
 
-    engine = create_engine("sqlite+pysqlite://", creator=connect)
+    # A pool of connections (the URL names no file, so SQLAlchemy would assume :memory:).
+    engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool)
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -50,26 +50,25 @@ def write_document(
     size = 0
     chunks = 0
 
-    def flush() -> None:
+    def flush(final: bool) -> None:
         nonlocal chunks
-        conn.execute(
-            insert(tables.document_chunks).values(
-                run=run, part=part, seq=chunks, data=bytes(pending)
+        while len(pending) >= CHUNK_BYTES or (final and (pending or not chunks)):
+            piece = bytes(pending[:CHUNK_BYTES])
+            del pending[:CHUNK_BYTES]
+            conn.execute(
+                insert(tables.document_chunks).values(run=run, part=part, seq=chunks, data=piece)
             )
-        )
-        chunks += 1
-        pending.clear()
+            chunks += 1
 
     def take(data: bytes) -> None:
         nonlocal size
         size += len(data)
         pending.extend(compressor.compress(data))
-        if len(pending) >= CHUNK_BYTES:
-            flush()
+        flush(final=False)
 
     source.copy_to(take)
     pending.extend(compressor.flush())
-    flush()
+    flush(final=True)
     return size, chunks
 
 

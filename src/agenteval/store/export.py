@@ -91,20 +91,24 @@ def _bytes(conn: Connection, stored: StoredSet) -> bytes:
 
 def stored_results(store: Store, run: LogicalRun) -> list[EvalSetResult]:
     """The run's eval set results (a group's shards merged as ``agenteval merge`` does)."""
+    with store.transaction() as conn:
+        return _stored_results(store, conn, run)
+
+
+def _stored_results(store: Store, conn: Connection, run: LogicalRun) -> list[EvalSetResult]:
     results: list[EvalSetResult] = []
     sources: list[str] = []
-    with store.transaction() as conn:
-        for stored in run.sets:
-            try:
-                data = _bytes(conn, stored)
-            except DamagedDocument as problem:
-                raise _damaged(store, run, stored, problem) from None
-            where = f"{store.where} @{run.id} {stored.eval_set_id}"
-            parsed, problems = parse_results(data.decode("utf-8"), where)
-            if problems:
-                raise StoreError(where, f"stored result does not read back: {problems[0].message}")
-            results.extend(parsed)
-            sources.extend(where for _ in parsed)
+    for stored in run.sets:
+        try:
+            data = _bytes(conn, stored)
+        except DamagedDocument as problem:
+            raise _damaged(store, run, stored, problem) from None
+        where = f"{store.where} @{run.id} {stored.eval_set_id}"
+        parsed, problems = parse_results(data.decode("utf-8"), where)
+        if problems:
+            raise StoreError(where, f"stored result does not read back: {problems[0].message}")
+        results.extend(parsed)
+        sources.extend(where for _ in parsed)
     if run.group:
         return merge_results(results, sources=sources)
     return results
@@ -151,7 +155,7 @@ def _export_run_document(store: Store, conn: Connection, run: LogicalRun, path: 
             return out.commit()
     if not member.document_keys:
         # Added from result files: no run document was ever written; one is made of them.
-        document = run_document(stored_results(store, run))
+        document = run_document(_stored_results(store, conn, run))
         return write_bytes_atomic(path, to_go_json(document).encode("utf-8"))
     keys: dict[str, Any] = json.loads(member.document_keys)
     header, trailer = keys.get("header") or {}, keys.get("trailer") or {}

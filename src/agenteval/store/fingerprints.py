@@ -2,8 +2,10 @@
 
 A result's ``fingerprint`` (eval set bytes, each resolved metric, the ``--traces`` file,
 the case aggregator, the shard) says what its cases were scored on.  The store keeps
-each hash in a column and joins all but the shard into one **config hash** per eval set
-(and one per run): ``trend`` names the hash that changed at a change point.
+each hash in a column and joins the eval set's, the metrics' and the case aggregator's
+into one **config hash** per eval set (and one per run) — the traces and the shard left
+out: they are what is evaluated and where, not how.  ``trend`` names the hash that
+changed at a change point.
 
 Result files carry their fingerprint (``fingerprint`` key); :func:`set_fingerprint`
 reads it from there.  Files written before fingerprints existed have none: for those
@@ -46,14 +48,17 @@ class StoredFingerprint:
 
     @property
     def config_hash(self) -> str | None:
-        """One hash of everything but the shard; None when nothing is known."""
+        """One hash of the configuration: eval set, metrics, case aggregator; None when unknown.
+
+        Neither the shard (a sharded run has one configuration) nor the traces: they are
+        what is being evaluated (the agent's output of the day), not how.
+        """
         if self.eval_set is None and not self.metrics:
             return None
         return digest_json(
             {
                 "evalSet": self.eval_set,
                 "metrics": dict(sorted(self.metrics.items())),
-                "traces": self.traces,
                 "caseAggregator": self.case_aggregator,
             }
         )

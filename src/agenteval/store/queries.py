@@ -255,7 +255,10 @@ class LogicalRun:
 
     @property
     def outcome(self) -> str | None:
-        """The overall status over the members: incomplete, failed, passed, not_evaluated."""
+        """The overall status over the members: incomplete, failed, passed, not_evaluated;
+        None while a member is unfinished (its outcome is not known)."""
+        if any(run.state == "running" for run in self.runs):
+            return None
         outcomes = [run.outcome for run in self.runs if run.outcome]
         if not outcomes:
             return None

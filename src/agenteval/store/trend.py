@@ -5,9 +5,9 @@ Over the last N finished logical runs (``--last``, default 20; ``--branch``,
 
 * per (eval set, metric) the average per run, its change points
   (:mod:`agenteval.store.changepoints`) and, at each, the run, its commit and what
-  changed in its inputs: the metric's hash, the eval set's, the traces', agenteval's
-  version (a run where the metric's inputs changed is always a change point, shift or
-  not);
+  changed in its configuration: the metric's hash, the eval set's, the threshold,
+  agenteval's version (a run where the configuration changed is always a change point,
+  shift or not; new traces are what is evaluated, not a configuration change);
 * per case its outcome in each run, its verdict — stable pass, flaky, stable fail
   (:mod:`agenteval.flakiness`) over the runs where it was decided (passed or failed;
   incomplete and not-run don't count) — with the pass rate's Wilson interval and the
@@ -169,8 +169,6 @@ def _what_changed(
         reasons.append(f"metric config {_short(before.metric_hash)} → {_short(after.metric_hash)}")
     if before.evalset_hash != after.evalset_hash:
         reasons.append(f"eval set {_short(before.evalset_hash)} → {_short(after.evalset_hash)}")
-    if before.traces_hash != after.traces_hash:
-        reasons.append(f"traces {_short(before.traces_hash)} → {_short(after.traces_hash)}")
     if before.threshold != after.threshold and before.metric_hash == after.metric_hash:
         reasons.append(f"threshold {before.threshold:g} → {after.threshold:g}")
     old, new = run_before.first.agenteval_version, run_after.first.agenteval_version

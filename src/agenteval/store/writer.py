@@ -279,17 +279,27 @@ class RunRecorder:
     def _drain(self) -> None:
         while True:
             write = self._queue.get()
-            if write is None:
-                return
-            if self.failure is not None:
-                continue  # the recording stopped; the run goes on
             try:
-                with self.store.transaction() as conn:
-                    write(conn)
-            except StoreError as exc:
-                self.failure = exc
-            except Exception as exc:  # a bug in a write: reported, the run is not lost
-                self.failure = StoreError(self.store.where, f"{type(exc).__name__}: {exc}")
+                if write is None:
+                    return
+                if self.failure is None:  # after a failure the recording stops; the run goes on
+                    self._write(write)
+            finally:
+                self._queue.task_done()
+
+    def _write(self, write: Write) -> None:
+        try:
+            with self.store.transaction() as conn:
+                write(conn)
+        except StoreError as exc:
+            self.failure = exc
+        except Exception as exc:  # a bug in a write: reported, the run is not lost
+            self.failure = StoreError(self.store.where, f"{type(exc).__name__}: {exc}")
+
+    def settle(self) -> None:
+        """Wait until every queued write is in the store (or failed)."""
+        if self._thread is not None:
+            self._queue.join()
 
     def submit(self, write: Write) -> None:
         """Queue one transaction's work for the writer thread (waits when it falls behind)."""
