@@ -16,7 +16,9 @@ from sample_results import case_result, eval_set_result, metric
 T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 
 
-def scripted_result(index: int, eval_set_id: str = "suite", *, drift_from: int = 0) -> EvalSetResult:
+def scripted_result(
+    index: int, eval_set_id: str = "suite", *, drift_from: int = 0
+) -> EvalSetResult:
     """Run ``index`` (1-based) of a scripted history.
 
     ``steady`` always passes, ``broken`` always fails, ``flappy`` fails every third run;

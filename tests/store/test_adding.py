@@ -49,6 +49,7 @@ def test_a_run_document_is_one_run_and_exports_verbatim(store: Store, tmp_path: 
     [run_id] = add_results(store, [path])
     with store.transaction() as conn:
         [run] = logical_runs(conn)
+    assert run.id == run_id
     assert run.started_at == pytest.approx(T0 + 100 - 12.5)
     assert run.first.duration_seconds == 12.5
     export_run(store, run, tmp_path / "out", tmp_path / "back.json")

@@ -34,7 +34,9 @@ def test_latest_branch_and_ids(store: Store, tmp_path: Path) -> None:
         assert resolve(conn, "@latest", ["suite"]).id == main[-1]
         assert resolve(conn, f"@{main[0]}").id == main[0]
         assert resolve(conn, f"@{main[0][:6]}").id == main[0]
-        with pytest.raises(ReferenceProblem, match="no finished run of eval sets suite2 on branch 'main'"):
+        with pytest.raises(
+            ReferenceProblem, match="no finished run of eval sets suite2 on branch 'main'"
+        ):
             resolve(conn, "@branch:main", ["suite2"])
         with pytest.raises(ReferenceProblem, match="no run 'zzzzzz' in the store"):
             resolve(conn, "@zzzzzz")
@@ -44,7 +46,9 @@ def test_unfinished_and_interrupted_runs_are_never_picked(store: Store, tmp_path
     done = add_history(store, tmp_path / "a", 1)
     [late] = add_results(store, [write_result(scripted_result(5), tmp_path / "b")], branch="main")
     with store.transaction() as conn:
-        conn.execute(update(tables.runs).where(tables.runs.c.run_id == late).values(state="running"))
+        conn.execute(
+            update(tables.runs).where(tables.runs.c.run_id == late).values(state="running")
+        )
         assert resolve(conn, "@branch:main").id == done[0]
         with pytest.raises(ReferenceProblem, match=f"run {late} is unfinished"):
             resolve(conn, f"@{late}")
@@ -60,11 +64,19 @@ def test_a_run_group_is_a_baseline_only_once_every_shard_reported(
     store: Store, tmp_path: Path
 ) -> None:
     older = add_history(store, tmp_path / "old", 1)
-    add_results(store, [write_result(scripted_result(7), tmp_path / "s1")], run_group="g1", branch="main")
+    add_results(
+        store, [write_result(scripted_result(7), tmp_path / "s1")], run_group="g1", branch="main"
+    )
     with store.transaction() as conn:
-        conn.execute(update(tables.runs).where(tables.runs.c.run_group == "g1").values(shard_index=1, shard_count=2))
+        conn.execute(
+            update(tables.runs)
+            .where(tables.runs.c.run_group == "g1")
+            .values(shard_index=1, shard_count=2)
+        )
         assert resolve(conn, "@branch:main").id == older[0]
-        with pytest.raises(ReferenceProblem, match=r"run group g1 is partial \(1 of 2 shards reported\)"):
+        with pytest.raises(
+            ReferenceProblem, match=r"run group g1 is partial \(1 of 2 shards reported\)"
+        ):
             resolve(conn, "@g1")
     result = scripted_result(8)
     add_results(store, [write_result(result, tmp_path / "s2")], run_group="g1", branch="main")

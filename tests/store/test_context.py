@@ -46,7 +46,10 @@ def test_detached_head_takes_the_branch_from_ci(tmp_path: Path) -> None:
     git(tmp_path, "checkout", "-q", "--detach")
     env = {"GITHUB_HEAD_REF": "feature/x", "GITHUB_REF_NAME": "12/merge"}
     assert run_context(tmp_path, env).branch == "feature/x"
-    assert run_context(tmp_path, {"GITHUB_REF_TYPE": "branch", "GITHUB_REF_NAME": "main"}).branch == "main"
+    assert (
+        run_context(tmp_path, {"GITHUB_REF_TYPE": "branch", "GITHUB_REF_NAME": "main"}).branch
+        == "main"
+    )
     assert run_context(tmp_path, {"GIT_BRANCH": "origin/release"}).branch == "release"
     assert run_context(tmp_path, {}).branch is None
 

@@ -48,5 +48,7 @@ def test_a_missing_chunk_is_a_store_error_naming_the_run(store: Store, tmp_path:
     with store.transaction() as conn:
         conn.execute(delete(tables.document_chunks))
         [run] = logical_runs(conn)
-    with pytest.raises(StoreError, match=f"run {run.id}: the result document of suite is cut short"):
+    with pytest.raises(
+        StoreError, match=f"run {run.id}: the result document of suite is cut short"
+    ):
         export_run(store, run, tmp_path / "out", None)

@@ -43,7 +43,13 @@ def test_a_streamed_run_is_running_until_its_last_transaction(
     monkeypatch.setattr(writer, "BATCH_CASES", 10)
     result = generated_result(cases=23, num_runs=3)
     result.judge_usage = {
-        "total": {"calls": 5, "cacheHits": 2, "retries": 1, "promptTokens": 100, "completionTokens": 20},
+        "total": {
+            "calls": 5,
+            "cacheHits": 2,
+            "retries": 1,
+            "promptTokens": 100,
+            "completionTokens": 20,
+        },
         "byMetric": {"rouge_l": {"calls": 5, "cacheHits": 2, "promptTokens": 100}},
     }
     inner = CollectedResults()
@@ -70,7 +76,11 @@ def test_a_streamed_run_is_running_until_its_last_transaction(
     with store.transaction() as conn:
         run = conn.execute(select(tables.runs)).one()._mapping
         assert (run["state"], run["outcome"], run["exit_code"]) == ("finished", "failed", 1)
-        assert (run["git_commit"], run["git_branch"], run["ci_url"]) == ("abc123", "main", "https://ci/job/1")
+        assert (run["git_commit"], run["git_branch"], run["ci_url"]) == (
+            "abc123",
+            "main",
+            "https://ci/job/1",
+        )
         assert run["judge_calls"] == 5 and run["judge_cache_hits"] == 2
         assert run["judge_prompt_tokens"] == 100 and run["judge_completion_tokens"] == 20
         assert run["document_keys"] == '{"header": {"b": 1, "a": 2}}'  # key order kept
@@ -81,9 +91,7 @@ def test_a_streamed_run_is_running_until_its_last_transaction(
         assert (stored_set["result_id"], stored_set["file_name"]) == ("rid-1", "rid-1.json")
         assert stored_set["document_size"] == len(document)
         assert b"".join(read_document(conn, run["id"], 0, len(document))) == document
-        by_metric = {
-            row.metric_name: row for row in conn.execute(select(tables.set_metrics))
-        }
+        by_metric = {row.metric_name: row for row in conn.execute(select(tables.set_metrics))}
         assert by_metric["rouge_l"].judge_calls == 5
     assert _count(store, tables.case_runs) == len(cases) == 69
     metric_rows = sum(len(c.overall_eval_metric_results or []) for c in cases)

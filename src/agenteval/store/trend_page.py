@@ -7,7 +7,8 @@ its verdict, pass rate with the Wilson interval, a strip of its outcomes and the
 where it flipped, flaky cases first.
 
 The page is rendered whole on this side (Jinja2, autoescaped: every text from a run is
-inert) from ``trend_assets/``; it runs no script at all, and its Content-Security-Policy
+inert; control characters are shown escaped, as on the console) from ``trend_assets/``;
+it runs no script at all, and its Content-Security-Policy
 allows nothing but its own stylesheet (by hash), so it loads nothing from anywhere.
 
 Tested in tests/store/test_trend_page.py (in real Chromium).
@@ -27,6 +28,7 @@ import jinja2
 from agenteval import __version__
 from agenteval.flakiness import Verdict
 from agenteval.report.console_tables import format_score
+from agenteval.report.safe_text import escape_control
 from agenteval.store.history import iso
 from agenteval.store.trend import MetricSeries, Trend
 
@@ -68,10 +70,14 @@ class _Scale:
         )
 
 
-def _scale(series: MetricSeries, count: int) -> _Scale:
-    values = [v for v in series.values if v is not None]
+def _every(series: MetricSeries) -> list[float]:
+    """The values a chart shows: every average and the last threshold."""
     thresholds = [p.threshold for p in series.points if p is not None]
-    every = values + thresholds[-1:]
+    return [v for v in series.values if v is not None] + thresholds[-1:]
+
+
+def _scale(series: MetricSeries, count: int) -> _Scale:
+    every = _every(series)
     low, high = (min(every), max(every)) if every else (0.0, 1.0)
     if high - low < 1e-9:
         low, high = low - 0.05, high + 0.05
@@ -95,14 +101,15 @@ def _chart(series: MetricSeries, trend: Trend) -> dict[str, Any]:
         current.append(f"{x},{y}")
         run = runs[index]
         commit = f" · commit {run.first.commit[:8]}" if run.first.commit else ""
-        dots.append({"x": x, "y": y, "title": f"run {run.id}{commit}: {format_score(value)}"})
+        title = escape_control(f"run {run.id}{commit}: {format_score(value)}")
+        dots.append({"x": x, "y": y, "title": title})
     if current:
         lines.append(" ".join(current))
     thresholds = [p.threshold for p in series.points if p is not None]
     marks = [
         {
             "x": scale.x(point.index),
-            "title": (
+            "title": escape_control(
                 f"{'change' if point.shift else 'inputs changed'} at run {point.run_id}"
                 + (f" (commit {point.commit[:8]})" if point.commit else "")
                 + f": {format_score(point.before)} → {format_score(point.after)}"
@@ -112,7 +119,7 @@ def _chart(series: MetricSeries, trend: Trend) -> dict[str, Any]:
         for point in series.change_points
     ]
     return {
-        "name": f"{series.eval_set_id} / {series.metric_name}",
+        "name": escape_control(f"{series.eval_set_id} / {series.metric_name}"),
         "width": WIDTH,
         "height": HEIGHT,
         "pad": PAD,
@@ -120,8 +127,8 @@ def _chart(series: MetricSeries, trend: Trend) -> dict[str, Any]:
         "dots": dots,
         "threshold": scale.y(thresholds[-1]) if thresholds else None,
         "threshold_label": format_score(thresholds[-1]) if thresholds else "",
-        "low": format_score(scale.low),
-        "high": format_score(scale.high),
+        "low": format_score(min(every)) if (every := _every(series)) else "",
+        "high": format_score(max(every)) if every else "",
         "marks": marks,
         "numbers": ["·" if v is None else format_score(v) for v in series.values],
         "changes": [mark["title"] for mark in marks],
@@ -131,7 +138,7 @@ def _chart(series: MetricSeries, trend: Trend) -> dict[str, Any]:
 def _case(case: Any) -> dict[str, Any]:
     verdict = case.verdict
     return {
-        "name": f"{case.eval_set_id} / {case.eval_id}",
+        "name": escape_control(f"{case.eval_set_id} / {case.eval_id}"),
         "verdict": verdict.verdict.value,
         "label": verdict.verdict.label,
         "passed": f"{verdict.passed}/{verdict.runs}",
@@ -141,7 +148,7 @@ def _case(case: Any) -> dict[str, Any]:
             for i, o in enumerate(case.outcomes)
         ],
         "strip_width": max(1, len(case.outcomes)) * CELL,
-        "flips": ", ".join(case.flip_runs),
+        "flips": escape_control(", ".join(case.flip_runs)),
     }
 
 
@@ -154,10 +161,10 @@ def trend_model(trend: Trend, title: str) -> dict[str, Any]:
         "generator": f"agenteval {__version__}",
         "runs": [
             {
-                "id": run.id,
+                "id": escape_control(run.id),
                 "started": iso(run.started_at),
-                "branch": run.first.branch or "",
-                "commit": (run.first.commit or "")[:8],
+                "branch": escape_control(run.first.branch or ""),
+                "commit": escape_control((run.first.commit or "")[:8]),
             }
             for run in trend.runs
         ],
