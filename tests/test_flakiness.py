@@ -28,7 +28,7 @@ def test_wilson_interval_matches_reference_values(
 
 def test_wilson_interval_without_runs_and_out_of_range() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
-    with pytest.raises(ValueError, match="within 0..runs"):
+    with pytest.raises(ValueError, match=r"within 0\.\.runs"):
         wilson_interval(4, 3)
 
 
