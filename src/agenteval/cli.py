@@ -53,7 +53,7 @@ from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult
-from agenteval.store.urls import BARE, store_setting
+from agenteval.store.urls import bare_store_values, store_setting
 
 if TYPE_CHECKING:
     from agenteval.store.recording import StoreRun
@@ -168,8 +168,7 @@ StoreOpt = Annotated[
     typer.Option(
         "--store",
         metavar="URL",
-        is_flag=False,
-        flag_value=BARE,
+        # A bare --store (the default file) is given its value in main(): bare_store_values.
         help="Run store: sqlite:///PATH or postgresql://USER@HOST/DB; bare --store: "
         ".agenteval/history.sqlite.  Also $AGENTEVAL_STORE, or store in [tool.agenteval].",
     ),
@@ -1305,7 +1304,7 @@ def _interrupted_inside_typer(exc: SystemExit) -> bool:
 def main() -> None:
     """Console-script entry point."""
     try:
-        app()
+        app(args=bare_store_values(sys.argv[1:]))
     except SystemExit as exc:
         if _interrupted_inside_typer(exc):
             # A signal while typer parsed the command line: typer turns the KeyboardInterrupt

@@ -174,6 +174,26 @@ def _sqlite(path_text: str, origin: str, base: Path | None, *, read_only: bool) 
     return StoreUrl(url, origin, read_only=read_only)
 
 
+def bare_store_values(argv: list[str]) -> list[str]:
+    """``argv`` with a value after every bare ``--store`` (last, or before another option).
+
+    The command-line parser wants a value after an option that takes one; a bare
+    ``--store`` means the default file, so it gets :data:`BARE` (``--store ""`` is the
+    same thing spelled out).
+    """
+    out: list[str] = []
+    for index, arg in enumerate(argv):
+        out.append(arg)
+        if arg == "--":
+            out.extend(argv[index + 1 :])
+            break
+        if arg == "--store":
+            following = argv[index + 1] if index + 1 < len(argv) else None
+            if following is None or (following.startswith("-") and following != "-"):
+                out.append(BARE)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class StoreSetting:
     """Where the store URL came from: its text, its origin (for messages), its base directory."""
@@ -247,6 +267,7 @@ __all__ = [
     "STORE_ENV",
     "StoreSetting",
     "StoreUrl",
+    "bare_store_values",
     "parse_store_url",
     "project_store_setting",
     "store_setting",
