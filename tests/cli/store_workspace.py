@@ -18,8 +18,14 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from click.testing import Result
+from typer.testing import CliRunner
+
+from agenteval.cli import app
 
 REPO = Path(__file__).resolve().parents[2]
 GIT_ENV = {
@@ -154,6 +160,93 @@ class Workspace:
         ]
 
 
+def write_big_suite(root: Path, cases: int, eval_set_id: str = "big") -> Path:
+    """An eval set of ``cases`` trace-mode cases (every fifth one fails) and its metric file."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{eval_set_id}.evalset.json"
+    with path.open("w", encoding="utf-8") as out:
+        out.write(f'{{"evalSetId": "{eval_set_id}", "evalCases": [')
+        for index in range(cases):
+            expected = [_turn(QUESTIONS[0], ANSWERS[0], index)]
+            actual = [_turn(QUESTIONS[0], ANSWERS[0], index + (index % 5 == 0))]
+            case = {
+                "evalId": f"case-{index:06d}",
+                "evalMode": "trace",
+                "conversation": expected,
+                "actualConversation": actual,
+                "sessionInput": {"userId": "u"},
+            }
+            out.write(("," if index else "") + json.dumps(case))
+        out.write("]}")
+    (root / f"{eval_set_id}.metrics.json").write_text(
+        json.dumps([{"metricName": "tool_trajectory_avg_score", "threshold": 1}])
+    )
+    return path
+
+
+def write_judged_suite(root: Path, base_url: str) -> Path:
+    """One case scored by a judge (``llm_final_response`` at ``base_url``, key from the env)."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "judged.evalset.json"
+    case = {
+        "evalId": "judged",
+        "evalMode": "trace",
+        "conversation": [_turn(QUESTIONS[0], ANSWERS[0])],
+        "actualConversation": [_turn(QUESTIONS[0], ANSWERS[0])],
+        "sessionInput": {"userId": "u"},
+    }
+    path.write_text(json.dumps({"evalSetId": "judged", "evalCases": [case]}))
+    judge = {
+        "providerName": "openai",
+        "modelName": "judge-1",
+        "baseURL": base_url,
+        "apiKey": "${JUDGE_MODEL_API_KEY}",
+    }
+    (root / "judged.metrics.json").write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "judged_answer",
+                    "evaluatorName": "llm_final_response",
+                    "threshold": 1,
+                    "criterion": {"llmJudge": {"judgeModel": judge}},
+                }
+            ]
+        )
+    )
+    return path
+
+
+def invoke(root: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    """``agenteval ARGS`` in this process (seconds faster than a child), run in ``root``.
+
+    CI variables of the test machine are hidden; ``env`` adds variables.
+    """
+    hidden: dict[str, str | None] = dict.fromkeys(_CI_VARIABLES)
+    hidden.update(env or {})
+    before = Path.cwd()
+    os.chdir(root)
+    try:
+        return CliRunner().invoke(app, list(args), env=hidden, catch_exceptions=False)
+    finally:
+        os.chdir(before)
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """What a command did: exit code, standard output, standard error."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def in_process(*args: str, cwd: Path, env: dict[str, str] | None = None) -> Ran:
+    """:func:`invoke` with :func:`agenteval`'s signature and result shape."""
+    result = invoke(cwd, *args, env=env)
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
 def agenteval(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
@@ -169,4 +262,13 @@ def agenteval(
     )
 
 
-__all__ = ["REPO", "Workspace", "agenteval", "clean_environment"]
+__all__ = [
+    "REPO",
+    "Workspace",
+    "agenteval",
+    "clean_environment",
+    "in_process",
+    "invoke",
+    "write_big_suite",
+    "write_judged_suite",
+]

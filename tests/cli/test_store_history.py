@@ -11,7 +11,6 @@ which its average drifts from 1 to 0.9167).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,14 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from agenteval.cli import app
 from agenteval.store.connection import open_store
 from agenteval.store.export import export_run
 from agenteval.store.queries import logical_runs
 from agenteval.store.urls import parse_store_url
-from cli.store_workspace import _CI_VARIABLES, Workspace
+from cli.store_workspace import Workspace
+from cli.store_workspace import invoke as invoke_in
 from postgres_server import PostgresServer
 
 RUNS = 30
@@ -57,13 +55,7 @@ class Histories:
 
 def invoke(workspace: Workspace, *args: str) -> Any:
     """Run ``agenteval ARGS`` in-process in the workspace (no CI variables)."""
-    env: dict[str, str | None] = dict.fromkeys(_CI_VARIABLES)
-    before = Path.cwd()
-    os.chdir(workspace.root)
-    try:
-        return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
-    finally:
-        os.chdir(before)
+    return invoke_in(workspace.root, *args)
 
 
 @pytest.fixture(scope="module")

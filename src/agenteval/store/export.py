@@ -98,7 +98,9 @@ def stored_results(store: Store, run: LogicalRun) -> list[EvalSetResult]:
 def _stored_results(store: Store, conn: Connection, run: LogicalRun) -> list[EvalSetResult]:
     results: list[EvalSetResult] = []
     sources: list[str] = []
-    for stored in run.sets:
+    # A group's shards in shard order, as `agenteval merge shard1 shard2 …` takes them.
+    shard_of = {member.key: member.shard_index or 0 for member in run.runs}
+    for stored in sorted(run.sets, key=lambda s: (shard_of.get(s.run, 0), s.run, s.position)):
         try:
             data = _bytes(conn, stored)
         except DamagedDocument as problem:
