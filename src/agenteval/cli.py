@@ -406,7 +406,8 @@ def run(
         typer.Option(
             "--resume",
             metavar="RESULT.json",
-            help="Finish an interrupted run: keep the cases of these result files, score only the rest. Repeatable.",
+            help="Finish an interrupted run: keep the cases of these result files (or a stored "
+            "run, @RUN_ID), score only the rest. Repeatable.",
         ),
     ] = [],  # noqa: B006
     no_progress: Annotated[
@@ -509,8 +510,14 @@ def run(
         policy = RunSignals(options.stop, _signal_notice)
         stored = _store_run(store, baseline, run_group, evalset, options)
         recording = stored is not None and stored.records
+        resumed = [Path(path) for path in resume]
         # The handlers stay until the last report is written (run_signals.py says why).
-        with api.relaxed_gc(), run_signal_policy(policy):
+        with (
+            api.relaxed_gc(),
+            run_signal_policy(policy),
+            _stored_inputs(resumed, store) as resume_files,
+        ):
+            options.resume = [str(path) for path in resume_files]  # @latest … read from the store
             problems = check_outputs(
                 {"--output": output},
                 {"--json": json_file, "--junit": junit, "--markdown": markdown},
@@ -750,7 +757,10 @@ def validate(
 def show(
     results: Annotated[
         list[Path],
-        typer.Argument(help="Result files (*.evalset_result.json, ours or trpc-agent-go's)."),
+        typer.Argument(
+            help="Result files (*.evalset_result.json, ours or trpc-agent-go's), run documents, "
+            "or stored runs (@latest, @RUN_ID, @branch:NAME)."
+        ),
     ],
     max_shown: Annotated[
         int,
@@ -821,7 +831,10 @@ def _check_tolerance(tolerance: float) -> None:
 def diff(
     base: Annotated[
         list[Path],
-        typer.Argument(help="BASE result file(s), then NEW after --new; or exactly two files."),
+        typer.Argument(
+            help="BASE result file(s), then NEW after --new; or exactly two (a stored run "
+            "@latest, @RUN_ID or @branch:NAME stands for a file)."
+        ),
     ],
     new: Annotated[
         list[Path],
@@ -879,7 +892,9 @@ def diff(
 
 @app.command()
 def merge(
-    parts: Annotated[list[Path], typer.Argument(help="Shard result files to join.")],
+    parts: Annotated[
+        list[Path], typer.Argument(help="Shard result files (or stored runs, @RUN_ID) to join.")
+    ],
     out: Annotated[
         Path,
         typer.Option(
