@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install demo test lint format typecheck bench clean chromium
+.PHONY: install demo test lint format typecheck bench clean chromium postgres
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,15 @@ chromium:
 	@if [ ! -x "$(CHROMIUM)" ]; then \
 	  echo "installing Debian's chromium for the HTML report tests"; \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	fi
+
+# The run-store tests start Debian's PostgreSQL 15 server binaries themselves (as the postgres
+# user, in a temp directory, on a Unix socket); installed here when missing so they never skip.
+PG_BIN ?= /usr/lib/postgresql/15/bin
+postgres:
+	@if [ ! -x "$(PG_BIN)/initdb" ] || [ ! -x "$(PG_BIN)/pg_ctl" ]; then \
+	  echo "installing Debian's postgresql for the run-store tests"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
 	fi
 
 # The shipped example has failing cases on purpose: exit 1 (cases failed) is the expected outcome;
@@ -43,7 +52,7 @@ format: install
 typecheck: install
 	$(BIN)/mypy
 
-test: install chromium lint typecheck
+test: install chromium postgres lint typecheck
 	$(BIN)/python -m pytest
 
 bench: install
@@ -52,6 +61,7 @@ bench: install
 	$(BIN)/python bench/html_report.py
 	$(BIN)/python bench/agent_overhead.py
 	$(BIN)/python bench/otel_import.py
+	$(BIN)/python bench/store.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output
