@@ -15,7 +15,7 @@ PYTEST_WORKERS ?= auto
 PYTEST_DIST ?= worksteal
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)
 
-.PHONY: install demo test test-long lint format typecheck bench clean chromium
+.PHONY: install demo test test-long lint format typecheck bench clean chromium postgres
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,15 @@ chromium:
 	    "the HTML report's browser tests will be skipped"; \
 	fi
 
+# The run-store tests start Debian's PostgreSQL 15 server binaries themselves (as the postgres
+# user, in a temp directory, on a Unix socket); installed here when missing so they never skip.
+PG_BIN ?= /usr/lib/postgresql/15/bin
+postgres:
+	@if [ ! -x "$(PG_BIN)/initdb" ] || [ ! -x "$(PG_BIN)/pg_ctl" ]; then \
+	  echo "installing Debian's postgresql for the run-store tests"; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql; \
+	fi
+
 # The shipped example has failing cases on purpose: exit 1 (cases failed) is the expected outcome;
 # 2 (bad input) or 3 (incomplete) would be a real problem.
 demo: install
@@ -60,7 +69,7 @@ typecheck: install
 
 # ruff first (a second); then mypy runs beside pytest, which spreads the tests over every core,
 # and its verdict is printed after pytest's. The long trials are `make test-long`.
-test: install chromium
+test: install chromium postgres
 	$(BIN)/ruff check src tests bench
 	@mypy_log=$$(mktemp); $(BIN)/mypy > "$$mypy_log" 2>&1 & mypy=$$!; \
 	  AGENTEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest $(PYTEST_PARALLEL) --durations=40; \
@@ -70,7 +79,7 @@ test: install chromium
 # The long trials (pytest -m slow): the 20,000-case signal trials, the 1,000-case trials' other
 # stop points and the 100,000-case benches' correctness checks. .ci/run runs them after
 # `make test`.
-test-long: install chromium
+test-long: install chromium postgres
 	AGENTEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -m slow $(PYTEST_PARALLEL) --durations=40
 
 bench: install
@@ -79,6 +88,7 @@ bench: install
 	$(BIN)/python bench/html_report.py
 	$(BIN)/python bench/agent_overhead.py
 	$(BIN)/python bench/otel_import.py
+	$(BIN)/python bench/store.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output

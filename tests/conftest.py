@@ -8,6 +8,7 @@ import pytest
 
 from chromium import CHROMIUM
 from judge_server import JudgeServer
+from postgres_server import pg_url, postgres_server  # noqa: F401 - fixtures of the store tests
 
 # The reason every browser test is skipped with on a machine without Chromium.
 NO_CHROMIUM = f"no Chromium at {CHROMIUM}"

@@ -11,11 +11,11 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Annotated, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -38,7 +38,7 @@ from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html import write_report, write_run_report
-from agenteval.report.html_inputs import load_runs
+from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.html_model import RunBuilder
 from agenteval.report.junit import write_junit_reports
 from agenteval.report.log_console import make_console
@@ -54,11 +54,16 @@ from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import ReportSink, SetReport, overall_status, source_report
 from agenteval.report.set_tally import exit_code as report_exit_code
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
+from agenteval.report.verdicts import run_document_verdicts
 from agenteval.result_inputs import ResultPart, case_count, raise_problems, read_parts
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
+from agenteval.store.urls import bare_store_values, store_setting
+
+if TYPE_CHECKING:
+    from agenteval.store.recording import StoreRun
 
 app = typer.Typer(
     name="agenteval",
@@ -70,6 +75,8 @@ app = typer.Typer(
 )
 
 T = TypeVar("T")
+# Runs that history lists and trend reads unless told otherwise.
+TREND_LAST = 20
 
 EvalsetOpt = Annotated[
     list[str],
@@ -170,6 +177,16 @@ ExpectedAgentOpt = Annotated[
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
+]
+StoreOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        metavar="URL",
+        # A bare --store (the default file) is given its value in main(): bare_store_values.
+        help="Run store: sqlite:///PATH or postgresql://USER@HOST/DB; bare --store: "
+        ".agenteval/history.sqlite.  Also $AGENTEVAL_STORE, or store in [tool.agenteval].",
+    ),
 ]
 
 
@@ -424,7 +441,8 @@ def run(
         typer.Option(
             "--resume",
             metavar="RESULT.json",
-            help="Finish an interrupted run: keep the cases of these result files, score only the rest. Repeatable.",
+            help="Finish an interrupted run: keep the cases of these result files (or a stored "
+            "run, @RUN_ID), score only the rest. Repeatable.",
         ),
     ] = [],  # noqa: B006
     no_progress: Annotated[
@@ -481,6 +499,25 @@ def run(
             help="Write every driven case's turns as --traces JSONL, each as it finishes.",
         ),
     ] = None,
+    store: StoreOpt = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="REF",
+            help="After the run, print diff's regression table against @latest, @RUN_ID, "
+            "@branch:NAME (a stored run of the same eval sets) or a result file; exit 1 when "
+            "anything regressed, else 0.",
+        ),
+    ] = None,
+    run_group: Annotated[
+        str | None,
+        typer.Option(
+            "--run-group",
+            metavar="ID",
+            help="Runs given the same ID (e.g. every --shard I/N job) are one run in the store.",
+        ),
+    ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -528,29 +565,46 @@ def run(
         options.progress = progress
         assert options.stop is not None
         policy = RunSignals(options.stop, _signal_notice)
+        stored = _store_run(store, baseline, run_group, evalset, options)
+        recording = stored is not None and stored.records
+        resumed = [Path(path) for path in resume]
         # The handlers stay until the last report is written (run_signals.py says why).
-        with api.relaxed_gc(), run_signal_policy(policy):
+        with (
+            api.relaxed_gc(),
+            run_signal_policy(policy),
+            _stored_inputs(resumed, store) as resume_files,
+        ):
+            options.resume = [str(path) for path in resume_files]  # @latest … read from the store
             problems = check_outputs(
                 {"--output": output},
                 {"--json": json_file, "--junit": junit, "--markdown": markdown, "--html": html},
             )
             if problems:
                 raise ConfigError(problems)
+            if stored is not None:
+                stored.start()  # store, baseline and the run's row: exit 2 before scoring
             # The page is built from the cases as they finish (report/html_model.py).
             page = RunBuilder("run") if html is not None else None
             sink = StreamedRun(
                 output=output,
                 app_name=app_name,
-                documents=any(path is not None for path in (output, json_file)),
+                documents=recording or any(p is not None for p in (output, json_file)),
                 tallies=ReportSink(max_shown=max_shown or None, quiet=quiet, verbose=verbose),
                 also=[page] if page is not None else [],
+                named=recording,
             )
-            options.sink = sink
+            statuses = lambda: sink.reports[-1].statuses  # noqa: E731 - read after each end_set
+            options.sink = stored.sink(sink, statuses) if stored is not None else sink
             try:
-                with progress:
-                    result = api.evaluate(evalset, options)
+                try:
+                    with progress:
+                        result = api.evaluate(evalset, options)
+                except BaseException:
+                    if stored is not None:
+                        stored.abandon()
+                    raise
                 policy.writing()
-                code = _report_run(
+                code, keys = _report_run(
                     result,
                     sink,
                     (output, json_file, junit, markdown, html),
@@ -558,19 +612,60 @@ def run(
                     quiet=quiet,
                     stopped_writing=lambda: policy.during_writing,
                 )
+                if stored is not None:
+                    code = stored.conclude(result, sink, keys, code, out, _stderr(), quiet=quiet)
             finally:
                 sink.close()
                 if page is not None:
                     page.close()
+                if stored is not None:
+                    stored.close()
         if policy.during_writing:
             # A signal after the verdict line: the reports are whole, the run still stopped.
             if not entry.interrupt_reported():
                 _stderr().print("interrupted after the reports were written", highlight=False)
                 entry.note_interrupted()
-            return api.EXIT_INCOMPLETE
+            return max(code, api.EXIT_INCOMPLETE)
         return code
 
     raise typer.Exit(_guard(verbose, body))
+
+
+def _store_run(
+    flag: str | None,
+    baseline: str | None,
+    run_group: str | None,
+    evalset: list[str],
+    options: api.Options,
+) -> StoreRun | None:
+    """What the run does with a store (--store, $AGENTEVAL_STORE, --baseline, --run-group)."""
+    setting = store_setting(flag)
+    if setting is None and baseline is None and run_group is None:
+        return None  # no store in play: SQLAlchemy is not even imported
+    from agenteval.store.recording import store_run
+
+    return store_run(
+        setting,
+        baseline=baseline,
+        run_group=run_group,
+        evalset_specs=evalset,
+        app_name=options.app_name,
+        num_runs=options.num_runs,
+        shard=options.shard,
+        metrics=options.metrics,
+        traces=options.traces,
+        case_aggregator=options.case_aggregator,
+    )
+
+
+def _run_document_keys(result: api.RunResult, sink: StreamedRun) -> dict[str, Any]:
+    """The run document's own keys, made once: ``--json`` and the store hold the same bytes."""
+    header = result_files.run_header(
+        [report.statuses.values() for report in sink.reports],
+        duration_seconds=result.elapsed,
+    )
+    trailer = {**result_files.run_trailer(result), **run_document_verdicts(sink.reports)}
+    return {"header": header, "trailer": trailer}
 
 
 def _report_run(
@@ -581,7 +676,7 @@ def _report_run(
     *,
     quiet: bool,
     stopped_writing: Callable[[], bool] = lambda: False,
-) -> int:
+) -> tuple[int, dict[str, Any]]:
     """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html).
 
     One run, one verdict line: the final line, printed last, after the reports are
@@ -607,7 +702,8 @@ def _report_run(
     # What the reports say beside the cases; a report that cannot be written is known later.
     unfinished = _unfinished(result, reports, 0, stopped_writing())
     notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
-    jobs = _report_jobs(result, sink, (output, json_file, junit, markdown), notes)
+    keys = _run_document_keys(result, sink, notes)
+    jobs = _report_jobs(result, sink, (output, json_file, junit, markdown), notes, keys)
     if html is not None and page is not None:
         extras = {"durationSeconds": result.elapsed, "warnings": notes.lines()}
         jobs.append(ReportJob(str(html), lambda: write_run_report(html, page, extras=extras)))
@@ -634,7 +730,7 @@ def _report_run(
     out.print(console_report.report_final_line(reports, result.elapsed, notes=notes))
     if "interrupted" in unfinished:
         entry.note_interrupted()  # the verdict line said so: the exit path adds no other
-    return api.EXIT_INCOMPLETE if unfinished else result.exit_code
+    return (api.EXIT_INCOMPLETE if unfinished else result.exit_code), keys
 
 
 def _unfinished(
@@ -659,6 +755,7 @@ def _report_jobs(
     sink: StreamedRun,
     files: tuple[Path | None, Path | None, Path | None, Path | None],
     notes: RunNotes,
+    keys: dict[str, Any],
 ) -> list[ReportJob]:
     """The report files a run writes, in order; each one is written even if another fails.
 
@@ -670,8 +767,7 @@ def _report_jobs(
         for item in sink.sets:
             jobs.append(_result_job(item, output))
     if json_file is not None:
-        write_json = partial(_write_run_json, json_file, result, sink, notes)
-        jobs.append(ReportJob(str(json_file), write_json))
+        jobs.append(ReportJob(str(json_file), partial(_write_run_json, json_file, sink, keys)))
     reports = sink.reports
     if junit is not None:
         write = partial(write_junit_reports, junit, reports, elapsed=result.elapsed, notes=notes)
@@ -694,9 +790,8 @@ def _result_job(item: StreamedSet, output: Path) -> ReportJob:
     return ReportJob(f"{output} (result file of {item.eval_set_id})", write)
 
 
-def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun, notes: RunNotes) -> Path:
-    """The ``--json`` run document, copied together from the eval sets' spooled documents."""
-    documents = [item.finished() for item in sink.sets]
+def _run_document_keys(result: api.RunResult, sink: StreamedRun, notes: RunNotes) -> dict[str, Any]:
+    """The run document's own keys, made once: ``--json`` and the store hold the same bytes."""
     header = result_files.run_header(
         [report.statuses.values() for report in sink.reports],
         duration_seconds=result.elapsed,
@@ -704,8 +799,17 @@ def _write_run_json(path: Path, result: api.RunResult, sink: StreamedRun, notes:
     if notes.unfinished:
         # The run's one verdict: an interrupted run is incomplete whatever its cases say.
         header["overallStatus"] = EvalStatus.INCOMPLETE.value
-    trailer = result_files.run_trailer(result, notes.lines())
-    return write_run_document(path, documents, header, trailer)
+    trailer = {
+        **result_files.run_trailer(result, notes.lines()),
+        **run_document_verdicts(sink.reports),
+    }
+    return {"header": header, "trailer": trailer}
+
+
+def _write_run_json(path: Path, sink: StreamedRun, keys: dict[str, Any]) -> Path:
+    """The ``--json`` run document, copied together from the eval sets' spooled documents."""
+    documents = [item.finished() for item in sink.sets]
+    return write_run_document(path, documents, keys["header"], keys["trailer"])
 
 
 def _signal_notice(text: str) -> None:
@@ -770,7 +874,10 @@ def validate(
 def show(
     results: Annotated[
         list[Path],
-        typer.Argument(help="Result files (*.evalset_result.json, ours or trpc-agent-go's)."),
+        typer.Argument(
+            help="Result files (*.evalset_result.json, ours or trpc-agent-go's), run documents, "
+            "or stored runs (@latest, @RUN_ID, @branch:NAME)."
+        ),
     ],
     max_shown: Annotated[
         int,
@@ -781,25 +888,27 @@ def show(
             help="Cases per eval set printed in detail (0 = all).",
         ),
     ] = console_report.DEFAULT_MAX_SHOWN,
+    store: StoreOpt = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Render saved result files exactly like a live run; exit code as the run would have had."""
 
     def body() -> int:
-        parts = read_parts(results)
-        problems: list[Problem] = []
-        with collector_paused():  # cases are read and tallied one at a time
-            reports = [
-                source_report(
-                    part,
-                    max_shown=max_shown or None,
-                    quiet=quiet,
-                    verbose=verbose,
-                    problems=problems,
-                )
-                for part in parts
-            ]
+        with _stored_inputs(results, store) as paths:  # read case by case: kept open
+            parts = read_parts(paths)
+            problems: list[Problem] = []
+            with collector_paused():  # cases are read and tallied one at a time
+                reports = [
+                    source_report(
+                        part,
+                        max_shown=max_shown or None,
+                        quiet=quiet,
+                        verbose=verbose,
+                        problems=problems,
+                    )
+                    for part in parts
+                ]
         raise_problems(problems)
         heads = [part.head for part in parts]
         console_report.render_reports(
@@ -825,6 +934,18 @@ def _saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport
     return report_exit_code(reports)
 
 
+@contextlib.contextmanager
+def _stored_inputs(paths: list[Path], store: str | None) -> Iterator[list[Path]]:
+    """``paths`` with each ``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` read from the store."""
+    if not any(str(path).startswith("@") and not path.exists() for path in paths):
+        yield paths  # no store in play: SQLAlchemy is not even imported
+        return
+    from agenteval.store.inputs import stored_inputs
+
+    with stored_inputs(paths, store) as replaced:
+        yield replaced
+
+
 def _refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]) -> None:
     """diff and merge over zero cases would report a success that means nothing: exit 2."""
     if case_count(parts) == 0:
@@ -836,7 +957,10 @@ def _refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path
 def diff(
     base: Annotated[
         list[Path],
-        typer.Argument(help="BASE result file(s), then NEW after --new; or exactly two files."),
+        typer.Argument(
+            help="BASE result file(s), then NEW after --new; or exactly two (a stored run "
+            "@latest, @RUN_ID or @branch:NAME stands for a file)."
+        ),
     ],
     new: Annotated[
         list[Path],
@@ -858,6 +982,7 @@ def diff(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print the differences as JSON.")
     ] = False,
+    store: StoreOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
     """List regressions and improvements between two results. Exit 1 when anything regressed."""
@@ -871,12 +996,14 @@ def diff(
             raise ConfigError(
                 [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
             )
-        base_parts, new_parts = read_parts(base_files), read_parts(new_files)
-        _refuse_no_cases("compare", base_parts, base_files)
-        _refuse_no_cases("compare", new_parts, new_files)
-        problems: list[Problem] = []
-        with collector_paused():  # cases are read and reduced one at a time
-            changes = diff_results(base_parts, new_parts, tolerance, problems=problems)
+        with _stored_inputs(base_files + new_files, store) as paths:  # read case by case
+            cut = len(base_files)
+            base_parts, new_parts = read_parts(paths[:cut]), read_parts(paths[cut:])
+            _refuse_no_cases("compare", base_parts, base_files)
+            _refuse_no_cases("compare", new_parts, new_files)
+            problems: list[Problem] = []
+            with collector_paused():  # cases are read and reduced one at a time
+                changes = diff_results(base_parts, new_parts, tolerance, problems=problems)
         raise_problems(problems)
         if changes.compared_cases == 0:
             raise ConfigError(
@@ -893,7 +1020,9 @@ def diff(
 
 @app.command()
 def merge(
-    parts: Annotated[list[Path], typer.Argument(help="Shard result files to join.")],
+    parts: Annotated[
+        list[Path], typer.Argument(help="Shard result files (or stored runs, @RUN_ID) to join.")
+    ],
     out: Annotated[
         Path,
         typer.Option(
@@ -923,13 +1052,14 @@ def merge(
             "marked partial and exits 3.",
         ),
     ] = False,
+    store: StoreOpt = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Join shard results into one result whose summary equals a single full run."""
 
-    def body() -> int:
-        loaded = read_parts(parts)
+    def merged(inputs: list[Path]) -> int:
+        loaded = read_parts(inputs)
         _refuse_no_cases("merge", loaded, parts)
         paths, problems = expand_evalset_paths(evalset)
         if problems:
@@ -963,7 +1093,11 @@ def merge(
         if not quiet:
             for path in written:
                 console.print(f"wrote {path}", soft_wrap=True)
-        return _saved_exit_code([merged.head for merged in planned], reports)
+        return _saved_exit_code([item.head for item in planned], reports)
+
+    def body() -> int:
+        with _stored_inputs(parts, store) as inputs:  # read case by case: kept open
+            return merged(inputs)
 
     raise typer.Exit(_guard(verbose, body))
 
@@ -995,16 +1129,18 @@ def schema(
 
 @app.command(name="report")
 def html_report(
-    results: Annotated[
-        list[Path],
-        typer.Argument(
-            help="Result files, --json run documents or directories; two runs are compared."
-        ),
-    ],
     html: Annotated[
         Path,
         typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
     ],
+    results: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Result files, --json run documents, directories or stored runs (@latest, "
+            "@RUN_ID, @branch:NAME); two runs are compared.",
+            show_default=False,
+        ),
+    ] = None,
     base: Annotated[
         list[Path],
         typer.Option(
@@ -1025,16 +1161,34 @@ def html_report(
     title: Annotated[
         str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
     ] = "",
+    store: StoreOpt = None,
+    trend_page: Annotated[
+        bool,
+        typer.Option(
+            "--trend",
+            help="The store's trend page instead: metric charts, change points, flaky cases.",
+        ),
+    ] = False,
+    metric: Annotated[
+        str | None, typer.Option("--metric", metavar="NAME", help="--trend: only this metric.")
+    ] = None,
+    trend_evalset: Annotated[
+        str | None,
+        typer.Option("--evalset", metavar="ID", help="--trend: only this eval set."),
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", metavar="NAME", help="--trend: only this branch.")
+    ] = None,
+    last: Annotated[
+        int,
+        typer.Option("--last", metavar="N", min=1, help="--trend: the last N finished runs."),
+    ] = TREND_LAST,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Write one offline HTML report of saved results; two runs become a comparison."""
 
-    def body() -> int:
-        problems = check_outputs({}, {"--html": html})
-        if problems:
-            raise ConfigError(problems)
-        runs = load_runs(base) + load_runs(results) if base else load_runs(results)
+    def write_page(runs: list[ReportRun]) -> int:
         if base and len(runs) != 2:
             raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
         if len(runs) > 2:
@@ -1056,6 +1210,34 @@ def html_report(
         if not quiet:
             make_console(highlight=False).print(f"wrote {html}", highlight=False, soft_wrap=True)
         return 0
+
+    def body() -> int:
+        problems = check_outputs({}, {"--html": html})
+        if problems:
+            raise ConfigError(problems)
+        if trend_page:
+            if results or base:
+                raise ConfigError(
+                    [Problem("report --trend", "", "reads the store only; give no result files")]
+                )
+            from agenteval.store.commands import trend_filters, write_trend_page
+
+            filters = trend_filters(metric, trend_evalset, branch, last)
+            written = write_trend_page(store, html, filters, title=title)
+            if not quiet:
+                make_console(highlight=False).print(
+                    f"wrote {written}", highlight=False, soft_wrap=True
+                )
+            return 0
+        if not results:
+            raise ConfigError(
+                [Problem("report", "", "give result files or stored runs", "or --trend")]
+            )
+        # Results are read case by case while the page is written: the stored ones stay open.
+        with _stored_inputs(list(base) + list(results), store) as paths:
+            cut = len(base)
+            runs = load_runs(paths[:cut]) + load_runs(paths[cut:]) if base else load_runs(paths)
+            return write_page(runs)
 
     raise typer.Exit(_guard(verbose, body))
 
@@ -1082,6 +1264,182 @@ def list_evaluators(
 
 
 app.add_typer(import_app, name="import")
+
+EvalSetIdOpt = Annotated[
+    str | None,
+    typer.Option("--evalset", metavar="ID", help="Only runs of this eval set (id or file)."),
+]
+BranchOpt = Annotated[
+    str | None, typer.Option("--branch", metavar="NAME", help="Only runs of this git branch.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for tools instead of tables.")]
+
+
+@app.command()
+def history(
+    store: StoreOpt = None,
+    evalset: EvalSetIdOpt = None,
+    branch: BranchOpt = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only runs started since: 2026-01-05, or 7d / 24h ago."
+        ),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATUS",
+            help="Only runs that passed, failed, are incomplete or not_evaluated; or that are "
+            "finished, unfinished, interrupted, partial.",
+        ),
+    ] = None,
+    last: Annotated[
+        int, typer.Option("--last", metavar="N", min=0, help="At most N runs (0 = all).")
+    ] = TREND_LAST,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """List the runs in a run store, newest first: status, pass rate, metric averages, judge, commit."""
+
+    def body() -> int:
+        from agenteval.store.commands import history_command
+
+        return history_command(
+            store,
+            make_console(highlight=False),
+            eval_set=evalset,
+            branch=branch,
+            since=since,
+            status=status,
+            last=last,
+            json_out=json_out,
+        )
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@app.command()
+def trend(
+    store: StoreOpt = None,
+    metric: Annotated[
+        str | None, typer.Option("--metric", metavar="NAME", help="Only this metric.")
+    ] = None,
+    evalset: EvalSetIdOpt = None,
+    branch: BranchOpt = None,
+    last: Annotated[
+        int, typer.Option("--last", metavar="N", min=1, help="Over the last N finished runs.")
+    ] = TREND_LAST,
+    max_shown: Annotated[
+        int,
+        typer.Option(
+            "--max-shown",
+            metavar="N",
+            min=0,
+            help="Flaky and failing cases listed (0 = every case).",
+        ),
+    ] = 50,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Metric drift (sparklines, change points) and stable / flaky / failing cases over the last runs."""
+
+    def body() -> int:
+        from agenteval.store.commands import trend_command, trend_filters
+
+        filters = trend_filters(metric, evalset, branch, last)
+        console = make_console(highlight=False)
+        return trend_command(store, console, filters, max_shown=max_shown, json_out=json_out)
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+store_app = typer.Typer(
+    help="Bring result files into a run store, or write a stored run back out.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@store_app.command("add")
+def store_add(
+    results: Annotated[
+        list[Path],
+        typer.Argument(help="Result files, --json run documents or directories to store."),
+    ],
+    store: StoreOpt = None,
+    commit: Annotated[
+        str | None, typer.Option("--commit", metavar="SHA", help="The commit they were made at.")
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", metavar="NAME", help="The branch they were made on.")
+    ] = None,
+    run_group: Annotated[
+        str | None,
+        typer.Option("--run-group", metavar="ID", help="Part of this run group (e.g. a shard)."),
+    ] = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Store existing results: each run document is one run, the result files together one more."""
+
+    def body() -> int:
+        from agenteval.store.commands import add_command
+
+        return add_command(
+            store,
+            results,
+            make_console(highlight=False),
+            commit=commit,
+            branch=branch,
+            run_group=run_group,
+            quiet=quiet,
+        )
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+@store_app.command("export")
+def store_export(
+    run_ref: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUN", help="A run id (or @RUN_ID), a run group, @latest or @branch:NAME."
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", metavar="DIR", help="Write its result files here, as run wrote them."
+        ),
+    ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write its --json run document here."),
+    ] = None,
+    store: StoreOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write a stored run back out: result files byte for byte as run wrote them (a group: merged)."""
+
+    def body() -> int:
+        from agenteval.store.commands import export_command
+
+        return export_command(
+            store,
+            run_ref,
+            make_console(highlight=False),
+            output=output,
+            json_file=json_file,
+            quiet=quiet,
+        )
+
+    raise typer.Exit(_guard(verbose, body))
+
+
+app.add_typer(store_app, name="store")
 
 
 def _version_callback(value: bool) -> None:
@@ -1117,7 +1475,7 @@ def _interrupted_inside_typer(exc: SystemExit) -> bool:
 def main() -> None:
     """Console-script entry point."""
     try:
-        app()
+        app(args=bare_store_values(sys.argv[1:]))
     except SystemExit as exc:
         if _interrupted_inside_typer(exc):
             # A signal while typer parsed the command line: typer turns the KeyboardInterrupt

@@ -67,13 +67,33 @@ PLAIN_VALUE_OPTIONS = frozenset(
         "--expected-agent",
         "--agent-concurrency",
         "--agent-timeout",
+        "--run-group",
+        "--branch",
+        "--commit",
+        "--since",
+        "--status",
+        "--last",
+        "--baseline",
     }
 )
 PATH_SUFFIXES = (".json", ".jsonl", ".xml", ".md", ".sqlite", ".py", ".html")
 DEFAULT_EXIT_CODES = frozenset({0, 1})
-COMMANDS = ("run", "validate", "show", "diff", "merge", "report", "evaluators", "schema", "import")
+COMMANDS = (
+    "run",
+    "validate",
+    "show",
+    "diff",
+    "merge",
+    "report",
+    "history",
+    "trend",
+    "store",
+    "evaluators",
+    "schema",
+    "import",
+)
 # Commands whose options live on their subcommands.
-SUBCOMMANDS = ("import adk", "import otel")
+SUBCOMMANDS = ("import adk", "import otel", "store add", "store export")
 
 # README lines that hit a known bug of the tool (marked xfail while the bug prints a
 # traceback; each passes on its own once fixed).  None at the moment.

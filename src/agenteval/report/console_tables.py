@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.aggregation import metric_summaries, pass_at_k, pass_hat_k
+from agenteval.flakiness import Verdict, verdict_of_counts
 from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.safe_text import escape_control
 from agenteval.schema.result import (
@@ -324,9 +325,10 @@ def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> CellTabl
 
 
 def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> CellTable:
-    """:func:`pass_rate_table` of ``(evalId, runs passed)`` pairs."""
+    """:func:`pass_rate_table` of ``(evalId, runs passed)`` pairs, with each case's verdict
+    (stable pass / flaky / stable fail) and its pass rate's 95 % Wilson interval."""
     ks = shown_ks(num_runs)
-    headers = ["case", "runs passed"]
+    headers = ["case", "runs passed", "verdict", "95% interval"]
     headers += [f"pass@{k}" for k in ks] + [f"pass^{k}" for k in ks]
     table = _new_table(*headers)
     rows: list[list[float]] = []
@@ -334,15 +336,28 @@ def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> CellTab
         values = [pass_at_k(num_runs, passed, k) for k in ks]
         values += [pass_hat_k(num_runs, passed, k) for k in ks]
         rows.append(values)
+        verdict = verdict_of_counts(passed, num_runs)
         table.add_row(
             Text(escape_control(eval_id)),
             f"{passed}/{num_runs}",
+            Text(verdict.verdict.label, style=_VERDICT_STYLES[verdict.verdict]),
+            f"{format_score(verdict.low)}–{format_score(verdict.high)}",
             *(format_score(v) for v in values),
         )
     if len(rows) > 1:
         means = [sum(column) / len(rows) for column in zip(*rows, strict=True)]
-        table.add_row(Text("mean over cases", style="bold"), "", *(format_score(v) for v in means))
+        table.add_row(
+            Text("mean over cases", style="bold"), "", "", "", *(format_score(v) for v in means)
+        )
     return table
+
+
+_VERDICT_STYLES = {
+    Verdict.STABLE_PASS: "green",
+    Verdict.FLAKY: "yellow",
+    Verdict.STABLE_FAIL: "red",
+    Verdict.UNDECIDED: "dim",
+}
 
 
 __all__ = [

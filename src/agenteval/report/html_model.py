@@ -40,6 +40,7 @@ from agenteval.aggregation import SummaryTally, run_id_of
 from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import SetTally
 from agenteval.report.set_tally import num_runs as runs_of
+from agenteval.report.verdicts import summary_verdicts
 from agenteval.schema.base import dump
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -414,6 +415,11 @@ def _eval_set_summary(
         "metrics": [s.to_json(name) for name, s in stats.items()],
         "passAtK": summary_extra.get("passAtK"),
         "passHatK": summary_extra.get("passHatK"),
+        # Stable pass / flaky / stable fail per case of a --num-runs run (report/verdicts.py).
+        "verdicts": [
+            {"evalId": eval_id, **verdict.to_json()}
+            for eval_id, verdict in summary_verdicts(summary).items()
+        ],
         "judgeUsage": extras.get("judgeUsage"),
         "partial": bool(extras.get("partial")),
         "judgeFailures": extras.get("judgeFailures") or 0,

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from agenteval.aggregation import SummaryTally
 from agenteval.gojson import model_to_go_json_bytes, to_go_json
@@ -181,9 +181,17 @@ def write_result_document(document: ResultDocument, path: Path) -> Path:
         return out.commit()
 
 
+class CopiedDocument(Protocol):
+    """A finished result document that copies itself into a run document (ResultDocument,
+    or one read back from a run store)."""
+
+    def copy_to(self, out: Callable[[bytes], object], depth: int = 0) -> None:
+        """Copy the document, indented ``depth`` levels (its final newline left out then)."""
+
+
 def write_run_document(
     path: Path,
-    documents: Iterable[ResultDocument],
+    documents: Iterable[CopiedDocument],
     header: Mapping[str, Any],
     trailer: Mapping[str, Any],
 ) -> Path:
@@ -203,4 +211,4 @@ def write_run_document(
         return out.commit()
 
 
-__all__ = ["ResultDocument", "write_result_document", "write_run_document"]
+__all__ = ["CopiedDocument", "ResultDocument", "write_result_document", "write_run_document"]

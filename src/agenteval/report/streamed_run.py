@@ -59,8 +59,11 @@ class StreamedRun:
 
     ``output``: the ``--output`` directory (result files get their names now);
     ``documents``: whether any report needs the documents (``--output``, ``--json``,
-    ``--html``); the spools live in ``spool_dir`` (None: the system temp directory, so a
-    full or read-only output directory fails only the report written there).
+    ``--html``, ``--store``); the spools live in ``spool_dir`` (None: the system temp
+    directory, so a full or read-only output directory fails only the report written
+    there).  ``named``: give every document a result id as a result file has (the run
+    store keeps each one as the result file ``store export`` writes), also without
+    ``--output``.
     """
 
     def __init__(
@@ -72,8 +75,10 @@ class StreamedRun:
         spool_dir: Path | None = None,
         tallies: ReportSink | None = None,
         also: Sequence[CaseSink] = (),
+        named: bool = False,
     ) -> None:
         self.output = output
+        self.named = named
         self.app_name = app_name
         self.documents = documents
         self.spool_dir = spool_dir
@@ -89,8 +94,9 @@ class StreamedRun:
         error = None
         name = None
         if self.documents:
-            rid = result_id(self.app_name, eval_set_id) if self.output is not None else None
-            if rid is not None:
+            named = self.output is not None or self.named
+            rid = result_id(self.app_name, eval_set_id) if named else None
+            if rid is not None and self.output is not None:
                 name = result_file_name(rid)
             try:
                 if self.spool_dir is not None:

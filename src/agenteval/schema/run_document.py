@@ -22,6 +22,20 @@ class CaseStatusCounts(Model):
     incomplete: int | None = None
 
 
+class CaseVerdict(Model):
+    """Stable pass / flaky / stable fail of a case run ``--num-runs N`` times (report/verdicts.py)."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    verdict: Literal["stable_pass", "flaky", "stable_fail", "undecided"] = "undecided"
+    passed_runs: int = 0
+    runs: int = 0
+    pass_rate: float | None = None
+    # The pass rate's 95 % Wilson score interval.
+    wilson_low: float = 0.0
+    wilson_high: float = 1.0
+
+
 class RunDocument(Model):
     """A whole run: every eval set result plus the status that decided the exit code."""
 
@@ -37,3 +51,5 @@ class RunDocument(Model):
     duration_seconds: float | None = None
     eval_set_results: list[EvalSetResult] = Field(default_factory=list)
     warnings: list[str] | None = None
+    # evalSetId → evalId → verdict, for eval sets run more than once (--num-runs N).
+    case_verdicts: dict[str, dict[str, CaseVerdict]] | None = None

@@ -362,6 +362,21 @@
     return chart;
   }
 
+  // Stable pass / flaky / stable fail per case of a --num-runs run, flaky first (report/verdicts.py).
+  function verdictTable(verdicts) {
+    const table = el("table", { class: "verdicts" },
+      el("thead", {}, el("tr", {}, ["case", "verdict", "runs passed", "pass rate", "95% interval"].map((h) => el("th", {}, h)))));
+    const body = el("tbody");
+    for (const v of verdicts) {
+      body.appendChild(el("tr", { class: "verdict-" + v.verdict },
+        el("td", {}, v.evalId), el("td", {}, v.verdict.replace("_", " ")),
+        el("td", { class: "num" }, v.passedRuns + "/" + v.runs), el("td", { class: "num" }, pct(v.passRate)),
+        el("td", { class: "num" }, fmt(v.wilsonLow) + "–" + fmt(v.wilsonHigh))));
+    }
+    table.appendChild(body);
+    return el("div", {}, el("h3", {}, "stable and flaky cases"), table);
+  }
+
   function renderSummary() {
     const run = runs[state.run];
     const root = document.getElementById("summary");
@@ -403,6 +418,7 @@
           el("tr", {}, el("th", {}, "pass@k"), ks.map((k) => el("td", { class: "num" }, fmt(set.passAtK[k])))),
           el("tr", {}, el("th", {}, "pass^k"), ks.map((k) => el("td", { class: "num" }, fmt((set.passHatK || {})[k])))))));
       }
+      if (set.verdicts && set.verdicts.length) root.appendChild(verdictTable(set.verdicts));
       const usage = set.judgeUsage && set.judgeUsage.total;
       if (usage && (usage.calls || usage.cacheHits)) {
         root.appendChild(el("p", { class: "judge-usage" }, "judge: " + (usage.calls || 0) + " calls, " + (usage.cacheHits || 0) +

@@ -1,0 +1,200 @@
+"""``agenteval store add RESULT…``: result files and run documents brought into a store.
+
+Each ``--json`` run document becomes one stored run (kept verbatim: ``store export
+--json`` gives its bytes back); the plain result files given together become one more
+(each kept verbatim: ``store export -o DIR`` gives each file back).  Times come from the
+files (``createdAt`` − ``durationSeconds``, else ``creationTimestamp``), commit and
+branch only from ``--commit`` / ``--branch``: the working directory's git says nothing
+about where an old file was made.  A result whose ``evalSetResultId`` is stored already
+is refused, so adding the same files twice does not count a run twice.
+
+Tested in tests/store/test_adding.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic_core
+from sqlalchemy import select
+
+from agenteval.aggregation import case_statuses, exit_code, overall_status
+from agenteval.checks.file_kind import FileKind, kind_of
+from agenteval.errors import ConfigError, Problem
+from agenteval.gojson import model_to_go_json_bytes
+from agenteval.result_inputs import read_results
+from agenteval.schema.result import EvalSetResult, extra
+from agenteval.schema.status import EvalStatus
+from agenteval.store import tables
+from agenteval.store.connection import Store
+from agenteval.store.context import RunContext
+from agenteval.store.documents import BytesDocument, DocumentSource
+from agenteval.store.writer import (
+    BATCH_CASES,
+    FinishedSet,
+    RunMeta,
+    RunOutcome,
+    RunRecorder,
+    new_run_id,
+)
+
+
+@dataclass(slots=True)
+class _Input:
+    """One run to add: its results, their files' bytes, the run document when it is one."""
+
+    label: str
+    results: list[EvalSetResult] = field(default_factory=list)
+    documents: list[bytes] = field(default_factory=list)
+    file_names: list[str | None] = field(default_factory=list)
+    run_document: bytes | None = None
+    keys: dict[str, Any] = field(default_factory=dict)
+    mtime: float = 0.0
+
+
+def _inputs(paths: Sequence[Path]) -> list[_Input]:
+    results, sources = read_results(paths)
+    by_source: dict[str, list[EvalSetResult]] = {}
+    for result, source in zip(results, sources, strict=True):
+        by_source.setdefault(source, []).append(result)
+    runs: list[_Input] = []
+    plain = _Input("result files")
+    seen: dict[str, str] = {}
+    for source, found in by_source.items():
+        path = Path(source)
+        data = path.read_bytes()
+        parsed: Any = pydantic_core.from_json(data) if b'"evalSetResults"' in data else None
+        if isinstance(parsed, dict) and kind_of(parsed) is FileKind.RUN:
+            item = _Input(source, run_document=data, mtime=path.stat().st_mtime)
+            item.keys = {k: v for k, v in parsed.items() if k != "evalSetResults"}
+            for result in found:
+                item.results.append(result)
+                item.documents.append(model_to_go_json_bytes(result))
+                item.file_names.append(None)
+            runs.append(item)
+            continue
+        for result in found:
+            if result.eval_set_id in seen:
+                raise ConfigError(
+                    [
+                        Problem(
+                            source,
+                            "evalSetId",
+                            f"eval set {result.eval_set_id!r} is also in {seen[result.eval_set_id]}",
+                            "result files added together are one run: add each run's files "
+                            "in its own `store add`",
+                        )
+                    ]
+                )
+            seen[result.eval_set_id] = source
+            plain.results.append(result)
+            plain.documents.append(data)
+            plain.file_names.append(path.name)
+        plain.mtime = max(plain.mtime, path.stat().st_mtime)
+    if plain.results:
+        runs.append(plain)
+    return runs
+
+
+def _times(item: _Input) -> tuple[float, float, float]:
+    """(started_at, finished_at, duration) from the files' own keys, else their mtime."""
+    finished = item.keys.get("createdAt")
+    duration = item.keys.get("durationSeconds")
+    if not isinstance(finished, int | float):
+        stamps = [r.creation_timestamp for r in item.results if r.creation_timestamp]
+        finished = max(stamps) if stamps else item.mtime
+    if not isinstance(duration, int | float):
+        durations = [extra(r).get("durationSeconds") for r in item.results]
+        duration = sum(d for d in durations if isinstance(d, int | float))
+    return float(finished) - float(duration), float(finished), float(duration)
+
+
+def _refuse_stored_twice(store: Store, inputs: Sequence[_Input]) -> None:
+    ids = [r.eval_set_result_id for item in inputs for r in item.results if r.eval_set_result_id]
+    if not ids:
+        return
+    t, runs = tables.run_sets, tables.runs
+    found = None
+    with store.transaction() as conn:
+        for start in range(0, len(ids), 500):
+            query = (
+                select(t.c.result_id, runs.c.run_id)
+                .join(runs, runs.c.id == t.c.run)
+                .where(t.c.result_id.in_(ids[start : start + 500]))
+            )
+            found = found or conn.execute(query).first()
+    if found is not None:
+        raise ConfigError(
+            [Problem(store.where, "", f"result {found[0]!r} is stored already (run {found[1]})")]
+        )
+
+
+def add_results(
+    store: Store,
+    paths: Sequence[Path],
+    *,
+    commit: str | None = None,
+    branch: str | None = None,
+    run_group: str | None = None,
+) -> list[str]:
+    """Add the runs in ``paths``; returns their new run ids (ConfigError / StoreError)."""
+    inputs = _inputs(paths)
+    if not inputs:
+        raise ConfigError([Problem(", ".join(map(str, paths)), "", "no results to add")])
+    _refuse_stored_twice(store, inputs)
+    added: list[str] = []
+    for item in inputs:
+        added.append(_add(store, item, RunContext(commit=commit, branch=branch), run_group))
+    return added
+
+
+def _add(store: Store, item: _Input, context: RunContext, run_group: str | None) -> str:
+    started, finished, duration = _times(item)
+    num_runs = max((r.summary.num_runs if r.summary else 1) or 1 for r in item.results)
+    meta = RunMeta(
+        run_id=new_run_id(),
+        started_at=started,
+        app_name="agenteval",
+        num_runs=num_runs,
+        context=context,
+        run_group=run_group,
+        origin="add",
+    )
+    recorder = RunRecorder(store, meta)
+    recorder.start()
+    statuses_all: list[EvalStatus] = []
+    for result in item.results:
+        rows = recorder.new_set(result.eval_set_id)
+        for count, case in enumerate(result.case_results(), start=1):
+            rows.add(case)
+            if count % BATCH_CASES == 0:
+                recorder.bulk(rows.take_batch())
+        statuses = case_statuses(result)
+        statuses_all.extend(statuses.values())
+        head = result.model_copy(update={"eval_case_results": None})
+        recorder.end_set(rows, head, statuses)
+    partial = any(r.partial or r.judge_failures for r in item.results)
+    code = 3 if partial else exit_code(item.results)
+    finished_sets = [
+        FinishedSet(BytesDocument(data), result.eval_set_result_id, name)
+        for result, data, name in zip(item.results, item.documents, item.file_names, strict=True)
+    ]
+    run_document: DocumentSource | None = (
+        BytesDocument(item.run_document) if item.run_document is not None else None
+    )
+    outcome = RunOutcome(
+        outcome=overall_status(item.results).value,
+        exit_code=code,
+        duration_seconds=duration,
+        interrupted=any(bool(r.partial) for r in item.results),
+        agent=item.keys.get("agent") if isinstance(item.keys.get("agent"), dict) else None,
+        finished_at=finished,
+    )
+    recorder.finish(outcome, finished_sets, run_document=run_document)
+    return meta.run_id
+
+
+__all__ = ["add_results"]

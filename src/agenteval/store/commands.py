@@ -1,0 +1,195 @@
+"""The store's commands behind the CLI: ``history``, ``trend``, ``store add``, ``store export``,
+``report --store --trend``.
+
+``cli.py`` parses the flags and hands them here; each function opens the store (reading
+commands never create or change one, ``store add`` creates it), does its one job and
+returns the exit code.  Problems are ConfigError / StoreError: one located line, exit 2.
+
+Tested in tests/cli/test_store_commands.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.loading import evalset_id_for
+from agenteval.report.atomic_write import write_bytes_atomic
+from agenteval.store.adding import add_results
+from agenteval.store.baselines import PREFIX, ReferenceProblem, resolve
+from agenteval.store.connection import open_store
+from agenteval.store.console import render_history, render_trend
+from agenteval.store.export import export_run
+from agenteval.store.history import HistoryFilters, check_status, history_rows, parse_since
+from agenteval.store.inputs import open_for_reading
+from agenteval.store.trend import TrendFilters, trend
+from agenteval.store.trend_page import render_trend_page
+from agenteval.store.urls import store_setting
+
+
+def eval_set_filter(value: str | None) -> str | None:
+    """``--evalset`` of history and trend: an evalSetId, or an eval set file naming one."""
+    if value is None:
+        return None
+    path = Path(value)
+    return evalset_id_for(path) if path.is_file() else value
+
+
+def _print_json(data: object) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def history_command(
+    flag: str | None,
+    console: Console,
+    *,
+    eval_set: str | None,
+    branch: str | None,
+    since: str | None,
+    status: str | None,
+    last: int,
+    json_out: bool,
+) -> int:
+    """``agenteval history``."""
+    check_status(status)
+    filters = HistoryFilters(
+        eval_set=eval_set_filter(eval_set),
+        branch=branch,
+        since=parse_since(since) if since is not None else None,
+        status=status,
+        last=last or None,
+    )
+    store = open_for_reading(flag, "history")
+    try:
+        with store.transaction() as conn:
+            rows = history_rows(conn, filters)
+    finally:
+        store.close()
+    if json_out:
+        _print_json(rows)
+    else:
+        render_history(console, rows, store.where)
+    return 0
+
+
+def trend_filters(
+    metric: str | None, eval_set: str | None, branch: str | None, last: int
+) -> TrendFilters:
+    """The filters of ``trend`` and ``report --trend``."""
+    return TrendFilters(metric=metric, eval_set=eval_set_filter(eval_set), branch=branch, last=last)
+
+
+def trend_command(
+    flag: str | None,
+    console: Console,
+    filters: TrendFilters,
+    *,
+    max_shown: int,
+    json_out: bool,
+) -> int:
+    """``agenteval trend``."""
+    store = open_for_reading(flag, "trend")
+    try:
+        with store.transaction() as conn:
+            found = trend(conn, filters)
+    finally:
+        store.close()
+    if json_out:
+        _print_json(found.to_json())
+    else:
+        render_trend(console, found, store.where, max_shown or None)
+    return 0
+
+
+def write_trend_page(flag: str | None, html: Path, filters: TrendFilters, *, title: str) -> Path:
+    """``agenteval report --store URL --trend --html FILE``."""
+    store = open_for_reading(flag, "report --trend")
+    try:
+        with store.transaction() as conn:
+            found = trend(conn, filters)
+    finally:
+        store.close()
+    page = render_trend_page(found, title=title or f"agenteval trend: {store.where}")
+    try:
+        return write_bytes_atomic(html, page)
+    except OSError as exc:
+        raise ConfigError(
+            [Problem(str(html), "", f"cannot write: {exc.strerror or exc}")]
+        ) from None
+
+
+def add_command(
+    flag: str | None,
+    paths: Sequence[Path],
+    console: Console,
+    *,
+    commit: str | None,
+    branch: str | None,
+    run_group: str | None,
+    quiet: bool,
+) -> int:
+    """``agenteval store add RESULT…``."""
+    setting = store_setting(flag)
+    if setting is None:
+        raise ConfigError(
+            [Problem("store add", "", "needs a run store", "give --store URL or $AGENTEVAL_STORE")]
+        )
+    store = open_store(setting.parse(), write=True)
+    try:
+        added = add_results(store, paths, commit=commit, branch=branch, run_group=run_group)
+    finally:
+        store.close()
+    if not quiet:
+        for run_id in added:
+            console.print(f"stored run {run_id} in {store.where}", markup=False, highlight=False)
+    return 0
+
+
+def export_command(
+    flag: str | None,
+    reference: str,
+    console: Console,
+    *,
+    output: Path | None,
+    json_file: Path | None,
+    quiet: bool,
+) -> int:
+    """``agenteval store export RUN``."""
+    if output is None and json_file is None:
+        raise ConfigError(
+            [
+                Problem(
+                    "store export", "", "nothing to write", "give --output DIR and/or --json FILE"
+                )
+            ]
+        )
+    text = reference if reference.startswith(PREFIX) else PREFIX + reference
+    store = open_for_reading(flag, "store export")
+    try:
+        try:
+            with store.transaction() as conn:
+                run = resolve(conn, text)
+        except ReferenceProblem as problem:
+            raise ConfigError([Problem(reference, "", problem.message, problem.hint)]) from None
+        written = export_run(store, run, output, json_file)
+    finally:
+        store.close()
+    if not quiet:
+        for path in written:
+            console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+__all__ = [
+    "add_command",
+    "eval_set_filter",
+    "export_command",
+    "history_command",
+    "trend_command",
+    "trend_filters",
+    "write_trend_page",
+]

@@ -1,0 +1,79 @@
+"""Stored runs where a command takes result files: ``show @latest``, ``diff @branch:main new.json``.
+
+Every argument that names a stored run (``@latest``, ``@RUN_ID``, ``@branch:NAME``) and
+is not an existing file is exported from the store (``--store``, ``$AGENTEVAL_STORE`` or
+the project file) into a temp directory for the duration of the command, and the command
+reads it like any result file: its run document, or a run group's merged result files.
+
+Tested in tests/cli/test_store_commands.py.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.store.baselines import ReferenceProblem, is_reference, resolve
+from agenteval.store.connection import Store, open_store
+from agenteval.store.export import materialize
+from agenteval.store.urls import store_setting
+
+
+def _names_stored_run(path: Path | str) -> bool:
+    return is_reference(str(path)) and not Path(path).exists()
+
+
+def has_references(paths: Sequence[Path | str]) -> bool:
+    """Whether any argument names a stored run."""
+    return any(_names_stored_run(path) for path in paths)
+
+
+def open_for_reading(flag: str | None, needed_by: str) -> Store:
+    """The store for reading (``--store``, ``$AGENTEVAL_STORE``, project file); exit 2 when none."""
+    setting = store_setting(flag)
+    if setting is None:
+        raise ConfigError(
+            [
+                Problem(
+                    needed_by,
+                    "",
+                    "needs a run store",
+                    "give --store URL, or set $AGENTEVAL_STORE or store in [tool.agenteval]",
+                )
+            ]
+        )
+    return open_store(setting.parse(), write=False)
+
+
+@contextmanager
+def stored_inputs(paths: Sequence[Path], flag: str | None) -> Iterator[list[Path]]:
+    """``paths`` with every stored-run reference replaced by an exported copy of that run."""
+    if not has_references(paths):
+        yield list(paths)
+        return
+    first = next(str(p) for p in paths if _names_stored_run(p))
+    store = open_for_reading(flag, first)
+    try:
+        with tempfile.TemporaryDirectory(prefix="agenteval-stored-") as tmp:
+            replaced: list[Path] = []
+            for index, path in enumerate(paths):
+                if not _names_stored_run(path):
+                    replaced.append(path)
+                    continue
+                try:
+                    with store.transaction() as conn:
+                        run = resolve(conn, str(path))
+                except ReferenceProblem as problem:
+                    raise ConfigError(
+                        [Problem(str(path), "", problem.message, problem.hint)]
+                    ) from None
+                replaced.append(materialize(store, run, Path(tmp) / str(index)))
+            yield replaced
+    finally:
+        store.close()
+
+
+__all__ = ["has_references", "open_for_reading", "stored_inputs"]

@@ -1,0 +1,418 @@
+"""What the store knows, read back: runs, logical runs, metric series and case outcomes.
+
+A **logical run** is what a user thinks of as one run: a stored run, or every stored run
+given the same ``--run-group`` (the shards of one sharded run, or jobs that each scored
+other eval sets).  A group is ``finished`` only when every member finished and, for
+shards, every shard 1..N reported; until then it is ``partial``.
+
+Every number is computed here in Python from the stored sums, in a fixed order, so the
+same history gives the same output on SQLite and on PostgreSQL, digit for digit.
+
+Tested in tests/store/test_queries.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from sqlalchemy import Connection, select
+
+from agenteval.store import tables
+
+# Keys per IN (...) list: well under SQLite's and PostgreSQL's parameter limits.
+_IN_CHUNK = 500
+_STATUS_RANK = {"incomplete": 0, "failed": 1, "passed": 2, "not_evaluated": 3}
+
+T = TypeVar("T")
+
+
+def _chunks(items: Sequence[T], size: int = _IN_CHUNK) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """One ``runs`` row."""
+
+    key: int
+    run_id: str
+    run_group: str | None
+    shard_index: int | None
+    shard_count: int | None
+    state: str
+    outcome: str | None
+    exit_code: int | None
+    started_at: float
+    finished_at: float | None
+    duration_seconds: float | None
+    agenteval_version: str
+    commit: str | None
+    branch: str | None
+    dirty: bool | None
+    ci_url: str | None
+    app_name: str
+    num_runs: int
+    origin: str
+    counts: dict[str, int]
+    judge: dict[str, int]
+    judge_cost_usd: float | None
+    agent_sessions: int | None
+    agent_tool_calls: int | None
+    config_hash: str | None
+    document_keys: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSet:
+    """One ``run_sets`` row."""
+
+    run: int
+    position: int
+    eval_set_id: str
+    result_id: str
+    file_name: str | None
+    evalset_hash: str | None
+    traces_hash: str | None
+    config_hash: str | None
+    shard: str | None
+    partial: bool
+    document_size: int
+    document_chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMetric:
+    """One ``set_metrics`` row."""
+
+    run: int
+    position: int
+    metric_name: str
+    metric_hash: str | None
+    threshold: float
+    evaluated: int
+    score_sum: float
+    passed: int
+    failed: int
+    not_evaluated: int
+
+
+_COUNT_COLUMNS = ("total", "passed", "failed", "not_evaluated", "incomplete")
+_JUDGE_COLUMNS = ("calls", "cache_hits", "retries", "prompt_tokens", "completion_tokens")
+
+
+def _stored_run(row: Any) -> StoredRun:
+    m = row._mapping
+    return StoredRun(
+        key=m["id"],
+        run_id=m["run_id"],
+        run_group=m["run_group"],
+        shard_index=m["shard_index"],
+        shard_count=m["shard_count"],
+        state=m["state"],
+        outcome=m["outcome"],
+        exit_code=m["exit_code"],
+        started_at=m["started_at"],
+        finished_at=m["finished_at"],
+        duration_seconds=m["duration_seconds"],
+        agenteval_version=m["agenteval_version"],
+        commit=m["git_commit"],
+        branch=m["git_branch"],
+        dirty=None if m["git_dirty"] is None else bool(m["git_dirty"]),
+        ci_url=m["ci_url"],
+        app_name=m["app_name"],
+        num_runs=m["num_runs"],
+        origin=m["origin"],
+        counts={name: int(m[f"cases_{name}"] or 0) for name in _COUNT_COLUMNS},
+        judge={name: int(m[f"judge_{name}"] or 0) for name in _JUDGE_COLUMNS},
+        judge_cost_usd=m["judge_cost_usd"],
+        agent_sessions=m["agent_sessions"],
+        agent_tool_calls=m["agent_tool_calls"],
+        config_hash=m["config_hash"],
+        document_keys=m["document_keys"],
+    )
+
+
+def stored_runs(conn: Connection) -> list[StoredRun]:
+    """Every stored run, oldest first (start time, then insertion order)."""
+    query = select(tables.runs).order_by(tables.runs.c.started_at, tables.runs.c.id)
+    return [_stored_run(row) for row in conn.execute(query)]
+
+
+def stored_sets(conn: Connection, keys: Sequence[int]) -> dict[int, list[StoredSet]]:
+    """The eval sets of the runs ``keys``, by run key, in position order."""
+    found: dict[int, list[StoredSet]] = {key: [] for key in keys}
+    t = tables.run_sets
+    for part in _chunks(list(keys)):
+        query = (
+            select(
+                t.c.run,
+                t.c.position,
+                t.c.eval_set_id,
+                t.c.result_id,
+                t.c.file_name,
+                t.c.evalset_hash,
+                t.c.traces_hash,
+                t.c.config_hash,
+                t.c.shard,
+                t.c.partial,
+                t.c.document_size,
+                t.c.document_chunks,
+            )
+            .where(t.c.run.in_(part))
+            .order_by(t.c.run, t.c.position)
+        )
+        for row in conn.execute(query):
+            found[row[0]].append(
+                StoredSet(
+                    row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                    bool(row[9]), int(row[10] or 0), int(row[11] or 0),
+                )
+            )  # fmt: skip
+    return found
+
+
+def stored_metrics(conn: Connection, keys: Sequence[int]) -> list[StoredMetric]:
+    """The metric rows of the runs ``keys`` (run, position, metric name order)."""
+    t = tables.set_metrics
+    found: list[StoredMetric] = []
+    for part in _chunks(list(keys)):
+        query = (
+            select(
+                t.c.run,
+                t.c.position,
+                t.c.metric_name,
+                t.c.metric_hash,
+                t.c.threshold,
+                t.c.evaluated,
+                t.c.score_sum,
+                t.c.passed,
+                t.c.failed,
+                t.c.not_evaluated,
+            )
+            .where(t.c.run.in_(part))
+            .order_by(t.c.run, t.c.position, t.c.metric_name)
+        )
+        for row in conn.execute(query):
+            found.append(
+                StoredMetric(
+                    row[0], row[1], row[2], row[3], float(row[4]), int(row[5]),
+                    float(row[6]), int(row[7]), int(row[8]), int(row[9]),
+                )
+            )  # fmt: skip
+    return found
+
+
+@dataclass(slots=True)
+class LogicalRun:
+    """A stored run, or every run of one ``--run-group`` (module docstring)."""
+
+    id: str
+    group: bool
+    runs: list[StoredRun]
+    sets: list[StoredSet] = field(default_factory=list)
+
+    @property
+    def first(self) -> StoredRun:
+        """The member that started first (its commit and branch name the logical run)."""
+        return self.runs[0]
+
+    @property
+    def started_at(self) -> float:
+        """When the first member started."""
+        return self.first.started_at
+
+    @property
+    def finished_at(self) -> float | None:
+        """When the last member finished (None while any is unfinished)."""
+        ends = [run.finished_at for run in self.runs]
+        return None if any(end is None for end in ends) else max(e for e in ends if e is not None)
+
+    @property
+    def shards(self) -> tuple[int, int] | None:
+        """(shards reported, shards expected) of a sharded group; None otherwise."""
+        counts = {run.shard_count for run in self.runs if run.shard_count}
+        if not self.group or not counts:
+            return None
+        expected = max(counts)
+        reported = {run.shard_index for run in self.runs if run.shard_index}
+        return len(reported & set(range(1, expected + 1))), expected
+
+    @property
+    def state(self) -> str:
+        """``unfinished``, ``interrupted``, ``partial`` (shards missing) or ``finished``."""
+        states = {run.state for run in self.runs}
+        if "running" in states:
+            return "unfinished"
+        if "interrupted" in states:
+            return "interrupted"
+        shards = self.shards
+        if shards is not None and shards[0] < shards[1]:
+            return "partial"
+        return "finished"
+
+    @property
+    def outcome(self) -> str | None:
+        """The overall status over the members: incomplete, failed, passed, not_evaluated;
+        None while a member is unfinished (its outcome is not known)."""
+        if any(run.state == "running" for run in self.runs):
+            return None
+        outcomes = [run.outcome for run in self.runs if run.outcome]
+        if not outcomes:
+            return None
+        return min(outcomes, key=lambda o: _STATUS_RANK.get(o, 9))
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Case counts summed over the members."""
+        return {name: sum(run.counts[name] for run in self.runs) for name in _COUNT_COLUMNS}
+
+    @property
+    def judge(self) -> dict[str, int]:
+        """Judge calls, cache hits, retries and tokens summed over the members."""
+        return {name: sum(run.judge[name] for run in self.runs) for name in _JUDGE_COLUMNS}
+
+    @property
+    def judge_cost_usd(self) -> float | None:
+        """The judge's cost when the members recorded one."""
+        costs = [run.judge_cost_usd for run in self.runs if run.judge_cost_usd is not None]
+        return sum(costs) if costs else None
+
+    @property
+    def eval_set_ids(self) -> list[str]:
+        """The eval sets of the logical run, each once, in order."""
+        return list(dict.fromkeys(s.eval_set_id for s in self.sets))
+
+    @property
+    def keys(self) -> list[int]:
+        """The member runs' keys."""
+        return [run.key for run in self.runs]
+
+
+def logical_runs(conn: Connection, runs: Iterable[StoredRun] | None = None) -> list[LogicalRun]:
+    """Every logical run, oldest first (by its first member's start), with its eval sets."""
+    members = list(runs) if runs is not None else stored_runs(conn)
+    grouped: dict[str, LogicalRun] = {}
+    ordered: list[LogicalRun] = []
+    for run in members:
+        if run.run_group is None:
+            ordered.append(LogicalRun(run.run_id, False, [run]))
+            continue
+        found = grouped.get(run.run_group)
+        if found is None:
+            found = grouped[run.run_group] = LogicalRun(run.run_group, True, [run])
+            ordered.append(found)
+        else:
+            found.runs.append(run)
+    sets = stored_sets(conn, [run.key for run in members])
+    for logical in ordered:
+        for run in logical.runs:
+            logical.sets.extend(sets.get(run.key, []))
+    return ordered
+
+
+@dataclass(frozen=True, slots=True)
+class MetricPoint:
+    """One (eval set, metric) of one logical run: its average and what it was scored on."""
+
+    average: float | None
+    threshold: float
+    evaluated: int
+    passed: int
+    failed: int
+    not_evaluated: int
+    metric_hash: str | None
+    config_hash: str | None
+    evalset_hash: str | None = None
+    traces_hash: str | None = None
+
+
+def metric_points(
+    conn: Connection, logical: Sequence[LogicalRun]
+) -> dict[tuple[str, str], list[MetricPoint | None]]:
+    """Per (evalSetId, metricName), one point per logical run (None where it was not scored).
+
+    A group's shards are combined: sums of scores over sums of evaluated results.
+    """
+    eval_set_of: dict[tuple[int, int], StoredSet] = {
+        (s.run, s.position): s for run in logical for s in run.sets
+    }
+    index_of = {run.key: i for i, lr in enumerate(logical) for run in lr.runs}
+    sums: dict[tuple[str, str], dict[int, list[Any]]] = {}
+    for row in stored_metrics(conn, list(index_of)):
+        stored_set = eval_set_of.get((row.run, row.position))
+        if stored_set is None:
+            continue
+        series = sums.setdefault((stored_set.eval_set_id, row.metric_name), {})
+        at = index_of[row.run]
+        acc = series.get(at)
+        if acc is None:
+            series[at] = [
+                row.evaluated, row.score_sum, row.passed, row.failed, row.not_evaluated,
+                row.threshold, row.metric_hash, stored_set.config_hash,
+                stored_set.evalset_hash, stored_set.traces_hash,
+            ]  # fmt: skip
+        else:
+            for i, value in enumerate(
+                (row.evaluated, row.score_sum, row.passed, row.failed, row.not_evaluated)
+            ):
+                acc[i] += value
+    points: dict[tuple[str, str], list[MetricPoint | None]] = {}
+    for key in sorted(sums):
+        series = sums[key]
+        line: list[MetricPoint | None] = []
+        for at in range(len(logical)):
+            acc = series.get(at)
+            if acc is None:
+                line.append(None)
+                continue
+            evaluated, score_sum = acc[0], acc[1]
+            line.append(
+                MetricPoint(
+                    score_sum / evaluated if evaluated else None,
+                    acc[5], evaluated, acc[2], acc[3], acc[4], acc[6], acc[7], acc[8], acc[9],
+                )
+            )  # fmt: skip
+        points[key] = line
+    return points
+
+
+def case_outcomes(
+    conn: Connection, logical: Sequence[LogicalRun], eval_set: str | None = None
+) -> dict[tuple[str, str], list[bool | None]]:
+    """Per (evalSetId, evalId), its outcome in each logical run: True passed, False failed,
+    None incomplete, not evaluated or not run."""
+    index_of = {run.key: i for i, lr in enumerate(logical) for run in lr.runs}
+    t = tables.cases
+    outcomes: dict[tuple[str, str], list[bool | None]] = {}
+    width = len(logical)
+    for part in _chunks(list(index_of)):
+        query = select(t.c.run, t.c.eval_set_id, t.c.eval_id, t.c.status).where(t.c.run.in_(part))
+        if eval_set is not None:
+            query = query.where(t.c.eval_set_id == eval_set)
+        for run, eval_set_id, eval_id, status in conn.execute(query):
+            line = outcomes.get((eval_set_id, eval_id))
+            if line is None:
+                line = outcomes[(eval_set_id, eval_id)] = [None] * width
+            if status == "passed":
+                line[index_of[run]] = True
+            elif status == "failed":
+                line[index_of[run]] = False
+    return dict(sorted(outcomes.items()))
+
+
+__all__ = [
+    "LogicalRun",
+    "MetricPoint",
+    "StoredMetric",
+    "StoredRun",
+    "StoredSet",
+    "case_outcomes",
+    "logical_runs",
+    "metric_points",
+    "stored_metrics",
+    "stored_runs",
+    "stored_sets",
+]

@@ -1,0 +1,277 @@
+"""``agenteval run --store / --baseline / --run-group``: a run recorded and compared.
+
+:class:`StoreRun` is everything ``run`` does with a store, in the order it does it:
+
+* :meth:`StoreRun.start`, before scoring: open the store (creating or migrating it),
+  resolve ``--baseline`` (``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` among runs of the
+  same eval sets, or a result file), and write the run as ``running``.  Any problem is
+  exit 2 and nothing is scored.
+* :meth:`StoreRun.sink`: the run's result sink, recording every case as it streams.
+* :meth:`StoreRun.conclude`, after the result files are written: finish the stored run
+  (a failure is one ``error:`` line and exit 3 — the files are written, scoring never
+  depended on the store), then with ``--baseline`` print ``diff``'s regression table;
+  the exit code follows ``diff``'s rule (1 when anything regressed, else 0) unless the
+  run itself could not finish (2, 3 and 4 win).
+
+Tested in tests/cli/test_store_run.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.exit_codes import ExitCode
+from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.result_files import RESULT_SUFFIX, safe_name
+from agenteval.report.safe_text import escape_control
+from agenteval.result_inputs import read_results
+from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
+from agenteval.sharding import parse_shard
+from agenteval.store.baselines import ReferenceProblem, is_reference, resolve
+from agenteval.store.connection import Store, StoreError, open_store
+from agenteval.store.context import run_context
+from agenteval.store.export import stored_results
+from agenteval.store.fingerprints import FingerprintInputs, computed_fingerprint
+from agenteval.store.urls import StoreSetting
+from agenteval.store.writer import (
+    FinishedSet,
+    RunMeta,
+    RunOutcome,
+    RunRecorder,
+    StoreSink,
+    new_run_id,
+)
+
+if TYPE_CHECKING:
+    from agenteval.api import ResultSink, RunResult
+    from agenteval.report.streamed_run import StreamedRun
+
+
+@dataclass(slots=True)
+class StoreRun:
+    """The store side of one ``agenteval run`` (module docstring)."""
+
+    setting: StoreSetting | None
+    baseline: str | None
+    run_group: str | None
+    app_name: str
+    num_runs: int
+    shard: str | None
+    inputs: FingerprintInputs
+    store: Store | None = None
+    recorder: RunRecorder | None = None
+    baseline_results: list[EvalSetResult] | None = None
+    baseline_label: str = ""
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def records(self) -> bool:
+        """Whether the run is written to a store."""
+        return self.setting is not None
+
+    def start(self) -> None:
+        """Open the store, resolve the baseline, write the run as running (exit 2 on failure)."""
+        if self.setting is None:
+            if (
+                self.run_group is None
+                and self.baseline is not None
+                and not is_reference(self.baseline)
+            ):
+                self._load_baseline()  # a result file: no store needed
+                return
+            needs = "--run-group" if self.run_group is not None else f"--baseline {self.baseline}"
+            raise ConfigError(
+                [
+                    Problem(
+                        needs,
+                        "",
+                        "needs a run store",
+                        "give --store URL, or set $AGENTEVAL_STORE or store in [tool.agenteval]",
+                    )
+                ]
+            )
+        url = self.setting.parse()
+        self.store = open_store(url, write=True)
+        if self.baseline is not None:
+            self._load_baseline()
+        shard_index = shard_count = None
+        if self.shard is not None:
+            with contextlib.suppress(ValueError):  # a bad --shard is reported by the run
+                parsed = parse_shard(self.shard)
+                shard_index, shard_count = parsed.index, parsed.count
+        meta = RunMeta(
+            run_id=new_run_id(),
+            started_at=time.time(),
+            app_name=self.app_name,
+            num_runs=self.num_runs,
+            context=run_context(),
+            run_group=self.run_group,
+            shard_index=shard_index,
+            shard_count=shard_count,
+        )
+        inputs = self.inputs
+        self.recorder = RunRecorder(
+            self.store, meta, lambda eval_set_id: computed_fingerprint(eval_set_id, inputs)
+        )
+        self.recorder.start()
+
+    def _load_baseline(self) -> None:
+        text = self.baseline
+        assert text is not None
+        if not is_reference(text):
+            self.baseline_results = read_results([Path(text)])[0]
+            self.baseline_label = text
+            return
+        store = self.store
+        if store is None:
+            raise ConfigError([Problem(f"--baseline {text}", "", "needs a run store")])
+        eval_sets = sorted(self.inputs.evalset_paths)
+        try:
+            with store.transaction() as conn:
+                run = resolve(conn, text, eval_sets or None)
+        except ReferenceProblem as problem:
+            raise ConfigError(
+                [Problem(f"--baseline {text}", "", problem.message, problem.hint)]
+            ) from None
+        self.baseline_results = stored_results(store, run)
+        self.baseline_label = f"{text} (run {run.id}" + (
+            f", commit {run.first.commit[:12]})" if run.first.commit else ")"
+        )
+
+    def sink(
+        self, inner: ResultSink, statuses: Callable[[], Mapping[str, EvalStatus]]
+    ) -> ResultSink:
+        """The sink the run streams into: ``inner``, recorded into the store too."""
+        if self.recorder is None:
+            return inner
+        return StoreSink(inner, self.recorder, statuses)
+
+    def abandon(self) -> None:
+        """The run ended before it scored anything: remove its row, close the store."""
+        if self.recorder is not None:
+            self.recorder.abandon()
+        self.close()
+
+    def close(self) -> None:
+        """Close the store's connections."""
+        if self.store is not None:
+            self.store.close()
+
+    def conclude(
+        self,
+        result: RunResult,
+        streamed: StreamedRun,
+        document_keys: Mapping[str, Any] | None,
+        code: int,
+        out: Console,
+        err: Console,
+        *,
+        quiet: bool,
+    ) -> int:
+        """Finish the stored run and compare with the baseline; returns the exit code."""
+        if self.recorder is not None and self.store is not None:
+            outcome = RunOutcome(
+                outcome=streamed.overall_status().value,
+                exit_code=code,
+                duration_seconds=result.elapsed,
+                interrupted=result.interrupted,
+                agent=result.agent_stats.to_json() if result.agent_stats is not None else None,
+                document_keys=document_keys,
+            )
+            try:
+                self.recorder.finish(outcome, finished_sets(streamed))
+            except StoreError as exc:
+                err.print(
+                    f"error: {escape_control(str(exc))} (the run was not stored; "
+                    "its result files were written)",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
+                code = max(code, ExitCode.INCOMPLETE) if code != ExitCode.INTERNAL_ERROR else code
+            else:
+                if not quiet:
+                    out.print(
+                        f"stored run {self.recorder.meta.run_id} in {self.store.where}",
+                        markup=False,
+                        highlight=False,
+                        soft_wrap=True,
+                    )
+        if self.baseline_results is not None:
+            code = self._compare(streamed, code, out, err)
+        return code
+
+    def _compare(self, streamed: StreamedRun, code: int, out: Console, err: Console) -> int:
+        current = [item.load() for item in streamed.sets]
+        changes = diff_results(self.baseline_results or [], current, 0.0)
+        out.print(
+            f"compared with {escape_control(self.baseline_label)}", markup=False, highlight=False
+        )
+        if changes.compared_cases == 0:
+            err.print(
+                "error: --baseline: no case is in both the baseline and this run; nothing was "
+                "compared",
+                markup=False,
+                highlight=False,
+            )
+            return max(code, ExitCode.INCOMPLETE)
+        render_diff(out, changes)
+        if code in (ExitCode.PASSED, ExitCode.FAILED):
+            return ExitCode.FAILED if changes.regressed else ExitCode.PASSED
+        return code
+
+
+def finished_sets(streamed: StreamedRun) -> list[FinishedSet]:
+    """The run's eval set documents as the store keeps them (None where one was lost)."""
+    found: list[FinishedSet] = []
+    for item in streamed.sets:
+        document = item.document if item.error is None else None
+        result_id = document.result_id if document is not None else None
+        rid = result_id or ""
+        name = item.file_name or (
+            f"{safe_name(rid, max_bytes=200)}{RESULT_SUFFIX}" if rid else None
+        )
+        found.append(FinishedSet(document, rid, name))
+    return found
+
+
+def store_run(
+    setting: StoreSetting | None,
+    *,
+    baseline: str | None,
+    run_group: str | None,
+    evalset_specs: Sequence[str],
+    app_name: str,
+    num_runs: int,
+    shard: str | None,
+    metrics: str | None,
+    traces: str | None,
+    case_aggregator: str | None,
+) -> StoreRun | None:
+    """What ``run`` does with a store; None when it has no store, baseline or run group."""
+    if setting is None and baseline is None and run_group is None:
+        return None
+    inputs = FingerprintInputs.of_run(
+        evalset_specs, metrics=metrics, traces=traces, case_aggregator=case_aggregator, shard=shard
+    )
+    return StoreRun(
+        setting=setting,
+        baseline=baseline,
+        run_group=run_group,
+        app_name=app_name,
+        num_runs=num_runs,
+        shard=shard,
+        inputs=inputs,
+    )
+
+
+__all__ = ["StoreRun", "finished_sets", "store_run"]

@@ -1,0 +1,224 @@
+"""The store's tables (SQLAlchemy Core), the same on SQLite and PostgreSQL.
+
+A stored run is one ``runs`` row (written first as ``running``; ``finished`` or
+``interrupted`` only in the transaction that completes it) and, keyed by its integer
+``id``:
+
+* ``run_sets`` — one row per eval set: ids, fingerprint hashes, counts, judge usage;
+* ``set_metrics`` — per eval set × metric: hash, threshold, score sum over evaluated
+  results, status counts and judge usage (what ``trend`` reads per run);
+* ``cases`` — per eval set × case: the status that decided the exit code
+  (``incomplete`` included), passed runs of ``--num-runs``, mean score (``trend``'s
+  stable / flaky verdicts read these);
+* ``case_runs`` — per case × run of ``--num-runs``: status, score, error, session,
+  tool calls;
+* ``metric_results`` — per case × metric × run of ``--num-runs``: score, status,
+  threshold, reason;
+* ``document_chunks`` — each eval set's result document exactly as ``run`` wrote it,
+  zstd-compressed in pieces (``store export`` copies it back byte for byte).
+
+Bulk tables carry no primary key (an index on ``run`` serves every query and keeps
+100,000-case writes fast); the writer never writes a row twice.  Times are Unix
+seconds (float) so both databases compare and sort them alike.
+
+Tested in tests/store/test_migrations.py (the schema is created and checked there).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+# The schema's version and the agenteval that last migrated it (one row).
+schema_version = Table(
+    "agenteval_schema",
+    metadata,
+    Column("version", Integer, nullable=False),
+    Column("written_by", String(40), nullable=False),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(64), nullable=False, unique=True),
+    Column("run_group", String(200)),
+    Column("shard_index", Integer),
+    Column("shard_count", Integer),
+    # running → finished | interrupted; a run left "running" never finished writing.
+    Column("state", String(16), nullable=False),
+    # passed | failed | not_evaluated | incomplete (the run document's overallStatus).
+    Column("outcome", String(16)),
+    Column("exit_code", Integer),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Column("duration_seconds", Float),
+    Column("agenteval_version", String(40), nullable=False),
+    Column("git_commit", String(64)),
+    Column("git_branch", String(255)),
+    Column("git_dirty", Boolean),
+    Column("ci_url", Text),
+    Column("app_name", String(200), nullable=False),
+    Column("num_runs", Integer, nullable=False),
+    # run (agenteval run --store) | add (agenteval store add)
+    Column("origin", String(16), nullable=False),
+    Column("cases_total", Integer, nullable=False, default=0),
+    Column("cases_passed", Integer, nullable=False, default=0),
+    Column("cases_failed", Integer, nullable=False, default=0),
+    Column("cases_not_evaluated", Integer, nullable=False, default=0),
+    Column("cases_incomplete", Integer, nullable=False, default=0),
+    Column("judge_calls", Integer, nullable=False, default=0),
+    Column("judge_cache_hits", Integer, nullable=False, default=0),
+    Column("judge_retries", Integer, nullable=False, default=0),
+    Column("judge_prompt_tokens", BigInteger, nullable=False, default=0),
+    Column("judge_completion_tokens", BigInteger, nullable=False, default=0),
+    Column("judge_cost_usd", Float),
+    Column("agent_sessions", Integer),
+    Column("agent_tool_calls", Integer),
+    # One hash over every eval set's fingerprint (shard left out): "was the config the same?"
+    Column("config_hash", String(80)),
+    # The run document's own keys (header and trailer, JSON): `store export --json` rebuilds it.
+    Column("document_keys", Text),
+)
+Index("runs_branch_started", runs.c.git_branch, runs.c.started_at)
+Index("runs_started", runs.c.started_at)
+Index("runs_group", runs.c.run_group)
+
+
+def _run_fk() -> ForeignKey:
+    """The reference to the run a row belongs to (deleting a run deletes its rows)."""
+    return ForeignKey("runs.id", ondelete="CASCADE")
+
+
+run_sets = Table(
+    "run_sets",
+    metadata,
+    Column("run", Integer, _run_fk(), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("eval_set_id", String(255), nullable=False),
+    Column("result_id", String(255), nullable=False),
+    Column("file_name", String(300)),
+    Column("evalset_hash", String(80)),
+    Column("traces_hash", String(80)),
+    Column("case_aggregator", String(200)),
+    Column("shard", String(20)),
+    Column("config_hash", String(80)),
+    Column("partial", Boolean, nullable=False, default=False),
+    Column("cases_total", Integer, nullable=False, default=0),
+    Column("cases_passed", Integer, nullable=False, default=0),
+    Column("cases_failed", Integer, nullable=False, default=0),
+    Column("cases_not_evaluated", Integer, nullable=False, default=0),
+    Column("cases_incomplete", Integer, nullable=False, default=0),
+    Column("judge_usage", Text),
+    Column("document_size", BigInteger, nullable=False, default=0),
+    Column("document_chunks", Integer, nullable=False, default=0),
+)
+Index("run_sets_eval_set", run_sets.c.eval_set_id)
+
+set_metrics = Table(
+    "set_metrics",
+    metadata,
+    Column("run", Integer, _run_fk(), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("metric_name", String(255), primary_key=True),
+    Column("metric_hash", String(80)),
+    Column("threshold", Float, nullable=False),
+    Column("evaluated", Integer, nullable=False),
+    Column("score_sum", Float, nullable=False),
+    Column("passed", Integer, nullable=False),
+    Column("failed", Integer, nullable=False),
+    Column("not_evaluated", Integer, nullable=False),
+    Column("judge_calls", Integer, nullable=False, default=0),
+    Column("judge_cache_hits", Integer, nullable=False, default=0),
+    Column("judge_prompt_tokens", BigInteger, nullable=False, default=0),
+    Column("judge_completion_tokens", BigInteger, nullable=False, default=0),
+)
+
+cases = Table(
+    "cases",
+    metadata,
+    Column("run", Integer, _run_fk(), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("eval_set_id", String(255), nullable=False),
+    Column("eval_id", String(255), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("passed_runs", Integer, nullable=False),
+    Column("runs", Integer, nullable=False),
+    Column("score", Float),
+)
+Index("cases_run", cases.c.run)
+
+case_runs = Table(
+    "case_runs",
+    metadata,
+    Column("run", Integer, _run_fk(), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("eval_id", String(255), nullable=False),
+    Column("repeat", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("score", Float, nullable=False),
+    Column("error_message", Text, nullable=False),
+    Column("session_id", String(255), nullable=False),
+    Column("turns", Integer, nullable=False),
+    Column("tool_calls", Integer, nullable=False),
+)
+Index("case_runs_run", case_runs.c.run)
+
+metric_results = Table(
+    "metric_results",
+    metadata,
+    Column("run", Integer, _run_fk(), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("eval_id", String(255), nullable=False),
+    Column("repeat", Integer, nullable=False),
+    Column("metric_name", String(255), nullable=False),
+    Column("score", Float, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("threshold", Float, nullable=False),
+    Column("reason", Text, nullable=False),
+)
+Index("metric_results_run", metric_results.c.run)
+
+document_chunks = Table(
+    "document_chunks",
+    metadata,
+    Column("run", Integer, _run_fk(), primary_key=True),
+    # The eval set's position in its run; RUN_DOCUMENT_PART: a run document kept whole.
+    Column("part", Integer, primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),
+)
+
+# document_chunks.part of a run document kept verbatim (`store add` of a --json document).
+RUN_DOCUMENT_PART = -1
+
+# The bulk tables, in the order the writer fills them.
+BULK_TABLES = (case_runs, metric_results, cases)
+
+__all__ = [
+    "BULK_TABLES",
+    "RUN_DOCUMENT_PART",
+    "case_runs",
+    "cases",
+    "document_chunks",
+    "metadata",
+    "metric_results",
+    "run_sets",
+    "runs",
+    "schema_version",
+    "set_metrics",
+]

@@ -1,0 +1,75 @@
+"""Helpers of the store tests: result files written and added as stored runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from agenteval.gojson import model_to_go_json_bytes
+from agenteval.schema.result import EvalSetResult
+from agenteval.store.adding import add_results
+from agenteval.store.connection import Store
+from sample_results import case_result, eval_set_result, metric
+
+T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z
+
+
+def scripted_result(
+    index: int, eval_set_id: str = "suite", *, drift_from: int = 0
+) -> EvalSetResult:
+    """Run ``index`` (1-based) of a scripted history.
+
+    ``steady`` always passes, ``broken`` always fails, ``flappy`` fails every third run;
+    the ``quality`` metric scores 0.9 until ``drift_from`` and 0.6 from then on (when set).
+    """
+    quality = 0.6 if drift_from and index >= drift_from else 0.9
+    cases = [
+        case_result(eval_set_id, "steady", [metric("exact", 1.0), metric("quality", quality, 0.5)]),
+        case_result(eval_set_id, "broken", [metric("exact", 0.0, reason="wrong tool")]),
+        case_result(eval_set_id, "flappy", [metric("exact", 0.0 if index % 3 == 0 else 1.0)]),
+    ]
+    result = eval_set_result(eval_set_id, cases)
+    result.eval_set_result_id = f"app_{eval_set_id}_{index:04d}"
+    result.eval_set_result_name = result.eval_set_result_id
+    result.creation_timestamp = T0 + index * 3600
+    return result
+
+
+def with_fingerprint(result: EvalSetResult, fingerprint: dict[str, Any]) -> EvalSetResult:
+    """``result`` carrying a ``fingerprint`` key, as a result file of a fingerprinting run."""
+    data = json.loads(model_to_go_json_bytes(result))
+    data["fingerprint"] = fingerprint
+    return EvalSetResult.model_validate(data)
+
+
+def write_result(result: EvalSetResult, directory: Path) -> Path:
+    """``result`` as a result file (Go layout, as run writes it)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{result.eval_set_result_id}.evalset_result.json"
+    path.write_bytes(model_to_go_json_bytes(result))
+    return path
+
+
+def add_history(
+    store: Store,
+    directory: Path,
+    count: int,
+    *,
+    branch: str = "main",
+    drift_from: int = 0,
+    eval_set_id: str = "suite",
+    first: int = 1,
+) -> list[str]:
+    """``count`` scripted runs (``first``, ``first + 1``, …) added one by one; their run ids."""
+    ids = []
+    for index in range(first, first + count):
+        path = write_result(scripted_result(index, eval_set_id, drift_from=drift_from), directory)
+        ids += add_results(store, [path], commit=f"c{index:03d}", branch=branch)
+    return ids
+
+
+def paths_of(directory: Path) -> Sequence[Path]:
+    """The result files in ``directory``, sorted."""
+    return sorted(directory.glob("*.evalset_result.json"))

@@ -1,0 +1,74 @@
+"""``store add``: result files and run documents become stored runs, kept verbatim."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agenteval.errors import ConfigError
+from agenteval.store.adding import add_results
+from agenteval.store.connection import Store
+from agenteval.store.export import export_run
+from agenteval.store.queries import logical_runs
+from store.store_support import T0, scripted_result, write_result
+
+
+def test_result_files_given_together_are_one_run_each_kept_verbatim(
+    store: Store, tmp_path: Path
+) -> None:
+    first = write_result(scripted_result(1, "alpha"), tmp_path / "in")
+    second = write_result(scripted_result(1, "beta"), tmp_path / "in")
+    [run_id] = add_results(store, [tmp_path / "in"], commit="c0ffee", branch="main")
+    with store.transaction() as conn:
+        [run] = logical_runs(conn)
+    assert run.id == run_id
+    assert (run.state, run.outcome, run.first.origin) == ("finished", "failed", "add")
+    assert (run.first.commit, run.first.branch) == ("c0ffee", "main")
+    assert run.eval_set_ids == ["alpha", "beta"]
+    assert run.counts == {"total": 6, "passed": 4, "failed": 2, "not_evaluated": 0, "incomplete": 0}
+    # Times come from the files: creationTimestamp of run 1 is T0 + 1 h.
+    assert run.started_at == T0 + 3600
+    written = export_run(store, run, tmp_path / "out", None)
+    assert sorted(p.name for p in written) == sorted([first.name, second.name])
+    for path in written:
+        assert path.read_bytes() == (tmp_path / "in" / path.name).read_bytes()
+
+
+def test_a_run_document_is_one_run_and_exports_verbatim(store: Store, tmp_path: Path) -> None:
+    from agenteval.report.result_files import run_document, write_json
+
+    document = run_document(
+        [scripted_result(2, "alpha"), scripted_result(2, "beta")],
+        duration_seconds=12.5,
+        extra={"warnings": []},
+    )
+    document["createdAt"] = T0 + 100
+    path = write_json(tmp_path / "run.json", document)
+    [run_id] = add_results(store, [path])
+    with store.transaction() as conn:
+        [run] = logical_runs(conn)
+    assert run.id == run_id
+    assert run.started_at == pytest.approx(T0 + 100 - 12.5)
+    assert run.first.duration_seconds == 12.5
+    export_run(store, run, tmp_path / "out", tmp_path / "back.json")
+    assert (tmp_path / "back.json").read_bytes() == path.read_bytes()
+    # Its eval sets as result files, each the document's entry.
+    exported = sorted((tmp_path / "out").iterdir())
+    assert [json.loads(p.read_bytes())["evalSetId"] for p in exported] == ["alpha", "beta"]
+
+
+def test_adding_the_same_result_twice_or_one_eval_set_twice_is_refused(
+    store: Store, tmp_path: Path
+) -> None:
+    path = write_result(scripted_result(1), tmp_path / "a")
+    add_results(store, [path])
+    with pytest.raises(ConfigError, match=r"result 'app_suite_0001' is stored already \(run "):
+        add_results(store, [path])
+    other = write_result(scripted_result(2), tmp_path / "b")
+    third = write_result(scripted_result(3), tmp_path / "b")
+    with pytest.raises(ConfigError) as caught:
+        add_results(store, [other, third])
+    assert "eval set 'suite' is also in" in str(caught.value)
+    assert "add each run's files in its own `store add`" in str(caught.value)

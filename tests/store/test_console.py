@@ -1,0 +1,66 @@
+"""The terminal views of history and trend: sparklines with their numbers, flaky cases first."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from agenteval.store.connection import Store
+from agenteval.store.console import render_history, render_trend, sparkline
+from agenteval.store.history import HistoryFilters, history_rows
+from agenteval.store.trend import TrendFilters, trend
+from store.store_support import add_history
+
+
+def _console() -> tuple[Console, io.StringIO]:
+    buffer = io.StringIO()
+    return Console(file=buffer, width=160, color_system=None, force_terminal=False), buffer
+
+
+def test_sparkline_scales_to_the_series() -> None:
+    assert sparkline([0.0, 0.5, 1.0]) == "▁▅█"
+    assert sparkline([0.9, 0.9, None, 0.6]) == "██·▁"
+    assert sparkline([0.7, 0.7]) == "▅▅"
+    assert sparkline([None]) == "·"
+
+
+def test_trend_view(store: Store, tmp_path: Path) -> None:
+    ids = add_history(store, tmp_path, 9, drift_from=4)
+    with store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    console, buffer = _console()
+    render_trend(console, found, "the store", max_shown=50)
+    text = buffer.getvalue()
+    assert "trend over 9 runs (2026-01-01 01:00 → 2026-01-01 09:00) from the store" in text
+    assert "suite / quality  ███▁▁▁▁▁▁  last 0.6 · min 0.6 · max 0.9" in text
+    assert "  0.9 0.9 0.9 0.6 0.6 0.6 0.6 0.6 0.6" in text
+    assert f"  change at run {ids[3]} (commit c004): 0.9 → 0.6" in text
+    assert "cases: 1 flaky · 1 stable fail · 1 stable pass" in text
+    rows = [line.split() for line in text.splitlines() if "/9" in line]
+    flappy = next(line for line in text.splitlines() if "suite / flappy" in line)
+    assert "flaky" in flappy and "6/9" in flappy and "✓✓✗✓✓✗✓✓✗" in flappy
+    assert ids[2] in flappy and ids[3] in flappy
+    # Flaky first, then the failure; stable passes are counted, not listed.
+    assert [row[2] for row in rows] == ["flappy", "broken"]
+    assert "1 more case not shown (--max-shown 0 shows all" in text
+    console, buffer = _console()
+    render_trend(console, found, "the store", max_shown=None)
+    assert "suite / steady" in buffer.getvalue()
+
+
+def test_history_view(store: Store, tmp_path: Path) -> None:
+    ids = add_history(store, tmp_path, 2)
+    with store.transaction() as conn:
+        rows = history_rows(conn, HistoryFilters())
+    console, buffer = _console()
+    render_history(console, rows, "the store")
+    text = buffer.getvalue()
+    first = next(line for line in text.splitlines() if line.strip().startswith(ids[1]))
+    assert "2026-01-01 02:00" in first and "failed" in first and "2/3 67%" in first
+    assert "exact 0.6667" in first and "main" in first and "c002" in first
+    assert text.rstrip().endswith("2 runs from the store")
+    console, buffer = _console()
+    render_history(console, [], "the store")
+    assert buffer.getvalue() == "no runs in the store match\n"

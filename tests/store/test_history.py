@@ -1,0 +1,69 @@
+"""``history``: rows newest first, filters, --since forms."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+
+from agenteval.errors import ConfigError
+from agenteval.store import tables
+from agenteval.store.connection import Store
+from agenteval.store.history import HistoryFilters, check_status, history_rows, iso, parse_since
+from store.store_support import T0, add_history
+
+
+def test_rows_newest_first_with_pass_rate_metrics_and_commit(store: Store, tmp_path: Path) -> None:
+    ids = add_history(store, tmp_path, 3, drift_from=3)
+    with store.transaction() as conn:
+        rows = history_rows(conn, HistoryFilters())
+    assert [row["runId"] for row in rows] == ids[::-1]
+    newest = rows[0]
+    assert newest["state"] == "finished" and newest["outcome"] == "failed"
+    assert newest["startedAt"] == "2026-01-01T03:00:00Z"
+    assert newest["cases"] == {
+        "total": 3,
+        "passed": 1,
+        "failed": 2,
+        "notEvaluated": 0,
+        "incomplete": 0,
+    }
+    assert newest["passRate"] == pytest.approx(1 / 3)
+    # run 3 fails flappy and runs quality at 0.6 (drift).
+    assert newest["metricAverages"] == {"exact": pytest.approx(1 / 3), "quality": 0.6}
+    assert rows[1]["metricAverages"] == {"exact": pytest.approx(2 / 3), "quality": 0.9}
+    assert (newest["commit"], newest["branch"], newest["origin"]) == ("c003", "main", "add")
+    assert newest["evalSets"] == ["suite"]
+
+
+def test_filters(store: Store, tmp_path: Path) -> None:
+    main = add_history(store, tmp_path / "m", 4)
+    feature = add_history(store, tmp_path / "f", 2, branch="feature", eval_set_id="other", first=6)
+    with store.transaction() as conn:
+        conn.execute(
+            update(tables.runs).where(tables.runs.c.run_id == main[1]).values(state="running")
+        )
+
+        def ids(**kwargs: object) -> list[str]:
+            return [row["runId"] for row in history_rows(conn, HistoryFilters(**kwargs))]  # type: ignore[arg-type]
+
+        assert ids(branch="feature") == feature[::-1]
+        assert ids(eval_set="other") == feature[::-1]
+        assert ids(since=T0 + 4 * 3600) == [*feature[::-1], main[3]]
+        assert ids(status="unfinished") == [main[1]]
+        assert ids(status="failed", branch="main") == [main[3], main[2], main[0]]
+        assert ids(last=2) == feature[::-1]
+
+
+def test_since_forms_and_bad_values() -> None:
+    assert parse_since("2026-01-01") == T0
+    assert parse_since("2026-01-01T02:00") == T0 + 7200
+    assert parse_since("2026-01-01T02:00+02:00") == T0
+    assert parse_since("7d", now=T0) == T0 - 7 * 86400
+    assert parse_since("24h", now=T0) == T0 - 86400
+    assert iso(T0) == "2026-01-01T00:00:00Z"
+    with pytest.raises(ConfigError, match="--since: not a date or a time span: 'yesterday'"):
+        parse_since("yesterday")
+    with pytest.raises(ConfigError, match="--status: unknown status 'green'"):
+        check_status("green")

@@ -1,0 +1,142 @@
+"""Schema versions: created on first write, migrated in order, a newer store refused.
+
+Every test runs on a SQLite file and on a real PostgreSQL database (tests/postgres_server.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Column, Integer, inspect, select, text, update
+
+from agenteval import __version__
+from agenteval.store import tables
+from agenteval.store.connection import StoreError, open_store
+from agenteval.store.migrations import CURRENT_VERSION, ensure_schema, stored_version
+from agenteval.store.urls import StoreUrl, parse_store_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> StoreUrl:
+    if request.param == "sqlite":
+        return parse_store_url(f"sqlite:///{tmp_path}/h.sqlite", "--store")
+    return parse_store_url(request.getfixturevalue("pg_url"), "--store")
+
+
+def test_first_write_creates_every_table_and_stamps_the_version(store_url: StoreUrl) -> None:
+    store = open_store(store_url, write=True)
+    try:
+        with store.transaction() as conn:
+            assert stored_version(conn) == (CURRENT_VERSION, __version__)
+            names = set(inspect(conn).get_table_names())
+            assert set(tables.metadata.tables) <= names
+            # The made schema is the one tables.py declares, column for column.
+            for table in tables.metadata.sorted_tables:
+                made = [c["name"] for c in inspect(conn).get_columns(table.name)]
+                assert made == [c.name for c in table.columns], table.name
+    finally:
+        store.close()
+
+
+def test_reading_an_empty_database_creates_nothing(store_url: StoreUrl) -> None:
+    if store_url.backend == "sqlite":
+        with pytest.raises(StoreError, match="no store at this path"):
+            open_store(store_url, write=False)
+        assert store_url.sqlite_path is not None and not store_url.sqlite_path.exists()
+        return
+    with pytest.raises(StoreError, match=r"no runs stored here yet \(record one with"):
+        open_store(store_url, write=False)
+
+
+def test_a_newer_schema_is_refused_for_reading_and_writing(store_url: StoreUrl) -> None:
+    store = open_store(store_url, write=True)
+    with store.transaction() as conn:
+        conn.execute(update(tables.schema_version).values(version=99, written_by="9.9.0"))
+    store.close()
+    for write in (True, False):
+        with pytest.raises(StoreError) as caught:
+            open_store(store_url, write=write)
+        assert str(caught.value) == (
+            f"{store_url.redacted()}: the store's schema is version 99, written by agenteval "
+            f"9.9.0; this agenteval ({__version__}) knows versions up to {CURRENT_VERSION} "
+            "(upgrade agenteval to use this store)"
+        )
+
+
+def test_an_older_schema_is_migrated_in_order_once(store_url: StoreUrl) -> None:
+    store = open_store(store_url, write=True)
+    steps: list[int] = []
+
+    def add_note(conn: object) -> None:
+        steps.append(2)
+        assert hasattr(conn, "execute")
+        conn.execute(text("CREATE TABLE migration_note (n INTEGER)"))  # type: ignore[attr-defined]
+
+    def add_more(conn: object) -> None:
+        steps.append(3)
+        conn.execute(text("INSERT INTO migration_note VALUES (3)"))  # type: ignore[attr-defined]
+
+    migrations = {2: add_note, 3: add_more}
+    with store.transaction() as conn:
+        assert ensure_schema(conn, create=True, current=3, migrations=migrations) == 3
+        assert stored_version(conn) == (3, __version__)
+        assert conn.execute(text("SELECT n FROM migration_note")).scalar_one() == 3
+    with store.transaction() as conn:
+        # Already at 3: nothing runs again.
+        ensure_schema(conn, create=True, current=3, migrations=migrations)
+    assert steps == [2, 3]
+    store.close()
+
+
+def test_an_older_schema_read_only_is_refused_not_misread(tmp_path: Path) -> None:
+    url = parse_store_url(f"sqlite:///{tmp_path}/h.sqlite", "--store")
+    store = open_store(url, write=True)
+    with store.transaction() as conn:
+        conn.execute(update(tables.schema_version).values(version=0))
+    store.close()
+    read_only = parse_store_url(f"sqlite:///{tmp_path}/h.sqlite?mode=ro", "--store")
+    with pytest.raises(StoreError, match="needs upgrading to 1, which a read-only store cannot"):
+        open_store(read_only, write=False)
+
+
+def test_a_database_with_tables_of_its_own_is_not_taken_over(store_url: StoreUrl) -> None:
+    from sqlalchemy import MetaData, Table
+
+    other = MetaData()
+    Table("runs", other, Column("id", Integer))
+    from sqlalchemy import create_engine
+
+    if store_url.backend == "sqlite":
+        assert store_url.sqlite_path is not None
+        engine = create_engine(f"sqlite:///{store_url.sqlite_path}")
+    else:
+        engine = create_engine(store_url.url)
+    other.create_all(engine)
+    engine.dispose()
+    with pytest.raises(StoreError, match="not an agenteval store: it holds tables named runs"):
+        open_store(store_url, write=True)
+
+
+def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
+    errors: list[BaseException] = []
+
+    def open_and_close() -> None:
+        try:
+            open_store(store_url, write=True).close()
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_and_close) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    store = open_store(store_url, write=False)
+    with store.transaction() as conn:
+        assert conn.execute(select(tables.schema_version.c.version)).scalars().all() == [
+            CURRENT_VERSION
+        ]
+    store.close()

@@ -1,0 +1,59 @@
+"""Logical runs (groups of shards), metric points combined over shards, case outcomes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import update
+
+from agenteval.store import tables
+from agenteval.store.adding import add_results
+from agenteval.store.connection import Store
+from agenteval.store.queries import case_outcomes, logical_runs, metric_points
+from sample_results import case_result, eval_set_result, metric
+from store.store_support import write_result
+
+
+def _shard(store: Store, tmp_path: Path, index: int, cases: dict[str, float]) -> None:
+    result = eval_set_result(
+        "suite", [case_result("suite", name, [metric("m", score)]) for name, score in cases.items()]
+    )
+    result.eval_set_result_id = f"shard-{index}"
+    add_results(store, [write_result(result, tmp_path / str(index))], run_group="g", branch="main")
+    with store.transaction() as conn:
+        conn.execute(
+            update(tables.runs)
+            .where(tables.runs.c.shard_index.is_(None))
+            .values(shard_index=index, shard_count=3)
+        )
+
+
+def test_a_group_is_partial_until_every_shard_reported(store: Store, tmp_path: Path) -> None:
+    _shard(store, tmp_path, 1, {"a": 1.0, "b": 0.0})
+    _shard(store, tmp_path, 3, {"c": 1.0})
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+        assert (group.id, group.group, group.state, group.shards) == ("g", True, "partial", (2, 3))
+        assert group.counts["total"] == 3
+    _shard(store, tmp_path, 2, {"d": 1.0, "e": 1.0})
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+        assert (group.state, group.shards, group.outcome) == ("finished", (3, 3), "failed")
+        assert group.counts == {
+            "total": 5,
+            "passed": 4,
+            "failed": 1,
+            "not_evaluated": 0,
+            "incomplete": 0,
+        }
+        # The shards' sums combine: (1 + 0 + 1 + 1 + 1) / 5.
+        [[point]] = metric_points(conn, [group]).values()
+        assert point is not None and point.average == 0.8 and point.evaluated == 5
+        outcomes = case_outcomes(conn, [group])
+    assert outcomes == {
+        ("suite", "a"): [True],
+        ("suite", "b"): [False],
+        ("suite", "c"): [True],
+        ("suite", "d"): [True],
+        ("suite", "e"): [True],
+    }
