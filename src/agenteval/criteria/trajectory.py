@@ -88,7 +88,7 @@ def _unmatched(expected: Tool) -> str:
     return f"tool with name {expected.name} mismatch"
 
 
-class _PairTable:
+class PairTable:
     """The pair predicate of one comparison, each (expected, actual) pair evaluated at most once."""
 
     __slots__ = ("actual", "criterion", "expected", "known", "width")
@@ -126,7 +126,7 @@ class _PairTable:
         return pair_reason(strategy_for(self.criterion, a, e), a, e)
 
 
-def _ordered(pairs: _PairTable) -> Verdict:
+def _ordered(pairs: PairTable) -> Verdict:
     # Greedy earliest match is optimal for subsequence matching.
     n_actual = len(pairs.actual)
     cursor = 0
@@ -141,7 +141,7 @@ def _ordered(pairs: _PairTable) -> Verdict:
     return MATCH
 
 
-def _augment(pairs: _PairTable, root: int, owner: list[int], seen: list[int]) -> bool:
+def _augment(pairs: PairTable, root: int, owner: list[int], seen: list[int]) -> bool:
     """Kuhn's augmenting-path search from expected tool ``root``, iterative (no recursion limit)."""
     width = pairs.width
     seen[root] = root
@@ -181,8 +181,8 @@ def _augment(pairs: _PairTable, root: int, owner: list[int], seen: list[int]) ->
     return False
 
 
-def _greedy_pairs_all(pairs: _PairTable) -> bool:
-    """Whether each expected tool, in order, finds a still-free actual tool it matches.
+def _greedy_pairs_all(pairs: PairTable) -> list[tuple[int, int]] | None:
+    """Each expected tool, in order, paired with a still-free actual tool it matches, or None.
 
     Success is a complete matching, so the maximum matching is complete too and the
     turn matches; that settles the common cases (same order, or a permutation of
@@ -190,18 +190,20 @@ def _greedy_pairs_all(pairs: _PairTable) -> bool:
     is concluded: Kuhn's search runs, reusing every pair verdict already memoised.
     """
     free = list(range(pairs.width))
+    found: list[tuple[int, int]] = []
     for left in range(len(pairs.expected)):
         for position, right in enumerate(free):
             if pairs(left, right):
+                found.append((left, right))
                 del free[position]
                 break
         else:
-            return False
-    return True
+            return None
+    return found
 
 
-def _unordered(pairs: _PairTable) -> Verdict:
-    if _greedy_pairs_all(pairs):
+def _unordered(pairs: PairTable) -> Verdict:
+    if _greedy_pairs_all(pairs) is not None:
         return MATCH
     owner = [-1] * pairs.width  # owner[actual index] = expected index matched to it
     seen = [-1] * len(pairs.expected)  # seen[left] = root of the search that last visited it
@@ -213,7 +215,30 @@ def _unordered(pairs: _PairTable) -> Verdict:
     return mismatch(f"{PREFIX}match tools: " + "; ".join(_explain(pairs, left) for left in missing))
 
 
-def _explain(pairs: _PairTable, left: int) -> str:
+def pair_table(
+    criterion: ToolTrajectoryCriterion, actual: Sequence[Tool], expected: Sequence[Tool]
+) -> PairTable:
+    """The memoised pair predicate ``(expected index, actual index) -> match`` of a criterion."""
+    return PairTable(criterion, actual, expected, memo=True)
+
+
+def maximum_matching(pairs: PairTable) -> list[tuple[int, int]]:
+    """(expected, actual) index pairs of a maximum matching, as the unordered comparison finds it.
+
+    The greedy pass first (a complete matching when calls come in order or permuted),
+    then Kuhn's augmenting paths, the same search :func:`check_tools` runs.
+    """
+    greedy = _greedy_pairs_all(pairs)
+    if greedy is not None:
+        return greedy
+    owner = [-1] * pairs.width
+    seen = [-1] * len(pairs.expected)
+    for left in range(len(pairs.expected)):
+        _augment(pairs, left, owner, seen)
+    return sorted((left, right) for right, left in enumerate(owner) if left != -1)
+
+
+def _explain(pairs: PairTable, left: int) -> str:
     """Why expected tool ``left`` found no partner in a maximum matching."""
     expected = pairs.expected[left]
     partners = [right for right in range(pairs.width) if pairs(left, right)]
@@ -262,5 +287,5 @@ def check_tools(
     if n_expected == 0:
         return MATCH
     if criterion.order_sensitive:
-        return _ordered(_PairTable(criterion, actual, expected, memo=False))
-    return _unordered(_PairTable(criterion, actual, expected, memo=True))
+        return _ordered(PairTable(criterion, actual, expected, memo=False))
+    return _unordered(PairTable(criterion, actual, expected, memo=True))

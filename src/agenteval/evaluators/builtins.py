@@ -3,7 +3,7 @@
 Tested in tests/cli/test_commands.py.
 """
 
-from agenteval.evaluators import final_response_avg, response_match, trajectory
+from agenteval.evaluators import final_response_avg, response_match, trajectory, trajectory_f1
 from agenteval.evaluators.llm import (
     final_response_gate,
     hallucinations,
@@ -28,5 +28,6 @@ __all__ = [
     "rubric_reference_critic",
     "rubric_response",
     "trajectory",
+    "trajectory_f1",
     "verifier_pairwise",
 ]

@@ -1,0 +1,149 @@
+"""``tool_trajectory_f1``: partial credit per turn for the tool calls (issue 26 item 4).
+
+``tool_trajectory_avg_score`` gives a turn 1 or 0; this evaluator scores the same
+comparison gradually.  It reads the same ``criterion.toolTrajectory``: its tool
+strategies decide when two calls match (``defaultStrategy: {"name": {}}`` compares
+names only, adding ``"arguments": {}`` compares names and arguments), and
+``orderSensitive`` picks in-order matching (longest common subsequence) instead of
+any order (maximum matching of the multisets).  Without a criterion it compares
+names, arguments and results exactly, in any order, as the trajectory evaluator does.
+
+Each turn's score is the F1 of precision and recall (see
+:mod:`agenteval.criteria.trajectory_f1`); its reason states the three numbers and
+its details keep them, with the matched pairs and the missing and extra calls, as
+``trajectoryF1``.  The metric's score is the mean over turns.
+
+Tested in tests/evaluators/test_trajectory_f1.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agenteval.checks.criteria import check_trajectory_criterion
+from agenteval.criteria.trajectory_f1 import TrajectoryF1, trajectory_f1
+from agenteval.evaluators.base import (
+    ConfigIssue,
+    EvalContext,
+    EvaluateResult,
+    Evaluator,
+    TurnResult,
+    Turns,
+    average_turns,
+    require_same_length,
+)
+from agenteval.evaluators.registry import register_evaluator
+from agenteval.evaluators.trajectory import DEFAULT_CRITERION
+from agenteval.schema.evalset import Tool
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import DetailValue, MetricDetails
+from agenteval.schema.status import status_for
+
+NAME = "tool_trajectory_f1"
+DETAILS_KEY = "trajectoryF1"
+CRITERION_PATH = "criterion.toolTrajectory"
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _names(tools: Sequence[Tool], indexes: Sequence[int]) -> str:
+    return ", ".join(tools[i].name or "(unnamed)" for i in indexes)
+
+
+def f1_reason(scored: TrajectoryF1, actual: Sequence[Tool], expected: Sequence[Tool]) -> str:
+    """``precision 0.6667, recall 1, F1 0.8 (any order: 2 of 3 actual calls match …)``."""
+    matched = len(scored.pairs)
+    reason = (
+        f"precision {_number(scored.precision)}, recall {_number(scored.recall)}, "
+        f"F1 {_number(scored.f1)} ({scored.order}: {matched} of {scored.actual_calls} actual "
+        f"calls match {matched} of {scored.expected_calls} expected)"
+    )
+    missing, extra = scored.unmatched_expected(), scored.unmatched_actual()
+    if missing:
+        reason += f"; missing: {_names(expected, missing)}"
+    if extra:
+        reason += f"; extra: {_names(actual, extra)}"
+    for near_miss in scored.near_misses:
+        reason += f"; {near_miss}"
+    return reason
+
+
+def f1_details(scored: TrajectoryF1) -> dict[str, Any]:
+    """The structured numbers a reader (or ``explain``) needs, under ``details.trajectoryF1``."""
+    return {
+        "precision": scored.precision,
+        "recall": scored.recall,
+        "f1": scored.f1,
+        "order": scored.order,
+        "matched": len(scored.pairs),
+        "actualCalls": scored.actual_calls,
+        "expectedCalls": scored.expected_calls,
+        "pairs": [{"expected": left, "actual": right} for left, right in scored.pairs],
+        "missing": scored.unmatched_expected(),
+        "extra": scored.unmatched_actual(),
+        "nearMisses": list(scored.near_misses),
+    }
+
+
+@register_evaluator
+class ToolTrajectoryF1Evaluator(Evaluator):
+    """Per turn the F1 of the actual tool calls against the expected ones, averaged."""
+
+    name = NAME
+    description = (
+        "Tool calls scored by precision/recall/F1 against the expected ones (any order or "
+        "in order, the trajectory criterion's matching), averaged over turns"
+    )
+    # The score is an F1: never below 0 nor above 1 (the per-evaluator score range of
+    # issue 21 item 9 reads this attribute once that API is merged).
+    score_range = (0.0, 1.0)
+
+    def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
+        """The trajectory criterion's checks; no subset matching, no compare function."""
+        criterion = metric.criterion.tool_trajectory if metric.criterion else None
+        if criterion is None:
+            return []
+        issues = list(check_trajectory_criterion(criterion, CRITERION_PATH))
+        if criterion.subset_matching:
+            issues.append(
+                ConfigIssue(
+                    f"{CRITERION_PATH}.subsetMatching",
+                    f"{NAME} has no subset mode: extra calls lower its precision instead",
+                    "remove subsetMatching (or weigh recall alone with tool_trajectory_avg_score)",
+                )
+            )
+        if criterion.compare_name:
+            issues.append(
+                ConfigIssue(
+                    f"{CRITERION_PATH}.compareName",
+                    f"{NAME} matches calls pair by pair; a compare function judges whole turns",
+                    "use tool strategies (defaultStrategy, toolStrategy) to say when calls match",
+                )
+            )
+        return issues
+
+    def evaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """Score every turn pair by the F1 of its tool calls."""
+        require_same_length(actuals, expecteds)
+        criterion = (
+            metric.criterion.tool_trajectory if metric.criterion else None
+        ) or DEFAULT_CRITERION
+        turns = []
+        for actual_turn, expected_turn in zip(actuals, expecteds, strict=True):
+            actual, expected = actual_turn.tools or (), expected_turn.tools or ()
+            scored = trajectory_f1(criterion, actual, expected)
+            details = MetricDetails.model_validate(
+                {
+                    "reason": f1_reason(scored, actual, expected),
+                    "score": scored.f1,
+                    "value": DetailValue(kind="numeric", numeric=scored.f1),
+                    DETAILS_KEY: f1_details(scored),
+                }
+            )
+            turns.append(TurnResult(scored.f1, status_for(scored.f1, metric.threshold), details))
+        return average_turns(turns, metric.threshold)
