@@ -88,7 +88,7 @@ bench: install
 	$(BIN)/python bench/html_report.py
 	$(BIN)/python bench/agent_overhead.py
 	$(BIN)/python bench/otel_import.py
-	$(BIN)/python bench/store.py
+	$(BIN)/python bench/run_store.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output

@@ -658,16 +658,6 @@ def _store_run(
     )
 
 
-def _run_document_keys(result: api.RunResult, sink: StreamedRun) -> dict[str, Any]:
-    """The run document's own keys, made once: ``--json`` and the store hold the same bytes."""
-    header = result_files.run_header(
-        [report.statuses.values() for report in sink.reports],
-        duration_seconds=result.elapsed,
-    )
-    trailer = {**result_files.run_trailer(result), **run_document_verdicts(sink.reports)}
-    return {"header": header, "trailer": trailer}
-
-
 def _report_run(
     result: api.RunResult,
     sink: StreamedRun,

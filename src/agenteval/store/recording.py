@@ -19,6 +19,7 @@ Tested in tests/cli/test_store_run.py.
 from __future__ import annotations
 
 import contextlib
+import io
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
+from agenteval.report.result_stream import ResultDocument
 from agenteval.report.safe_text import escape_control
 from agenteval.result_inputs import read_results
 from agenteval.schema.result import EvalSetResult
@@ -211,7 +213,7 @@ class StoreRun:
         return code
 
     def _compare(self, streamed: StreamedRun, code: int, out: Console, err: Console) -> int:
-        current = [item.load() for item in streamed.sets]
+        current = [_read_back(item.finished()) for item in streamed.sets]
         changes = diff_results(self.baseline_results or [], current, 0.0)
         out.print(
             f"compared with {escape_control(self.baseline_label)}", markup=False, highlight=False
@@ -272,6 +274,18 @@ def store_run(
         shard=shard,
         inputs=inputs,
     )
+
+
+
+def _read_back(document: ResultDocument) -> EvalSetResult:
+    """An eval set's whole result, read back from its spooled document for the baseline diff.
+
+    Whole in memory (unlike ``diff`` of files, which streams): --baseline compares one run's
+    result, which the store holds whole too.
+    """
+    buffer = io.BytesIO()
+    document.copy_to(buffer.write)
+    return EvalSetResult.model_validate_json(buffer.getvalue())
 
 
 __all__ = ["StoreRun", "finished_sets", "store_run"]

@@ -10,9 +10,9 @@
    as ``run --store`` writes them), then ``agenteval trend --last 50 --json`` as a
    command: target ≤ 2 s.  The query alone (in-process) is printed beside it.
 
-    python bench/store.py [--cases 100000] [--trend-runs 50] [--trend-cases 10000]
-    python bench/store.py --skip-record       # only the trend part
-    python bench/store.py --no-postgres       # SQLite only
+    python bench/run_store.py [--cases 100000] [--trend-runs 50] [--trend-cases 10000]
+    python bench/run_store.py --skip-record       # only the trend part
+    python bench/run_store.py --no-postgres       # SQLite only
 
 Measured on the 2-core box, shared with other jobs (load average 9–11; figures on an
 idle machine are lower, the ratios are what counts):
