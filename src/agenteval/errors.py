@@ -14,8 +14,8 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   ├── template.bindings.TemplateError ── BindingFormatError
     │   ├── template.jsonpath.PathError, template.trace.TraceError
     │   ├── template.placeholders.UnresolvedPlaceholders
-    │   └── agents: adapter.AgentTurnError, driver.AgentRunError ── AgentStopped, AgentNotStarted,
-    │       tool_mocks.ToolMockError, user_simulator.ScenarioError
+    │   └── agents: adapter.AgentTurnError ── AgentLimitError, driver.AgentRunError ──
+    │       AgentStopped, AgentNotStarted, tool_mocks.ToolMockError, user_simulator.ScenarioError
     ├── FormatError (also ValueError)   a value without the shape it must have
     │   ├── gojson.GoJSONError, judge.backend.LogprobsFormatError
     │   ├── evaluators.llm.gate_judge.JudgeReplyFormatError
@@ -26,9 +26,12 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   │   JudgeTransientError, JudgeInterrupted
     │   └── evaluators.llm.hallucinations.SegmentationJudgeError
     ├── RunInterrupted                  the run stopped before it finished (exit 3)
+    ├── store.connection.StoreError     a run store that cannot be opened, read or written (exit 2)
     └── ControlFlow                     private signals a module raises and catches itself
         └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected,
-            evalset_scan.NotStreamable
+            evalset_scan.NotStreamable, json_scan.ScanError, cmd_agent._LineTooLong,
+            store: baselines.ReferenceProblem, documents.DamagedDocument,
+            migrations.SchemaProblem
 
 The exit codes themselves live in :mod:`agenteval.exit_codes`.
 """

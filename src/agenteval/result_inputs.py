@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from agenteval import locations
 from agenteval.checks.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.errors import ConfigError, Problem
+from agenteval.input_limits import input_file_problem
 from agenteval.json_scan import WINDOW_BYTES, Reader, ScanError, bytes_reader, line_and_column
 from agenteval.loading import RESULT_SUFFIX, read_text, validation_problems
 from agenteval.long_lived import building_long_lived
@@ -381,7 +382,8 @@ def _source_of(path: Path) -> tuple[_Source | None, list[Problem]]:
     if stat.S_ISDIR(status.st_mode):
         return None, [Problem(name, "", "is a directory, expected a file")]
     if not stat.S_ISREG(status.st_mode):
-        return None, [Problem(name, "", "not a regular file (a device, pipe or socket)")]
+        refused = input_file_problem(path)  # names what it is: FIFO, device, socket
+        return None, [refused or Problem(name, "", "not a regular file")]
     try:
         with path.open("rb") as handle:
             start = handle.read(4096).lstrip()

@@ -385,9 +385,10 @@ def test_a_signal_at_any_import_is_one_interrupted_line(small_suite: Path, tmp_p
 def test_a_signal_right_after_the_summary_is_one_interrupted_line(
     small_suite: Path, tmp_path: Path
 ) -> None:
-    """The summary is printed before the reports are written; the process ends soon after.
-    Once its output streams are closed its status is decided (entry.py closes them last), so
-    a signal sent after that cannot count and those delays are left out."""
+    """The eval set tables are printed before the reports are written, the verdict line
+    after them; the process ends soon after. Once its output streams are closed its status
+    is decided (entry.py closes them last), so a signal sent after that cannot count and
+    those delays are left out."""
     landed = 0
     for index, delay in enumerate([0, 0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08]):
         sig = signal.SIGINT if index % 2 == 0 else signal.SIGTERM
@@ -400,7 +401,7 @@ def test_a_signal_right_after_the_summary_is_one_interrupted_line(
         assert proc.stdout is not None and proc.stderr is not None
         fd = proc.stdout.fileno()
         seen = b""
-        while b"cases passed" not in seen and (chunk := os.read(fd, 65536)):
+        while b"eval set " not in seen and (chunk := os.read(fd, 65536)):
             seen += chunk
         time.sleep(delay)
         os.set_blocking(fd, False)

@@ -58,6 +58,7 @@ from agenteval.agents.protocol import (
 )
 from agenteval.agents.text import printable
 from agenteval.agents.tool_mocks import ToolMockError
+from agenteval.errors import ControlFlow
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation
 
@@ -68,7 +69,7 @@ _SHOW_WAIT = 0.5
 _EXIT_WAIT = 1.0
 
 
-class _LineTooLong(Exception):
+class _LineTooLong(ControlFlow):
     """A reply line passed the cap before its newline."""
 
 

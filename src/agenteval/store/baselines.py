@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Connection
 
+from agenteval.errors import ControlFlow
 from agenteval.store.queries import LogicalRun, logical_runs
 
 PREFIX = "@"
@@ -32,7 +33,7 @@ def is_reference(text: str) -> bool:
     return text.startswith(PREFIX)
 
 
-class ReferenceProblem(Exception):
+class ReferenceProblem(ControlFlow):
     """The reference names no usable run (message says why, hint what to do)."""
 
     def __init__(self, message: str, hint: str = "") -> None:

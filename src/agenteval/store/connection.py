@@ -204,7 +204,7 @@ def _postgres_engine(url: StoreUrl) -> Engine:
         raise StoreError(
             url.redacted(),
             "PostgreSQL stores need psycopg 3",
-            "pip install 'agenteval[postgres]'",
+            "reinstall agenteval (psycopg[binary] is one of its dependencies)",
         ) from None
     return create_engine(
         url.url,

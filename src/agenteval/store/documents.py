@@ -22,6 +22,7 @@ from typing import Protocol
 import zstandard
 from sqlalchemy import Connection, insert, select
 
+from agenteval.errors import ControlFlow
 from agenteval.store import tables
 
 CHUNK_BYTES = 4 << 20
@@ -37,7 +38,7 @@ class DocumentSource(Protocol):
         """Hand every byte of the document to ``out``, in order."""
 
 
-class DamagedDocument(Exception):
+class DamagedDocument(ControlFlow):
     """A stored document does not decompress to the size it was stored with."""
 
 

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from sqlalchemy import Connection, func, insert, inspect, select, text, update
 
 from agenteval import __version__
+from agenteval.errors import ControlFlow
 from agenteval.store import tables
 
 # Version 1: the first schema.  A change to tables.py adds version N and MIGRATIONS[N].
@@ -44,7 +45,7 @@ MIGRATIONS: Mapping[int, Migration] = {}
 _PG_LOCK = 0x616765_6E746576
 
 
-class SchemaProblem(Exception):
+class SchemaProblem(ControlFlow):
     """The store's schema cannot be used as it is (message says why, for StoreError)."""
 
     def __init__(self, message: str, hint: str = "") -> None:

@@ -276,7 +276,6 @@ def store_run(
     )
 
 
-
 def _read_back(document: ResultDocument) -> EvalSetResult:
     """An eval set's whole result, read back from its spooled document for the baseline diff.
 
