@@ -25,13 +25,22 @@ def _command(evalset: Path, out: Path, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+def recorded_ids(record: Path) -> list[str]:
+    """The evalIds of a --record file's lines, sorted (a case twice is there twice)."""
+    return sorted(json.loads(line)["evalId"] for line in record.read_text().splitlines())
+
+
 def test_interrupt_then_resume_drives_only_the_rest(tmp_path: Path) -> None:
+    """Ctrl-C keeps the finished cases (the record holds exactly them); ``--resume`` drives
+    only the rest and, given the same ``--record``, appends them to it (issue 21 item 7:
+    it never filled the gap)."""
     cases = [echo_case(f"case_{i:02d}", f"slow {i}") for i in range(CASES)]
     evalset = write_evalset(tmp_path, "slow", cases, EXACT_FINAL)
     first_log, part_out = tmp_path / "first.log", tmp_path / "part"
+    record = ["--record", str(tmp_path / "record.jsonl")]
     env = {**os.environ, "FAULT_AGENT_LOG": str(first_log), "NO_COLOR": "1"}
     proc = subprocess.Popen(
-        _command(evalset, part_out), cwd=REPO, env=env, text=True,
+        _command(evalset, part_out, *record), cwd=REPO, env=env, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     deadline = time.monotonic() + 60
@@ -54,11 +63,12 @@ def test_interrupt_then_resume_drives_only_the_rest(tmp_path: Path) -> None:
     assert all(c.final_eval_status.value == "passed" for c in partial.case_results())
     driven_first = len(first_log.read_text().splitlines())
     assert driven_first < CASES  # no new sessions after the stop
+    assert recorded_ids(tmp_path / "record.jsonl") == sorted(kept)
 
     resumed_log, resumed_out = tmp_path / "resumed.log", tmp_path / "resumed"
     env["FAULT_AGENT_LOG"] = str(resumed_log)
     done = subprocess.run(
-        _command(evalset, resumed_out, "--resume", str(partial_file)),
+        _command(evalset, resumed_out, "--resume", str(partial_file), *record),
         cwd=REPO, env=env, text=True, capture_output=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
@@ -69,6 +79,7 @@ def test_interrupt_then_resume_drives_only_the_rest(tmp_path: Path) -> None:
     final = load_result(final_file)
     assert len(final.case_results()) == CASES
     assert all(c.final_eval_status.value == "passed" for c in final.case_results())
+    assert recorded_ids(tmp_path / "record.jsonl") == [f"case_{i:02d}" for i in range(CASES)]
 
 
 def held_cases(tmp_path: Path) -> tuple[list[str], list[str], list[str]]:
