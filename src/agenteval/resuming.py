@@ -9,7 +9,7 @@ trpc-agent-go) cannot be shown to match and are scored again.  INCOMPLETE cases
 one warning per eval set, e.g. ``--resume: eval set 'suite': kept 12 cases;
 re-scoring 3 whose metric file changed (response_match_score)``.
 
-Tested in tests/test_resuming.py and tests/cli/test_resume_fingerprints.py.
+Tested in tests/test_resuming.py and tests/cli/test_fingerprints.py.
 """
 
 from __future__ import annotations

@@ -326,12 +326,12 @@ def _mocked(case: dict[str, Any], expected_x: int) -> dict[str, Any]:
 def test_counters_count_what_the_agent_did(tmp_path: Path) -> None:
     """An unmatched mock still ran a session, a turn and a call; an own tool is not mocked."""
     out = tmp_path / "run.json"
-    for name, case, line in [
-        ("unmatched", _mocked(echo_case("u", "call get_x"), 2),
+    for name, case, code, line in [
+        ("unmatched", _mocked(echo_case("u", "call get_x"), 2), 1,
          "agent: 1 sessions, 1 turns, 1 tool calls (0 mocked), 1 failed"),
-        ("matched", _mocked(echo_case("m", "call get_x"), 1),
+        ("matched", _mocked(echo_case("m", "call get_x"), 1), 0,
          "agent: 1 sessions, 1 turns, 1 tool calls (1 mocked), 0 failed"),
-        ("own", echo_case("o", "call own_tool"),
+        ("own", echo_case("o", "call own_tool"), 0,
          "agent: 1 sessions, 1 turns, 1 tool calls (0 mocked), 0 failed"),
     ]:  # fmt: skip
         evalset = write_evalset(tmp_path, name, [case], EXACT_FINAL)
@@ -339,6 +339,7 @@ def test_counters_count_what_the_agent_did(tmp_path: Path) -> None:
             "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
             "--json", str(out),
         )  # fmt: skip
+        assert proc.returncode == code, (name, proc.stdout + proc.stderr)
         assert line in proc.stdout, (name, proc.stdout)
     assert json.loads(out.read_text())["agent"]["mockedToolCalls"] == 0
 
