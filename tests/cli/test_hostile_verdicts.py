@@ -16,8 +16,12 @@ What is "truly passed" is computed from how the scenario was built, never read b
 agenteval: a case passes when its recorded answer equals its reference answer (the metrics
 compare them exactly, threshold 1), when the scripted judge was told to call it valid, or
 when the agent was asked to do nothing wrong.  A shard set with a shard left out, or a run
-refused, has not passed.  A metric without a threshold has no bar (trpc-agent-go's
-threshold 0): what it scores passes, and the run says so in a warning.
+refused, has not passed.  Two outcomes are green by the issue's own design, and the
+scenarios hold them to it: a metric without a threshold has no bar (trpc-agent-go's
+threshold 0), so what it scores passes, with a warning that says so; and a --traces
+record of another question is scored (a warning naming the case and turn; an error
+under --strict), so its answer decides.  Either warning must show under -q and be
+counted on the verdict line.
 
 Shard membership is computed here from the documented rule (agenteval/sharding.py's
 docstring: the first 8 bytes of sha256(evalSetId NUL evalId), big-endian, mod N, plus 1),
@@ -55,8 +59,16 @@ PER_FAMILY = 8
 REFERENCES = ("Paris", "forty-two", "blue", "Tuesday", "seven", "granite", "Oslo", "kiwi")
 WRONG = ("wrong-answer-a", "wrong-answer-b", "wrong-answer-c", "wrong-answer-d")
 EXACT = {"finalResponse": {"text": {"matchStrategy": "exact"}}}
-# Wide enough that nothing the CLI prints is folded inside a path or a phrase.
-ENV = {"COLUMNS": "400", "NO_COLOR": "1", "AGENTEVAL_STRICT": None, "GITHUB_ACTIONS": None}
+# Wide enough that nothing the CLI prints is folded inside a path or a phrase; the test
+# machine's own settings and CI variables do not reach the runs.
+ENV: dict[str, str | None] = {
+    "COLUMNS": "400",
+    "NO_COLOR": "1",
+    "AGENTEVAL_STRICT": None,
+    "AGENTEVAL_STORE": None,
+    "GITHUB_ACTIONS": None,
+    "GITHUB_STEP_SUMMARY": None,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,7 +600,7 @@ def _drive(lab: Lab, plan: dict[str, list[tuple[str, str]]], concurrency: int) -
     ran = lab.cli(
         "run", "-e", evalset, "-m", metrics, "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
         "--agent-concurrency", str(concurrency), "--record", record,
-        *(["--agent-timeout", "3"] if hangs else []), *lab.quiet(),
+        *(["--agent-timeout", "5"] if hangs else []), *lab.quiet(),
     )  # fmt: skip
     truth = [
         all(text not in FAULTS and reference == f"echo: {text}" for text, reference in turns)
@@ -630,7 +642,7 @@ def agents_crash(lab: Lab) -> Outcome:
 
 
 def agents_hang(lab: Lab) -> Outcome:
-    """An agent that never answers a turn (--agent-timeout 3)."""
+    """An agent that never answers a turn (--agent-timeout 5: a loaded box starts workers slowly)."""
     return _agent_run(lab, ["hang"])
 
 
