@@ -193,10 +193,10 @@ def test_judge_run_reports_usage_and_failures(tmp_path: Path, judge_server: Judg
 
 def test_the_package_exports_the_api_lazily() -> None:
     import agenteval
-    import agenteval.loading
+    import agenteval.inputs.loading
 
     assert agenteval.evaluate is evaluate
-    assert agenteval.load_evalset is agenteval.loading.load_evalset
+    assert agenteval.load_evalset is agenteval.inputs.loading.load_evalset
     with pytest.raises(AttributeError, match="has no attribute 'run'"):
         agenteval.run  # noqa: B018
 

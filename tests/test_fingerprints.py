@@ -15,7 +15,7 @@ from agenteval.fingerprints import (
     metric_digest,
     without_shard,
 )
-from agenteval.loading import parse_metrics
+from agenteval.inputs.loading import parse_metrics
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import Fingerprint
 

@@ -9,7 +9,7 @@ import pytest
 
 from agenteval.aggregation import build_summary
 from agenteval.errors import ConfigError
-from agenteval.loading import parse_result
+from agenteval.inputs.loading import parse_result
 from agenteval.merging import Completeness, EvalSetFile, merge_extras, merge_results, sum_numbers
 from agenteval.report.result_files import model_to_go_json
 from agenteval.schema.base import dump

@@ -25,7 +25,7 @@ from agenteval.evaluators.base import (
     binary_turn,
 )
 from agenteval.evaluators.registry import evaluators
-from agenteval.lazy_cases import LoadedCases
+from agenteval.inputs.lazy_cases import LoadedCases
 from agenteval.merging import merge_results, plan_merge
 from agenteval.runner import (
     EvalSetPlan,

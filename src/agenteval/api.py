@@ -13,13 +13,12 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from agenteval import loading, settings
+from agenteval import settings
 from agenteval.aggregation import (
     any_not_evaluated,
     build_summary,
     overall_status,
 )
-from agenteval.case_sources import CaseSource, Subset
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -42,12 +41,15 @@ from agenteval.evaluators.registry import (
 from agenteval.exit_codes import ExitCode
 from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
-from agenteval.input_limits import input_file_problem
-from agenteval.lazy_cases import LoadedCases, PlannedCases
+from agenteval.inputs import loading
+from agenteval.inputs.case_sources import CaseSource, Subset
+from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.lazy_cases import LoadedCases, PlannedCases
+from agenteval.inputs.result_inputs import read_parts
+from agenteval.inputs.trace_records import unmatched_records
 from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.option_numbers import non_finite_options
 from agenteval.plugins import load_plugins
-from agenteval.result_inputs import read_parts
 from agenteval.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.runner import (
     EvalSetPlan,
@@ -62,7 +64,6 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import Shard, parse_shard, shard_of
-from agenteval.trace_records import unmatched_records
 from agenteval.turns import run_trace_key
 
 if TYPE_CHECKING:

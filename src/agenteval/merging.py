@@ -47,7 +47,7 @@ The merged result has no ``evalSetResultId``/``evalSetResultName`` (the
 writer gives it a new one) and ``creationTimestamp`` is the latest of the
 parts'.
 
-The parts are case sources (:mod:`agenteval.case_sources`): :func:`plan_merge`
+The parts are case sources (:mod:`agenteval.inputs.case_sources`): :func:`plan_merge`
 decides everything from their heads and their cases' evalIds and runIds, and
 :meth:`MergedSet.cases` reads the cases in merged order one at a time (``merge``
 writes them into the result document as they come, ``--resume`` hands them to the
@@ -61,9 +61,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agenteval.aggregation import INCOMPLETE_KEY, any_not_evaluated, build_summary
-from agenteval.case_sources import CaseSource, HeldResult
 from agenteval.errors import ConfigError, Problem
 from agenteval.fingerprints import differences, joined, without_shard
+from agenteval.inputs.case_sources import CaseSource, HeldResult
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, Fingerprint, extra, set_extra
 from agenteval.sharding import Shard, parse_shard
 

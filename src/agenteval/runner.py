@@ -22,7 +22,7 @@ from agenteval.case_rubrics import (
 )
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
-from agenteval.lazy_cases import PlannedCases
+from agenteval.inputs.lazy_cases import PlannedCases
 from agenteval.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation

@@ -14,7 +14,7 @@ import random
 from pydantic import BaseModel
 
 from agenteval.aggregation import incomplete_cases
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,

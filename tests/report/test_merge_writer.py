@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agenteval.errors import ConfigError
+from agenteval.inputs.result_inputs import read_parts
 from agenteval.merging import merge_results, plan_merge
 from agenteval.report.merge_writer import close, spool_merge, write_merged
 from agenteval.report.result_files import write_json, write_result
 from agenteval.report.set_tally import set_report
-from agenteval.result_inputs import read_parts
 from agenteval.schema.base import dump, dump_json
 from agenteval.sharding import shard_of
 from sample_results import generated_result

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agenteval.aggregation import build_summary
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from agenteval.report.result_files import run_document, write_json, write_result
 from agenteval.report.result_stream import (
     ResultDocument,

@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agenteval import locations
 from agenteval.errors import Problem
+from agenteval.inputs import locations
 
 # Upper bounds for counts that multiply the work of a run (judge calls, memory).
 MAX_NUM_RUNS = 1000

@@ -36,7 +36,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
-from agenteval.input_limits import compressed_problem, input_file_problem
+from agenteval.inputs.input_limits import compressed_problem, input_file_problem
 
 # A JSON object may start after a UTF-8 byte order mark and blanks.
 _BOM = b"\xef\xbb\xbf"

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
-from agenteval import loading
+from agenteval.inputs import loading
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult, extra
 

@@ -30,11 +30,11 @@ from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.inputs.result_inputs import read_results
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
 from agenteval.report.result_stream import ResultDocument
 from agenteval.report.safe_text import escape_control
-from agenteval.result_inputs import read_results
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.sharding import parse_shard

@@ -1,4 +1,4 @@
-"""agenteval.long_lived: the collector paused while building, a large tree frozen after."""
+"""agenteval.inputs.long_lived: the collector paused while building, a large tree frozen after."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agenteval.long_lived import FREEZE_FROM_CHARS, building_long_lived
+from agenteval.inputs.long_lived import FREEZE_FROM_CHARS, building_long_lived
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agenteval.json_scan import (
+from agenteval.inputs.json_scan import (
     JsonWindow,
     ScanError,
     bytes_reader,

@@ -3,12 +3,12 @@
 A 100,000-case eval set is ~110 MB of JSON; parsed whole it is a tree of
 millions of objects (about 1.3 GB with its models).  The scanner keeps the
 file's bytes, decodes a window of a few MB at a time and walks the top-level
-object value by value (:class:`agenteval.json_scan.JsonWindow`): the standard
+object value by value (:class:`agenteval.inputs.json_scan.JsonWindow`): the standard
 library's C decoder (``raw_decode``) finds where each value ends, and
 pydantic-core's parser, the one the whole-file path uses, reads the value's text (wrapped in as many brackets as it sits deep, so
 its nesting bound applies as in the whole document).  Only one case is parsed
 at any moment, and its byte span is kept for reading it again later
-(:mod:`agenteval.lazy_cases`, with the same parser).
+(:mod:`agenteval.inputs.lazy_cases`, with the same parser).
 
 Why not a streaming JSON library: ijson (yajl2_c backend) yields the cases at
 about 30 µs each on the bench set (1.1 KB cases), but its events carry no byte
@@ -26,7 +26,7 @@ duplicate keys, a missing ``evalCases``, nesting past the parser's bound)
 raises :class:`NotStreamable`, and the caller reads the file whole, as before,
 with its exact messages.
 
-Tested in tests/test_evalset_scan.py.
+Tested in tests/inputs/test_evalset_scan.py.
 """
 
 from __future__ import annotations
@@ -37,8 +37,14 @@ from json.decoder import JSONDecodeError
 from typing import Any
 
 from agenteval.errors import ControlFlow
-from agenteval.input_limits import limit_problem
-from agenteval.json_scan import WINDOW_BYTES, JsonWindow, ScanError, bytes_reader, parse_at_depth
+from agenteval.inputs.input_limits import limit_problem
+from agenteval.inputs.json_scan import (
+    WINDOW_BYTES,
+    JsonWindow,
+    ScanError,
+    bytes_reader,
+    parse_at_depth,
+)
 
 
 class NotStreamable(ControlFlow):

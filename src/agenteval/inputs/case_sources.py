@@ -2,11 +2,11 @@
 
 ``show``, ``diff``, ``merge``, ``report`` and ``--resume`` fold over the case results of
 :class:`CaseSource` objects and never hold a file's cases together: a result read from a
-file is a :class:`agenteval.result_inputs.ResultPart` (each case parsed when it is
+file is a :class:`agenteval.inputs.result_inputs.ResultPart` (each case parsed when it is
 reached); a result already in memory (the Python API, tests) is a :class:`HeldResult`.
 So the readers have one path, and the whole-result functions are folds over it.
 
-Tested in tests/test_case_sources.py.
+Tested in tests/inputs/test_case_sources.py.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""agenteval.problem_lists: warnings named one by one up to three, counted past that."""
+"""agenteval.inputs.problem_lists: warnings named one by one up to three, counted past that."""
 
 from __future__ import annotations
 
-from agenteval.problem_lists import LISTED, Item, listed_or_counted
+from agenteval.inputs.problem_lists import LISTED, Item, listed_or_counted
 
 
 def items(count: int) -> list[Item]:

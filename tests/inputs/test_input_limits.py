@@ -1,4 +1,4 @@
-"""agenteval.input_limits: oversized numbers found with their place, fast on large files."""
+"""agenteval.inputs.input_limits: oversized numbers found with their place, fast on large files."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 import socket
 from pathlib import Path
 
-from agenteval.input_limits import MAX_INTEGER_DIGITS, input_file_problem, limit_problem
+from agenteval.inputs.input_limits import MAX_INTEGER_DIGITS, input_file_problem, limit_problem
 
 
 def test_long_integer_located() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agenteval.checks.evalset_stream import check_evalset_stream
-from agenteval.lazy_cases import LazyCases, LoadedCases, PlannedCases
+from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, PlannedCases
 from agenteval.schema.evalset import EvalSet
 
 CASES = [

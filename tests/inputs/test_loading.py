@@ -1,4 +1,4 @@
-"""agenteval.loading: eval sets, metric files, results and traces read into schema objects.
+"""agenteval.inputs.loading: eval sets, metric files, results and traces read into schema objects.
 
 Each reader is called on real files in a temporary directory; problems must come
 back located (file, JSON path) and complete, never as the first one only.
@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.loading import (
+from agenteval.inputs.loading import (
     default_metrics_path,
     evalset_id_for,
     expand_evalset_paths,

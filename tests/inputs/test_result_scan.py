@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from agenteval.checks.file_kind import FileKind, kind_of
-from agenteval.json_scan import ScanError, bytes_reader
-from agenteval.result_scan import SAMPLE, ResultScan, ScannedDocument, ScannedResult
+from agenteval.inputs.file_kind import FileKind, kind_of
+from agenteval.inputs.json_scan import ScanError, bytes_reader
+from agenteval.inputs.result_scan import SAMPLE, ResultScan, ScannedDocument, ScannedResult
 from agenteval.schema.base import dump_json
 from sample_results import generated_result
 

@@ -15,7 +15,7 @@ Both know every evalId of the file in order (:attr:`PlannedCases.ids`),
 whatever the selection, and make narrower selections by evalId without
 building a case (:meth:`PlannedCases.where`: ``--case``, ``--shard``).
 
-Tested in tests/test_lazy_cases.py.
+Tested in tests/inputs/test_lazy_cases.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Result objects validated from parsed JSON, one criterion object per distinct criterion.
 
 The result readers validate a file's eval set result in pieces (its head, then each
-case result, each case summary: :mod:`agenteval.result_inputs`), from JSON already
+case result, each case summary: :mod:`agenteval.inputs.result_inputs`), from JSON already
 parsed (strict Python mode) rather than from text: no second parse.  Every metric
 result's criterion, a tree of about ten small models that each result of a metric
 repeats (45% of the models of a result file), is validated once per distinct
@@ -11,7 +11,7 @@ For the result schema, strict Python-mode validation of parsed JSON accepts what
 JSON mode accepts and builds the same models (statuses are read by their text in
 both modes: ``EvalStatus.__get_pydantic_core_schema__``).  Whenever it fails, the
 JSON text is validated in JSON mode, so every problem keeps JSON mode's wording and
-location.  ``tests/test_result_validation.py`` checks both routes side by side on
+location.  ``tests/inputs/test_result_validation.py`` checks both routes side by side on
 valid and broken files.
 """
 

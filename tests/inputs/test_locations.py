@@ -1,10 +1,10 @@
-"""agenteval.locations: pydantic error locations rendered as the JSON paths users read."""
+"""agenteval.inputs.locations: pydantic error locations rendered as the JSON paths users read."""
 
 from __future__ import annotations
 
 import pytest
 
-from agenteval.locations import join, render
+from agenteval.inputs.locations import join, render
 
 
 @pytest.mark.parametrize(

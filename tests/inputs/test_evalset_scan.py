@@ -8,7 +8,7 @@ from typing import Any
 import pydantic_core
 import pytest
 
-from agenteval.evalset_scan import EvalSetScan, NotStreamable
+from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
 
 
 def scanned(data: bytes, window: int) -> tuple[list[tuple[int, Any, bytes]], EvalSetScan]:

@@ -2,25 +2,25 @@
 
 A 100,000-case result file is ~700 MB of JSON; parsed whole, with its models, it took
 3.3 GB (``show``) and two of them 5.6 GB (``diff``).  This pass walks the document a
-window at a time (:class:`agenteval.json_scan.JsonWindow`) and keeps, per eval set
+window at a time (:class:`agenteval.inputs.json_scan.JsonWindow`) and keeps, per eval set
 result, its *head* (every key but ``evalCaseResults``, with ``summary`` but without
 its ``evalCaseSummaries``; parsed by pydantic-core as the whole-file path parsed it),
 the byte span of each case result and of each case summary, and each case's
 ``evalId`` and ``runId`` (read from the stdlib decoder's value, which finds the span
 anyway: ~16 bytes and an id per case).  The cases themselves are parsed and validated
-one at a time later, from their spans (:class:`agenteval.result_inputs.ResultPart`).
+one at a time later, from their spans (:class:`agenteval.inputs.result_inputs.ResultPart`).
 
 A run document's ``evalSetResults`` entries are walked the same way, so the
 document is never held whole either.  What kind of file it is
-(:func:`agenteval.checks.file_kind.kind_of`) is told from a skeleton: the document
+(:func:`agenteval.inputs.file_kind.kind_of`) is told from a skeleton: the document
 with each streamed array replaced by its first :data:`SAMPLE` entries (as many as
 the kind test looks at); an eval set's ``evalCases`` are only sampled too.
 
 A key given twice keeps its last value, as the whole-document parsers do.  Anything
-that is not JSON ends the pass with a :class:`~agenteval.json_scan.ScanError` at
+that is not JSON ends the pass with a :class:`~agenteval.inputs.json_scan.ScanError` at
 its byte offset.
 
-Tested in tests/test_result_scan.py.
+Tested in tests/inputs/test_result_scan.py.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from json.decoder import JSONDecodeError
 from typing import Any
 
-from agenteval.input_limits import MAX_INTEGER_DIGITS
-from agenteval.json_scan import WINDOW_BYTES, JsonWindow, Reader, ScanError, parse_at_depth
+from agenteval.inputs.input_limits import MAX_INTEGER_DIGITS
+from agenteval.inputs.json_scan import WINDOW_BYTES, JsonWindow, Reader, ScanError, parse_at_depth
 
 # Entries of a streamed or sampled array kept for telling the file's kind (file_kind
 # samples 20 cases).

@@ -12,7 +12,7 @@ non-empty string; ``runId`` an integer ≥ 1 (``--num-runs`` replays, absent = 1
 ``actualConversation`` the schema's invocations (``null`` turns dropped); one record per
 ``evalId`` and run.
 
-Tested in tests/test_trace_records.py.
+Tested in tests/inputs/test_trace_records.py.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
-from agenteval.input_limits import limit_problem, nesting_problem
-from agenteval.problem_lists import Item, listed_or_counted
+from agenteval.inputs.input_limits import limit_problem, nesting_problem
+from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
 from agenteval.turns import FailedRun, run_trace_key
 
@@ -56,7 +56,7 @@ class CheckedRecord:
 
 def check_record(record: Any, where: str, file: str) -> CheckedRecord | list[Problem]:
     """A record's key and turns, or its problems (located at ``where``)."""
-    from agenteval.loading import validation_problems
+    from agenteval.inputs.loading import validation_problems
 
     if not isinstance(record, dict):
         return [Problem(file, where, f"expected an object, got {_json_type(record)}")]

@@ -8,7 +8,7 @@ are read; when it holds none, its run documents.  Anything else is a
 configuration error naming the file and what it looks like.
 
 Files are read in two passes, so no reader holds a whole file: :func:`read_parts`
-walks each file once (:mod:`agenteval.result_scan`) and gives one
+walks each file once (:mod:`agenteval.inputs.result_scan`) and gives one
 :class:`ResultPart` per eval set result: its validated head (every key but the case
 results; the summary without its case summaries), its case count, and each case's
 evalId and runId.  :meth:`ResultPart.cases` then reads, parses and validates one
@@ -32,14 +32,20 @@ from typing import IO, Any
 import pydantic_core
 from pydantic import ValidationError
 
-from agenteval import locations
-from agenteval.checks.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.errors import ConfigError, Problem
-from agenteval.input_limits import input_file_problem
-from agenteval.json_scan import WINDOW_BYTES, Reader, ScanError, bytes_reader, line_and_column
-from agenteval.loading import RESULT_SUFFIX, read_text, validation_problems
-from agenteval.long_lived import building_long_lived
-from agenteval.result_scan import (
+from agenteval.inputs import locations
+from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.json_scan import (
+    WINDOW_BYTES,
+    Reader,
+    ScanError,
+    bytes_reader,
+    line_and_column,
+)
+from agenteval.inputs.loading import RESULT_SUFFIX, read_text, validation_problems
+from agenteval.inputs.long_lived import building_long_lived
+from agenteval.inputs.result_scan import (
     CASE_SUMMARIES_KEY,
     CASES_KEY,
     ENTRIES_KEY,
@@ -47,7 +53,7 @@ from agenteval.result_scan import (
     ScannedDocument,
     ScannedResult,
 )
-from agenteval.result_validation import CaseValidator, validate_head, validate_summary
+from agenteval.inputs.result_validation import CaseValidator, validate_head, validate_summary
 from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
 
 NOT_A_RESULT = "an agenteval or trpc-agent-go result"
@@ -367,7 +373,7 @@ def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem]]:
 def _binary_hint(source: _Source) -> str:
     if not isinstance(source, _FileSource):
         return ""
-    from agenteval.importers.detect import binary_file_hint
+    from agenteval.inputs.foreign_files import binary_file_hint
 
     return binary_file_hint(source.path)
 

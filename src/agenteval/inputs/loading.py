@@ -17,27 +17,27 @@ from typing import Any
 import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
-from agenteval import locations
-from agenteval.checks.evalset_file import case_rules
-from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
 from agenteval.errors import ConfigError, Problem
 from agenteval.gojson import json_kind
-from agenteval.importers.detect import foreign_evalset_problem
-from agenteval.input_limits import (
+from agenteval.inputs import locations
+from agenteval.inputs.evalset_file import case_rules
+from agenteval.inputs.foreign_files import foreign_evalset_problem
+from agenteval.inputs.input_limits import (
     compressed_problem,
     input_file_problem,
     limit_problem,
     nesting_problem,
 )
-from agenteval.schema.evalset import EvalSet, Invocation
-from agenteval.schema.metric import EvalMetric
-from agenteval.schema.result import EvalSetResult
-from agenteval.trace_records import (
+from agenteval.inputs.metrics_file import metric_rules, null_tool_strategies
+from agenteval.inputs.trace_records import (
     check_record,
     duplicate_problem,
     parse_line,
     read_trace_lines,
 )
+from agenteval.schema.evalset import EvalSet, Invocation
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import EvalSetResult
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
@@ -114,7 +114,7 @@ def read_text(path: Path) -> str:
         compressed = compressed_problem(str(path), exc.object[:8])
         if compressed is not None:
             raise ConfigError([compressed]) from None
-        from agenteval.importers.detect import binary_file_hint
+        from agenteval.inputs.foreign_files import binary_file_hint
 
         hint = binary_file_hint(path)
         raise ConfigError(
@@ -243,10 +243,10 @@ def _expand_judge_env(metric: EvalMetric, environ: Mapping[str, str]) -> None:
 def parse_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Problem]]:
     """Parse a result file, accepting the legacy string-wrapped layout (formats.md §1).
 
-    The one result reader's route (:mod:`agenteval.result_inputs`): the same results and
+    The one result reader's route (:mod:`agenteval.inputs.result_inputs`): the same results and
     problems as ``EvalSetResult.model_validate_json(text)``.
     """
-    from agenteval.result_inputs import read_as_result
+    from agenteval.inputs.result_inputs import read_as_result
 
     return read_as_result(text, file)
 
@@ -348,7 +348,7 @@ def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Proble
     """A traces file's records by trace key, and its problems; ConfigError when it cannot be read.
 
     JSON lines are checked line by line and indexed, never held whole
-    (:mod:`agenteval.trace_records`); a JSON array or a result file is read whole.
+    (:mod:`agenteval.inputs.trace_records`); a JSON array or a result file is read whole.
     """
     refused = input_file_problem(path)
     if refused is not None:

@@ -1,4 +1,4 @@
-"""agenteval.trace_records: ``--traces`` JSON lines checked line by line, indexed, read on access."""
+"""agenteval.inputs.trace_records: ``--traces`` JSON lines checked line by line, indexed, read on access."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from agenteval.errors import ConfigError
-from agenteval.loading import read_traces
-from agenteval.trace_records import TraceRecords, read_trace_lines, unmatched_records
+from agenteval.inputs.loading import read_traces
+from agenteval.inputs.trace_records import TraceRecords, read_trace_lines, unmatched_records
 
 
 def turn(user: str, answer: str = "a") -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pydantic_core
 from google.protobuf.message import DecodeError
 
 from agenteval.errors import Problem
-from agenteval.input_limits import input_file_problem
+from agenteval.inputs.input_limits import input_file_problem
 
 KIND_NAMES = {
     "adk-evalset": "a Google ADK eval set",

@@ -5,7 +5,7 @@ records no case asks for; one line per item buried everything else (300,001 line
 of a minute to print).  :func:`listed_or_counted` names up to :data:`LISTED` items each
 in its own warning; past that, one warning gives their count and the first few.
 
-Tested in tests/test_problem_lists.py.
+Tested in tests/inputs/test_problem_lists.py.
 """
 
 from __future__ import annotations

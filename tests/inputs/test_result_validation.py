@@ -1,4 +1,4 @@
-"""agenteval.result_validation: parsed JSON validated to the same results and the same problems.
+"""agenteval.inputs.result_validation: parsed JSON validated to the same results and the same problems.
 
 The reference is the route every result reader took before:
 ``EvalSetResult.model_validate_json(text)``.  The readers now validate a result in
@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from agenteval.loading import validation_problems
-from agenteval.result_inputs import read_as_result
-from agenteval.result_validation import CaseValidator
+from agenteval.inputs.loading import validation_problems
+from agenteval.inputs.result_inputs import read_as_result
+from agenteval.inputs.result_validation import CaseValidator
 from agenteval.schema.base import dump_json
 from agenteval.schema.metric import Criterion
 from agenteval.schema.result import EvalSetResult

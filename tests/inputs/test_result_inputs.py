@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from agenteval import result_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.loading import load_result, validation_problems
-from agenteval.long_lived import FREEZE_FROM_CHARS
+from agenteval.inputs import result_inputs
+from agenteval.inputs.loading import load_result, validation_problems
+from agenteval.inputs.long_lived import FREEZE_FROM_CHARS
+from agenteval.inputs.result_inputs import case_count, parse_results, read_parts, read_results
 from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import set_report, source_report
-from agenteval.result_inputs import case_count, parse_results, read_parts, read_results
 from agenteval.schema.base import dump_json
 from agenteval.schema.result import EvalSetResult
 from tests.sample_results import criteria_result, generated_result
@@ -179,7 +179,7 @@ def test_special_files_are_refused_up_front(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         read_parts([fifo])
     assert [p.message for p in caught.value.problems] == [
-        "not a regular file (a device, pipe or socket)"
+        "is a named pipe (FIFO), not a regular file"
     ]
 
 

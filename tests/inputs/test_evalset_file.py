@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.checks.evalset_file import case_rules
+from agenteval.inputs.evalset_file import case_rules
 
 
 def test_empty_duplicate_ids_and_unknown_mode_are_located() -> None:

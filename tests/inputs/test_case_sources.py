@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.case_sources import HeldResult, Subset, held, runs_of
+from agenteval.inputs.case_sources import HeldResult, Subset, held, runs_of
 from agenteval.schema.result import EvalSetResult
 from sample_results import generated_result
 

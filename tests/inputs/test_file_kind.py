@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.checks.file_kind import FileKind, describe, kind_of, wrong_kind_message
+from agenteval.inputs.file_kind import FileKind, describe, kind_of, wrong_kind_message
 
 
 @pytest.mark.parametrize(

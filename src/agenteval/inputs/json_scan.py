@@ -1,17 +1,17 @@
 """A cursor over a JSON document's bytes that decodes a window of a few MB at a time.
 
-The readers of large files (eval sets: :mod:`agenteval.evalset_scan`; result files and
-run documents: :mod:`agenteval.result_scan`) walk a document value by value instead of
+The readers of large files (eval sets: :mod:`agenteval.inputs.evalset_scan`; result files and
+run documents: :mod:`agenteval.inputs.result_scan`) walk a document value by value instead of
 parsing it whole: the standard library's C decoder (``raw_decode``) finds where each
 value ends, and each value's byte span is kept to read it again later.  Only the
 window's text is held, never the whole document's: the bytes come from ``read``, a
 function of a byte range (an in-memory buffer or a file).
 
-Why not a streaming JSON library: see :mod:`agenteval.evalset_scan` (ijson's events
+Why not a streaming JSON library: see :mod:`agenteval.inputs.evalset_scan` (ijson's events
 carry no byte offsets, so a value could not be read again alone, and its values are not
 pydantic-core's).
 
-Tested in tests/test_json_scan.py (and through tests/test_evalset_scan.py).
+Tested in tests/inputs/test_json_scan.py (and through tests/inputs/test_evalset_scan.py).
 """
 
 from __future__ import annotations

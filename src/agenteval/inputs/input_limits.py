@@ -11,7 +11,7 @@ reader until a writer comes (and reading it consumes it), ``/dev/zero`` never en
 and ``/dev/stdin`` belongs to the terminal; each is refused with one line before
 anything opens it.
 
-Tested in tests/test_input_limits.py.
+Tested in tests/inputs/test_input_limits.py.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agenteval.checks.metrics_file import metric_rules, null_tool_strategies
-from agenteval.loading import parse_metrics
+from agenteval.inputs.loading import parse_metrics
+from agenteval.inputs.metrics_file import metric_rules, null_tool_strategies
 
 
 def test_empty_and_duplicate_metric_names_are_located() -> None:

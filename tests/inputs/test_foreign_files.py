@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from otel_spans import Recorder, record_semconv
 
-from agenteval.importers.detect import kind_of_file
+from agenteval.inputs.foreign_files import kind_of_file
 from agenteval.schema.evalset import Invocation, Message, Tool
 from trpc_fixtures import FIXTURES as TRPC_FIXTURES
 
