@@ -63,8 +63,8 @@ from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
+from agenteval.schema.turns import run_trace_key
 from agenteval.sharding import Shard, parse_shard, shard_of
-from agenteval.turns import run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats

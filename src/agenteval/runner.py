@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from agenteval.aggregation import build_summary, default_case_aggregate
-from agenteval.case_rubrics import (
-    CaseRubricError,
-    case_rubric_index,
-    effective_rubrics,
-    with_rubrics,
-)
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
 from agenteval.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
+from agenteval.schema.case_rubrics import (
+    CaseRubricError,
+    case_rubric_index,
+    effective_rubrics,
+    with_rubrics,
+)
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric, Rubric
 from agenteval.schema.result import (
@@ -37,8 +37,8 @@ from agenteval.schema.result import (
     RubricScore,
 )
 from agenteval.schema.status import EvalStatus
+from agenteval.schema.turns import CaseLayoutError, case_turns, run_trace_key
 from agenteval.stop_refusals import count_refusals
-from agenteval.turns import CaseLayoutError, case_turns, run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver, PendingRecord

@@ -34,8 +34,8 @@ from agenteval.evaluators.llm.template.placeholders import (
     is_valid_name,
     parse,
 )
-from agenteval.gojson import go_quote
 from agenteval.schema.evalset import Invocation
+from agenteval.schema.gojson import go_quote
 from agenteval.schema.metric import EvalMetric
 
 SUPPORTED = ", ".join(f"{scope}.{field}" for scope, fields in SOURCES.items() for field in fields)

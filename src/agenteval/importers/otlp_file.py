@@ -35,8 +35,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.gojson import json_kind
 from agenteval.inputs.input_limits import compressed_problem, input_file_problem
+from agenteval.schema.gojson import json_kind
 
 # A JSON object may start after a UTF-8 byte order mark and blanks.
 _BOM = b"\xef\xbb\xbf"

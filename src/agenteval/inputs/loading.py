@@ -18,7 +18,6 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.gojson import json_kind
 from agenteval.inputs import locations
 from agenteval.inputs.evalset_file import case_rules
 from agenteval.inputs.foreign_files import foreign_evalset_problem
@@ -36,6 +35,7 @@ from agenteval.inputs.trace_records import (
     read_trace_lines,
 )
 from agenteval.schema.evalset import EvalSet, Invocation
+from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
 

@@ -30,11 +30,11 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.gojson import json_kind
 from agenteval.inputs.input_limits import limit_problem, nesting_problem
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
-from agenteval.turns import FailedRun, run_trace_key
+from agenteval.schema.gojson import json_kind
+from agenteval.schema.turns import FailedRun, run_trace_key
 
 _turns_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
     list[Invocation | None] | None

@@ -1,4 +1,4 @@
-"""JSON result files: safe names, atomic writes, Go-style encoding (from :mod:`agenteval.gojson`).
+"""JSON result files: safe names, atomic writes, Go-style encoding (from :mod:`agenteval.schema.gojson`).
 
 Two kinds of file are written here:
 
@@ -33,11 +33,11 @@ from typing import Any, Protocol
 from agenteval import __version__
 from agenteval.aggregation import case_statuses, summarize_cases
 from agenteval.errors import Problem
-from agenteval.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump
+from agenteval.schema.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 

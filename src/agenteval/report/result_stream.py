@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from agenteval.aggregation import SummaryTally
-from agenteval.gojson import model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import StreamedFile
+from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,

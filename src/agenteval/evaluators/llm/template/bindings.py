@@ -33,8 +33,8 @@ from agenteval.evaluators.llm.template.trace import (
     snapshot_text,
     tools_json,
 )
-from agenteval.gojson import Struct, encode, go_quote
 from agenteval.schema.evalset import Invocation, Message
+from agenteval.schema.gojson import Struct, encode, go_quote
 from agenteval.schema.metric import EvalMetric, Rubric
 
 TRACE_FIELDS = ("traceStepInput", "traceStepOutput", "traceStepTools", "traceStepSkills")

@@ -15,9 +15,9 @@ import pytest
 from llm_support import judge_model
 
 from agenteval.api import Options, evaluate
-from agenteval.case_rubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.inputs.loading import parse_evalset
 from agenteval.schema import EvalCase, EvalMetric
+from agenteval.schema.case_rubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.schema.evalset import EvalCaseRubric
 from judge_server import JudgeServer, Reply
 

@@ -22,7 +22,7 @@ Number inputs of :func:`encode` mean different things by origin, as in Go:
   so ``9007199254740993`` becomes ``9007199254740992`` like in Go.
 
 Struct-shaped objects keep their declared key order through :class:`Struct`.
-Tested in tests/test_gojson.py.
+Tested in tests/schema/test_gojson.py.
 """
 
 from __future__ import annotations

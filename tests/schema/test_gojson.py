@@ -1,4 +1,4 @@
-"""Go ``encoding/json`` output (agenteval.gojson): each writer against texts Go itself produces.
+"""Go ``encoding/json`` output (agenteval.schema.gojson): each writer against texts Go itself produces.
 
 The expected strings are what Go 1.22's ``json.Marshal`` / ``json.MarshalIndent`` /
 an encoder with ``SetEscapeHTML(false)`` print for the same values.
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from agenteval.gojson import (
+from agenteval.schema.gojson import (
     GoJSONError,
     JSONNumber,
     Struct,

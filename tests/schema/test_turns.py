@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agenteval.schema import EvalCase, Invocation
-from agenteval.turns import CaseLayoutError, case_turns
+from agenteval.schema.turns import CaseLayoutError, case_turns
 
 
 def turn(text: str, answer: str | None = None, **extra: Any) -> dict[str, Any]:
