@@ -276,7 +276,7 @@ def test_planned_cases_are_built_again_on_each_pass(large_set: Path) -> None:
 
 
 def test_case_and_shard_filters_on_a_large_set(large_set: Path) -> None:
-    from agenteval.sharding import shard_of
+    from agenteval.results.sharding import shard_of
 
     wanted = ["case_09999", "case_00007", "case_05000"]
     (plan,) = prepare([str(large_set)], Options(cache=None, cases=wanted)).plans

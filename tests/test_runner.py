@@ -26,7 +26,7 @@ from agenteval.evaluators.base import (
 )
 from agenteval.evaluators.registry import evaluators
 from agenteval.inputs.lazy_cases import LoadedCases
-from agenteval.merging import merge_results, plan_merge
+from agenteval.results.merging import merge_results, plan_merge
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,

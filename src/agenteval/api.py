@@ -14,11 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import settings
-from agenteval.aggregation import (
-    any_not_evaluated,
-    build_summary,
-    overall_status,
-)
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -39,7 +34,6 @@ from agenteval.evaluators.registry import (
     evaluators,
 )
 from agenteval.exit_codes import ExitCode
-from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.inputs import loading
 from agenteval.inputs.case_sources import CaseSource, Subset
@@ -47,10 +41,17 @@ from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.lazy_cases import LoadedCases, PlannedCases
 from agenteval.inputs.result_inputs import read_parts
 from agenteval.inputs.trace_records import unmatched_records
-from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.option_numbers import non_finite_options
 from agenteval.plugins import load_plugins
-from agenteval.resuming import ResumeTally, mismatch, resume_notes
+from agenteval.results.aggregation import (
+    any_not_evaluated,
+    build_summary,
+    overall_status,
+)
+from agenteval.results.fingerprints import digest_bytes, digest_file, fingerprint
+from agenteval.results.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
+from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
+from agenteval.results.sharding import Shard, parse_shard, shard_of
 from agenteval.runner import (
     EvalSetPlan,
     PlannedMetric,
@@ -64,7 +65,6 @@ from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
 from agenteval.schema.status import EvalStatus
 from agenteval.schema.turns import run_trace_key
-from agenteval.sharding import Shard, parse_shard, shard_of
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
@@ -361,7 +361,7 @@ def _load_resumed(
     """Earlier results by evalSetId, several files of one eval set merged, and what was not kept.
 
     Result files, ``--json`` run documents and directories are read alike, case by case.
-    Case results scored on other inputs (:mod:`agenteval.resuming`) and INCOMPLETE cases
+    Case results scored on other inputs (:mod:`agenteval.results.resuming`) and INCOMPLETE cases
     are left out, so the run scores them again; the warnings say how many and why.  The
     kept cases are read once here (a broken one is exit 2 before anything is scored) and
     again when the run reaches their place.
@@ -847,7 +847,7 @@ def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult
         set_extra(head, key, value)
     # Only the new part decides: the resumed run finished what the earlier one left.
     head.partial = True if fresh.partial else None
-    # Every case kept was scored on this run's inputs (agenteval.resuming).
+    # Every case kept was scored on this run's inputs (agenteval.results.resuming).
     head.fingerprint = fresh.fingerprint
     return head
 

@@ -25,12 +25,10 @@ from agenteval import __version__, api, entry, settings
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
-from agenteval.fingerprints import digest_file
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.inputs.result_inputs import ResultPart, case_count, raise_problems, read_parts
-from agenteval.merging import Completeness, EvalSetFile, plan_merge
 from agenteval.option_numbers import finite_at_least
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
@@ -56,6 +54,8 @@ from agenteval.report.set_tally import ReportSink, SetReport, overall_status, so
 from agenteval.report.set_tally import exit_code as report_exit_code
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.report.verdicts import run_document_verdicts
+from agenteval.results.fingerprints import digest_file
+from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
 from agenteval.run_signals import RunSignals, run_signal_policy
 from agenteval.runner import StopSignal
 from agenteval.schema.result import EvalSetResult

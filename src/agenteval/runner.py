@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agenteval.aggregation import build_summary, default_case_aggregate
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
-from agenteval.merging import MergedSet, case_ranks
+from agenteval.results.aggregation import build_summary, default_case_aggregate
+from agenteval.results.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
 from agenteval.schema.case_rubrics import (
     CaseRubricError,
@@ -430,7 +430,7 @@ def work_in_order(
     """Every case run in result-file order: run 1's cases in file order, then run 2's, ...
 
     Cases of ``resumed`` (an interrupted run's finished cases, read one at a time) take
-    their place in that order, as :func:`agenteval.merging.merge_results` orders them: by
+    their place in that order, as :func:`agenteval.results.merging.merge_results` orders them: by
     run, then by position in the file; cases the file no longer holds come last in their
     run, by evalId.
     """

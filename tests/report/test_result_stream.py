@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.aggregation import build_summary
 from agenteval.inputs.loading import load_result
 from agenteval.report.result_files import run_document, write_json, write_result
 from agenteval.report.result_stream import (
@@ -16,6 +15,7 @@ from agenteval.report.result_stream import (
     write_result_document,
     write_run_document,
 )
+from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import EvalSetResult, Fingerprint
 from sample_results import case_result, generated_result, metric
 from trpc_fixtures import FIXTURES

@@ -14,8 +14,6 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from agenteval.aggregation import exit_code as whole_exit_code
-from agenteval.aggregation import overall_status as whole_overall_status
 from agenteval.report import github, junit, markdown
 from agenteval.report.console import num_runs, render_reports, render_results
 from agenteval.report.console_tables import reason_lines
@@ -28,6 +26,8 @@ from agenteval.report.set_tally import (
     overall_status,
     set_report,
 )
+from agenteval.results.aggregation import exit_code as whole_exit_code
+from agenteval.results.aggregation import overall_status as whole_overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, MetricDetails
 from agenteval.schema.status import EvalStatus
 from tests.report.report_inputs import FIXTURES, fixture_results, varied_results

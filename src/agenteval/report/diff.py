@@ -32,7 +32,6 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from agenteval.aggregation import metric_summaries
 from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult
 from agenteval.report.cell_table import CellTable, Column
@@ -40,6 +39,7 @@ from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format
 from agenteval.report.outcomes import RunRecord, run_record
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import case_status
+from agenteval.results.aggregation import metric_summaries
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from agenteval.errors import Problem
 from agenteval.inputs.result_inputs import ResultPart, raise_problems, read_parts
-from agenteval.merging import merge_results
+from agenteval.results.merging import merge_results
 from agenteval.schema.result import EvalSetResult
 
 

@@ -19,7 +19,7 @@ Two kinds of file are written here:
       }
 
   ``caseStatusCounts`` counts the in-memory per-case statuses
-  (:func:`agenteval.aggregation.case_statuses`), which decide the exit code.
+  (:func:`agenteval.results.aggregation.case_statuses`), which decide the exit code.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agenteval import __version__
-from agenteval.aggregation import case_statuses, summarize_cases
 from agenteval.errors import Problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.run_notes import collapse
+from agenteval.results.aggregation import case_statuses, summarize_cases
 from agenteval.schema.base import dump
 from agenteval.schema.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.schema.result import EvalSetResult

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from agenteval.aggregation import SummaryTally
 from agenteval.report.atomic_write import StreamedFile
+from agenteval.results.aggregation import SummaryTally
 from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json
 from agenteval.schema.result import (
     EvalCaseResult,

@@ -35,13 +35,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenteval.aggregation import any_not_evaluated
 from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.case_sources import CaseSource, HeldResult, runs_of
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
+from agenteval.results.aggregation import any_not_evaluated
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,

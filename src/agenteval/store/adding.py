@@ -21,10 +21,10 @@ from typing import Any
 import pydantic_core
 from sqlalchemy import select
 
-from agenteval.aggregation import case_statuses, exit_code, overall_status
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.result_inputs import read_results
+from agenteval.results.aggregation import case_statuses, exit_code, overall_status
 from agenteval.schema.gojson import model_to_go_json_bytes
 from agenteval.schema.result import EvalSetResult, extra
 from agenteval.schema.status import EvalStatus

@@ -24,10 +24,10 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agenteval.inputs.result_inputs import parse_results
-from agenteval.merging import merge_results
 from agenteval.report.atomic_write import StreamedFile, write_bytes_atomic
 from agenteval.report.result_files import RESULT_SUFFIX, run_document, safe_name, write_result
 from agenteval.report.result_stream import write_run_document
+from agenteval.results.merging import merge_results
 from agenteval.schema.gojson import to_go_json
 from agenteval.schema.result import EvalSetResult
 from agenteval.store import tables

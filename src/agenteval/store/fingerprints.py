@@ -11,7 +11,7 @@ Result files carry their fingerprint (``fingerprint`` key); :func:`set_fingerpri
 reads it from there.  Files written before fingerprints existed have none: for those
 the run's own inputs are hashed here the same way (:func:`computed_fingerprint`).
 SWITCH: once every result ``run`` writes carries its fingerprint (the ``fingerprint``
-field of ``EvalSetResult``, agenteval.fingerprints), :func:`computed_fingerprint` and
+field of ``EvalSetResult``, agenteval.results.fingerprints), :func:`computed_fingerprint` and
 :class:`FingerprintInputs` can go; only the read in :func:`set_fingerprint` stays.
 
 Tested in tests/store/test_fingerprints.py.

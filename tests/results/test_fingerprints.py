@@ -6,7 +6,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from agenteval.fingerprints import (
+from agenteval.inputs.loading import parse_metrics
+from agenteval.results.fingerprints import (
     differences,
     digest_bytes,
     digest_file,
@@ -15,7 +16,6 @@ from agenteval.fingerprints import (
     metric_digest,
     without_shard,
 )
-from agenteval.inputs.loading import parse_metrics
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import Fingerprint
 

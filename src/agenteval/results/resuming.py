@@ -1,7 +1,7 @@
 """``run --resume``: which cases of earlier results a run keeps, and what it says of the rest.
 
 A case result is kept when it was scored on the inputs of this run: its eval set's
-fingerprint (:mod:`agenteval.fingerprints`) names the same eval set file, metrics,
+fingerprint (:mod:`agenteval.results.fingerprints`) names the same eval set file, metrics,
 traces and case aggregator as the run's (the shard does not matter: shard 1/2 may be
 finished by a whole run).  Results without a fingerprint (older agenteval versions,
 trpc-agent-go) cannot be shown to match and are scored again.  INCOMPLETE cases
@@ -9,7 +9,7 @@ trpc-agent-go) cannot be shown to match and are scored again.  INCOMPLETE cases
 one warning per eval set, e.g. ``--resume: eval set 'suite': kept 12 cases;
 re-scoring 3 whose metric file changed (response_match_score)``.
 
-Tested in tests/test_resuming.py and tests/cli/test_resume_fingerprints.py.
+Tested in tests/results/test_resuming.py and tests/cli/test_resume_fingerprints.py.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from agenteval.errors import Problem
-from agenteval.fingerprints import differences, joined
+from agenteval.results.fingerprints import differences, joined
 from agenteval.schema.result import Fingerprint
 
 NO_FINGERPRINT = "from results without fingerprints (an older agenteval's or trpc-agent-go's)"

@@ -3,7 +3,7 @@
 Parts are grouped by ``evalSetId`` (groups in order of first appearance).
 Each group's case results are concatenated run by run, as a full run writes
 them (formats.md §6.1: run 1 in eval-set order, then run 2, …), and the
-``summary`` is rebuilt with :func:`agenteval.aggregation.build_summary`, so
+``summary`` is rebuilt with :func:`agenteval.results.aggregation.build_summary`, so
 it equals the summary of the unsplit run.  ``numRuns`` is the largest of the
 parts' (a shard without cases still says how many runs there were).
 
@@ -27,7 +27,7 @@ Run-level extra keys (not read by Go) are carried over as follows:
   ids of every part, first appearance first;
 * any other key: kept when every part that has it holds the same value,
   dropped when parts disagree;
-* ``fingerprint`` (:mod:`agenteval.fingerprints`): the parts' own, without the shard.
+* ``fingerprint`` (:mod:`agenteval.results.fingerprints`): the parts' own, without the shard.
 
 ``agenteval merge`` passes a :class:`Completeness` and gets more checks (issue 21):
 
@@ -60,12 +60,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agenteval.aggregation import INCOMPLETE_KEY, any_not_evaluated, build_summary
 from agenteval.errors import ConfigError, Problem
-from agenteval.fingerprints import differences, joined, without_shard
 from agenteval.inputs.case_sources import CaseSource, HeldResult
+from agenteval.results.aggregation import INCOMPLETE_KEY, any_not_evaluated, build_summary
+from agenteval.results.fingerprints import differences, joined, without_shard
+from agenteval.results.sharding import Shard, parse_shard
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, Fingerprint, extra, set_extra
-from agenteval.sharding import Shard, parse_shard
 
 SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "durationSeconds")
 ANY_TRUE_EXTRA_KEYS: tuple[str, ...] = ("partial",)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agenteval.aggregation import (
+from agenteval.results.aggregation import (
     PASS_AT_K_KEY,
     PASS_HAT_K_KEY,
     build_summary,
@@ -539,7 +539,7 @@ def _with_incomplete(marked: object) -> EvalSetResult:
 
 
 def test_a_case_listed_in_judge_failures_is_incomplete_never_passed() -> None:
-    from agenteval.aggregation import exit_code, incomplete_cases, overall_status
+    from agenteval.results.aggregation import exit_code, incomplete_cases, overall_status
 
     result = _with_incomplete(["judged"])
     assert incomplete_cases(result) == ["judged"]
@@ -560,7 +560,7 @@ def test_a_case_listed_in_judge_failures_is_incomplete_never_passed() -> None:
 
 
 def test_a_count_from_an_older_file_marks_every_case_with_a_not_evaluated_metric() -> None:
-    from agenteval.aggregation import incomplete_cases
+    from agenteval.results.aggregation import incomplete_cases
 
     assert incomplete_cases(_with_incomplete(2)) == ["judged"]
     assert incomplete_cases(_with_incomplete(0)) == []

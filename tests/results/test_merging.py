@@ -7,14 +7,20 @@ from typing import Any
 
 import pytest
 
-from agenteval.aggregation import build_summary
 from agenteval.errors import ConfigError
 from agenteval.inputs.loading import parse_result
-from agenteval.merging import Completeness, EvalSetFile, merge_extras, merge_results, sum_numbers
 from agenteval.report.result_files import model_to_go_json
+from agenteval.results.aggregation import build_summary
+from agenteval.results.merging import (
+    Completeness,
+    EvalSetFile,
+    merge_extras,
+    merge_results,
+    sum_numbers,
+)
+from agenteval.results.sharding import shard_of
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult, Fingerprint, extra
-from agenteval.sharding import shard_of
 from sample_results import case_result, eval_set_result, generated_result, metric
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.resuming import NO_FINGERPRINT, ResumeTally, mismatch, resume_notes
+from agenteval.results.resuming import NO_FINGERPRINT, ResumeTally, mismatch, resume_notes
 from agenteval.schema.result import Fingerprint
 
 NOW = Fingerprint(eval_set="sha256:e", metrics={"m": "sha256:1"}, shard="2/4")

@@ -17,7 +17,7 @@ and no hash in a result file is derived from a secret.
 Hashes are of bytes, not of parsed content: a reformatted eval set is another eval set
 here (safe: its cases are scored again).
 
-Tested in tests/test_fingerprints.py.
+Tested in tests/results/test_fingerprints.py.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
+from agenteval.results.sharding import Shard, parse_shard, select, shard_of
 from agenteval.schema.evalset import EvalCase
-from agenteval.sharding import Shard, parse_shard, select, shard_of
 
 # From coreutils, side by side: printf '%s\0%s' SET ID | sha256sum, first 16 hex digits as an
 # unsigned integer, then value % N + 1 for N = 2, 3, 5, 7, 1000003.
@@ -35,7 +35,7 @@ def test_separator_keeps_id_boundaries_apart() -> None:
 
 def test_same_shards_in_processes_with_different_hash_seeds() -> None:
     code = (
-        "from agenteval.sharding import shard_of;"
+        "from agenteval.results.sharding import shard_of;"
         "print(','.join(str(shard_of('set', f'case{i}', 5)) for i in range(200)))"
     )
     outputs = set()

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.flakiness import Verdict, order_key, verdict_of, verdict_of_counts, wilson_interval
+from agenteval.results.flakiness import (
+    Verdict,
+    order_key,
+    verdict_of,
+    verdict_of_counts,
+    wilson_interval,
+)
 
 
 @pytest.mark.parametrize(
