@@ -1,6 +1,6 @@
 """agenteval: score recorded AI-agent traces with deterministic comparers and LLM judges.
 
-Tested in tests/test_api.py.
+Tested in tests/api/test_evaluation.py.
 """
 
 __version__ = "0.1.0"

@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, entry, settings
+from agenteval.api.option_numbers import finite_at_least
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
@@ -29,7 +30,6 @@ from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.inputs.result_inputs import ResultPart, case_count, raise_problems, read_parts
-from agenteval.option_numbers import finite_at_least
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
@@ -56,8 +56,8 @@ from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.report.verdicts import run_document_verdicts
 from agenteval.results.fingerprints import digest_file
 from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
-from agenteval.run_signals import RunSignals, run_signal_policy
-from agenteval.runner import StopSignal
+from agenteval.run.run_signals import RunSignals, run_signal_policy
+from agenteval.run.runner import StopSignal
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.store.urls import bare_store_values, store_setting
@@ -850,7 +850,7 @@ def validate(
             f"valid{_warnings_part(warnings)}."
         )
         if agent is not None:
-            from agenteval.agents.run_setup import driven_cases
+            from agenteval.api.agent_setup import driven_cases
 
             Console(highlight=False).print(
                 f"{driven_cases(prepared.plans)} case(s) will be driven through the agent."

@@ -53,7 +53,7 @@ from agenteval.evaluators.llm.operators.invocations import (
 )
 from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ResponseScorer, ScoreResult
-from agenteval.evaluators.llm.session import JudgeSession
+from agenteval.judge.session import JudgeSession
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel, LLMCriterion
 from agenteval.schema.result import MetricDetails

@@ -1,4 +1,4 @@
-"""agenteval.option_numbers: float options are finite and at least their minimum."""
+"""agenteval.api.option_numbers: float options are finite and at least their minimum."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from pydantic_core import PydanticCustomError
 
 from agenteval import api
+from agenteval.api.option_numbers import finite_at_least, non_finite_options
 from agenteval.errors import ConfigError
-from agenteval.option_numbers import finite_at_least, non_finite_options
 
 
 def test_finite_at_least_parses_and_refuses() -> None:

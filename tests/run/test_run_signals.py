@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.run_signals import Phase, RunSignals, run_signal_policy
-from agenteval.runner import StopSignal
+from agenteval.run.run_signals import Phase, RunSignals, run_signal_policy
+from agenteval.run.runner import StopSignal
 from judge_server import JudgeServer, Reply
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
+from agenteval.judge.stop_refusals import count_refusals
 from agenteval.results.aggregation import build_summary, default_case_aggregate
 from agenteval.results.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
@@ -38,11 +39,10 @@ from agenteval.schema.result import (
 )
 from agenteval.schema.status import EvalStatus
 from agenteval.schema.turns import CaseLayoutError, case_turns, run_trace_key
-from agenteval.stop_refusals import count_refusals
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver, PendingRecord
-    from agenteval.evaluators.llm.session import JudgeSession
+    from agenteval.judge.session import JudgeSession
 
 
 @dataclass(slots=True)

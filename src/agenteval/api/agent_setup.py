@@ -16,11 +16,11 @@ from agenteval.agents.driver import AgentDriver, check_case, needs_agent
 from agenteval.agents.recorder import TraceRecordFile
 from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
 from agenteval.errors import Problem
-from agenteval.runner import call_soon_in
+from agenteval.run.runner import call_soon_in
 
 if TYPE_CHECKING:
     from agenteval.api import JudgeOutcome, Options
-    from agenteval.runner import EvalSetPlan, RunSettings
+    from agenteval.run.runner import EvalSetPlan, RunSettings
 
 
 def check_agent_options(

@@ -1,4 +1,4 @@
-"""agenteval.runner: cases x metrics x runs become case results in Go's layout (formats.md §4, §6).
+"""agenteval.run.runner: cases x metrics x runs become case results in Go's layout (formats.md §4, §6).
 
 Plans are built by hand around the built-in ``exact_match`` evaluator and two small
 evaluators defined here (one awaited, one that refuses a case), so every number below
@@ -27,7 +27,7 @@ from agenteval.evaluators.base import (
 from agenteval.evaluators.registry import evaluators
 from agenteval.inputs.lazy_cases import LoadedCases
 from agenteval.results.merging import merge_results, plan_merge
-from agenteval.runner import (
+from agenteval.run.runner import (
     EvalSetPlan,
     PlannedMetric,
     RunSettings,

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from enum import Enum
 from types import FrameType
 
-from agenteval.runner import StopSignal
+from agenteval.run.runner import StopSignal
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
 

@@ -2,7 +2,7 @@
 
 How to construct it (runner / API integration)::
 
-    from agenteval.evaluators.llm.session import JudgeSession
+    from agenteval.judge.session import JudgeSession
     from agenteval.judge import JudgeClient, JudgeOptions
 
     async with JudgeClient(JudgeOptions(...)) as client:   # one client per run

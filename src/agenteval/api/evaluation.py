@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import settings
+from agenteval.api.option_numbers import non_finite_options
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import (
     Findings,
@@ -41,7 +42,6 @@ from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.lazy_cases import LoadedCases, PlannedCases
 from agenteval.inputs.result_inputs import read_parts
 from agenteval.inputs.trace_records import unmatched_records
-from agenteval.option_numbers import non_finite_options
 from agenteval.plugins import load_plugins
 from agenteval.results.aggregation import (
     any_not_evaluated,
@@ -52,7 +52,7 @@ from agenteval.results.fingerprints import digest_bytes, digest_file, fingerprin
 from agenteval.results.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.results.sharding import Shard, parse_shard, shard_of
-from agenteval.runner import (
+from agenteval.run.runner import (
     EvalSetPlan,
     PlannedMetric,
     RunSettings,
@@ -68,8 +68,8 @@ from agenteval.schema.turns import run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
-    from agenteval.evaluators.llm.session import JudgeSession
     from agenteval.judge import JudgeClient, JudgeOptions
+    from agenteval.judge.session import JudgeSession
 
 # The exit codes under their earlier names (exit_codes.ExitCode is their home).
 EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
@@ -256,7 +256,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             found,
         )
     if options.agent is not None or options.expected_agent is not None:
-        from agenteval.agents.run_setup import check_agent_options
+        from agenteval.api.agent_setup import check_agent_options
 
         check_agent_options(options, plans, found.problems)
     if traces and options.traces is not None:
@@ -716,7 +716,7 @@ async def stream_prepared(
     )
     total = sum(count_planned(plan, settings) for plan in prepared.plans)
     if options.agent is not None:
-        from agenteval.agents.run_setup import open_driver
+        from agenteval.api.agent_setup import open_driver
 
         async with open_driver(options, settings, judge) as driver:
             settings.agent = driver
@@ -742,8 +742,8 @@ async def _run_plans(
         for plan in prepared.plans:
             await _run_set(plan, prepared, settings, sink, None)
         return
-    from agenteval.evaluators.llm.session import JudgeSession
     from agenteval.judge import JudgeClient
+    from agenteval.judge.session import JudgeSession
 
     outcome = judge if judge is not None else JudgeOutcome()
     async with JudgeClient(_judge_options(options)) as client:

@@ -1,10 +1,10 @@
-"""agenteval.stop_refusals: one counter per case task, shared with the tasks it starts."""
+"""agenteval.judge.stop_refusals: one counter per case task, shared with the tasks it starts."""
 
 from __future__ import annotations
 
 import asyncio
 
-from agenteval.stop_refusals import count_refusals, note_refusal
+from agenteval.judge.stop_refusals import count_refusals, note_refusal
 
 
 def test_counts_stay_with_their_case() -> None:

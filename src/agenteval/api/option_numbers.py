@@ -6,7 +6,7 @@ infinite ``--judge-timeout`` ended in an ``OverflowError`` inside the HTTP clien
 ``-inf`` and ``nan`` are usage errors (exit 2) before anything runs; the Python API
 refuses the same values in ``api.prepare`` (:func:`non_finite_options`).
 
-Tested in tests/test_option_numbers.py and tests/cli/test_special_inputs.py.
+Tested in tests/api/test_option_numbers.py and tests/cli/test_special_inputs.py.
 """
 
 from __future__ import annotations
