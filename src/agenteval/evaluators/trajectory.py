@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agenteval.checks.criteria import check_trajectory_criterion
 from agenteval.criteria.trajectory import check_tools
 from agenteval.evaluators.base import (
     UNIT_RANGE,
@@ -20,6 +19,7 @@ from agenteval.evaluators.base import (
     binary_turn,
     require_same_length,
 )
+from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
 

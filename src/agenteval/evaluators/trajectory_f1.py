@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agenteval.checks.criteria import check_trajectory_criterion
 from agenteval.criteria.trajectory_f1 import TrajectoryF1, trajectory_f1
 from agenteval.evaluators.base import (
     ConfigIssue,
@@ -33,6 +32,7 @@ from agenteval.evaluators.base import (
     average_turns,
     require_same_length,
 )
+from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.evaluators.trajectory import DEFAULT_CRITERION
 from agenteval.schema.evalset import Tool

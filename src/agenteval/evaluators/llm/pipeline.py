@@ -113,7 +113,7 @@ class JudgeEvaluator(Evaluator):
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Up-front problems of the judge config, then the evaluator's own (``check_llm_judge``)."""
-        from agenteval.checks.judge_config import check_judge_config
+        from agenteval.evaluators.checks.judge_config import check_judge_config
 
         issues = check_judge_config(metric)
         llm_judge = metric.criterion.llm_judge if metric.criterion else None

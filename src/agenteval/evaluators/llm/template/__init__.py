@@ -6,7 +6,7 @@
 - :mod:`.trace`: reading ``executionTrace`` steps (Go's case-insensitive decoding);
 - Go's JSON encoding for template sources is :mod:`agenteval.schema.gojson`.
 
-Its up-front checks live in :mod:`agenteval.checks.judge_template`.
+Its up-front checks live in :mod:`agenteval.evaluators.checks.judge_template`.
 """
 
 from agenteval.evaluators.llm.template.bindings import (

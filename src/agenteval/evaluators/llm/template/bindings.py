@@ -14,7 +14,7 @@ Each binding names a template variable and a source ``scope.field``:
 
 then an optional ``source.path`` (restricted JSONPath, :mod:`.jsonpath`) applied to
 that text.  Every error message is Go's, so :class:`TemplateError` texts can
-be matched against the spec.  Up-front checks live in :mod:`agenteval.checks.judge_template`.
+be matched against the spec.  Up-front checks live in :mod:`agenteval.evaluators.checks.judge_template`.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agenteval.checks.judge_template import check_case, check_template
 from agenteval.evaluators.base import ConfigIssue
+from agenteval.evaluators.checks.judge_template import check_case, check_template
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from agenteval.checks.numbers import MAX_NUM_SAMPLES
 from agenteval.evaluators.base import ConfigIssue
 from agenteval.judge.provider import judge_providers, provider_spec, providers_with
 from agenteval.schema.metric import EvalMetric, JudgeModel
@@ -21,6 +20,9 @@ from agenteval.schema.metric import EvalMetric, JudgeModel
 LLM_JUDGE = "criterion.llmJudge"
 JUDGE_MODEL = f"{LLM_JUDGE}.judgeModel"
 _UNSET_VAR_HINT = "an unset ${VAR} expands to an empty string"
+
+# An upper bound: each sample is a judge call per turn (cost, memory).
+MAX_NUM_SAMPLES = 100
 
 
 def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.checks.reference_answers import expected_layout, missing_reference_answers
+from agenteval.evaluators.checks.reference_answers import expected_layout, missing_reference_answers
 from agenteval.schema.evalset import EvalCase
 
 ASKED = {"userContent": {"role": "user", "content": "q"}}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.checks.criteria import (
+from agenteval.evaluators.checks.criteria import (
     check_final_response_criterion,
     check_json_criterion,
     check_length_criterion,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.checks.judge_config import JUDGE_MODEL, check_judge_config
+from agenteval.evaluators.checks.judge_config import JUDGE_MODEL, check_judge_config
 from agenteval.schema.metric import EvalMetric
 
 
