@@ -31,9 +31,9 @@ from agenteval.importers.otel_traces import (
     span_warnings,
     trace_set_id,
 )
-from agenteval.importers.otlp_file import read_spans
 from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.otlp_file import read_spans
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump_json_bytes

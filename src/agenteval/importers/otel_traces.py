@@ -11,8 +11,8 @@ from pathlib import Path
 
 from agenteval.errors import Problem
 from agenteval.importers.otel import SpanMapping, TracesMatch, Unmapped, map_spans
-from agenteval.importers.otlp_file import SpanFile, is_json_head, read_spans
 from agenteval.inputs.input_limits import compressed_problem, input_file_problem
+from agenteval.inputs.otlp_file import SpanFile, is_json_head, read_spans
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 

@@ -131,7 +131,7 @@ def kind_of_bytes(data: bytes) -> str | None:
     if text.lstrip()[:1] in ("{", "[", '"'):
         return kind_of_text(text)
     from agenteval.errors import ConfigError
-    from agenteval.importers.otlp_file import read_protobuf_spans
+    from agenteval.inputs.otlp_file import read_protobuf_spans
 
     try:
         read = read_protobuf_spans(data, "")

@@ -222,9 +222,9 @@ def _expand_judge_env(metric: EvalMetric, environ: Mapping[str, str]) -> None:
     model = judge.judge_model if judge else None
     if model is None:
         return
-    # The judge package is only loaded when needed.
-    from agenteval.judge.env import expand_env
-    from agenteval.judge.url_secrets import expand_base_url
+    # Loaded only when a metric names a judge model.
+    from agenteval.inputs.env_expansion import expand_env
+    from agenteval.inputs.url_secrets import expand_base_url
 
     for field in JUDGE_ENV_FIELDS:
         value = getattr(model, field)

@@ -92,8 +92,8 @@ def _connection_issues(model: JudgeModel) -> list[ConfigIssue]:
     provider's defaults); the key itself is never part of a message, nor are the
     base URL's secrets (``judge.url_secrets``).
     """
+    from agenteval.inputs.url_secrets import credentials_issue, shown_base_url
     from agenteval.judge import JudgeConfigError, resolve_settings
-    from agenteval.judge.url_secrets import credentials_issue, shown_base_url
 
     try:
         settings = resolve_settings(model)

@@ -7,12 +7,12 @@ import json
 import pytest
 
 from agenteval.inputs.loading import parse_metrics
-from agenteval.judge import resolve_settings
-from agenteval.judge.url_secrets import (
+from agenteval.inputs.url_secrets import (
     credentials_issue,
     expand_base_url,
     shown_base_url,
 )
+from agenteval.judge import resolve_settings
 from agenteval.schema.base import dump
 from agenteval.schema.metric import JudgeModel
 

@@ -15,7 +15,7 @@ Credentials in the authority (``https://user:password@host``) are a configuratio
 error instead (:func:`credentials_issue`): httpx would send them as a second
 ``Authorization`` header, and no message could show that URL.
 
-Tested in tests/judge/test_url_secrets.py.
+Tested in tests/inputs/test_url_secrets.py.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from agenteval.judge.env import expand_env_spans
+from agenteval.inputs.env_expansion import expand_env_spans
 
 MASK = "***"
 

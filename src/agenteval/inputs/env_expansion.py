@@ -1,4 +1,4 @@
-"""``${ENV}`` expansion of judge-model fields with Go ``os.ExpandEnv`` semantics.
+"""``${ENV}`` expansion of values read from files (judge-model fields), with Go ``os.ExpandEnv`` semantics.
 
 formats.md §3.12 / llm-evaluators.md §3.2: ``$NAME`` and ``${NAME}`` are
 replaced (unset means ``""``), single-character shell specials (``$1``,

@@ -16,7 +16,7 @@ import pytest
 from otel_spans import PerTraceIds, Recorder, record_semconv
 
 from agenteval.importers.otel import map_spans
-from agenteval.importers.otlp_file import read_spans
+from agenteval.inputs.otlp_file import read_spans
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import EvalCase, EvalSet, SessionInput
 from tests.importers.test_otel import ACTUAL, EXPECTED, METRICS

@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from agenteval.judge import JUDGE_ENV_FIELDS, expand_env, expand_judge_model
+from agenteval.inputs.env_expansion import JUDGE_ENV_FIELDS, expand_env, expand_judge_model
 from agenteval.schema.base import dump
 from agenteval.schema.metric import Criterion, JudgeModel
 

@@ -13,7 +13,7 @@ byte says where that byte is and a truncated ``.pb`` gives its protobuf error.  
 read one line at a time; a span without a span id (OTLP requires one, it is how spans find
 their parents) becomes no record, only a count: a flood of ``{}`` spans costs no memory.
 
-Tested in tests/importers/test_otlp_file.py and tests/importers/test_otel.py.
+Tested in tests/inputs/test_otlp_file.py and tests/importers/test_otel.py.
 """
 
 from __future__ import annotations
