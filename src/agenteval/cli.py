@@ -50,8 +50,7 @@ from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.run_notes import RunNotes, count_text
 from agenteval.report.safe_text import escape_control
-from agenteval.report.set_tally import ReportSink, SetReport, overall_status, source_report
-from agenteval.report.set_tally import exit_code as report_exit_code
+from agenteval.report.set_tally import ReportSink, SetReport, outcome, overall_status, source_report
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.report.verdicts import run_document_verdicts
 from agenteval.results.fingerprints import digest_file
@@ -918,10 +917,8 @@ def _saved_unfinished(heads: Sequence[EvalSetResult]) -> list[str]:
 
 def _saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]) -> int:
     """The exit code the run that wrote these results had: 3 when it could not finish."""
-    for head in heads:
-        if head.partial or head.judge_failures:
-            return api.EXIT_INCOMPLETE
-    return report_exit_code(reports)
+    unfinished = any(head.partial or head.judge_failures for head in heads)
+    return outcome(reports, unfinished=unfinished).exit_code
 
 
 @contextlib.contextmanager

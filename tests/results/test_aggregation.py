@@ -9,19 +9,22 @@ from typing import Any
 
 import pytest
 
+from agenteval.exit_codes import ExitCode
 from agenteval.results.aggregation import (
     PASS_AT_K_KEY,
     PASS_HAT_K_KEY,
+    Outcome,
     build_summary,
     case_pass_rates,
     case_statuses,
     default_case_aggregate,
-    exit_code,
     metric_summaries,
     overall_status,
     pass_at_k,
     pass_hat_k,
     pass_rates,
+    results_outcome,
+    run_outcome,
 )
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -431,13 +434,29 @@ def test_overall_status_and_exit_code() -> None:
     failing = result_of([case("b", 1, F, [metric("m", 0, F, 1)])])
     empty = result_of([case("c", 1, N, [])])
     assert overall_status([passing]) is P
-    assert exit_code([passing]) == 0
+    assert results_outcome([passing]).exit_code == 0
     assert overall_status([passing, failing]) is F
-    assert exit_code([passing, failing]) == 1
+    assert results_outcome([passing, failing]).exit_code == 1
     assert overall_status([passing, empty]) is P
     assert overall_status([empty]) is N
-    assert exit_code([empty]) == 1
-    assert exit_code([]) == 1
+    assert results_outcome([empty]).exit_code == 1
+    assert results_outcome([]).exit_code == 1
+
+
+def test_one_rule_decides_status_and_exit_code() -> None:
+    # Every face and report asks run_outcome; here is the whole rule, row by row.
+    inc = EvalStatus.INCOMPLETE
+    assert run_outcome([P, P]) == Outcome(P, ExitCode.PASSED)
+    assert run_outcome([P, F, N]) == Outcome(F, ExitCode.FAILED)
+    assert run_outcome([N]) == Outcome(N, ExitCode.FAILED)
+    assert run_outcome([]) == Outcome(N, ExitCode.FAILED)
+    assert run_outcome([P, F, inc]) == Outcome(inc, ExitCode.INCOMPLETE)
+    # A stop, a judge failure or an agent that never started: incomplete whatever the cases say.
+    assert run_outcome([P], unfinished=True) == Outcome(inc, ExitCode.INCOMPLETE)
+    passing = result_of([case("a", 1, P, [metric("m", 1, P, 1)])])
+    assert results_outcome([passing]) == Outcome(P, ExitCode.PASSED)
+    stopped = passing.model_copy(update={"partial": True})
+    assert results_outcome([stopped]) == Outcome(inc, ExitCode.INCOMPLETE)
 
 
 # --- stored Go summaries (formats.md §10.1) ---------------------------------------------------
@@ -539,7 +558,7 @@ def _with_incomplete(marked: object) -> EvalSetResult:
 
 
 def test_a_case_listed_in_judge_failures_is_incomplete_never_passed() -> None:
-    from agenteval.results.aggregation import exit_code, incomplete_cases, overall_status
+    from agenteval.results.aggregation import incomplete_cases, overall_status, results_outcome
 
     result = _with_incomplete(["judged"])
     assert incomplete_cases(result) == ["judged"]
@@ -550,7 +569,7 @@ def test_a_case_listed_in_judge_failures_is_incomplete_never_passed() -> None:
     }
     # Incomplete outranks failed: the run could not finish (exit 3).
     assert overall_status([result]) is EvalStatus.INCOMPLETE
-    assert exit_code([result]) == 3
+    assert results_outcome([result]).exit_code == 3
     # The file's own statuses stay trpc-agent-go's.
     assert [c.final_eval_status for c in result.case_results()] == [
         EvalStatus.PASSED,

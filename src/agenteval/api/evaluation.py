@@ -47,6 +47,7 @@ from agenteval.results.aggregation import (
     any_not_evaluated,
     build_summary,
     overall_status,
+    run_outcome,
 )
 from agenteval.results.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.results.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
@@ -903,18 +904,17 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
     sink: ResultSink = opts.sink if opts.sink is not None else CollectedResults()
     judge = JudgeOutcome()
     asyncio.run(stream_prepared(prepared, opts, sink, judge))
-    status = sink.overall_status()
     interrupted = opts.stop is not None and opts.stop.event.is_set()
     agent_missing = judge.agent is not None and judge.agent.not_started > 0
-    if judge.failures or interrupted or agent_missing:
-        exit_code = EXIT_INCOMPLETE
-    else:
-        exit_code = EXIT_PASSED if status is EvalStatus.PASSED else EXIT_FAILED
+    verdict = run_outcome(
+        [sink.overall_status()],
+        unfinished=bool(judge.failures) or interrupted or agent_missing,
+    )
     return RunResult(
         results=sink.results if isinstance(sink, CollectedResults) else [],
         sources=[p.path for p in prepared.plans],
-        status=status,
-        exit_code=exit_code,
+        status=verdict.status,
+        exit_code=verdict.exit_code,
         elapsed=time.perf_counter() - started,
         warnings=prepared.warnings,
         judge_usage=judge.usage,

@@ -35,7 +35,7 @@ from agenteval.errors import Problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.run_notes import collapse
-from agenteval.results.aggregation import case_statuses, summarize_cases
+from agenteval.results.aggregation import case_statuses, run_outcome
 from agenteval.schema.base import dump
 from agenteval.schema.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.schema.result import EvalSetResult
@@ -111,7 +111,7 @@ def run_header(
     if not counts["incomplete"]:
         del counts["incomplete"]  # the key appears only when some case is INCOMPLETE
     # The overall status depends only on which statuses occur.
-    overall = summarize_cases(status for status, key in _COUNT_KEYS.items() if counts.get(key))
+    overall = run_outcome(status for status, key in _COUNT_KEYS.items() if counts.get(key)).status
     header: dict[str, Any] = {
         "agentevalVersion": __version__,
         "createdAt": time.time(),

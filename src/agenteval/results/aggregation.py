@@ -517,49 +517,68 @@ def incomplete_cases(result: EvalSetResult) -> list[str]:
     return list(dict.fromkeys(cases))
 
 
-def summarize_cases(statuses: Iterable[EvalStatus]) -> EvalStatus:
-    """The overall status of case statuses: incomplete when any case is, else ``summarize``."""
-    listed = list(statuses)
-    if any(status is _INCOMPLETE for status in listed):
-        return _INCOMPLETE
-    return summarize(listed)
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A run's overall status and the exit code that follows from it."""
+
+    status: EvalStatus
+    exit_code: ExitCode
 
 
-def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
-    """``summarize_cases`` of the in-memory case statuses of every eval set; incomplete
-    when one is ``partial`` (a stopped run, a merge with shards or cases missing)."""
-    if any(result.partial for result in results):
-        return _INCOMPLETE
-    return summarize_cases(
-        status for result in results for status in case_statuses(result).values()
+_EXIT_CODES = {
+    _PASSED: ExitCode.PASSED,
+    _FAILED: ExitCode.FAILED,
+    _NOT_EVALUATED: ExitCode.FAILED,
+    _INCOMPLETE: ExitCode.INCOMPLETE,
+}
+
+
+def run_outcome(case_statuses: Iterable[EvalStatus], *, unfinished: bool = False) -> Outcome:
+    """The one rule for a run's status and exit code; every face and report asks it.
+
+    ``unfinished``: the run could not finish beyond what its cases say (an eval set
+    ``partial``, a judge call failed for good, a stop, an agent that did not start):
+    incomplete, exit 3. Otherwise any case incomplete → incomplete (3); any failed →
+    failed (1); any passed → passed (0); none evaluated → not evaluated (1).
+    Exit code 2 (nothing scored) and 4 (a bug) are decided before any case exists.
+    """
+    statuses = set(case_statuses)
+    status = _INCOMPLETE if unfinished or _INCOMPLETE in statuses else summarize(statuses)
+    return Outcome(status, _EXIT_CODES[status])
+
+
+def results_outcome(results: Sequence[EvalSetResult], *, unfinished: bool = False) -> Outcome:
+    """:func:`run_outcome` of the in-memory case statuses of every eval set (a ``partial``
+    one — a stopped run, a merge with shards or cases missing — leaves the run unfinished)."""
+    return run_outcome(
+        (status for result in results for status in case_statuses(result).values()),
+        unfinished=unfinished or any(result.partial for result in results),
     )
 
 
-def exit_code(results: Sequence[EvalSetResult]) -> int:
-    """0 all passed, 1 a case failed, 3 a case incomplete (exit code 2 is the caller's)."""
-    status = overall_status(results)
-    if status is _INCOMPLETE:
-        return ExitCode.INCOMPLETE
-    return ExitCode.PASSED if status is _PASSED else ExitCode.FAILED
+def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
+    """The overall status of whole results (:func:`results_outcome`)."""
+    return results_outcome(results).status
 
 
 __all__ = [
     "PASS_AT_K_KEY",
     "PASS_HAT_K_KEY",
+    "Outcome",
     "SummaryTally",
     "any_not_evaluated",
     "build_summary",
     "case_pass_rates",
     "case_statuses",
     "default_case_aggregate",
-    "exit_code",
     "incomplete_cases",
     "metric_summaries",
     "overall_status",
     "pass_at_k",
     "pass_hat_k",
     "pass_rates",
+    "results_outcome",
     "run_id_of",
+    "run_outcome",
     "status_counts",
-    "summarize_cases",
 ]
