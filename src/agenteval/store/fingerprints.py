@@ -160,16 +160,6 @@ class FingerprintInputs:
         )
 
 
-def _metrics_path(evalset_path: Path, option: str | None) -> Path:
-    # The same rule as api's: --metrics FILE, --metrics DIR/<evalSetId>.metrics.json, or beside.
-    if option is None:
-        return loading.default_metrics_path(evalset_path)
-    path = Path(option)
-    if path.is_dir():
-        return path / (loading.evalset_id_for(evalset_path) + loading.METRICS_SUFFIX)
-    return path
-
-
 def computed_fingerprint(eval_set_id: str, inputs: FingerprintInputs) -> StoredFingerprint | None:
     """The fingerprint of ``eval_set_id`` hashed from the run's inputs; None when unreadable."""
     path = inputs.evalset_paths.get(eval_set_id)
@@ -181,7 +171,9 @@ def computed_fingerprint(eval_set_id: str, inputs: FingerprintInputs) -> StoredF
     except OSError:
         return None
     metrics: dict[str, str] = {}
-    metrics_path = _metrics_path(path, inputs.metrics)
+    from agenteval.run.planning import metrics_path_for  # the runner is loaded only here
+
+    metrics_path = metrics_path_for(path, inputs.metrics)
     try:
         text = metrics_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
