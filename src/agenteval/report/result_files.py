@@ -34,10 +34,11 @@ from agenteval import __version__
 from agenteval.errors import Problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
+from agenteval.report.result_stream import ResultDocument, write_result_document
 from agenteval.report.run_notes import collapse
-from agenteval.results.aggregation import case_statuses, run_outcome
+from agenteval.results.aggregation import case_statuses, run_id_of, run_outcome
 from agenteval.schema.base import dump
-from agenteval.schema.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
+from agenteval.schema.gojson import model_to_go_json, to_go_json
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -86,10 +87,24 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
-    with collector_paused():
-        payload = model_to_go_json_bytes(result)
-    write_bytes_atomic(path, payload)
-    return path
+    # The same writer as a run's streamed results, fed this result's cases one by one.
+    runs = result.summary.num_runs if result.summary is not None else None
+    document = ResultDocument(
+        result.eval_set_id,
+        runs or max(map(run_id_of, result.case_results()), default=1),
+        result_id=result.eval_set_result_id,
+        name=result.eval_set_result_name,
+        spool_dir=None,
+        summary=result.summary,
+    )
+    try:
+        with collector_paused():
+            for case in result.case_results():
+                document.add(case)
+            document.finish(result, created=result.creation_timestamp)
+        return write_result_document(document, path)
+    finally:
+        document.close()
 
 
 _COUNT_KEYS = {
