@@ -193,40 +193,11 @@ def plan_rules(options: Options) -> PlanRules:
 
 def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     """Load plugins and every file, validate everything, and plan the run; raise ConfigError."""
-    if options.num_runs < 1:
-        raise ConfigError(
-            [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
-        )
-    too_many = num_runs_problem(options.num_runs)
-    if too_many is not None:
-        raise ConfigError([too_many])
-    if options.strict and options.lenient:
-        raise ConfigError(
-            [Problem("--lenient", "", "cannot be combined with --strict (or $AGENTEVAL_STRICT)")]
-        )
-    infinite = non_finite_options(
-        judge_timeout=options.judge_timeout,
-        agent_timeout=options.agent_timeout,
-        rate_limit=options.rate_limit,
-    )
-    if infinite:
-        raise ConfigError(infinite)
+    _check_numbers(options)
     load_plugins(options.plugins)
     paths, problems = loading.expand_evalset_paths(evalset_specs)
     found = Findings(problems=list(problems))
-    aggregator = None
-    if options.case_aggregator is not None:
-        aggregator = case_aggregators.get(options.case_aggregator)
-        if aggregator is None:
-            known = ", ".join(sorted(case_aggregators)) or "none registered"
-            found.problems.append(
-                Problem(
-                    "--case-aggregator",
-                    "",
-                    f"unknown case aggregator {options.case_aggregator!r}",
-                    f"known: {known}",
-                )
-            )
+    aggregator = _case_aggregator(options.case_aggregator, found)
     traces, otlp = _load_traces(options, found)
     rules = plan_rules(options)
     plans: list[EvalSetPlan] = []
@@ -261,6 +232,53 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         found.warnings.extend(unused)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
+    _narrow(plans, options)
+    shared = _shared_traces(plans, traces, options.num_runs)
+    if shared is not None:
+        found.warnings.append(shared)
+    prepared = Prepared(plans, traces, aggregator, found.warnings)
+    prepared.resumed, notes = _load_resumed(options.resume, plans)
+    prepared.warnings.extend(notes)
+    return prepared
+
+
+def _check_numbers(options: Options) -> None:
+    """The options that make no run at all: bad run counts, non-finite numbers."""
+    if options.num_runs < 1:
+        raise ConfigError(
+            [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
+        )
+    too_many = num_runs_problem(options.num_runs)
+    if too_many is not None:
+        raise ConfigError([too_many])
+    if options.strict and options.lenient:
+        raise ConfigError(
+            [Problem("--lenient", "", "cannot be combined with --strict (or $AGENTEVAL_STRICT)")]
+        )
+    infinite = non_finite_options(
+        judge_timeout=options.judge_timeout,
+        agent_timeout=options.agent_timeout,
+        rate_limit=options.rate_limit,
+    )
+    if infinite:
+        raise ConfigError(infinite)
+
+
+def _case_aggregator(name: str | None, found: Findings) -> CaseAggregator | None:
+    """The ``--case-aggregator`` named, or a located problem when none is registered so."""
+    if name is None:
+        return None
+    aggregator = case_aggregators.get(name)
+    if aggregator is None:
+        known = ", ".join(sorted(case_aggregators)) or "none registered"
+        found.problems.append(
+            Problem("--case-aggregator", "", f"unknown case aggregator {name!r}", f"known: {known}")
+        )
+    return aggregator
+
+
+def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> None:
+    """Complete each plan's fingerprint and keep the ``--case`` and ``--shard`` cases."""
     shard = _parse_shard(options.shard)
     traces_digest = _traces_digest(options.traces)
     wanted = set(options.cases)
@@ -273,13 +291,6 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
-    shared = _shared_traces(plans, traces, options.num_runs)
-    if shared is not None:
-        found.warnings.append(shared)
-    prepared = Prepared(plans, traces, aggregator, found.warnings)
-    prepared.resumed, notes = _load_resumed(options.resume, plans)
-    prepared.warnings.extend(notes)
-    return prepared
 
 
 def _traces_digest(traces: str | None) -> str | None:
