@@ -197,8 +197,8 @@ def test_the_package_exports_the_api_lazily() -> None:
 
     assert agenteval.evaluate is evaluate
     assert agenteval.load_evalset is agenteval.inputs.loading.load_evalset
-    with pytest.raises(AttributeError, match="has no attribute 'run'"):
-        agenteval.run  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
+        agenteval.no_such_thing  # noqa: B018
 
 
 # Large eval sets: checked and planned case by case (checks/evalset_stream.py, lazy_cases.py).
