@@ -40,6 +40,12 @@ def digest_bytes(data: bytes) -> str:
     return PREFIX + hashlib.sha256(data).hexdigest()
 
 
+def digest_json(data: Any) -> str:
+    """``sha256:<hex>`` of ``data`` as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return digest_bytes(text.encode("ascii"))
+
+
 def digest_file(path: Path) -> str:
     """``sha256:<hex>`` of a file's bytes, read in pieces (flat memory for any size)."""
     with path.open("rb") as handle:
@@ -65,8 +71,7 @@ def metric_digest(metric: EvalMetric) -> str:
     if model is not None:
         entry = data["criterion"]["llmJudge"]["judgeModel"]
         entry["baseURL"] = _without_secrets(model.base_url, model.api_key)
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return digest_bytes(text.encode("ascii"))
+    return digest_json(data)
 
 
 def fingerprint(
@@ -123,6 +128,7 @@ __all__ = [
     "differences",
     "digest_bytes",
     "digest_file",
+    "digest_json",
     "fingerprint",
     "joined",
     "metric_digest",

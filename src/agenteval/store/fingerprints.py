@@ -19,21 +19,15 @@ Tested in tests/store/test_fingerprints.py.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
 from agenteval.inputs import loading
-from agenteval.schema.metric import EvalMetric
+from agenteval.results.fingerprints import digest_bytes, digest_json, metric_digest
 from agenteval.schema.result import EvalSetResult, extra
-
-PREFIX = "sha256:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +56,6 @@ class StoredFingerprint:
                 "caseAggregator": self.case_aggregator,
             }
         )
-
-
-def digest_bytes(data: bytes) -> str:
-    """``sha256:<hex>`` of ``data``."""
-    return PREFIX + hashlib.sha256(data).hexdigest()
-
-
-def digest_json(data: Any) -> str:
-    """``sha256:<hex>`` of ``data`` as canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return digest_bytes(text.encode("ascii"))
 
 
 def run_config_hash(set_hashes: Sequence[tuple[str, str | None]]) -> str | None:
@@ -104,28 +87,6 @@ def set_fingerprint(
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _without_secrets(base_url: str, api_key: str) -> str:
-    """A base URL without user info, query and fragment, and without the key anywhere."""
-    try:
-        parts = urlsplit(base_url)
-        cleaned = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
-    except ValueError:
-        cleaned = base_url
-    return cleaned.replace(api_key, "") if api_key else cleaned
-
-
-def metric_digest(metric: EvalMetric) -> str:
-    """``sha256:<hex>`` of a resolved metric, the API key and URL secrets left out."""
-    data: dict[str, Any] = metric.model_dump(mode="json", by_alias=True)
-    judge = metric.criterion.llm_judge if metric.criterion is not None else None
-    model = judge.judge_model if judge is not None else None
-    if model is not None:
-        data["criterion"]["llmJudge"]["judgeModel"]["baseURL"] = _without_secrets(
-            model.base_url, model.api_key
-        )
-    return digest_json(data)
 
 
 @dataclass(frozen=True, slots=True)
