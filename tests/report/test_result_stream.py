@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from agenteval.inputs.loading import load_result
-from agenteval.report.result_files import run_document, write_json, write_result
+from agenteval.report.result_files import (
+    run_document,
+    write_json,
+    write_result,
+    write_whole_run,
+)
 from agenteval.report.result_stream import (
     ResultDocument,
     write_result_document,
@@ -125,6 +130,15 @@ def test_run_document_equals_the_whole_document(tmp_path: Path) -> None:
     streamed = write_run_document(tmp_path / "run.json", documents, header, {"warnings": ["w <1>"]})
     expected = write_json(tmp_path / "whole.json", whole)
     assert streamed.read_bytes() == expected.read_bytes()
+    # Whole results go through the same writer, each with its own ids, summary and stamp.
+    results[1].eval_set_result_id = results[1].eval_set_result_name = "b_named"
+    results[1].creation_timestamp = 1_767_225_600.5
+    folded = write_whole_run(
+        tmp_path / "folded.json", results, duration_seconds=1.25, extra={"warnings": ["w <1>"]}
+    )
+    again = run_document(results, duration_seconds=1.25, extra={"warnings": ["w <1>"]})
+    again["createdAt"] = json.loads(folded.read_bytes())["createdAt"]
+    assert folded.read_bytes() == write_json(tmp_path / "again.json", again).read_bytes()
 
 
 def test_an_empty_run_document(tmp_path: Path) -> None:

@@ -34,9 +34,13 @@ from agenteval import __version__
 from agenteval.errors import Problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
-from agenteval.report.result_stream import ResultDocument, write_result_document
+from agenteval.report.result_stream import (
+    ResultDocument,
+    write_result_document,
+    write_run_document,
+)
 from agenteval.report.run_notes import collapse
-from agenteval.results.aggregation import case_statuses, run_id_of, run_outcome
+from agenteval.results.aggregation import case_statuses, run_outcome
 from agenteval.schema.base import dump
 from agenteval.schema.gojson import model_to_go_json, to_go_json
 from agenteval.schema.result import EvalSetResult
@@ -88,20 +92,9 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
     # The same writer as a run's streamed results, fed this result's cases one by one.
-    runs = result.summary.num_runs if result.summary is not None else None
-    document = ResultDocument(
-        result.eval_set_id,
-        runs or max(map(run_id_of, result.case_results()), default=1),
-        result_id=result.eval_set_result_id,
-        name=result.eval_set_result_name,
-        spool_dir=None,
-        summary=result.summary,
-    )
+    with collector_paused():
+        document = ResultDocument.of_result(result)
     try:
-        with collector_paused():
-            for case in result.case_results():
-                document.add(case)
-            document.finish(result, created=result.creation_timestamp)
         return write_result_document(document, path)
     finally:
         document.close()
@@ -188,8 +181,28 @@ def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str,
 
 def write_run_json(path: Path, run: RunOutcome) -> Path:
     """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
-    document = run_document(run.results, duration_seconds=run.elapsed, extra=run_trailer(run))
-    return write_json(path, document)
+    return write_whole_run(path, run.results, duration_seconds=run.elapsed, extra=run_trailer(run))
+
+
+def write_whole_run(
+    path: Path,
+    results: Sequence[EvalSetResult],
+    *,
+    duration_seconds: float | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """:func:`run_document` of whole results, written through the streamed writer."""
+    statuses = [list(case_statuses(result).values()) for result in results]
+    header = run_header(statuses, duration_seconds=duration_seconds)
+    documents: list[ResultDocument] = []
+    try:
+        with collector_paused():
+            for result in results:
+                documents.append(ResultDocument.of_result(result))
+        return write_run_document(path, documents, header, dict(extra or {}))
+    finally:
+        for document in documents:
+            document.close()
 
 
 __all__ = [
@@ -206,4 +219,5 @@ __all__ = [
     "write_json",
     "write_result",
     "write_run_json",
+    "write_whole_run",
 ]

@@ -113,12 +113,11 @@ class ResultDocument:
         *,
         result_id: str | None,
         spool_dir: Path | None,
-        name: str | None = None,
         summary: EvalSetResultSummary | None = None,
+        head: EvalSetResult | None = None,
     ) -> None:
         self.eval_set_id = eval_set_id
         self.result_id = result_id
-        self.name = name or result_id
         self.cases = 0
         self.spool: IO[bytes] = tempfile.TemporaryFile(dir=spool_dir)  # noqa: SIM115
         # ``summary``: the result's own, written as it is (a whole result); else tallied.
@@ -132,15 +131,43 @@ class ResultDocument:
         # The finished document's summary (its case summaries only when not spooled).
         self.summary: EvalSetResultSummary | None = None
         self.size = 0
-        head = self._head(EvalSetResult(eval_set_id=eval_set_id))
-        head.eval_case_results = []
-        prefix, _ = _split(model_to_go_json_bytes(head), _CASES_MARK)
+        # The keys before the cases: the eval set's, or ``head``'s own (a whole result).
+        # (Only the keys before the cases' mark are kept: whatever follows is cut off.)
+        first = self._head(
+            head.model_copy() if head is not None else EvalSetResult(eval_set_id=eval_set_id)
+        )
+        first.eval_case_results = []
+        prefix, _ = _split(model_to_go_json_bytes(first), _CASES_MARK)
         self._write(prefix)
+
+    @classmethod
+    def of_result(cls, result: EvalSetResult, spool_dir: Path | None = None) -> ResultDocument:
+        """A whole result fed through the stream: the document is written as ``result`` is
+        (its own ids, summary and ``creationTimestamp``); :meth:`finish` it with ``result``."""
+        runs = result.summary.num_runs if result.summary is not None else None
+        cases = result.case_results()
+        num_runs = runs or max((case.run_id or 1 for case in cases), default=1)
+        document = cls(
+            result.eval_set_id,
+            num_runs,
+            result_id=None,
+            spool_dir=spool_dir,
+            summary=result.summary,
+            head=result,
+        )
+        try:
+            for case in cases:
+                document.add(case)
+            document.finish(result)
+        except BaseException:
+            document.close()
+            raise
+        return document
 
     def _head(self, head: EvalSetResult) -> EvalSetResult:
         if self.result_id is not None:
             head.eval_set_result_id = self.result_id
-            head.eval_set_result_name = self.name or self.result_id
+            head.eval_set_result_name = self.result_id
         return head
 
     def _write(self, data: bytes) -> None:
@@ -154,9 +181,8 @@ class ResultDocument:
         self._write((b",\n" if self.cases else b"\n") + _piece(case, 2))
         self.cases += 1
 
-    def finish(self, head: EvalSetResult, *, created: float | None = None) -> None:
-        """Close the document: summary, ``creationTimestamp`` (``created``, else now, when the
-        document has an identity), ``head``'s run state."""
+    def finish(self, head: EvalSetResult) -> None:
+        """Close the document: summary, ``creationTimestamp``, ``head``'s run state."""
         self._write(b"\n  ]" if self.cases else b"]")
         summary = self.tally.finish() if self.tally is not None else self._given
         self.summary = summary
@@ -167,7 +193,7 @@ class ResultDocument:
         whole.eval_case_results = []
         whole.summary = summary
         if self.result_id is not None:
-            whole.creation_timestamp = created if created is not None else time.time()
+            whole.creation_timestamp = time.time()
         _, suffix = _split(model_to_go_json_bytes(whole), _CASES_MARK)
         if emitted and self._summaries is not None:
             before, after = _split(suffix, _CASE_SUMMARIES_MARK)
