@@ -28,6 +28,11 @@ from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
 DEFAULT_CRITERION = ToolTrajectoryCriterion()
 
 
+def trajectory_criterion(metric: EvalMetric) -> ToolTrajectoryCriterion:
+    """The metric's ``criterion.toolTrajectory``, or the default one."""
+    return (metric.criterion.tool_trajectory if metric.criterion else None) or DEFAULT_CRITERION
+
+
 @register_evaluator
 class ToolTrajectoryEvaluator(Evaluator):
     """Score 1 per turn whose tool calls match the expected ones, else 0."""
@@ -49,9 +54,7 @@ class ToolTrajectoryEvaluator(Evaluator):
     ) -> EvaluateResult:
         """Score every turn pair with the metric's (or the default) criterion."""
         require_same_length(actuals, expecteds)
-        criterion = (
-            metric.criterion.tool_trajectory if metric.criterion else None
-        ) or DEFAULT_CRITERION
+        criterion = trajectory_criterion(metric)
         turns = []
         for actual, expected in zip(actuals, expecteds, strict=True):
             verdict = check_tools(
