@@ -17,7 +17,7 @@ from agenteval.run.run_signals import Phase, RunSignals, run_signal_policy
 from agenteval.run.runner import StopSignal
 from judge_server import JudgeServer, Reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def policy() -> tuple[RunSignals, list[str]]:
