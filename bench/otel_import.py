@@ -38,7 +38,7 @@ from otel_spans import Recorder, record_semconv
 
 from agenteval.importers.otel import map_spans
 from agenteval.importers.otel_traces import evalset_from_spans
-from agenteval.importers.otlp_file import read_spans
+from agenteval.inputs.otlp_file import read_spans
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import Invocation, Message, Tool
 

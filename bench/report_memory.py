@@ -68,7 +68,7 @@ ID_MARK = "@@EVAL_ID@@"
 def write_templates(root: Path) -> Path:
     """Score TEMPLATE_CASES cases in-process; write their case results with a marked evalId."""
     from agenteval import api
-    from agenteval.gojson import model_to_go_json_bytes
+    from agenteval.schema.gojson import model_to_go_json_bytes
 
     rng = random.Random(7)
     evalset = root / "tpl.evalset.json"

@@ -25,7 +25,7 @@ from deterministic import make_case
 
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.documents import check_evalset_document, parsed
-from agenteval.loading import parse_evalset
+from agenteval.inputs.loading import parse_evalset
 
 
 def best(repeat: int, work: Callable[[], object]) -> float:

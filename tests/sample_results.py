@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from agenteval.aggregation import build_summary, default_case_aggregate
+from agenteval.results.aggregation import build_summary, default_case_aggregate
 from agenteval.schema.base import dump_json
 from agenteval.schema.result import (
     EvalCaseResult,

@@ -49,7 +49,7 @@ def test_problem_renders_the_located_line() -> None:
 
 
 def test_value_errors_stay_value_errors() -> None:
-    from agenteval.gojson import GoJSONError
     from agenteval.judge.backend import LogprobsFormatError
+    from agenteval.schema.gojson import GoJSONError
 
     assert issubclass(GoJSONError, ValueError) and issubclass(LogprobsFormatError, ValueError)

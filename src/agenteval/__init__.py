@@ -1,6 +1,6 @@
 """agenteval: score recorded AI-agent traces with deterministic comparers and LLM judges.
 
-Tested in tests/test_api.py.
+Tested in tests/api/test_evaluation.py.
 """
 
 __version__ = "0.1.0"
@@ -12,16 +12,16 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agenteval.api import Options, RunResult, evaluate
-    from agenteval.loading import load_evalset, load_metrics, load_result, load_traces
+    from agenteval.inputs.loading import load_evalset, load_metrics, load_result, load_traces
 
 _LAZY = {
     "Options": "agenteval.api",
     "RunResult": "agenteval.api",
     "evaluate": "agenteval.api",
-    "load_evalset": "agenteval.loading",
-    "load_metrics": "agenteval.loading",
-    "load_result": "agenteval.loading",
-    "load_traces": "agenteval.loading",
+    "load_evalset": "agenteval.inputs.loading",
+    "load_metrics": "agenteval.inputs.loading",
+    "load_result": "agenteval.inputs.loading",
+    "load_traces": "agenteval.inputs.loading",
 }
 
 

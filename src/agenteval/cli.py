@@ -22,15 +22,14 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, entry, settings
+from agenteval.api.option_numbers import finite_at_least
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
-from agenteval.fingerprints import digest_file
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
-from agenteval.loading import evalset_id_for, expand_evalset_paths, load_evalset
-from agenteval.merging import Completeness, EvalSetFile, plan_merge
-from agenteval.option_numbers import finite_at_least
+from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
+from agenteval.inputs.result_inputs import ResultPart, case_count, raise_problems, read_parts
 from agenteval.plugins import load_plugins
 from agenteval.report import console as console_report
 from agenteval.report import github, result_files
@@ -51,13 +50,13 @@ from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.run_notes import RunNotes, count_text
 from agenteval.report.safe_text import escape_control
-from agenteval.report.set_tally import ReportSink, SetReport, overall_status, source_report
-from agenteval.report.set_tally import exit_code as report_exit_code
+from agenteval.report.set_tally import ReportSink, SetReport, outcome, overall_status, source_report
 from agenteval.report.streamed_run import StreamedRun, StreamedSet
 from agenteval.report.verdicts import run_document_verdicts
-from agenteval.result_inputs import ResultPart, case_count, raise_problems, read_parts
-from agenteval.run_signals import RunSignals, run_signal_policy
-from agenteval.runner import StopSignal
+from agenteval.results.fingerprints import digest_file
+from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
+from agenteval.run.run_signals import RunSignals, run_signal_policy
+from agenteval.run.runner import StopSignal
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.store.urls import bare_store_values, store_setting
@@ -850,7 +849,7 @@ def validate(
             f"valid{_warnings_part(warnings)}."
         )
         if agent is not None:
-            from agenteval.agents.run_setup import driven_cases
+            from agenteval.api.agent_setup import driven_cases
 
             Console(highlight=False).print(
                 f"{driven_cases(prepared.plans)} case(s) will be driven through the agent."
@@ -918,10 +917,8 @@ def _saved_unfinished(heads: Sequence[EvalSetResult]) -> list[str]:
 
 def _saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]) -> int:
     """The exit code the run that wrote these results had: 3 when it could not finish."""
-    for head in heads:
-        if head.partial or head.judge_failures:
-            return api.EXIT_INCOMPLETE
-    return report_exit_code(reports)
+    unfinished = any(head.partial or head.judge_failures for head in heads)
+    return outcome(reports, unfinished=unfinished).exit_code
 
 
 @contextlib.contextmanager

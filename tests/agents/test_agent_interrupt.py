@@ -12,7 +12,7 @@ from pathlib import Path
 
 from agent_cli import EXACT_FINAL, FAULT_AGENT, REPO, echo_case, write_evalset
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 
 CASES = 12
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_text
-from agenteval.loading import parse_traces
+from agenteval.inputs.loading import parse_traces
 from agenteval.schema.evalset import Message
 
 

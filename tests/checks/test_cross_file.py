@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agenteval.checks.cross_file import Findings, check_filters, check_metrics, check_regexes
-from agenteval.loading import parse_evalset, parse_metrics
+from agenteval.inputs.loading import parse_evalset, parse_metrics
 from agenteval.plugins import load_builtins
 
 

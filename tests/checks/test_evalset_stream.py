@@ -12,6 +12,7 @@ from agenteval import api
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.errors import ConfigError
 from agenteval.plugins import load_builtins
+from agenteval.run import planning
 
 
 def msg(role: str, text: str) -> dict[str, str]:
@@ -125,7 +126,7 @@ def whole(
 ) -> tuple[list[str], list[str]]:
     """The same through the whole-document path (the reference: the file read in one piece)."""
     with monkeypatch.context() as patched:
-        patched.setattr(api, "check_evalset_stream", lambda *args, **kwargs: None)
+        patched.setattr(planning, "check_evalset_stream", lambda *args, **kwargs: None)
         return outcome(path, options)
 
 
@@ -242,7 +243,7 @@ def test_a_valid_set_reads_the_same_either_way(
     assert streamed(path)
     plan = api.prepare([str(path)], options).plans[0]
     with monkeypatch.context() as patched:
-        patched.setattr(api, "check_evalset_stream", lambda *args, **kwargs: None)
+        patched.setattr(planning, "check_evalset_stream", lambda *args, **kwargs: None)
         reference = api.prepare([str(path)], options).plans[0]
     assert list(plan.cases) == list(reference.cases)
     assert plan.case_ids == reference.case_ids == [f"c{i}" for i in range(5)]

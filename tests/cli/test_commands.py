@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import agenteval
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agenteval.sharding import shard_of
+from agenteval.results.sharding import shard_of
 
 CASES = ("alpha", "beta", "gamma")
 # One case of CASES per shard of 3 (checked by test_each_case_has_its_own_shard).

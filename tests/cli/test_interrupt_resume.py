@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from judge_server import JudgeServer, Reply
 
 CASES = 16

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import replay_evalset
 

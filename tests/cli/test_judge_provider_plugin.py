@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agenteval.inputs.loading import load_result
 from agenteval.judge import PreparedCall
-from agenteval.loading import load_result
 from judge_server import JudgeServer, Reply
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "cohere_judge_provider.py"

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import fixture_file, replay_evalset

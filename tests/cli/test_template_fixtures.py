@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import fixture_file, replay_evalset
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from judge_server import JudgeServer, Reply
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "custom_judge_operators.py"

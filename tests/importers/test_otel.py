@@ -12,7 +12,7 @@ import pytest
 from otel_spans import DIALECTS, Recorder, record_semconv
 
 from agenteval.importers.otel import TracesMatch, map_spans
-from agenteval.importers.otlp_file import read_protobuf_spans, read_spans
+from agenteval.inputs.otlp_file import read_protobuf_spans, read_spans
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput, Tool
 

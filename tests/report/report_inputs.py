@@ -13,8 +13,8 @@ import random
 
 from pydantic import BaseModel
 
-from agenteval.aggregation import incomplete_cases
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
+from agenteval.results.aggregation import incomplete_cases
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,

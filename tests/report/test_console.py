@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agenteval.aggregation import build_summary
 from agenteval.report.console import final_line, num_runs, render_results, render_run
 from agenteval.report.console_tables import format_score, shown_ks
 from agenteval.report.result_files import write_result
+from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,

@@ -14,11 +14,11 @@ from typing import Any
 
 from rich.console import Console
 
-from agenteval.aggregation import build_summary
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from agenteval.report.console import final_line, render_results
 from agenteval.report.console_tables import judge_votes, unstable_turns, vote_note
 from agenteval.report.result_files import write_result
+from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,

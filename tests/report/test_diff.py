@@ -8,7 +8,7 @@ import json
 import pytest
 from rich.console import Console
 
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from agenteval.report.diff import ChangeKind, diff_results, render_diff
 from agenteval.schema.result import EvalSetResult
 from sample_results import F, N, P, case_result, eval_set_result, metric

@@ -7,7 +7,6 @@ import json
 import orjson
 import pytest
 
-from agenteval.aggregation import case_statuses
 from agenteval.report.diff import diff_results
 from agenteval.report.html_model import (
     DetailSpool,
@@ -17,6 +16,7 @@ from agenteval.report.html_model import (
     status_label,
     tool_differences,
 )
+from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import N, P, case_result, eval_set_result, generated_result, metric

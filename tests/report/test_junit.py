@@ -10,12 +10,12 @@ import pytest
 import xmlschema
 from junitparser import Error, Failure, JUnitXml, TestSuite
 
-from agenteval.aggregation import case_statuses
 from agenteval.errors import Problem
-from agenteval.loading import load_result
+from agenteval.inputs.loading import load_result
 from agenteval.report.junit import junit_chunks, junit_xml, write_junit
 from agenteval.report.run_notes import RunNotes
 from agenteval.report.set_tally import set_report
+from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import F, N, P, case_result, eval_set_result, generated_result, metric

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from agenteval.errors import ConfigError
-from agenteval.merging import merge_results, plan_merge
+from agenteval.inputs.result_inputs import read_parts
 from agenteval.report.merge_writer import close, spool_merge, write_merged
 from agenteval.report.result_files import write_json, write_result
 from agenteval.report.set_tally import set_report
-from agenteval.result_inputs import read_parts
+from agenteval.results.merging import merge_results, plan_merge
+from agenteval.results.sharding import shard_of
 from agenteval.schema.base import dump, dump_json
-from agenteval.sharding import shard_of
 from sample_results import generated_result
 
 STAMP = re.compile(rb'"creationTimestamp": [0-9.e+-]+')

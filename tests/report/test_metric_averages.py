@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.aggregation import metric_summaries
 from agenteval.report.metric_averages import MetricAverages
+from agenteval.results.aggregation import metric_summaries
 from agenteval.schema.status import EvalStatus
 from sample_results import generated_result
 

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from agenteval import __version__
-from agenteval.aggregation import PASS_AT_K_KEY, build_summary
 from agenteval.report.result_files import (
     RESULT_SUFFIX,
     run_document,
@@ -22,6 +21,7 @@ from agenteval.report.result_files import (
     write_result,
     write_run_json,
 )
+from agenteval.results.aggregation import PASS_AT_K_KEY, build_summary
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.result import (
     EvalCaseResult,

@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
 
-from agenteval.aggregation import build_summary
-from agenteval.loading import load_result
-from agenteval.report.result_files import run_document, write_json, write_result
+from agenteval.inputs.loading import load_result
+from agenteval.report.result_files import (
+    run_document,
+    write_json,
+    write_result,
+    write_whole_run,
+)
 from agenteval.report.result_stream import (
     ResultDocument,
     write_result_document,
     write_run_document,
 )
+from agenteval.results.aggregation import build_summary
+from agenteval.schema.gojson import model_to_go_json_bytes
 from agenteval.schema.result import EvalSetResult, Fingerprint
 from sample_results import case_result, generated_result, metric
 from trpc_fixtures import FIXTURES
@@ -43,7 +50,10 @@ def _whole(result: EvalSetResult, num_runs: int, directory: Path, rid: str) -> b
             setattr(fresh, key, value)
     fresh.eval_set_result_id = rid
     fresh.eval_set_result_name = rid
-    return write_result(fresh, directory, "app").read_bytes()
+    # The reference: the models' own serializer over the whole result (write_result is a
+    # fold over the streamed writer, so it is not a reference of its own).
+    fresh.creation_timestamp = time.time()
+    return model_to_go_json_bytes(fresh)
 
 
 def _same(streamed: bytes, whole: bytes) -> None:
@@ -120,6 +130,15 @@ def test_run_document_equals_the_whole_document(tmp_path: Path) -> None:
     streamed = write_run_document(tmp_path / "run.json", documents, header, {"warnings": ["w <1>"]})
     expected = write_json(tmp_path / "whole.json", whole)
     assert streamed.read_bytes() == expected.read_bytes()
+    # Whole results go through the same writer, each with its own ids, summary and stamp.
+    results[1].eval_set_result_id = results[1].eval_set_result_name = "b_named"
+    results[1].creation_timestamp = 1_767_225_600.5
+    folded = write_whole_run(
+        tmp_path / "folded.json", results, duration_seconds=1.25, extra={"warnings": ["w <1>"]}
+    )
+    again = run_document(results, duration_seconds=1.25, extra={"warnings": ["w <1>"]})
+    again["createdAt"] = json.loads(folded.read_bytes())["createdAt"]
+    assert folded.read_bytes() == write_json(tmp_path / "again.json", again).read_bytes()
 
 
 def test_an_empty_run_document(tmp_path: Path) -> None:
@@ -127,3 +146,18 @@ def test_an_empty_run_document(tmp_path: Path) -> None:
     header = {k: v for k, v in whole.items() if k not in ("evalSetResults", "warnings")}
     streamed = write_run_document(tmp_path / "run.json", [], header, {"warnings": []})
     assert streamed.read_bytes() == write_json(tmp_path / "w.json", whole).read_bytes()
+
+
+def test_a_whole_result_is_written_by_the_streamed_writer_with_its_own_summary(
+    tmp_path: Path,
+) -> None:
+    # A summary that is not what the cases tally to (a Go file's, a hand-edited one) is
+    # written as it is: the whole write is the stream fed the result's cases.
+    result = generated_result(cases=5, num_runs=1, seed=7)
+    result.summary = build_summary(result.case_results(), 1)
+    result.summary.num_runs = 1
+    result.summary.eval_case_summaries = (result.summary.eval_case_summaries or [])[:2]
+    result.eval_set_result_id = result.eval_set_result_name = "given"
+    path = write_result(result, tmp_path, "app")
+    assert path.read_bytes() == model_to_go_json_bytes(result)
+    assert len(json.loads(path.read_bytes())["summary"]["evalCaseSummaries"]) == 2

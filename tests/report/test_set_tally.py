@@ -14,8 +14,6 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from agenteval.aggregation import exit_code as whole_exit_code
-from agenteval.aggregation import overall_status as whole_overall_status
 from agenteval.report import github, junit, markdown
 from agenteval.report.console import num_runs, render_reports, render_results
 from agenteval.report.console_tables import reason_lines
@@ -24,10 +22,12 @@ from agenteval.report.set_tally import (
     ReportSink,
     SetReport,
     SetTally,
-    exit_code,
+    outcome,
     overall_status,
     set_report,
 )
+from agenteval.results.aggregation import overall_status as whole_overall_status
+from agenteval.results.aggregation import results_outcome
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, MetricDetails
 from agenteval.schema.status import EvalStatus
 from tests.report.report_inputs import FIXTURES, fixture_results, varied_results
@@ -104,7 +104,7 @@ def test_ci_reports_from_the_tally_equal_the_whole_result_ones(name: str) -> Non
         [result], files=files
     )
     assert overall_status([report]) is whole_overall_status([result])
-    assert exit_code([report]) == whole_exit_code([result])
+    assert outcome([report]).exit_code == results_outcome([result]).exit_code
 
 
 def test_several_eval_sets_together() -> None:
@@ -116,7 +116,7 @@ def test_several_eval_sets_together() -> None:
     assert markdown.markdown_report(reports) == markdown.markdown_summary(results)
     assert github.report_annotations(reports) == github.annotations(results)
     assert overall_status(reports) is whole_overall_status(results) is EvalStatus.INCOMPLETE
-    assert exit_code(reports) == whole_exit_code(results) == 3
+    assert outcome(reports).exit_code == results_outcome(results).exit_code == 3
 
 
 def test_the_inputs_reach_every_branch() -> None:
@@ -354,4 +354,4 @@ def test_report_sink_tallies_each_eval_set_as_the_runner_delivers_it() -> None:
         lambda c: render_results(c, results, quiet=True, verbose=True, max_shown=5)
     )
     assert console_text(lambda c: render_reports(c, sink.reports)) == whole
-    assert exit_code(sink.reports) == whole_exit_code(results) == 3
+    assert outcome(sink.reports).exit_code == results_outcome(results).exit_code == 3

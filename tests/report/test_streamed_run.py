@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.aggregation import case_statuses, overall_status
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import StreamedRun
+from agenteval.results.aggregation import case_statuses, overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import generated_result

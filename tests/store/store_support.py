@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agenteval.gojson import model_to_go_json_bytes
+from agenteval.schema.gojson import model_to_go_json_bytes
 from agenteval.schema.result import EvalSetResult
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete
 
-from agenteval.merging import merge_results
+from agenteval.results.merging import merge_results
 from agenteval.store import tables
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store, StoreError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenteval.flakiness import Verdict
+from agenteval.results.flakiness import Verdict
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.trend import TrendFilters, trend

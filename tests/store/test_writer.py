@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select, text
 
-from agenteval.aggregation import case_statuses
 from agenteval.api import CollectedResults
+from agenteval.results.aggregation import case_statuses
 from agenteval.store import tables, writer
 from agenteval.store.connection import Store, StoreError
 from agenteval.store.context import RunContext

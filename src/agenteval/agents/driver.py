@@ -37,13 +37,13 @@ from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_
 from agenteval.agents.tool_mocks import ToolMockError, ToolMocks, parse_tool_mocks
 from agenteval.agents.user_simulator import ChatCall, ScenarioError, UserSimulator
 from agenteval.errors import CaseError, JudgeError
+from agenteval.judge.stop_refusals import note_refusal
 from agenteval.schema.evalset import EvalCase, Invocation, Message
 from agenteval.schema.metric import EvalMetric
-from agenteval.stop_refusals import note_refusal
 
 if TYPE_CHECKING:
-    from agenteval.evaluators.llm.session import JudgeSession
     from agenteval.judge.config import JudgeSettings
+    from agenteval.judge.session import JudgeSession
 
 
 class AgentRunError(CaseError):

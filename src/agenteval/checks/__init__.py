@@ -6,35 +6,26 @@ message (hint)``) or, inside an evaluator's metric, a
 metric or the case.  Problems stop the run (exit 2); warnings are printed and
 the run goes on.  One module per file kind or evaluator family:
 
-- :mod:`.evalset_file`: ``evalId`` present and unique, ``evalMode`` known.
-- :mod:`.metrics_file`: ``metricName`` present and unique, no ``null`` tool strategy.
 - :mod:`.unknown_keys`: keys the formats do not define; a near miss (``did you
   mean``) is an error unless ``--lenient``, any other a warning unless ``--strict``.
+- :mod:`.numbers`: non-finite numbers, ``numRuns`` bounds.
+- :mod:`.documents`: an eval set or metric file parsed whole: its kind, unknown keys,
+  numbers.
+- :mod:`.evalset_stream`: the same checks of a large eval set read a case at a time.
 - :mod:`.thresholds`: a threshold within its evaluator's declared score range; a
   missing threshold warns that the metric always passes.
 - :mod:`.cross_file`: every metric names a registered evaluator (closest-name
   hint) whose :meth:`Evaluator.check` passes; every pattern of a ``regex``
   criterion compiles; each evaluator's per-case :meth:`Evaluator.check_case`;
   ``--metric`` / ``--skip-metric`` / ``--case`` match something.
-- :mod:`.criteria`: deterministic criteria (text, JSON, ROUGE, XML, length,
-  tool trajectory): known strategies, registered compare functions and
-  tokenizers, valid ``onlyTree`` and JSON Schemas, ordered length bounds.
-- :mod:`.judge_config`: ``criterion.llmJudge`` of every judge metric: judge
-  model present, provider known, model name set, ``numSamples`` > 0,
-  ``sampleParallelism`` >= 0, a ``generationConfig`` the judge client accepts.
-- :mod:`.reference_answers`: reference answers a judge evaluator needs and a
-  case lacks.
-- :mod:`.judge_template`: ``llm_judge_template`` metrics: bindings, sources,
-  JSONPath, placeholders; per case, the bound fields the case cannot supply.
+- :mod:`.case_layout`: a case's turns laid out as its eval mode needs.
+- :mod:`.trace_match`: ``--traces`` records that match no case.
 
-Evaluator-specific checks that need an evaluator's own registry stay with the
-evaluator and are reached through the same protocol: rubric ids
-(``evaluators.llm.rubric_judge.rubric_issues``), the pairwise verifier's
-logprobs and rubrics, the gate's ``criterion.gate``
-(``evaluators.llm.final_response_gate.check_gate``) and the template judge's
-operator names and categories.
+The rules of one file read while loading it (ids unique, names present, the kind of a
+file) live with the readers in ``inputs/``; the checks of one evaluator's own
+configuration live beside it in ``evaluators/checks/`` and run through
+:meth:`Evaluator.check`.
 
-Modules here import ``criteria/``, ``schema/``, the evaluator contract and
-the template helpers; evaluators import their checks from here, never the
-other way round through a package ``__init__`` (this one imports nothing).
+May import ``evaluators/``, ``inputs/``, ``criteria/``, ``schema/``, ``errors``; nothing
+below imports it (this ``__init__`` imports nothing).
 """

@@ -1,6 +1,6 @@
 """Cases the runner cannot lay out as (actual, expected) turns, found before anything runs.
 
-The runner's :func:`agenteval.turns.case_turns` is asked for every case, so
+The runner's :func:`agenteval.schema.turns.case_turns` is asked for every case, so
 ``validate`` and ``run`` agree on each layout: a missing ``sessionInput``,
 ``actualConversation`` outside trace mode, turn counts that cannot be
 aligned, null turns.  Cases that need an agent run (default mode without
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from agenteval.errors import Problem
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
-from agenteval.turns import CaseLayoutError, case_turns, recorded_failure
+from agenteval.schema.turns import CaseLayoutError, case_turns, recorded_failure
 
 # Messages of layouts that only an agent run (or --traces) can complete.
 _AGENT_RUN_WORDS = ("needs an agent run", "needs a live user simulator", "needs a second agent")

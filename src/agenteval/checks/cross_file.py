@@ -6,12 +6,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agenteval.case_rubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.checks.thresholds import threshold_issues
 from agenteval.criteria.text import compile_regex
 from agenteval.errors import Problem
 from agenteval.evaluators.base import Evaluator
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
+from agenteval.schema.case_rubrics import CaseRubricError, merged_rubrics, with_rubrics
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric, TextCriterion
 

@@ -15,7 +15,6 @@ from typing import Any
 
 import pydantic_core
 
-from agenteval.checks.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.checks.numbers import non_finite_numbers
 from agenteval.checks.unknown_keys import (
     evalset_unknown_keys,
@@ -23,6 +22,7 @@ from agenteval.checks.unknown_keys import (
     sort_unknown,
 )
 from agenteval.errors import Problem
+from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
 
 _NOT_EVALSET = frozenset(
     {FileKind.METRICS, FileKind.RESULT, FileKind.RUN, FileKind.ADK_EVALSET, FileKind.OTLP}

@@ -1,8 +1,8 @@
 """Every check of one eval set file, case by case: the file is never parsed or modelled whole.
 
 The checks and their messages are those of the whole-document path
-(:mod:`.documents`, :func:`agenteval.loading.parse_evalset`, :mod:`.cross_file`,
-:mod:`.case_layout`), run on one case at a time as :mod:`agenteval.evalset_scan`
+(:mod:`.documents`, :func:`agenteval.inputs.loading.parse_evalset`, :mod:`.cross_file`,
+:mod:`.case_layout`), run on one case at a time as :mod:`agenteval.inputs.evalset_scan`
 reads it, and the problems are put back in the order that path reports them:
 non-finite numbers and unknown keys in document order, the case rules, then
 (after the metric file's own problems, which the caller adds) the regex
@@ -34,15 +34,15 @@ from agenteval.checks.cross_file import (
     check_case,
     regex_targets,
 )
-from agenteval.checks.evalset_file import CaseRules
-from agenteval.checks.file_kind import FileKind, kind_of
 from agenteval.checks.numbers import non_finite_numbers
 from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.checks.unknown_keys import case_unknown_keys, evalset_unknown_keys, sort_unknown
 from agenteval.errors import Problem
-from agenteval.evalset_scan import EvalSetScan, NotStreamable
-from agenteval.importers.detect import kind_of_data
-from agenteval.lazy_cases import LazyCases
+from agenteval.inputs.evalset_file import CaseRules
+from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
+from agenteval.inputs.file_kind import FileKind, kind_of
+from agenteval.inputs.foreign_files import kind_of_data
+from agenteval.inputs.lazy_cases import LazyCases
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 

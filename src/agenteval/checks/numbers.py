@@ -13,12 +13,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agenteval import locations
 from agenteval.errors import Problem
+from agenteval.inputs import locations
 
-# Upper bounds for counts that multiply the work of a run (judge calls, memory).
+# An upper bound for a count that multiplies the work of a run (judge calls, memory); the
+# judge's numSamples bound lives with the judge checks (evaluators/checks/judge_config.py).
 MAX_NUM_RUNS = 1000
-MAX_NUM_SAMPLES = 100
 
 
 # Only these literals read as a non-finite float: NaN, Infinity, or an exponent of 3+

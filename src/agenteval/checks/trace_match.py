@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from agenteval.errors import Problem
 from agenteval.schema.evalset import EvalCase, Invocation, Message
-from agenteval.turns import run_trace_key
+from agenteval.schema.turns import run_trace_key
 
 # How much of each text a message quotes.
 _QUOTED = 60

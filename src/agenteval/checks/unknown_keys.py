@@ -28,8 +28,8 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from agenteval import locations
 from agenteval.errors import Problem
+from agenteval.inputs import locations
 from agenteval.schema.evalset import EvalCase, EvalSet
 from agenteval.schema.json_schema import AGENTEVAL_KEYS
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion

@@ -13,7 +13,7 @@ from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.schema_patterns import re2_problem, with_re2
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
-from agenteval.gojson import json_kind
+from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
 
 JSON_STRATEGIES = frozenset({"", "exact", "skip"})

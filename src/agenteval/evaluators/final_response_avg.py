@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agenteval.checks.criteria import check_final_response_criterion
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.json_compare import check_json
@@ -27,6 +26,7 @@ from agenteval.evaluators.base import (
     binary_turn,
     require_same_length,
 )
+from agenteval.evaluators.checks.criteria import check_final_response_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, FinalResponseCriterion

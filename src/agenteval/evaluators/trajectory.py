@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agenteval.checks.criteria import check_trajectory_criterion
 from agenteval.criteria.trajectory import check_tools
 from agenteval.evaluators.base import (
     UNIT_RANGE,
@@ -20,12 +19,18 @@ from agenteval.evaluators.base import (
     binary_turn,
     require_same_length,
 )
+from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
 
 # Used when a metric has no criterion: exact names, arguments and results, any order
 # (ARCHITECTURE §5.2, as the trpc-agent-go docs describe it).
 DEFAULT_CRITERION = ToolTrajectoryCriterion()
+
+
+def trajectory_criterion(metric: EvalMetric) -> ToolTrajectoryCriterion:
+    """The metric's ``criterion.toolTrajectory``, or the default one."""
+    return (metric.criterion.tool_trajectory if metric.criterion else None) or DEFAULT_CRITERION
 
 
 @register_evaluator
@@ -49,9 +54,7 @@ class ToolTrajectoryEvaluator(Evaluator):
     ) -> EvaluateResult:
         """Score every turn pair with the metric's (or the default) criterion."""
         require_same_length(actuals, expecteds)
-        criterion = (
-            metric.criterion.tool_trajectory if metric.criterion else None
-        ) or DEFAULT_CRITERION
+        criterion = trajectory_criterion(metric)
         turns = []
         for actual, expected in zip(actuals, expecteds, strict=True):
             verdict = check_tools(

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from agenteval.checks.criteria import check_trajectory_criterion
 from agenteval.criteria.trajectory_f1 import TrajectoryF1, trajectory_f1
 from agenteval.evaluators.base import (
     ConfigIssue,
@@ -33,8 +32,9 @@ from agenteval.evaluators.base import (
     average_turns,
     require_same_length,
 )
+from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.evaluators.trajectory import DEFAULT_CRITERION
+from agenteval.evaluators.trajectory import trajectory_criterion
 from agenteval.schema.evalset import Tool
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
@@ -130,9 +130,7 @@ class ToolTrajectoryF1Evaluator(Evaluator):
     ) -> EvaluateResult:
         """Score every turn pair by the F1 of its tool calls."""
         require_same_length(actuals, expecteds)
-        criterion = (
-            metric.criterion.tool_trajectory if metric.criterion else None
-        ) or DEFAULT_CRITERION
+        criterion = trajectory_criterion(metric)
         turns = []
         for actual_turn, expected_turn in zip(actuals, expecteds, strict=True):
             actual, expected = actual_turn.tools or (), expected_turn.tools or ()

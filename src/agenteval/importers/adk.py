@@ -35,7 +35,7 @@ from agenteval.checks.numbers import non_finite_numbers
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers import adk_format as fmt
 from agenteval.importers.adk_format import validate_adk
-from agenteval.loading import read_text
+from agenteval.inputs.loading import read_text
 from agenteval.schema.evalset import (
     ConversationScenario,
     EvalCase,

@@ -35,7 +35,7 @@ from pydantic.alias_generators import to_camel, to_snake
 from pydantic_core import PydanticCustomError
 
 from agenteval.errors import Problem
-from agenteval.loading import validation_problems
+from agenteval.inputs.loading import validation_problems
 
 
 class AdkModel(BaseModel):

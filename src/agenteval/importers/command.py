@@ -6,7 +6,7 @@ each one), and with ``--force`` each file is replaced atomically (temp file and 
 Warnings go through the run's printer: a flood of one kind is a few lines and a count.
 
 Tested in tests/importers/test_adk.py (``import adk``) and tests/importers/test_otel.py
-(``import otel``); refusals of the wrong kind in tests/importers/test_detect.py.
+(``import otel``); refusals of the wrong kind in tests/inputs/test_foreign_files.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from rich.console import Console
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.importers import adk
-from agenteval.importers.detect import KIND_NAMES, kind_of_file
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.importers.otel_traces import (
     evalset_from_spans,
@@ -32,8 +31,9 @@ from agenteval.importers.otel_traces import (
     span_warnings,
     trace_set_id,
 )
-from agenteval.importers.otlp_file import read_spans
-from agenteval.input_limits import input_file_problem
+from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
+from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.otlp_file import read_spans
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump_json_bytes

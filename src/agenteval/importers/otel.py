@@ -42,7 +42,7 @@ from agenteval.importers.genai_messages import (
     messages_of,
     parse_json,
 )
-from agenteval.importers.otlp_file import SpanRecord
+from agenteval.inputs.otlp_file import SpanRecord
 from agenteval.schema.evalset import Invocation, Message, Tool
 
 OPERATION = "gen_ai.operation.name"

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from agenteval.errors import Problem
 from agenteval.importers.otel import SpanMapping, TracesMatch, Unmapped, map_spans
-from agenteval.importers.otlp_file import SpanFile, is_json_head, read_spans
-from agenteval.input_limits import compressed_problem, input_file_problem
-from agenteval.problem_lists import Item, listed_or_counted
+from agenteval.inputs.input_limits import compressed_problem, input_file_problem
+from agenteval.inputs.otlp_file import SpanFile, is_json_head, read_spans
+from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 
 TRACE_FILE_SUFFIXES = (".jsonl", ".json", ".pb", ".binpb", ".proto", ".otlp")
@@ -47,7 +47,7 @@ def is_otlp_file(path: Path) -> bool:
         codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except UnicodeDecodeError:
         return True
-    from agenteval.importers.detect import kind_of_file
+    from agenteval.inputs.foreign_files import kind_of_file
 
     return kind_of_file(path) == "otlp-protobuf"
 

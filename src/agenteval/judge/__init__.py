@@ -11,7 +11,7 @@ per run (``async with``) and hands it to every LLM evaluator.  For a metric,
 the evaluator resolves the judge once with
 ``settings = resolve_settings(metric.criterion.llm_judge.judge_model)`` (the
 loader has already ``${ENV}``-expanded the five fields with
-:func:`expand_judge_model`; ``JudgeConfigError`` means a bad
+:func:`agenteval.inputs.env_expansion.expand_judge_model`; ``JudgeConfigError`` means a bad
 ``generationConfig``), validates ``settings.num_samples >= 1`` itself, then for
 each turn builds ``JudgeRequest.user_prompt(settings, prompt, schema)`` and
 awaits ``client.complete(request, metric_name=metric.metric_name,
@@ -43,7 +43,6 @@ from agenteval.judge.backend import (
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.client import JudgeClient, JudgeOptions
 from agenteval.judge.config import GenerationConfig, JudgeSettings, Secret, resolve_settings
-from agenteval.judge.env import JUDGE_ENV_FIELDS, expand_env, expand_judge_model
 from agenteval.judge.errors import (
     JudgeBudgetExhausted,
     JudgeCacheMiss,
@@ -70,7 +69,6 @@ from agenteval.judge.usage import Usage, UsageLedger
 
 __all__ = [
     "DEFAULT_CACHE_PATH",
-    "JUDGE_ENV_FIELDS",
     "LOGPROBS",
     "STRUCTURED_OUTPUT",
     "ChatMessage",
@@ -101,8 +99,6 @@ __all__ = [
     "TopLogprob",
     "Usage",
     "UsageLedger",
-    "expand_env",
-    "expand_judge_model",
     "judge_providers",
     "register_judge_provider",
     "resolve_settings",

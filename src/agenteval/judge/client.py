@@ -27,9 +27,9 @@ from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
 from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy
 from agenteval.judge.provider import provider_spec
+from agenteval.judge.stop_refusals import note_refusal
 from agenteval.judge.usage import UsageLedger
 from agenteval.judge.wire import JsonJudgeBackend
-from agenteval.stop_refusals import note_refusal
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the provider's defaults and environment variables (for openai, the variant's,
 inferred from the base URL host when empty: :mod:`agenteval.judge.providers.openai`);
 ``generationConfig`` defaults apply only when the whole object is absent.
 ``${ENV}`` expansion is not done here: the loader has already expanded the
-five fields (see :mod:`agenteval.judge.env`).
+five fields (see :mod:`agenteval.inputs.env_expansion`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
+from agenteval.inputs.url_secrets import shown_base_url
 from agenteval.judge.errors import JudgeConfigError
 from agenteval.judge.provider import Connection, provider_spec
-from agenteval.judge.url_secrets import shown_base_url
 from agenteval.schema.metric import JudgeModel
 
 

@@ -35,7 +35,7 @@ from agenteval.report.set_tally import (
     ShownCase,
     add_gate_methods,
     num_runs,
-    overall_status,
+    outcome,
     set_report,
 )
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
@@ -302,7 +302,7 @@ def report_final_line(
     failed = sum(report.count(EvalStatus.FAILED) for report in reports)
     incomplete = sum(report.count(EvalStatus.INCOMPLETE) for report in reports)
     not_evaluated = total - passed - failed - incomplete
-    status = EvalStatus.INCOMPLETE if notes.unfinished else overall_status(reports)
+    status = outcome(reports, unfinished=bool(notes.unfinished)).status
     line = Text()
     line.append_text(status_text(status, upper=True))
     line.stylize("bold")

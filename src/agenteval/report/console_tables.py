@@ -13,10 +13,10 @@ from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from agenteval.aggregation import metric_summaries, pass_at_k, pass_hat_k
-from agenteval.flakiness import Verdict, verdict_of_counts
 from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.safe_text import escape_control
+from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
+from agenteval.results.flakiness import Verdict, verdict_of_counts
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,

@@ -1,6 +1,6 @@
 """Runs for the HTML report: result files, ``--json`` run documents and directories of them.
 
-Files are read by :func:`agenteval.result_inputs.read_parts`, like every other result
+Files are read by :func:`agenteval.inputs.result_inputs.read_parts`, like every other result
 reader (wrong kinds of file are named there), and each eval set result is then read
 whole for the page (:meth:`ResultPart.whole`, a fold over its cases).  A run document
 is one run (its own keys: duration, warnings…); the plain result files given together
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from agenteval.errors import Problem
-from agenteval.merging import merge_results
-from agenteval.result_inputs import ResultPart, raise_problems, read_parts
+from agenteval.inputs.result_inputs import ResultPart, raise_problems, read_parts
+from agenteval.results.merging import merge_results
 from agenteval.schema.result import EvalSetResult
 
 

@@ -36,11 +36,11 @@ from typing import IO, Any
 import orjson
 
 from agenteval import __version__
-from agenteval.aggregation import SummaryTally, run_id_of
 from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import SetTally
 from agenteval.report.set_tally import num_runs as runs_of
 from agenteval.report.verdicts import summary_verdicts
+from agenteval.results.aggregation import SummaryTally, run_id_of
 from agenteval.schema.base import dump
 from agenteval.schema.result import (
     EvalCaseResult,

@@ -12,7 +12,7 @@ Layout::
         <system-err>warning: file: path: message …</system-err>   (the run's warnings, first suite)
 
 One testcase per eval case whatever the number of runs: its outcome is the
-case's in-memory status (:func:`agenteval.aggregation.case_statuses`), the
+case's in-memory status (:func:`agenteval.results.aggregation.case_statuses`), the
 one that decides the exit code, so ``failures`` and ``errors`` equal the
 run's failed and not-evaluated case counts.  ``skipped`` is always 0.
 

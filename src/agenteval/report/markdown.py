@@ -24,7 +24,8 @@ from agenteval.report.console_tables import STATUS_LABELS, format_score
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.safe_text import BIDI_CONTROLS
-from agenteval.report.set_tally import SetReport, overall_status, set_report
+from agenteval.report.set_tally import SetReport, set_report
+from agenteval.report.set_tally import outcome as run_outcome
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -88,7 +89,7 @@ def _headline(
     reports: Sequence[SetReport], title: str, elapsed: float | None, notes: RunNotes
 ) -> list[str]:
     # INCOMPLETE when the run is unfinished (interrupted), whatever its finished cases say.
-    status = EvalStatus.INCOMPLETE if notes.unfinished else overall_status(reports)
+    status = run_outcome(reports, unfinished=bool(notes.unfinished)).status
     total = sum(len(report.statuses) for report in reports)
     passed = sum(report.count(EvalStatus.PASSED) for report in reports)
     failed = sum(report.count(EvalStatus.FAILED) for report in reports)

@@ -1,6 +1,6 @@
 """``agenteval merge``'s output: each merged eval set written as its cases are read.
 
-Every merged eval set (:class:`agenteval.merging.MergedSet`) is spooled into its result
+Every merged eval set (:class:`agenteval.results.merging.MergedSet`) is spooled into its result
 document (:class:`agenteval.report.result_stream.ResultDocument`, the bytes a whole
 write gives) and tallied for the console (:func:`agenteval.report.set_tally.saved_tally`)
 case by case; a case that does not validate is a problem, and nothing is written unless
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.merging import MergedSet
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.result_files import result_file_name, result_id
 from agenteval.report.result_stream import ResultDocument, write_result_document
 from agenteval.report.set_tally import DEFAULT_MAX_SHOWN, SetReport, saved_tally
+from agenteval.results.merging import MergedSet
 
 
 @dataclass(slots=True)

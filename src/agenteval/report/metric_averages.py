@@ -1,6 +1,6 @@
 """Running per-metric averages over metric results, fed one result at a time.
 
-The same numbers as :func:`agenteval.aggregation.metric_summaries` (threshold
+The same numbers as :func:`agenteval.results.aggregation.metric_summaries` (threshold
 of the first result seen, not_evaluated results counted but not averaged,
 sums in arrival order, sorted by name) without holding the results: the
 console's and the Markdown report's metric averages and the averaged

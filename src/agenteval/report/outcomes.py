@@ -1,7 +1,7 @@
 """Per-case outcomes and plain-text failure explanations shared by the CI reporters.
 
 JUnit, Markdown and GitHub annotations all say the same things about a case:
-its in-memory status (:func:`agenteval.aggregation.case_statuses`, which
+its in-memory status (:func:`agenteval.results.aggregation.case_statuses`, which
 decides the exit code), the metrics that made it fail with score, threshold
 and reason, and what each run did.  This module computes those once, as
 plain text, so the three formats cannot disagree.
@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from agenteval.aggregation import case_statuses
 from agenteval.report.console_tables import format_score
 from agenteval.report.metric_averages import MetricAverages
+from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 

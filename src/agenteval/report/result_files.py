@@ -1,4 +1,4 @@
-"""JSON result files: safe names, atomic writes, Go-style encoding (from :mod:`agenteval.gojson`).
+"""JSON result files: safe names, atomic writes, Go-style encoding (from :mod:`agenteval.schema.gojson`).
 
 Two kinds of file are written here:
 
@@ -19,7 +19,7 @@ Two kinds of file are written here:
       }
 
   ``caseStatusCounts`` counts the in-memory per-case statuses
-  (:func:`agenteval.aggregation.case_statuses`), which decide the exit code.
+  (:func:`agenteval.results.aggregation.case_statuses`), which decide the exit code.
 """
 
 from __future__ import annotations
@@ -31,13 +31,18 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agenteval import __version__
-from agenteval.aggregation import case_statuses, summarize_cases
 from agenteval.errors import Problem
-from agenteval.gojson import model_to_go_json, model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.gc_pause import collector_paused
+from agenteval.report.result_stream import (
+    ResultDocument,
+    write_result_document,
+    write_run_document,
+)
 from agenteval.report.run_notes import collapse
+from agenteval.results.aggregation import case_statuses, run_outcome
 from agenteval.schema.base import dump
+from agenteval.schema.gojson import model_to_go_json, to_go_json
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -86,10 +91,13 @@ def write_result(result: EvalSetResult, output_dir: Path, app_name: str) -> Path
     # Defence in depth: safe_name already removed every separator.
     if path.resolve().parent != output_dir.resolve():
         raise ValueError(f"result file {path} would leave {output_dir}")
+    # The same writer as a run's streamed results, fed this result's cases one by one.
     with collector_paused():
-        payload = model_to_go_json_bytes(result)
-    write_bytes_atomic(path, payload)
-    return path
+        document = ResultDocument.of_result(result)
+    try:
+        return write_result_document(document, path)
+    finally:
+        document.close()
 
 
 _COUNT_KEYS = {
@@ -111,7 +119,7 @@ def run_header(
     if not counts["incomplete"]:
         del counts["incomplete"]  # the key appears only when some case is INCOMPLETE
     # The overall status depends only on which statuses occur.
-    overall = summarize_cases(status for status, key in _COUNT_KEYS.items() if counts.get(key))
+    overall = run_outcome(status for status, key in _COUNT_KEYS.items() if counts.get(key)).status
     header: dict[str, Any] = {
         "agentevalVersion": __version__,
         "createdAt": time.time(),
@@ -173,8 +181,28 @@ def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str,
 
 def write_run_json(path: Path, run: RunOutcome) -> Path:
     """Write the ``--json FILE`` document of a finished run atomically; returns the path."""
-    document = run_document(run.results, duration_seconds=run.elapsed, extra=run_trailer(run))
-    return write_json(path, document)
+    return write_whole_run(path, run.results, duration_seconds=run.elapsed, extra=run_trailer(run))
+
+
+def write_whole_run(
+    path: Path,
+    results: Sequence[EvalSetResult],
+    *,
+    duration_seconds: float | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Path:
+    """:func:`run_document` of whole results, written through the streamed writer."""
+    statuses = [list(case_statuses(result).values()) for result in results]
+    header = run_header(statuses, duration_seconds=duration_seconds)
+    documents: list[ResultDocument] = []
+    try:
+        with collector_paused():
+            for result in results:
+                documents.append(ResultDocument.of_result(result))
+        return write_run_document(path, documents, header, dict(extra or {}))
+    finally:
+        for document in documents:
+            document.close()
 
 
 __all__ = [
@@ -191,4 +219,5 @@ __all__ = [
     "write_json",
     "write_result",
     "write_run_json",
+    "write_whole_run",
 ]

@@ -7,7 +7,9 @@ the case summaries of a single run are spooled the same way and written sorted b
 evalId.  At the end the pieces are copied into place with the parts only known then
 (the summary's tallies, ``creationTimestamp``, the run state).
 
-Byte equality with :func:`agenteval.report.result_files.write_result` holds because
+This is the one writer of result documents: :func:`agenteval.report.result_files.write_result`
+feeds it a whole result's cases (with the result's own summary). Byte equality with the
+models' serializer over a whole result holds because
 each piece is serialised by the same pydantic serializer with the same options, and
 the surrounding object is serialised with an empty list where the pieces go: the
 pieces are spliced in at that list, re-indented to their depth (JSON text holds no raw
@@ -24,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from agenteval.aggregation import SummaryTally
-from agenteval.gojson import model_to_go_json_bytes, to_go_json
 from agenteval.report.atomic_write import StreamedFile
+from agenteval.results.aggregation import SummaryTally
+from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,
@@ -105,24 +107,62 @@ class ResultDocument:
     """
 
     def __init__(
-        self, eval_set_id: str, num_runs: int, *, result_id: str | None, spool_dir: Path | None
+        self,
+        eval_set_id: str,
+        num_runs: int,
+        *,
+        result_id: str | None,
+        spool_dir: Path | None,
+        summary: EvalSetResultSummary | None = None,
+        head: EvalSetResult | None = None,
     ) -> None:
         self.eval_set_id = eval_set_id
         self.result_id = result_id
         self.cases = 0
         self.spool: IO[bytes] = tempfile.TemporaryFile(dir=spool_dir)  # noqa: SIM115
+        # ``summary``: the result's own, written as it is (a whole result); else tallied.
+        self._given = summary
+        spooled = num_runs == 1 and summary is None
         # Beside the cases' spool: one directory for every spool of the document.
-        summaries = tempfile.TemporaryFile(dir=spool_dir) if num_runs == 1 else None  # noqa: SIM115
+        summaries = tempfile.TemporaryFile(dir=spool_dir) if spooled else None  # noqa: SIM115
         self._summaries = _SummarySpool(summaries) if summaries is not None else None
         emit = self._summaries.add if self._summaries is not None else None
-        self.tally = SummaryTally(num_runs, emit=emit)
+        self.tally = SummaryTally(num_runs, emit=emit) if summary is None else None
         # The finished document's summary (its case summaries only when not spooled).
         self.summary: EvalSetResultSummary | None = None
         self.size = 0
-        head = self._head(EvalSetResult(eval_set_id=eval_set_id))
-        head.eval_case_results = []
-        prefix, _ = _split(model_to_go_json_bytes(head), _CASES_MARK)
+        # The keys before the cases: the eval set's, or ``head``'s own (a whole result).
+        # (Only the keys before the cases' mark are kept: whatever follows is cut off.)
+        first = self._head(
+            head.model_copy() if head is not None else EvalSetResult(eval_set_id=eval_set_id)
+        )
+        first.eval_case_results = []
+        prefix, _ = _split(model_to_go_json_bytes(first), _CASES_MARK)
         self._write(prefix)
+
+    @classmethod
+    def of_result(cls, result: EvalSetResult, spool_dir: Path | None = None) -> ResultDocument:
+        """A whole result fed through the stream: the document is written as ``result`` is
+        (its own ids, summary and ``creationTimestamp``); :meth:`finish` it with ``result``."""
+        runs = result.summary.num_runs if result.summary is not None else None
+        cases = result.case_results()
+        num_runs = runs or max((case.run_id or 1 for case in cases), default=1)
+        document = cls(
+            result.eval_set_id,
+            num_runs,
+            result_id=None,
+            spool_dir=spool_dir,
+            summary=result.summary,
+            head=result,
+        )
+        try:
+            for case in cases:
+                document.add(case)
+            document.finish(result)
+        except BaseException:
+            document.close()
+            raise
+        return document
 
     def _head(self, head: EvalSetResult) -> EvalSetResult:
         if self.result_id is not None:
@@ -136,17 +176,18 @@ class ResultDocument:
 
     def add(self, case: EvalCaseResult) -> None:
         """Append one case result (result-file order) and count it in the summary."""
-        self.tally.add(case)
+        if self.tally is not None:
+            self.tally.add(case)
         self._write((b",\n" if self.cases else b"\n") + _piece(case, 2))
         self.cases += 1
 
     def finish(self, head: EvalSetResult) -> None:
         """Close the document: summary, ``creationTimestamp``, ``head``'s run state."""
         self._write(b"\n  ]" if self.cases else b"]")
-        summary = self.tally.finish()
+        summary = self.tally.finish() if self.tally is not None else self._given
         self.summary = summary
         emitted = self._summaries is not None and bool(self._summaries.index)
-        if emitted:
+        if emitted and summary is not None:
             summary.eval_case_summaries = []
         whole = self._head(head.model_copy())
         whole.eval_case_results = []

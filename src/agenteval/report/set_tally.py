@@ -35,13 +35,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenteval.aggregation import any_not_evaluated
-from agenteval.case_sources import CaseSource, HeldResult, runs_of
 from agenteval.errors import Problem
-from agenteval.exit_codes import ExitCode
+from agenteval.inputs.case_sources import CaseSource, HeldResult, runs_of
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
+from agenteval.results.aggregation import Outcome, any_not_evaluated, run_outcome
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,
@@ -439,28 +438,20 @@ def num_runs(result: EvalSetResult) -> int:
     return runs_of(HeldResult(result))
 
 
+def outcome(reports: Sequence[SetReport], *, unfinished: bool = False) -> Outcome:
+    """``aggregation.run_outcome`` of tallied eval sets: the statuses their cases reached
+    (a ``partial`` eval set leaves the run unfinished)."""
+    reached = (
+        status
+        for status in (_INCOMPLETE, _FAILED, _PASSED, _NOT_EVALUATED)
+        if any(report.count(status) for report in reports)
+    )
+    return run_outcome(reached, unfinished=unfinished or any(r.partial for r in reports))
+
+
 def overall_status(reports: Sequence[SetReport]) -> EvalStatus:
-    """As ``aggregation.overall_status``: incomplete (a case, or a ``partial`` eval set), else
-    failed, else passed, else not evaluated."""
-
-    def anywhere(status: EvalStatus) -> bool:
-        return any(report.count(status) for report in reports)
-
-    if any(report.partial for report in reports):
-        return _INCOMPLETE
-
-    for status in (_INCOMPLETE, _FAILED, _PASSED):
-        if anywhere(status):
-            return status
-    return _NOT_EVALUATED
-
-
-def exit_code(reports: Sequence[SetReport]) -> int:
-    """As ``aggregation.exit_code``: 0 all passed, 1 a case failed, 3 a case incomplete."""
-    status = overall_status(reports)
-    if status is _INCOMPLETE:
-        return ExitCode.INCOMPLETE
-    return ExitCode.PASSED if status is _PASSED else ExitCode.FAILED
+    """The overall status of tallied eval sets (:func:`outcome`)."""
+    return outcome(reports).status
 
 
 def set_report(
@@ -530,8 +521,8 @@ __all__ = [
     "ShownCase",
     "add_gate_methods",
     "case_status",
-    "exit_code",
     "num_runs",
+    "outcome",
     "overall_status",
     "saved_tally",
     "set_report",

@@ -1,7 +1,7 @@
 """Stable pass / flaky / stable fail of each case of a ``--num-runs N`` run, for every report.
 
 One source for all of them: a case's passed runs out of N (the pass@k counts: a run
-that was not evaluated is not a pass), judged by :func:`agenteval.flakiness.verdict_of_counts`.
+that was not evaluated is not a pass), judged by :func:`agenteval.results.flakiness.verdict_of_counts`.
 The console prints the verdict in the pass@k table, the ``--json`` run document holds it
 under ``caseVerdicts`` (``{evalSetId: {evalId: {"verdict", "passedRuns", "runs",
 "passRate", "wilsonLow", "wilsonHigh"}}}``, only for eval sets run more than once) and
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agenteval.flakiness import CaseVerdict, order_key, verdict_of_counts
 from agenteval.report.set_tally import SetReport
+from agenteval.results.flakiness import CaseVerdict, order_key, verdict_of_counts
 from agenteval.schema.result import EvalSetResult, EvalSetResultSummary
 
 RUN_DOCUMENT_KEY = "caseVerdicts"

@@ -1,4 +1,14 @@
-"""Pydantic models of the file formats; no behaviour lives here."""
+"""The file formats: their pydantic models and the rules read straight off them.
+
+The models of eval sets, metric files, results and the ``--json`` run document
+(:mod:`.evalset`, :mod:`.metric`, :mod:`.result`, :mod:`.run_document`, statuses in
+:mod:`.status`) and their JSON Schemas (:mod:`.json_schema`); what a case's fields mean
+for every reader: its actual/expected turns (:mod:`.turns`) and its rubrics
+(:mod:`.case_rubrics`); and Go's ``encoding/json`` output the files are written in
+(:mod:`.gojson`).
+
+The bottom layer: imports ``errors`` only, nothing else of agenteval.
+"""
 
 from agenteval.schema.evalset import (
     ConversationScenario,

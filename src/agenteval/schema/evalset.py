@@ -1,6 +1,6 @@
 """Eval set file format (formats.md §2): cases, turns, messages and tool calls.
 
-Tested in tests/test_loading.py.
+Tested in tests/inputs/test_loading.py.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Metric config file format (formats.md §3): metrics and their criteria.
 
-Tested in tests/test_loading.py.
+Tested in tests/inputs/test_loading.py.
 """
 
 from __future__ import annotations

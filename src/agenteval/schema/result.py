@@ -207,7 +207,7 @@ class Fingerprint(Model):
 
     Written by agenteval per eval set (the ``fingerprint`` key, which Go readers ignore);
     ``--resume`` keeps only cases scored on the same inputs and ``merge`` joins only shards
-    of one run (agenteval.fingerprints).  Every hash is ``sha256:`` and 64 hex digits.
+    of one run (agenteval.results.fingerprints).  Every hash is ``sha256:`` and 64 hex digits.
     """
 
     model_config = _camel

@@ -1,6 +1,6 @@
 """Evaluation status values and their combination rule (formats.md §6.5).
 
-Tested in tests/test_aggregation.py.
+Tested in tests/results/test_aggregation.py.
 """
 
 from __future__ import annotations

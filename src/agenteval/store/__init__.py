@@ -18,8 +18,8 @@ What it holds (one module, one idea):
   HTML trend page (``trend_assets/``).
 
 What it may import: result objects from :mod:`agenteval.schema`, the pure helpers
-(:mod:`agenteval.aggregation`, :mod:`agenteval.flakiness`, :mod:`agenteval.gojson`,
-:mod:`agenteval.merging`, :mod:`agenteval.loading` for reading files) and the report
+(:mod:`agenteval.results.aggregation`, :mod:`agenteval.results.flakiness`, :mod:`agenteval.schema.gojson`,
+:mod:`agenteval.results.merging`, :mod:`agenteval.inputs.loading` for reading files) and the report
 helpers for writing files and printing text (``report.atomic_write``,
 ``report.safe_text``, ``report.metric_averages``).  Nothing that scores imports this
 package: a run records itself through the CLI, and scoring never depends on the store

@@ -21,11 +21,11 @@ from typing import Any
 import pydantic_core
 from sqlalchemy import select
 
-from agenteval.aggregation import case_statuses, exit_code, overall_status
-from agenteval.checks.file_kind import FileKind, kind_of
 from agenteval.errors import ConfigError, Problem
-from agenteval.gojson import model_to_go_json_bytes
-from agenteval.result_inputs import read_results
+from agenteval.inputs.file_kind import FileKind, kind_of
+from agenteval.inputs.result_inputs import read_results
+from agenteval.results.aggregation import case_statuses, results_outcome
+from agenteval.schema.gojson import model_to_go_json_bytes
 from agenteval.schema.result import EvalSetResult, extra
 from agenteval.schema.status import EvalStatus
 from agenteval.store import tables
@@ -176,8 +176,9 @@ def _add(store: Store, item: _Input, context: RunContext, run_group: str | None)
         statuses_all.extend(statuses.values())
         head = result.model_copy(update={"eval_case_results": None})
         recorder.end_set(rows, head, statuses)
-    partial = any(r.partial or r.judge_failures for r in item.results)
-    code = 3 if partial else exit_code(item.results)
+    verdict = results_outcome(
+        item.results, unfinished=any(bool(r.judge_failures) for r in item.results)
+    )
     finished_sets = [
         FinishedSet(BytesDocument(data), result.eval_set_result_id, name)
         for result, data, name in zip(item.results, item.documents, item.file_names, strict=True)
@@ -186,8 +187,8 @@ def _add(store: Store, item: _Input, context: RunContext, run_group: str | None)
         BytesDocument(item.run_document) if item.run_document is not None else None
     )
     outcome = RunOutcome(
-        outcome=overall_status(item.results).value,
-        exit_code=code,
+        outcome=verdict.status.value,
+        exit_code=verdict.exit_code,
         duration_seconds=duration,
         interrupted=any(bool(r.partial) for r in item.results),
         agent=item.keys.get("agent") if isinstance(item.keys.get("agent"), dict) else None,

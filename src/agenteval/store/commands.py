@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.loading import evalset_id_for
+from agenteval.inputs.loading import evalset_id_for
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.store.adding import add_results
 from agenteval.store.baselines import PREFIX, ReferenceProblem, resolve

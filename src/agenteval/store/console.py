@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agenteval.flakiness import Verdict
 from agenteval.report.console_tables import format_score
 from agenteval.report.safe_text import escape_control
+from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
 from agenteval.store.trend import MetricSeries, Trend
 

@@ -23,12 +23,11 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from agenteval.gojson import to_go_json
-from agenteval.merging import merge_results
-from agenteval.report.atomic_write import StreamedFile, write_bytes_atomic
-from agenteval.report.result_files import RESULT_SUFFIX, run_document, safe_name, write_result
+from agenteval.inputs.result_inputs import parse_results
+from agenteval.report.atomic_write import StreamedFile
+from agenteval.report.result_files import RESULT_SUFFIX, safe_name, write_result, write_whole_run
 from agenteval.report.result_stream import write_run_document
-from agenteval.result_inputs import parse_results
+from agenteval.results.merging import merge_results
 from agenteval.schema.result import EvalSetResult
 from agenteval.store import tables
 from agenteval.store.connection import Store, StoreError
@@ -126,8 +125,7 @@ def export_run(
         if output is not None:
             written.extend(write_result(result, output, run.first.app_name) for result in results)
         if json_file is not None:
-            document = run_document(results)
-            written.append(write_bytes_atomic(json_file, to_go_json(document).encode("utf-8")))
+            written.append(write_whole_run(json_file, results))
         return written
     with store.transaction() as conn:
         if output is not None:
@@ -157,8 +155,7 @@ def _export_run_document(store: Store, conn: Connection, run: LogicalRun, path: 
             return out.commit()
     if not member.document_keys:
         # Added from result files: no run document was ever written; one is made of them.
-        document = run_document(_stored_results(store, conn, run))
-        return write_bytes_atomic(path, to_go_json(document).encode("utf-8"))
+        return write_whole_run(path, _stored_results(store, conn, run))
     keys: dict[str, Any] = json.loads(member.document_keys)
     header, trailer = keys.get("header") or {}, keys.get("trailer") or {}
     documents = [_StoredDocument(conn, stored) for stored in run.sets]

@@ -11,7 +11,7 @@ Result files carry their fingerprint (``fingerprint`` key); :func:`set_fingerpri
 reads it from there.  Files written before fingerprints existed have none: for those
 the run's own inputs are hashed here the same way (:func:`computed_fingerprint`).
 SWITCH: once every result ``run`` writes carries its fingerprint (the ``fingerprint``
-field of ``EvalSetResult``, agenteval.fingerprints), :func:`computed_fingerprint` and
+field of ``EvalSetResult``, agenteval.results.fingerprints), :func:`computed_fingerprint` and
 :class:`FingerprintInputs` can go; only the read in :func:`set_fingerprint` stays.
 
 Tested in tests/store/test_fingerprints.py.
@@ -19,21 +19,15 @@ Tested in tests/store/test_fingerprints.py.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
 
-from agenteval import loading
-from agenteval.schema.metric import EvalMetric
+from agenteval.inputs import loading
+from agenteval.results.fingerprints import digest_bytes, digest_json, metric_digest
 from agenteval.schema.result import EvalSetResult, extra
-
-PREFIX = "sha256:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +56,6 @@ class StoredFingerprint:
                 "caseAggregator": self.case_aggregator,
             }
         )
-
-
-def digest_bytes(data: bytes) -> str:
-    """``sha256:<hex>`` of ``data``."""
-    return PREFIX + hashlib.sha256(data).hexdigest()
-
-
-def digest_json(data: Any) -> str:
-    """``sha256:<hex>`` of ``data`` as canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return digest_bytes(text.encode("ascii"))
 
 
 def run_config_hash(set_hashes: Sequence[tuple[str, str | None]]) -> str | None:
@@ -104,28 +87,6 @@ def set_fingerprint(
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _without_secrets(base_url: str, api_key: str) -> str:
-    """A base URL without user info, query and fragment, and without the key anywhere."""
-    try:
-        parts = urlsplit(base_url)
-        cleaned = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
-    except ValueError:
-        cleaned = base_url
-    return cleaned.replace(api_key, "") if api_key else cleaned
-
-
-def metric_digest(metric: EvalMetric) -> str:
-    """``sha256:<hex>`` of a resolved metric, the API key and URL secrets left out."""
-    data: dict[str, Any] = metric.model_dump(mode="json", by_alias=True)
-    judge = metric.criterion.llm_judge if metric.criterion is not None else None
-    model = judge.judge_model if judge is not None else None
-    if model is not None:
-        data["criterion"]["llmJudge"]["judgeModel"]["baseURL"] = _without_secrets(
-            model.base_url, model.api_key
-        )
-    return digest_json(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,16 +121,6 @@ class FingerprintInputs:
         )
 
 
-def _metrics_path(evalset_path: Path, option: str | None) -> Path:
-    # The same rule as api's: --metrics FILE, --metrics DIR/<evalSetId>.metrics.json, or beside.
-    if option is None:
-        return loading.default_metrics_path(evalset_path)
-    path = Path(option)
-    if path.is_dir():
-        return path / (loading.evalset_id_for(evalset_path) + loading.METRICS_SUFFIX)
-    return path
-
-
 def computed_fingerprint(eval_set_id: str, inputs: FingerprintInputs) -> StoredFingerprint | None:
     """The fingerprint of ``eval_set_id`` hashed from the run's inputs; None when unreadable."""
     path = inputs.evalset_paths.get(eval_set_id)
@@ -181,7 +132,9 @@ def computed_fingerprint(eval_set_id: str, inputs: FingerprintInputs) -> StoredF
     except OSError:
         return None
     metrics: dict[str, str] = {}
-    metrics_path = _metrics_path(path, inputs.metrics)
+    from agenteval.run.planning import metrics_path_for  # the runner is loaded only here
+
+    metrics_path = metrics_path_for(path, inputs.metrics)
     try:
         text = metrics_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

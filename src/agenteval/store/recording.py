@@ -30,14 +30,14 @@ from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.inputs.result_inputs import read_results
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
 from agenteval.report.result_stream import ResultDocument
 from agenteval.report.safe_text import escape_control
-from agenteval.result_inputs import read_results
+from agenteval.results.sharding import parse_shard
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
-from agenteval.sharding import parse_shard
 from agenteval.store.baselines import ReferenceProblem, is_reference, resolve
 from agenteval.store.connection import Store, StoreError, open_store
 from agenteval.store.context import run_context

@@ -9,7 +9,7 @@ Over the last N finished logical runs (``--last``, default 20; ``--branch``,
   agenteval's version (a run where the configuration changed is always a change point,
   shift or not; new traces are what is evaluated, not a configuration change);
 * per case its outcome in each run, its verdict — stable pass, flaky, stable fail
-  (:mod:`agenteval.flakiness`) over the runs where it was decided (passed or failed;
+  (:mod:`agenteval.results.flakiness`) over the runs where it was decided (passed or failed;
   incomplete and not-run don't count) — with the pass rate's Wilson interval and the
   runs where it flipped; flaky cases first.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from agenteval.flakiness import CaseVerdict, Verdict, order_key, verdict_of
+from agenteval.results.flakiness import CaseVerdict, Verdict, order_key, verdict_of
 from agenteval.store.changepoints import change_points, segment_means
 from agenteval.store.history import iso
 from agenteval.store.queries import (

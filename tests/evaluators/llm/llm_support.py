@@ -9,8 +9,8 @@ from typing import Any
 
 from agenteval.evaluators.base import EvalContext, EvaluateResult, EvaluatorError
 from agenteval.evaluators.llm.pipeline import JudgeEvaluator
-from agenteval.evaluators.llm.session import JudgeSession
 from agenteval.judge import JudgeBackend, JudgeClient, JudgeOptions
+from agenteval.judge.session import JudgeSession
 from agenteval.schema import EvalCase, EvalMetric, Invocation
 from judge_server import JudgeServer, Reply
 

@@ -25,9 +25,9 @@ from agenteval.evaluators.llm.gate_judge import (
     majority_vote,
     parse_judge_reply,
 )
-from agenteval.evaluators.llm.session import JudgeSession
 from agenteval.evaluators.registry import evaluators
 from agenteval.judge import JudgeClient, JudgeOptions
+from agenteval.judge.session import JudgeSession
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.status import EvalStatus

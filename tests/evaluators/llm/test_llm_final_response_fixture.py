@@ -17,9 +17,9 @@ import pytest
 from llm_support import ok, run
 
 from agenteval.evaluators.llm.llm_final_response import FinalResponseJudge
-from agenteval.loading import load_metrics
+from agenteval.inputs.loading import load_metrics
 from agenteval.schema import EvalCase
-from agenteval.turns import case_turns
+from agenteval.schema.turns import case_turns
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import FIXTURES
 

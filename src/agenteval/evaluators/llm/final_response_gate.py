@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agenteval.checks.judge_config import check_judge_config
 from agenteval.criteria.lexical import Rouge1, gate_rouge1, normalize
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
@@ -29,6 +28,7 @@ from agenteval.evaluators.base import (
     average_turns,
     require_same_length,
 )
+from agenteval.evaluators.checks.judge_config import check_judge_config
 from agenteval.evaluators.llm.gate_judge import (
     JudgeReplyFormatError,
     judge_prompt,

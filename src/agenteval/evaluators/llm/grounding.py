@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from agenteval.evaluators.llm.operators.constructors import message_text
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.gojson import GoJSONError, Struct, marshal, marshal_indent
 from agenteval.schema.evalset import Invocation, Message, Tool
+from agenteval.schema.gojson import GoJSONError, Struct, marshal, marshal_indent
 
 NO_CONTEXT = "No validation context was captured."
 

@@ -27,8 +27,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agenteval.checks.judge_template import check_template
-from agenteval.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.base import (
     ConfigIssue,
     EvalContext,
@@ -37,6 +35,8 @@ from agenteval.evaluators.base import (
     TurnResult,
     Turns,
 )
+from agenteval.evaluators.checks.judge_template import check_template
+from agenteval.evaluators.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.llm.operators.constructors import JudgeAsk, TurnPrefix
 from agenteval.evaluators.llm.operators.invocations import (
     InvocationsAggregator,

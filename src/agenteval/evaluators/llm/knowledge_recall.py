@@ -43,8 +43,8 @@ from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.response_json import json_type
 from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, checked_actual
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.gojson import GoJSONError, Struct, marshal
 from agenteval.schema.evalset import Invocation, Tool
+from agenteval.schema.gojson import GoJSONError, Struct, marshal
 
 RETRIEVAL_TOOLS = frozenset({"knowledge_search", "knowledge_search_with_agentic_filter"})
 NO_RESULTS = "No knowledge search results were found."

@@ -53,7 +53,7 @@ from agenteval.evaluators.llm.operators.invocations import (
 )
 from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ResponseScorer, ScoreResult
-from agenteval.evaluators.llm.session import JudgeSession
+from agenteval.judge.session import JudgeSession
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel, LLMCriterion
 from agenteval.schema.result import MetricDetails
@@ -113,7 +113,7 @@ class JudgeEvaluator(Evaluator):
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Up-front problems of the judge config, then the evaluator's own (``check_llm_judge``)."""
-        from agenteval.checks.judge_config import check_judge_config
+        from agenteval.evaluators.checks.judge_config import check_judge_config
 
         issues = check_judge_config(metric)
         llm_judge = metric.criterion.llm_judge if metric.criterion else None

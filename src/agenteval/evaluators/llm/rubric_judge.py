@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, ClassVar
 
-from agenteval.checks.judge_config import LLM_JUDGE
 from agenteval.evaluators.base import ConfigIssue
+from agenteval.evaluators.checks.judge_config import LLM_JUDGE
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,

@@ -29,9 +29,9 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from agenteval.checks.judge_config import JUDGE_MODEL, capability_issue
-from agenteval.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.base import UNIT_RANGE, ConfigIssue
+from agenteval.evaluators.checks.judge_config import JUDGE_MODEL, capability_issue
+from agenteval.evaluators.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.llm.operators.constructors import (
     PromptConstructor,
     TurnPrefix,

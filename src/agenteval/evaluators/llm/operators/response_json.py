@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agenteval.evaluators.llm.operators.registry import OperatorError
-from agenteval.gojson import json_kind
+from agenteval.schema.gojson import json_kind
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeReply

@@ -4,9 +4,9 @@
 - :mod:`.jsonpath`: the restricted JSONPath of ``source.path``;
 - :mod:`.bindings`: ``variableBindings`` → values → the rendered judge prompt;
 - :mod:`.trace`: reading ``executionTrace`` steps (Go's case-insensitive decoding);
-- Go's JSON encoding for template sources is :mod:`agenteval.gojson`.
+- Go's JSON encoding for template sources is :mod:`agenteval.schema.gojson`.
 
-Its up-front checks live in :mod:`agenteval.checks.judge_template`.
+Its up-front checks live in :mod:`agenteval.evaluators.checks.judge_template`.
 """
 
 from agenteval.evaluators.llm.template.bindings import (

@@ -14,7 +14,7 @@ Each binding names a template variable and a source ``scope.field``:
 
 then an optional ``source.path`` (restricted JSONPath, :mod:`.jsonpath`) applied to
 that text.  Every error message is Go's, so :class:`TemplateError` texts can
-be matched against the spec.  Up-front checks live in :mod:`agenteval.checks.judge_template`.
+be matched against the spec.  Up-front checks live in :mod:`agenteval.evaluators.checks.judge_template`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from agenteval.evaluators.llm.template.trace import (
     snapshot_text,
     tools_json,
 )
-from agenteval.gojson import Struct, encode, go_quote
 from agenteval.schema.evalset import Invocation, Message
+from agenteval.schema.gojson import Struct, encode, go_quote
 from agenteval.schema.metric import EvalMetric, Rubric
 
 TRACE_FIELDS = ("traceStepInput", "traceStepOutput", "traceStepTools", "traceStepSkills")

@@ -23,7 +23,7 @@ why, in Go's words; a negative index, which jsonpath-ng counts from the end,
 is never handed to it (§6: ``index -1 out of range``).
 
 The source text is parsed with number literals kept verbatim (Go's
-``UseNumber``) and rendered per §6 step 4 (:mod:`agenteval.gojson`).
+``UseNumber``) and rendered per §6 step 4 (:mod:`agenteval.schema.gojson`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenteval.errors import CaseError, ControlFlow
-from agenteval.gojson import JSONNumber, clean_text, encode, go_quote
+from agenteval.schema.gojson import JSONNumber, clean_text, encode, go_quote
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _INDEX = re.compile(r"[+-]?[0-9]+")

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agenteval.errors import CaseError
-from agenteval.gojson import GoJSONError, Struct, encode, go_quote
+from agenteval.schema.gojson import GoJSONError, Struct, encode, go_quote
 
 
 class TraceError(CaseError):

@@ -1,0 +1,120 @@
+"""Wire ``--agent`` into a run: check the options and cases up front, open and close the driver.
+
+Tested in tests/agents/test_agent_interrupt.py and tests/agents/test_cmd_agent.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agenteval.agents.adapter import AgentLimits
+from agenteval.agents.driver import AgentDriver, check_case, needs_agent
+from agenteval.agents.recorder import TraceRecordFile
+from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
+from agenteval.errors import Problem
+from agenteval.run.runner import call_soon_in
+
+if TYPE_CHECKING:
+    from agenteval.api import JudgeOutcome, Options
+    from agenteval.run.runner import EvalSetPlan, RunSettings
+
+
+def check_agent_options(
+    options: Options, plans: Sequence[EvalSetPlan], problems: list[Problem]
+) -> None:
+    """Spec syntax, numbers, and every case the agent would drive (tool mocks, scenarios)."""
+    for flag, spec in (("--agent", options.agent), ("--expected-agent", options.expected_agent)):
+        if spec is None:
+            continue
+        try:
+            check_spec(spec)
+        except AgentSpecError as exc:
+            problems.append(
+                Problem(flag, "", str(exc), "e.g. cmd:./my_agent.py or agui:http://127.0.0.1:8000/")
+            )
+    if options.agent is None:
+        problems.append(Problem("--expected-agent", "", "needs --agent for the actual turns"))
+    if options.agent_concurrency < 1:
+        problems.append(Problem("--agent-concurrency", "", "must be at least 1"))
+    if not options.agent_timeout > 0:
+        problems.append(Problem("--agent-timeout", "", "must be positive"))
+    for flag, value in (
+        ("--agent-max-event-bytes", options.agent_max_event_bytes),
+        ("--agent-max-turn-bytes", options.agent_max_turn_bytes),
+    ):
+        if value < 1:
+            problems.append(Problem(flag, "", "must be at least 1"))
+    expected = options.expected_agent is not None
+    for plan in plans:
+        for index, case in plan.cases.indexed():
+            if not needs_agent(case):
+                continue
+            for problem in check_case(case, expected):
+                where, _, text = problem.partition(": ")
+                if not text:
+                    where, text = "", problem
+                path = f"evalCases[{index}]" + (f".{where}" if where else "")
+                problems.append(Problem(str(plan.path), path, text))
+
+
+def driven_cases(plans: Sequence[EvalSetPlan]) -> int:
+    """How many selected cases the agent would drive (per run)."""
+    return sum(1 for plan in plans for case in plan.cases if needs_agent(case))
+
+
+@asynccontextmanager
+async def open_driver(
+    options: Options, settings: RunSettings, outcome: JudgeOutcome | None
+) -> AsyncIterator[AgentDriver]:
+    """The run's driver; workers, connections and the record file are closed on the way out."""
+    assert options.agent is not None
+    limits = AgentLimits(
+        timeout=options.agent_timeout,
+        event_bytes=options.agent_max_event_bytes,
+        turn_bytes=options.agent_max_turn_bytes,
+    )
+    adapter = open_adapter(options.agent, concurrency=options.agent_concurrency, limits=limits)
+    expected = (
+        open_adapter(options.expected_agent, concurrency=options.agent_concurrency, limits=limits)
+        if options.expected_agent is not None
+        else None
+    )
+    record = (
+        TraceRecordFile(Path(options.record), append=bool(options.resume))
+        if options.record is not None
+        else None
+    )
+    progress = options.progress
+    on_turn = getattr(progress, "agent_turn_done", None)
+    driver = AgentDriver(
+        adapter,
+        expected,
+        record,
+        on_turn=on_turn,
+        stopping=settings.stopping,
+    )
+    if outcome is not None:
+        outcome.agent = driver.stats
+    # A stop cancels the agent work in flight instead of waiting up to --agent-timeout.
+    loop = asyncio.get_running_loop()
+    remove = (
+        options.stop.on_stop(lambda: call_soon_in(loop, driver.cancel_in_flight))
+        if options.stop is not None
+        else None
+    )
+    try:
+        yield driver
+    finally:
+        if remove is not None:
+            remove()
+        try:
+            await adapter.aclose()
+            if expected is not None:
+                await expected.aclose()
+        finally:
+            if record is not None:
+                record.close()

@@ -1,0 +1,719 @@
+"""The Python API: ``evaluate()`` loads, validates, runs and returns result objects."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from agenteval import settings
+from agenteval.api.option_numbers import non_finite_options
+from agenteval.checks.cross_file import (
+    Findings,
+    check_filters,
+)
+from agenteval.checks.numbers import num_runs_problem
+from agenteval.errors import ConfigError, Problem
+from agenteval.evaluators.registry import (
+    CaseAggregator,
+    case_aggregators,
+)
+from agenteval.exit_codes import ExitCode
+from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
+from agenteval.inputs import loading
+from agenteval.inputs.case_sources import CaseSource, Subset
+from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.result_inputs import read_parts
+from agenteval.inputs.trace_records import unmatched_records
+from agenteval.plugins import load_plugins
+from agenteval.results.aggregation import (
+    any_not_evaluated,
+    build_summary,
+    overall_status,
+    run_outcome,
+)
+from agenteval.results.fingerprints import digest_file
+from agenteval.results.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
+from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
+from agenteval.results.sharding import Shard, parse_shard, shard_of
+from agenteval.run.planning import PlanRules, plan_evalset
+from agenteval.run.runner import (
+    EvalSetPlan,
+    RunSettings,
+    StopSignal,
+    count_planned,
+    stream_evalset,
+)
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, set_extra
+from agenteval.schema.status import EvalStatus
+from agenteval.schema.turns import run_trace_key
+
+if TYPE_CHECKING:
+    from agenteval.agents.driver import AgentStats
+    from agenteval.judge import JudgeClient, JudgeOptions
+    from agenteval.judge.session import JudgeSession
+
+# The exit codes under their earlier names (exit_codes.ExitCode is their home).
+EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
+EXIT_CONFIG, EXIT_INCOMPLETE = ExitCode.BAD_INPUT, ExitCode.INCOMPLETE
+EXIT_INTERNAL = ExitCode.INTERNAL_ERROR
+
+DEFAULT_CACHE = settings.JUDGE_CACHE_PATH
+CACHE_ENV = settings.JUDGE_CACHE_ENV
+
+
+def default_cache_path() -> str:
+    """Where judge replies are cached unless told otherwise."""
+    return os.environ.get(CACHE_ENV) or DEFAULT_CACHE
+
+
+@dataclass(slots=True)
+class Options:
+    """Everything that shapes a run besides the input files."""
+
+    metrics: str | None = None
+    traces: str | None = None
+    # How OTLP traces name cases: "session", "conversation" or "evalId" (importers/otel.py).
+    traces_match: str = settings.TRACES_MATCH
+    app_name: str = "agenteval"
+    num_runs: int = 1
+    cases: Sequence[str] = ()
+    only_metrics: Sequence[str] = ()
+    skip_metrics: Sequence[str] = ()
+    plugins: Sequence[str] = ()
+    case_aggregator: str | None = None
+    environ: Mapping[str, str] | None = None
+    # Judge calls (only used when a metric needs a judge).
+    concurrency: int = settings.JUDGE_CONCURRENCY
+    rate_limit: float | None = None
+    judge_retries: int = settings.JUDGE_RETRIES
+    judge_timeout: float = settings.JUDGE_TIMEOUT_SECONDS
+    # The judge cache file; None disables it.  $AGENTEVAL_CACHE moves the default.
+    cache: str | None = field(default_factory=lambda: default_cache_path())
+    offline: bool = False
+    max_judge_calls: int | None = None
+    max_judge_tokens: int | None = None
+    # The largest judge reply body read, in bytes; a bigger reply fails that turn.
+    judge_max_reply_bytes: int = settings.JUDGE_MAX_REPLY_BYTES
+    # "I/N": run only the cases whose stable hash puts them in shard I of N.
+    shard: str | None = None
+    # Result files of an interrupted run: their cases are kept, only the rest is scored.
+    resume: Sequence[str] = ()
+    # Keys the trpc-agent-go formats do not define are errors, not warnings (--strict).
+    strict: bool = False
+    # Keys close to one the formats define (near misses) are warnings, not errors (--lenient).
+    lenient: bool = False
+    # Set from a signal handler to stop the run early (the CLI installs one).
+    stop: StopSignal | None = None
+    # Told the number of case runs, then each finished one (the progress bar).
+    progress: ProgressSink | None = None
+    # --agent SPEC (cmd:COMMAND or agui:URL) drives default-mode and scenario cases live.
+    agent: str | None = None
+    expected_agent: str | None = None
+    agent_concurrency: int = 4
+    agent_timeout: float = 120.0
+    # --agent-max-event-bytes / --agent-max-turn-bytes: what the agent may send.
+    agent_max_event_bytes: int = settings.AGENT_MAX_EVENT_BYTES
+    agent_max_turn_bytes: int = settings.AGENT_MAX_TURN_BYTES
+    # --record FILE: every driven case's turns in the --traces JSONL format.
+    record: str | None = None
+    # Where case results go as they finish; None keeps them all (``RunResult.results``).
+    sink: ResultSink | None = None
+
+
+class ProgressSink(Protocol):
+    """What the runner reports progress to."""
+
+    def start(
+        self, total_cases: int, usage: Callable[[], Mapping[str, object] | None] | None
+    ) -> None:
+        """The run scores ``total_cases`` case runs; ``usage`` reads the judge usage so far."""
+
+    def case_done(self) -> None:
+        """One case run finished."""
+
+
+@dataclass(slots=True)
+class Prepared:
+    """Validated inputs, ready to run."""
+
+    plans: list[EvalSetPlan]
+    traces: Mapping[str, list[Invocation]] | None
+    case_aggregator: CaseAggregator | None = None
+    warnings: list[Problem] = field(default_factory=list)
+    # Results of the interrupted run being resumed, by evalSetId (read case by case).
+    resumed: dict[str, MergedSet] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RunResult:
+    """The outcome of ``evaluate()``: one result per eval set plus the overall verdict."""
+
+    results: list[EvalSetResult]
+    sources: list[Path]
+    status: EvalStatus
+    exit_code: int
+    elapsed: float
+    warnings: list[Problem] = field(default_factory=list)
+    # Judge calls and tokens of the run (``{"total": ..., "byMetric": ...}``), None without a judge.
+    judge_usage: dict[str, object] | None = None
+    # Why judge turns ended not_evaluated; non-empty means the run could not finish (exit 3).
+    judge_failures: list[str] = field(default_factory=list)
+    # The run was stopped by a signal: the results hold only what finished before (exit 3).
+    interrupted: bool = False
+    # What the driven agent did (--agent), None without one.
+    agent_stats: AgentStats | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when every case passed."""
+        return self.status is EvalStatus.PASSED
+
+
+def plan_rules(options: Options) -> PlanRules:
+    """What the planning of each eval set reads of ``options``."""
+    return PlanRules(
+        metrics=options.metrics,
+        strict=options.strict,
+        lenient=options.lenient,
+        num_runs=options.num_runs,
+        skip=frozenset(options.skip_metrics),
+        only=frozenset(options.only_metrics),
+        environ=options.environ,
+    )
+
+
+def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
+    """Load plugins and every file, validate everything, and plan the run; raise ConfigError."""
+    _check_numbers(options)
+    load_plugins(options.plugins)
+    paths, problems = loading.expand_evalset_paths(evalset_specs)
+    found = Findings(problems=list(problems))
+    aggregator = _case_aggregator(options.case_aggregator, found)
+    traces, otlp = _load_traces(options, found)
+    rules = plan_rules(options)
+    plans: list[EvalSetPlan] = []
+    all_metric_names: set[str] = set()
+    all_case_ids: set[str] = set()
+    seen_metric_files: set[Path] = set()
+    for path in paths:
+        plan = plan_evalset(path, rules, found, traces, seen_metric_files)
+        if plan is not None:
+            plans.append(plan)
+            all_metric_names.update(m.metric_name for m in plan.all_metrics)
+            all_case_ids.update(plan.case_ids)
+    if not found.problems:
+        check_filters(
+            options.only_metrics,
+            options.skip_metrics,
+            options.cases,
+            all_metric_names,
+            all_case_ids,
+            found,
+        )
+    if options.agent is not None or options.expected_agent is not None:
+        from agenteval.api.agent_setup import check_agent_options
+
+        check_agent_options(options, plans, found.problems)
+    if traces and options.traces is not None:
+        unused = (
+            unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+            if otlp
+            else unmatched_records(options.traces, traces, all_case_ids)
+        )
+        found.warnings.extend(unused)
+    if found.problems:
+        raise ConfigError(found.problems, found.warnings)
+    _narrow(plans, options)
+    shared = _shared_traces(plans, traces, options.num_runs)
+    if shared is not None:
+        found.warnings.append(shared)
+    prepared = Prepared(plans, traces, aggregator, found.warnings)
+    prepared.resumed, notes = _load_resumed(options.resume, plans)
+    prepared.warnings.extend(notes)
+    return prepared
+
+
+def _check_numbers(options: Options) -> None:
+    """The options that make no run at all: bad run counts, non-finite numbers."""
+    if options.num_runs < 1:
+        raise ConfigError(
+            [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
+        )
+    too_many = num_runs_problem(options.num_runs)
+    if too_many is not None:
+        raise ConfigError([too_many])
+    if options.strict and options.lenient:
+        raise ConfigError(
+            [Problem("--lenient", "", "cannot be combined with --strict (or $AGENTEVAL_STRICT)")]
+        )
+    infinite = non_finite_options(
+        judge_timeout=options.judge_timeout,
+        agent_timeout=options.agent_timeout,
+        rate_limit=options.rate_limit,
+    )
+    if infinite:
+        raise ConfigError(infinite)
+
+
+def _case_aggregator(name: str | None, found: Findings) -> CaseAggregator | None:
+    """The ``--case-aggregator`` named, or a located problem when none is registered so."""
+    if name is None:
+        return None
+    aggregator = case_aggregators.get(name)
+    if aggregator is None:
+        known = ", ".join(sorted(case_aggregators)) or "none registered"
+        found.problems.append(
+            Problem("--case-aggregator", "", f"unknown case aggregator {name!r}", f"known: {known}")
+        )
+    return aggregator
+
+
+def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> None:
+    """Complete each plan's fingerprint and keep the ``--case`` and ``--shard`` cases."""
+    shard = _parse_shard(options.shard)
+    traces_digest = _traces_digest(options.traces)
+    wanted = set(options.cases)
+    for plan in plans:
+        if plan.fingerprint is not None:
+            plan.fingerprint.traces = traces_digest
+            plan.fingerprint.case_aggregator = options.case_aggregator
+            plan.fingerprint.shard = str(shard) if shard is not None else None
+        if wanted:
+            plan.cases = plan.cases.where(wanted.__contains__)
+        if shard is not None:
+            plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
+
+
+def _traces_digest(traces: str | None) -> str | None:
+    """The fingerprint's hash of the --traces file (read and checked a moment ago)."""
+    if traces is None:
+        return None
+    try:
+        return digest_file(Path(traces))
+    except OSError as exc:
+        raise ConfigError([Problem(traces, "", f"cannot read: {exc.strerror}")]) from None
+
+
+def _shared_traces(
+    plans: list[EvalSetPlan], traces: Mapping[str, list[Invocation]] | None, num_runs: int
+) -> Problem | None:
+    """The warning when ``--num-runs`` repeats cases whose ``--traces`` hold one run only:
+    every run then scores that same trace, and pass^k measures nothing about stability."""
+    if num_runs < 2 or not traces:
+        return None
+    shared = sum(
+        1
+        for plan in plans
+        for case in plan.cases
+        if case.eval_mode != "trace"
+        and not case.actual_conversation
+        and case.eval_id in traces
+        and run_trace_key(case.eval_id, 2) not in traces
+    )
+    if not shared:
+        return None
+    return Problem(
+        "--traces",
+        "",
+        f"{shared} case(s) have one recorded run: all {num_runs} runs (--num-runs) score "
+        "that same trace, so their pass@k and pass^k say nothing about how stable the agent is",
+        "record every run: --agent SPEC --num-runs N --record FILE",
+    )
+
+
+def _load_traces(
+    options: Options, found: Findings
+) -> tuple[Mapping[str, list[Invocation]] | None, bool]:
+    """The ``--traces`` turns by trace key (None without or on a problem), and whether OTLP."""
+    if options.traces is None:
+        return None, False
+    path = Path(options.traces)
+    refused = input_file_problem(path)
+    if refused is not None:
+        found.problems.append(refused)
+        return None, False
+    otlp = is_otlp_file(path)
+    try:
+        if otlp:
+            traces, warnings = load_otlp_traces(path, options.traces_match)
+            found.warnings.extend(warnings)
+            return traces, True
+        records, problems = loading.read_traces(path)
+    except ConfigError as exc:
+        found.problems.extend(exc.problems)
+        return None, otlp
+    found.problems.extend(problems)
+    return records, False
+
+
+def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
+    return shard_of(eval_set_id, eval_id, shard.count) == shard.index
+
+
+def _load_resumed(
+    paths: Sequence[str], plans: Sequence[EvalSetPlan]
+) -> tuple[dict[str, MergedSet], list[Problem]]:
+    """Earlier results by evalSetId, several files of one eval set merged, and what was not kept.
+
+    Result files, ``--json`` run documents and directories are read alike, case by case.
+    Case results scored on other inputs (:mod:`agenteval.results.resuming`) and INCOMPLETE cases
+    are left out, so the run scores them again; the warnings say how many and why.  The
+    kept cases are read once here (a broken one is exit 2 before anything is scored) and
+    again when the run reaches their place.
+    """
+    if not paths:
+        return {}, []
+    parts = read_parts(paths)
+    by_id = {plan.eval_set_id: plan for plan in plans}
+    problems = [
+        Problem(part.source, "evalSetId", f"eval set {part.eval_set_id!r} is not part of this run")
+        for part in parts
+        if part.eval_set_id not in by_id
+    ]
+    if problems:
+        raise ConfigError(problems)
+    tallies: dict[str, ResumeTally] = {}
+    kept: list[CaseSource] = []
+    for part in parts:
+        tally = tallies.setdefault(part.eval_set_id, ResumeTally(part.eval_set_id))
+        tally.several_runs = tally.several_runs or any(run > 1 for run in part.run_ids)
+        why = mismatch(part.head.fingerprint, by_id[part.eval_set_id].fingerprint)
+        if why is not None:
+            if part.case_count:
+                tally.rescored[why] = tally.rescored.get(why, 0) + part.case_count
+            continue
+        finished = _finished_cases(part)
+        tally.kept += finished.case_count
+        tally.incomplete += part.case_count - finished.case_count
+        kept.append(finished)
+    for source in kept:
+        for _ in source.cases(problems):
+            pass  # every kept case validated before the run starts
+    if problems:
+        raise ConfigError(problems)
+    order = {plan.eval_set_id: list(plan.case_ids) for plan in plans}
+    merged = plan_merge(kept, case_order=order)
+    return {item.eval_set_id: item for item in merged}, resume_notes(list(tallies.values()))
+
+
+def _finished_cases(part: CaseSource) -> CaseSource:
+    """``part`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
+    incomplete = set(incomplete_ids(part))
+    if not incomplete:
+        return part
+    indices = [i for i, eval_id in enumerate(part.eval_ids) if eval_id not in incomplete]
+    return Subset(part, indices, part.head.model_copy(update={"judge_failures": None}))
+
+
+def _parse_shard(text: str | None) -> Shard | None:
+    if text is None:
+        return None
+    try:
+        return parse_shard(text)
+    except ValueError as exc:
+        raise ConfigError([Problem("--shard", "", str(exc), "e.g. --shard 2/5")]) from None
+
+
+@dataclass(slots=True)
+class JudgeOutcome:
+    """What the judge did during a run."""
+
+    usage: dict[str, object] | None = None
+    failures: list[str] = field(default_factory=list)
+    agent: AgentStats | None = None
+
+
+def _judge_options(options: Options) -> JudgeOptions:
+    from agenteval.judge import JudgeOptions
+
+    try:
+        return JudgeOptions(
+            concurrency=options.concurrency,
+            rate_limit_rpm=options.rate_limit,
+            retries=options.judge_retries,
+            timeout=options.judge_timeout,
+            max_calls=options.max_judge_calls,
+            max_tokens=options.max_judge_tokens,
+            cache_path=Path(options.cache) if options.cache else None,
+            offline=options.offline,
+            max_reply_bytes=options.judge_max_reply_bytes,
+        )
+    except ValueError as exc:
+        raise ConfigError([Problem("judge options", "", str(exc))]) from None
+
+
+class ResultSink(Protocol):
+    """Where a run's case results go, one eval set after the other, in result-file order."""
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        """The eval set ``eval_set_id`` starts."""
+
+    def add(self, case: EvalCaseResult) -> None:
+        """One finished case run (run 1's cases in file order, then run 2's, ...)."""
+
+    def end_set(self, head: EvalSetResult) -> None:
+        """The eval set is done; ``head`` holds its run state (no cases, no summary)."""
+
+    def overall_status(self) -> EvalStatus:
+        """The overall status of every case added (the exit code follows from it)."""
+
+
+class CollectedResults:
+    """The sink of :func:`evaluate`: every eval set's result whole, with its summary."""
+
+    def __init__(self) -> None:
+        self.results: list[EvalSetResult] = []
+        self._cases: list[EvalCaseResult] = []
+        self._num_runs = 1
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        self._cases = []
+        self._num_runs = num_runs
+
+    def add(self, case: EvalCaseResult) -> None:
+        self._cases.append(case)
+
+    def end_set(self, head: EvalSetResult) -> None:
+        result = head.model_copy()
+        result.eval_case_results = self._cases
+        result.summary = build_summary(self._cases, self._num_runs)
+        self.results.append(result)
+        self._cases = []
+
+    def overall_status(self) -> EvalStatus:
+        return overall_status(self.results)
+
+
+async def stream_prepared(
+    prepared: Prepared, options: Options, sink: ResultSink, judge: JudgeOutcome | None = None
+) -> None:
+    """Run every planned eval set into ``sink``; judge metrics share one judge client."""
+    settings = RunSettings(
+        num_runs=options.num_runs,
+        traces=prepared.traces,
+        case_aggregator=prepared.case_aggregator,
+        stop=options.stop.event if options.stop is not None else None,
+        signals=options.stop,
+        skip=frozenset(
+            (merged.eval_set_id, eval_id, run_id)
+            for merged in prepared.resumed.values()
+            for run_id, eval_id in merged.case_keys()
+        ),
+        on_case_done=options.progress.case_done if options.progress is not None else None,
+    )
+    total = sum(count_planned(plan, settings) for plan in prepared.plans)
+    if options.agent is not None:
+        from agenteval.api.agent_setup import open_driver
+
+        async with open_driver(options, settings, judge) as driver:
+            settings.agent = driver
+            await _run_plans(prepared, options, settings, total, judge, sink)
+            return
+    await _run_plans(prepared, options, settings, total, judge, sink)
+
+
+async def _run_plans(
+    prepared: Prepared,
+    options: Options,
+    settings: RunSettings,
+    total: int,
+    judge: JudgeOutcome | None,
+    sink: ResultSink,
+) -> None:
+    agent_judge = settings.agent is not None and settings.agent.needs_judge(prepared.plans)
+    if not agent_judge and not any(
+        p.evaluator.needs_judge for plan in prepared.plans for p in plan.metrics
+    ):
+        if options.progress is not None:
+            options.progress.start(total, None)
+        for plan in prepared.plans:
+            await _run_set(plan, prepared, settings, sink, None)
+        return
+    from agenteval.judge import JudgeClient
+    from agenteval.judge.session import JudgeSession
+
+    outcome = judge if judge is not None else JudgeOutcome()
+    async with JudgeClient(_judge_options(options)) as client:
+        session = JudgeSession(client=client, failures=outcome.failures)
+        settings.judge = session
+        if options.stop is not None:
+            options.stop.on_stop(client.stop_new_calls)
+        if options.progress is not None:
+            options.progress.start(total, lambda: client.usage.total.to_json())
+        for plan in prepared.plans:
+            await _run_set(plan, prepared, settings, sink, _JudgeWatch(client, session, outcome))
+        outcome.usage = client.usage.to_json()
+
+
+@dataclass(slots=True)
+class _JudgeWatch:
+    """The judge of a run, as one eval set's result records it."""
+
+    client: JudgeClient
+    session: JudgeSession
+    outcome: JudgeOutcome
+
+
+class _FreshCases:
+    """The cases of one eval set scored by this run (resumed ones left out), as they pass.
+
+    Only what ``judgeFailures`` needs is kept: their evalIds in order and the ids of the
+    ones with a not_evaluated metric.
+    """
+
+    def __init__(self, eval_set_id: str, skip: frozenset[tuple[str, str, int]]) -> None:
+        self.eval_set_id = eval_set_id
+        self.skip = skip
+        self.ids: list[str] = []
+        self.not_evaluated: list[str] = []
+
+    def see(self, case: EvalCaseResult) -> None:
+        if self.skip and (self.eval_set_id, case.eval_id, case.run_id or 1) in self.skip:
+            return
+        self.ids.append(case.eval_id)
+        if any_not_evaluated(case):
+            self.not_evaluated.append(case.eval_id)
+
+    def judge_failures(self, incomplete: set[tuple[str, str]]) -> list[str]:
+        """``judgeFailures``: the cases the judge left unevaluated.
+
+        Failures recorded without their case (a plugin's evaluator) mark every case
+        with a not_evaluated metric.
+        """
+        marked = [i for i in self.ids if (self.eval_set_id, i) in incomplete]
+        return list(dict.fromkeys(marked or self.not_evaluated))
+
+
+async def _run_set(
+    plan: EvalSetPlan,
+    prepared: Prepared,
+    settings: RunSettings,
+    sink: ResultSink,
+    judge: _JudgeWatch | None,
+) -> None:
+    resumed = prepared.resumed.get(plan.eval_set_id)
+    sink.begin_set(plan.eval_set_id, settings.num_runs)
+    fresh = _FreshCases(plan.eval_set_id, settings.skip)
+    not_run: list[str] = []  # cases whose agent could not be started: incomplete, not failed
+
+    def deliver(case: EvalCaseResult) -> None:
+        if judge is not None:
+            fresh.see(case)
+        if settings.not_run and (plan.eval_set_id, case.eval_id) in settings.not_run:
+            not_run.append(case.eval_id)
+        sink.add(case)
+
+    before = judge.client.usage.to_json() if judge is not None else None
+    failures_before = len(judge.outcome.failures) if judge is not None else 0
+    await stream_evalset(plan, settings, deliver, resumed)
+    head = EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint)
+    if settings.stopping():
+        head.partial = True
+    if judge is not None and before is not None:
+        # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
+        head.judge_usage = _usage_delta(before, judge.client.usage.to_json())
+        if len(judge.outcome.failures) > failures_before:
+            # The INCOMPLETE cases: reports, `show` and --resume read them from here.
+            head.judge_failures = fresh.judge_failures(judge.session.incomplete)
+    if not_run:
+        # One list of INCOMPLETE cases, whatever left them so: reports, `show` and --resume
+        # read it (the key keeps its first name).
+        earlier = head.judge_failures if isinstance(head.judge_failures, list) else []
+        head.judge_failures = list(dict.fromkeys([*earlier, *not_run]))
+    if resumed is not None:
+        head = _resumed_head(resumed.head, head)
+    sink.end_set(head)
+
+
+def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult:
+    """The run state of a resumed eval set: both runs' extras joined as ``merge`` joins them."""
+    head = EvalSetResult(eval_set_id=fresh.eval_set_id)
+    if earlier.creation_timestamp is not None:
+        head.creation_timestamp = earlier.creation_timestamp
+    for key, value in merge_extras([earlier, fresh]).items():
+        set_extra(head, key, value)
+    # Only the new part decides: the resumed run finished what the earlier one left.
+    head.partial = True if fresh.partial else None
+    # Every case kept was scored on this run's inputs (agenteval.results.resuming).
+    head.fingerprint = fresh.fingerprint
+    return head
+
+
+def _usage_delta(before: dict[str, object], after: dict[str, object]) -> dict[str, object]:
+    def minus(a: object, b: object) -> object:
+        if isinstance(a, dict):
+            base = b if isinstance(b, dict) else {}
+            return {k: minus(v, base.get(k)) for k, v in a.items()}
+        if isinstance(a, int) and isinstance(b, int):
+            return a - b
+        return a
+
+    return minus(after, before)  # type: ignore[return-value]
+
+
+@contextmanager
+def relaxed_gc() -> Iterator[None]:
+    """Collect garbage rarely while a run holds millions of long-lived, acyclic objects.
+
+    With the default thresholds, full collections re-scan every loaded case and
+    every result again and again, which made a 10,000-case run several times slower.
+    Cycles are still collected, just far less often.
+    """
+    previous = gc.get_threshold()
+    gc.set_threshold(200_000, 50, 1_000)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
+        gc.unfreeze()
+
+
+def evaluate(
+    evalsets: str | Path | Iterable[str | Path], options: Options | None = None, **kwargs: object
+) -> RunResult:
+    """Load, validate and score eval sets; raises ConfigError on bad input.
+
+    ``kwargs`` are ``Options`` fields, so ``evaluate("x.evalset.json", num_runs=3)`` works.
+    """
+    started = time.perf_counter()
+    opts = options or Options(**kwargs)  # type: ignore[arg-type]
+    specs = [str(evalsets)] if isinstance(evalsets, str | Path) else [str(s) for s in evalsets]
+    with relaxed_gc():
+        return _evaluate(specs, opts, started)
+
+
+def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
+    prepared = prepare(specs, opts)
+    if opts.stop is not None:
+        opts.stop.start()
+    gc.freeze()  # the loaded inputs live until the end; keep them out of every collection
+    sink: ResultSink = opts.sink if opts.sink is not None else CollectedResults()
+    judge = JudgeOutcome()
+    asyncio.run(stream_prepared(prepared, opts, sink, judge))
+    interrupted = opts.stop is not None and opts.stop.event.is_set()
+    agent_missing = judge.agent is not None and judge.agent.not_started > 0
+    verdict = run_outcome(
+        [sink.overall_status()],
+        unfinished=bool(judge.failures) or interrupted or agent_missing,
+    )
+    return RunResult(
+        results=sink.results if isinstance(sink, CollectedResults) else [],
+        sources=[p.path for p in prepared.plans],
+        status=verdict.status,
+        exit_code=verdict.exit_code,
+        elapsed=time.perf_counter() - started,
+        warnings=prepared.warnings,
+        judge_usage=judge.usage,
+        judge_failures=judge.failures,
+        interrupted=interrupted,
+        agent_stats=judge.agent,
+    )

@@ -1,0 +1,43 @@
+"""Warnings about many inputs of one kind: named one by one up to a few, else counted in one.
+
+A traces file can hold 300,000 spans outside every turn, or a whole JSON-lines file of
+records no case asks for; one line per item buried everything else (300,001 lines, most
+of a minute to print).  :func:`listed_or_counted` names up to :data:`LISTED` items each
+in its own warning; past that, one warning gives their count and the first few.
+
+Tested in tests/inputs/test_problem_lists.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agenteval.errors import Problem
+
+# Items named one by one; more are counted.
+LISTED = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One input left out: where it is, how a count names it, its own message."""
+
+    path: str
+    label: str
+    message: str
+    hint: str = ""
+
+
+def listed_or_counted(
+    file: str, items: Sequence[Item], noun: str, message: str, hint: str = ""
+) -> list[Problem]:
+    """One warning per item up to :data:`LISTED`; else one: ``N nouns: message (the first: …)``."""
+    if len(items) <= LISTED:
+        return [Problem(file, i.path, i.message, i.hint) for i in items]
+    first = ", ".join(i.label for i in items[:LISTED])
+    tail = f"; {hint}" if hint else ""
+    return [Problem(file, f"{len(items):,} {noun}", message, f"the first: {first}{tail}")]
+
+
+__all__ = ["LISTED", "Item", "listed_or_counted"]

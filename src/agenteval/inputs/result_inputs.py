@@ -1,0 +1,577 @@
+"""Read results in every form a result reader is given (show, diff, merge, report, --resume),
+case by case.
+
+Accepted: a trpc-agent-go result file (``*.evalset_result.json``, also the legacy
+string-wrapped layout), agenteval's ``--json`` run document (its
+``evalSetResults``), and a directory of them.  In a directory the result files
+are read; when it holds none, its run documents.  Anything else is a
+configuration error naming the file and what it looks like.
+
+Files are read in two passes, so no reader holds a whole file: :func:`read_parts`
+walks each file once (:mod:`agenteval.inputs.result_scan`) and gives one
+:class:`ResultPart` per eval set result: its validated head (every key but the case
+results; the summary without its case summaries), its case count, and each case's
+evalId and runId.  :meth:`ResultPart.cases` then reads, parses and validates one
+case result at a time from its byte span (the file is checked not to have changed
+in between).  The whole-result API (:meth:`ResultPart.whole`, :func:`read_results`,
+:func:`parse_results`) is a fold over those cases, with the problems of every piece
+in the order one validation of the whole document gives them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import pydantic_core
+from pydantic import ValidationError
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs import locations
+from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.json_scan import (
+    WINDOW_BYTES,
+    Reader,
+    ScanError,
+    bytes_reader,
+    line_and_column,
+)
+from agenteval.inputs.loading import RESULT_SUFFIX, read_text, validation_problems
+from agenteval.inputs.long_lived import building_long_lived
+from agenteval.inputs.result_scan import (
+    CASE_SUMMARIES_KEY,
+    CASES_KEY,
+    ENTRIES_KEY,
+    ResultScan,
+    ScannedDocument,
+    ScannedResult,
+)
+from agenteval.inputs.result_validation import CaseValidator, validate_head, validate_summary
+from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
+
+NOT_A_RESULT = "an agenteval or trpc-agent-go result"
+# A result reader given a run's input says how to run it (the generic hints name flags
+# of `run` that the readers do not have).
+_SCORE_IT = {
+    FileKind.EVALSET: "score it with `agenteval run --evalset {file}`",
+    FileKind.METRICS: "score with it: `agenteval run --evalset … --metrics {file}`",
+}
+# Bytes read from a file at a time in the second pass (cases are read in file order), and
+# the text the first pass decodes at a time: all a reader holds of a file.
+BLOCK_BYTES = 4 << 20
+WINDOW = WINDOW_BYTES
+# Where a problem of each piece falls among one whole-document validation's problems:
+# the eval set result's fields in schema order, its cases after evalSetId, the case
+# summaries at the end of summary.
+_FIELD_RANK = {
+    (field.alias or name): rank
+    for rank, (name, field) in enumerate(EvalSetResult.model_fields.items())
+}
+_CASES_RANK = _FIELD_RANK[CASES_KEY]
+_SUMMARY_RANK = _FIELD_RANK["summary"]
+
+
+class _Source(ABC):
+    """Where a document's bytes are: its name in messages, its size, a reader of ranges."""
+
+    name: str
+    size: int
+
+    @abstractmethod
+    def reading(self) -> AbstractContextManager[Reader]:
+        """A reader of byte ranges, for as long as the ``with`` block runs."""
+
+
+class _MemorySource(_Source):
+    """A document held in memory (a text given to :func:`parse_results`, a legacy file)."""
+
+    def __init__(self, name: str, data: bytes) -> None:
+        self.name = name
+        self.data = data
+        self.size = len(data)
+
+    @contextmanager
+    def reading(self) -> Iterator[Reader]:
+        yield bytes_reader(self.data)
+
+
+class _FileSource(_Source):
+    """A regular file, read again in the second pass only if it did not change."""
+
+    def __init__(self, path: Path, status: os.stat_result) -> None:
+        self.name = str(path)
+        self.path = path
+        self.size = status.st_size
+        self._identity = _identity(status)
+
+    @contextmanager
+    def reading(self) -> Iterator[Reader]:
+        try:
+            handle = self.path.open("rb")
+        except OSError as exc:
+            raise ConfigError([_read_problem(self.name, exc)]) from None
+        with handle:
+            if _identity(os.fstat(handle.fileno())) != self._identity:
+                raise ConfigError(
+                    [
+                        Problem(
+                            self.name,
+                            "",
+                            "changed while it was being read",
+                            "read it when nothing writes it",
+                        )
+                    ]
+                )
+            yield _blocks(handle)
+
+
+def _identity(status: os.stat_result) -> tuple[int, int, int, int]:
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
+def _blocks(handle: IO[bytes]) -> Reader:
+    """A reader of byte ranges that reads BLOCK_BYTES at a time (ranges come mostly in order)."""
+    block = b""
+    block_start = 0
+
+    def read(start: int, stop: int) -> bytes:
+        nonlocal block, block_start
+        if start < block_start or stop > block_start + len(block):
+            handle.seek(start)
+            block = handle.read(max(BLOCK_BYTES, stop - start))
+            block_start = start
+        return block[start - block_start : stop - block_start]
+
+    return read
+
+
+def _read_problem(name: str, exc: OSError) -> Problem:
+    if isinstance(exc, FileNotFoundError):
+        return Problem(name, "", "file not found")
+    if isinstance(exc, IsADirectoryError):
+        return Problem(name, "", "is a directory, expected a file")
+    return Problem(name, "", f"cannot read: {exc.strerror or exc}")
+
+
+class ResultPart:
+    """One eval set result of a result file or run document, read case by case.
+
+    ``head``: the result without its case results (its summary without the case
+    summaries); ``source``: the file; ``where``: the result's JSON path in it ("" in
+    a result file, ``evalSetResults[2]`` in a run document).
+    """
+
+    def __init__(
+        self,
+        head: EvalSetResult,
+        scanned: ScannedResult,
+        source: _Source,
+        document_keys: dict[str, Any] | None = None,
+    ) -> None:
+        self.head = head
+        self._scanned = scanned
+        self._source = source
+        # A run document's own keys (all but evalSetResults); None in a result file.
+        self.document_keys = document_keys
+
+    @property
+    def source(self) -> str:
+        """The file the result is in."""
+        return self._source.name
+
+    @property
+    def where(self) -> str:
+        """The result's JSON path in its file ("" for a result file)."""
+        return self._scanned.where
+
+    @property
+    def eval_set_id(self) -> str:
+        """The result's evalSetId."""
+        return self.head.eval_set_id
+
+    @property
+    def case_count(self) -> int:
+        """How many case results it holds."""
+        return self._scanned.case_count
+
+    @property
+    def eval_ids(self) -> Sequence[str]:
+        """Each case result's evalId, in file order ("" where it is no string)."""
+        return self._scanned.eval_ids
+
+    @property
+    def run_ids(self) -> Sequence[int]:
+        """Each case result's runId as written (0 where absent, null or no integer)."""
+        return self._scanned.run_ids
+
+    def cases(
+        self, problems: list[Problem] | None = None, indices: Iterable[int] | None = None
+    ) -> Iterator[EvalCaseResult]:
+        """The case results (those at ``indices``, else all) in order, each read when reached.
+
+        A case that does not validate is left out and its problems go to ``problems``;
+        without that list they are raised together (ConfigError) after the last case.
+        """
+        found: list[Problem] = [] if problems is None else problems
+        before = len(found)
+        for case in self.read_cases(found, indices):
+            if case is not None:
+                yield case
+        if problems is None and len(found) > before:
+            raise ConfigError(found)
+
+    def read_cases(
+        self, problems: list[Problem], indices: Iterable[int] | None = None
+    ) -> Iterator[EvalCaseResult | None]:
+        """:meth:`cases`, with None in the place of a case that does not validate (its
+        problems in ``problems``): for callers that read several sources in step."""
+        spans = self._scanned.cases
+        validator = CaseValidator()
+        with self._source.reading() as read:
+            for index in range(self.case_count) if indices is None else indices:
+                data = bytes(read(spans[2 * index], spans[2 * index + 1]))
+                path = locations.join(self.where, CASES_KEY, index)
+                parsed = self._parsed(data, path, problems)
+                if parsed is None:
+                    yield None
+                    continue
+                try:
+                    yield validator.case(parsed, lambda data=data: data)  # type: ignore[misc]
+                except ValidationError as exc:
+                    problems.extend(validation_problems(self.source, exc, path))
+                    yield None
+
+    def case_summaries(self, problems: list[Problem] | None = None) -> Iterator[EvalCaseSummary]:
+        """The summary's case summaries in order (problems as in :meth:`cases`)."""
+        found: list[Problem] = [] if problems is None else problems
+        before = len(found)
+        spans = self._scanned.summaries
+        with self._source.reading() as read:
+            for index in range(len(spans) // 2):
+                data = bytes(read(spans[2 * index], spans[2 * index + 1]))
+                path = locations.join(self.where, "summary", CASE_SUMMARIES_KEY, index)
+                parsed = self._parsed(data, path, found)
+                if parsed is None:
+                    continue
+                try:
+                    yield validate_summary(parsed, lambda data=data: data)  # type: ignore[misc]
+                except ValidationError as exc:
+                    found.extend(validation_problems(self.source, exc, path))
+        if problems is None and len(found) > before:
+            raise ConfigError(found)
+
+    def _parsed(self, data: bytes, path: str, found: list[Problem]) -> Any:
+        """A piece's JSON as pydantic-core reads it; None (a problem noted) when it refuses."""
+        try:
+            return pydantic_core.from_json(data)
+        except ValueError as exc:  # the stdlib read it; pydantic-core refuses lone surrogates
+            found.append(Problem(self.source, path, f"invalid JSON: {exc}"))
+            return None
+
+    def whole(self, problems: list[Problem] | None = None) -> EvalSetResult | None:
+        """The whole eval set result (a fold over its cases); None when a piece is invalid."""
+        found: list[Problem] = [] if problems is None else problems
+        before = len(found)
+        with building_long_lived(self._source.size):
+            cases = list(self.cases(found))
+            summaries = list(self.case_summaries(found))
+        if len(found) > before:
+            if problems is None:
+                raise ConfigError(found)
+            return None
+        return _assembled(self.head, self._scanned, cases, summaries)
+
+
+def _assembled(
+    head: EvalSetResult,
+    scanned: ScannedResult,
+    cases: list[EvalCaseResult],
+    summaries: list[EvalCaseSummary],
+) -> EvalSetResult:
+    """The whole result from its pieces, with the fields set that the file holds."""
+    update: dict[str, Any] = {}
+    if scanned.case_list:
+        update["eval_case_results"] = cases
+    if scanned.summary_list and head.summary is not None:
+        update["summary"] = head.summary.model_copy(update={"eval_case_summaries": summaries})
+    return head.model_copy(update=update)
+
+
+def _ranked(exc: ValidationError, problems: list[Problem]) -> list[tuple[float, Problem]]:
+    """Head problems with their place among a whole-document validation's (module docstring)."""
+    ranks: list[float] = []
+    for item in exc.errors():
+        loc = item["loc"]
+        first = loc[0] if loc else None
+        rank = _FIELD_RANK.get(first, len(_FIELD_RANK)) if isinstance(first, str) else -1
+        ranks.append(float(rank))
+    if len(ranks) != len(problems):  # one problem per error; else keep them first
+        ranks = [-1.0] * len(problems)
+    return list(zip(ranks, problems, strict=True))
+
+
+def _head(
+    scanned: ScannedResult, file: str
+) -> tuple[EvalSetResult | None, list[tuple[float, Problem]]]:
+    try:
+        return validate_head(scanned.head), []
+    except ValidationError as exc:
+        return None, _ranked(exc, validation_problems(file, exc, scanned.where))
+
+
+def _folded(scanned: ScannedResult, source: _Source) -> tuple[EvalSetResult | None, list[Problem]]:
+    """One eval set result read whole, or every problem of it in whole-validation order."""
+    head, ranked = _head(scanned, source.name)
+    part = ResultPart(head or EvalSetResult(), scanned, source)
+    case_problems: list[Problem] = []
+    summary_problems: list[Problem] = []
+    with building_long_lived(source.size):
+        cases = list(part.cases(case_problems))
+        summaries = list(part.case_summaries(summary_problems))
+    ranked += [(_CASES_RANK, problem) for problem in case_problems]
+    ranked += [(_SUMMARY_RANK + 0.5, problem) for problem in summary_problems]
+    if ranked:
+        return None, [problem for _, problem in sorted(ranked, key=lambda item: item[0])]
+    assert head is not None
+    return _assembled(head, scanned, cases, summaries), []
+
+
+def _unwrapped(text: str) -> str:
+    """The legacy layout stores the whole result as one JSON string (formats.md §1)."""
+    if not text.lstrip().startswith('"'):
+        return text
+    try:
+        inner = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return text
+    return inner if isinstance(inner, str) else text
+
+
+def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem]]:
+    """Pass one over a document, or why it is no JSON."""
+    with source.reading() as read:
+        try:
+            return ResultScan(read, source.size, WINDOW).scan(), []
+        except ScanError as exc:
+            line, column = line_and_column(read, source.size, exc.offset)
+            if not exc.json:
+                return None, [Problem(source.name, "", exc.message, _binary_hint(source))]
+            return None, [
+                Problem(
+                    source.name, "", f"invalid JSON: {exc.message} at line {line} column {column}"
+                )
+            ]
+
+
+def _binary_hint(source: _Source) -> str:
+    if not isinstance(source, _FileSource):
+        return ""
+    from agenteval.inputs.foreign_files import binary_file_hint
+
+    return binary_file_hint(source.path)
+
+
+def _source_of(path: Path) -> tuple[_Source | None, list[Problem]]:
+    """A file's source (a legacy string-wrapped file unwrapped in memory), or why not."""
+    name = str(path)
+    try:
+        status = path.stat()
+    except OSError as exc:
+        return None, [_read_problem(name, exc)]
+    if stat.S_ISDIR(status.st_mode):
+        return None, [Problem(name, "", "is a directory, expected a file")]
+    if not stat.S_ISREG(status.st_mode):
+        refused = input_file_problem(path)  # names what it is: FIFO, device, socket
+        return None, [refused or Problem(name, "", "not a regular file")]
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(4096).lstrip()
+    except OSError as exc:
+        return None, [_read_problem(name, exc)]
+    if not start.startswith(b'"'):
+        return _FileSource(path, status), []
+    try:
+        text = _unwrapped(read_text(path))
+    except ConfigError as exc:
+        return None, exc.problems
+    return _MemorySource(name, text.encode("utf-8", "surrogatepass")), []
+
+
+def _results_in(
+    source: _Source, document: ScannedDocument
+) -> tuple[list[ScannedResult], list[Problem], FileKind]:
+    """The eval set results of a scanned document by its kind, or why it holds none."""
+    kind = kind_of(document.skeleton)
+    if kind is FileKind.RESULT and document.top is not None:
+        return [document.top], [], kind
+    if kind is FileKind.RUN:
+        if document.entries is None:
+            problem = Problem(
+                source.name, "evalSetResults", "expected an array of eval set results"
+            )
+            return [], [problem], kind
+        return document.entries, [], kind
+    message, hint = wrong_kind_message(NOT_A_RESULT, kind)
+    if kind in _SCORE_IT:
+        hint = _SCORE_IT[kind].format(file=source.name)
+    return [], [Problem(source.name, "", message, hint)], kind
+
+
+def _parts(
+    source: _Source, document: ScannedDocument
+) -> tuple[list[ResultPart], list[Problem], FileKind]:
+    """The eval set results of a scanned document with validated heads, or its problems."""
+    scanned, problems, kind = _results_in(source, document)
+    keys = None
+    if kind is FileKind.RUN and isinstance(document.skeleton, dict):
+        keys = {k: v for k, v in document.skeleton.items() if k != ENTRIES_KEY}
+    parts: list[ResultPart] = []
+    for item in scanned:
+        head, ranked = _head(item, source.name)
+        problems.extend(problem for _, problem in ranked)
+        if head is not None:
+            parts.append(ResultPart(head, item, source, keys))
+    return parts, problems, kind
+
+
+def _file_parts(path: Path) -> tuple[list[ResultPart], list[Problem], FileKind | None]:
+    source, problems = _source_of(path)
+    if source is None:
+        return [], problems, None
+    document, problems = _scanned(source)
+    if document is None:
+        return [], problems, None
+    return _parts(source, document)
+
+
+def _directory_parts(directory: Path) -> tuple[list[ResultPart], list[Problem]]:
+    """A directory's result files; when it holds none, its run documents."""
+    files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix == ".json")
+    results = [p for p in files if p.name.endswith(RESULT_SUFFIX)]
+    if results:
+        return _files_parts(results)
+    parts: list[ResultPart] = []
+    problems: list[Problem] = []
+    for file in files:
+        found, found_problems, kind = _file_parts(file)
+        if kind is FileKind.RUN:  # other JSON files beside run documents are not results
+            parts.extend(found)
+            problems.extend(found_problems)
+    if not parts and not problems:
+        problems.append(
+            Problem(
+                str(directory),
+                "",
+                f"no result files (*{RESULT_SUFFIX}) or --json run documents in this directory",
+            )
+        )
+    return parts, problems
+
+
+def _files_parts(files: Iterable[Path]) -> tuple[list[ResultPart], list[Problem]]:
+    parts: list[ResultPart] = []
+    problems: list[Problem] = []
+    for file in files:
+        found, found_problems, _ = _file_parts(file)
+        parts.extend(found)
+        problems.extend(found_problems)
+    return parts, problems
+
+
+def read_parts(paths: Sequence[Path | str]) -> list[ResultPart]:
+    """Every eval set result of ``paths``, read case by case; ConfigError lists all problems
+    the first pass finds (a case that does not validate is found when it is read)."""
+    parts: list[ResultPart] = []
+    problems: list[Problem] = []
+    for given in paths:
+        path = Path(given)
+        found, found_problems = _directory_parts(path) if path.is_dir() else _files_parts([path])
+        parts.extend(found)
+        problems.extend(found_problems)
+    if problems:
+        raise ConfigError(problems)
+    return parts
+
+
+def read_results(paths: Sequence[Path | str]) -> tuple[list[EvalSetResult], list[str]]:
+    """Every eval set result of ``paths`` whole, with the file each came from (a fold over
+    :func:`read_parts`); ConfigError lists all problems."""
+    parts = read_parts(paths)
+    problems: list[Problem] = []
+    results = [part.whole(problems) for part in parts]
+    if problems:
+        raise ConfigError(problems)
+    return [r for r in results if r is not None], [part.source for part in parts]
+
+
+def parse_results(text: str, file: str) -> tuple[list[EvalSetResult], list[Problem]]:
+    """The eval set results a result file or run document's text holds, or its problems."""
+    source = _MemorySource(file, _unwrapped(text).encode("utf-8", "surrogatepass"))
+    document, problems = _scanned(source)
+    if document is None:
+        return [], problems
+    scanned, problems, _ = _results_in(source, document)
+    results: list[EvalSetResult] = []
+    for item in scanned:
+        whole, found = _folded(item, source)
+        problems.extend(found)
+        if whole is not None:
+            results.append(whole)
+    return results, problems
+
+
+def read_as_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Problem]]:
+    """A text read as one result file, whatever its keys (``loading.parse_result``)."""
+    source = _MemorySource(file, _unwrapped(text).encode("utf-8", "surrogatepass"))
+    document, problems = _scanned(source)
+    if document is None:
+        return None, problems
+    if document.top is None:  # not an object: what validating it says
+        try:
+            EvalSetResult.model_validate_json(pydantic_core.to_json(document.skeleton))
+        except ValidationError as exc:
+            return None, validation_problems(file, exc)
+    scanned = document.top or ScannedResult("")
+    return _folded(scanned, source)
+
+
+def case_count(results: Iterable[ResultPart | EvalSetResult]) -> int:
+    """The number of case results over every eval set result (read by parts or whole)."""
+    return sum(
+        r.case_count if isinstance(r, ResultPart) else len(r.case_results()) for r in results
+    )
+
+
+def each_case(
+    parts: Iterable[ResultPart], problems: list[Problem]
+) -> Iterator[tuple[ResultPart, EvalCaseResult]]:
+    """Every case result of every part, in order (problems collected, not raised)."""
+    for part in parts:
+        for case in part.cases(problems):
+            yield part, case
+
+
+def raise_problems(problems: list[Problem]) -> None:
+    """Raise the problems collected while reading (ConfigError), if any."""
+    if problems:
+        raise ConfigError(problems)
+
+
+__all__ = [
+    "NOT_A_RESULT",
+    "ResultPart",
+    "case_count",
+    "each_case",
+    "parse_results",
+    "raise_problems",
+    "read_as_result",
+    "read_parts",
+    "read_results",
+]

@@ -1,0 +1,244 @@
+"""``--traces`` files of ``{evalId, runId?, actualConversation}`` records.
+
+A JSON-lines file (what ``--record`` writes) is read one line at a time and checked whole
+before anything runs, but only indexed: :class:`TraceRecords` keeps each record's byte
+span, line and turn count, and reads and validates a record again from the file when a
+case asks for it.  A 100,000-record file is held as a few MB of offsets, not as every
+turn's models (the records' text is most of a run's input: tool results, answers).
+A JSON array and a trpc-agent-go result file are read whole (``loading.parse_traces``).
+
+Record rules (every problem located at its line or index): an object; ``evalId`` a
+non-empty string; ``runId`` an integer ≥ 1 (``--num-runs`` replays, absent = 1);
+``actualConversation`` the schema's invocations (``null`` turns dropped); one record per
+``evalId`` and run.
+
+Tested in tests/inputs/test_trace_records.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import weakref
+from array import array
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic_core
+from pydantic import TypeAdapter, ValidationError
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.input_limits import limit_problem, nesting_problem
+from agenteval.inputs.problem_lists import Item, listed_or_counted
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.gojson import json_kind
+from agenteval.schema.turns import FailedRun, run_trace_key
+
+_turns_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
+    list[Invocation | None] | None
+)
+
+
+def _json_type(value: Any) -> str:
+    kind = json_kind(value)
+    return kind if kind == "null" else f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+@dataclass(slots=True)
+class CheckedRecord:
+    """One valid record: its trace key and turns."""
+
+    key: str
+    turns: list[Invocation]
+
+
+def check_record(record: Any, where: str, file: str) -> CheckedRecord | list[Problem]:
+    """A record's key and turns, or its problems (located at ``where``)."""
+    from agenteval.inputs.loading import validation_problems
+
+    if not isinstance(record, dict):
+        return [Problem(file, where, f"expected an object, got {_json_type(record)}")]
+    eval_id = record.get("evalId")
+    if not isinstance(eval_id, str) or not eval_id:
+        return [Problem(file, f"{where}.evalId", "evalId is missing or not a string")]
+    run_id = record.get("runId", 1)
+    if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id < 1:
+        return [Problem(file, f"{where}.runId", "runId must be an integer >= 1")]
+    try:
+        turns = _turns_adapter.validate_python(record.get("actualConversation"))
+    except ValidationError as exc:
+        return validation_problems(file, exc, f"{where}.actualConversation")
+    error = record.get("errorMessage")
+    if error is not None and not isinstance(error, str):
+        return [Problem(file, f"{where}.errorMessage", "must be a string")]
+    kept = [t for t in turns or [] if t is not None]
+    # A run --record kept with its agent's error: replaying it fails the case again.
+    return CheckedRecord(
+        run_trace_key(eval_id, run_id), FailedRun(kept, error) if error is not None else kept
+    )
+
+
+def duplicate_problem(key: str, where: str, file: str) -> Problem:
+    """The problem of a second record for the same evalId and run."""
+    eval_id, _, run = key.partition("\x00run ")
+    again = f" in run {run}" if run else ""
+    return Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
+
+
+def parse_line(line: bytes, where: str, file: str) -> Any:
+    """One JSON line's value, or ConfigError located at ``where`` (bad bytes, numbers, nesting)."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            [
+                Problem(
+                    file,
+                    where,
+                    f"not UTF-8 text: byte 0x{line[exc.start]:02x} at column "
+                    f"{exc.start + 1} ({exc.reason})",
+                )
+            ]
+        ) from None
+    exceeded = limit_problem(text)
+    if exceeded is not None:
+        raise ConfigError([Problem(file, where, exceeded)])
+    try:
+        # pydantic-core reads a line in half the time; what it refuses (nesting past its
+        # bound, lone surrogates) the stdlib reads or words as before.
+        return pydantic_core.from_json(line)
+    except ValueError:
+        pass
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError([Problem(file, where, f"invalid JSON: {exc.msg}")]) from None
+    except RecursionError as exc:
+        raise ConfigError([Problem(file, where, nesting_problem(exc))]) from None
+
+
+@dataclass(slots=True)
+class _Index:
+    """Where each record is: key → position; per position its offset, length, line, turns."""
+
+    positions: dict[str, int] = field(default_factory=dict)
+    spans: array[int] = field(default_factory=lambda: array("q"))
+
+    def add(self, key: str, offset: int, length: int, lineno: int, turns: int) -> None:
+        self.positions[key] = len(self.positions)
+        self.spans.extend((offset, length, lineno, turns))
+
+
+class TraceRecords(Mapping[str, list[Invocation]]):
+    """The records of a JSON-lines traces file by trace key, each read from its line on access."""
+
+    def __init__(self, path: Path, index: _Index) -> None:
+        self._path = path
+        self._index = index
+        # Checks and the runner ask for one case's record a few times in a row.
+        self._last: tuple[str, list[Invocation]] | None = None
+        # Opened at the first access, closed with the mapping (an open per record cost
+        # more than reading it); read unbuffered, at each record's offset.
+        self._fd: int | None = None
+
+    def __getitem__(self, key: str) -> list[Invocation]:
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        position = self._index.positions[key]
+        offset, length, lineno, _ = self._index.spans[4 * position : 4 * position + 4]
+        file, where = str(self._path), f"line {lineno}"
+        try:
+            if self._fd is None:
+                self._fd = os.open(self._path, os.O_RDONLY)
+                weakref.finalize(self, os.close, self._fd)
+            line = os.pread(self._fd, length, offset)
+        except OSError as exc:
+            raise ConfigError([Problem(file, where, f"cannot read: {exc.strerror}")]) from None
+        try:
+            checked = check_record(parse_line(line, where, file), where, file)
+        except ConfigError:
+            checked = []
+        if isinstance(checked, list) or checked.key != key:  # it was valid when checked
+            raise ConfigError([Problem(file, where, "the file changed while the run read it")])
+        self._last = (key, checked.turns)
+        return checked.turns
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index.positions)
+
+    def __len__(self) -> int:
+        return len(self._index.positions)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._index.positions
+
+    def where(self, key: str) -> str:
+        """The line a record is on (``line 7``)."""
+        return f"line {self._index.spans[4 * self._index.positions[key] + 2]}"
+
+    def turn_count(self, key: str) -> int:
+        """How many turns a record holds, without reading it."""
+        return self._index.spans[4 * self._index.positions[key] + 3]
+
+
+def read_trace_lines(path: Path) -> tuple[TraceRecords, list[Problem]]:
+    """Check every line of a JSON-lines traces file and index it; ConfigError if one is no JSON."""
+    file = str(path)
+    index = _Index()
+    problems: list[Problem] = []
+    offset = 0
+    try:
+        with path.open("rb") as handle:
+            for lineno, line in enumerate(handle, start=1):
+                start, offset = offset, offset + len(line)
+                if not line.strip():
+                    continue
+                where = f"line {lineno}"
+                checked = check_record(parse_line(line, where, file), where, file)
+                if isinstance(checked, list):
+                    problems.extend(checked)
+                elif checked.key in index.positions:
+                    problems.append(duplicate_problem(checked.key, where, file))
+                else:
+                    index.add(checked.key, start, len(line), lineno, len(checked.turns))
+    except OSError as exc:
+        raise ConfigError([Problem(file, "", f"cannot read: {exc.strerror}")]) from None
+    return TraceRecords(path, index), problems
+
+
+def unmatched_records(
+    file: str, traces: Mapping[str, list[Invocation]], case_ids: set[str]
+) -> list[Problem]:
+    """Warnings for the records whose evalId no case has (never scored), counted past three."""
+    items: list[Item] = []
+    for key in traces:
+        eval_id, _, run = key.partition("\x00run ")
+        if eval_id in case_ids:
+            continue
+        if isinstance(traces, TraceRecords):
+            where, turns = traces.where(key), traces.turn_count(key)
+        else:
+            where, turns = f"evalId {eval_id!r}", len(traces[key])
+        of_run = f" (run {run})" if run else ""
+        items.append(
+            Item(
+                where,
+                f"{where} {eval_id!r}" if isinstance(traces, TraceRecords) else repr(eval_id),
+                f"no case has evalId {eval_id!r}{of_run}; its {turns} turn(s) are not scored",
+            )
+        )
+    return listed_or_counted(
+        file, items, "records", "no case has their evalId; their turns are not scored"
+    )
+
+
+__all__ = [
+    "TraceRecords",
+    "check_record",
+    "duplicate_problem",
+    "parse_line",
+    "read_trace_lines",
+    "unmatched_records",
+]

@@ -1,0 +1,13 @@
+"""What results mean: statuses, summaries and exit codes, merged shards, resumed runs.
+
+- :mod:`.aggregation`: turn → metric → case → run → eval set summary, pass@k, and the
+  one rule that turns case statuses into an eval set's status and the process exit code;
+- :mod:`.merging` and :mod:`.sharding`: ``--shard I/N`` and merging shard or resumed
+  results into one eval set result;
+- :mod:`.fingerprints`: content hashes of what an eval set was scored on;
+- :mod:`.resuming`: which earlier cases ``--resume`` keeps;
+- :mod:`.flakiness`: a case's verdict over repeated runs.
+
+May import ``inputs/`` (result readers' case sources), ``schema/``, ``errors``,
+``exit_codes``; never a runner, a reporter or a face.
+"""

@@ -1,0 +1,323 @@
+"""agenteval.api: ``prepare`` checks and plans the inputs, ``evaluate`` runs them to a verdict.
+
+Real files in a temporary directory; judge metrics go over HTTP to the loopback
+judge (tests/judge_server.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenteval.api import Options, evaluate, prepare
+from agenteval.errors import ConfigError
+from agenteval.exit_codes import ExitCode
+from agenteval.schema.evalset import EvalCase
+from agenteval.schema.status import EvalStatus
+from judge_server import JudgeServer, Reply
+
+INVALID = "reasoning: wrong city\nis_the_agent_response_valid: invalid"
+
+
+def invocation(answer: str) -> dict[str, Any]:
+    """One turn answering ``answer``."""
+    return {
+        "userContent": {"role": "user", "content": "capital?"},
+        "finalResponse": {"role": "assistant", "content": answer},
+    }
+
+
+def write_suite(
+    directory: Path, answers: dict[str, tuple[str, str]], eval_set_id: str = "geo"
+) -> Path:
+    """``geo.evalset.json`` with one trace case per id (actual, expected) and its metric file."""
+    cases = [
+        {
+            "evalId": case_id,
+            "evalMode": "trace",
+            "sessionInput": {"appName": "app", "userId": "u"},
+            "actualConversation": [invocation(actual)],
+            "conversation": [invocation(expected)],
+        }
+        for case_id, (actual, expected) in answers.items()
+    ]
+    path = directory / "geo.evalset.json"
+    path.write_text(json.dumps({"evalSetId": eval_set_id, "evalCases": cases}))
+    metrics = [{"metricName": "exact_match", "threshold": 1.0}]
+    (directory / "geo.metrics.json").write_text(json.dumps(metrics))
+    return path
+
+
+ANSWERS = {"fr": ("Paris", "Paris"), "it": ("Rome", "Rome"), "de": ("Bonn", "Berlin")}
+
+
+def problems_of(error: ConfigError) -> list[str]:
+    """Every located problem line of a ConfigError."""
+    return str(error).splitlines()
+
+
+def test_evaluate_scores_every_case_and_sets_the_exit_code(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, ANSWERS)
+    run = evaluate(path)
+    assert run.sources == [path]
+    [result] = run.results
+    statuses = {c.eval_id: c.final_eval_status for c in result.case_results()}
+    assert statuses == {"fr": EvalStatus.PASSED, "it": EvalStatus.PASSED, "de": EvalStatus.FAILED}
+    assert (run.status, run.passed, run.exit_code) == (EvalStatus.FAILED, False, ExitCode.FAILED)
+    assert run.judge_usage is None and run.judge_failures == [] and not run.interrupted
+    passing = evaluate(path, cases=["fr", "it"])
+    assert (passing.status, passing.exit_code) == (EvalStatus.PASSED, ExitCode.PASSED)
+
+
+def test_keyword_options_repeat_runs(tmp_path: Path) -> None:
+    run = evaluate(write_suite(tmp_path, ANSWERS), num_runs=2)
+    [result] = run.results
+    assert [(c.run_id, c.eval_id) for c in result.case_results()] == [
+        (1, "fr"),
+        (1, "it"),
+        (1, "de"),
+        (2, "fr"),
+        (2, "it"),
+        (2, "de"),
+    ]
+    assert result.summary is not None and result.summary.num_runs == 2
+
+
+def test_prepare_collects_every_problem_of_the_options(tmp_path: Path) -> None:
+    path = str(write_suite(tmp_path, ANSWERS))
+    with pytest.raises(ConfigError) as caught:
+        prepare([path], Options(num_runs=0))
+    assert problems_of(caught.value) == ["--num-runs: must be at least 1, got 0"]
+    options = Options(case_aggregator="nope", cases=["fr", "xx"], only_metrics=["exact_match"])
+    with pytest.raises(ConfigError) as caught:
+        prepare([path], options)
+    [line] = problems_of(caught.value)
+    assert line.startswith("--case-aggregator: unknown case aggregator 'nope' (known: ")
+    options = Options(cases=["fr", "xx"], skip_metrics=["rouge"])
+    with pytest.raises(ConfigError) as caught:
+        prepare([path], options)
+    assert problems_of(caught.value) == [
+        "--skip-metric: 'rouge' matches nothing in the given files",
+        "--case: 'xx' matches nothing in the given files",
+    ]
+
+
+def test_prepare_plans_selected_cases_and_metrics(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, ANSWERS)
+    prepared = prepare([str(path)], Options(cases=["de", "fr"]))
+    [plan] = prepared.plans
+    assert plan.eval_set_id == "geo"
+    assert [c.eval_id for c in plan.cases] == ["fr", "de"]  # file order, not option order
+    assert [p.metric.metric_name for p in plan.metrics] == ["exact_match"]
+    assert plan.metrics_path == tmp_path / "geo.metrics.json"
+    assert prepared.warnings == []
+
+
+def test_shards_split_the_cases_between_them(tmp_path: Path) -> None:
+    answers = {f"case-{i}": ("a", "a") for i in range(20)}
+    path = str(write_suite(tmp_path, answers))
+    shards = [
+        [c.eval_id for c in prepare([path], Options(shard=f"{i}/3")).plans[0].cases]
+        for i in (1, 2, 3)
+    ]
+    assert sorted(c for shard in shards for c in shard) == sorted(answers)
+    assert all(shards)
+    with pytest.raises(ConfigError) as caught:
+        prepare([path], Options(shard="4/3"))
+    assert problems_of(caught.value) == [
+        "--shard: shard index must be within 1..3 (shards count from 1), got 4 (e.g. --shard 2/5)"
+    ]
+
+
+def test_warnings_for_a_missing_metric_file_and_a_renamed_eval_set(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, ANSWERS, eval_set_id="geography")
+    (tmp_path / "geo.metrics.json").unlink()
+    run = evaluate(path)
+    assert [str(w) for w in run.warnings] == [
+        f"{tmp_path / 'geo.metrics.json'}: metric file not found; every case will be "
+        "not_evaluated (pass --metrics PATH)",
+        f"{path}: evalSetId: 'geography' differs from the file name; results use 'geo'",
+    ]
+    [result] = run.results
+    assert result.eval_set_id == "geo"
+    assert {c.final_eval_status for c in result.case_results()} == {EvalStatus.NOT_EVALUATED}
+
+
+def test_metrics_option_may_name_a_directory(tmp_path: Path) -> None:
+    path = write_suite(tmp_path, ANSWERS)
+    elsewhere = tmp_path / "metrics"
+    elsewhere.mkdir()
+    (tmp_path / "geo.metrics.json").rename(elsewhere / "geo.metrics.json")
+    [plan] = prepare([str(path)], Options(metrics=str(elsewhere))).plans
+    assert plan.metrics_path == elsewhere / "geo.metrics.json"
+
+
+def test_judge_run_reports_usage_and_failures(tmp_path: Path, judge_server: JudgeServer) -> None:
+    path = write_suite(tmp_path, ANSWERS)
+    judge = {
+        "providerName": "openai",
+        "modelName": "judge-model",
+        "baseURL": judge_server.base_url,
+        "apiKey": "sk-test-api",
+    }
+    metric = {
+        "metricName": "judged",
+        "evaluatorName": "llm_final_response",
+        "threshold": 0.5,
+        "criterion": {"llmJudge": {"judgeModel": judge}},
+    }
+    (tmp_path / "geo.metrics.json").write_text(json.dumps([metric]))
+    judge_server.when("Bonn", Reply(content=INVALID))
+    run = evaluate(path, cache=None, concurrency=1)
+    [result] = run.results
+    statuses = {c.eval_id: c.final_eval_status for c in result.case_results()}
+    assert statuses == {"fr": EvalStatus.PASSED, "it": EvalStatus.PASSED, "de": EvalStatus.FAILED}
+    assert judge_server.count == 3
+    assert run.judge_usage is not None
+    total = run.judge_usage["total"]
+    assert isinstance(total, dict) and total["calls"] == 3
+    # Each reply reports 11 prompt and 7 completion tokens.
+    assert (total["promptTokens"], total["completionTokens"]) == (33, 21)
+    assert (run.exit_code, run.judge_failures) == (ExitCode.FAILED, [])
+    judge_server.reset()
+    judge_server.enqueue(Reply(status=400, body=b'{"error": "bad"}'))
+    judge_server.enqueue(Reply(), Reply())
+    run = evaluate(path, cache=None, concurrency=1, judge_retries=0)
+    assert run.exit_code == ExitCode.INCOMPLETE
+    assert len(run.judge_failures) == 1
+    assert run.judge_failures[0].startswith("geo/fr run 1 metric judged turn 1: ")
+
+
+def test_the_package_exports_the_api_lazily() -> None:
+    import agenteval
+    import agenteval.inputs.loading
+
+    assert agenteval.evaluate is evaluate
+    assert agenteval.load_evalset is agenteval.inputs.loading.load_evalset
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
+        agenteval.no_such_thing  # noqa: B018
+
+
+# Large eval sets: checked and planned case by case (checks/evalset_stream.py, lazy_cases.py).
+
+LARGE = 10_000
+
+
+def large_case(index: int, **extra: Any) -> dict[str, Any]:
+    """One trace-mode case of a large set: its answer matches the reference exactly."""
+    turn = invocation(f"Answer {index}.")
+    return {
+        "evalId": f"case_{index:05d}",
+        "evalMode": "trace",
+        "sessionInput": {"appName": "app", "userId": "u"},
+        "actualConversation": [turn],
+        "conversation": [turn],
+        **extra,
+    }
+
+
+def write_large(directory: Path, cases: list[Any], name: str = "big") -> Path:
+    """``<name>.evalset.json`` holding ``cases`` and an exact final-response metric beside it."""
+    path = directory / f"{name}.evalset.json"
+    path.write_text(json.dumps({"evalSetId": name, "evalCases": cases}))
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+    }
+    (directory / f"{name}.metrics.json").write_text(json.dumps([metric]))
+    return path
+
+
+def prepare_problems(path: Path, **options: Any) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        prepare([str(path)], Options(cache=None, **options))
+    return [str(p) for p in caught.value.problems]
+
+
+@pytest.fixture(scope="module")
+def large_set(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_large(tmp_path_factory.mktemp("large"), [large_case(i) for i in range(LARGE)])
+
+
+def test_a_large_set_is_planned_without_holding_its_cases(large_set: Path) -> None:
+    import tracemalloc
+
+    # Imports and first-use caches out of the measurement: a small set first.
+    small = write_large(large_set.parent, [large_case(i) for i in range(3)], "small")
+    prepare([str(small)], Options(cache=None))
+    size = large_set.stat().st_size
+    tracemalloc.start()
+    try:
+        prepared = prepare([str(large_set)], Options(cache=None))
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    (plan,) = prepared.plans
+    assert len(plan.cases) == LARGE
+    # Kept: the file's bytes plus ids and offsets (~100 B a case); read whole, ~5 KB a case.
+    assert held < size + 300 * LARGE, (held, size)
+    # At the peak: one window of decoded text and one case's objects on top (whole: ~7 KB a case).
+    assert peak < 2 * size + 1000 * LARGE, (peak, size)
+
+
+def test_planned_cases_are_built_again_on_each_pass(large_set: Path) -> None:
+    (plan,) = prepare([str(large_set)], Options(cache=None)).plans
+    first, second = list(plan.cases), list(plan.cases)
+    assert first == second
+    assert first[0] is not second[0]
+    assert (
+        [c.eval_id for c in first] == list(plan.case_ids) == [f"case_{i:05d}" for i in range(LARGE)]
+    )
+    assert first[LARGE - 1] == EvalCase.model_validate(large_case(LARGE - 1))
+
+
+def test_case_and_shard_filters_on_a_large_set(large_set: Path) -> None:
+    from agenteval.results.sharding import shard_of
+
+    wanted = ["case_09999", "case_00007", "case_05000"]
+    (plan,) = prepare([str(large_set)], Options(cache=None, cases=wanted)).plans
+    assert [c.eval_id for c in plan.cases] == ["case_00007", "case_05000", "case_09999"]
+    assert len(plan.case_ids) == LARGE  # --resume still orders by the whole file
+    shards = [
+        prepare([str(large_set)], Options(cache=None, shard=f"{i}/3")).plans[0] for i in (1, 2, 3)
+    ]
+    ids = [[c.eval_id for c in shard.cases] for shard in shards]
+    assert sorted(i for part in ids for i in part) == list(shards[0].case_ids)
+    for index, part in enumerate(ids, start=1):
+        assert part == sorted(part)  # file order
+        assert len(part) == len(shards[index - 1].cases)
+        assert all(shard_of("big", i, 3) == index for i in part)
+    both = prepare([str(large_set)], Options(cache=None, cases=wanted, shard="2/3")).plans[0]
+    assert [c.eval_id for c in both.cases] == [i for i in wanted[::-1] if i in ids[1]]
+
+
+def test_a_problem_in_the_last_case_of_ten_thousand_is_located(tmp_path: Path) -> None:
+    cases = [large_case(i) for i in range(LARGE)]
+    cases[LARGE - 1] = large_case(LARGE - 1, evalMode="replay", creationTimestamp=float("nan"))
+    cases[LARGE - 2]["evalId"] = "case_00003"  # far from the first use
+    path = write_large(tmp_path, cases)
+    assert prepare_problems(path) == [
+        f"{path}: evalCases[9999].creationTimestamp: nan is not a finite number "
+        "(NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)",
+        f"{path}: evalCases[9998].evalId: duplicate evalId 'case_00003' "
+        "(first used at evalCases[3])",
+        f"{path}: evalCases[9999].evalMode: unknown evalMode 'replay' "
+        '(use "trace" or leave it empty)',
+        f"{path}: evalCases[9999]: actualConversation is only supported in trace mode "
+        '(set "evalMode": "trace")',
+    ]
+
+
+def test_a_type_error_in_the_last_case_keeps_the_whole_file_message(tmp_path: Path) -> None:
+    cases = [large_case(i) for i in range(LARGE)]
+    cases[LARGE - 1]["evalId"] = 9999
+    cases[LARGE - 1]["sessionInput"] = {"appName": ["x"], "userId": "u"}
+    path = write_large(tmp_path, cases)
+    assert prepare_problems(path) == [
+        f"{path}: evalCases[9999].evalId: expected a string, got a number",
+        f"{path}: evalCases[9999].sessionInput.appName: expected a string, got an array",
+    ]

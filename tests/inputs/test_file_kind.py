@@ -1,0 +1,44 @@
+"""Telling file kinds apart by their top-level shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from agenteval.inputs.file_kind import FileKind, describe, kind_of, wrong_kind_message
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        ({"evalSetId": "s", "evalCases": []}, FileKind.EVALSET),
+        ({"evalSetId": "s"}, FileKind.EVALSET),
+        ([{"metricName": "m"}], FileKind.METRICS),
+        ({"evalSetResultId": "r"}, FileKind.RESULT),
+        ({"evalSetId": "s", "evalCaseResults": []}, FileKind.RESULT),
+        ({"evalSetId": "s", "summary": {}}, FileKind.RESULT),
+        ({"agentevalVersion": "1", "evalSetResults": []}, FileKind.RUN),
+        ({"eval_set_id": "a", "eval_cases": []}, FileKind.ADK_EVALSET),
+        (
+            {"evalCases": [{"conversation": [{"userContent": {"parts": [{"text": "x"}]}}]}]},
+            FileKind.ADK_EVALSET,
+        ),
+        ([{"query": "q", "expected_tool_use": [], "reference": "r"}], FileKind.ADK_EVALSET),
+        ({"resourceSpans": []}, FileKind.OTLP),
+        ({}, FileKind.EMPTY),
+        ([], FileKind.EMPTY),
+        ({"foo": 1}, FileKind.OTHER),
+        ("text", FileKind.OTHER),
+        ([1, 2], FileKind.OTHER),
+    ],
+)
+def test_kind_of(data: object, kind: FileKind) -> None:
+    assert kind_of(data) is kind
+
+
+def test_wrong_kind_message_names_what_it_looks_like_and_how_to_convert() -> None:
+    assert wrong_kind_message("an eval set", FileKind.OTLP) == (
+        "not an eval set (looks like an OpenTelemetry (OTLP/JSON) export)",
+        "convert it with `agenteval import otel FILE -o DIR`",
+    )
+    assert describe(FileKind.RUN) == "an agenteval --json run document"
+    assert wrong_kind_message("a metric file", FileKind.OTHER)[1] == ""

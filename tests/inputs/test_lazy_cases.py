@@ -1,0 +1,65 @@
+"""Planned cases: lazy (bytes and spans) and loaded (models) behave alike."""
+
+from __future__ import annotations
+
+import json
+
+from agenteval.checks.evalset_stream import check_evalset_stream
+from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, PlannedCases
+from agenteval.schema.evalset import EvalSet
+
+CASES = [
+    {"evalId": "a", "evalMode": "trace", "actualConversation": [{"invocationId": "t1"}]},
+    None,
+    {"evalId": "b", "conversation": [{"userContent": {"role": "user", "content": "Grüße"}}]},
+    {"evalId": "c", "sessionInput": {"appName": "x", "userId": "u", "state": {"k": [1, 2.5]}}},
+]
+DOCUMENT = json.dumps({"evalSetId": "s", "evalCases": CASES}, ensure_ascii=False).encode()
+
+
+def lazy() -> LazyCases:
+    streamed = check_evalset_stream(
+        DOCUMENT,
+        "s.evalset.json",
+        strict=False,
+        all_metrics=[],
+        selected=[],
+        metrics_file="m.json",
+        traces=None,
+    )
+    assert streamed is not None
+    return streamed.cases
+
+
+def loaded() -> LoadedCases:
+    return LoadedCases.of_evalset(EvalSet.model_validate_json(DOCUMENT))
+
+
+def test_lazy_cases_equal_the_whole_read_and_are_new_objects_on_each_pass() -> None:
+    cases, reference = lazy(), loaded()
+    assert len(cases) == len(reference) == 3
+    first, second = list(cases), list(cases)
+    assert first == second == list(reference)
+    assert all(a is not b for a, b in zip(first, second, strict=True))
+    assert cases[1] == reference[1]
+    assert cases[-1].eval_id == "c"
+    assert cases.ids == reference.ids == ["a", "b", "c"]
+
+
+def test_indices_in_evalcases_skip_null_entries() -> None:
+    for cases in (lazy(), loaded()):
+        assert [(i, c.eval_id) for i, c in cases.indexed()] == [(0, "a"), (2, "b"), (3, "c")]
+
+
+def test_narrowing_keeps_file_order_and_every_id() -> None:
+    cases: PlannedCases
+    for cases in (lazy(), loaded()):
+        narrowed = cases.where({"c", "a"}.__contains__)
+        assert [c.eval_id for c in narrowed] == ["a", "c"]
+        assert list(narrowed.selected_ids()) == ["a", "c"]
+        assert [i for i, _ in narrowed.indexed()] == [0, 3]
+        assert narrowed.ids == ["a", "b", "c"]  # all of the file, for --resume's order
+        again = narrowed.where(lambda eval_id: eval_id != "a")
+        assert [c.eval_id for c in again] == ["c"]
+        assert len(cases.where(lambda eval_id: False)) == 0
+        assert [c.eval_id for c in cases[1:]] == ["b", "c"]

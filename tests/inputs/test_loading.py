@@ -1,0 +1,293 @@
+"""agenteval.inputs.loading: eval sets, metric files, results and traces read into schema objects.
+
+Each reader is called on real files in a temporary directory; problems must come
+back located (file, JSON path) and complete, never as the first one only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.loading import (
+    default_metrics_path,
+    evalset_id_for,
+    expand_evalset_paths,
+    load_evalset,
+    load_metrics,
+    load_result,
+    parse_evalset,
+    parse_metrics,
+    parse_result,
+    parse_traces,
+    read_text,
+    validation_problems,
+)
+from agenteval.schema.result import EvalSetResult
+from tests.sample_results import criteria_result
+
+
+def turn(question: str, answer: str) -> dict[str, Any]:
+    """One invocation with a user question and a final answer."""
+    return {
+        "invocationId": question,
+        "userContent": {"role": "user", "content": question},
+        "finalResponse": {"role": "assistant", "content": answer},
+    }
+
+
+def evalset_json(*ids: str, mode: str = "") -> str:
+    """An eval set with one single-turn case per id."""
+    cases = [{"evalId": i, "evalMode": mode, "conversation": [turn("q", "a")]} for i in ids]
+    return json.dumps({"evalSetId": "s", "evalCases": cases})
+
+
+def texts(problems: list[Problem]) -> list[str]:
+    """Every problem as its one-line text."""
+    return [str(p) for p in problems]
+
+
+def test_evalset_loads_cases_and_turns(tmp_path: Path) -> None:
+    path = tmp_path / "s.evalset.json"
+    path.write_text(evalset_json("c1", "c2"))
+    evalset = load_evalset(path)
+    assert evalset.eval_set_id == "s"
+    assert [c.eval_id for c in evalset.eval_cases] == ["c1", "c2"]
+    final = evalset.eval_cases[1].conversation[0].final_response
+    assert final is not None and final.content == "a"
+
+
+def test_every_case_rule_is_reported_with_its_location() -> None:
+    evalset, problems = parse_evalset(evalset_json("c1", "c1", " ", mode="live"), "f.json")
+    assert evalset is not None
+    assert texts(problems) == [
+        "f.json: evalCases[0].evalMode: unknown evalMode 'live' (use \"trace\" or leave it empty)",
+        "f.json: evalCases[1].evalId: duplicate evalId 'c1' (first used at evalCases[0])",
+        "f.json: evalCases[1].evalMode: unknown evalMode 'live' (use \"trace\" or leave it empty)",
+        "f.json: evalCases[2].evalId: evalId is empty (every case needs an id)",
+        "f.json: evalCases[2].evalMode: unknown evalMode 'live' (use \"trace\" or leave it empty)",
+    ]
+
+
+def test_type_problems_and_rule_problems_come_together() -> None:
+    data = {"evalSetId": "s", "evalCases": [{"evalId": "a"}, {"evalId": "a", "conversation": 3}]}
+    evalset, problems = parse_evalset(json.dumps(data), "f.json")
+    assert evalset is None
+    paths = [p.path for p in problems]
+    assert "evalCases[1].conversation" in paths
+    assert "evalCases[1].evalId" in paths
+
+
+def test_read_text_says_why_a_file_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / "latin1.json").write_bytes(b"\xff\xfe")
+    cases = {
+        tmp_path / "absent.json": "file not found",
+        tmp_path: "is a directory, expected a file",
+        tmp_path / "latin1.json": "not UTF-8 text (invalid start byte)",
+    }
+    for path, message in cases.items():
+        with pytest.raises(ConfigError) as caught:
+            read_text(path)
+        assert str(caught.value) == f"{path}: {message}"
+
+
+def test_metrics_rules_and_null_tool_strategy() -> None:
+    metrics = [
+        {"metricName": "m", "threshold": 1},
+        {"metricName": "m", "threshold": 1},
+        {"metricName": "t", "criterion": {"toolTrajectory": {"toolStrategy": {"lookup": None}}}},
+    ]
+    parsed, problems = parse_metrics(json.dumps(metrics), "m.json")
+    assert [m.metric_name for m in parsed] == ["m", "m", "t"]
+    assert texts(problems) == [
+        "m.json: [1].metricName: duplicate metricName 'm' (first defined at [0])",
+        "m.json: [2].criterion.toolTrajectory.toolStrategy.lookup: tool strategy is null "
+        "(use {} to accept any pair, or remove the entry)",
+    ]
+
+
+def test_judge_model_fields_expand_from_the_given_environment(tmp_path: Path) -> None:
+    judge = {
+        "providerName": "openai",
+        "modelName": "${MODEL}",
+        "baseURL": "http://127.0.0.1:${PORT}/v1",
+        "apiKey": "$KEY",
+    }
+    metric = {
+        "metricName": "j",
+        "evaluatorName": "llm_final_response",
+        "criterion": {"llmJudge": {"judgeModel": judge}},
+    }
+    path = tmp_path / "j.metrics.json"
+    path.write_text(json.dumps([metric]))
+    environ = {"MODEL": "gpt-x", "PORT": "8123", "KEY": "k-1"}
+    [loaded] = load_metrics(path, environ)
+    criterion = loaded.criterion
+    assert criterion is not None and criterion.llm_judge is not None
+    model = criterion.llm_judge.judge_model
+    assert model is not None
+    assert (model.model_name, model.base_url, model.api_key) == (
+        "gpt-x",
+        "http://127.0.0.1:8123/v1",
+        "k-1",
+    )
+
+
+def test_broken_metric_file_raises_every_problem(tmp_path: Path) -> None:
+    path = tmp_path / "bad.metrics.json"
+    path.write_text(json.dumps([{"metricName": ""}, {"metricName": "x", "threshold": "high"}]))
+    with pytest.raises(ConfigError) as caught:
+        load_metrics(path, {})
+    lines = str(caught.value).splitlines()
+    assert f"{path}: [0].metricName: metricName is empty" in lines
+    assert any(line.startswith(f"{path}: [1].threshold: ") for line in lines)
+
+
+def result_json() -> dict[str, Any]:
+    """A minimal result file with one case and one turn of one metric."""
+    return {
+        "evalSetResultId": "r1",
+        "evalSetId": "s",
+        "evalCaseResults": [
+            {
+                "evalSetId": "s",
+                "evalId": "c1",
+                "finalEvalStatus": "passed",
+                "overallEvalMetricResults": [
+                    {"metricName": "m", "score": 1, "evalStatus": "passed"}
+                ],
+                "evalMetricResultPerInvocation": [
+                    {
+                        "actualInvocation": turn("q", "said"),
+                        "expectedInvocation": turn("q", "want"),
+                        "evalMetricResults": [
+                            {"metricName": "m", "score": 1, "evalStatus": "passed"}
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+
+
+def test_result_files_load_in_both_layouts(tmp_path: Path) -> None:
+    plain = json.dumps(result_json())
+    wrapped = json.dumps(plain)  # the legacy layout: the whole document as one JSON string
+    for name, text in (("plain.json", plain), ("wrapped.json", wrapped)):
+        path = tmp_path / name
+        path.write_text(text)
+        result = load_result(path)
+        [case] = result.case_results()
+        assert (result.eval_set_result_id, case.eval_id, case.final_eval_status.value) == (
+            "r1",
+            "c1",
+            "passed",
+        )
+    result, problems = parse_result('"\\q"', "w.json")
+    assert result is None
+    assert texts(problems) == ["w.json: invalid JSON: Invalid \\escape at line 1 column 2"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(criteria_result(cases=6, num_runs=2)),
+        json.dumps(criteria_result(cases=3, num_runs=1)).replace('"passed"', '"PASSED"', 1),
+        json.dumps(criteria_result(cases=3, num_runs=1)).replace('"min": 10', '"min": 1.5'),
+        '{"evalId": "a\\ud800b"}',
+        '{"evalCaseResults": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"evalCaseResults": [{"runId": true}]',
+        "[]",
+    ],
+    ids=["valid", "status", "criterion", "surrogate", "nesting", "truncated", "array"],
+)
+def test_parse_result_gives_what_json_mode_gives(text: str) -> None:
+    """parse_result reads the text piece by piece (result_inputs.py); the text's route is the
+    reference: the same result, the same validation problems; text that is no JSON is one
+    "invalid JSON" problem placed by line and column (the scanner's words, not pydantic's)."""
+    try:
+        expected = (EvalSetResult.model_validate_json(text), [])
+    except ValidationError as exc:
+        expected = (None, validation_problems("r.json", exc))
+    got = parse_result(text, "r.json")
+    if expected[1] and expected[1][0].message.startswith("invalid JSON"):
+        assert got[0] is None
+        (problem,) = got[1]
+        assert (problem.file, problem.path) == ("r.json", "")
+        assert re.fullmatch(r"invalid JSON: .+ at line 1 column \d+", problem.message)
+        return
+    assert got == expected
+
+
+def test_traces_from_jsonl_array_and_result_file() -> None:
+    records = [
+        {"evalId": "c1", "actualConversation": [turn("q", "one")]},
+        {"evalId": "c2", "actualConversation": [turn("q", "two"), turn("q2", "three")]},
+    ]
+    jsonl = "\n".join(json.dumps(r) for r in records) + "\n\n"
+    for text in (jsonl, json.dumps(records)):
+        traces, problems = parse_traces(text, "t")
+        assert problems == []
+        assert {k: len(v) for k, v in traces.items()} == {"c1": 1, "c2": 2}
+    traces, problems = parse_traces(json.dumps(result_json()), "r")
+    assert problems == []
+    final = traces["c1"][0].final_response
+    assert final is not None and final.content == "said"
+
+
+def test_trace_problems_are_located_per_record() -> None:
+    records = [
+        [1],
+        {"actualConversation": []},
+        {"evalId": "c1", "actualConversation": []},
+        {"evalId": "c1", "actualConversation": []},
+    ]
+    traces, problems = parse_traces(json.dumps(records), "t.json")
+    assert list(traces) == ["c1"]
+    assert texts(problems) == [
+        "t.json: [0]: expected an object, got an array",
+        "t.json: [1].evalId: evalId is missing or not a string",
+        "t.json: [3].evalId: duplicate evalId 'c1'",
+    ]
+    traces, problems = parse_traces('{"evalId": "a"}\n{oops\n', "t.jsonl")
+    assert traces == {}
+    assert texts(problems) == [
+        "t.jsonl: line 2: invalid JSON: Expecting property name enclosed in double quotes"
+    ]
+
+
+def test_evalset_paths_from_files_directories_and_globs(tmp_path: Path) -> None:
+    (tmp_path / "b.evalset.json").write_text("{}")
+    (tmp_path / "a.evalset.json").write_text("{}")
+    (tmp_path / "notes.txt").write_text("")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    specs = [
+        str(tmp_path),
+        str(tmp_path / "a.evalset.json"),  # already found through the directory: once only
+        str(tmp_path / "*.txt"),
+        str(tmp_path / "*.yaml"),
+        str(empty),
+        str(tmp_path / "missing.json"),
+    ]
+    paths, problems = expand_evalset_paths(specs)
+    assert [p.name for p in paths] == ["a.evalset.json", "b.evalset.json", "notes.txt"]
+    assert [(p.file, p.message) for p in problems] == [
+        (str(tmp_path / "*.yaml"), "the pattern matches no file"),
+        (str(empty), "no *.evalset.json files in this directory"),
+        (str(tmp_path / "missing.json"), "file not found"),
+    ]
+
+
+def test_ids_and_metric_paths_follow_the_go_convention() -> None:
+    assert evalset_id_for(Path("d/order-api.evalset.json")) == "order-api"
+    assert evalset_id_for(Path("d/cases.json")) == "cases"
+    assert default_metrics_path(Path("d/order-api.evalset.json")) == Path(
+        "d/order-api.metrics.json"
+    )

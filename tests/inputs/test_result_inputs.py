@@ -1,0 +1,222 @@
+"""Reading results in every form: result files (also legacy-wrapped), run documents, directories."""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs import result_inputs
+from agenteval.inputs.loading import load_result, validation_problems
+from agenteval.inputs.long_lived import FREEZE_FROM_CHARS
+from agenteval.inputs.result_inputs import case_count, parse_results, read_parts, read_results
+from agenteval.report.diff import diff_results
+from agenteval.report.set_tally import set_report, source_report
+from agenteval.schema.base import dump_json
+from agenteval.schema.result import EvalSetResult
+from tests.sample_results import criteria_result, generated_result
+
+RESULT = {
+    "evalSetResultId": "r1",
+    "evalSetId": "s",
+    "evalCaseResults": [
+        {"evalSetId": "s", "evalId": "c1", "finalEvalStatus": "passed", "score": 1}
+    ],
+}
+
+
+def test_a_result_file_and_its_legacy_string_wrapped_form() -> None:
+    (plain,), problems = parse_results(json.dumps(RESULT), "r.json")
+    assert problems == []
+    (wrapped,), _ = parse_results(json.dumps(json.dumps(RESULT)), "r.json")
+    assert plain == wrapped
+    assert [c.eval_id for c in plain.case_results()] == ["c1"]
+
+
+def test_a_run_document_gives_each_eval_set_result() -> None:
+    other = {**RESULT, "evalSetId": "t"}
+    document = {"agentevalVersion": "1", "evalSetResults": [RESULT, other]}
+    results, problems = parse_results(json.dumps(document), "run.json")
+    assert problems == []
+    assert [r.eval_set_id for r in results] == ["s", "t"]
+    assert case_count(results) == 2
+
+
+def test_a_bad_entry_of_a_run_document_is_located() -> None:
+    document = {"agentevalVersion": "1", "evalSetResults": [{"evalCaseResults": 3}]}
+    _, problems = parse_results(json.dumps(document), "run.json")
+    assert [(p.path, p.message) for p in problems] == [
+        ("evalSetResults[0].evalCaseResults", "expected an array, got a number")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "looks_like"),
+    [
+        ("{}", "an empty document"),
+        ('{"evalSetId": "s", "evalCases": []}', "an eval set"),
+        ('[{"metricName": "m"}]', "a metric file"),
+        ('{"resourceSpans": []}', "an OpenTelemetry (OTLP/JSON) export"),
+    ],
+)
+def test_anything_else_is_named(text: str, looks_like: str) -> None:
+    results, problems = parse_results(text, "x.json")
+    assert results == []
+    assert [p.message for p in problems] == [
+        f"not an agenteval or trpc-agent-go result (looks like {looks_like})"
+    ]
+
+
+def test_a_directory_prefers_result_files_then_run_documents(tmp_path: Path) -> None:
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
+    (results_dir / "a.evalset_result.json").write_text(json.dumps(RESULT))
+    (results_dir / "run.json").write_text(json.dumps({"evalSetResults": [RESULT, RESULT]}))
+    loaded, sources = read_results([results_dir])
+    assert sources == [str(results_dir / "a.evalset_result.json")]
+    (results_dir / "a.evalset_result.json").unlink()
+    loaded, sources = read_results([results_dir])
+    assert len(loaded) == 2 and sources == [str(results_dir / "run.json")] * 2
+
+
+def test_problems_of_every_path_are_raised_together(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "set.json").write_text('{"evalCases": []}')
+    with pytest.raises(ConfigError) as caught:
+        read_results([tmp_path / "empty", tmp_path / "set.json", tmp_path / "missing.json"])
+    assert [p.file for p in caught.value.problems] == [
+        str(tmp_path / "empty"),
+        str(tmp_path / "set.json"),
+        str(tmp_path / "missing.json"),
+    ]
+
+
+@pytest.fixture
+def unfrozen() -> Iterator[None]:
+    """Undo the freeze a large read leaves (long_lived.py) for the tests after."""
+    yield
+    gc.unfreeze()
+
+
+def test_a_large_file_reads_to_what_json_mode_gives_and_is_frozen(
+    tmp_path: Path, unfrozen: None
+) -> None:
+    text = json.dumps(criteria_result(cases=400, num_runs=2))
+    assert len(text) >= FREEZE_FROM_CHARS
+    path = tmp_path / "big.evalset_result.json"
+    path.write_text(text)
+    gc.unfreeze()
+    (loaded,), _ = read_results([path])
+    assert gc.get_freeze_count() > 0 and gc.isenabled()
+    expected = EvalSetResult.model_validate_json(text)
+    assert loaded == expected
+    assert dump_json(loaded) == dump_json(expected)
+    assert load_result(path) == expected
+
+
+def test_run_document_entries_give_what_they_gave_as_json_text() -> None:
+    good = criteria_result(cases=5, num_runs=1)
+    bad = criteria_result(cases=5, num_runs=1)
+    bad["evalCaseResults"][2]["finalEvalStatus"] = "PASSED"
+    bad["evalCaseResults"][3]["overallEvalMetricResults"][0]["criterion"]["toolTrajectory"] = 4
+    document = {"agentevalVersion": "1", "evalSetResults": [good, bad]}
+    results, problems = parse_results(json.dumps(document), "run.json")
+    assert [dump_json(r) for r in results] == [
+        dump_json(EvalSetResult.model_validate_json(json.dumps(good)))
+    ]
+    with pytest.raises(ValidationError) as raised:
+        EvalSetResult.model_validate_json(json.dumps(bad))
+    assert problems == validation_problems("run.json", raised.value, "evalSetResults[1]")
+    assert len(problems) == 2
+
+
+def many_cases(path: Path, count: int) -> Path:
+    """A result file of ``count`` copies of one case (each its own evalId), written as text."""
+    template = json.dumps(criteria_result(cases=1, num_runs=1)["evalCaseResults"][0])
+    cases = ",".join(template.replace('"case_000"', f'"case_{i:06d}"') for i in range(count))
+    path.write_text(f'{{"evalSetResultId": "r", "evalSetId": "gen", "evalCaseResults": [{cases}]}}')
+    return path
+
+
+def test_reading_case_by_case_holds_no_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a reader holds does not grow with the file: only windows, spans and evalIds."""
+    monkeypatch.setattr(result_inputs, "WINDOW", 64 << 10)
+    monkeypatch.setattr(result_inputs, "BLOCK_BYTES", 64 << 10)
+    peaks = []
+    for count in (400, 1600):
+        path = many_cases(tmp_path / f"r{count}.json", count)
+        tracemalloc.start()
+        (part,) = read_parts([path])
+        assert sum(1 for _ in part.cases()) == count
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+    size = path.stat().st_size
+    assert peaks[1] < size / 5, (peaks, size)
+    # Four times the cases: only the per-case spans and evalIds add up.
+    assert peaks[1] < peaks[0] + 1200 * 200, peaks
+
+
+def test_a_file_changed_between_the_passes_is_refused(tmp_path: Path) -> None:
+    path = many_cases(tmp_path / "r.json", 5)
+    (part,) = read_parts([path])
+    many_cases(path, 6)
+    with pytest.raises(ConfigError, match="changed while it was being read"):
+        list(part.cases())
+
+
+def test_special_files_are_refused_up_front(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    with pytest.raises(ConfigError) as caught:
+        read_parts([fifo])
+    assert [p.message for p in caught.value.problems] == [
+        "is a named pipe (FIFO), not a regular file"
+    ]
+
+
+def test_a_case_that_does_not_validate_is_found_when_read(tmp_path: Path) -> None:
+    data = criteria_result(cases=3, num_runs=1)
+    data["evalCaseResults"][1]["score"] = "high"
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(data))
+    (part,) = read_parts([path])
+    problems: list[Problem] = []
+    kept = list(part.cases(problems))
+    assert [c.eval_id for c in kept] == ["case_000", "case_002"]
+    assert [(p.path, p.message) for p in problems] == [
+        ("evalCaseResults[1].score", "expected a number, got a string")
+    ]
+    with pytest.raises(ConfigError):
+        list(part.cases())
+
+
+@pytest.mark.parametrize("num_runs", [1, 3])
+def test_the_readers_fold_what_the_whole_result_gives(tmp_path: Path, num_runs: int) -> None:
+    """show's tally and diff's snapshot read case by case equal those of the whole result,
+    parsed on its own (JSON mode)."""
+    texts = []
+    for seed in (1, 2):
+        result = generated_result(cases=25, num_runs=num_runs, seed=seed + num_runs)
+        result.judge_failures = ["case_004"] if seed == 2 else None
+        texts.append(dump_json(result))
+    paths = []
+    for index, text in enumerate(texts):
+        paths.append(tmp_path / f"r{index}.evalset_result.json")
+        paths[-1].write_text(text)
+    wholes = [EvalSetResult.model_validate_json(text) for text in texts]
+    parts = read_parts(paths)
+    for part, whole in zip(parts, wholes, strict=True):
+        for options in ({}, {"quiet": True}, {"verbose": True, "max_shown": None}):
+            assert source_report(part, **options) == set_report(whole, **options)  # type: ignore[arg-type]
+    streamed = diff_results(parts[:1], parts[1:], 0.1).to_json()
+    assert streamed == diff_results(wholes[:1], wholes[1:], 0.1).to_json()
+    assert streamed["comparedCases"] == 25 and streamed["changes"]

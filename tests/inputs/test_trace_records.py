@@ -1,0 +1,143 @@
+"""agenteval.inputs.trace_records: ``--traces`` JSON lines checked line by line, indexed, read on access."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenteval.errors import ConfigError
+from agenteval.inputs.loading import read_traces
+from agenteval.inputs.trace_records import TraceRecords, read_trace_lines, unmatched_records
+
+
+def turn(user: str, answer: str = "a") -> dict[str, Any]:
+    return {"userContent": {"role": "user", "content": user},
+            "finalResponse": {"role": "assistant", "content": answer}}  # fmt: skip
+
+
+def write_lines(path: Path, records: list[Any]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m agenteval ARGS``."""
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_records_are_indexed_and_read_when_asked_for(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "t.jsonl", [
+        {"evalId": "a", "actualConversation": [turn("q1"), None, turn("q2")]},
+        {"evalId": "a", "runId": 2, "actualConversation": [turn("q3")]},
+        {"evalId": "b", "actualConversation": []},
+    ])  # fmt: skip
+    traces, problems = read_traces(path)
+    assert problems == []
+    assert isinstance(traces, TraceRecords)
+    assert list(traces) == ["a", "a\x00run 2", "b"] and len(traces) == 3
+    assert [t.user_content.content for t in traces["a"] if t.user_content] == ["q1", "q2"]
+    assert (traces.where("b"), traces.turn_count("a"), traces.turn_count("a\x00run 2")) == (
+        "line 3",
+        2,
+        1,
+    )
+    # Nothing of a record is kept but where it is: the file is read again on access.
+    text = path.read_text()
+    path.write_text(text.replace('"q3"', '"q4"'))
+    assert traces["a\x00run 2"][0].user_content is not None
+    assert traces["a\x00run 2"][0].user_content.content == "q4"
+    path.write_text(text.replace('"evalId": "b"', '"evalId": "c"'))
+    with pytest.raises(ConfigError) as caught:
+        traces["b"]
+    assert str(caught.value) == f"{path}: line 3: the file changed while the run read it"
+
+
+def test_every_record_problem_is_located_at_its_line(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "t.jsonl", [
+        [1], {"actualConversation": []}, {"evalId": "c", "runId": 0},
+        {"evalId": "c", "actualConversation": [{"userContent": 5}]},
+        {"evalId": "d"}, {"evalId": "d", "runId": 1},
+    ])  # fmt: skip
+    traces, problems = read_trace_lines(path)
+    assert list(traces) == ["d"]
+    assert [str(p) for p in problems] == [
+        f"{path}: line 1: expected an object, got an array",
+        f"{path}: line 2.evalId: evalId is missing or not a string",
+        f"{path}: line 3.runId: runId must be an integer >= 1",
+        f"{path}: line 4.actualConversation[0].userContent: expected an object, got a number",
+        f"{path}: line 6.evalId: duplicate evalId 'd'",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"evalId": "c\xff"}', "not UTF-8 text: byte 0xff at column 14 (invalid start byte)"),
+        (b'{"evalId": "c", "x": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+         "nesting too deep to read (RecursionError)"),
+        (b'{"evalId": "c", "n": ' + b"9" * 5000 + b"}",
+         "a number with 5,000 digits at line 1 column 22 (at most 4,300 are read)"),
+        (b'{"evalId": "c",', "invalid JSON: Expecting property name enclosed in double quotes"),
+    ],
+    ids=["bad byte", "nesting", "long number", "broken"],
+)  # fmt: skip
+def test_a_line_no_parser_can_read_is_located(tmp_path: Path, line: bytes, message: str) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"evalId": "a"}\n' + line + b"\n")
+    with pytest.raises(ConfigError) as caught:
+        read_traces(path)
+    assert str(caught.value) == f"{path}: line 2: {message}"
+
+
+def test_a_result_file_and_a_json_array_are_read_whole(tmp_path: Path) -> None:
+    array = tmp_path / "t.json"
+    array.write_text(json.dumps([{"evalId": "a", "actualConversation": [turn("q")]}]))
+    traces, problems = read_traces(array)
+    assert problems == [] and isinstance(traces, dict) and list(traces) == ["a"]
+
+
+def test_records_no_case_asks_for_are_named_then_counted(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "t.jsonl", [
+        {"evalId": "known", "actualConversation": [turn("q")]},
+        {"evalId": "typo", "actualConversation": [turn("q"), turn("r")]},
+        {"evalId": "known", "runId": 3, "actualConversation": []},
+    ])  # fmt: skip
+    traces, _ = read_trace_lines(path)
+    assert [str(p) for p in unmatched_records(str(path), traces, {"known"})] == [
+        f"{path}: line 2: no case has evalId 'typo'; its 2 turn(s) are not scored"
+    ]
+    many = write_lines(tmp_path / "many.jsonl", [
+        {"evalId": f"other-{i}", "actualConversation": []} for i in range(1000)
+    ])  # fmt: skip
+    traces, _ = read_trace_lines(many)
+    assert [str(p) for p in unmatched_records(str(many), traces, {"known"})] == [
+        f"{many}: 1,000 records: no case has their evalId; their turns are not scored (the "
+        "first: line 1 'other-0', line 2 'other-1', line 3 'other-2')"
+    ]
+    assert unmatched_records("r.json", {"typo": []}, set())[0].path == "evalId 'typo'"
+
+
+def test_run_warns_about_records_no_case_asks_for(tmp_path: Path) -> None:
+    evalset = tmp_path / "s.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [
+        {"evalId": "c", "conversation": [turn("q")], "sessionInput": {}}]}))  # fmt: skip
+    (tmp_path / "s.metrics.json").write_text(
+        json.dumps([{"metricName": "response_match_score", "threshold": 0.5}])
+    )
+    traces = write_lines(tmp_path / "t.jsonl", [
+        {"evalId": "c", "actualConversation": [turn("q")]},
+        {"evalId": "c-renamed", "actualConversation": [turn("q")]},
+    ])  # fmt: skip
+    done = agenteval("run", "-e", str(evalset), "--traces", str(traces))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"warning: {traces}: line 2: no case has evalId 'c-renamed'; its 1 turn(s) are not scored"
+    ]
