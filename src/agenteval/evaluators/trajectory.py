@@ -22,6 +22,7 @@ from agenteval.evaluators.base import (
 )
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
+from agenteval.steps.record import at_turn
 
 # Used when a metric has no criterion: exact names, arguments and results, any order
 # (ARCHITECTURE §5.2, as the trpc-agent-go docs describe it).
@@ -53,7 +54,8 @@ class ToolTrajectoryEvaluator(Evaluator):
             metric.criterion.tool_trajectory if metric.criterion else None
         ) or DEFAULT_CRITERION
         turns = []
-        for actual, expected in zip(actuals, expecteds, strict=True):
+        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
             verdict = check_tools(
                 criterion, actual.tools or (), expected.tools or (), actual, expected
             )
