@@ -25,6 +25,7 @@ from agenteval import __version__, api, entry, settings
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
+from agenteval.explain.command import explain_command
 from agenteval.fingerprints import digest_file
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
@@ -1254,6 +1255,7 @@ def list_evaluators(
 
 
 app.add_typer(import_app, name="import")
+app.command(name="explain")(explain_command)
 
 EvalSetIdOpt = Annotated[
     str | None,
