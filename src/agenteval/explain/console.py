@@ -4,7 +4,7 @@ Every text that came from an input (answers, tool names, judge replies, paths) g
 through :func:`~agenteval.report.safe_text.escape_control` and into ``rich.text.Text``
 (never markup); lines wrap at spaces only (a long word stays whole).
 
-Tested in tests/explain/test_console.py.
+Tested in tests/explain/test_core.py.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ its effective default (``numberTolerance`` 1e-6, ``matchStrategy`` exact), an ab
 part says it is not compared, and per-tool strategies say which tool they apply to.
 API keys are never shown.
 
-Tested in tests/explain/test_criterion.py.
+Tested in tests/explain/test_core.py.
 """
 
 from __future__ import annotations
@@ -87,6 +87,10 @@ class _Walker:
                 self._tool_strategies(value, sub, set_here)
             else:
                 self._leaf(model, name, sub, value, set_here, strategy)
+        for key, extra in (model.model_extra or {}).items():
+            # Keys an evaluator reads beyond the trpc-agent-go formats (criterion.gate).
+            sub = f"{path}.{key}"
+            self.fields.append(CriterionField(sub, extra, self.source(sub, in_file, strategy)))
 
     def _tool_strategies(self, table: dict[str, Any], path: str, in_file: bool) -> None:
         for tool, strategy in table.items():

@@ -1,6 +1,6 @@
 """The ``--json`` rendering of an explanation: the typed record as one JSON document.
 
-Tested in tests/explain/test_json_output.py.
+Tested in tests/cli/test_explain.py.
 """
 
 from __future__ import annotations

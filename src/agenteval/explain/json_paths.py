@@ -5,7 +5,7 @@ values beside that verdict so an ignored or tolerated key is visible too.  Each 
 is compared with the criterion's own :func:`~agenteval.criteria.json_compare.exact_difference`
 and tolerance, so a path marked equal here is one the evaluator accepts.
 
-Tested in tests/explain/test_json_paths.py.
+Tested in tests/explain/test_core.py.
 """
 
 from __future__ import annotations

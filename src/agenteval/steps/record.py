@@ -68,6 +68,17 @@ def at_turn(index: int) -> None:
 
 
 @contextmanager
+def unrecorded() -> Iterator[None]:
+    """Record nothing inside (work redone after the fact, e.g. a prompt rendered again)."""
+    recorder = _CURRENT.get()
+    if recorder is None:
+        yield
+        return
+    with recorder.quiet():
+        yield
+
+
+@contextmanager
 def recording() -> Iterator[Recorder]:
     """Record every step taken inside the block (tasks started inside share it)."""
     recorder = Recorder()
@@ -78,4 +89,4 @@ def recording() -> Iterator[Recorder]:
         _CURRENT.reset(token)
 
 
-__all__ = ["Recorder", "Step", "at_turn", "listening", "recording"]
+__all__ = ["Recorder", "Step", "at_turn", "listening", "recording", "unrecorded"]

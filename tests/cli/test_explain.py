@@ -1,0 +1,319 @@
+"""``agenteval explain`` end to end: judges over real HTTP, the cache, --offline, saved results.
+
+The shipped eval sets and judge metric files run against the loopback judge scripted
+with the README's replies for them; each test reads the command's output (console or
+``--json``) and counts the judge's requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_server import JudgeServer, Reply
+
+REPO = Path(__file__).resolve().parents[2]
+TRAVEL = "evalsets/travel-assistant.evalset.json"
+HELP = "evalsets/help-center.evalset.json"
+# The README's replies for the judges these tests explain (see "A judge on your machine").
+RULES = [
+    (
+        "Agent response: 100 USD",
+        "reasoning: the agent converted 100 USD, the reference 1000 USD"
+        "\nis_the_agent_response_valid: invalid",
+    ),
+    (
+        "is_the_agent_response_valid",
+        "reasoning: same key facts as the reference\nis_the_agent_response_valid: valid",
+    ),
+    ("<candidate_answer>", '{"score": 1, "pass": true, "reasoning": "Same key facts."}'),
+    (
+        "You are the grader of an AI agent",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {
+                        "id": "answers_question",
+                        "score": 1,
+                        "reason": "Answer: it answers the question.",
+                    },
+                    {
+                        "id": "states_units",
+                        "score": 0,
+                        "reason": "Answer: a number lacks its unit.",
+                    },
+                ]
+            }
+        ),
+    ),
+    ("a 24-month warranty", '{"passed": false, "reason": "It contradicts the 12-month rule."}'),
+    ("You audit a shop", '{"passed": true, "reason": "The answer follows the policy."}'),
+]
+
+
+@pytest.fixture
+def judge(judge_server: JudgeServer) -> JudgeServer:
+    for pattern, text in RULES:
+        judge_server.when(pattern, Reply(content=text))
+    return judge_server
+
+
+def run(server: JudgeServer | None, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    env.update(JUDGE_MODEL_NAME="fake-judge", JUDGE_MODEL_API_KEY="sk-explain-secret")
+    if server is not None:
+        env["JUDGE_MODEL_BASE_URL"] = server.base_url
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def as_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data
+
+
+def steps(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [step["data"] for step in data["steps"] if step["kind"] == kind]
+
+
+def test_every_raw_sample_and_the_vote(judge: JudgeServer, tmp_path: Path) -> None:
+    cache = str(tmp_path / "cache.sqlite")
+    args = [
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "answer_matches_reference",
+        "--cache",
+        cache,
+    ]
+    proc = run(judge, *args, "--json")
+    assert proc.returncode == 1, proc.stderr
+    data = as_json(proc)
+    assert judge.count == 3
+    (request,) = steps(data, "judge.samples")
+    sent = [body["messages"] for body in judge.bodies()]
+    assert request["messages"] == sent[0]
+    replies = request["replies"]
+    assert [r["sample"] for r in replies] == [0, 1, 2]
+    assert all(r["text"] == RULES[0][1] and r["cached"] is False for r in replies)
+    verdicts = steps(data, "judge.verdict")
+    assert [v["status"] for v in verdicts] == ["failed"] * 3
+    (vote,) = steps(data, "judge.vote")
+    assert vote["votes"] == ["failed", "failed", "failed"] and vote["chosenStatus"] == "failed"
+    assert data["judge"]["calls"] == 3 and data["exitCode"] == 1
+    assert "sk-explain-secret" not in proc.stdout + proc.stderr
+    # The console shows the same, now from the cache: no new call.
+    console = run(judge, *args)
+    assert judge.count == 3
+    out = console.stdout
+    assert out.count("raw reply (") == 3 and "from the cache" in out
+    assert "the agent converted 100 USD, the reference 1000 USD" in out
+    assert "votes failed, failed, failed → chosen score 0 failed" in out
+    assert "judge 0 call(s) sent, 3 answered from the cache" in out
+
+
+def test_template_bindings_with_source_and_value(judge: JudgeServer) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        HELP,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "warranty_period_wrong",
+        "--metric",
+        "follows_support_policy",
+        "--json",
+    )
+    data = as_json(proc)
+    (bindings,) = steps(data, "template.bindings")
+    by_name = {b["variable"]: b for b in bindings["bindings"]}
+    assert set(by_name) == {"question", "top_document", "answer_tools", "answer"}
+    document = by_name["top_document"]
+    assert (document["source"], document["nodeID"], document["path"]) == (
+        "actual.traceStepOutput",
+        "support-agent/retrieve",
+        "$.documents[0].text",
+    )
+    assert "12-month" in document["value"]
+    case = next(
+        c
+        for c in json.loads((REPO / HELP).read_text())["evalCases"]
+        if c["evalId"] == "warranty_period_wrong"
+    )
+    answer = case["actualConversation"][0]["finalResponse"]["content"]
+    assert by_name["answer"]["value"] == answer
+    (request,) = steps(data, "judge.samples")
+    assert answer in request["messages"][0]["content"]
+    (verdict,) = steps(data, "judge.verdict")
+    assert verdict["status"] == "failed" and "12-month" in verdict["reason"]
+    assert proc.returncode == 1
+
+
+def test_rubric_by_rubric(judge: JudgeServer) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "weather_paris",
+        "--metric",
+        "answer_rubrics",
+    )
+    out = proc.stdout
+    assert "rubric answers_question: score 1 · Answer: it answers the question." in out
+    assert "rubric states_units: score 0 · Answer: a number lacks its unit." in out
+
+
+def test_gate_method_record(judge: JudgeServer) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "cheap_first_gate",
+        "--json",
+    )
+    data = as_json(proc)
+    (gate,) = steps(data, "gate")
+    assert gate["method"] == "judge" and gate["exact"] is False and gate["rougeF1Bar"] == 0.8
+    (vote,) = steps(data, "gate.vote")
+    assert vote["pass"] == 1 and vote["passed"] is True
+    fields = {f["path"]: f for f in data["criterion"]}
+    assert fields["criterion.gate"]["value"] == {
+        "rougeF1": 0.8,
+        "judgeThreshold": 0.8,
+        "useJudge": True,
+    }
+
+
+def test_saved_result_with_a_warm_cache_makes_no_judge_call(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    cache, out = str(tmp_path / "cache.sqlite"), tmp_path / "out"
+    scored = run(
+        judge,
+        "run",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--cache",
+        cache,
+        "--output",
+        str(out),
+        "--metric",
+        "answer_matches_reference",
+    )
+    assert scored.returncode == 1, scored.stdout + scored.stderr
+    (result,) = out.glob("*.json")
+    judge.reset()
+    for pattern, text in RULES:
+        judge.when(pattern, Reply(content=text))
+    proc = run(
+        judge,
+        "explain",
+        str(result),
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "answer_matches_reference",
+        "--metrics",
+        "metrics/judges/travel-assistant.metrics.json",
+        "--cache",
+        cache,
+        "--json",
+    )
+    assert judge.count == 0
+    data = as_json(proc)
+    assert data["judge"]["calls"] == 0 and data["judge"]["cacheHits"] == 3
+    assert data["saved"]["status"] == "failed" and data["metric"]["status"] == "failed"
+    assert data["notes"] == [] and proc.returncode == 1
+
+
+def test_offline_with_a_cold_cache_names_the_missing_samples(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "answer_matches_reference",
+        "--offline",
+        "--cache",
+        str(tmp_path / "cold.sqlite"),
+    )
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert judge.count == 0
+    assert "not in the cache (offline): sample(s) 1, 2, 3" in proc.stdout
+    assert (
+        "missing from the cache (offline): turn 1 sample 1, turn 1 sample 2, turn 1 sample 3"
+        in proc.stdout
+    )
+
+
+def test_saved_deterministic_result_needs_no_metric_file(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run(
+        None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "--output", str(out)
+    )
+    (result,) = out.glob("*.json")
+    proc = run(
+        None, "explain", str(result), "--case", "refund_amount_off", "--metric", "json_answer"
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "$.refund.amount  differs  actual 12.5  expected 14.5" in proc.stdout
+    assert "tool_trajectory_avg_score failed" in proc.stdout  # the case's other metric, saved
+    assert "saved result: score 0 failed" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--case", "nope", "--metric", "json_answer"], "'nope' matches nothing"),
+        (["--case", "refund_amount_off", "--metric", "json_answr"], "'json_answr' matches nothing"),
+    ],
+)
+def test_unknown_case_or_metric_is_a_located_error(args: list[str], message: str) -> None:
+    proc = run(None, "explain", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_needs_one_input() -> None:
+    proc = run(None, "explain", "--case", "a", "--metric", "b")
+    assert proc.returncode == 2 and "nothing to explain" in proc.stderr
