@@ -317,3 +317,131 @@ def test_unknown_case_or_metric_is_a_located_error(args: list[str], message: str
 def test_needs_one_input() -> None:
     proc = run(None, "explain", "--case", "a", "--metric", "b")
     assert proc.returncode == 2 and "nothing to explain" in proc.stderr
+
+
+# The README's replies for the other judges of the shipped metric files.
+MORE_RULES = [
+    (
+        "You are llm_rubric_critic",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {"id": "key_facts", "score": 1, "reason": "Golden and Actual agree."}
+                ]
+            }
+        ),
+    ),
+    (
+        "You are llm_rubric_reference_critic",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {
+                        "id": "specific_and_complete",
+                        "score": 1,
+                        "reason": "As specific as Reference.",
+                    }
+                ]
+            }
+        ),
+    ),
+    (
+        "You are the grader of a retrieval step",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {"id": "policy_retrieved", "score": 1, "reason": "Doc: states the rule."}
+                ]
+            }
+        ),
+    ),
+    ("into its individual claims", "<sentence>The answer restates the rule.</sentence>"),
+    (
+        "<segmented_sentences>",
+        "ID: 1\nReason: the output states this rule.\nLabel: supported\nVerdict: yes",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("evalset", "metric", "case"),
+    [
+        (TRAVEL, "critic_key_facts", "weather_paris"),
+        (TRAVEL, "as_useful_as_reference", "weather_paris"),
+        (HELP, "retrieval_covers_answer", "return_window_shoes"),
+        (HELP, "grounded_in_knowledge_base", "return_window_shoes"),
+    ],
+)
+def test_each_judge_evaluator_shows_every_call_and_verdict(
+    judge_server: JudgeServer, evalset: str, metric: str, case: str
+) -> None:
+    """Every call the judge answered is a recorded step with its exact messages and reply."""
+    for pattern, text in MORE_RULES:
+        judge_server.when(pattern, Reply(content=text))
+    proc = run(
+        judge_server,
+        "explain",
+        "-e",
+        evalset,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        case,
+        "--metric",
+        metric,
+        "--json",
+    )
+    data = as_json(proc)
+    calls = [s for s in data["steps"] if s["kind"] in ("judge.samples", "judge.ask")]
+    sent = [body["messages"] for body in judge_server.bodies()]
+    assert len(calls) == len(sent) >= 1
+    assert sorted(json.dumps(c["data"]["messages"]) for c in calls) == sorted(
+        json.dumps(m) for m in sent
+    )
+    served = {text for _, text in MORE_RULES}
+    for call in calls:
+        (reply,) = call["data"]["replies"]
+        assert reply["text"] in served and reply["cached"] is False
+    (verdict,) = steps(data, "judge.verdict")
+    assert verdict["status"] == "passed" and data["metric"]["status"] == "passed"
+    if "rubric" in verdict["reason"] or verdict["rubricScores"]:
+        assert verdict["rubricScores"][0]["score"] == 1
+
+
+def test_verifier_pairwise_reply_with_logprobs(judge_server: JudgeServer) -> None:
+    def token(text: str, alternatives: list[tuple[str, float]] | None = None) -> dict[str, Any]:
+        if alternatives is None:
+            return {"token": text, "logprob": -0.01, "top_logprobs": []}
+        return {
+            "token": text,
+            "logprob": alternatives[0][1],
+            "top_logprobs": [{"token": t, "logprob": lp} for t, lp in alternatives],
+        }
+
+    stream = [
+        token("Both close.\n<score_A>"),
+        token("B", [("B", -0.2), ("A", -1.9)]),
+        token("</score_A>\n<score_B>"),
+        token("D", [("D", -0.4), ("C", -1.3)]),
+        token("</score_B>"),
+    ]
+    content = "Both close.\n<score_A>B</score_A>\n<score_B>D</score_B>"
+    judge_server.when("You are a verifier.", Reply(content=content, logprobs=stream))
+    proc = run(
+        judge_server,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/logprobs/",
+        "--case",
+        "weather_paris",
+        "--metric",
+        "agent_vs_reference",
+        "--json",
+    )
+    data = as_json(proc)
+    (call,) = steps(data, "judge.samples")
+    assert call["replies"][0]["text"] == content
+    (verdict,) = steps(data, "judge.verdict")
+    assert verdict["score"] == pytest.approx(data["metric"]["score"])
