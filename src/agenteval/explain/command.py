@@ -98,7 +98,7 @@ def explain_command(
     result: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="[RESULT]...",
+            metavar="RESULT",
             help="Result file(s), --json run document(s) or a directory of them.",
             show_default=False,
         ),
