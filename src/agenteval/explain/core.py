@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agenteval import api
 from agenteval.aggregation import default_case_aggregate
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
@@ -41,6 +40,7 @@ from agenteval.schema.status import EvalStatus
 from agenteval.steps.record import Step, recording
 
 if TYPE_CHECKING:
+    from agenteval import api
     from agenteval.judge import JudgeOptions
 
 
@@ -125,9 +125,25 @@ async def _evaluate(subject: Subject, context: EvalContext) -> tuple[EvaluateRes
     return result, ""
 
 
-def score_explained(subject: Subject, judge: JudgeOptions) -> Scored:
-    """Score ``subject`` once with every step recorded (the judge through ``judge``)."""
-    return asyncio.run(_run_evaluator(subject, judge))
+def score_explained(subject: Subject, judge: JudgeOptions | None) -> Scored:
+    """Score ``subject`` once with every step recorded (the judge through ``judge``).
+
+    A deterministic evaluator is called directly (no event loop: a report being
+    written inside a run's loop can call this too); a judge evaluator needs ``judge``.
+    """
+    evaluator = subject.evaluator
+    if evaluator.needs_judge or evaluator.is_async:
+        if judge is None:
+            raise ValueError(f"{evaluator.name} needs the judge: pass its options")
+        return asyncio.run(_run_evaluator(subject, judge))
+    context = EvalContext(subject.eval_set_id, subject.case, subject.run_id)
+    with recording() as recorder:
+        try:
+            result = evaluator.evaluate(subject.metric, subject.actuals, subject.expecteds, context)
+        except EvaluatorError as exc:
+            error = f"run evaluation for metric {subject.metric.metric_name}: {exc}"
+            return Scored(None, error, recorder.steps)
+    return Scored(result, "", recorder.steps)
 
 
 def _turns(scored: Scored, threshold: float) -> list[TurnOutcome]:
@@ -241,6 +257,9 @@ def _unknown(file: str, what: str, name: str, known: Sequence[str]) -> ConfigErr
 
 
 def _evaluator(name: str, file: str) -> Evaluator:
+    # Registers the built-in evaluators (a library caller may not have imported them yet).
+    import agenteval.evaluators.builtins  # noqa: F401
+
     found = evaluators.get(name)
     if found is None:
         raise ConfigError([Problem(file, "", f"unknown evaluator {name!r}", evaluators.hint(name))])
@@ -252,6 +271,7 @@ def _evaluator(name: str, file: str) -> Evaluator:
 
 def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) -> Explanation:
     """Score ``target`` from eval sets and metric files, every step recorded."""
+    from agenteval import api
     from agenteval.case_rubrics import case_rubric_index, effective_rubrics, with_rubrics
     from agenteval.turns import CaseLayoutError, case_turns
 
@@ -402,20 +422,21 @@ def _saved_evaluator(metric: EvalMetric, case: EvalCaseResult, file: str) -> Eva
     )
 
 
-def explain_result(
-    paths: Sequence[str], target: Target, judge: JudgeOptions, metrics_file: str | None = None
-) -> Explanation:
-    """Score ``target`` again from a saved result, every step recorded."""
-    file, case = _find_case(paths, target)
-    metric, located, saved = _saved_metric(case, target, metrics_file, file)
-    evaluator = _saved_evaluator(metric, case, metrics_file or file)
+def _saved_subject(
+    case: EvalCaseResult,
+    metric: EvalMetric,
+    evaluator: Evaluator,
+    located: str | None,
+    file: str,
+) -> Subject:
+    """The saved turns and criterion of one metric of a case result, ready to score."""
     turns = case.eval_metric_result_per_invocation or []
     actuals = [t.actual_invocation or Invocation() for t in turns]
     expecteds = [t.expected_invocation or Invocation() for t in turns]
     subject = Subject(
         case.eval_set_id,
         EvalCase(eval_id=case.eval_id, conversation=list(expecteds)),
-        target.run_id,
+        case.run_id or 1,
         metric,
         evaluator,
         actuals,
@@ -428,11 +449,21 @@ def explain_result(
                 subject.criterion[index] = CriterionField(
                     item.path, item.value, f"saved result ({file})", item.note
                 )
-    scored = score_explained(subject, judge)
+    return subject
+
+
+def _explained_saved(
+    file: str,
+    case: EvalCaseResult,
+    subject: Subject,
+    scored: Scored,
+    saved: EvalMetricResult,
+    target: Target,
+) -> Explanation:
     others = [
         m
         for m in case.overall_eval_metric_results or ()
-        if m is not None and m.metric_name != metric.metric_name
+        if m is not None and m.metric_name != subject.metric.metric_name
     ]
     explanation = build_explanation(f"result {file}", subject, scored, target, others)
     reason = saved.details.reason if saved.details is not None else ""
@@ -446,3 +477,36 @@ def explain_result(
             "(the metric, a plugin or a judge reply changed since)"
         )
     return explanation
+
+
+def explain_result(
+    paths: Sequence[str], target: Target, judge: JudgeOptions, metrics_file: str | None = None
+) -> Explanation:
+    """Score ``target`` again from a saved result, every step recorded."""
+    file, case = _find_case(paths, target)
+    metric, located, saved = _saved_metric(case, target, metrics_file, file)
+    evaluator = _saved_evaluator(metric, case, metrics_file or file)
+    subject = _saved_subject(case, metric, evaluator, located, file)
+    scored = score_explained(subject, judge)
+    return _explained_saved(file, case, subject, scored, saved, target)
+
+
+def explain_case_metric(
+    case: EvalCaseResult, metric_name: str, file: str = "the report"
+) -> Explanation | None:
+    """Explain one metric of a case result without any judge; None when that is not possible.
+
+    For the HTML report: deterministic evaluators only (the comparison runs again from
+    the saved turns and criterion, the judge never), and only where the result says which
+    evaluator scored the metric (see :func:`_saved_evaluator`).
+    """
+    target = Target(case.eval_id, metric_name, case.run_id or 1)
+    try:
+        metric, located, saved = _saved_metric(case, target, None, file)
+        evaluator = _saved_evaluator(metric, case, file)
+    except ConfigError:
+        return None
+    if evaluator.needs_judge or evaluator.is_async:
+        return None
+    subject = _saved_subject(case, metric, evaluator, located, file)
+    return _explained_saved(file, case, subject, score_explained(subject, None), saved, target)
