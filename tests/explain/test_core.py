@@ -198,10 +198,10 @@ def test_json_default_tolerance_is_shown(tmp_path: Path) -> None:
     assert "numberTolerance 1e-06 (default)" in rendered(explanation)
 
 
-@pytest.mark.parametrize("rouge_type", ["rougeL", "rouge2"])
+@pytest.mark.parametrize("rouge_type", ["rougeL", "rouge2", "rougeLsum"])
 def test_rouge_tokens_and_scores_equal_rouge_score(tmp_path: Path, rouge_type: str) -> None:
-    target = "The cats were running quickly across the sunny garden"
-    prediction = "A cat runs quickly through the garden in the sun"
+    target = "The cats were running quickly\nacross the sunny garden"
+    prediction = "A cat runs quickly through the garden\nin the sun"
     metric = {
         "metricName": "final_response_avg_score",
         "threshold": 1,
@@ -220,9 +220,20 @@ def test_rouge_tokens_and_scores_equal_rouge_score(tmp_path: Path, rouge_type: s
     scorer = rouge_scorer.RougeScorer([rouge_type], use_stemmer=True)
     want_target = scorer._tokenizer.tokenize(target)
     want_prediction = scorer._tokenizer.tokenize(prediction)
+    score = scorer.score(target, prediction)[rouge_type]
+    if rouge_type == "rougeLsum":
+        assert tokens["targetSentences"] == [
+            scorer._tokenizer.tokenize(line) for line in target.split("\n")
+        ]
+        assert tokens["predictionSentences"] == [
+            scorer._tokenizer.tokenize(line) for line in prediction.split("\n")
+        ]
+        assert (tokens["precision"], tokens["recall"], tokens["f1"]) == pytest.approx(
+            (score.precision, score.recall, score.fmeasure), abs=1e-12
+        )
+        return
     assert tokens["targetTokens"] == want_target
     assert tokens["predictionTokens"] == want_prediction
-    score = scorer.score(target, prediction)[rouge_type]
     assert (tokens["precision"], tokens["recall"], tokens["f1"]) == pytest.approx(
         (score.precision, score.recall, score.fmeasure), abs=1e-12
     )

@@ -276,10 +276,25 @@ def _score_type(
         return tokenizer(text) if tokenizer is not None else tokenize(text, use_stemmer)
 
     if rouge_type.kind == "Lsum":
-        return rouge_lsum(
-            [words(sentence) for sentence in _sentences(target, split_summaries)],
-            [words(sentence) for sentence in _sentences(prediction, split_summaries)],
-        )
+        target_sentences = [words(sentence) for sentence in _sentences(target, split_summaries)]
+        prediction_sentences = [
+            words(sentence) for sentence in _sentences(prediction, split_summaries)
+        ]
+        summary = rouge_lsum(target_sentences, prediction_sentences)
+        recorder = listening()
+        if recorder is not None:
+            recorder.add(
+                "rouge.tokens",
+                {
+                    "rougeType": rouge_type.name,
+                    "targetSentences": target_sentences,
+                    "predictionSentences": prediction_sentences,
+                    "precision": summary.precision,
+                    "recall": summary.recall,
+                    "f1": summary.fmeasure,
+                },
+            )
+        return summary
     target_tokens, prediction_tokens = words(target), words(prediction)
     if rouge_type.kind == "L":
         result = rouge_l(target_tokens, prediction_tokens)

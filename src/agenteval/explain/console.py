@@ -112,6 +112,16 @@ def _json_step(data: dict[str, Any]) -> Lines:
 
 
 def _rouge_tokens(data: dict[str, Any]) -> Lines:
+    if "targetSentences" in data:
+        return [
+            _line(4, ("tokens ", "bold"), safe(data["rougeType"]), " (per sentence)"),
+            _line(6, "target     ", value(data["targetSentences"], TEXT_CHARS)),
+            _line(6, "prediction ", value(data["predictionSentences"], TEXT_CHARS)),
+            _line(
+                6,
+                f"precision {data['precision']:.6f} recall {data['recall']:.6f} F {data['f1']:.6f}",
+            ),
+        ]
     matched = data.get("matchedNgrams", data.get("lcs", []))
     label = "LCS" if "lcs" in data else "matched n-grams"
     return [
