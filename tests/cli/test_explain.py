@@ -445,3 +445,27 @@ def test_verifier_pairwise_reply_with_logprobs(judge_server: JudgeServer) -> Non
     assert call["replies"][0]["text"] == content
     (verdict,) = steps(data, "judge.verdict")
     assert verdict["score"] == pytest.approx(data["metric"]["score"])
+
+
+def test_a_reply_that_does_not_parse_shows_the_raw_text_and_the_parse_error(
+    judge_server: JudgeServer,
+) -> None:
+    judge_server.when("You are the grader of an AI agent", Reply(content="Looks fine to me."))
+    proc = run(
+        judge_server,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "weather_paris",
+        "--metric",
+        "answer_rubrics",
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "sample 1 raw reply (17 chars, from the judge):" in out
+    assert "Looks fine to me." in out
+    assert "sample 1: parse error unmarshal response json: Expecting value" in out
+    assert "metric answer_rubrics: the evaluator stopped: the case fails" in out

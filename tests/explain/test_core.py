@@ -8,6 +8,7 @@ are the evaluator's (and, for ROUGE, rouge-score's).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -320,3 +321,26 @@ def test_control_characters_are_escaped(tmp_path: Path) -> None:
     explanation = explain_case(tmp_path, metric, [turn("x\x1b[2Jy")], [turn("x")])
     text = rendered(explanation)
     assert "\x1b" not in text and "\\u001b[2J" in text
+
+
+def test_console_wraps_at_spaces_only(tmp_path: Path) -> None:
+    """A word longer than the line stays whole; other lines break between words."""
+    import io
+
+    from rich.console import Console
+
+    from agenteval.explain.console import print_explanation
+
+    word = "x" * 70
+    metric = {"metricName": "exact_match", "threshold": 1}
+    explanation = explain_case(tmp_path, metric, [turn(f"alpha {word} omega")], [turn("b")])
+    buffer = io.StringIO()
+    print_explanation(explanation, Console(file=buffer, width=40, color_system=None))
+    output = buffer.getvalue()
+    assert any(word in line for line in output.splitlines())
+    for line in output.splitlines():
+        # A line runs past the width only when it is one word longer than the width.
+        assert len(line) <= 40 or len(line.split()) == 1, line
+    # Every run of x is the whole word, or the evaluator's own excerpt of it (cut with "…").
+    for run in re.finditer("x{3,}", output):
+        assert len(run.group()) == 70 or output[run.end()] == "…", run.group()

@@ -564,8 +564,33 @@ def _turn_lines(e: Explanation, index: int) -> Lines:
     return lines
 
 
+def wrapped(line: Text, width: int) -> list[Text]:
+    """``line`` cut at spaces into pieces of at most ``width`` characters; a longer word stays
+    whole on a piece of its own (rich would fold it), so a path or an id is never split."""
+    plain = line.plain
+    offsets: list[int] = []
+    start = 0
+    indent = len(plain) - len(plain.lstrip(" "))
+    while len(plain) - start > width:
+        floor = start + (indent if start == 0 else 0) + 1
+        cut = plain.rfind(" ", floor, start + width + 1)
+        if cut < floor:
+            cut = plain.find(" ", max(start + width, floor))
+            if cut == -1:
+                break
+        offsets.append(cut + 1)
+        start = cut + 1
+    if not offsets:
+        return [line]
+    pieces = list(line.divide(offsets))
+    for piece in pieces:
+        piece.rstrip()
+    return pieces
+
+
 def print_explanation(explanation: Explanation, console: Console) -> None:
     """Print ``explanation``; lines wrap at spaces, never inside a word."""
+    width = max(console.width, 20)
     for line in explanation_lines(explanation):
-        line.overflow = "ignore"
-        console.print(line, crop=False, soft_wrap=False)
+        for piece in wrapped(line, width):
+            console.print(piece, crop=False, soft_wrap=True)
