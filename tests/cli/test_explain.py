@@ -469,3 +469,22 @@ def test_a_reply_that_does_not_parse_shows_the_raw_text_and_the_parse_error(
     assert "Looks fine to me." in out
     assert "sample 1: parse error unmarshal response json: Expecting value" in out
     assert "metric answer_rubrics: the evaluator stopped: the case fails" in out
+
+
+def test_a_turn_past_the_last_is_a_usage_error_before_any_output() -> None:
+    proc = run(
+        None,
+        "explain",
+        "-e",
+        "evalsets/order-api.evalset.json",
+        "-m",
+        "metrics/",
+        "--case",
+        "refund_amount_off",
+        "--metric",
+        "json_answer",
+        "--turn",
+        "3",
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--turn: the case has 1 turn(s)" in proc.stderr

@@ -80,6 +80,8 @@ def explain(settings: ExplainSettings) -> Explanation:
 
 
 def _render(explanation: Explanation, as_json: bool) -> int:
+    if explanation.turn is not None and explanation.turn > len(explanation.turns):
+        raise ConfigError([Problem("--turn", "", f"the case has {len(explanation.turns)} turn(s)")])
     if as_json:
         from agenteval.explain.json_output import dumps
 
@@ -89,8 +91,6 @@ def _render(explanation: Explanation, as_json: bool) -> int:
         from agenteval.report.log_console import make_console
 
         print_explanation(explanation, make_console(highlight=False))
-    if explanation.turn is not None and explanation.turn > len(explanation.turns):
-        raise ConfigError([Problem("--turn", "", f"the case has {len(explanation.turns)} turn(s)")])
     return explanation.exit_code()
 
 
