@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +42,7 @@ from agenteval.steps.record import Step, recording
 if TYPE_CHECKING:
     from agenteval import api
     from agenteval.judge import JudgeOptions
+    from agenteval.runner import EvalSetPlan, PlannedMetric
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,11 +270,46 @@ def _evaluator(name: str, file: str) -> Evaluator:
 # --- eval set + metrics ------------------------------------------------------------
 
 
+def plan_subject(
+    plan: EvalSetPlan,
+    case: EvalCase,
+    planned: PlannedMetric,
+    traces: Mapping[str, list[Invocation]] | None,
+    run_id: int = 1,
+) -> Subject:
+    """One (case, metric) of a prepared plan, as ``run`` would score it (case rubrics merged).
+
+    With :func:`score_explained` this is the per-(case, metric) scoring that ``run --watch``
+    can reuse; a case whose turns cannot be built is a ConfigError.
+    """
+    from agenteval.case_rubrics import case_rubric_index, effective_rubrics, with_rubrics
+    from agenteval.turns import CaseLayoutError, case_turns
+
+    metric = planned.metric
+    added = case_rubric_index(case, plan.all_metrics).get(metric.metric_name)
+    if added:
+        metric = with_rubrics(metric, effective_rubrics(case.eval_id, metric, added))
+    try:
+        actuals, expecteds = case_turns(case, traces)
+    except CaseLayoutError as exc:
+        raise ConfigError([Problem(str(plan.path), "", str(exc))]) from None
+    index = [m.metric_name for m in plan.all_metrics].index(metric.metric_name)
+    located = f"{plan.metrics_path}: [{index}]" if plan.metrics_path else None
+    return Subject(
+        plan.eval_set_id,
+        case,
+        run_id,
+        metric,
+        planned.evaluator,
+        actuals,
+        expecteds,
+        resolve_criterion(metric, planned.evaluator.name, located),
+    )
+
+
 def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) -> Explanation:
     """Score ``target`` from eval sets and metric files, every step recorded."""
     from agenteval import api
-    from agenteval.case_rubrics import case_rubric_index, effective_rubrics, with_rubrics
-    from agenteval.turns import CaseLayoutError, case_turns
 
     options.cases = (target.case_id,)
     options.only_metrics = (target.metric_name,)
@@ -285,30 +321,10 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
             if case.eval_id != target.case_id:
                 continue
             planned = next(p for p in plan.metrics if p.metric.metric_name == target.metric_name)
-            metric = planned.metric
-            added = case_rubric_index(case, plan.all_metrics).get(metric.metric_name)
-            if added:
-                metric = with_rubrics(metric, effective_rubrics(case.eval_id, metric, added))
-            try:
-                actuals, expecteds = case_turns(case, prepared.traces)
-            except CaseLayoutError as exc:
-                raise ConfigError([Problem(str(plan.path), "", str(exc))]) from None
-            index = [m.metric_name for m in plan.all_metrics].index(metric.metric_name)
-            located = f"{plan.metrics_path}: [{index}]" if plan.metrics_path else None
-            subject = Subject(
-                plan.eval_set_id,
-                case,
-                target.run_id,
-                metric,
-                planned.evaluator,
-                actuals,
-                expecteds,
-                resolve_criterion(metric, planned.evaluator.name, located),
-            )
+            subject = plan_subject(plan, case, planned, prepared.traces, target.run_id)
             scored = score_explained(subject, api._judge_options(options))
-            others = [
-                m.metric_name for m in plan.all_metrics if m.metric_name != metric.metric_name
-            ]
+            name = subject.metric.metric_name
+            others = [m.metric_name for m in plan.all_metrics if m.metric_name != name]
             note = (
                 f"other metrics of the case not scored here: {', '.join(others)}" if others else ""
             )
