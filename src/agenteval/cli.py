@@ -26,6 +26,7 @@ from agenteval.api.option_numbers import finite_at_least
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
+from agenteval.explain.command import make_explain_command
 from agenteval.importers.command import import_app
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
@@ -1251,6 +1252,7 @@ def list_evaluators(
 
 
 app.add_typer(import_app, name="import")
+app.command(name="explain")(make_explain_command(_guard))
 
 EvalSetIdOpt = Annotated[
     str | None,

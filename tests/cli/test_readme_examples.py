@@ -81,6 +81,7 @@ DEFAULT_EXIT_CODES = frozenset({0, 1})
 COMMANDS = (
     "run",
     "validate",
+    "explain",
     "show",
     "diff",
     "merge",

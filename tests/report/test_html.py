@@ -672,3 +672,80 @@ def test_a_report_that_does_not_fit_leaves_nothing_behind(tmp_path: Path) -> Non
             with pytest.raises(OSError, match="No space left"):
                 write_report(full / "r.html", runs, inline_limit=limit)
             assert sorted(os.listdir(full)) == ["filler"]
+
+
+def test_first_view_names_every_failing_case_with_its_reason_and_links_explain(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Failures first: no click to see why; a long failing id is whole; reasons link to explain."""
+    long_id = "refund_" + "very_long_case_identifier_" * 7 + "end"
+    turn = {
+        "userContent": {"role": "user", "content": "q"},
+        "finalResponse": {"role": "assistant", "content": "Paris."},
+    }
+    reference = dict(turn, finalResponse={"role": "assistant", "content": "Paris"})
+    case = {
+        "evalId": long_id,
+        "evalMode": "trace",
+        "actualConversation": [turn],
+        "conversation": [reference],
+        "sessionInput": {"appName": "a", "userId": "u"},
+    }
+    (tmp_path / "long.evalset.json").write_text(
+        json.dumps({"evalSetId": "long", "evalCases": [case]})
+    )
+    (tmp_path / "long.metrics.json").write_text(
+        json.dumps([{"metricName": "exact_match", "threshold": 1}])
+    )
+    results = tmp_path / "results"
+    for args in (
+        ["-e", str(tmp_path / "long.evalset.json")],
+        ["-e", "evalsets/order-api.evalset.json", "-m", "metrics/"],
+    ):
+        run = agenteval("run", *args, "--output", str(results), "--quiet")
+        assert run.returncode == 1, run.stdout + run.stderr
+    report = tmp_path / "report.html"
+    written = agenteval("report", str(results), "--html", str(report))
+    assert written.returncode == 0, written.stdout + written.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    # The first view, before any click: every case that did not pass, each with its reason.
+    assert page.locator("#summary").is_visible()
+    items = page.locator("#summary .failing-case")
+    assert sorted(items.locator(".fid").all_inner_texts()) == sorted([long_id, "refund_amount_off"])
+    reasons = dict(
+        zip(
+            items.locator(".fid").all_inner_texts(),
+            items.locator(".first-reason").all_inner_texts(),
+            strict=True,
+        )
+    )
+    assert reasons[long_id] == "exact_match: final response differs: got 'Paris.', expected 'Paris'"
+    assert reasons["refund_amount_off"].startswith(
+        "tool_trajectory_avg_score: tool trajectory mismatch: match tools: "
+    )
+    assert "value mismatch at $.amount: 12.5 vs 14.5" in reasons["refund_amount_off"]
+    # The case list never cuts a failing id.
+    cases_tab(page)
+    cell = page.locator(f".row[data-eval-id={long_id}] .id")
+    assert cell.inner_text() == long_id
+    assert cell.evaluate("node => node.scrollWidth <= node.clientWidth")
+    # From the first view to the case, and from its reason to explain's steps.
+    page.click("#tabs button[data-tab=summary]")
+    page.click("#summary .failing-case[data-eval-id=refund_amount_off] a.case-link")
+    view = page.locator("#case")
+    assert "order-api / refund_amount_off" in view.locator(".case-title").inner_text()
+    explain = view.locator("details.explain[data-metric=json_answer]")
+    explain.locator("summary").click()
+    steps = explain.locator(".explain-steps").inner_text()
+    assert "$.refund.amount  differs  actual 12.5  expected 14.5" in steps
+    assert "criterion.finalResponse.json.numberTolerance = 0.01" in steps
+    assert "turn score 0 < threshold 1 → failed" in steps
+    assert "agenteval explain RESULT --case refund_amount_off --metric json_answer" in (
+        explain.locator(".explain-command").inner_text()
+    )
+    trajectory = view.locator("details.explain[data-metric=tool_trajectory_avg_score]")
+    trajectory.locator("summary").click()
+    assert "expected #2 issue_refund unmatched" in trajectory.locator(".explain-steps").inner_text()
+    assert opened.errors == []
+    opened.check_offline()

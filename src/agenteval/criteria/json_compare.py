@@ -15,6 +15,7 @@ from agenteval.criteria.schema_patterns import re2_problem, with_re2
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
+from agenteval.steps.record import Recorder, listening
 
 JSON_STRATEGIES = frozenset({"", "exact", "skip"})
 DEFAULT_NUMBER_TOLERANCE = 1e-6
@@ -319,6 +320,70 @@ def json_outcome(
     criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool
 ) -> JSONDifference | str | None:
     """None on a match, else the difference or the reason (formats.md §3.5 steps 1-8)."""
+    outcome = _json_outcome(criterion, actual, expected, raw_text=raw_text)
+    recorder = listening()
+    if recorder is not None:
+        _record_json(recorder, criterion, actual, expected, raw_text, outcome)
+    return outcome
+
+
+def _parsed_or_text(value: Any, raw_text: bool) -> tuple[Any, bool]:
+    """(value, parsed): a raw text parsed as JSON when it is JSON, else kept as it is."""
+    if not raw_text:
+        return value, True
+    try:
+        return parse_json_text(value), True
+    except (ValueError, TypeError, RecursionError):
+        return value, False
+
+
+def _record_json(
+    recorder: Recorder,
+    criterion: JSONCriterion,
+    actual: Any,
+    expected: Any,
+    raw_text: bool,
+    outcome: JSONDifference | str | None,
+) -> None:
+    """What one JSON comparison used and found, for ``agenteval explain``."""
+    actual_value, actual_parsed = _parsed_or_text(actual, raw_text)
+    expected_value, expected_parsed = _parsed_or_text(expected, raw_text)
+    data: dict[str, Any] = {
+        "strategy": criterion.match_strategy or "exact",
+        "numberTolerance": (
+            DEFAULT_NUMBER_TOLERANCE
+            if criterion.number_tolerance is None
+            else criterion.number_tolerance
+        ),
+        "toleranceIsDefault": criterion.number_tolerance is None,
+        "ignoreTree": criterion.ignore_tree,
+        "onlyTree": criterion.only_tree,
+        "schema": criterion.schema_ is not None,
+        "valid": criterion.valid,
+        "compareName": criterion.compare_name or None,
+        "ignore": criterion.ignore,
+        "rawText": raw_text,
+        "actual": actual_value,
+        "actualParsed": actual_parsed,
+        "expected": expected_value,
+        "expectedParsed": expected_parsed,
+        "ok": outcome is None,
+    }
+    if isinstance(outcome, JSONDifference):
+        data["difference"] = {
+            "path": outcome.location(),
+            "what": outcome.what,
+            "detail": outcome.detail,
+            "actual": outcome.actual,
+            "expected": outcome.expected,
+        }
+    data["reason"] = "" if outcome is None else str(outcome)
+    recorder.add("json", data)
+
+
+def _json_outcome(
+    criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool
+) -> JSONDifference | str | None:
     if criterion.ignore:
         return None
     only_tree, ignore_tree = criterion.only_tree, criterion.ignore_tree

@@ -26,8 +26,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from agenteval.criteria.rouge import clipped_overlap
+from agenteval.criteria.rouge import clipped_overlap, matched_grams
 from agenteval.criteria.stemmer import stem
+from agenteval.steps.record import listening
 
 __all__ = [
     "Rouge1",
@@ -152,6 +153,20 @@ def _clipped_rouge1(candidate: Sequence[str], reference: Sequence[str]) -> Rouge
     recall = overlap / max(len(reference), 1)
     total = precision + recall
     fmeasure = 2 * precision * recall / total if total > 0 else 0.0
+    recorder = listening()
+    if recorder is not None:
+        recorder.add(
+            "rouge1",
+            {
+                "candidateTokens": list(candidate),
+                "referenceTokens": list(reference),
+                "matched": matched_grams(reference, candidate),
+                "overlap": overlap,
+                "precision": precision,
+                "recall": recall,
+                "f1": fmeasure,
+            },
+        )
     return Rouge1(precision, recall, fmeasure)
 
 

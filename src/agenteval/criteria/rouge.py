@@ -26,6 +26,7 @@ from agenteval.criteria.sentences import split_sentences
 from agenteval.criteria.stemmer import stem
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.metric import RougeCriterion
+from agenteval.steps.record import Recorder, listening
 
 _Gram = TypeVar("_Gram", str, tuple[str, ...])
 
@@ -101,6 +102,20 @@ def fmeasure(precision: float, recall: float) -> float:
 
 def _ngrams(tokens: Sequence[str], n: int) -> Iterator[tuple[str, ...]]:
     return zip(*(tokens[k:] for k in range(n)), strict=False)
+
+
+def matched_grams(first: Iterable[_Gram], second: Iterable[_Gram]) -> list[_Gram]:
+    """The grams :func:`clipped_overlap` counts, in ``second``'s order (for explain)."""
+    unspent: dict[_Gram, int] = {}
+    for gram in first:
+        unspent[gram] = unspent.get(gram, 0) + 1
+    matched: list[_Gram] = []
+    for gram in second:
+        left = unspent.get(gram)
+        if left:
+            unspent[gram] = left - 1
+            matched.append(gram)
+    return matched
 
 
 def clipped_overlap(first: Iterable[_Gram], second: Iterable[_Gram]) -> int:
@@ -261,14 +276,62 @@ def _score_type(
         return tokenizer(text) if tokenizer is not None else tokenize(text, use_stemmer)
 
     if rouge_type.kind == "Lsum":
-        return rouge_lsum(
-            [words(sentence) for sentence in _sentences(target, split_summaries)],
-            [words(sentence) for sentence in _sentences(prediction, split_summaries)],
-        )
+        target_sentences = [words(sentence) for sentence in _sentences(target, split_summaries)]
+        prediction_sentences = [
+            words(sentence) for sentence in _sentences(prediction, split_summaries)
+        ]
+        summary = rouge_lsum(target_sentences, prediction_sentences)
+        recorder = listening()
+        if recorder is not None:
+            recorder.add(
+                "rouge.tokens",
+                {
+                    "rougeType": rouge_type.name,
+                    "targetSentences": target_sentences,
+                    "predictionSentences": prediction_sentences,
+                    "precision": summary.precision,
+                    "recall": summary.recall,
+                    "f1": summary.fmeasure,
+                },
+            )
+        return summary
     target_tokens, prediction_tokens = words(target), words(prediction)
     if rouge_type.kind == "L":
-        return rouge_l(target_tokens, prediction_tokens)
-    return rouge_n(target_tokens, prediction_tokens, rouge_type.n)
+        result = rouge_l(target_tokens, prediction_tokens)
+    else:
+        result = rouge_n(target_tokens, prediction_tokens, rouge_type.n)
+    recorder = listening()
+    if recorder is not None:
+        _record_tokens(recorder, rouge_type, target_tokens, prediction_tokens, result)
+    return result
+
+
+def _record_tokens(
+    recorder: Recorder,
+    rouge_type: RougeType,
+    target: list[str],
+    prediction: list[str],
+    result: RougeScore,
+) -> None:
+    """The tokens, the matched n-grams (or the LCS) and P/R/F of one ROUGE-N or ROUGE-L."""
+    data: dict[str, object] = {
+        "rougeType": rouge_type.name,
+        "targetTokens": target,
+        "predictionTokens": prediction,
+    }
+    if rouge_type.kind == "L":
+        if target and prediction:
+            positions = _lcs_positions(target, _match_masks(target), prediction)
+            data["lcs"] = [target[i] for i in sorted(positions)]
+        else:
+            data["lcs"] = []
+    elif rouge_type.n <= min(len(target), len(prediction)):
+        grams = matched_grams(_ngrams(target, rouge_type.n), _ngrams(prediction, rouge_type.n))
+        data["matchedNgrams"] = [" ".join(gram) for gram in grams]
+    else:
+        data["matchedNgrams"] = []
+    data.update(precision=result.precision, recall=result.recall, f1=result.fmeasure)
+    recorder.add("rouge.tokens", data)
 
 
 def score(
@@ -315,11 +378,33 @@ def check_rouge(
             raise
         return mismatch(str(error) or type(error).__name__), _ZERO
     threshold = criterion.threshold
-    if (
+    passed = (
         result.precision >= threshold.precision
         and result.recall >= threshold.recall
         and result.fmeasure >= threshold.f1
-    ):
+    )
+    recorder = listening()
+    if recorder is not None:
+        recorder.add(
+            "rouge",
+            {
+                "rougeType": criterion.rouge_type,
+                "measure": measure,
+                "useStemmer": criterion.use_stemmer,
+                "splitSummaries": criterion.split_summaries,
+                "tokenizer": criterion.tokenizer_name or None,
+                "precision": result.precision,
+                "recall": result.recall,
+                "f1": result.fmeasure,
+                "thresholds": {
+                    "precision": threshold.precision,
+                    "recall": threshold.recall,
+                    "f1": threshold.f1,
+                },
+                "ok": passed,
+            },
+        )
+    if passed:
         return MATCH, result
     value = {"f1": result.fmeasure, "precision": result.precision, "recall": result.recall}
     # The chosen measure first, then the other two: Go's text repeats the chosen one

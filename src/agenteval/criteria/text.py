@@ -13,6 +13,7 @@ from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.length import check_length
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.metric import TextCriterion
+from agenteval.steps.record import listening
 
 TEXT_STRATEGIES = frozenset({"", "exact", "contains", "regex", "skip"})
 
@@ -63,6 +64,27 @@ def preview(text: str) -> str:
 
 def text_failure(criterion: TextCriterion, actual: str, expected: str) -> str | None:
     """None when ``actual`` satisfies the criterion against ``expected``, else the reason."""
+    reason = _text_failure(criterion, actual, expected)
+    recorder = listening()
+    if recorder is not None:
+        folded = criterion.case_insensitive and not criterion.compare_name
+        recorder.add(
+            "text",
+            {
+                "strategy": criterion.match_strategy or "exact",
+                "caseInsensitive": criterion.case_insensitive,
+                "compareName": criterion.compare_name or None,
+                "ignore": criterion.ignore,
+                "actual": go_lower(actual) if folded else actual,
+                "expected": go_lower(expected) if folded else expected,
+                "ok": reason is None,
+                "reason": reason or "",
+            },
+        )
+    return reason
+
+
+def _text_failure(criterion: TextCriterion, actual: str, expected: str) -> str | None:
     if criterion.ignore:
         return None
     if criterion.compare_name:

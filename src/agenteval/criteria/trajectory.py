@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
-from agenteval.criteria.json_compare import json_matches, json_outcome
+from agenteval.criteria.json_compare import JSONDifference, json_matches, json_outcome
 from agenteval.criteria.text import text_failure, text_matches
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.evalset import Invocation, Tool
@@ -16,6 +17,7 @@ from agenteval.schema.metric import (
     ToolTrajectoryCriterion,
     ToolTrajectoryStrategy,
 )
+from agenteval.steps.record import listening
 
 PREFIX = "tool trajectory mismatch: "
 
@@ -126,19 +128,33 @@ class PairTable:
         return pair_reason(strategy_for(self.criterion, a, e), a, e)
 
 
-def _ordered(pairs: PairTable) -> Verdict:
-    # Greedy earliest match is optimal for subsequence matching.
+def ordered_pairs(pairs: PairTable) -> tuple[list[tuple[int, int]], tuple[int, int] | None]:
+    """The in-order pairing (expected, actual) and, on failure, (expected, first candidate).
+
+    Greedy earliest match is optimal for subsequence matching.  The candidate is the
+    actual index the failing expected call was first tried against (-1: none left).
+    """
     n_actual = len(pairs.actual)
     cursor = 0
-    for left, expected in enumerate(pairs.expected):
+    found: list[tuple[int, int]] = []
+    for left in range(len(pairs.expected)):
         start = cursor
         while cursor < n_actual and not pairs.fresh(left, cursor):
             cursor += 1
         if cursor == n_actual:
-            detail = pairs.reason(left, start) if start < n_actual else "no actual tool call left"
-            return mismatch(f"{PREFIX}match tools: {_unmatched(expected)}: {detail}")
+            return found, (left, start if start < n_actual else -1)
+        found.append((left, cursor))
         cursor += 1
-    return MATCH
+    return found, None
+
+
+def _ordered(pairs: PairTable) -> Verdict:
+    _, failed = ordered_pairs(pairs)
+    if failed is None:
+        return MATCH
+    left, start = failed
+    detail = pairs.reason(left, start) if start >= 0 else "no actual tool call left"
+    return mismatch(f"{PREFIX}match tools: {_unmatched(pairs.expected[left])}: {detail}")
 
 
 def _augment(pairs: PairTable, root: int, owner: list[int], seen: list[int]) -> bool:
@@ -261,6 +277,147 @@ def check_tools(
     expected_turn: Invocation | None = None,
 ) -> Verdict:
     """Compare the actual tool calls of a turn with the expected ones (formats.md §5.2)."""
+    recorder = listening()
+    if recorder is None:
+        return _check_tools(criterion, actual, expected, actual_turn, expected_turn)
+    with recorder.quiet():
+        verdict = _check_tools(criterion, actual, expected, actual_turn, expected_turn)
+        data = pairing_record(criterion, actual, expected)
+    data.update(ok=verdict.ok, reason=verdict.reason)
+    recorder.add("trajectory", data)
+    return verdict
+
+
+def strategy_source(criterion: ToolTrajectoryCriterion, actual: Tool, expected: Tool) -> str:
+    """Where a pair's strategy comes from, as :func:`strategy_for` picks it."""
+    table = criterion.tool_strategy
+    if table:
+        if actual.name in table:
+            return f"toolStrategy[{actual.name!r}]"
+        if expected.name in table:
+            return f"toolStrategy[{expected.name!r}]"
+    if criterion.default_strategy is None:
+        return "built-in default (exact name, arguments and result)"
+    return "defaultStrategy"
+
+
+def part_verdicts(
+    strategy: ToolTrajectoryStrategy | None, actual: Tool, expected: Tool
+) -> list[dict[str, Any]]:
+    """Per part (name, arguments, result) of one pair: compared or not, and the verdict."""
+    if strategy is None:
+        return [{"part": "strategy", "compared": False, "ok": False, "reason": "null strategy"}]
+    parts: list[dict[str, Any]] = []
+    name = strategy.name
+    if name is None:
+        parts.append({"part": "name", "compared": False, "ok": True})
+    else:
+        failure = text_failure(name, actual.name, expected.name)
+        parts.append(
+            {
+                "part": "name",
+                "compared": True,
+                "ok": failure is None,
+                "reason": failure or "",
+                "actual": actual.name,
+                "expected": expected.name,
+            }
+        )
+    for part, criterion, a, e in (
+        ("arguments", strategy.arguments, actual.arguments, expected.arguments),
+        ("result", strategy.result, actual.result, expected.result),
+    ):
+        if criterion is None:
+            parts.append({"part": part, "compared": False, "ok": True})
+            continue
+        outcome = json_outcome(criterion, a, e, raw_text=False)
+        entry: dict[str, Any] = {
+            "part": part,
+            "compared": criterion.match_strategy != "skip" and not criterion.ignore,
+            "ok": outcome is None,
+            "reason": "" if outcome is None else str(outcome),
+        }
+        if isinstance(outcome, JSONDifference):
+            entry.update(path=outcome.location(), actual=outcome.actual, expected=outcome.expected)
+        parts.append(entry)
+    return parts
+
+
+def _pair_entry(
+    criterion: ToolTrajectoryCriterion,
+    actual: Sequence[Tool],
+    expected: Sequence[Tool],
+    left: int,
+    right: int,
+) -> dict[str, Any]:
+    a, e = actual[right], expected[left]
+    return {
+        "expected": left,
+        "actual": right,
+        "expectedName": e.name,
+        "actualName": a.name,
+        "strategy": strategy_source(criterion, a, e),
+        "parts": part_verdicts(strategy_for(criterion, a, e), a, e),
+    }
+
+
+def pairing_record(
+    criterion: ToolTrajectoryCriterion, actual: Sequence[Tool], expected: Sequence[Tool]
+) -> dict[str, Any]:
+    """How the calls of one turn were paired, with each pair's per-part verdicts."""
+    data: dict[str, Any] = {
+        "mode": "ordered" if criterion.order_sensitive else "unordered",
+        "subset": criterion.subset_matching,
+        "compareName": criterion.compare_name or None,
+        "actualCalls": [tool.name for tool in actual],
+        "expectedCalls": [tool.name for tool in expected],
+    }
+    if criterion.compare_name or not expected or not actual:
+        data.update(pairs=[], unmatched=[], extra=list(range(len(actual))))
+        return data
+    table = PairTable(criterion, actual, expected, memo=True)
+    unmatched: list[dict[str, Any]] = []
+    if criterion.order_sensitive:
+        found, failed = ordered_pairs(table)
+        if failed is not None:
+            left, start = failed
+            tried = _pair_entry(criterion, actual, expected, left, start) if start >= 0 else None
+            unmatched.append(
+                {"expected": left, "expectedName": expected[left].name, "tried": tried}
+            )
+    else:
+        found = maximum_matching(table)
+        paired = {left for left, _ in found}
+        for left in range(len(expected)):
+            if left in paired:
+                continue
+            partners = [right for right in range(len(actual)) if table(left, right)]
+            same = [r for r, tool in enumerate(actual) if tool.name == expected[left].name]
+            tried = _pair_entry(criterion, actual, expected, left, same[0]) if same else None
+            unmatched.append(
+                {
+                    "expected": left,
+                    "expectedName": expected[left].name,
+                    "tried": tried,
+                    "partnersTaken": partners,
+                }
+            )
+    used = {right for _, right in found}
+    data.update(
+        pairs=[_pair_entry(criterion, actual, expected, left, right) for left, right in found],
+        unmatched=unmatched,
+        extra=[right for right in range(len(actual)) if right not in used],
+    )
+    return data
+
+
+def _check_tools(
+    criterion: ToolTrajectoryCriterion,
+    actual: Sequence[Tool],
+    expected: Sequence[Tool],
+    actual_turn: Invocation | None,
+    expected_turn: Invocation | None,
+) -> Verdict:
     if criterion.compare_name:
         if actual_turn is None:
             actual_turn = Invocation(tools=list(actual))

@@ -7,6 +7,7 @@ from xml.parsers import expat
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.errors import ControlFlow
 from agenteval.schema.metric import XMLCriterion
+from agenteval.steps.record import listening
 
 
 class _Malformed(ControlFlow):
@@ -79,6 +80,24 @@ def xml_problem(text: str) -> str | None:
 
 def check_xml(criterion: XMLCriterion | None, text: str) -> Verdict:
     """Apply an XML criterion to the actual final-response text; an absent criterion matches."""
+    verdict = _check_xml(criterion, text)
+    recorder = listening()
+    if recorder is not None and criterion is not None:
+        recorder.add(
+            "xml",
+            {
+                "strategy": criterion.match_strategy,
+                "valid": criterion.valid,
+                "ignore": criterion.ignore,
+                "text": text,
+                "ok": verdict.ok,
+                "reason": verdict.reason,
+            },
+        )
+    return verdict
+
+
+def _check_xml(criterion: XMLCriterion | None, text: str) -> Verdict:
     if criterion is None or criterion.ignore:
         return MATCH
     strategy = criterion.match_strategy

@@ -30,6 +30,7 @@ from agenteval.evaluators.checks.criteria import check_final_response_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, FinalResponseCriterion
+from agenteval.steps.record import at_turn, listening
 
 _NOTHING_CONFIGURED = "final response criterion must configure text, json, rouge, or xml"
 
@@ -75,6 +76,29 @@ def match_final_response(
     return mismatch("; ".join(failures)) if failures else MATCH
 
 
+def _compared(
+    criterion: FinalResponseCriterion, actual: Invocation, expected: Invocation
+) -> dict[str, object]:
+    """Which checks run on this turn and the two texts they read (for explain)."""
+    configured = [
+        name
+        for name, part in (
+            ("json", criterion.json_),
+            ("text", criterion.text),
+            ("rouge", criterion.rouge),
+            ("xml", criterion.xml),
+        )
+        if part is not None and not part.ignore
+    ]
+    a, e = actual.final_response, expected.final_response
+    return {
+        "compareName": criterion.compare_name or None,
+        "checks": configured,
+        "actual": None if a is None else a.content,
+        "expected": None if e is None else e.content,
+    }
+
+
 @register_evaluator
 class FinalResponseEvaluator(Evaluator):
     """Score 1 per turn whose final answer satisfies every configured check, else 0."""
@@ -106,7 +130,11 @@ class FinalResponseEvaluator(Evaluator):
             raise EvaluatorError("final response criterion not configured")
         require_same_length(actuals, expecteds)
         turns = []
-        for actual, expected in zip(actuals, expecteds, strict=True):
+        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
+            recorder = listening()
+            if recorder is not None:
+                recorder.add("final_response", _compared(criterion, actual, expected))
             verdict = match_final_response(criterion, actual, expected)
             reason = f"final response mismatch: {verdict.reason}" if not verdict.ok else ""
             turns.append(binary_turn(verdict.ok, reason, metric.threshold))

@@ -26,6 +26,7 @@ from agenteval.schema.evalset import Invocation, Message
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import status_for
+from agenteval.steps.record import at_turn, listening
 
 # Longest excerpt of an answer quoted in a failure reason.
 _EXCERPT = 60
@@ -67,9 +68,22 @@ def _score_binary(
 ) -> EvaluateResult:
     require_same_length(actuals, expecteds)
     turns = []
-    for actual, expected in zip(actuals, expecteds, strict=True):
+    for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+        at_turn(index)
         got, want = answer_texts(actual, expected)
         matched = same(got, want)
+        recorder = listening()
+        if recorder is not None:
+            normalized = same is _equal_normalized
+            recorder.add(
+                "answer_match",
+                {
+                    "comparison": "normalized" if normalized else "identical",
+                    "actual": normalize(got) if normalized else got,
+                    "expected": normalize(want) if normalized else want,
+                    "ok": matched,
+                },
+            )
         reason = "" if matched else f"{what}: got {excerpt(got)}, expected {excerpt(want)}"
         turns.append(binary_turn(matched, reason, metric.threshold))
     return average_turns(turns, metric.threshold)
@@ -153,8 +167,8 @@ class ResponseMatchScoreEvaluator(Evaluator):
     ) -> EvaluateResult:
         """Score every turn pair by ROUGE-1 F-measure."""
         require_same_length(actuals, expecteds)
-        turns = [
-            response_match_turn(actual, expected, metric.threshold)
-            for actual, expected in zip(actuals, expecteds, strict=True)
-        ]
+        turns = []
+        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
+            turns.append(response_match_turn(actual, expected, metric.threshold))
         return average_turns(turns, metric.threshold)

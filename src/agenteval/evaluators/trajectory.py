@@ -22,6 +22,7 @@ from agenteval.evaluators.base import (
 from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
+from agenteval.steps.record import at_turn
 
 # Used when a metric has no criterion: exact names, arguments and results, any order
 # (ARCHITECTURE §5.2, as the trpc-agent-go docs describe it).
@@ -56,7 +57,8 @@ class ToolTrajectoryEvaluator(Evaluator):
         require_same_length(actuals, expecteds)
         criterion = trajectory_criterion(metric)
         turns = []
-        for actual, expected in zip(actuals, expecteds, strict=True):
+        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
             verdict = check_tools(
                 criterion, actual.tools or (), expected.tools or (), actual, expected
             )

@@ -39,6 +39,7 @@ from agenteval.schema.evalset import Tool
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import status_for
+from agenteval.steps.record import at_turn, listening
 
 NAME = "tool_trajectory_f1"
 DETAILS_KEY = "trajectoryF1"
@@ -132,9 +133,20 @@ class ToolTrajectoryF1Evaluator(Evaluator):
         require_same_length(actuals, expecteds)
         criterion = trajectory_criterion(metric)
         turns = []
-        for actual_turn, expected_turn in zip(actuals, expecteds, strict=True):
+        for index, (actual_turn, expected_turn) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
             actual, expected = actual_turn.tools or (), expected_turn.tools or ()
             scored = trajectory_f1(criterion, actual, expected)
+            recorder = listening()
+            if recorder is not None:
+                recorder.add(
+                    "trajectory_f1",
+                    {
+                        **f1_details(scored),
+                        "actualNames": [tool.name for tool in actual],
+                        "expectedNames": [tool.name for tool in expected],
+                    },
+                )
             details = MetricDetails.model_validate(
                 {
                     "reason": f1_reason(scored, actual, expected),

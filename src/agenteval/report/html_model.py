@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -56,6 +56,8 @@ CHUNK_SIZE = 200
 HISTOGRAM_BINS = 10
 # Characters of user message and final answer kept per case for the list's text search.
 SEARCH_TEXT_CHARS = 240
+# Characters of a case's first reason kept in the index (the failures-first list).
+REASON_CHARS = 400
 
 # Criteria leave the per-case details: they are kept once per metric (see module docstring).
 _NO_CRITERIA: Any = {
@@ -229,11 +231,68 @@ class DetailSpool:
 
 
 def detail_entry(case: EvalCaseResult) -> bytes:
-    """One case result's details: the result object (criteria left out) and its tool differences."""
+    """One case result's details: the result object (criteria left out), its tool differences
+    and the explain steps of its metrics that did not pass."""
     run = case.model_dump_json(
         by_alias=True, exclude_unset=True, exclude_none=True, exclude=_NO_CRITERIA
     ).encode("utf-8")
-    return b'{"run":' + run + b',"marks":' + orjson.dumps(_case_marks(case)) + b"}"
+    return (
+        b'{"run":'
+        + run
+        + b',"marks":'
+        + orjson.dumps(_case_marks(case))
+        + b',"explain":'
+        + orjson.dumps(explain_steps(case))
+        + b"}"
+    )
+
+
+# Explain's lines of one failing metric, or None (the command is given instead). Set by
+# the explain package when it is loaded (explain sits above report: it imports the API).
+MetricExplainer = Callable[[EvalCaseResult, str], list[str] | None]
+_explainers: list[MetricExplainer] = []
+
+
+def use_metric_explainer(explainer: MetricExplainer) -> None:
+    """Have every HTML page show ``explainer``'s lines under a metric that did not pass."""
+    _explainers[:] = [explainer]
+
+
+def explain_steps(case: EvalCaseResult) -> dict[str, dict[str, Any]]:
+    """Per metric that did not pass: ``agenteval explain``'s lines for it, and the command.
+
+    Deterministic metrics get their steps (the comparison, never a judge, run again from
+    the saved turns and criterion: explain's own record, rendered as on the console) when
+    explain is loaded (:func:`use_metric_explainer`); a judge metric, or one whose
+    evaluator the result does not name, gets the command.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for metric in case.overall_eval_metric_results or ():
+        if metric.eval_status is EvalStatus.PASSED or metric.metric_name in found:
+            continue
+        command = (
+            f"agenteval explain RESULT --case {case.eval_id} --metric {metric.metric_name}"
+            + (f" --run {case.run_id}" if case.run_id and case.run_id > 1 else "")
+        )
+        entry: dict[str, Any] = {"command": command}
+        lines = _explainers[0](case, metric.metric_name) if _explainers else None
+        if lines is not None:
+            entry["lines"] = lines
+        found[metric.metric_name] = entry
+    return found
+
+
+def first_reason(case: EvalCaseResult) -> str:
+    """Why the case did not pass, in one line: its error, else its first failing metric's reason."""
+    if case.error_message:
+        return case.error_message[:REASON_CHARS]
+    for metric in case.overall_eval_metric_results or ():
+        if metric.eval_status is EvalStatus.PASSED:
+            continue
+        reason = metric.details.reason if metric.details is not None else ""
+        reason = reason.strip(";") or metric.eval_status.value
+        return f"{metric.metric_name}: {reason}"[:REASON_CHARS]
+    return ""
 
 
 @dataclass(slots=True)
@@ -248,9 +307,12 @@ class _CaseEntry:
     scored_runs: int = 0
     failing: list[str] = field(default_factory=list)
     not_evaluated: bool = False
+    reason: str = ""
 
     def add(self, case: EvalCaseResult, entry: int) -> None:
         self.details.append((case.run_id, entry))
+        if not self.reason and case.final_eval_status is not EvalStatus.PASSED:
+            self.reason = first_reason(case)
         if case.final_eval_status is not EvalStatus.NOT_EVALUATED:
             self.score_sum += case.score
             self.scored_runs += 1
@@ -264,11 +326,22 @@ class _CaseEntry:
                 self.failing.append(metric.metric_name)
 
     def row(self, status: EvalStatus) -> list[Any]:
-        """``[evalSetIndex, evalId, status, score, failingMetrics, searchText, detailEntries]``."""
+        """``[evalSetIndex, evalId, status, score, failingMetrics, searchText, detailEntries,
+        firstReason]``."""
         score = self.score_sum / self.scored_runs if self.scored_runs else None
         entries = [entry for _, entry in sorted(self.details, key=lambda item: item[0])]
         label = status_label(status, self.not_evaluated)
-        return [self.eval_set, self.eval_id, label, score, self.failing, self.search, entries]
+        reason = self.reason if label != "passed" else ""
+        return [
+            self.eval_set,
+            self.eval_id,
+            label,
+            score,
+            self.failing,
+            self.search,
+            entries,
+            reason,
+        ]
 
 
 class RunBuilder:

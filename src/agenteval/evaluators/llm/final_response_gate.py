@@ -49,6 +49,7 @@ from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
+from agenteval.steps.record import at_turn, listening
 
 if TYPE_CHECKING:
     # The judge package (HTTP stack) is imported only when a judge step is configured.
@@ -198,6 +199,7 @@ class FinalResponseGateEvaluator(Evaluator):
         turns: list[TurnResult] = []
         methods = dict.fromkeys(METHODS, 0)
         for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
             turn = await _decide_turn(index, actual, expected, gate, judge)
             if turn.status is not EvalStatus.NOT_EVALUATED:
                 # The 1/0 verdict meets the metric threshold like every evaluator's turn score.
@@ -218,6 +220,23 @@ async def _decide_turn(
 ) -> TurnResult:
     candidate, reference = answer_texts(actual, expected)
     rouge = gate_rouge1(candidate, reference)
+    recorder = listening()
+    if recorder is not None:
+        exact = normalize(candidate) == normalize(reference)
+        method = "exact" if exact else "rouge" if rouge.fmeasure >= gate.rouge_f1 else None
+        recorder.add(
+            "gate",
+            {
+                "normalizedActual": normalize(candidate),
+                "normalizedExpected": normalize(reference),
+                "exact": exact,
+                "rougeF1": rouge.fmeasure,
+                "rougeF1Bar": gate.rouge_f1,
+                "judgeOn": judge is not None,
+                "judgeThreshold": gate.judge_threshold,
+                "method": method or ("judge" if judge is not None else "rouge"),
+            },
+        )
     if normalize(candidate) == normalize(reference):
         return _decided(True, "", "exact", rouge)
     f1 = rouge.fmeasure
@@ -270,12 +289,27 @@ class _JudgeTurn:
             try:
                 verdicts.append(parse_judge_reply(reply.text))
             except JudgeReplyFormatError as exc:
+                recorder = listening()
+                if recorder is not None:
+                    recorder.add("gate.parse_error", {"sample": k + 1, "error": str(exc)})
                 sample = f", sample {k + 1}" if len(replies) > 1 else ""
                 raise EvaluatorError(
                     f"score based on response: {exc} (turn {index + 1}{sample})"
                 ) from None
         vote = majority_vote(verdicts, self.threshold)
         chosen = vote.representative
+        recorder = listening()
+        if recorder is not None:
+            recorder.add(
+                "gate.vote",
+                {
+                    "verdicts": [verdict.to_json() for verdict in verdicts],
+                    "pass": vote.passes,
+                    "fail": vote.fails,
+                    "passed": vote.passed,
+                    "threshold": self.threshold,
+                },
+            )
         reason = (
             f"judge score {chosen.score:g}, pass {str(chosen.passed).lower()} "
             f"(threshold {self.threshold:g}): {chosen.reasoning}"

@@ -73,6 +73,7 @@ from agenteval.evaluators.registry import register_evaluator
 from agenteval.registry import Registry
 from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+from agenteval.steps.record import unrecorded
 
 if TYPE_CHECKING:
     from agenteval.judge import ChatMessage, JudgeReply, StructuredOutput
@@ -221,13 +222,25 @@ class TemplateJudge(JudgeEvaluator):
         result = await super().aevaluate(metric, actuals, expecteds, context)
         constructor = self.operators.constructor
         if isinstance(constructor, TemplatePrompt):
-            for index, turn in enumerate(result.turns):
-                prefix = TurnPrefix(actuals[: index + 1], expecteds[: index + 1], metric)
-                # Rendering is deterministic: this is the prompt the judge was sent.
-                prompt = constructor.prompt(prefix)
-                turn.details = turn.details.model_copy(update={RENDERED_PROMPT: prompt})
-                turn.criterion = _with_prompt(metric, prompt)
+            with unrecorded():
+                self._echo_prompts(constructor, metric, actuals, expecteds, result)
         return result
+
+    @staticmethod
+    def _echo_prompts(
+        constructor: TemplatePrompt,
+        metric: EvalMetric,
+        actuals: Turns,
+        expecteds: Turns,
+        result: EvaluateResult,
+    ) -> None:
+        """Each turn's rendered prompt in its details and echoed criterion."""
+        for index, turn in enumerate(result.turns):
+            prefix = TurnPrefix(actuals[: index + 1], expecteds[: index + 1], metric)
+            # Rendering is deterministic: this is the prompt the judge was sent.
+            prompt = constructor.prompt(prefix)
+            turn.details = turn.details.model_copy(update={RENDERED_PROMPT: prompt})
+            turn.criterion = _with_prompt(metric, prompt)
 
 
 def _with_prompt(metric: EvalMetric, prompt: str) -> Criterion | None:

@@ -58,6 +58,7 @@ from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel, LLMCriterion
 from agenteval.schema.result import MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
+from agenteval.steps.record import at_turn, listening
 
 if TYPE_CHECKING:
     from agenteval.judge import (
@@ -70,6 +71,8 @@ if TYPE_CHECKING:
     )
 
 MISSING_FIELDS = "missing required fields in eval metric"
+# A judge reply longer than this is cut in the step record (explain shows the head).
+REPLY_RECORD_CHARS = 8192
 
 
 @dataclass(frozen=True)
@@ -230,13 +233,62 @@ class JudgeSampler:
     async def samples(self, request: JudgeRequest) -> list[JudgeReply]:
         """Every sample of ``request`` in sample order; the first failure cancels the rest."""
         indexes = range(self.first_sample, self.first_sample + self.num_samples)
-        return await collect_samples(self.session.client, request, self.metric_name, indexes)
+        if listening() is None:
+            return await collect_samples(self.session.client, request, self.metric_name, indexes)
+        return await self._recorded("judge.samples", request, indexes)
 
     async def ask(self, request: JudgeRequest) -> JudgeReply:
         """One extra judge call (same judge, the turn's first sample index)."""
-        return await self.session.client.complete(
-            request, metric_name=self.metric_name, sample_index=self.first_sample
-        )
+        if listening() is None:
+            return await self.session.client.complete(
+                request, metric_name=self.metric_name, sample_index=self.first_sample
+            )
+        first = range(self.first_sample, self.first_sample + 1)
+        return (await self._recorded("judge.ask", request, first))[0]
+
+    async def _recorded(self, kind: str, request: JudgeRequest, indexes: range) -> list[JudgeReply]:
+        """``collect_samples`` with the request, every raw reply and any cache miss recorded."""
+        from agenteval.judge import JudgeCacheMiss
+
+        data: dict[str, Any] = {
+            "provider": self.settings.provider,
+            "model": self.settings.model,
+            "messages": [message.to_json() for message in request.messages],
+            "schema": (
+                request.structured_output.name if request.structured_output is not None else None
+            ),
+            "samples": list(indexes),
+        }
+        client = self.session.client
+        try:
+            replies = await collect_samples(client, request, self.metric_name, indexes)
+        except JudgeCacheMiss as exc:
+            # Offline: find every sample the cache lacks, not just the first (no call is paid).
+            missing = []
+            for k in indexes:
+                try:
+                    await client.complete(request, metric_name=self.metric_name, sample_index=k)
+                except JudgeCacheMiss:
+                    missing.append(k)
+            data.update(missing=missing, error=str(exc))
+            _add_step(kind, data)
+            raise
+        except JudgeError as exc:
+            data["error"] = str(exc)
+            _add_step(kind, data)
+            raise
+        data["replies"] = [
+            {
+                "sample": k,
+                "cached": reply.cached,
+                "chars": len(reply.text),
+                "text": reply.text[:REPLY_RECORD_CHARS],
+                "truncated": len(reply.text) > REPLY_RECORD_CHARS,
+            }
+            for k, reply in zip(indexes, replies, strict=True)
+        ]
+        _add_step(kind, data)
+        return replies
 
     def record_failure(self, index: int, reason: str) -> None:
         """Note on the session that turn ``index`` could not be judged."""
@@ -247,6 +299,12 @@ class JudgeSampler:
             reason,
             (context.eval_set_id, context.case.eval_id),
         )
+
+
+def _add_step(kind: str, data: dict[str, Any]) -> None:
+    recorder = listening()
+    if recorder is not None:
+        recorder.add(kind, data)
 
 
 def _describe(exc: Exception) -> str:
@@ -280,6 +338,7 @@ class _TurnRunner:
         """§2 step 6 for turn ``index``: a turn result, or EvaluatorError, or not_evaluated."""
         from agenteval.judge import JudgeConfigError, JudgeRequest
 
+        at_turn(index)
         prefix = TurnPrefix(actuals[: index + 1], expecteds[: index + 1], self.metric)
         where = f" (turn {index + 1})"
         ask: JudgeAsk = self.ask
@@ -307,6 +366,18 @@ class _TurnRunner:
             chosen = self.ops.samples.aggregate(samples, self.metric)
         except Exception as exc:
             raise EvaluatorError(f"aggregate samples: {_describe(exc)}{where}") from None
+        if listening() is not None:
+            _add_step(
+                "judge.vote",
+                {
+                    "aggregator": type(self.ops.samples).__name__,
+                    "votes": [s.status.value for s in samples],
+                    "scores": [s.score for s in samples],
+                    "chosenScore": chosen.score,
+                    "chosenStatus": chosen.status.value,
+                    "chosenReason": chosen.details.reason,
+                },
+            )
         return with_votes(chosen, samples) if len(samples) > 1 else chosen
 
     def _sample(self, reply: JudgeReply, index: int, k: int) -> TurnResult:
@@ -317,8 +388,23 @@ class _TurnRunner:
         except Exception as exc:
             several = self.sampler.num_samples > 1
             where = f"turn {index + 1}" + (f", sample {k + 1}" if several else "")
+            _add_step("judge.verdict", {"sample": k + 1, "error": _describe(exc)})
             raise EvaluatorError(f"score based on response: {_describe(exc)} ({where})") from None
-        return sample_result(scored, self.metric.threshold)
+        result = sample_result(scored, self.metric.threshold)
+        if listening() is not None:
+            rubrics = [r.model_dump(by_alias=True) for r in scored.rubric_scores or ()]
+            _add_step(
+                "judge.verdict",
+                {
+                    "sample": k + 1,
+                    "score": scored.score,
+                    "threshold": self.metric.threshold,
+                    "status": result.status.value,
+                    "reason": scored.reason,
+                    "rubricScores": rubrics,
+                },
+            )
+        return result
 
     def _not_evaluated(self, index: int, exc: JudgeError) -> TurnResult:
         reason = str(exc)

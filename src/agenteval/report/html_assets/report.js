@@ -15,6 +15,8 @@
   const DIFF_CHARS = 10000;
   // Characters of a text shown in a row of the case list (the row clips it anyway).
   const ROW_CHARS = 200;
+  // Cases the summary's failures-first list names; the Cases tab has the rest.
+  const FAILURES_SHOWN = 500;
 
   // --- small DOM helpers -------------------------------------------------------------------
 
@@ -279,16 +281,17 @@
     return wait.promise;
   }
 
-  // Every run of a case ({runs, marks}), or null while a chunk is not at hand.
+  // Every run of a case ({runs, marks, explain}), or null while a chunk is not at hand.
   function detail(run, index) {
     const entries = runs[run].cases[index][6];
-    const out = { runs: [], marks: [] };
+    const out = { runs: [], marks: [], explain: [] };
     for (const entry of entries) {
       const chunk = chunkNow(run, Math.floor(entry / INDEX.chunkSize));
       if (!chunk) return null;
       const item = chunk[entry % INDEX.chunkSize];
       out.runs.push(item.run);
       out.marks.push(item.marks);
+      out.explain.push(item.explain || {});
     }
     return out;
   }
@@ -377,6 +380,34 @@
     return el("div", {}, el("h3", {}, "stable and flaky cases"), table);
   }
 
+  // The first view names every case that did not pass with its first reason (no click needed).
+  function failuresFirst(run) {
+    const failing = [];
+    run.cases.forEach((row, index) => { if (row[2] !== "passed") failing.push(index); });
+    failing.sort((a, b) => (run.cases[a][2] === "failed" ? 0 : 1) - (run.cases[b][2] === "failed" ? 0 : 1));
+    const box = el("section", { class: "failures" });
+    if (!failing.length) return box;
+    box.appendChild(el("h2", {}, failing.length + " case" + (failing.length === 1 ? "" : "s") + " did not pass"));
+    const list = el("ol", { class: "failing" });
+    for (const index of failing.slice(0, FAILURES_SHOWN)) {
+      const row = run.cases[index];
+      const setId = run.evalSets[row[0]].evalSetId;
+      list.appendChild(el("li", { class: "failing-case", "data-eval-id": row[1] },
+        badge(row[2]), " ",
+        el("a", { href: "#case/" + state.run + "/" + index, class: "case-link",
+          on: { click: (event) => { event.preventDefault(); openByKey(state.run, setId, row[1]); } } },
+          el("span", { class: "fid" }, row[1])),
+        el("span", { class: "muted" }, " · " + setId),
+        el("div", { class: "first-reason" }, textOf(row[7] || ""))));
+    }
+    box.appendChild(list);
+    if (failing.length > FAILURES_SHOWN) {
+      box.appendChild(el("p", { class: "muted" }, "… and " + (failing.length - FAILURES_SHOWN) +
+        " more: the Cases tab lists them all (status filter \"not passed\")."));
+    }
+    return box;
+  }
+
   function renderSummary() {
     const run = runs[state.run];
     const root = document.getElementById("summary");
@@ -391,6 +422,7 @@
       run.durationSeconds != null && el("div", { class: "card" }, el("div", { class: "muted" }, "duration"),
         el("div", { class: "big" }, fmt(run.durationSeconds) + " s")),
     ));
+    root.appendChild(failuresFirst(run));
     if (run.sources && run.sources.length) root.appendChild(el("p", { class: "muted" }, "from " + run.sources.join(", ")));
     for (const warning of run.warnings || []) root.appendChild(el("p", { class: "error" }, "warning: " + warning));
     for (const set of run.evalSets) {
@@ -564,7 +596,7 @@
       const node = el("div", {
         class: "row" + (pos === state.selected ? " sel" : ""), role: "option", "data-pos": pos,
         "data-eval-id": row[1], "aria-selected": String(pos === state.selected),
-      }, badge(row[2]), kind ? badge(kind, "k-") : null, el("span", { class: "id" }, clip(row[1], ROW_CHARS)),
+      }, badge(row[2]), kind ? badge(kind, "k-") : null, el("span", { class: "id" + (row[2] !== "passed" ? " full" : "") }, row[2] !== "passed" ? row[1] : clip(row[1], ROW_CHARS)),
         el("span", { class: "set" }, clip(setId, ROW_CHARS)), el("span", { class: "fails" }, clip(row[4].join(", "), ROW_CHARS)),
         el("span", { class: "score" }, fmt(row[3])));
       node.style.top = pos * ROW_H + "px";
@@ -630,8 +662,12 @@
     if (caseRun.errorMessage) root.appendChild(el("p", { class: "error" }, "error: " + caseRun.errorMessage));
     root.appendChild(el("h3", {}, "Metrics"));
     if (!(caseRun.overallEvalMetricResults || []).length) root.appendChild(el("p", { class: "muted" }, "no metric was evaluated"));
+    const explained = data.explain[which] || {};
     for (const metric of caseRun.overallEvalMetricResults || []) {
-      root.appendChild(metricBlock(metric, criterionOf(run, row[0], metric.metricName), true));
+      const block = metricBlock(metric, criterionOf(run, row[0], metric.metricName), true);
+      const steps = explained[metric.metricName];
+      if (steps) block.appendChild(explainBlock(steps, metric.metricName));
+      root.appendChild(block);
     }
     (caseRun.evalMetricResultPerInvocation || []).forEach((turn, t) => {
       root.appendChild(turnBlock(turn, t, marks.filter((m) => m.turn === t), run, row[0]));
@@ -676,6 +712,16 @@
       block.appendChild(el("details", { class: "criterion" }, el("summary", {}, "criterion"), jsonTree(summary.criterion)));
     }
     return block;
+  }
+
+  // The reason's explain steps: agenteval explain's own lines for this metric, or its command.
+  function explainBlock(steps, name) {
+    const box = el("details", { class: "explain", "data-metric": name },
+      el("summary", { class: "explain-link" }, "explain: every step behind this reason"));
+    if (steps.lines) box.appendChild(el("pre", { class: "explain-steps" }, steps.lines.join("\n")));
+    else box.appendChild(el("p", { class: "muted" }, "a judge metric: its prompts, raw replies and votes are shown by"));
+    box.appendChild(el("pre", { class: "explain-command" }, steps.command));
+    return box;
   }
 
   function samplesTable(details) {

@@ -36,6 +36,7 @@ from agenteval.evaluators.llm.template.trace import (
 from agenteval.schema.evalset import Invocation, Message
 from agenteval.schema.gojson import Struct, encode, go_quote
 from agenteval.schema.metric import EvalMetric, Rubric
+from agenteval.steps.record import listening
 
 TRACE_FIELDS = ("traceStepInput", "traceStepOutput", "traceStepTools", "traceStepSkills")
 SOURCES: Mapping[str, tuple[str, ...]] = {
@@ -282,7 +283,26 @@ def build_prompt(
         raise TemplateError("template prompt is empty")
     if not text_field(template, "responseScorerName", ""):
         raise TemplateError("template responseScorerName is empty")
-    values = resolve_values(read_bindings(template), actuals, expecteds, metric)
+    bindings = read_bindings(template)
+    values = resolve_values(bindings, actuals, expecteds, metric)
+    recorder = listening()
+    if recorder is not None:
+        recorder.add(
+            "template.bindings",
+            {
+                "bindings": [
+                    {
+                        "variable": binding.variable,
+                        "source": binding.source.name,
+                        "nodeID": binding.source.node_id,
+                        "path": binding.source.path,
+                        "value": values[binding.variable],
+                    }
+                    for binding in bindings
+                    if binding is not None and binding.source is not None
+                ]
+            },
+        )
     try:
         return placeholders.render(text_field(template, "prompt", ""), values)
     except placeholders.UnresolvedPlaceholders as exc:

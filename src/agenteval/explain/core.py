@@ -1,0 +1,528 @@
+"""Score one case × metric (× run) through the evaluator's own code, recording every step.
+
+Two ways in: an eval set and its metrics (:func:`explain_evalset`, scored on the spot
+as ``run`` would, judge replies from the cache when it has them) or a saved result
+file or run document (:func:`explain_result`: the saved turns and criterion scored
+again, 0 judge calls when the cache is warm).  Both call :func:`score_explained`,
+which ``run --watch`` can call per (case, metric) pair too.
+
+Tested in tests/explain/test_core.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
+from agenteval.evaluators.registry import evaluators
+from agenteval.explain.criterion import resolve_criterion
+from agenteval.explain.json_paths import path_rows
+from agenteval.explain.model import (
+    CaseOutcome,
+    CriterionField,
+    Explanation,
+    JudgeUse,
+    MetricOutcome,
+    SavedScore,
+    TurnOutcome,
+)
+from agenteval.results.aggregation import default_case_aggregate
+from agenteval.schema.evalset import EvalCase, Invocation
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.result import EvalCaseResult, EvalMetricResult
+from agenteval.schema.status import EvalStatus
+from agenteval.steps.record import Step, recording
+
+if TYPE_CHECKING:
+    from agenteval import api
+    from agenteval.judge import JudgeOptions
+    from agenteval.run.runner import EvalSetPlan, PlannedMetric
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What to explain: a case, a metric, a run (1-based) and optionally one turn (1-based)."""
+
+    case_id: str
+    metric_name: str
+    run_id: int = 1
+    turn: int | None = None
+    eval_set_id: str | None = None
+
+
+@dataclass(slots=True)
+class Scored:
+    """One evaluator run with its recorded steps and what the judge did."""
+
+    result: EvaluateResult | None
+    error: str
+    steps: list[Step]
+    judge: JudgeUse | None = None
+
+
+@dataclass(slots=True)
+class Subject:
+    """Everything one score is made of: the metric, its evaluator, the turns, the case."""
+
+    eval_set_id: str
+    case: EvalCase
+    run_id: int
+    metric: EvalMetric
+    evaluator: Evaluator
+    actuals: Sequence[Invocation]
+    expecteds: Sequence[Invocation]
+    criterion: list[CriterionField] = field(default_factory=list)
+
+
+def _fmt(number: float) -> str:
+    return f"{number:.6g}"
+
+
+def _comparison(score: float, threshold: float, status: EvalStatus | str) -> str:
+    value = EvalStatus(status) if isinstance(status, str) else status
+    if value is EvalStatus.NOT_EVALUATED:
+        return "not evaluated"
+    sign = ">=" if score >= threshold else "<"
+    return f"{_fmt(score)} {sign} threshold {_fmt(threshold)} → {value.value}"
+
+
+async def _run_evaluator(subject: Subject, judge: JudgeOptions) -> Scored:
+    from agenteval.judge import JudgeClient
+    from agenteval.judge.session import JudgeSession
+
+    with recording() as recorder:
+        if not subject.evaluator.needs_judge:
+            context = EvalContext(subject.eval_set_id, subject.case, subject.run_id)
+            result, error = await _evaluate(subject, context)
+            return Scored(result, error, recorder.steps)
+        async with JudgeClient(judge) as client:
+            session = JudgeSession(client=client)
+            context = EvalContext(subject.eval_set_id, subject.case, subject.run_id, session)
+            result, error = await _evaluate(subject, context)
+            usage = client.usage.total
+    missing = [
+        f"turn {step.turn + 1 if step.turn is not None else '?'} sample {k + 1}"
+        for step in recorder.steps
+        for k in step.data.get("missing", ())
+    ]
+    use = JudgeUse(usage.calls, usage.cache_hits, missing, list(session.failures))
+    return Scored(result, error, recorder.steps, use)
+
+
+async def _evaluate(subject: Subject, context: EvalContext) -> tuple[EvaluateResult | None, str]:
+    evaluator = subject.evaluator
+    try:
+        result = await evaluator.aevaluate(
+            subject.metric, subject.actuals, subject.expecteds, context
+        )
+    except EvaluatorError as exc:
+        return None, f"run evaluation for metric {subject.metric.metric_name}: {exc}"
+    return result, ""
+
+
+def score_explained(subject: Subject, judge: JudgeOptions | None) -> Scored:
+    """Score ``subject`` once with every step recorded (the judge through ``judge``).
+
+    A deterministic evaluator is called directly (no event loop: a report being
+    written inside a run's loop can call this too); a judge evaluator needs ``judge``.
+    """
+    evaluator = subject.evaluator
+    if evaluator.needs_judge or evaluator.is_async:
+        if judge is None:
+            raise ValueError(f"{evaluator.name} needs the judge: pass its options")
+        return asyncio.run(_run_evaluator(subject, judge))
+    context = EvalContext(subject.eval_set_id, subject.case, subject.run_id)
+    with recording() as recorder:
+        try:
+            result = evaluator.evaluate(subject.metric, subject.actuals, subject.expecteds, context)
+        except EvaluatorError as exc:
+            error = f"run evaluation for metric {subject.metric.metric_name}: {exc}"
+            return Scored(None, error, recorder.steps)
+    return Scored(result, "", recorder.steps)
+
+
+def _turns(scored: Scored, threshold: float) -> list[TurnOutcome]:
+    if scored.result is None:
+        return []
+    return [
+        TurnOutcome(
+            index,
+            turn.score,
+            threshold,
+            turn.status.value,
+            turn.details.reason,
+            _comparison(turn.score, threshold, turn.status),
+        )
+        for index, turn in enumerate(scored.result.turns)
+    ]
+
+
+def _metric(subject: Subject, scored: Scored) -> MetricOutcome:
+    metric = subject.metric
+    name = subject.evaluator.name
+    if scored.result is None:
+        return MetricOutcome(
+            metric.metric_name,
+            name,
+            0.0,
+            metric.threshold,
+            "failed",
+            "the evaluator stopped: the case fails",
+            scored.error,
+        )
+    result = scored.result
+    counted = [t.score for t in result.turns if t.status is not EvalStatus.NOT_EVALUATED]
+    if counted:
+        terms = " + ".join(_fmt(s) for s in counted)
+        mean = f"mean of {len(counted)} evaluated turn score(s): ({terms}) / {len(counted)}"
+        mean += f" = {_fmt(result.score)}"
+    else:
+        mean = "no evaluated turn"
+    arithmetic = f"{mean}; {_comparison(result.score, metric.threshold, result.status)}"
+    return MetricOutcome(
+        metric.metric_name, name, result.score, metric.threshold, result.status.value, arithmetic
+    )
+
+
+def _case(metric: MetricOutcome, others: Sequence[EvalMetricResult], note: str) -> CaseOutcome:
+    rows = [(metric.name, metric.status, "explained")]
+    statuses = [EvalMetricResult(metric_name=metric.name, eval_status=EvalStatus(metric.status))]
+    for other in others:
+        rows.append((other.metric_name, other.eval_status.value, "saved result"))
+        statuses.append(other)
+    _, status = default_case_aggregate(statuses)
+    listed = ", ".join(f"{name} {value}" for name, value, _ in rows)
+    arithmetic = f"every metric must pass: {listed} → {status.value}"
+    return CaseOutcome(status.value, rows, arithmetic, note)
+
+
+def _with_paths(steps: list[Step]) -> list[Step]:
+    """Each JSON comparison of two JSON values gets its path-by-path listing."""
+    for step in steps:
+        data = step.data
+        if step.kind != "json" or not (data.get("actualParsed") and data.get("expectedParsed")):
+            continue
+        if data.get("compareName") or data.get("ignore") or data.get("strategy") == "skip":
+            continue
+        rows, more = path_rows(
+            data["actual"],
+            data["expected"],
+            data["numberTolerance"],
+            data.get("ignoreTree"),
+            data.get("onlyTree"),
+        )
+        data["paths"] = [
+            {"path": r.path, "verdict": r.verdict, "actual": r.actual, "expected": r.expected}
+            for r in rows
+        ]
+        data["pathsLeftOut"] = more
+    return steps
+
+
+def build_explanation(
+    source: str,
+    subject: Subject,
+    scored: Scored,
+    target: Target,
+    others: Sequence[EvalMetricResult],
+    case_note: str = "",
+) -> Explanation:
+    """The explanation of one scored subject (turns, metric and case arithmetic)."""
+    metric = _metric(subject, scored)
+    return Explanation(
+        source=source,
+        eval_set_id=subject.eval_set_id,
+        case_id=subject.case.eval_id,
+        run_id=subject.run_id,
+        metric=metric,
+        criterion=subject.criterion,
+        steps=_with_paths(scored.steps),
+        turns=_turns(scored, subject.metric.threshold),
+        case=_case(metric, others, case_note),
+        judge=scored.judge,
+        turn=target.turn,
+    )
+
+
+def _unknown(file: str, what: str, name: str, known: Sequence[str]) -> ConfigError:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+    shown = ", ".join(known[:10]) + (" …" if len(known) > 10 else "")
+    hint = (f"did you mean {close[0]!r}? " if close else "") + f"known: {shown or 'none'}"
+    return ConfigError([Problem(file, "", f"no {what} {name!r}", hint)])
+
+
+def _evaluator(name: str, file: str) -> Evaluator:
+    # Registers the built-in evaluators (a library caller may not have imported them yet).
+    import agenteval.evaluators.builtins  # noqa: F401
+
+    found = evaluators.get(name)
+    if found is None:
+        raise ConfigError([Problem(file, "", f"unknown evaluator {name!r}", evaluators.hint(name))])
+    return found
+
+
+# --- eval set + metrics ------------------------------------------------------------
+
+
+def plan_subject(
+    plan: EvalSetPlan,
+    case: EvalCase,
+    planned: PlannedMetric,
+    traces: Mapping[str, list[Invocation]] | None,
+    run_id: int = 1,
+) -> Subject:
+    """One (case, metric) of a prepared plan, as ``run`` would score it (case rubrics merged).
+
+    With :func:`score_explained` this is the per-(case, metric) scoring that ``run --watch``
+    can reuse; a case whose turns cannot be built is a ConfigError.
+    """
+    from agenteval.schema.case_rubrics import case_rubric_index, effective_rubrics, with_rubrics
+    from agenteval.schema.turns import CaseLayoutError, case_turns
+
+    metric = planned.metric
+    added = case_rubric_index(case, plan.all_metrics).get(metric.metric_name)
+    if added:
+        metric = with_rubrics(metric, effective_rubrics(case.eval_id, metric, added))
+    try:
+        actuals, expecteds = case_turns(case, traces)
+    except CaseLayoutError as exc:
+        raise ConfigError([Problem(str(plan.path), "", str(exc))]) from None
+    index = [m.metric_name for m in plan.all_metrics].index(metric.metric_name)
+    located = f"{plan.metrics_path}: [{index}]" if plan.metrics_path else None
+    return Subject(
+        plan.eval_set_id,
+        case,
+        run_id,
+        metric,
+        planned.evaluator,
+        actuals,
+        expecteds,
+        resolve_criterion(metric, planned.evaluator.name, located),
+    )
+
+
+def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) -> Explanation:
+    """Score ``target`` from eval sets and metric files, every step recorded."""
+    from agenteval import api
+
+    options.cases = (target.case_id,)
+    options.only_metrics = (target.metric_name,)
+    prepared = api.prepare(specs, options)
+    for plan in prepared.plans:
+        if target.eval_set_id and plan.eval_set_id != target.eval_set_id:
+            continue
+        for case in plan.cases:
+            if case.eval_id != target.case_id:
+                continue
+            planned = next(p for p in plan.metrics if p.metric.metric_name == target.metric_name)
+            subject = plan_subject(plan, case, planned, prepared.traces, target.run_id)
+            scored = score_explained(subject, api._judge_options(options))
+            name = subject.metric.metric_name
+            others = [m.metric_name for m in plan.all_metrics if m.metric_name != name]
+            note = (
+                f"other metrics of the case not scored here: {', '.join(others)}" if others else ""
+            )
+            source = f"eval set {plan.path} with metrics {plan.metrics_path}"
+            return build_explanation(source, subject, scored, target, [], note)
+    raise _unknown(", ".join(specs), "case", target.case_id, [])
+
+
+# --- saved results -----------------------------------------------------------------
+
+
+def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResult]:
+    from agenteval.inputs.result_inputs import read_parts
+
+    found: list[tuple[str, EvalCaseResult]] = []
+    known: list[str] = []
+    for part in read_parts(paths):
+        if target.eval_set_id and part.eval_set_id != target.eval_set_id:
+            continue
+        known.extend(i for i in part.eval_ids if i not in known)
+        wanted = [
+            i
+            for i, (eval_id, run) in enumerate(zip(part.eval_ids, part.run_ids, strict=True))
+            if eval_id == target.case_id and (run or 1) == target.run_id
+        ]
+        found.extend((part.source, case) for case in part.cases(indices=wanted))
+    if not found:
+        raise _unknown(", ".join(paths), f"case (run {target.run_id})", target.case_id, known)
+    if len(found) > 1:
+        sets = ", ".join(sorted({case.eval_set_id for _, case in found}))
+        raise ConfigError(
+            [
+                Problem(
+                    found[0][0],
+                    "",
+                    f"case {target.case_id!r} is in several eval sets: {sets}",
+                    "pass --eval-set ID",
+                )
+            ]
+        )
+    return found[0]
+
+
+def _saved_metric(
+    case: EvalCaseResult, target: Target, metrics_file: str | None, file: str
+) -> tuple[EvalMetric, str | None, EvalMetricResult]:
+    from agenteval.inputs.loading import load_metrics
+
+    saved = [m for m in case.overall_eval_metric_results or () if m is not None]
+    chosen = next((m for m in saved if m.metric_name == target.metric_name), None)
+    if chosen is None:
+        raise _unknown(file, "metric", target.metric_name, [m.metric_name for m in saved])
+    if metrics_file is not None:
+        metrics = load_metrics(Path(metrics_file))
+        names = [m.metric_name for m in metrics]
+        if target.metric_name not in names:
+            raise _unknown(metrics_file, "metric", target.metric_name, names)
+        index = names.index(target.metric_name)
+        return metrics[index], f"{metrics_file}: [{index}]", chosen
+    metric = EvalMetric(
+        metric_name=chosen.metric_name, threshold=chosen.threshold, criterion=chosen.criterion
+    )
+    return metric, None, chosen
+
+
+def _turn_detail_keys(case: EvalCaseResult, metric_name: str) -> set[str]:
+    keys: set[str] = set()
+    for turn in case.eval_metric_result_per_invocation or ():
+        for result in turn.eval_metric_results or ():
+            if result.metric_name == metric_name and result.details is not None:
+                keys.update(result.details.model_extra or {})
+    return keys
+
+
+def _saved_evaluator(metric: EvalMetric, case: EvalCaseResult, file: str) -> Evaluator:
+    """The evaluator of a saved metric: result files do not name it, so infer it or ask.
+
+    By name (a metric named after its evaluator), else by the one evaluator the criterion
+    and the saved details fit: ``finalResponse`` alone is ``final_response_avg_score``,
+    ``toolTrajectory`` alone the trajectory score (its F1 when the details hold
+    ``trajectoryF1``).  Anything else needs the metric file (``--metrics``).
+    """
+    if metric.evaluator_name:
+        return _evaluator(metric.evaluator_name, file)
+    if metric.metric_name in evaluators:
+        return _evaluator(metric.metric_name, file)
+    criterion = metric.criterion
+    parts = (
+        set()
+        if criterion is None
+        else {
+            name
+            for name in ("tool_trajectory", "final_response", "llm_judge")
+            if getattr(criterion, name) is not None
+        }
+    )
+    if parts == {"final_response"}:
+        return _evaluator("final_response_avg_score", file)
+    if parts == {"tool_trajectory"}:
+        f1 = "trajectoryF1" in _turn_detail_keys(case, metric.metric_name)
+        return _evaluator("tool_trajectory_f1" if f1 else "tool_trajectory_avg_score", file)
+    raise ConfigError(
+        [
+            Problem(
+                file,
+                "",
+                f"the result does not say which evaluator scored {metric.metric_name!r}",
+                "pass --metrics FILE, the metric file that defines it",
+            )
+        ]
+    )
+
+
+def _saved_subject(
+    case: EvalCaseResult,
+    metric: EvalMetric,
+    evaluator: Evaluator,
+    located: str | None,
+    file: str,
+) -> Subject:
+    """The saved turns and criterion of one metric of a case result, ready to score."""
+    turns = case.eval_metric_result_per_invocation or []
+    actuals = [t.actual_invocation or Invocation() for t in turns]
+    expecteds = [t.expected_invocation or Invocation() for t in turns]
+    subject = Subject(
+        case.eval_set_id,
+        EvalCase(eval_id=case.eval_id, conversation=list(expecteds)),
+        case.run_id or 1,
+        metric,
+        evaluator,
+        actuals,
+        expecteds,
+        resolve_criterion(metric, evaluator.name, located),
+    )
+    if located is None:
+        for index, item in enumerate(subject.criterion):
+            if item.source == "given":
+                subject.criterion[index] = CriterionField(
+                    item.path, item.value, f"saved result ({file})", item.note
+                )
+    return subject
+
+
+def _explained_saved(
+    file: str,
+    case: EvalCaseResult,
+    subject: Subject,
+    scored: Scored,
+    saved: EvalMetricResult,
+    target: Target,
+) -> Explanation:
+    others = [
+        m
+        for m in case.overall_eval_metric_results or ()
+        if m is not None and m.metric_name != subject.metric.metric_name
+    ]
+    explanation = build_explanation(f"result {file}", subject, scored, target, others)
+    reason = saved.details.reason if saved.details is not None else ""
+    explanation.saved = SavedScore(saved.score, saved.eval_status.value, reason)
+    if abs(saved.score - explanation.metric.score) > 1e-9 or (
+        saved.eval_status.value != explanation.metric.status
+    ):
+        explanation.notes.append(
+            f"the saved result says {_fmt(saved.score)} {saved.eval_status.value}; scored again "
+            f"it gives {_fmt(explanation.metric.score)} {explanation.metric.status} "
+            "(the metric, a plugin or a judge reply changed since)"
+        )
+    return explanation
+
+
+def explain_result(
+    paths: Sequence[str], target: Target, judge: JudgeOptions, metrics_file: str | None = None
+) -> Explanation:
+    """Score ``target`` again from a saved result, every step recorded."""
+    file, case = _find_case(paths, target)
+    metric, located, saved = _saved_metric(case, target, metrics_file, file)
+    evaluator = _saved_evaluator(metric, case, metrics_file or file)
+    subject = _saved_subject(case, metric, evaluator, located, file)
+    scored = score_explained(subject, judge)
+    return _explained_saved(file, case, subject, scored, saved, target)
+
+
+def explain_case_metric(
+    case: EvalCaseResult, metric_name: str, file: str = "the report"
+) -> Explanation | None:
+    """Explain one metric of a case result without any judge; None when that is not possible.
+
+    For the HTML report: deterministic evaluators only (the comparison runs again from
+    the saved turns and criterion, the judge never), and only where the result says which
+    evaluator scored the metric (see :func:`_saved_evaluator`).
+    """
+    target = Target(case.eval_id, metric_name, case.run_id or 1)
+    try:
+        metric, located, saved = _saved_metric(case, target, None, file)
+        evaluator = _saved_evaluator(metric, case, file)
+    except ConfigError:
+        return None
+    if evaluator.needs_judge or evaluator.is_async:
+        return None
+    subject = _saved_subject(case, metric, evaluator, located, file)
+    return _explained_saved(file, case, subject, score_explained(subject, None), saved, target)

@@ -1,0 +1,490 @@
+"""``agenteval explain`` end to end: judges over real HTTP, the cache, --offline, saved results.
+
+The shipped eval sets and judge metric files run against the loopback judge scripted
+with the README's replies for them; each test reads the command's output (console or
+``--json``) and counts the judge's requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_server import JudgeServer, Reply
+
+REPO = Path(__file__).resolve().parents[2]
+TRAVEL = "evalsets/travel-assistant.evalset.json"
+HELP = "evalsets/help-center.evalset.json"
+# The README's replies for the judges these tests explain (see "A judge on your machine").
+RULES = [
+    (
+        "Agent response: 100 USD",
+        "reasoning: the agent converted 100 USD, the reference 1000 USD"
+        "\nis_the_agent_response_valid: invalid",
+    ),
+    (
+        "is_the_agent_response_valid",
+        "reasoning: same key facts as the reference\nis_the_agent_response_valid: valid",
+    ),
+    ("<candidate_answer>", '{"score": 1, "pass": true, "reasoning": "Same key facts."}'),
+    (
+        "You are the grader of an AI agent",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {
+                        "id": "answers_question",
+                        "score": 1,
+                        "reason": "Answer: it answers the question.",
+                    },
+                    {
+                        "id": "states_units",
+                        "score": 0,
+                        "reason": "Answer: a number lacks its unit.",
+                    },
+                ]
+            }
+        ),
+    ),
+    ("a 24-month warranty", '{"passed": false, "reason": "It contradicts the 12-month rule."}'),
+    ("You audit a shop", '{"passed": true, "reason": "The answer follows the policy."}'),
+]
+
+
+@pytest.fixture
+def judge(judge_server: JudgeServer) -> JudgeServer:
+    for pattern, text in RULES:
+        judge_server.when(pattern, Reply(content=text))
+    return judge_server
+
+
+def run(server: JudgeServer | None, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="200")
+    env.update(JUDGE_MODEL_NAME="fake-judge", JUDGE_MODEL_API_KEY="sk-explain-secret")
+    if server is not None:
+        env["JUDGE_MODEL_BASE_URL"] = server.base_url
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def as_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    data: dict[str, Any] = json.loads(proc.stdout)
+    return data
+
+
+def steps(data: dict[str, Any], kind: str) -> list[dict[str, Any]]:
+    return [step["data"] for step in data["steps"] if step["kind"] == kind]
+
+
+def test_every_raw_sample_and_the_vote(judge: JudgeServer, tmp_path: Path) -> None:
+    cache = str(tmp_path / "cache.sqlite")
+    args = [
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "answer_matches_reference",
+        "--cache",
+        cache,
+    ]
+    proc = run(judge, *args, "--json")
+    assert proc.returncode == 1, proc.stderr
+    data = as_json(proc)
+    assert judge.count == 3
+    (request,) = steps(data, "judge.samples")
+    sent = [body["messages"] for body in judge.bodies()]
+    assert request["messages"] == sent[0]
+    replies = request["replies"]
+    assert [r["sample"] for r in replies] == [0, 1, 2]
+    assert all(r["text"] == RULES[0][1] and r["cached"] is False for r in replies)
+    verdicts = steps(data, "judge.verdict")
+    assert [v["status"] for v in verdicts] == ["failed"] * 3
+    (vote,) = steps(data, "judge.vote")
+    assert vote["votes"] == ["failed", "failed", "failed"] and vote["chosenStatus"] == "failed"
+    assert data["judge"]["calls"] == 3 and data["exitCode"] == 1
+    assert "sk-explain-secret" not in proc.stdout + proc.stderr
+    # The console shows the same, now from the cache: no new call.
+    console = run(judge, *args)
+    assert judge.count == 3
+    out = console.stdout
+    assert out.count("raw reply (") == 3 and "from the cache" in out
+    assert "the agent converted 100 USD, the reference 1000 USD" in out
+    assert "votes failed, failed, failed → chosen score 0 failed" in out
+    assert "judge 0 call(s) sent, 3 answered from the cache" in out
+
+
+def test_template_bindings_with_source_and_value(judge: JudgeServer) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        HELP,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "warranty_period_wrong",
+        "--metric",
+        "follows_support_policy",
+        "--json",
+    )
+    data = as_json(proc)
+    (bindings,) = steps(data, "template.bindings")
+    by_name = {b["variable"]: b for b in bindings["bindings"]}
+    assert set(by_name) == {"question", "top_document", "answer_tools", "answer"}
+    document = by_name["top_document"]
+    assert (document["source"], document["nodeID"], document["path"]) == (
+        "actual.traceStepOutput",
+        "support-agent/retrieve",
+        "$.documents[0].text",
+    )
+    assert "12-month" in document["value"]
+    case = next(
+        c
+        for c in json.loads((REPO / HELP).read_text())["evalCases"]
+        if c["evalId"] == "warranty_period_wrong"
+    )
+    answer = case["actualConversation"][0]["finalResponse"]["content"]
+    assert by_name["answer"]["value"] == answer
+    (request,) = steps(data, "judge.samples")
+    assert answer in request["messages"][0]["content"]
+    (verdict,) = steps(data, "judge.verdict")
+    assert verdict["status"] == "failed" and "12-month" in verdict["reason"]
+    assert proc.returncode == 1
+
+
+def test_rubric_by_rubric(judge: JudgeServer) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "weather_paris",
+        "--metric",
+        "answer_rubrics",
+    )
+    out = proc.stdout
+    assert "rubric answers_question: score 1 · Answer: it answers the question." in out
+    assert "rubric states_units: score 0 · Answer: a number lacks its unit." in out
+
+
+def test_gate_method_record(judge: JudgeServer) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "cheap_first_gate",
+        "--json",
+    )
+    data = as_json(proc)
+    (gate,) = steps(data, "gate")
+    assert gate["method"] == "judge" and gate["exact"] is False and gate["rougeF1Bar"] == 0.8
+    (vote,) = steps(data, "gate.vote")
+    assert vote["pass"] == 1 and vote["passed"] is True
+    fields = {f["path"]: f for f in data["criterion"]}
+    assert fields["criterion.gate"]["value"] == {
+        "rougeF1": 0.8,
+        "judgeThreshold": 0.8,
+        "useJudge": True,
+    }
+
+
+def test_saved_result_with_a_warm_cache_makes_no_judge_call(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    cache, out = str(tmp_path / "cache.sqlite"), tmp_path / "out"
+    scored = run(
+        judge,
+        "run",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--cache",
+        cache,
+        "--output",
+        str(out),
+        "--metric",
+        "answer_matches_reference",
+    )
+    assert scored.returncode == 1, scored.stdout + scored.stderr
+    (result,) = out.glob("*.json")
+    judge.reset()
+    for pattern, text in RULES:
+        judge.when(pattern, Reply(content=text))
+    proc = run(
+        judge,
+        "explain",
+        str(result),
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "answer_matches_reference",
+        "--metrics",
+        "metrics/judges/travel-assistant.metrics.json",
+        "--cache",
+        cache,
+        "--json",
+    )
+    assert judge.count == 0
+    data = as_json(proc)
+    assert data["judge"]["calls"] == 0 and data["judge"]["cacheHits"] == 3
+    assert data["saved"]["status"] == "failed" and data["metric"]["status"] == "failed"
+    assert data["notes"] == [] and proc.returncode == 1
+
+
+def test_offline_with_a_cold_cache_names_the_missing_samples(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    proc = run(
+        judge,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "currency_wrong_amount",
+        "--metric",
+        "answer_matches_reference",
+        "--offline",
+        "--cache",
+        str(tmp_path / "cold.sqlite"),
+    )
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert judge.count == 0
+    assert "not in the cache (offline): sample(s) 1, 2, 3" in proc.stdout
+    assert (
+        "missing from the cache (offline): turn 1 sample 1, turn 1 sample 2, turn 1 sample 3"
+        in proc.stdout
+    )
+
+
+def test_saved_deterministic_result_needs_no_metric_file(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run(
+        None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "--output", str(out)
+    )
+    (result,) = out.glob("*.json")
+    proc = run(
+        None, "explain", str(result), "--case", "refund_amount_off", "--metric", "json_answer"
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "$.refund.amount  differs  actual 12.5  expected 14.5" in proc.stdout
+    assert "tool_trajectory_avg_score failed" in proc.stdout  # the case's other metric, saved
+    assert "saved result: score 0 failed" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--case", "nope", "--metric", "json_answer"], "'nope' matches nothing"),
+        (["--case", "refund_amount_off", "--metric", "json_answr"], "'json_answr' matches nothing"),
+    ],
+)
+def test_unknown_case_or_metric_is_a_located_error(args: list[str], message: str) -> None:
+    proc = run(None, "explain", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", *args)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_needs_one_input() -> None:
+    proc = run(None, "explain", "--case", "a", "--metric", "b")
+    assert proc.returncode == 2 and "nothing to explain" in proc.stderr
+
+
+# The README's replies for the other judges of the shipped metric files.
+MORE_RULES = [
+    (
+        "You are llm_rubric_critic",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {"id": "key_facts", "score": 1, "reason": "Golden and Actual agree."}
+                ]
+            }
+        ),
+    ),
+    (
+        "You are llm_rubric_reference_critic",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {
+                        "id": "specific_and_complete",
+                        "score": 1,
+                        "reason": "As specific as Reference.",
+                    }
+                ]
+            }
+        ),
+    ),
+    (
+        "You are the grader of a retrieval step",
+        json.dumps(
+            {
+                "rubricScores": [
+                    {"id": "policy_retrieved", "score": 1, "reason": "Doc: states the rule."}
+                ]
+            }
+        ),
+    ),
+    ("into its individual claims", "<sentence>The answer restates the rule.</sentence>"),
+    (
+        "<segmented_sentences>",
+        "ID: 1\nReason: the output states this rule.\nLabel: supported\nVerdict: yes",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("evalset", "metric", "case"),
+    [
+        (TRAVEL, "critic_key_facts", "weather_paris"),
+        (TRAVEL, "as_useful_as_reference", "weather_paris"),
+        (HELP, "retrieval_covers_answer", "return_window_shoes"),
+        (HELP, "grounded_in_knowledge_base", "return_window_shoes"),
+    ],
+)
+def test_each_judge_evaluator_shows_every_call_and_verdict(
+    judge_server: JudgeServer, evalset: str, metric: str, case: str
+) -> None:
+    """Every call the judge answered is a recorded step with its exact messages and reply."""
+    for pattern, text in MORE_RULES:
+        judge_server.when(pattern, Reply(content=text))
+    proc = run(
+        judge_server,
+        "explain",
+        "-e",
+        evalset,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        case,
+        "--metric",
+        metric,
+        "--json",
+    )
+    data = as_json(proc)
+    calls = [s for s in data["steps"] if s["kind"] in ("judge.samples", "judge.ask")]
+    sent = [body["messages"] for body in judge_server.bodies()]
+    assert len(calls) == len(sent) >= 1
+    assert sorted(json.dumps(c["data"]["messages"]) for c in calls) == sorted(
+        json.dumps(m) for m in sent
+    )
+    served = {text for _, text in MORE_RULES}
+    for call in calls:
+        (reply,) = call["data"]["replies"]
+        assert reply["text"] in served and reply["cached"] is False
+    (verdict,) = steps(data, "judge.verdict")
+    assert verdict["status"] == "passed" and data["metric"]["status"] == "passed"
+    if "rubric" in verdict["reason"] or verdict["rubricScores"]:
+        assert verdict["rubricScores"][0]["score"] == 1
+
+
+def test_verifier_pairwise_reply_with_logprobs(judge_server: JudgeServer) -> None:
+    def token(text: str, alternatives: list[tuple[str, float]] | None = None) -> dict[str, Any]:
+        if alternatives is None:
+            return {"token": text, "logprob": -0.01, "top_logprobs": []}
+        return {
+            "token": text,
+            "logprob": alternatives[0][1],
+            "top_logprobs": [{"token": t, "logprob": lp} for t, lp in alternatives],
+        }
+
+    stream = [
+        token("Both close.\n<score_A>"),
+        token("B", [("B", -0.2), ("A", -1.9)]),
+        token("</score_A>\n<score_B>"),
+        token("D", [("D", -0.4), ("C", -1.3)]),
+        token("</score_B>"),
+    ]
+    content = "Both close.\n<score_A>B</score_A>\n<score_B>D</score_B>"
+    judge_server.when("You are a verifier.", Reply(content=content, logprobs=stream))
+    proc = run(
+        judge_server,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/logprobs/",
+        "--case",
+        "weather_paris",
+        "--metric",
+        "agent_vs_reference",
+        "--json",
+    )
+    data = as_json(proc)
+    (call,) = steps(data, "judge.samples")
+    assert call["replies"][0]["text"] == content
+    (verdict,) = steps(data, "judge.verdict")
+    assert verdict["score"] == pytest.approx(data["metric"]["score"])
+
+
+def test_a_reply_that_does_not_parse_shows_the_raw_text_and_the_parse_error(
+    judge_server: JudgeServer,
+) -> None:
+    judge_server.when("You are the grader of an AI agent", Reply(content="Looks fine to me."))
+    proc = run(
+        judge_server,
+        "explain",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/judges/",
+        "--case",
+        "weather_paris",
+        "--metric",
+        "answer_rubrics",
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    out = proc.stdout
+    assert "sample 1 raw reply (17 chars, from the judge):" in out
+    assert "Looks fine to me." in out
+    assert "sample 1: parse error unmarshal response json: Expecting value" in out
+    assert "metric answer_rubrics: the evaluator stopped: the case fails" in out
+
+
+def test_a_turn_past_the_last_is_a_usage_error_before_any_output() -> None:
+    proc = run(
+        None,
+        "explain",
+        "-e",
+        "evalsets/order-api.evalset.json",
+        "-m",
+        "metrics/",
+        "--case",
+        "refund_amount_off",
+        "--metric",
+        "json_answer",
+        "--turn",
+        "3",
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "--turn: the case has 1 turn(s)" in proc.stderr

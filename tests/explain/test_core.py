@@ -1,0 +1,346 @@
+"""``explain`` on scripted cases: every built-in deterministic evaluator's intermediate values.
+
+Each case is a real eval set and metric file on disk, explained through the library call
+the command uses (:func:`agenteval.explain.core.explain_evalset`); the numbers asserted
+are the evaluator's (and, for ROUGE, rouge-score's).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rouge_score import rouge_scorer
+
+from agenteval import api
+from agenteval.explain.console import explanation_lines
+from agenteval.explain.core import Target, explain_evalset
+from agenteval.explain.model import Explanation
+
+
+def msg(text: str, role: str = "assistant") -> dict[str, str]:
+    return {"role": role, "content": text}
+
+
+def tool(name: str, args: dict[str, Any], result: Any = None, id_: str = "") -> dict[str, Any]:
+    data: dict[str, Any] = {"name": name, "arguments": args}
+    if result is not None:
+        data["result"] = result
+    if id_:
+        data["id"] = id_
+    return data
+
+
+def turn(answer: str, tools: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"userContent": msg("question", "user"), "finalResponse": msg(answer)}
+    if tools is not None:
+        data["tools"] = tools
+    return data
+
+
+def explain_case(
+    tmp: Path,
+    metric: dict[str, Any],
+    actual: list[dict[str, Any]],
+    expected: list[dict[str, Any]],
+) -> Explanation:
+    case = {
+        "evalId": "c1",
+        "evalMode": "trace",
+        "actualConversation": actual,
+        "conversation": expected,
+        "sessionInput": {"appName": "app", "userId": "u"},
+    }
+    evalset = tmp / "s.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [case]}))
+    metrics = tmp / "s.metrics.json"
+    metrics.write_text(json.dumps([metric]))
+    options = api.Options(metrics=str(metrics), cache=None)
+    return explain_evalset([str(evalset)], options, Target("c1", metric["metricName"]))
+
+
+def steps(explanation: Explanation, kind: str) -> list[dict[str, Any]]:
+    return [step.data for step in explanation.steps if step.kind == kind]
+
+
+def rendered(explanation: Explanation) -> str:
+    return "\n".join(line.plain for line in explanation_lines(explanation))
+
+
+def test_trajectory_unordered_subset_pairing(tmp_path: Path) -> None:
+    """The assignment pairs out of order, leaves an extra call, and shows the differing path."""
+    metric = {
+        "metricName": "tools",
+        "evaluatorName": "tool_trajectory_avg_score",
+        "threshold": 1,
+        "criterion": {
+            "toolTrajectory": {
+                "subsetMatching": True,
+                "defaultStrategy": {"name": {}, "arguments": {}},
+            }
+        },
+    }
+    actual = [
+        turn(
+            "a",
+            [
+                tool("weather", {"city": "Paris", "units": "C"}),
+                tool("lookup", {"x": 1}),
+                tool("search", {"q": "flights"}),
+                tool("book", {"seat": "12A"}),
+            ],
+        )
+    ]
+    expected = [
+        turn(
+            "a",
+            [
+                tool("search", {"q": "flights"}),
+                tool("book", {"seat": "12A"}),
+                tool("weather", {"city": "Paris", "units": "F"}),
+            ],
+        )
+    ]
+    explanation = explain_case(tmp_path, metric, actual, expected)
+    (record,) = steps(explanation, "trajectory")
+    assert record["mode"] == "unordered" and record["subset"] is True
+    assert [(p["expected"], p["actual"]) for p in record["pairs"]] == [(0, 2), (1, 3)]
+    (missing,) = record["unmatched"]
+    assert missing["expectedName"] == "weather"
+    arguments = missing["tried"]["parts"][1]
+    assert arguments["part"] == "arguments" and arguments["ok"] is False
+    assert (arguments["path"], arguments["actual"], arguments["expected"]) == ("$.units", "C", "F")
+    assert record["extra"] == [0, 1]
+    assert record["pairs"][0]["strategy"] == "defaultStrategy"
+    text = rendered(explanation)
+    assert "pairing unordered, subset (extra actual calls allowed)" in text
+    assert "expected #1 search ↔ actual #3 search" in text
+    assert "expected #2 book ↔ actual #4 book" in text
+    assert 'arguments at $.units: value mismatch at $.units: "C" vs "F"' in text
+    assert explanation.metric.status == "failed" and explanation.exit_code() == 1
+    assert explanation.turns[0].arithmetic == "0 < threshold 1 → failed"
+
+
+def test_trajectory_f1_fractions(tmp_path: Path) -> None:
+    metric = {"metricName": "tool_trajectory_f1", "threshold": 0.5}
+    actual = [turn("a", [tool("a", {}), tool("b", {}), tool("x", {})])]
+    expected = [turn("a", [tool("b", {}), tool("a", {})])]
+    explanation = explain_case(tmp_path, metric, actual, expected)
+    (record,) = steps(explanation, "trajectory_f1")
+    assert record["matched"] == 2 and record["extra"] == [2]
+    text = rendered(explanation)
+    assert "precision 2/3 = 0.666667 · recall 2/2 = 1 · F1 0.8" in text
+    assert explanation.metric.score == pytest.approx(0.8)
+
+
+def test_text_case_folding_and_strings(tmp_path: Path) -> None:
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {
+            "finalResponse": {"text": {"matchStrategy": "contains", "caseInsensitive": True}}
+        },
+    }
+    explanation = explain_case(tmp_path, metric, [turn("It is SUNNY in Paris")], [turn("Sunny")])
+    (record,) = steps(explanation, "text")
+    assert record["strategy"] == "contains"
+    assert (record["actual"], record["expected"]) == ("it is sunny in paris", "sunny")
+    assert record["ok"] is True and explanation.exit_code() == 0
+    assert "strategy contains · case folding on · match" in rendered(explanation)
+
+
+def test_json_paths_ignored_tolerated_and_defaults(tmp_path: Path) -> None:
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {
+            "finalResponse": {"json": {"ignoreTree": {"checkedAt": True}, "numberTolerance": 0.01}}
+        },
+    }
+    actual = json.dumps({"id": 7, "amount": 10.004, "checkedAt": "now"})
+    expected = json.dumps({"id": 7, "amount": 10.0})
+    explanation = explain_case(tmp_path, metric, [turn(actual)], [turn(expected)])
+    (record,) = steps(explanation, "json")
+    verdicts = {row["path"]: row["verdict"] for row in record["paths"]}
+    assert verdicts == {"$.id": "equal", "$.amount": "tolerated", "$.checkedAt": "ignored"}
+    assert record["numberTolerance"] == 0.01 and record["ok"] is True
+    fields = {f.path: f for f in explanation.criterion}
+    tolerance = fields["criterion.finalResponse.json.numberTolerance"]
+    assert tolerance.value == 0.01
+    assert tolerance.source.endswith(
+        "s.metrics.json: [0].criterion.finalResponse.json.numberTolerance"
+    )
+    strategy = fields["criterion.finalResponse.json.matchStrategy"]
+    assert (strategy.value, strategy.source) == ("exact", "default")
+    assert fields["criterion.finalResponse.text"].note == "absent: not compared"
+
+
+def test_json_default_tolerance_is_shown(tmp_path: Path) -> None:
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {"finalResponse": {"json": {}}},
+    }
+    explanation = explain_case(tmp_path, metric, [turn('{"a": 1}')], [turn('{"a": 2}')])
+    fields = {f.path: f for f in explanation.criterion}
+    tolerance = fields["criterion.finalResponse.json.numberTolerance"]
+    assert (tolerance.value, tolerance.source) == (1e-6, "default")
+    (record,) = steps(explanation, "json")
+    assert record["difference"] == {
+        "path": "$.a",
+        "what": "value",
+        "detail": "",
+        "actual": 1,
+        "expected": 2,
+    }
+    assert "numberTolerance 1e-06 (default)" in rendered(explanation)
+
+
+@pytest.mark.parametrize("rouge_type", ["rougeL", "rouge2", "rougeLsum"])
+def test_rouge_tokens_and_scores_equal_rouge_score(tmp_path: Path, rouge_type: str) -> None:
+    target = "The cats were running quickly\nacross the sunny garden"
+    prediction = "A cat runs quickly through the garden\nin the sun"
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {
+            "finalResponse": {
+                "rouge": {
+                    "rougeType": rouge_type,
+                    "useStemmer": True,
+                    "threshold": {"f1": 0.9},
+                }
+            }
+        },
+    }
+    explanation = explain_case(tmp_path, metric, [turn(prediction)], [turn(target)])
+    (tokens,) = steps(explanation, "rouge.tokens")
+    scorer = rouge_scorer.RougeScorer([rouge_type], use_stemmer=True)
+    want_target = scorer._tokenizer.tokenize(target)
+    want_prediction = scorer._tokenizer.tokenize(prediction)
+    score = scorer.score(target, prediction)[rouge_type]
+    if rouge_type == "rougeLsum":
+        assert tokens["targetSentences"] == [
+            scorer._tokenizer.tokenize(line) for line in target.split("\n")
+        ]
+        assert tokens["predictionSentences"] == [
+            scorer._tokenizer.tokenize(line) for line in prediction.split("\n")
+        ]
+        assert (tokens["precision"], tokens["recall"], tokens["f1"]) == pytest.approx(
+            (score.precision, score.recall, score.fmeasure), abs=1e-12
+        )
+        return
+    assert tokens["targetTokens"] == want_target
+    assert tokens["predictionTokens"] == want_prediction
+    assert (tokens["precision"], tokens["recall"], tokens["f1"]) == pytest.approx(
+        (score.precision, score.recall, score.fmeasure), abs=1e-12
+    )
+    if rouge_type == "rougeL":
+        table = rouge_scorer._lcs_table(want_target, want_prediction)
+        indexes = rouge_scorer._backtrack_norec(table, want_target, want_prediction)
+        assert tokens["lcs"] == [want_target[i] for i in indexes]
+    else:
+        grams = rouge_scorer._create_ngrams(want_target, 2) & rouge_scorer._create_ngrams(
+            want_prediction, 2
+        )
+        assert sorted(tokens["matchedNgrams"]) == sorted(" ".join(g) for g in grams.elements())
+    (verdict,) = steps(explanation, "rouge")
+    assert verdict["ok"] is False and verdict["thresholds"]["f1"] == 0.9
+    assert f"F {score.fmeasure:.6f}" in rendered(explanation)
+
+
+def test_xml_and_length(tmp_path: Path) -> None:
+    metric = {
+        "metricName": "final_response_avg_score",
+        "threshold": 1,
+        "criterion": {
+            "finalResponse": {
+                "xml": {"matchStrategy": "skip", "valid": True},
+                "text": {"matchStrategy": "skip", "length": {"max": 5}},
+            }
+        },
+    }
+    explanation = explain_case(tmp_path, metric, [turn("<a><b></a>")], [turn("")])
+    (xml,) = steps(explanation, "xml")
+    assert xml["ok"] is False and "mismatched tag" in xml["reason"]
+    (length,) = steps(explanation, "length")
+    assert (length["length"], length["range"], length["ok"]) == (10, "[0, 5]", False)
+    assert "length 10 code points in [0, 5] · mismatch" in rendered(explanation)
+
+
+def test_response_match_score_tokens_equal_rouge_score(tmp_path: Path) -> None:
+    target, prediction = "The cats are running quickly", "the cat runs quick"
+    metric = {"metricName": "response_match_score", "threshold": 0.9}
+    explanation = explain_case(tmp_path, metric, [turn(prediction)], [turn(target)])
+    (record,) = steps(explanation, "rouge1")
+    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+    assert record["referenceTokens"] == scorer._tokenizer.tokenize(target)
+    assert record["candidateTokens"] == scorer._tokenizer.tokenize(prediction)
+    # "quickly" stems to "quickli", "quick" stays: three of four candidate tokens match.
+    assert record["matched"] == ["the", "cat", "run"] and record["overlap"] == 3
+    score = scorer.score(target, prediction)["rouge1"]
+    assert record["f1"] == pytest.approx(score.fmeasure, abs=1e-12)
+    assert explanation.metric.score == pytest.approx(score.fmeasure, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("name", "actual", "expected", "shown"),
+    [
+        ("exact_match", "Paris.", "Paris", ("Paris.", "Paris")),
+        ("normalized_match", "  PARIS!! ", "paris", ("paris", "paris")),
+    ],
+)
+def test_answer_matches_show_the_compared_strings(
+    tmp_path: Path, name: str, actual: str, expected: str, shown: tuple[str, str]
+) -> None:
+    explanation = explain_case(
+        tmp_path, {"metricName": name, "threshold": 1}, [turn(actual)], [turn(expected)]
+    )
+    (record,) = steps(explanation, "answer_match")
+    assert (record["actual"], record["expected"]) == shown
+    assert record["ok"] is (name == "normalized_match")
+
+
+def test_two_turns_metric_arithmetic_and_turn_filter(tmp_path: Path) -> None:
+    metric = {"metricName": "exact_match", "threshold": 0.75}
+    explanation = explain_case(tmp_path, metric, [turn("a"), turn("b")], [turn("a"), turn("c")])
+    assert explanation.metric.arithmetic == (
+        "mean of 2 evaluated turn score(s): (1 + 0) / 2 = 0.5; 0.5 < threshold 0.75 → failed"
+    )
+    assert explanation.case.arithmetic == "every metric must pass: exact_match failed → failed"
+    explanation.turn = 2
+    text = rendered(explanation)
+    assert "turn 2" in text and "turn 1\n" not in text
+
+
+def test_control_characters_are_escaped(tmp_path: Path) -> None:
+    metric = {"metricName": "exact_match", "threshold": 1}
+    explanation = explain_case(tmp_path, metric, [turn("x\x1b[2Jy")], [turn("x")])
+    text = rendered(explanation)
+    assert "\x1b" not in text and "\\u001b[2J" in text
+
+
+def test_console_wraps_at_spaces_only(tmp_path: Path) -> None:
+    """A word longer than the line stays whole; other lines break between words."""
+    import io
+
+    from rich.console import Console
+
+    from agenteval.explain.console import print_explanation
+
+    word = "x" * 70
+    metric = {"metricName": "exact_match", "threshold": 1}
+    explanation = explain_case(tmp_path, metric, [turn(f"alpha {word} omega")], [turn("b")])
+    buffer = io.StringIO()
+    print_explanation(explanation, Console(file=buffer, width=40, color_system=None))
+    output = buffer.getvalue()
+    assert any(word in line for line in output.splitlines())
+    for line in output.splitlines():
+        # A line runs past the width only when it is one word longer than the width.
+        assert len(line) <= 40 or len(line.split()) == 1, line
+    # Every run of x is the whole word, or the evaluator's own excerpt of it (cut with "…").
+    for run in re.finditer("x{3,}", output):
+        assert len(run.group()) == 70 or output[run.end()] == "…", run.group()
