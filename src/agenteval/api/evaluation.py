@@ -432,7 +432,8 @@ class JudgeOutcome:
     agent: AgentStats | None = None
 
 
-def _judge_options(options: Options) -> JudgeOptions:
+def judge_options(options: Options) -> JudgeOptions:
+    """The judge client's options of a run's ``Options`` (cache, budgets, retries, limits)."""
     from agenteval.judge import JudgeOptions
 
     try:
@@ -542,7 +543,7 @@ async def _run_plans(
     from agenteval.judge.session import JudgeSession
 
     outcome = judge if judge is not None else JudgeOutcome()
-    async with JudgeClient(_judge_options(options)) as client:
+    async with JudgeClient(judge_options(options)) as client:
         session = JudgeSession(client=client, failures=outcome.failures)
         settings.judge = session
         if options.stop is not None:

@@ -76,7 +76,7 @@ def explain(settings: ExplainSettings) -> Explanation:
     from agenteval.plugins import load_plugins
 
     load_plugins(settings.plugins)
-    judge = api._judge_options(api.Options(cache=settings.cache, offline=settings.offline))
+    judge = api.judge_options(api.Options(cache=settings.cache, offline=settings.offline))
     return explain_result(settings.results, settings.target, judge, settings.metrics)
 
 

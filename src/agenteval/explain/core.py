@@ -322,7 +322,7 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
                 continue
             planned = next(p for p in plan.metrics if p.metric.metric_name == target.metric_name)
             subject = plan_subject(plan, case, planned, prepared.traces, target.run_id)
-            scored = score_explained(subject, api._judge_options(options))
+            scored = score_explained(subject, api.judge_options(options))
             name = subject.metric.metric_name
             others = [m.metric_name for m in plan.all_metrics if m.metric_name != name]
             note = (
