@@ -13,10 +13,12 @@ if TYPE_CHECKING:
 
     from agenteval.api import Options, RunResult, evaluate
     from agenteval.loading import load_evalset, load_metrics, load_result, load_traces
+    from agenteval.report.run_reports import RunReports
 
 _LAZY = {
     "Options": "agenteval.api",
     "RunResult": "agenteval.api",
+    "RunReports": "agenteval.report.run_reports",
     "evaluate": "agenteval.api",
     "load_evalset": "agenteval.loading",
     "load_metrics": "agenteval.loading",
@@ -37,6 +39,7 @@ def __getattr__(name: str) -> "Any":
 
 __all__ = [
     "Options",
+    "RunReports",
     "RunResult",
     "__version__",
     "evaluate",
