@@ -48,9 +48,6 @@ from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.option_numbers import non_finite_options
 from agenteval.plugins import load_plugins
-from agenteval.report.run_notes import RunNotes
-from agenteval.report.run_reports import ReportsWritten, RunReporter, RunReports
-from agenteval.report.set_tally import ReportSink
 from agenteval.result_inputs import read_parts
 from agenteval.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.runner import (
@@ -73,6 +70,7 @@ if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
     from agenteval.evaluators.llm.session import JudgeSession
     from agenteval.judge import JudgeClient, JudgeOptions
+    from agenteval.report.run_reports import ReportsWritten, RunReports
 
 # The exit codes under their earlier names (exit_codes.ExitCode is their home).
 EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
@@ -915,6 +913,11 @@ def _evaluate_reported(
 ) -> RunResult:
     """:func:`evaluate` writing ``reports``: the cases go to the reports and to ``opts.sink``
     (or are collected into ``RunResult.results`` as without reports)."""
+    # Imported here: a run without reports does not load the report writers.
+    from agenteval.report.run_notes import RunNotes
+    from agenteval.report.run_reports import RunReporter
+    from agenteval.report.set_tally import ReportSink
+
     problems = reports.problems()
     if problems:
         raise ConfigError(problems)
