@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import agenteval
 from agenteval import api
 from agenteval.report.run_reports import RunReports
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
@@ -153,7 +154,9 @@ def test_a_report_that_cannot_be_written_makes_the_api_run_incomplete(tmp_path: 
     (tmp_path / "md").mkdir()
     sink = ReplacesDirectoryWithFile(tmp_path / "md")
     reports = RunReports(json=tmp_path / "run.json", markdown=tmp_path / "md" / "run.md", ci=False)
-    result = api.evaluate(suite, api.Options(sink=sink), reports=reports)
+    # The top-level names work too (agenteval.RunReports is this module's RunReports).
+    assert agenteval.RunReports is RunReports
+    result = agenteval.evaluate(suite, api.Options(sink=sink), reports=reports)
     # The other report is written; the failed one is named; the run is INCOMPLETE (exit 3).
     assert result.reports is not None
     assert result.reports.written == [str(tmp_path / "run.json")]
