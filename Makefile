@@ -15,7 +15,7 @@ PYTEST_WORKERS ?= auto
 PYTEST_DIST ?= worksteal
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)
 
-.PHONY: install demo test test-long lint format typecheck bench clean chromium postgres
+.PHONY: install demo test test-long lint format typecheck bench clean chromium postgres docs
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -91,7 +91,7 @@ bench: install
 	$(BIN)/python bench/run_store.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache output site
 
 # The JSON Schemas, regenerated from the pydantic models (tests/schema checks they are current).
 .PHONY: schemas
@@ -100,3 +100,8 @@ schemas: install
 	  $(BIN)/agenteval schema $$kind > schemas/$$kind.schema.json; \
 	  cp schemas/$$kind.schema.json src/agenteval/data/$$kind.schema.json; \
 	done
+
+# The manual (docs/, mkdocs.yml) as a browsable site in site/, built offline; --strict fails
+# on a broken link or anchor and on a page left out of the navigation.
+docs: install
+	$(BIN)/mkdocs build --strict

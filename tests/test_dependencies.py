@@ -29,6 +29,7 @@ USED_OTHERWISE = {
         "mypy": "a command-line tool (make typecheck)",
         "types-protobuf": "type stubs mypy reads for importers/otlp_file.py",
         "pytest-xdist": "a pytest plugin (-n auto, make test)",
+        "mkdocs": "a command-line tool (make docs; tests/test_manual.py runs it)",
     },
 }
 

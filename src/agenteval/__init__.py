@@ -13,10 +13,12 @@ if TYPE_CHECKING:
 
     from agenteval.api import Options, RunResult, evaluate
     from agenteval.inputs.loading import load_evalset, load_metrics, load_result, load_traces
+    from agenteval.report.run_reports import RunReports
 
 _LAZY = {
     "Options": "agenteval.api",
     "RunResult": "agenteval.api",
+    "RunReports": "agenteval.report.run_reports",
     "evaluate": "agenteval.api",
     "load_evalset": "agenteval.inputs.loading",
     "load_metrics": "agenteval.inputs.loading",
@@ -32,11 +34,16 @@ def __getattr__(name: str) -> "Any":
         raise AttributeError(f"module 'agenteval' has no attribute {name!r}")
     import importlib
 
+    if name in ("evaluate", "RunReports"):
+        # The reports a run writes from here are the command line's, byte for byte: its
+        # HTML page shows explain's steps, which loading agenteval.explain plugs in.
+        importlib.import_module("agenteval.explain")
     return getattr(importlib.import_module(module), name)
 
 
 __all__ = [
     "Options",
+    "RunReports",
     "RunResult",
     "__version__",
     "evaluate",

@@ -5,7 +5,7 @@ loaded with the interpreter, ``sys`` too; the package's ``__init__`` imports not
 so from the first line of agenteval's own code a SIGINT or SIGTERM is caught:
 
 * while the command line is imported (typer, rich, pydantic: a few hundred milliseconds) and
-  parsed: ``KeyboardInterrupt``, caught below or by ``cli._guard`` → "interrupted", exit 3;
+  parsed: ``KeyboardInterrupt``, caught below or by ``cli.guard.guard`` → "interrupted", exit 3;
 * while a command runs, that command's policy decides (``run_signals.py`` for ``run``);
 * once the command is over (its exit code known, its reports written) and the process is on
   its way out — ``main``'s own frame, or anything after it: runpy, atexit — the handler ends

@@ -1,6 +1,7 @@
-"""README.md is the manual: every ``agenteval`` line of its bash blocks runs (issue 7).
+"""The manual runs: every ``agenteval`` line of the bash blocks of README.md and of the
+pages in docs/ (issue 7; the manual moved to docs/ in issue 23).
 
-Each ```bash block of the README that holds ``agenteval ...`` lines is one
+Each ```bash block of the README or a docs/ page that holds ``agenteval ...`` lines is one
 test: its lines run in order through ``python -m agenteval`` with the
 repository root as working directory, so a block can build the state its
 later lines read (``--output output/`` then ``show output/*.json``).  Paths
@@ -14,7 +15,7 @@ with exactly the ``--reply`` arguments the README documents, and the
 A line passes when it exits 0 or 1 — or the code its trailing
 ``# exit N`` comment documents — and prints no traceback.  Further tests
 check that every option of ``--help`` and every registered evaluator is in
-the manual, that each evaluator has a metric a README example runs, that
+the manual, that each evaluator has a metric a manual example runs, that
 ``validate`` accepts every eval set and metric combination the examples use,
 and that the verifier example scores from logprobs when the judge sends them.
 """
@@ -42,6 +43,8 @@ from judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"
+# The manual: the README, then every page of docs/ (what `make docs` builds).
+MANUAL = [README, *sorted((REPO / "docs").rglob("*.md"))]
 INPUT_ROOTS = frozenset({"evalsets", "metrics", "tests", "examples"})
 # Options whose value is never a path (a shard "1/2" has a slash).
 PLAIN_VALUE_OPTIONS = frozenset(
@@ -103,8 +106,9 @@ KNOWN_BUGS: dict[str, str] = {}
 
 @dataclass(frozen=True)
 class Example:
-    """One ``agenteval`` command line of the README."""
+    """One ``agenteval`` command line of the manual (``source``: its file)."""
 
+    source: str
     line: int
     text: str
     argv: tuple[str, ...]
@@ -113,8 +117,9 @@ class Example:
 
 @dataclass(frozen=True)
 class Block:
-    """A ```bash block: its first line number and its logical lines."""
+    """A ```bash block: its file, its first line number and its logical lines."""
 
+    source: str
     line: int
     lines: tuple[tuple[int, str], ...]
 
@@ -125,12 +130,13 @@ class Block:
             if text.startswith("agenteval "):
                 command, comment = split_comment(text)
                 argv = tuple(shlex.split(command)[1:])
-                found.append(Example(number, command.strip(), argv, exit_codes(comment)))
+                example = Example(self.source, number, command.strip(), argv, exit_codes(comment))
+                found.append(example)
         return found
 
 
-def bash_blocks(text: str) -> list[Block]:
-    """Every fenced bash block with its logical lines (continuations joined)."""
+def bash_blocks(text: str, source: str = "README.md") -> list[Block]:
+    """Every fenced bash block of ``source`` with its logical lines (continuations joined)."""
     blocks: list[Block] = []
     current: list[tuple[int, str]] | None = None
     start = 0
@@ -141,7 +147,7 @@ def bash_blocks(text: str) -> list[Block]:
                 current, start = [], number
             continue
         if stripped == "```":
-            blocks.append(Block(start, tuple(logical_lines(current))))
+            blocks.append(Block(source, start, tuple(logical_lines(current))))
             current = None
             continue
         current.append((number, raw))
@@ -186,14 +192,16 @@ def exit_codes(comment: str) -> frozenset[int]:
     return frozenset({int(found.group(1))}) if found else DEFAULT_EXIT_CODES
 
 
-README_TEXT = README.read_text(encoding="utf-8")
-BLOCKS = bash_blocks(README_TEXT)
+PAGES = {path.relative_to(REPO).as_posix(): path.read_text(encoding="utf-8") for path in MANUAL}
+# Every page of the manual in one text, for what must be documented somewhere in it.
+MANUAL_TEXT = "\n".join(PAGES.values())
+BLOCKS = [block for source, text in PAGES.items() for block in bash_blocks(text, source)]
 EXAMPLE_BLOCKS = [block for block in BLOCKS if block.examples()]
 EXAMPLES = [example for block in EXAMPLE_BLOCKS for example in block.examples()]
 
 
 def judge_setup() -> tuple[list[tuple[str, str]], dict[str, str]]:
-    """The fake judge's ``--reply`` rules and the ``export``ed variables of the README."""
+    """The fake judge's ``--reply`` rules and the ``export``ed variables of the manual."""
     for block in BLOCKS:
         texts = [text for _, text in block.lines]
         if not any("tests/judge_server.py" in text for text in texts):
@@ -212,7 +220,7 @@ def judge_setup() -> tuple[list[tuple[str, str]], dict[str, str]]:
                     name, _, value = assignment.partition("=")
                     exported[name] = value
         return rules, exported
-    raise AssertionError("README has no block that starts tests/judge_server.py")
+    raise AssertionError("the manual has no block that starts tests/judge_server.py")
 
 
 JUDGE_RULES, JUDGE_EXPORTS = judge_setup()
@@ -290,7 +298,8 @@ def outcome(example: Example, proc: subprocess.CompletedProcess[str]) -> str | N
         problems.append("printed a traceback or an internal error")
     if not problems:
         return None
-    return f"README line {example.line}: {example.text}\n  {'; '.join(problems)}\n{output[-3000:]}"
+    where = f"{example.source} line {example.line}"
+    return f"{where}: {example.text}\n  {'; '.join(problems)}\n{output[-3000:]}"
 
 
 def known_bug(example: Example) -> str | None:
@@ -298,7 +307,9 @@ def known_bug(example: Example) -> str | None:
     return next((why for key, why in KNOWN_BUGS.items() if key in example.text), None)
 
 
-@pytest.mark.parametrize("block", EXAMPLE_BLOCKS, ids=[f"README-L{b.line}" for b in EXAMPLE_BLOCKS])
+@pytest.mark.parametrize(
+    "block", EXAMPLE_BLOCKS, ids=[f"{b.source}-L{b.line}" for b in EXAMPLE_BLOCKS]
+)
 def test_readme_block_runs_as_documented(
     block: Block, judge_server: JudgeServer, tmp_path: Path
 ) -> None:
@@ -315,15 +326,20 @@ def test_readme_block_runs_as_documented(
         if bug is None:
             broken.append(problem)
         else:
-            expected_breaks.append(f"README line {example.line}: {bug}")
+            expected_breaks.append(f"{example.source} line {example.line}: {bug}")
     assert not broken, "\n\n".join(broken)
     if expected_breaks:
         pytest.xfail("; ".join(expected_breaks))
 
 
 def test_readme_has_the_examples_this_suite_relies_on() -> None:
-    # A parser regression would silently test nothing; these are the README's own lines.
+    # A parser regression would silently test nothing; these are the manual's own lines.
     assert len(EXAMPLES) >= 50
+    # The README keeps its own examples, and the docs/ pages hold the rest.
+    sources = {example.source for example in EXAMPLES}
+    assert "README.md" in sources
+    assert {"docs/commands/run.md", "docs/evaluators/llm-judges.md"} <= sources
+    assert len(sources) >= 15
     subcommands = {example.argv[0] for example in EXAMPLES}
     assert subcommands == set(COMMANDS)
     assert len(JUDGE_RULES) >= 10
@@ -357,15 +373,15 @@ def test_every_option_of_the_help_is_in_the_manual(command: str) -> None:
     text = help_text(*command.split())
     options = re.findall(r"^\s+((?:-[a-z], )?--[a-z][a-z-]*)", text, flags=re.MULTILINE)
     assert options, text
-    missing = [opt for opt in options if opt != "--help" and opt not in README_TEXT]
-    assert not missing, f"agenteval {command} --help options missing from README: {missing}"
+    missing = [opt for opt in options if opt != "--help" and opt not in MANUAL_TEXT]
+    assert not missing, f"agenteval {command} --help options missing from the manual: {missing}"
 
 
 def test_every_exit_code_of_the_help_is_in_the_manual() -> None:
     summary = " ".join(help_text("run").split())
     assert "Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete" in summary
     for code in range(4):
-        assert re.search(rf"^\| {code} \| \S", README_TEXT, flags=re.MULTILINE), code
+        assert re.search(rf"^\| {code} \| \S", MANUAL_TEXT, flags=re.MULTILINE), code
 
 
 def registered_evaluators() -> list[str]:
@@ -434,9 +450,9 @@ def test_every_evaluator_is_documented_and_run_by_an_example() -> None:
             for metric in json.loads(path.read_text(encoding="utf-8")):
                 if not only or metric["metricName"] in only:
                     used.add(metric.get("evaluatorName") or metric["metricName"])
-    assert sorted(set(names) - used) == [], "evaluators no README example runs"
+    assert sorted(set(names) - used) == [], "evaluators no manual example runs"
     for name in names:
-        assert f"`{name}`" in README_TEXT, name
+        assert f"`{name}`" in MANUAL_TEXT, name
 
 
 def validate_argv(example: Example) -> tuple[str, ...]:

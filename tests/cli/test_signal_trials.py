@@ -71,7 +71,7 @@ def killed_while_starting(code: int, sig: int, output: str) -> bool:
     """The signal reached the interpreter before agenteval's first line ran: it died by the
     signal, or (a KeyboardInterrupt while Python imports ``site``, seen with two test workers
     on a loaded box) Python itself exited 1 with a fatal error. Neither can be helped."""
-    if "agenteval/entry.py" in output or "cli.py" in output:
+    if "agenteval/entry.py" in output or "agenteval/cli/" in output:
         return False
     return code == -sig or (code == 1 and "Fatal Python error: init_import_site" in output)
 

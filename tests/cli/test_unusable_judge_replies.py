@@ -1,6 +1,6 @@
-"""A judge reply that cannot be used is never a pass: which exit code, and the README saying so.
+"""A judge reply that cannot be used is never a pass: which exit code, and the manual saying so.
 
-Two kinds, as README's exit-code table gives them.  A verdict the metric cannot
+Two kinds, as the manual's exit-code table (docs/exit-codes.md) gives them.  A verdict the metric cannot
 parse (the judge answered, but not in the form the scorer reads) fails its case
 with the scorer's reason, exit 1, as trpc-agent-go does (its ``evaluateCase``
 turns the evaluator's ``score based on response`` error into a ``failed`` case
@@ -102,7 +102,7 @@ def test_an_unreadable_reply_makes_the_case_incomplete(
 
 
 def test_readme_exit_codes_say_which_reply_gives_which() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "exit-codes.md").read_text(encoding="utf-8")
     rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| ([0-4]) \| (.*) \|$", text, re.M)}
     assert "judge verdict that cannot be parsed" in rows["1"]
     assert "judge reply that cannot be read" in rows["3"]

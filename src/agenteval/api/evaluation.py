@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import os
 import time
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
     from agenteval.judge import JudgeClient, JudgeOptions
     from agenteval.judge.session import JudgeSession
+    from agenteval.report.run_reports import ReportsWritten, RunReports
 
 # The exit codes under their earlier names (exit_codes.ExitCode is their home).
 EXIT_PASSED, EXIT_FAILED = ExitCode.PASSED, ExitCode.FAILED
@@ -171,6 +173,8 @@ class RunResult:
     interrupted: bool = False
     # What the driven agent did (--agent), None without one.
     agent_stats: AgentStats | None = None
+    # The reports written (``evaluate(..., reports=)``), None when none were asked for.
+    reports: ReportsWritten | None = None
 
     @property
     def passed(self) -> bool:
@@ -679,17 +683,57 @@ def relaxed_gc() -> Iterator[None]:
 
 
 def evaluate(
-    evalsets: str | Path | Iterable[str | Path], options: Options | None = None, **kwargs: object
+    evalsets: str | Path | Iterable[str | Path],
+    options: Options | None = None,
+    *,
+    reports: RunReports | None = None,
+    **kwargs: object,
 ) -> RunResult:
     """Load, validate and score eval sets; raises ConfigError on bad input.
 
     ``kwargs`` are ``Options`` fields, so ``evaluate("x.evalset.json", num_runs=3)`` works.
+    ``reports`` writes the reports ``agenteval run`` writes with the same flags, the same
+    bytes (result files, run document, JUnit, Markdown, HTML, CI outputs); what was written
+    is in ``RunResult.reports``, and a report that could not be written makes the run
+    INCOMPLETE (exit code 3), as on the command line.
     """
     started = time.perf_counter()
     opts = options or Options(**kwargs)  # type: ignore[arg-type]
     specs = [str(evalsets)] if isinstance(evalsets, str | Path) else [str(s) for s in evalsets]
     with relaxed_gc():
-        return _evaluate(specs, opts, started)
+        if reports is None:
+            return _evaluate(specs, opts, started)
+        return _evaluate_reported(specs, opts, reports, started)
+
+
+def _evaluate_reported(
+    specs: list[str], opts: Options, reports: RunReports, started: float
+) -> RunResult:
+    """:func:`evaluate` writing ``reports``: the cases go to the reports and to ``opts.sink``
+    (or are collected into ``RunResult.results`` as without reports)."""
+    # Imported here: a run without reports does not load the report writers.
+    from agenteval.report.run_notes import RunNotes
+    from agenteval.report.run_reports import RunReporter
+    from agenteval.report.set_tally import ReportSink
+
+    problems = reports.problems()
+    if problems:
+        raise ConfigError(problems)
+    collected = CollectedResults() if opts.sink is None else None
+    also = [opts.sink if opts.sink is not None else collected]
+    # The console's view of the cases is not needed: no case is kept for printing.
+    tallies = ReportSink(max_shown=0)
+    with RunReporter(
+        reports, app_name=opts.app_name, tallies=tallies, also=[s for s in also if s]
+    ) as reporter:
+        result = _evaluate(specs, dataclasses.replace(opts, sink=reporter.sink), started)
+        written = reporter.write(result, RunNotes.of(result.warnings))
+    result.results = collected.results if collected is not None else []
+    result.reports = written
+    result.exit_code = written.exit_code
+    if written.notes.unfinished:
+        result.status = EvalStatus.INCOMPLETE
+    return result
 
 
 def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:

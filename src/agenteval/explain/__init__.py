@@ -7,17 +7,8 @@
 same records.
 """
 
-from agenteval.explain.console import explanation_lines
-from agenteval.explain.core import explain_case_metric
+from agenteval.explain.console import metric_lines
 from agenteval.report.html_model import use_metric_explainer
-from agenteval.schema.result import EvalCaseResult
-
-
-def metric_lines(case: EvalCaseResult, metric_name: str) -> list[str] | None:
-    """Explain's console lines for one saved case's metric (deterministic ones), else None."""
-    explanation = explain_case_metric(case, metric_name)
-    return None if explanation is None else [line.plain for line in explanation_lines(explanation)]
-
 
 # The HTML report shows these lines under each metric that did not pass (report sits below
 # explain and cannot import it; loading explain — the command line does — plugs them in).

@@ -1,4 +1,5 @@
-"""The ``agenteval explain`` command: flags → :class:`ExplainSettings` → core → renderer.
+"""What ``agenteval explain`` does once its flags are read: :class:`ExplainSettings` → core →
+renderer (the typer command is cli/explain.py).
 
 Tested in tests/cli/test_explain.py.
 """
@@ -6,11 +7,8 @@ Tested in tests/cli/test_explain.py.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
-
-import typer
+from typing import TYPE_CHECKING
 
 from agenteval import api
 from agenteval.errors import ConfigError, Problem
@@ -80,7 +78,8 @@ def explain(settings: ExplainSettings) -> Explanation:
     return explain_result(settings.results, settings.target, judge, settings.metrics)
 
 
-def _render(explanation: Explanation, as_json: bool) -> int:
+def render(explanation: Explanation, as_json: bool) -> int:
+    """Print ``explanation`` (console, or JSON for tools); the exit code its metric gives."""
     if explanation.turn is not None and explanation.turn > len(explanation.turns):
         raise ConfigError([Problem("--turn", "", f"the case has {len(explanation.turns)} turn(s)")])
     if as_json:
@@ -93,105 +92,3 @@ def _render(explanation: Explanation, as_json: bool) -> int:
 
         print_explanation(explanation, make_console(highlight=False))
     return explanation.exit_code()
-
-
-Guard = Callable[[bool, Callable[[], int]], int]
-
-
-def make_explain_command(guard: Guard) -> Callable[..., None]:
-    """The typer command, with the command line's error handling (``cli._guard``) given by
-    the caller: explain sits below the command line and must not import it."""
-
-    def explain_command(
-        result: Annotated[
-            list[str] | None,
-            typer.Argument(
-                metavar="RESULT",
-                help="Result file(s), --json run document(s) or a directory of them.",
-                show_default=False,
-            ),
-        ] = None,
-        case: Annotated[
-            str, typer.Option("--case", metavar="ID", help="The evalId to explain.")
-        ] = "",
-        metric: Annotated[
-            str, typer.Option("--metric", metavar="NAME", help="The metricName to explain.")
-        ] = "",
-        evalset: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--evalset",
-                "-e",
-                metavar="PATH",
-                help="Score on the spot from this eval set (instead of a RESULT). Repeatable.",
-            ),
-        ] = None,
-        metrics: Annotated[
-            str | None,
-            typer.Option(
-                "--metrics",
-                "-m",
-                metavar="PATH",
-                help="Metric file: with --evalset as for run; with a RESULT, the metric to score "
-                "instead of the saved criterion.",
-            ),
-        ] = None,
-        traces: Annotated[
-            str | None,
-            typer.Option("--traces", metavar="FILE", help="Actual turns, as for run --traces."),
-        ] = None,
-        run_id: Annotated[
-            int, typer.Option("--run", metavar="N", help="Which run of --num-runs (default 1).")
-        ] = 1,
-        turn: Annotated[
-            int | None, typer.Option("--turn", metavar="N", help="Show only this turn (1-based).")
-        ] = None,
-        eval_set: Annotated[
-            str | None,
-            typer.Option(
-                "--eval-set", metavar="ID", help="The evalSetId, when several hold the case."
-            ),
-        ] = None,
-        plugin: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--plugin", metavar="MODULE", help="Import this module to register plugins."
-            ),
-        ] = None,
-        cache: Annotated[
-            str | None,
-            typer.Option(
-                "--cache", metavar="FILE", help="SQLite judge cache (also $AGENTEVAL_CACHE)."
-            ),
-        ] = None,
-        offline: Annotated[
-            bool,
-            typer.Option(
-                "--offline", help="Judge replies only from the cache; say which are missing."
-            ),
-        ] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print JSON for tools.")] = False,
-        verbose: Annotated[
-            bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")
-        ] = False,
-    ) -> None:
-        """Show every step that made one score: criterion, comparison, judge, thresholds."""
-        from agenteval.explain.core import Target
-
-        if not case or not metric:
-            missing = "--case" if not case else "--metric"
-            raise typer.BadParameter(f"{missing} is required", param_hint=missing)
-        settings = ExplainSettings(
-            results=tuple(result or ()),
-            evalsets=tuple(evalset or ()),
-            metrics=metrics,
-            traces=traces,
-            plugins=tuple(plugin or ()),
-            target=Target(case, metric, run_id, turn, eval_set),
-            cache=cache if cache is not None else api.default_cache_path(),
-            offline=offline,
-            json=as_json,
-        )
-        raise typer.Exit(guard(verbose, lambda: _render(explain(settings), as_json)))
-
-    return explain_command

@@ -18,6 +18,7 @@ from rich.text import Text
 
 from agenteval.explain.model import CriterionField, Explanation
 from agenteval.report.safe_text import escape_control
+from agenteval.schema.result import EvalCaseResult
 from agenteval.steps.record import Step
 
 # Longest value shown inline; judge replies and prompts have their own cap.
@@ -594,3 +595,11 @@ def print_explanation(explanation: Explanation, console: Console) -> None:
     for line in explanation_lines(explanation):
         for piece in wrapped(line, width):
             console.print(piece, crop=False, soft_wrap=True)
+
+
+def metric_lines(case: EvalCaseResult, metric_name: str) -> list[str] | None:
+    """Explain's console lines for one saved case's metric (deterministic ones), else None."""
+    from agenteval.explain.core import explain_case_metric
+
+    explanation = explain_case_metric(case, metric_name)
+    return None if explanation is None else [line.plain for line in explanation_lines(explanation)]

@@ -1,9 +1,10 @@
 """The store's commands behind the CLI: ``history``, ``trend``, ``store add``, ``store export``,
 ``report --store --trend``.
 
-``cli.py`` parses the flags and hands them here; each function opens the store (reading
-commands never create or change one, ``store add`` creates it), does its one job and
-returns the exit code.  Problems are ConfigError / StoreError: one located line, exit 2.
+``cli/history.py``, ``cli/store.py`` and ``cli/report.py`` parse the flags and hand them
+here; each function opens the store (reading commands never create or change one, ``store
+add`` creates it), does its one job and returns the exit code.  Problems are ConfigError /
+StoreError: one located line, exit 2.
 
 Tested in tests/cli/test_store_commands.py.
 """

@@ -1,0 +1,106 @@
+"""``agenteval diff``: regressions and improvements between two results.
+
+Tested in tests/cli/test_commands.py and tests/report/test_diff.py.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agenteval.api.option_numbers import finite_at_least
+from agenteval.cli.guard import exit_with, stdout
+from agenteval.cli.options import StoreOpt, VerboseOpt
+from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.result_inputs import raise_problems, read_parts
+from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.gc_pause import collector_paused
+
+
+@dataclass(frozen=True, slots=True)
+class DiffSettings:
+    """The flags of ``agenteval diff``."""
+
+    base: tuple[Path, ...]
+    new: tuple[Path, ...] = ()
+    tolerance: float = 0.0
+    json_out: bool = False
+    store: str | None = None
+
+    def sides(self) -> tuple[list[Path], list[Path]]:
+        """The BASE and NEW files: after ``--new``, or exactly two arguments."""
+        if self.new:
+            return list(self.base), list(self.new)
+        if len(self.base) == 2:
+            return [self.base[0]], [self.base[1]]
+        raise ConfigError(
+            [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
+        )
+
+
+def diff(
+    base: Annotated[
+        list[Path],
+        typer.Argument(
+            help="BASE result file(s), then NEW after --new; or exactly two (a stored run "
+            "@latest, @RUN_ID or @branch:NAME stands for a file)."
+        ),
+    ],
+    new: Annotated[
+        list[Path],
+        typer.Option(
+            "--new",
+            metavar="NEW.json",
+            help="NEW result file(s) when comparing several files per side.",
+        ),
+    ] = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="DELTA",
+            parser=finite_at_least(0.0),
+            help="Score drops up to this much are not regressions.",
+        ),
+    ] = 0.0,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the differences as JSON.")
+    ] = False,
+    store: StoreOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """List regressions and improvements between two results. Exit 1 when anything regressed."""
+    settings = DiffSettings(tuple(base), tuple(new), tolerance, json_out, store)
+    exit_with(verbose, partial(compare_results, settings))
+
+
+def compare_results(settings: DiffSettings) -> int:
+    """Print what changed between BASE and NEW; 1 when anything regressed, else 0."""
+    base_files, new_files = settings.sides()
+    with stored_inputs(base_files + new_files, settings.store) as paths:  # read case by case
+        cut = len(base_files)
+        base_parts, new_parts = read_parts(paths[:cut]), read_parts(paths[cut:])
+        refuse_no_cases("compare", base_parts, base_files)
+        refuse_no_cases("compare", new_parts, new_files)
+        problems: list[Problem] = []
+        with collector_paused():  # cases are read and reduced one at a time
+            changes = diff_results(base_parts, new_parts, settings.tolerance, problems=problems)
+    raise_problems(problems)
+    if changes.compared_cases == 0:
+        raise ConfigError(
+            [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]
+        )
+    if settings.json_out:
+        print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
+    else:
+        render_diff(stdout(), changes)
+    return 1 if changes.regressed else 0
+
+
+__all__ = ["DiffSettings", "compare_results", "diff"]

@@ -1,0 +1,96 @@
+"""``agenteval explain``: flags → :class:`~agenteval.explain.command.ExplainSettings` →
+the explain library → its console or JSON renderer.
+
+Tested in tests/cli/test_explain.py.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from agenteval import api
+from agenteval.cli.guard import guard
+from agenteval.explain.command import ExplainSettings, explain, render
+
+
+def explain_command(
+    result: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="RESULT",
+            help="Result file(s), --json run document(s) or a directory of them.",
+            show_default=False,
+        ),
+    ] = None,
+    case: Annotated[str, typer.Option("--case", metavar="ID", help="The evalId to explain.")] = "",
+    metric: Annotated[
+        str, typer.Option("--metric", metavar="NAME", help="The metricName to explain.")
+    ] = "",
+    evalset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--evalset",
+            "-e",
+            metavar="PATH",
+            help="Score on the spot from this eval set (instead of a RESULT). Repeatable.",
+        ),
+    ] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option(
+            "--metrics",
+            "-m",
+            metavar="PATH",
+            help="Metric file: with --evalset as for run; with a RESULT, the metric to score "
+            "instead of the saved criterion.",
+        ),
+    ] = None,
+    traces: Annotated[
+        str | None,
+        typer.Option("--traces", metavar="FILE", help="Actual turns, as for run --traces."),
+    ] = None,
+    run_id: Annotated[
+        int, typer.Option("--run", metavar="N", help="Which run of --num-runs (default 1).")
+    ] = 1,
+    turn: Annotated[
+        int | None, typer.Option("--turn", metavar="N", help="Show only this turn (1-based).")
+    ] = None,
+    eval_set: Annotated[
+        str | None,
+        typer.Option("--eval-set", metavar="ID", help="The evalSetId, when several hold the case."),
+    ] = None,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option("--plugin", metavar="MODULE", help="Import this module to register plugins."),
+    ] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option("--cache", metavar="FILE", help="SQLite judge cache (also $AGENTEVAL_CACHE)."),
+    ] = None,
+    offline: Annotated[
+        bool,
+        typer.Option("--offline", help="Judge replies only from the cache; say which are missing."),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for tools.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")] = False,
+) -> None:
+    """Show every step that made one score: criterion, comparison, judge, thresholds."""
+    from agenteval.explain.core import Target
+
+    if not case or not metric:
+        missing = "--case" if not case else "--metric"
+        raise typer.BadParameter(f"{missing} is required", param_hint=missing)
+    settings = ExplainSettings(
+        results=tuple(result or ()),
+        evalsets=tuple(evalset or ()),
+        metrics=metrics,
+        traces=traces,
+        plugins=tuple(plugin or ()),
+        target=Target(case, metric, run_id, turn, eval_set),
+        cache=cache if cache is not None else api.default_cache_path(),
+        offline=offline,
+        json=as_json,
+    )
+    raise typer.Exit(guard(verbose, lambda: render(explain(settings), as_json)))

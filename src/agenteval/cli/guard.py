@@ -1,0 +1,117 @@
+"""What every command shares at its edges: the error console, problem lines, and the guard.
+
+:func:`guard` runs a command's body and turns every error into one-line messages and an
+exit code: bad input is ``file: json.path: problem (hint)`` lines and exit 2, an error of
+ours exit 4 with a traceback only under ``--verbose``, a signal one "interrupted" line and
+exit 3.
+
+Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cli/).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from typing import NoReturn, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape as markup_escape
+
+from agenteval import entry
+from agenteval.errors import AgentEvalError, ConfigError, Problem
+from agenteval.exit_codes import ExitCode
+from agenteval.report.log_console import make_console
+from agenteval.report.run_notes import RunNotes, count_text
+from agenteval.report.safe_text import escape_control
+
+T = TypeVar("T")
+
+
+def stderr() -> Console:
+    """The console of errors and warnings (stderr, no highlighting, long lines kept whole)."""
+    return make_console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def stdout() -> Console:
+    """The console of results (stdout, no highlighting)."""
+    return make_console(highlight=False)
+
+
+def print_problems(problems: list[Problem], *, warning: bool = False) -> None:
+    """One ``error:`` (or ``warning:``) line per problem, input text escaped."""
+    err = stderr()
+    label = "warning" if warning else "error"
+    style = "yellow" if warning else "red"
+    for problem in problems:
+        # The problem quotes input text: no markup in it, no control characters.
+        text = markup_escape(escape_control(str(problem)))
+        err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
+
+
+def print_warnings(warnings: list[Problem]) -> RunNotes:
+    """Print ``warnings`` (never hidden; a flood of one kind collapsed); return them as notes."""
+    notes = RunNotes.of(warnings)
+    print_problems(list(notes.warnings), warning=True)
+    return notes
+
+
+def warnings_part(count: int) -> str:
+    """`` · 2 warnings`` for a verdict line ("" without any)."""
+    return f" · {count_text(count)}" if count else ""
+
+
+def guard(verbose: bool, action: Callable[[], T]) -> T:
+    """Run a command body, turning every error into one-line messages and an exit code."""
+    try:
+        return action()
+    except ConfigError as exc:
+        # The errors first (they are why nothing ran), then the warnings found beside them.
+        print_problems(exc.problems)
+        warnings = print_warnings(exc.warnings).warning_count
+        n = len(exc.problems)
+        stderr().print(f"{n} problem{'s' if n != 1 else ''} found{warnings_part(warnings)}.")
+        raise typer.Exit(ExitCode.BAD_INPUT) from None
+    except AgentEvalError as exc:
+        if exc.exit_code == ExitCode.INTERNAL_ERROR:
+            internal_error(exc, verbose)
+        stderr().print(f"error: {exc}")
+        if verbose:
+            traceback.print_exc()
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        if not entry.interrupt_reported():
+            stderr().print("interrupted")
+            entry.note_interrupted()
+        raise typer.Exit(ExitCode.INCOMPLETE) from None
+    except (typer.Exit, typer.Abort, BrokenPipeError):
+        raise
+    except Exception as exc:  # last resort: one line, traceback only on request
+        internal_error(exc, verbose)
+
+
+def internal_error(exc: Exception, verbose: bool) -> NoReturn:
+    """An exception nobody raised on purpose: say it is our bug, exit 4."""
+    stderr().print(f"internal error: {type(exc).__name__}: {exc} (this is a bug in agenteval)")
+    if verbose:
+        traceback.print_exc()
+    else:
+        stderr().print("(run with --verbose for the traceback)")
+    raise typer.Exit(ExitCode.INTERNAL_ERROR) from None
+
+
+def exit_with(verbose: bool, action: Callable[[], int]) -> NoReturn:
+    """Run ``action`` under :func:`guard` and exit with the code it returns."""
+    raise typer.Exit(guard(verbose, action))
+
+
+__all__ = [
+    "exit_with",
+    "guard",
+    "internal_error",
+    "print_problems",
+    "print_warnings",
+    "stderr",
+    "stdout",
+    "warnings_part",
+]

@@ -1,0 +1,140 @@
+"""``agenteval history`` and ``agenteval trend``: what a run store says about past runs.
+
+The work is done in :mod:`agenteval.store.commands`; this module parses the flags.
+
+Tested in tests/cli/test_store_history.py and tests/cli/test_store_commands.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Annotated
+
+import typer
+
+from agenteval.cli.guard import exit_with, stdout
+from agenteval.cli.options import (
+    TREND_LAST,
+    BranchOpt,
+    EvalSetIdOpt,
+    JsonOpt,
+    StoreOpt,
+    VerboseOpt,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySettings:
+    """The flags of ``agenteval history``."""
+
+    store: str | None = None
+    evalset: str | None = None
+    branch: str | None = None
+    since: str | None = None
+    status: str | None = None
+    last: int = TREND_LAST
+    json_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TrendSettings:
+    """The flags of ``agenteval trend``."""
+
+    store: str | None = None
+    metric: str | None = None
+    evalset: str | None = None
+    branch: str | None = None
+    last: int = TREND_LAST
+    max_shown: int = 50
+    json_out: bool = False
+
+
+def history(
+    store: StoreOpt = None,
+    evalset: EvalSetIdOpt = None,
+    branch: BranchOpt = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since", metavar="WHEN", help="Only runs started since: 2026-01-05, or 7d / 24h ago."
+        ),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            metavar="STATUS",
+            help="Only runs that passed, failed, are incomplete or not_evaluated; or that are "
+            "finished, unfinished, interrupted, partial.",
+        ),
+    ] = None,
+    last: Annotated[
+        int, typer.Option("--last", metavar="N", min=0, help="At most N runs (0 = all).")
+    ] = TREND_LAST,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """List the runs in a run store, newest first: status, pass rate, metric averages, judge, commit."""
+    settings = HistorySettings(store, evalset, branch, since, status, last, json_out)
+    exit_with(verbose, partial(list_history, settings))
+
+
+def list_history(settings: HistorySettings) -> int:
+    """Print the store's runs the settings select; the exit code."""
+    from agenteval.store.commands import history_command
+
+    return history_command(
+        settings.store,
+        stdout(),
+        eval_set=settings.evalset,
+        branch=settings.branch,
+        since=settings.since,
+        status=settings.status,
+        last=settings.last,
+        json_out=settings.json_out,
+    )
+
+
+def trend(
+    store: StoreOpt = None,
+    metric: Annotated[
+        str | None, typer.Option("--metric", metavar="NAME", help="Only this metric.")
+    ] = None,
+    evalset: EvalSetIdOpt = None,
+    branch: BranchOpt = None,
+    last: Annotated[
+        int, typer.Option("--last", metavar="N", min=1, help="Over the last N finished runs.")
+    ] = TREND_LAST,
+    max_shown: Annotated[
+        int,
+        typer.Option(
+            "--max-shown",
+            metavar="N",
+            min=0,
+            help="Flaky and failing cases listed (0 = every case).",
+        ),
+    ] = 50,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Metric drift (sparklines, change points) and stable / flaky / failing cases over the last runs."""
+    settings = TrendSettings(store, metric, evalset, branch, last, max_shown, json_out)
+    exit_with(verbose, partial(show_trend, settings))
+
+
+def show_trend(settings: TrendSettings) -> int:
+    """Print the trend of the store's last runs; the exit code."""
+    from agenteval.store.commands import trend_command, trend_filters
+
+    filters = trend_filters(settings.metric, settings.evalset, settings.branch, settings.last)
+    return trend_command(
+        settings.store,
+        stdout(),
+        filters,
+        max_shown=settings.max_shown,
+        json_out=settings.json_out,
+    )
+
+
+__all__ = ["HistorySettings", "TrendSettings", "history", "list_history", "show_trend", "trend"]

@@ -1,0 +1,131 @@
+"""``agenteval merge``: join shard results into the result of one full run.
+
+Tested in tests/cli/test_commands.py and tests/test_merging.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agenteval.cli.guard import exit_with, print_problems, stdout
+from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.saved_results import refuse_no_cases, saved_exit_code, stored_inputs
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
+from agenteval.inputs.result_inputs import read_parts
+from agenteval.report import console as console_report
+from agenteval.report.merge_writer import close as close_spools
+from agenteval.report.merge_writer import spool_merge, write_merged
+from agenteval.report.run_notes import RunNotes
+from agenteval.results.fingerprints import digest_file
+from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
+
+
+@dataclass(frozen=True, slots=True)
+class MergeSettings:
+    """The flags of ``agenteval merge``."""
+
+    parts: tuple[Path, ...]
+    out: Path
+    evalset: tuple[str, ...] = ()
+    app_name: str = "agenteval"
+    allow_partial: bool = False
+    store: str | None = None
+    quiet: bool = False
+
+
+def merge(
+    parts: Annotated[
+        list[Path], typer.Argument(help="Shard result files (or stored runs, @RUN_ID) to join.")
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="DIR",
+            help="Where to write the merged result (a file, or a directory for one file per eval set).",
+        ),
+    ],
+    evalset: Annotated[
+        list[str],
+        typer.Option(
+            "--evalset", metavar="PATH", help="Eval set file(s) giving the case order (optional)."
+        ),
+    ] = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    app_name: Annotated[
+        str,
+        typer.Option(
+            "--app", metavar="NAME", help="Application name for result file names in a directory."
+        ),
+    ] = "agenteval",
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial",
+            help="Merge although shards (or, with --evalset, cases) are missing; the merge is "
+            "marked partial and exits 3.",
+        ),
+    ] = False,
+    store: StoreOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Join shard results into one result whose summary equals a single full run."""
+    settings = MergeSettings(
+        tuple(parts), out, tuple(evalset), app_name, allow_partial, store, quiet
+    )
+    exit_with(verbose, partial(merge_results, settings))
+
+
+def merge_results(settings: MergeSettings) -> int:
+    """Write the merged result; the exit code the full run would have had."""
+    with stored_inputs(list(settings.parts), settings.store) as inputs:  # read case by case
+        return _merged(settings, inputs)
+
+
+def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
+    loaded = read_parts(inputs)
+    refuse_no_cases("merge", loaded, list(settings.parts))
+    paths, problems = expand_evalset_paths(settings.evalset)
+    if problems:
+        raise ConfigError(problems)
+    complete = Completeness(allow_partial=settings.allow_partial)
+    complete.eval_sets = {
+        evalset_id_for(path): EvalSetFile(
+            str(path), digest_file(path), [c.eval_id for c in load_evalset(path).cases()]
+        )
+        for path in paths
+    }
+    order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
+    planned = plan_merge(loaded, case_order=order, complete=complete)
+    # What --allow-partial let through, said even with --quiet (the merge is not green).
+    print_problems(complete.warnings, warning=True)
+    out = settings.out
+    single = out.suffix == ".json" and not out.is_dir()
+    if single and len(planned) != 1:
+        raise ConfigError(
+            [Problem(str(out), "", f"{len(planned)} eval sets to write; give a directory")]
+        )
+    spooled = spool_merge(planned, app_name=None if single else settings.app_name)
+    try:
+        written = write_merged(spooled, out)
+    finally:
+        close_spools(spooled)
+    console = stdout()
+    # The merged run's failures and summary line; --quiet leaves out the written paths.
+    reports = [item.report for item in spooled]
+    notes = RunNotes(unfinished=["interrupted"] if any(r.partial for r in reports) else [])
+    console_report.render_reports(console, reports, notes=notes)
+    if not settings.quiet:
+        for path in written:
+            console.print(f"wrote {path}", soft_wrap=True)
+    return saved_exit_code([item.head for item in planned], reports)
+
+
+__all__ = ["MergeSettings", "merge", "merge_results"]

@@ -1,0 +1,166 @@
+"""``agenteval report --html FILE``: one offline HTML page of saved runs, or the store's trend.
+
+Tested in tests/report/test_html.py, tests/cli/test_report_writes.py and
+tests/cli/test_store_history.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agenteval.api.option_numbers import finite_at_least
+from agenteval.cli.guard import exit_with, stdout
+from agenteval.cli.options import TREND_LAST, QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.saved_results import stored_inputs
+from agenteval.errors import ConfigError, Problem
+from agenteval.report.html import write_report
+from agenteval.report.html_inputs import ReportRun, load_runs
+from agenteval.report.output_paths import check_outputs
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSettings:
+    """The flags of ``agenteval report``."""
+
+    html: Path
+    results: tuple[Path, ...] = ()
+    base: tuple[Path, ...] = ()
+    tolerance: float = 0.0
+    title: str = ""
+    store: str | None = None
+    trend_page: bool = False
+    metric: str | None = None
+    trend_evalset: str | None = None
+    branch: str | None = None
+    last: int = TREND_LAST
+    quiet: bool = False
+
+
+def html_report(
+    html: Annotated[
+        Path,
+        typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
+    ],
+    results: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Result files, --json run documents, directories or stored runs (@latest, "
+            "@RUN_ID, @branch:NAME); two runs are compared.",
+            show_default=False,
+        ),
+    ] = None,
+    base: Annotated[
+        list[Path],
+        typer.Option(
+            "--base",
+            metavar="BASE.json",
+            help="BASE result file(s) or run document to compare the results with.",
+        ),
+    ] = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            "--tolerance",
+            metavar="DELTA",
+            parser=finite_at_least(0.0),
+            help="In a comparison, score drops up to this much are not regressions.",
+        ),
+    ] = 0.0,
+    title: Annotated[
+        str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
+    ] = "",
+    store: StoreOpt = None,
+    trend_page: Annotated[
+        bool,
+        typer.Option(
+            "--trend",
+            help="The store's trend page instead: metric charts, change points, flaky cases.",
+        ),
+    ] = False,
+    metric: Annotated[
+        str | None, typer.Option("--metric", metavar="NAME", help="--trend: only this metric.")
+    ] = None,
+    trend_evalset: Annotated[
+        str | None,
+        typer.Option("--evalset", metavar="ID", help="--trend: only this eval set."),
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", metavar="NAME", help="--trend: only this branch.")
+    ] = None,
+    last: Annotated[
+        int,
+        typer.Option("--last", metavar="N", min=1, help="--trend: the last N finished runs."),
+    ] = TREND_LAST,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Write one offline HTML report of saved results; two runs become a comparison."""
+    settings = ReportSettings(
+        html, tuple(results or ()), tuple(base), tolerance, title, store,
+        trend_page, metric, trend_evalset, branch, last, quiet,
+    )  # fmt: skip
+    exit_with(verbose, partial(write_html_report, settings))
+
+
+def write_html_report(settings: ReportSettings) -> int:
+    """Write the page the settings ask for; 0 (problems raise)."""
+    problems = check_outputs({}, {"--html": settings.html})
+    if problems:
+        raise ConfigError(problems)
+    if settings.trend_page:
+        return _trend_page(settings)
+    if not settings.results:
+        raise ConfigError([Problem("report", "", "give result files or stored runs", "or --trend")])
+    base, results = list(settings.base), list(settings.results)
+    # Results are read case by case while the page is written: the stored ones stay open.
+    with stored_inputs(base + results, settings.store) as paths:
+        cut = len(base)
+        runs = load_runs(paths[:cut]) + load_runs(paths[cut:]) if base else load_runs(paths)
+        return _write_page(settings, runs)
+
+
+def _trend_page(settings: ReportSettings) -> int:
+    if settings.results or settings.base:
+        raise ConfigError(
+            [Problem("report --trend", "", "reads the store only; give no result files")]
+        )
+    from agenteval.store.commands import trend_filters, write_trend_page
+
+    filters = trend_filters(settings.metric, settings.trend_evalset, settings.branch, settings.last)
+    written = write_trend_page(settings.store, settings.html, filters, title=settings.title)
+    if not settings.quiet:
+        stdout().print(f"wrote {written}", highlight=False, soft_wrap=True)
+    return 0
+
+
+def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
+    if settings.base and len(runs) != 2:
+        raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
+    if len(runs) > 2:
+        raise ConfigError(
+            [
+                Problem(
+                    "report",
+                    "",
+                    f"{len(runs)} runs given; a report shows one run or compares two",
+                    "give result files of one run, or two --json run documents",
+                )
+            ]
+        )
+    html = settings.html
+    try:
+        write_report(html, runs, title=settings.title, tolerance=settings.tolerance)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
+    if not settings.quiet:
+        stdout().print(f"wrote {html}", highlight=False, soft_wrap=True)
+    return 0
+
+
+__all__ = ["ReportSettings", "html_report", "write_html_report"]

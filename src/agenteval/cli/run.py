@@ -1,0 +1,223 @@
+"""``agenteval run``: score eval sets, print the outcome, write the reports, exit with the verdict.
+
+The flags become a frozen :class:`~agenteval.cli.run_settings.RunFlags`; :func:`run_flags`
+then does the run: the signal policy (``run_signals.py``), the run store, the progress bar,
+:func:`agenteval.api.evaluate` into the reports' sink
+(:class:`~agenteval.report.run_reports.RunReporter`, which decides what is written), and
+the console (``run_console.py``).
+
+Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cli/).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from agenteval import api, entry, settings
+from agenteval.cli.guard import exit_with, print_problems, stderr, stdout
+from agenteval.cli.options import (
+    AgentOpt,
+    AggregatorOpt,
+    CaseOpt,
+    EvalsetOpt,
+    ExpectedAgentOpt,
+    LenientOpt,
+    MetricOpt,
+    MetricsOpt,
+    PluginOpt,
+    QuietOpt,
+    SkipOpt,
+    StoreOpt,
+    StrictOpt,
+    TracesMatchOpt,
+    TracesOpt,
+    VerboseOpt,
+)
+from agenteval.cli.run_console import report_run
+from agenteval.cli.run_options import (
+    AgentConcurrencyOpt,
+    AgentMaxEventBytesOpt,
+    AgentMaxTurnBytesOpt,
+    AgentTimeoutOpt,
+    AppNameOpt,
+    BaselineOpt,
+    CacheOpt,
+    ConcurrencyOpt,
+    HtmlOpt,
+    JsonFileOpt,
+    JudgeMaxReplyBytesOpt,
+    JudgeRetriesOpt,
+    JudgeTimeoutOpt,
+    JunitOpt,
+    MarkdownOpt,
+    MaxJudgeCallsOpt,
+    MaxJudgeTokensOpt,
+    MaxShownOpt,
+    NoCacheOpt,
+    NoProgressOpt,
+    NumRunsOpt,
+    OfflineOpt,
+    OutputOpt,
+    RateLimitOpt,
+    RecordOpt,
+    ResumeOpt,
+    RunGroupOpt,
+    ShardOpt,
+)
+from agenteval.cli.run_settings import RunFlags
+from agenteval.cli.saved_results import stored_inputs
+from agenteval.errors import ConfigError, Problem
+from agenteval.exit_codes import ExitCode
+from agenteval.importers.otel import DEFAULT_MATCH
+from agenteval.report import console as console_report
+from agenteval.report.progress import RunProgress
+from agenteval.report.run_reports import RunReporter
+from agenteval.report.set_tally import ReportSink
+from agenteval.run.run_signals import RunSignals, run_signal_policy
+from agenteval.run.runner import StopSignal
+
+if TYPE_CHECKING:
+    from agenteval.store.recording import StoreRun
+
+
+def run(
+    evalset: EvalsetOpt,
+    metrics: MetricsOpt = None,
+    traces: TracesOpt = None,
+    traces_match: TracesMatchOpt = DEFAULT_MATCH,
+    app_name: AppNameOpt = "agenteval",
+    output: OutputOpt = None,
+    junit: JunitOpt = None,
+    markdown: MarkdownOpt = None,
+    shard: ShardOpt = None,
+    json_file: JsonFileOpt = None,
+    html: HtmlOpt = None,
+    num_runs: NumRunsOpt = 1,
+    case: CaseOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    metric: MetricOpt = [],  # noqa: B006
+    skip_metric: SkipOpt = [],  # noqa: B006
+    plugin: PluginOpt = [],  # noqa: B006
+    case_aggregator: AggregatorOpt = None,
+    max_shown: MaxShownOpt = console_report.DEFAULT_MAX_SHOWN,
+    concurrency: ConcurrencyOpt = settings.JUDGE_CONCURRENCY,
+    rate_limit: RateLimitOpt = None,
+    judge_retries: JudgeRetriesOpt = settings.JUDGE_RETRIES,
+    judge_timeout: JudgeTimeoutOpt = settings.JUDGE_TIMEOUT_SECONDS,
+    cache: CacheOpt = settings.JUDGE_CACHE_PATH,
+    no_cache: NoCacheOpt = False,
+    offline: OfflineOpt = False,
+    max_judge_calls: MaxJudgeCallsOpt = None,
+    max_judge_tokens: MaxJudgeTokensOpt = None,
+    judge_max_reply_bytes: JudgeMaxReplyBytesOpt = settings.JUDGE_MAX_REPLY_BYTES,
+    resume: ResumeOpt = [],  # noqa: B006
+    no_progress: NoProgressOpt = False,
+    strict: StrictOpt = False,
+    lenient: LenientOpt = False,
+    agent: AgentOpt = None,
+    expected_agent: ExpectedAgentOpt = None,
+    agent_concurrency: AgentConcurrencyOpt = 4,
+    agent_timeout: AgentTimeoutOpt = 120.0,
+    agent_max_event_bytes: AgentMaxEventBytesOpt = settings.AGENT_MAX_EVENT_BYTES,
+    agent_max_turn_bytes: AgentMaxTurnBytesOpt = settings.AGENT_MAX_TURN_BYTES,
+    record: RecordOpt = None,
+    store: StoreOpt = None,
+    baseline: BaselineOpt = None,
+    run_group: RunGroupOpt = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete."""
+    flags = RunFlags.parse(locals())
+    if flags.no_cache and flags.offline:
+        print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
+        raise typer.Exit(ExitCode.BAD_INPUT)
+    exit_with(flags.verbose, lambda: run_flags(flags))
+
+
+def run_flags(flags: RunFlags) -> int:
+    """Run what the flags say: score, print, write the reports; the exit code."""
+    out = stdout()
+    progress = RunProgress(out, enabled=not (flags.quiet or flags.no_progress))
+    stop = StopSignal()
+    policy = RunSignals(stop, signal_notice)
+    stored = flags.store_run()
+    resumed = [Path(path) for path in flags.resume]
+    # The handlers stay until the last report is written (run_signals.py says why).
+    with (
+        api.relaxed_gc(),
+        run_signal_policy(policy),
+        stored_inputs(resumed, flags.store) as resume_files,  # @latest … read from the store
+    ):
+        problems = flags.reports().problems()
+        if problems:
+            raise ConfigError(problems)
+        if stored is not None:
+            stored.start()  # store, baseline and the run's row: exit 2 before scoring
+        try:
+            code = _score_and_report(flags, stored, policy, progress, resume_files)
+        finally:
+            if stored is not None:
+                stored.close()
+    if policy.during_writing:
+        # A signal after the verdict line: the reports are whole, the run still stopped.
+        if not entry.interrupt_reported():
+            stderr().print("interrupted after the reports were written", highlight=False)
+            entry.note_interrupted()
+        return max(code, ExitCode.INCOMPLETE)
+    return code
+
+
+def _score_and_report(
+    flags: RunFlags,
+    stored: StoreRun | None,
+    policy: RunSignals,
+    progress: RunProgress,
+    resume_files: list[Path],
+) -> int:
+    """Score into the reports' sink (and the store's), then print and write; the exit code."""
+    recording = stored is not None and stored.records
+    tallies = ReportSink(
+        max_shown=flags.max_shown or None, quiet=flags.quiet, verbose=flags.verbose
+    )
+    with RunReporter(
+        flags.reports(), app_name=flags.app_name, tallies=tallies, named=recording
+    ) as reporter:
+        sink: api.ResultSink = reporter.sink
+        if stored is not None:
+            sink = stored.sink(reporter.sink, reporter.statuses)
+        options = flags.options(resume=resume_files, stop=policy.stop, progress=progress, sink=sink)
+        try:
+            with progress:
+                result = api.evaluate(flags.evalset, options)
+        except BaseException:
+            if stored is not None:
+                stored.abandon()
+            raise
+        policy.writing()
+        stopped = lambda: policy.during_writing  # noqa: E731 - read after each report
+        written = report_run(result, reporter, quiet=flags.quiet, stopped_writing=stopped)
+        if stored is None:
+            return written.exit_code
+        keys = written.document_keys
+        return stored.conclude(
+            result, reporter.sink, keys, written.exit_code, stdout(), stderr(), quiet=flags.quiet
+        )
+
+
+def signal_notice(text: str) -> None:
+    """Tell the user a signal was heard, from inside the signal handler.
+
+    A plain write to fd 2, not rich: the handler can interrupt rich in the middle of a lazy
+    import, and printing through rich there re-enters the half-imported module (seen as
+    "cannot import name 'EMOJI'" in the signal trials).
+    """
+    with contextlib.suppress(OSError):
+        os.write(2, (text + "\n").encode())
+
+
+__all__ = ["run", "run_flags", "signal_notice"]

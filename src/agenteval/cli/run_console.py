@@ -1,0 +1,86 @@
+"""What ``agenteval run`` prints about a scored run, around the writing of its reports.
+
+One run, one verdict line: the final line, printed last, after the reports are written,
+says what the exit code says (INCOMPLETE with the reason when a signal, a judge or agent
+that could not be reached, or a report that could not be written left the run
+unfinished); the lines before it are details.
+
+Tested in tests/cli/test_one_verdict.py and tests/cli/test_commands.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.markup import escape as markup_escape
+
+from agenteval import api, entry
+from agenteval.cli.guard import print_warnings, stderr, stdout
+from agenteval.report import console as console_report
+from agenteval.report.agent_summary import render_agent_stats
+from agenteval.report.run_reports import ReportsWritten, RunReporter
+from agenteval.report.safe_text import escape_control
+
+
+def report_run(
+    result: api.RunResult,
+    reporter: RunReporter,
+    *,
+    quiet: bool,
+    stopped_writing: Callable[[], bool] = lambda: False,
+) -> ReportsWritten:
+    """Print the run's details, write its reports, print what was written and the verdict."""
+    out = stdout()
+    # Warnings are never hidden, not even by --quiet (what CI runs with).
+    notes = print_warnings(result.warnings)
+    reports = reporter.set_reports
+    console_report.render_sets(out, reports)
+    print_judge(out, result, len(reports), quiet=quiet)
+    if result.agent_stats is not None:
+        render_agent_stats(out, result.agent_stats.to_json(), result.agent_stats.first_failure)
+    if result.interrupted:
+        out.print(
+            "[yellow]interrupted:[/yellow] results hold the cases finished before the stop; "
+            "finish with --resume RESULT.json",
+            highlight=False,
+        )
+    written = reporter.write(result, notes, stopped_writing=stopped_writing)
+    if not quiet:
+        for path in written.written:
+            out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+    for failure in written.failures:
+        stderr().print(
+            f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False
+        )
+    out.print(console_report.report_final_line(reports, result.elapsed, notes=written.notes))
+    if "interrupted" in written.notes.unfinished:
+        entry.note_interrupted()  # the verdict line said so: the exit path adds no other
+    return written
+
+
+def print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) -> None:
+    """The judge's usage over several eval sets, and the turns it left unevaluated."""
+    usage = result.judge_usage
+    # Each eval set's summary has its own line; the run total adds something only for several.
+    if usage and not quiet and sets > 1:
+        total = usage.get("total")
+        if isinstance(total, dict) and (total.get("calls") or total.get("cacheHits")):
+            out.print(
+                f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
+                f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
+                f"{total.get('completionTokens', 0):,} completion tokens",
+                highlight=False,
+            )
+    if result.judge_failures:
+        # A detail, not a verdict: the final line says INCOMPLETE (one run, one verdict line).
+        n = len(result.judge_failures)
+        first = markup_escape(escape_control(result.judge_failures[0]))
+        out.print(
+            f"[yellow]judge:[/yellow] {n} turn{'s' if n != 1 else ''} not evaluated "
+            f"(first: {first}); partial results were written",
+            highlight=False,
+        )
+
+
+__all__ = ["print_judge", "report_run"]

@@ -1,0 +1,52 @@
+"""What the commands that read saved results share: stored runs as files, their verdict.
+
+``show``, ``diff``, ``merge``, ``report`` (and ``run --resume``) take result files, run
+documents, or stored runs (``@latest``, ``@RUN_ID``, ``@branch:NAME``) read from the run
+store; a saved run's exit code is the one the run that wrote it had.
+
+Tested in tests/cli/test_commands.py and tests/cli/test_store_commands.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.result_inputs import ResultPart, case_count
+from agenteval.report.set_tally import SetReport, outcome
+from agenteval.schema.result import EvalSetResult
+
+
+@contextlib.contextmanager
+def stored_inputs(paths: list[Path], store: str | None) -> Iterator[list[Path]]:
+    """``paths`` with each ``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` read from the store."""
+    if not any(str(path).startswith("@") and not path.exists() for path in paths):
+        yield paths  # no store in play: SQLAlchemy is not even imported
+        return
+    from agenteval.store.inputs import stored_inputs as from_store
+
+    with from_store(paths, store) as replaced:
+        yield replaced
+
+
+def refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]) -> None:
+    """diff and merge over zero cases would report a success that means nothing: exit 2."""
+    if case_count(parts) == 0:
+        names = ", ".join(str(p) for p in paths)
+        raise ConfigError([Problem(names, "", f"no case results to {command}")])
+
+
+def saved_unfinished(heads: Sequence[EvalSetResult]) -> list[str]:
+    """Why saved results are INCOMPLETE beyond their case statuses: a run stopped early."""
+    return ["interrupted"] if any(head.partial for head in heads) else []
+
+
+def saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]) -> int:
+    """The exit code the run that wrote these results had: 3 when it could not finish."""
+    unfinished = any(head.partial or head.judge_failures for head in heads)
+    return outcome(reports, unfinished=unfinished).exit_code
+
+
+__all__ = ["refuse_no_cases", "saved_exit_code", "saved_unfinished", "stored_inputs"]
