@@ -63,7 +63,7 @@ from agenteval.schema.status import EvalStatus
 from agenteval.store.urls import bare_store_values, store_setting
 
 if TYPE_CHECKING:
-    from agenteval.store.recording import StoreRun
+    from agenteval.store.recording import Concluded, StoreRun
 
 app = typer.Typer(
     name="agenteval",
@@ -588,7 +588,7 @@ def run(
             sink = StreamedRun(
                 output=output,
                 app_name=app_name,
-                documents=recording or any(p is not None for p in (output, json_file)),
+                documents=stored is not None or any(p is not None for p in (output, json_file)),
                 tallies=ReportSink(max_shown=max_shown or None, quiet=quiet, verbose=verbose),
                 also=[page] if page is not None else [],
                 named=recording,
@@ -604,16 +604,19 @@ def run(
                         stored.abandon()
                     raise
                 policy.writing()
-                code, keys = _report_run(
+                code = _report_run(
                     result,
                     sink,
                     (output, json_file, junit, markdown, html),
                     page,
                     quiet=quiet,
                     stopped_writing=lambda: policy.during_writing,
+                    conclude=None
+                    if stored is None
+                    else partial(
+                        stored.conclude, result, sink, out=out, err=_stderr(), quiet=quiet
+                    ),
                 )
-                if stored is not None:
-                    code = stored.conclude(result, sink, keys, code, out, _stderr(), quiet=quiet)
             finally:
                 sink.close()
                 if page is not None:
@@ -666,13 +669,15 @@ def _report_run(
     *,
     quiet: bool,
     stopped_writing: Callable[[], bool] = lambda: False,
-) -> tuple[int, dict[str, Any]]:
+    conclude: Callable[[int, dict[str, Any]], Concluded] | None = None,
+) -> int:
     """Print a run's outcome, write its reports (``files``: output, json, junit, markdown, html).
 
     One run, one verdict line: the final line, printed last, after the reports are
     written, says what the exit code says (INCOMPLETE with the reason when a signal, a
     judge or agent that could not be reached, or a report that could not be written left
-    the run unfinished); the lines before it are details.
+    the run unfinished); the lines before it are details.  ``conclude`` (the run store
+    and ``--baseline``: store/recording.py) runs just before it and may change both.
     """
     output, json_file, junit, markdown, html = files
     out = make_console(highlight=False)
@@ -716,11 +721,18 @@ def _report_run(
             f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False
         )
     unfinished = _unfinished(result, reports, len(outcome.failures), stopped_writing())
+    code = api.EXIT_INCOMPLETE if unfinished else result.exit_code
+    concluded = conclude(code, keys) if conclude is not None else None
+    if concluded is not None:
+        code, unfinished = concluded.code, [*unfinished, *concluded.unfinished]
     notes = dataclasses.replace(notes, unfinished=tuple(unfinished))
-    out.print(console_report.report_final_line(reports, result.elapsed, notes=notes))
+    baseline = concluded.baseline if concluded is not None else None
+    out.print(
+        console_report.report_final_line(reports, result.elapsed, notes=notes, baseline=baseline)
+    )
     if "interrupted" in unfinished:
         entry.note_interrupted()  # the verdict line said so: the exit path adds no other
-    return (api.EXIT_INCOMPLETE if unfinished else result.exit_code), keys
+    return code
 
 
 def _unfinished(
