@@ -55,7 +55,7 @@ of wall for ~75 s of CPU), and ``report`` again once it stopped reading its inpu
     show    123 MB  237.8 s
     diff    283 MB  481.4 s   diff / run wall: 0.61x (target ≤ 1.5x)
     report  2,698 MB  513.6 s (fbcc342: over 800 MB, the result read whole for the page)
-    report  REPORT100K (5e687e8)
+    report    232 MB  421.0 s (5e687e8, another invocation, load ~16: the run took 1450 s)
 
     python bench/result_reading.py --cases 20000 --commands report --legacy <fbcc342 src>
     report  after 109 MB 189.3 s   before 597 MB 152.1 s   0.18x RSS, 1.24x time
