@@ -37,7 +37,10 @@ before (the page built from whole results read back, every detail inline) and af
 100,000 cases: interactive             3.7 s               2.0-6.2 s (the same within the noise)
 100,000 cases: ``report --html`` RSS   4,265 MiB           4,266 MiB: reading the result file
                                                            whole (result_inputs); the page
-                                                           itself is built from a case stream
+                                                           itself is built from a case stream;
+                                                           2,698 MB at fbcc342, 232 MB since
+                                                           5e687e8 reads it case by case
+                                                           (bench/result_reading.py)
 1 MB unbroken word: case view          5.4 s               0.19 s
 1 MB of words: case view               10.7 s              0.16 s
 =====================================  ==================  ====================================

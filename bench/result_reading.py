@@ -21,7 +21,9 @@ wrote one input.
     python bench/result_reading.py [--cases 100000] [--legacy /tmp/legacy/src]
                                    [--commands show,diff,merge,report,resume]
 
-How the readers stream (src/agenteval/result_inputs.py, result_scan.py): a first pass
+(the two shard runs that ``merge`` reads are only scored when ``merge`` is asked for).
+
+How the readers stream (src/agenteval/inputs/result_inputs.py, result_scan.py): a first pass
 walks each file a 4 MB window at a time (the stdlib's C decoder finds each case's end)
 and keeps the eval set result's head and each case's byte span, evalId and runId
 (~16 bytes and an id per case); the commands then read, parse and validate one case at
@@ -42,12 +44,27 @@ invocation), ``--legacy`` = main at 49630cd, 100,000 cases, 2 metrics, result fi
     resume  after    293 MB  367.7 s   before  4,617 MB  244.0 s   0.06x RSS, 1.51x time
     diff / run wall: 0.31x (target ≤ 1.5x)
 
+Re-measured after the merges (main at fbcc342, one invocation, each reader once; load
+average 11-16 the whole time, so walls are long: the 100,000-case run itself took 790 s
+of wall for ~75 s of CPU), and ``report`` again once it stopped reading its input whole
+(5e687e8: the page model is fed case by case, RunBuilder.feed_source; ``merge`` and
+``--resume`` were not re-run, their figures above stand):
+
+    python bench/result_reading.py --cases 100000 --commands show,diff,report
+    run     244 MB  790.3 s   (scoring; the reference for diff)
+    show    123 MB  237.8 s
+    diff    283 MB  481.4 s   diff / run wall: 0.61x (target ≤ 1.5x)
+    report  2,698 MB  513.6 s (fbcc342: over 800 MB, the result read whole for the page)
+    report    232 MB  421.0 s (5e687e8, another invocation, load ~16: the run took 1450 s)
+
+    python bench/result_reading.py --cases 20000 --commands report --legacy <fbcc342 src>
+    report  after 109 MB 189.3 s   before 597 MB 152.1 s   0.18x RSS, 1.24x time
+
 What is left: ``diff`` keeps each case's and metric's status and score on both sides
 (~1.3 KB a case for two sides); ``--resume`` reads the kept cases twice (once to
 refuse a broken file before anything is scored, once when the run reaches them),
-which is its extra time.  ``report`` still builds the whole page model from whole
-results (report/html_model.py: every case's runs are held for the detail chunks); the
-reading no longer doubles that, and the page itself is the HTML report's to stream.
+which is its extra time.  ``report`` of two runs (a comparison) still reads both whole
+for the comparison table.
 Profile of a resume of 10,000 cases (cProfile): 42 s preparing (25 s the eval set's
 checks, as in any run; ~15 s reading the kept cases twice), 39 s scoring and writing.
 """
@@ -112,20 +129,21 @@ class Inputs:
     run: Measured
 
 
-def make_inputs(root: Path, cases: int) -> Inputs:
-    """Write the eval set, score it whole (timed) and as two shards."""
+def make_inputs(root: Path, cases: int, *, shards_too: bool = True) -> Inputs:
+    """Write the eval set, score it whole (timed) and as two shards (for ``merge`` only)."""
     evalset = write_suite(root, cases)
     out, document = root / "out", root / "run.json"
     common = ["--evalset", str(evalset), "--quiet", "--no-cache", "--no-progress"]
     run = child(["run", *common, "--output", str(out), "--json", str(document)], None)
     shards = []
-    for index in (1, 2):
+    for index in (1, 2) if shards_too else ():
         shard_out = root / f"shard{index}"
         child(["run", *common, "--shard", f"{index}/2", "--output", str(shard_out)], None)
         (found,) = shard_out.glob("*.evalset_result.json")
         shards.append(found)
     (result,) = out.glob("*.evalset_result.json")
-    return Inputs(root, evalset, result, document, (shards[0], shards[1]), run)
+    pair = (shards[0], shards[1]) if shards else (result, result)
+    return Inputs(root, evalset, result, document, pair, run)
 
 
 def reader(name: str, inputs: Inputs, scratch: Path) -> list[str]:
@@ -155,7 +173,7 @@ def main() -> None:
     names = [name for name in args.commands.split(",") if name]
     sides = [("before", args.legacy), ("after", None)] if args.legacy else [("after", None)]
     with tempfile.TemporaryDirectory() as tmp:
-        inputs = make_inputs(Path(tmp), args.cases)
+        inputs = make_inputs(Path(tmp), args.cases, shards_too="merge" in names)
         size = inputs.result.stat().st_size / 1e6
         print(
             f"{args.cases:,} cases: run {inputs.run.wall:.1f} s, {inputs.run.peak_mb:.0f} MB; "

@@ -1,4 +1,4 @@
-"""Shared pytest fixtures, and the browser tests' skip when Chromium is missing."""
+"""Shared pytest fixtures, and the one-line notes when Chromium or PostgreSQL is missing."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from chromium import CHROMIUM
 from judge_server import JudgeServer
+from postgres_server import SKIP_REASON as NO_POSTGRES
 from postgres_server import pg_url, postgres_server  # noqa: F401 - fixtures of the store tests
 
 # The reason every browser test is skipped with on a machine without Chromium.
@@ -29,17 +30,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line at the end of the run when the browser tests were skipped for want of Chromium."""
+    """One line at the end of the run for each kind of test skipped for want of a real part.
+
+    Chromium (the HTML report's browser tests) and PostgreSQL (the run store's tests):
+    pytest -q shows a skip as an ``s`` only, so without this line they would go unnoticed.
+    """
     skipped = [
-        report
-        for report in terminalreporter.stats.get("skipped", [])
-        if NO_CHROMIUM in str(getattr(report, "longrepr", ""))
+        str(getattr(report, "longrepr", "")) for report in terminalreporter.stats.get("skipped", [])
     ]
-    if skipped:
+    browser = sum(NO_CHROMIUM in reason for reason in skipped)
+    if browser:
         terminalreporter.write_line(
-            f"{len(skipped)} browser test{'s' * (len(skipped) != 1)} of the HTML report "
+            f"{browser} browser test{'s' * (browser != 1)} of the HTML report "
             f"skipped: {NO_CHROMIUM} "
             "(`make chromium` installs Debian's chromium; it needs root and apt-get)",
+            yellow=True,
+            bold=True,
+        )
+    store = sum(NO_POSTGRES in reason for reason in skipped)
+    if store:
+        terminalreporter.write_line(
+            f"{store} run-store test{'s' * (store != 1)} on PostgreSQL skipped: {NO_POSTGRES}",
             yellow=True,
             bold=True,
         )

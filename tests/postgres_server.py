@@ -10,8 +10,9 @@ server refuses to run as root, so as root it runs as the ``postgres`` system use
 ``pg_url`` (function scope) creates a fresh database per test and gives its URL,
 ``postgresql://agenteval:<password>@/<db>?host=<socket dir>``.
 
-When the binaries are missing the tests skip with one line saying how to install them
-(``make postgres``, which ``make test`` runs).
+When the binaries are missing the tests skip, and the run says so in one line at its end
+(tests/conftest.py's ``pytest_terminal_summary``) naming how to install them (``make
+postgres``, which ``make test`` runs); tests/test_postgres_skip.py checks both ways.
 """
 
 from __future__ import annotations
@@ -134,11 +135,16 @@ def postgres_available() -> bool:
     return (PG_BIN / "initdb").is_file() and (PG_BIN / "pg_ctl").is_file()
 
 
+def skip_without_postgres() -> None:
+    """Skip the calling test, with :data:`SKIP_REASON`, where the binaries are missing."""
+    if not postgres_available():
+        pytest.skip(SKIP_REASON)
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """A PostgreSQL server for this test session (this xdist worker)."""
-    if not postgres_available():
-        pytest.skip(SKIP_REASON)
+    skip_without_postgres()
     server = PostgresServer()
     try:
         yield server.start()
@@ -152,4 +158,13 @@ def pg_url(postgres_server: PostgresServer) -> str:
     return postgres_server.create_database()
 
 
-__all__ = ["PASSWORD", "USER", "PostgresServer", "pg_url", "postgres_available", "postgres_server"]
+__all__ = [
+    "PASSWORD",
+    "SKIP_REASON",
+    "USER",
+    "PostgresServer",
+    "pg_url",
+    "postgres_available",
+    "postgres_server",
+    "skip_without_postgres",
+]

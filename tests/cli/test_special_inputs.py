@@ -77,7 +77,7 @@ def test_a_fifo_input_is_refused_up_front(tmp_path: Path, command: str) -> None:
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize("command", ["--traces", "--evalset", "--metrics", "import otel", "show"])
+@pytest.mark.parametrize("command", COMMANDS)
 def test_dev_zero_is_refused_up_front(tmp_path: Path, command: str) -> None:
     evalset, out = _suite(tmp_path), tmp_path / "out"
     args = [a.format("/dev/zero", evalset=evalset, out=out) for a in COMMANDS[command]]

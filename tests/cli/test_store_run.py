@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -25,9 +26,12 @@ from cli.store_workspace import (
     write_judged_suite,
 )
 from judge_server import JudgeServer, Reply
-from postgres_server import PASSWORD, PostgresServer
+from postgres_server import PASSWORD, PostgresServer, skip_without_postgres
 
 INVALID = "reasoning: it differs\nis_the_agent_response_valid: invalid"
+# A run's one verdict line: its word, then the counts, the eval sets and the wall time.
+VERDICT_WORD = re.compile(r"^(PASSED|FAILED|INCOMPLETE|NOT EVALUATED|REGRESSED|NO REGRESSION)\b")
+VERDICT_LINE = re.compile(VERDICT_WORD.pattern + r".* · \d+\.\d\d s$")
 
 
 @pytest.fixture
@@ -123,19 +127,37 @@ def test_baseline_from_the_store_exits_1_on_a_regression_and_0_without(
     )
     assert pr.returncode == 1, pr.stdout + pr.stderr
     [main_row] = [row for row in _history(workspace, store) if row["branch"] == "main"]
-    assert f"compared with @branch:main (run {main_row['runId']}, commit " in pr.stdout
-    # flappy regressed, and so did its tool metric.
-    assert "REGRESSED: 2 regressions · 3 cases and 6 metrics compared" in pr.stdout
-    table = pr.stdout.split("compared with @branch:main")[1]
+    lines = pr.stdout.splitlines()
+    [compared] = [i for i, line in enumerate(lines) if line.startswith("compared with ")]
+    assert lines[compared].startswith(
+        f"compared with @branch:main (run {main_row['runId']}, commit "
+    )
+    assert lines[compared].endswith("): 3 cases and 6 metrics compared · tolerance 0")
+    # flappy regressed, and so did its tool metric: the table, then the one verdict line,
+    # last, saying what the exit code says.
+    table = "\n".join(lines[compared + 1 : -1])
     assert "flappy" in table and "broken" not in table
+    assert VERDICT_LINE.match(lines[-1]), lines[-1]
+    assert lines[-1].startswith(
+        "REGRESSED: 1 of 3 cases passed (2 failed) · 1 eval set · 2 regressions vs @branch:main · "
+    ), pr.stdout
+    assert [line for line in lines if VERDICT_WORD.match(line)] == [lines[-1]], pr.stdout
+    newest = _history(workspace, store)[0]["runId"]
+    stored = f"stored run {newest} in sqlite:///{workspace.root / 'team.sqlite'}"
+    assert lines.index(stored) < compared
     workspace.write_traces(3, flappy_fails=False)
     workspace.commit("pr fixes flappy")
     fixed = in_process(
         *workspace.run_args("--store", store, "--baseline", "@branch:main"), cwd=workspace.root
     )
-    # broken still fails, as on main: not a regression, so the PR passes.
+    # broken still fails, as on main: not a regression, so the PR passes, and says so last.
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
-    assert "NO REGRESSION: 0 regressions" in fixed.stdout
+    lines = fixed.stdout.splitlines()
+    assert lines[-1].startswith(
+        "NO REGRESSION: 2 of 3 cases passed (1 failed) · 1 eval set · "
+        "0 regressions vs @branch:main · "
+    ), fixed.stdout
+    assert [line for line in lines if VERDICT_WORD.match(line)] == [lines[-1]], fixed.stdout
     rows = _history(workspace, store)
     assert [row["branch"] for row in rows] == ["pr-7", "pr-7", "main"]
     # No such branch: exit 2 before scoring; nothing written, nothing stored.
@@ -151,6 +173,29 @@ def test_baseline_from_the_store_exits_1_on_a_regression_and_0_without(
     )
     assert not (workspace.root / "never").exists()
     assert len(_history(workspace, store)) == 3
+
+
+def test_a_baseline_sharing_no_case_is_incomplete_and_says_so_last(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    other = write_big_suite(tmp_path / "other", 3, "other")
+    made = in_process("run", "--evalset", str(other), "--output", "base", "-q", cwd=tmp_path)
+    assert made.returncode == 1, made.stderr
+    [made_file] = list((tmp_path / "base").iterdir())
+    baseline = "main.evalset_result.json"  # a short name: the verdict line fits on one line
+    (workspace.root / baseline).write_bytes(made_file.read_bytes())
+    proc = in_process(*workspace.run_args("--baseline", baseline), cwd=workspace.root)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        "error: --baseline: no case is in both the baseline and this run; nothing was compared"
+    ]
+    lines = proc.stdout.splitlines()
+    assert VERDICT_LINE.match(lines[-1]), proc.stdout
+    assert lines[-1].startswith(
+        f"INCOMPLETE: 2 of 3 cases passed (1 failed) · 1 eval set · nothing compared with "
+        f"{baseline} · "
+    ), proc.stdout
+    assert [line for line in lines if VERDICT_WORD.match(line)] == [lines[-1]]
 
 
 def _bump_schema(path: Path) -> None:
@@ -253,6 +298,10 @@ def test_a_full_store_is_exit_3_after_scoring_with_the_result_files_written(
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "the store is full (database or disk is full)" in proc.stderr
     assert "(the run was not stored; its result files were written)" in proc.stderr
+    # The one verdict line, last, says what exit 3 says, and why.
+    last = proc.stdout.splitlines()[-1]
+    assert last.startswith("INCOMPLETE: 1200 of 1500 cases passed (300 failed) · 1 eval set · "
+                           "not stored · "), proc.stdout  # fmt: skip
     [written] = list((tmp_path / "out").iterdir())
     assert json.loads(written.read_text())["evalSetId"] == "big"
     # The store holds the earlier run, finished, and no finished half of this one.
@@ -265,6 +314,7 @@ def test_a_full_store_is_exit_3_after_scoring_with_the_result_files_written(
 def test_the_store_going_down_mid_run_never_stops_scoring(
     workspace: Workspace, judge_server: JudgeServer, tmp_path: Path
 ) -> None:
+    skip_without_postgres()
     server = PostgresServer()
     try:
         server.start()
@@ -297,6 +347,9 @@ def test_the_store_going_down_mid_run_never_stops_scoring(
     assert judge_server.count == 4
     assert "error: postgresql://agenteval:***@/" in err
     assert "(the run was not stored; its result files were written)" in err
+    assert out.splitlines()[-1].startswith(
+        "INCOMPLETE: 1 of 1 cases passed · 1 eval set · not stored · "
+    ), out
     assert PASSWORD not in out + err
     assert len(list((tmp_path / "out").iterdir())) == 1
 

@@ -274,6 +274,16 @@ def test_a_flood_of_empty_spans_is_one_warning(tmp_path: Path) -> None:
         "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])"
     ]
     assert done.stdout == f"wrote {out / 'flood.evalset.json'} (0 cases)\n"
+    # The same file given to a run: one warning line (it printed 300,001), counted in the
+    # verdict line; the case without a turn is scored as such.
+    evalset = _evalset(tmp_path, "trip-1")
+    done = agenteval("run", "-e", str(evalset), "--traces", str(path), "--no-progress")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"warning: {path}: 300,000 spans: have no spanId (OTLP requires one); not used "
+        "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])"
+    ]
+    assert " · 1 eval set · 1 warning · " in done.stdout.splitlines()[-1], done.stdout
 
 
 def test_spans_outside_every_turn_are_counted_past_three(tmp_path: Path) -> None:

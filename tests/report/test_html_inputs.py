@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agenteval.errors import ConfigError
+from agenteval.report.html import write_report
 from agenteval.report.html_inputs import load_runs
 from agenteval.report.result_files import run_document, write_json, write_result
 from agenteval.schema.result import EvalSetResult
@@ -28,19 +29,25 @@ def test_run_documents_are_one_run_each_and_result_files_one_together(tmp_path: 
     write_result(_result("y", 1.0), folder, "app")
     runs = load_runs([first, second, folder])
     assert [run.label for run in runs] == ["a.json", "b.json", "results"]
-    assert [[r.eval_set_id for r in run.results] for run in runs] == [["s", "t"], ["s"], ["x", "y"]]
+    assert [run.eval_set_ids for run in runs] == [["s", "t"], ["s"], ["x", "y"]]
     assert runs[1].extras["durationSeconds"] == 2
-    assert runs[0].results[0].case_results()[0].final_eval_status.value == "passed"
+    # Nothing is read whole until asked: the page is built from the cases as they are read.
+    assert [run.results for run in runs] == [[], [], []]
+    assert runs[0].whole()[0].case_results()[0].final_eval_status.value == "passed"
 
 
 def test_bad_inputs_are_located_errors(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"evalSetResults": [{"evalCaseResults": [{"finalEvalStatus": "great"}]}]}')
-    with pytest.raises(ConfigError) as caught:
-        load_runs([broken])
-    (problem,) = caught.value.problems
-    assert problem.file == str(broken)
-    assert problem.path == "evalSetResults[0].evalCaseResults[0].finalEvalStatus"
+    [run] = load_runs([broken])
+    page = tmp_path / "page.html"
+    for read in (run.whole, lambda: write_report(page, [run])):
+        with pytest.raises(ConfigError) as caught:
+            read()
+        (problem,) = caught.value.problems
+        assert problem.file == str(broken)
+        assert problem.path == "evalSetResults[0].evalCaseResults[0].finalEvalStatus"
+    assert not page.exists()
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ConfigError, match="no result files"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,7 +186,11 @@ def _score_and_report(
         max_shown=flags.max_shown or None, quiet=flags.quiet, verbose=flags.verbose
     )
     with RunReporter(
-        flags.reports(), app_name=flags.app_name, tallies=tallies, named=recording
+        flags.reports(),
+        app_name=flags.app_name,
+        tallies=tallies,
+        named=recording,
+        documents=stored is not None,  # --baseline compares the spooled documents
     ) as reporter:
         sink: api.ResultSink = reporter.sink
         if stored is not None:
@@ -200,13 +205,22 @@ def _score_and_report(
             raise
         policy.writing()
         stopped = lambda: policy.during_writing  # noqa: E731 - read after each report
-        written = report_run(result, reporter, quiet=flags.quiet, stopped_writing=stopped)
-        if stored is None:
-            return written.exit_code
-        keys = written.document_keys
-        return stored.conclude(
-            result, reporter.sink, keys, written.exit_code, stdout(), stderr(), quiet=flags.quiet
+        conclude = (
+            None
+            if stored is None
+            else partial(
+                stored.conclude,
+                result,
+                reporter.sink,
+                out=stdout(),
+                err=stderr(),
+                quiet=flags.quiet,
+            )
         )
+        written = report_run(
+            result, reporter, quiet=flags.quiet, stopped_writing=stopped, conclude=conclude
+        )
+        return written.exit_code
 
 
 def signal_notice(text: str) -> None:

@@ -10,7 +10,9 @@ Tested in tests/cli/test_one_verdict.py and tests/cli/test_commands.py.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape as markup_escape
@@ -22,6 +24,9 @@ from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.run_reports import ReportsWritten, RunReporter
 from agenteval.report.safe_text import escape_control
 
+if TYPE_CHECKING:
+    from agenteval.store.recording import Concluded
+
 
 def report_run(
     result: api.RunResult,
@@ -29,8 +34,13 @@ def report_run(
     *,
     quiet: bool,
     stopped_writing: Callable[[], bool] = lambda: False,
+    conclude: Callable[[int, dict[str, Any]], Concluded] | None = None,
 ) -> ReportsWritten:
-    """Print the run's details, write its reports, print what was written and the verdict."""
+    """Print the run's details, write its reports, print what was written and the verdict.
+
+    ``conclude`` (the run store and ``--baseline``: store/recording.py) runs just before the
+    verdict line and may change both it and the exit code: the verdict stays the last line.
+    """
     out = stdout()
     # Warnings are never hidden, not even by --quiet (what CI runs with).
     notes = print_warnings(result.warnings)
@@ -53,7 +63,17 @@ def report_run(
         stderr().print(
             f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False
         )
-    out.print(console_report.report_final_line(reports, result.elapsed, notes=written.notes))
+    concluded = conclude(written.exit_code, written.document_keys) if conclude else None
+    if concluded is not None:
+        unfinished = (*written.notes.unfinished, *concluded.unfinished)
+        notes = dataclasses.replace(written.notes, unfinished=unfinished)
+        written = dataclasses.replace(written, exit_code=concluded.code, notes=notes)
+    baseline = concluded.baseline if concluded is not None else None
+    out.print(
+        console_report.report_final_line(
+            reports, result.elapsed, notes=written.notes, baseline=baseline
+        )
+    )
     if "interrupted" in written.notes.unfinished:
         entry.note_interrupted()  # the verdict line said so: the exit path adds no other
     return written

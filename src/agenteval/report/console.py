@@ -10,7 +10,7 @@ render the same.  The caller supplies the ``Console`` (which handles
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.padding import Padding
@@ -40,6 +40,9 @@ from agenteval.report.set_tally import (
 )
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
+
+if TYPE_CHECKING:
+    from agenteval.report.diff import BaselineVerdict
 
 # Detailed case tables per eval set before the rest are only counted and listed.
 HIDDEN_IDS_LISTED = 20
@@ -289,13 +292,16 @@ def report_final_line(
     duration_seconds: float | None = None,
     *,
     notes: RunNotes = NO_NOTES,
+    baseline: BaselineVerdict | None = None,
 ) -> Text:
     """:func:`final_line` of tallied eval sets: the run's one verdict line.
 
     ``notes.unfinished`` says why the run could not finish beyond its case statuses
     (``interrupted``, ``1 report not written``): the verdict is then INCOMPLETE, as the
     exit code (3) is, and the reasons follow the counts; ``notes.warning_count`` counts
-    the run's warnings (``· 2 warnings``).
+    the run's warnings (``· 2 warnings``).  With ``baseline`` (``run --baseline``) the
+    exit code is diff's, and so is the verdict word: REGRESSED (1) or NO REGRESSION (0),
+    INCOMPLETE still first; ``· 2 regressions vs @branch:main`` follows the counts.
     """
     total = sum(len(report.statuses) for report in reports)
     passed = sum(report.count(EvalStatus.PASSED) for report in reports)
@@ -304,7 +310,11 @@ def report_final_line(
     not_evaluated = total - passed - failed - incomplete
     status = outcome(reports, unfinished=bool(notes.unfinished)).status
     line = Text()
-    line.append_text(status_text(status, upper=True))
+    if baseline is not None and status is not EvalStatus.INCOMPLETE:
+        word = "REGRESSED" if baseline.regressed else "NO REGRESSION"
+        line.append(word, style="red" if baseline.regressed else "green")
+    else:
+        line.append_text(status_text(status, upper=True))
     line.stylize("bold")
     line.append(f": {passed} of {total} cases passed")
     others = [f"{failed} failed"] if failed else []
@@ -316,6 +326,8 @@ def report_final_line(
     unstable = sum(report.unstable for report in reports)
     if unstable:
         line.append(f" · {_unstable_text(unstable)}")
+    if baseline is not None:
+        line.append(f" · {baseline.counts} vs {baseline.label}")
     for reason in notes.unfinished:
         line.append(f" · {reason}")
     if notes.warning_count:

@@ -154,6 +154,20 @@ class ResultDiff:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class BaselineVerdict:
+    """A run compared with its ``--baseline``, as the run's verdict line says it."""
+
+    label: str  # the baseline as given (``@branch:main``, a result file), escaped
+    regressed: bool
+    counts: str  # :func:`change_counts`
+
+    @classmethod
+    def of(cls, label: str, diff: ResultDiff) -> BaselineVerdict:
+        """The verdict of ``diff`` against the baseline called ``label``."""
+        return cls(escape_control(label), diff.regressed, change_counts(diff))
+
+
 CaseKey = tuple[str, str]
 MetricKey = tuple[str, str, str]
 
@@ -350,42 +364,57 @@ def diff_results(
 
 def render_diff(console: Console, diff: ResultDiff) -> None:
     """Print the verdict line and a table of every change, regressions first."""
-    counts = diff.counts()
+    render_changes(console, diff)
     verdict = Text("REGRESSED" if diff.regressed else "NO REGRESSION", style="bold")
     verdict.stylize("red" if diff.regressed else "green")
+    verdict.append(f": {change_counts(diff)}")
+    verdict.append(f" · {compared_text(diff)}", style="dim")
+    console.print(verdict)
+
+
+def change_counts(diff: ResultDiff) -> str:
+    """``2 regressions, 1 improved``: the regressions always, the other kinds when any."""
+    counts = diff.counts()
     parts = [f"{counts['regressions']} regression{'s' if counts['regressions'] != 1 else ''}"]
     parts += [
         f"{counts[kind.value]} {kind.value}"
         for kind in (ChangeKind.IMPROVED, ChangeKind.APPEARED, ChangeKind.DISAPPEARED)
         if counts[kind.value]
     ]
-    verdict.append(f": {', '.join(parts)}")
-    verdict.append(
-        f" · {diff.compared_cases} cases and {diff.compared_metrics} metrics compared"
-        f" · tolerance {format_score(diff.tolerance)}",
-        style="dim",
+    return ", ".join(parts)
+
+
+def compared_text(diff: ResultDiff) -> str:
+    """``3 cases and 6 metrics compared · tolerance 0``."""
+    return (
+        f"{diff.compared_cases} cases and {diff.compared_metrics} metrics compared"
+        f" · tolerance {format_score(diff.tolerance)}"
     )
-    if diff.changes:
-        names = ("change", "eval set", "case", "metric")
-        table = CellTable(
-            [Column(name, "left", key=True, labelled=False) for name in names]
-            + [Column("base", "left"), Column("new", "left"), Column("why", "left", prose=True)]
+
+
+def render_changes(console: Console, diff: ResultDiff) -> None:
+    """Print the table of every change, regressions first (nothing when nothing changed)."""
+    if not diff.changes:
+        return
+    names = ("change", "eval set", "case", "metric")
+    table = CellTable(
+        [Column(name, "left", key=True, labelled=False) for name in names]
+        + [Column("base", "left"), Column("new", "left"), Column("why", "left", prose=True)]
+    )
+    for change in diff.changes:
+        table.add_row(
+            Text(change.kind.value, style=_KIND_STYLES[change.kind]),
+            Text(escape_control(change.eval_set_id)),
+            Text(escape_control(change.eval_id)),
+            Text(
+                escape_control(change.metric_name or "(case)"),
+                style="" if change.metric_name else "dim",
+            ),
+            _side_text(change.base),
+            _side_text(change.new),
+            Text(escape_control("; ".join(change.reasons))),
         )
-        for change in diff.changes:
-            table.add_row(
-                Text(change.kind.value, style=_KIND_STYLES[change.kind]),
-                Text(escape_control(change.eval_set_id)),
-                Text(escape_control(change.eval_id)),
-                Text(
-                    escape_control(change.metric_name or "(case)"),
-                    style="" if change.metric_name else "dim",
-                ),
-                _side_text(change.base),
-                _side_text(change.new),
-                Text(escape_control("; ".join(change.reasons))),
-            )
-        console.print(table)
-    console.print(verdict)
+    console.print(table)
 
 
 def _side_text(side: Side | None) -> Text:
@@ -395,12 +424,16 @@ def _side_text(side: Side | None) -> Text:
 
 
 __all__ = [
+    "BaselineVerdict",
     "Change",
     "ChangeKind",
     "ResultDiff",
     "Side",
     "Snapshot",
+    "change_counts",
+    "compared_text",
     "diff_results",
+    "render_changes",
     "render_diff",
     "snapshot",
 ]

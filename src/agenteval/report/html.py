@@ -44,6 +44,8 @@ from typing import Any
 import jinja2
 import orjson
 
+from agenteval.errors import Problem
+from agenteval.inputs.result_inputs import raise_problems
 from agenteval.report.atomic_write import StreamedFile, is_stdout
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html_inputs import ReportRun
@@ -248,15 +250,27 @@ def write_page(
 def _default_title(runs: Sequence[ReportRun]) -> str:
     if len(runs) == 2:
         return f"agenteval: {runs[0].label} → {runs[1].label}"
-    eval_sets = sorted({r.eval_set_id for run in runs for r in run.results})
+    eval_sets = sorted({eval_set_id for run in runs for eval_set_id in run.eval_set_ids})
     return "agenteval: " + ", ".join(eval_sets[:3]) + (" …" if len(eval_sets) > 3 else "")
 
 
 def _built(runs: Sequence[ReportRun]) -> list[RunBuilder]:
-    return [
-        RunBuilder(run.label, sources=run.sources, extras=run.extras).feed(run.results)
-        for run in runs
-    ]
+    """Each run's page model, its parts read case by case; ConfigError if a case is invalid."""
+    builders: list[RunBuilder] = []
+    problems: list[Problem] = []
+    try:
+        for run in runs:
+            builder = RunBuilder(run.label, sources=run.sources, extras=run.extras)
+            builders.append(builder)
+            builder.feed(run.results)
+            for part in run.parts:
+                builder.feed_source(part, problems)
+        raise_problems(problems)
+    except BaseException:
+        for builder in builders:
+            builder.close()
+        raise
+    return builders
 
 
 def _compared(
@@ -265,7 +279,7 @@ def _compared(
     if len(runs) != 2:
         return None
     base, new = builders[0].index(), builders[1].index()
-    return comparison(runs[0].results, runs[1].results, base, new, tolerance)
+    return comparison(runs[0].whole(), runs[1].whole(), base, new, tolerance)
 
 
 def write_report(

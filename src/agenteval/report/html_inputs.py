@@ -1,11 +1,11 @@
 """Runs for the HTML report: result files, ``--json`` run documents and directories of them.
 
 Files are read by :func:`agenteval.inputs.result_inputs.read_parts`, like every other result
-reader (wrong kinds of file are named there), and each eval set result is then read
-whole for the page (:meth:`ResultPart.whole`, a fold over its cases).  A run document
-is one run (its own keys: duration, warnings…); the plain result files given together
-are one more, and shards of an eval set among them are joined as ``agenteval merge``
-joins them.
+reader (wrong kinds of file are named there).  A run document is one run (its own keys:
+duration, warnings…); the plain result files given together are one more, and shards of
+an eval set among them are joined as ``agenteval merge`` joins them (whole).  Otherwise a
+run keeps its :class:`ResultPart` s and the page is built from their cases as they are
+read (RunBuilder.feed_source); only a comparison of two runs reads them whole.
 """
 
 from __future__ import annotations
@@ -23,12 +23,27 @@ from agenteval.schema.result import EvalSetResult
 
 @dataclass(slots=True)
 class ReportRun:
-    """One run shown in the report: its results and where they came from."""
+    """One run shown in the report: its results (or their parts) and where they came from."""
 
     label: str
-    results: list[EvalSetResult]
+    results: list[EvalSetResult]  # whole; empty when ``parts`` are read case by case
     sources: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)  # run-document keys: duration, warnings
+    parts: list[ResultPart] = field(default_factory=list)
+
+    @property
+    def eval_set_ids(self) -> list[str]:
+        """The run's evalSetIds, in order."""
+        return [r.eval_set_id for r in self.results] + [p.eval_set_id for p in self.parts]
+
+    def whole(self) -> list[EvalSetResult]:
+        """The whole results (parts read whole; ConfigError naming every invalid piece)."""
+        if not self.parts:
+            return self.results
+        problems: list[Problem] = []
+        results = _whole(self.parts, problems)
+        raise_problems(problems)
+        return results
 
 
 def _whole(parts: Sequence[ResultPart], problems: list[Problem]) -> list[EvalSetResult]:
@@ -40,7 +55,6 @@ def load_runs(paths: Sequence[Path]) -> list[ReportRun]:
     by_file: dict[str, list[ResultPart]] = {}
     for part in read_parts(paths):
         by_file.setdefault(part.source, []).append(part)
-    problems: list[Problem] = []
     runs: list[ReportRun] = []
     plain: list[ResultPart] = []
     for source, found in by_file.items():
@@ -48,17 +62,15 @@ def load_runs(paths: Sequence[Path]) -> list[ReportRun]:
         if keys is None:
             plain.extend(found)
         else:
-            runs.append(ReportRun(Path(source).name, _whole(found, problems), [source], keys))
-    if len({part.eval_set_id for part in plain}) < len(plain):
-        # Shards of one run: joined exactly as `agenteval merge` joins them (overlaps refused).
-        joined = merge_results(plain)
-    else:
-        joined = _whole(plain, problems)
-    raise_problems(problems)
-    if joined:
+            runs.append(ReportRun(Path(source).name, [], [source], keys, parts=found))
+    if plain:
         files = list(dict.fromkeys(part.source for part in plain))
         label = Path(files[0]).name if len(files) == 1 else "results"
-        runs.append(ReportRun(label=label, results=joined, sources=files))
+        if len({part.eval_set_id for part in plain}) < len(plain):
+            # Shards of one run: joined as `agenteval merge` joins them (overlaps refused).
+            runs.append(ReportRun(label=label, results=merge_results(plain), sources=files))
+        else:
+            runs.append(ReportRun(label=label, results=[], sources=files, parts=plain))
     return runs
 
 

@@ -36,6 +36,9 @@ from typing import IO, Any
 import orjson
 
 from agenteval import __version__
+from agenteval.errors import Problem
+from agenteval.inputs.case_sources import CaseSource
+from agenteval.inputs.case_sources import runs_of as source_runs
 from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import SetTally
 from agenteval.report.set_tally import num_runs as runs_of
@@ -393,10 +396,13 @@ class RunBuilder:
         for metric in case.overall_eval_metric_results or ():
             self._stats.setdefault(metric.metric_name, _MetricStats()).add(metric)
 
-    def end_set(self, head: EvalSetResult) -> None:
-        """Finish the eval set with its head (``judgeFailures``, summary and extras set)."""
+    def end_set(
+        self, head: EvalSetResult, case_summaries: Iterable[EvalCaseSummary] | None = None
+    ) -> None:
+        """Finish the eval set with its head (``judgeFailures``, summary and extras set);
+        ``case_summaries``: a saved file's, read apart from ``head`` (SetTally.finish)."""
         assert self._tally is not None and self._summary is not None, "end_set before begin_set"
-        statuses = self._tally.finish(head).statuses
+        statuses = self._tally.finish(head, case_summaries).statuses
         summary = head.summary if head.summary is not None else self._summary.finish()
         self._tally = self._summary = None
         rows = [entry.row(statuses[eval_id]) for eval_id, entry in self._cases.items()]
@@ -415,6 +421,21 @@ class RunBuilder:
             for case in cases:
                 self.add(case)
             self.end_set(result)
+        return self
+
+    def feed_source(self, source: CaseSource, problems: list[Problem]) -> RunBuilder:
+        """Add every case of a saved result read case by case (never whole); returns self.
+
+        ``problems``: where a case that does not validate is noted (it is left out); the
+        caller refuses the page when any is.  ``report`` of a 100,000-case result file
+        peaked at 2.7 GB reading it whole first (bench/result_reading.py).
+        """
+        # A file's numRuns below its highest runId would stop the summary tally.
+        runs = max(source_runs(source), *source.run_ids, 1)
+        self.begin_set(source.head.eval_set_id, runs)
+        for case in source.cases(problems):
+            self.add(case)
+        self.end_set(source.head, source.case_summaries(problems) if runs > 1 else None)
         return self
 
     def index(self) -> dict[str, Any]:

@@ -133,6 +133,7 @@ class RunReporter:
         app_name: str = "agenteval",
         tallies: ReportSink | None = None,
         named: bool = False,
+        documents: bool = False,
         also: Sequence[CaseSink] = (),
         environ: Mapping[str, str] | None = None,
     ) -> None:
@@ -147,7 +148,7 @@ class RunReporter:
         self.sink = StreamedRun(
             output=reports.output,
             app_name=app_name,
-            documents=named or reports.needs_documents,
+            documents=documents or named or reports.needs_documents,
             tallies=tallies,
             also=[*([self.page] if self.page is not None else []), *also],
             named=named,

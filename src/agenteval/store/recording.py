@@ -7,11 +7,13 @@
   same eval sets, or a result file), and write the run as ``running``.  Any problem is
   exit 2 and nothing is scored.
 * :meth:`StoreRun.sink`: the run's result sink, recording every case as it streams.
-* :meth:`StoreRun.conclude`, after the result files are written: finish the stored run
-  (a failure is one ``error:`` line and exit 3 — the files are written, scoring never
-  depended on the store), then with ``--baseline`` print ``diff``'s regression table;
-  the exit code follows ``diff``'s rule (1 when anything regressed, else 0) unless the
-  run itself could not finish (2, 3 and 4 win).
+* :meth:`StoreRun.conclude`, after the result files are written and before the run's
+  verdict line: finish the stored run (a failure is one ``error:`` line and exit 3 — the
+  files are written, scoring never depended on the store), then with ``--baseline``
+  print what it was compared with and ``diff``'s table of changes; the exit code follows
+  ``diff``'s rule (1 when anything regressed, else 0) unless the run itself could not
+  finish (2, 3 and 4 win).  What it returns (:class:`Concluded`) goes into the verdict
+  line, printed last: ``REGRESSED: … · 2 regressions vs @branch:main``.
 
 Tested in tests/cli/test_store_run.py.
 """
@@ -31,7 +33,7 @@ from rich.console import Console
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.result_inputs import read_results
-from agenteval.report.diff import diff_results, render_diff
+from agenteval.report.diff import BaselineVerdict, compared_text, diff_results, render_changes
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
 from agenteval.report.result_stream import ResultDocument
 from agenteval.report.safe_text import escape_control
@@ -56,6 +58,15 @@ from agenteval.store.writer import (
 if TYPE_CHECKING:
     from agenteval.api import ResultSink, RunResult
     from agenteval.report.streamed_run import StreamedRun
+
+
+@dataclass(frozen=True, slots=True)
+class Concluded:
+    """What the store and the baseline add to a run's verdict line, and its exit code."""
+
+    code: int
+    unfinished: tuple[str, ...] = ()  # why the run is INCOMPLETE beyond its cases
+    baseline: BaselineVerdict | None = None
 
 
 @dataclass(slots=True)
@@ -172,14 +183,15 @@ class StoreRun:
         self,
         result: RunResult,
         streamed: StreamedRun,
-        document_keys: Mapping[str, Any] | None,
         code: int,
+        document_keys: Mapping[str, Any] | None,
+        *,
         out: Console,
         err: Console,
-        *,
         quiet: bool,
-    ) -> int:
-        """Finish the stored run and compare with the baseline; returns the exit code."""
+    ) -> Concluded:
+        """Finish the stored run and compare with the baseline, before the verdict line."""
+        unfinished: tuple[str, ...] = ()
         if self.recorder is not None and self.store is not None:
             outcome = RunOutcome(
                 outcome=streamed.overall_status().value,
@@ -199,7 +211,9 @@ class StoreRun:
                     highlight=False,
                     soft_wrap=True,
                 )
-                code = max(code, ExitCode.INCOMPLETE) if code != ExitCode.INTERNAL_ERROR else code
+                if code != ExitCode.INTERNAL_ERROR:
+                    code = max(code, ExitCode.INCOMPLETE)
+                    unfinished = ("not stored",)
             else:
                 if not quiet:
                     out.print(
@@ -208,16 +222,21 @@ class StoreRun:
                         highlight=False,
                         soft_wrap=True,
                     )
-        if self.baseline_results is not None:
-            code = self._compare(streamed, code, out, err)
-        return code
+        if self.baseline_results is None:
+            return Concluded(code, unfinished)
+        return self._compare(streamed, code, unfinished, out, err)
 
-    def _compare(self, streamed: StreamedRun, code: int, out: Console, err: Console) -> int:
+    def _compare(
+        self,
+        streamed: StreamedRun,
+        code: int,
+        unfinished: tuple[str, ...],
+        out: Console,
+        err: Console,
+    ) -> Concluded:
         current = [_read_back(item.finished()) for item in streamed.sets]
         changes = diff_results(self.baseline_results or [], current, 0.0)
-        out.print(
-            f"compared with {escape_control(self.baseline_label)}", markup=False, highlight=False
-        )
+        label = escape_control(self.baseline_label)
         if changes.compared_cases == 0:
             err.print(
                 "error: --baseline: no case is in both the baseline and this run; nothing was "
@@ -225,11 +244,13 @@ class StoreRun:
                 markup=False,
                 highlight=False,
             )
-            return max(code, ExitCode.INCOMPLETE)
-        render_diff(out, changes)
+            reason = f"nothing compared with {escape_control(self.baseline or '')}"
+            return Concluded(max(code, ExitCode.INCOMPLETE), (*unfinished, reason))
+        out.print(f"compared with {label}: {compared_text(changes)}", markup=False, highlight=False)
+        render_changes(out, changes)
         if code in (ExitCode.PASSED, ExitCode.FAILED):
-            return ExitCode.FAILED if changes.regressed else ExitCode.PASSED
-        return code
+            code = ExitCode.FAILED if changes.regressed else ExitCode.PASSED
+        return Concluded(code, unfinished, BaselineVerdict.of(self.baseline or "", changes))
 
 
 def finished_sets(streamed: StreamedRun) -> list[FinishedSet]:
@@ -287,4 +308,4 @@ def _read_back(document: ResultDocument) -> EvalSetResult:
     return EvalSetResult.model_validate_json(buffer.getvalue())
 
 
-__all__ = ["StoreRun", "finished_sets", "store_run"]
+__all__ = ["Concluded", "StoreRun", "finished_sets", "store_run"]
