@@ -280,6 +280,7 @@ def _internal_error(exc: Exception, verbose: bool) -> NoReturn:
 
 @app.command()
 def run(
+    ctx: typer.Context,
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
@@ -520,8 +521,20 @@ def run(
     ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
+    show_config: Annotated[
+        bool,
+        typer.Option(
+            "--show-config",
+            help="Print the settings in force and where each came from (flag, variable, "
+            "project file, default); score nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete."""
+    if show_config:
+        from agenteval.config.cli_hooks import show_config
+
+        raise typer.Exit(_guard(verbose, lambda: show_config(ctx)))
     options = api.Options(
         metrics=metrics,
         traces=traces,
@@ -1099,18 +1112,25 @@ class SchemaKind(StrEnum):
     METRICS = "metrics"
     RESULT = "result"
     RUN = "run"
+    CONFIG = "config"
 
 
 @app.command()
 def schema(
-    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result or run.")],
+    ctx: typer.Context,
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run or config.")],
     verbose: VerboseOpt = False,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
 
     def body() -> int:
+        from agenteval.config.run_settings import config_json_schema_text
         from agenteval.schema.json_schema import json_schema_text
 
+        if kind is SchemaKind.CONFIG:
+            run_command = ctx.find_root().command.get_command(ctx, "run")  # type: ignore[attr-defined]
+            sys.stdout.write(config_json_schema_text(run_command))
+            return 0
         sys.stdout.write(json_schema_text(kind.value))
         return 0
 
@@ -1440,6 +1460,7 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def main_options(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -1448,6 +1469,9 @@ def main_options(
     ] = False,
 ) -> None:
     """Score recorded AI-agent traces with deterministic comparers and LLM judges."""
+    from agenteval.config.cli_hooks import install_defaults
+
+    _guard(False, lambda: install_defaults(ctx))
 
 
 def _interrupted_inside_typer(exc: SystemExit) -> bool:
