@@ -532,9 +532,9 @@ def run(
 ) -> None:
     """Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete."""
     if show_config:
-        from agenteval.config.cli_hooks import show_config
+        from agenteval.config.cli_hooks import show_config as print_config
 
-        raise typer.Exit(_guard(verbose, lambda: show_config(ctx)))
+        raise typer.Exit(_guard(verbose, lambda: print_config(ctx)))
     options = api.Options(
         metrics=metrics,
         traces=traces,
