@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gc
 import os
 import time
@@ -286,6 +287,21 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     prepared.resumed, notes = _load_resumed(options.resume, plans)
     prepared.warnings.extend(notes)
     return prepared
+
+
+def metrics_path_for(evalset_path: Path, metrics: str | None) -> Path:
+    """The metric file an eval set is scored with (``--metrics`` file or directory, else beside it)."""
+    return _metrics_path(evalset_path, metrics)
+
+
+def check_metrics_file(path: Path, options: Options) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings) of a metric file read on its own, as a run reads it (no eval set)."""
+    load_plugins(options.plugins)
+    found = Findings(problems=[])
+    metrics = _plan_metrics(path, dataclasses.replace(options, metrics=str(path)), found, None)
+    if not found.problems:
+        check_metrics(metrics, str(path), set(options.skip_metrics), found)
+    return found.problems, found.warnings
 
 
 def _traces_digest(traces: str | None) -> str | None:

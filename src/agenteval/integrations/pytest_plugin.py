@@ -34,35 +34,6 @@ import pytest
 if TYPE_CHECKING:
     from agenteval import api
 
-# run's parameters that shape scoring, as api.Options fields (reports and the store do not apply).
-_OPTION_FIELDS = {
-    "metrics": "metrics",
-    "traces": "traces",
-    "traces_match": "traces_match",
-    "app_name": "app_name",
-    "num_runs": "num_runs",
-    "metric": "only_metrics",
-    "skip_metric": "skip_metrics",
-    "plugin": "plugins",
-    "case_aggregator": "case_aggregator",
-    "concurrency": "concurrency",
-    "rate_limit": "rate_limit",
-    "judge_retries": "judge_retries",
-    "judge_timeout": "judge_timeout",
-    "cache": "cache",
-    "offline": "offline",
-    "max_judge_calls": "max_judge_calls",
-    "max_judge_tokens": "max_judge_tokens",
-    "judge_max_reply_bytes": "judge_max_reply_bytes",
-    "strict": "strict",
-    "lenient": "lenient",
-    "agent": "agent",
-    "expected_agent": "expected_agent",
-    "agent_concurrency": "agent_concurrency",
-    "agent_timeout": "agent_timeout",
-    "agent_max_event_bytes": "agent_max_event_bytes",
-    "agent_max_turn_bytes": "agent_max_turn_bytes",
-}
 _STATE = pytest.StashKey["_Evals | None"]()
 
 
@@ -103,21 +74,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _run_params(flags: list[str], cwd: Path) -> dict[str, Any]:
-    """``run``'s parameters for ``flags``, with the project file's defaults (as ``run`` has them)."""
-    import typer.main
-
-    from agenteval.cli import app
-    from agenteval.config.run_settings import project_defaults
-
-    command: Any = typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
-    defaults = project_defaults(command, cwd)
-    if not flags and "evalset" not in defaults.values:
-        return {}
-    ctx = command.make_context("run", list(flags), default_map=defaults.values)
-    return dict(ctx.params)
-
-
 def _problems_text(exc: Exception) -> str:
     from agenteval.errors import ConfigError
 
@@ -128,8 +84,8 @@ def _problems_text(exc: Exception) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Resolve the eval sets and options once; named eval sets join the collection."""
-    from agenteval import api
     from agenteval.errors import AgentEvalError
+    from agenteval.integrations.run_params import run_params, scoring_options
     from agenteval.loading import expand_evalset_paths
 
     specs: list[str] = config.getoption("agenteval_evalset") or []
@@ -138,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     flags += ["--metrics", metrics] if metrics is not None else []
     cwd = config.invocation_params.dir
     try:
-        params = _run_params(flags, cwd)
+        params = run_params(flags, cwd)
     except AgentEvalError as exc:
         raise pytest.UsageError(_problems_text(exc)) from None
     if not params:
@@ -147,11 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
     paths, problems = expand_evalset_paths(params["evalset"])
     if problems:
         raise pytest.UsageError("\n".join(f"error: {p}" for p in problems))
-    fields = {field: params[name] for name, field in _OPTION_FIELDS.items() if name in params}
-    fields["traces_match"] = getattr(fields.get("traces_match"), "value", "session")
-    if params.get("no_cache"):
-        fields["cache"] = None
-    options = api.Options(**fields)
+    options = scoring_options(params)
     files = frozenset(path.resolve() for path in paths)
     config.stash[_STATE] = _Evals(files, options, explicit=bool(specs))
     if specs:
@@ -183,9 +135,11 @@ class EvalSetFile(pytest.File):
             raise self.CollectError(_problems_text(exc)) from None
         for problem in prepared.warnings:
             self.warn(AgentEvalWarning(str(problem)))
+        wanted = set(evals.options.cases)  # `case` in the project file
         for plan in prepared.plans:
             for eval_id in plan.case_ids:
-                yield EvalCaseItem.from_parent(self, name=eval_id)
+                if not wanted or eval_id in wanted:
+                    yield EvalCaseItem.from_parent(self, name=eval_id)
 
 
 class EvalCaseItem(pytest.Item):
