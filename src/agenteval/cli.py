@@ -521,6 +521,14 @@ def run(
     ] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch",
+            help="Stay running: on every save of an eval set, metric, --traces or --plugin "
+            "file, re-score only what changed and print what changed. Ctrl-C stops (exit 0).",
+        ),
+    ] = False,
     show_config: Annotated[
         bool,
         typer.Option(
@@ -571,6 +579,12 @@ def run(
     if no_cache and offline:
         _print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
         raise typer.Exit(api.EXIT_CONFIG)
+    if watch:
+        from agenteval.watch.command import WatchView, watch_run
+
+        view = WatchView(quiet, verbose, max_shown or None)
+        reports = {"--output": output, "--json": json_file, "--junit": junit, "--markdown": markdown, "--html": html, "--record": record, "--store": store, "--baseline": baseline, "--run-group": run_group}  # fmt: skip
+        raise typer.Exit(_guard(verbose, lambda: watch_run(evalset, options, view, reports)))
 
     def body() -> int:
         out = make_console(highlight=False)
