@@ -165,8 +165,11 @@ def test_ctrl_c_stops_the_watch_with_exit_0_and_nothing_left_behind(
 
 def test_watch_refuses_reports(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "--watch", "--evalset", str(ROOT / "evalsets")]
-        + ["--output", str(tmp_path / "out"), "--num-runs", "2"],
+        [
+            *(sys.executable, "-m", "agenteval", "run", "--watch"),
+            *("--evalset", str(ROOT / "evalsets"), "--output", str(tmp_path / "out")),
+            *("--num-runs", "2"),
+        ],
         capture_output=True,
         text=True,
         timeout=WAIT,

@@ -56,9 +56,9 @@ def pass_changes(previous: PassOutcome, current: PassOutcome) -> PassChanges:
         if status is EvalStatus.PASSED and was is not None and was is not EvalStatus.PASSED:
             changes.newly_passing.append(_name(key))
         elif status is not EvalStatus.PASSED and was is not status:
-            if was is EvalStatus.PASSED or was is None or status is EvalStatus.FAILED:
-                label = status.value.replace("_", " ")
-                changes.newly_failing.append(f"{_name(key)} ({label})")
+            # Passed (or new) and now not; or not evaluated before and failed now.
+            label = status.value.replace("_", " ")
+            changes.newly_failing.append(f"{_name(key)} ({label})")
     for pair_key, pair in current.pairs.items():
         old = previous.pairs.get(pair_key)
         if old is None or old.overall is None or pair.overall is None:
