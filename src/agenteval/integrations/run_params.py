@@ -61,8 +61,14 @@ def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dic
 
     ConfigError when the project file is bad; ``need_evalset=False`` parses without one.
     """
+    from agenteval.config.project import find_project_file
     from agenteval.config.run_settings import project_defaults
 
+    if need_evalset and "--evalset" not in flags:
+        # Nothing to collect: pytest in a project without eval sets pays no import of the CLI.
+        project = find_project_file(cwd)
+        if project is None or "evalset" not in project.table:
+            return {}
     command = run_command()
     defaults = project_defaults(command, cwd)
     values = dict(defaults.values)

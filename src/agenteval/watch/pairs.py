@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenteval import api
+from agenteval.aggregation import summarize_cases
 from agenteval.errors import Problem
 from agenteval.runner import EvalSetPlan, aggregate_case
 from agenteval.schema.evalset import EvalCase, Invocation
@@ -78,6 +79,33 @@ class PassOutcome:
         if all(status is EvalStatus.PASSED for status in statuses):
             return api.EXIT_PASSED
         return api.EXIT_FAILED
+
+
+class _Cases:
+    """A result sink that keeps each eval set's cases and head, without a file summary.
+
+    The summary (aggregation.build_summary) is what result files need; a pass only
+    prints, and the console tallies the cases itself.  Building it twice per pass cost
+    more than the scoring saved (bench/watch_pass.py).
+    """
+
+    def __init__(self) -> None:
+        self.results: list[EvalSetResult] = []
+        self._cases: list[EvalCaseResult] = []
+
+    def begin_set(self, eval_set_id: str, num_runs: int) -> None:
+        self._cases = []
+
+    def add(self, case: EvalCaseResult) -> None:
+        self._cases.append(case)
+
+    def end_set(self, head: EvalSetResult) -> None:
+        self.results.append(head.model_copy(update={"eval_case_results": self._cases}))
+        self._cases = []
+
+    def overall_status(self) -> EvalStatus:
+        statuses = [case.final_eval_status for r in self.results for case in r.case_results()]
+        return summarize_cases(statuses)
 
 
 def _digest(*parts: bytes) -> str:
@@ -202,7 +230,7 @@ def score_pass(
         or previous[key].digest != digest
         or previous[key].status is EvalStatus.NOT_EVALUATED
     ]
-    sink = api.CollectedResults()
+    sink = _Cases()
     judge = api.JudgeOutcome()
     subplans = _subplans(stale, prepared)
     if subplans:
@@ -229,7 +257,7 @@ def score_pass(
 
 def _assemble(prepared: api.Prepared, pairs: Mapping[PairKey, PairResult]) -> list[EvalSetResult]:
     """The eval sets' results in file order, each case put back together from its pairs."""
-    sink = api.CollectedResults()
+    sink = _Cases()
     for plan in prepared.plans:
         sink.begin_set(plan.eval_set_id, 1)
         names = [p.metric.metric_name for p in plan.metrics]
