@@ -96,7 +96,7 @@ clean:
 # The JSON Schemas, regenerated from the pydantic models (tests/schema checks they are current).
 .PHONY: schemas
 schemas: install
-	for kind in evalset metrics result run; do \
+	for kind in evalset metrics result run config; do \
 	  $(BIN)/agenteval schema $$kind > schemas/$$kind.schema.json; \
 	  cp schemas/$$kind.schema.json src/agenteval/data/$$kind.schema.json; \
 	done

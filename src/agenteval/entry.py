@@ -107,6 +107,11 @@ def note_interrupted() -> None:
     _state["reported"] = True
 
 
+def interrupt_handled() -> None:
+    """The command ended on the signal as it should (``run --watch``): exit with its own status."""
+    _pending.clear()
+
+
 def interrupt_reported() -> bool:
     """Whether an "interrupted" line was printed already."""
     return _state["reported"]

@@ -83,7 +83,7 @@ def test_agenteval_toml_top_level_and_no_setting(tmp_path: Path) -> None:
 
 def test_project_file_with_a_wrong_type_or_bad_toml(tmp_path: Path) -> None:
     (tmp_path / "agenteval.toml").write_text("store = 3\n")
-    with pytest.raises(ConfigError, match=r"tool.agenteval.store: must be a string"):
+    with pytest.raises(ConfigError, match=r"agenteval.toml: store: must be a string"):
         project_store_setting(tmp_path)
     (tmp_path / "agenteval.toml").write_text("store = \n")
     with pytest.raises(ConfigError, match="cannot read the project settings"):

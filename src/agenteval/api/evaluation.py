@@ -44,6 +44,7 @@ from agenteval.results.fingerprints import digest_file
 from agenteval.results.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
 from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.results.sharding import Shard, parse_shard, shard_of
+from agenteval.run import planning
 from agenteval.run.planning import PlanRules, plan_evalset
 from agenteval.run.runner import (
     EvalSetPlan,
@@ -295,6 +296,17 @@ def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> None:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
+
+
+def metrics_path_for(evalset_path: Path, metrics: str | None) -> Path:
+    """The metric file an eval set is scored with (``--metrics`` file or directory, else beside it)."""
+    return planning.metrics_path_for(evalset_path, metrics)
+
+
+def check_metrics_file(path: Path, options: Options) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings) of a metric file read on its own, as a run reads it (no eval set)."""
+    load_plugins(options.plugins)
+    return planning.check_metrics_file(path, plan_rules(options))
 
 
 def _traces_digest(traces: str | None) -> str | None:

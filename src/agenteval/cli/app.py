@@ -18,7 +18,7 @@ from agenteval import __version__
 from agenteval.cli.diff import diff
 from agenteval.cli.evaluators import list_evaluators
 from agenteval.cli.explain import explain_command
-from agenteval.cli.guard import stderr
+from agenteval.cli.guard import guard, stderr
 from agenteval.cli.history import history, trend
 from agenteval.cli.merge import merge
 from agenteval.cli.report import html_report
@@ -64,6 +64,7 @@ def _version_callback(value: bool) -> None:
 
 @app.callback()
 def main_options(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -72,6 +73,10 @@ def main_options(
     ] = False,
 ) -> None:
     """Score recorded AI-agent traces with deterministic comparers and LLM judges."""
+    from agenteval.cli.project_config import install_defaults
+
+    # The project config ([tool.agenteval] / agenteval.toml) gives the commands their defaults.
+    guard(False, lambda: install_defaults(ctx))
 
 
 def _interrupted_inside_typer(exc: SystemExit) -> bool:

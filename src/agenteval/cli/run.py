@@ -69,6 +69,8 @@ from agenteval.cli.run_options import (
     ResumeOpt,
     RunGroupOpt,
     ShardOpt,
+    ShowConfigOpt,
+    WatchOpt,
 )
 from agenteval.cli.run_settings import RunFlags
 from agenteval.cli.saved_results import stored_inputs
@@ -87,6 +89,7 @@ if TYPE_CHECKING:
 
 
 def run(
+    ctx: typer.Context,
     evalset: EvalsetOpt,
     metrics: MetricsOpt = None,
     traces: TracesOpt = None,
@@ -131,13 +134,35 @@ def run(
     run_group: RunGroupOpt = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
+    watch: WatchOpt = False,
+    show_config: ShowConfigOpt = False,
 ) -> None:
     """Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete."""
+    if show_config:
+        from agenteval.cli.project_config import show_config as print_config
+
+        exit_with(verbose, lambda: print_config(ctx))
     flags = RunFlags.parse(locals())
     if flags.no_cache and flags.offline:
         print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
         raise typer.Exit(ExitCode.BAD_INPUT)
+    if watch:
+        exit_with(flags.verbose, lambda: _watch(flags))
     exit_with(flags.verbose, lambda: run_flags(flags))
+
+
+def _watch(flags: RunFlags) -> int:
+    """``run --watch``: re-score what each save changed (watch/command.py)."""
+    from agenteval.watch.command import WatchView, watch_run
+
+    view = WatchView(flags.quiet, flags.verbose, flags.max_shown or None)
+    options = flags.options(
+        resume=[Path(p) for p in flags.resume], stop=StopSignal(), progress=None, sink=None
+    )
+    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
+    code = watch_run(list(flags.evalset), options, view, reports)
+    entry.interrupt_handled()  # Ctrl-C is how a watch ends: exit 0, not "interrupted"
+    return code
 
 
 def run_flags(flags: RunFlags) -> int:

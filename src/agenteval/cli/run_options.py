@@ -235,3 +235,20 @@ RunGroupOpt = Annotated[
         help="Runs given the same ID (e.g. every --shard I/N job) are one run in the store.",
     ),
 ]
+
+WatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--watch",
+        help="Stay running: on every save of an eval set, metric, --traces or --plugin "
+        "file, re-score only what changed and print what changed. Ctrl-C stops (exit 0).",
+    ),
+]
+ShowConfigOpt = Annotated[
+    bool,
+    typer.Option(
+        "--show-config",
+        help="Print the settings in force and where each came from (flag, variable, "
+        "project file, default); score nothing.",
+    ),
+]

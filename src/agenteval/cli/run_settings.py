@@ -100,8 +100,8 @@ class RunFlags:
         *,
         resume: Sequence[Path],
         stop: StopSignal,
-        progress: api.ProgressSink,
-        sink: api.ResultSink,
+        progress: api.ProgressSink | None,
+        sink: api.ResultSink | None,
     ) -> api.Options:
         """The API's options: these flags, the resumed files (stored runs read out already)
         and the command's collaborators."""

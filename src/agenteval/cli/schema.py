@@ -23,20 +23,30 @@ class SchemaKind(StrEnum):
     METRICS = "metrics"
     RESULT = "result"
     RUN = "run"
+    CONFIG = "config"
 
 
 def schema(
-    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result or run.")],
+    ctx: typer.Context,
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run or config.")],
     verbose: VerboseOpt = False,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
-    exit_with(verbose, partial(print_schema, kind))
+    exit_with(verbose, partial(print_schema, kind, ctx))
 
 
-def print_schema(kind: SchemaKind) -> int:
-    """Write the schema of ``kind`` to stdout; 0."""
+def print_schema(kind: SchemaKind, ctx: typer.Context | None = None) -> int:
+    """Write the schema of ``kind`` to stdout; 0 (``config``: read off ``run``'s options)."""
     from agenteval.schema.json_schema import json_schema_text
 
+    if kind is SchemaKind.CONFIG:
+        from agenteval.config.run_settings import config_json_schema_text
+
+        if ctx is None:
+            raise ValueError("the config schema is read off the run command: give its context")
+        run_command = ctx.find_root().command.get_command(ctx, "run")  # type: ignore[attr-defined]
+        sys.stdout.write(config_json_schema_text(run_command))
+        return 0
     sys.stdout.write(json_schema_text(kind.value))
     return 0
 

@@ -9,6 +9,7 @@ Tested in tests/run/test_planning.py and tests/api/test_evaluation.py.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +114,15 @@ def _plan_metrics(
             )
         )
     return metrics
+
+
+def check_metrics_file(path: Path, rules: PlanRules) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings) of a metric file read on its own, as a run reads it (no eval set)."""
+    found = Findings(problems=[])
+    metrics = _plan_metrics(path, dataclasses.replace(rules, metrics=str(path)), found, None)
+    if not found.problems:
+        check_metrics(metrics, str(path), set(rules.skip), found)
+    return found.problems, found.warnings
 
 
 def plan_evalset(
@@ -264,4 +274,4 @@ def _plan(
     )
 
 
-__all__ = ["PlanRules", "metrics_path_for", "plan_evalset"]
+__all__ = ["PlanRules", "check_metrics_file", "metrics_path_for", "plan_evalset"]

@@ -392,6 +392,16 @@ def _aggregate(
     return score, EvalStatus(status), ""
 
 
+def aggregate_case(
+    case: EvalCase,
+    metrics: Sequence[EvalMetric],
+    results: Sequence[EvalMetricResult],
+    aggregator: CaseAggregator | None,
+) -> tuple[float, EvalStatus, str]:
+    """A case's score and status from its metric results, as a run aggregates them."""
+    return _aggregate(case, metrics, results, aggregator)
+
+
 # A case run to score: (run id, case).
 Work = tuple[int, EvalCase]
 

@@ -20,7 +20,6 @@ Tested in tests/store/test_urls.py.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +34,6 @@ STORE_ENV = "AGENTEVAL_STORE"
 DEFAULT_PATH = Path(".agenteval") / "history.sqlite"
 # What typer hands over for a bare ``--store`` (its flag_value).
 BARE = ""
-PROJECT_FILES = ("agenteval.toml", "pyproject.toml")
 HIDDEN = "***"
 
 _POSTGRES_SCHEMES = {"postgresql", "postgres", "postgresql+psycopg"}
@@ -221,44 +219,20 @@ def store_setting(
 
 
 def project_store_setting(start: Path) -> StoreSetting | None:
-    """``store`` from ``[tool.agenteval]`` of the nearest ``agenteval.toml`` / ``pyproject.toml``.
+    """``store`` from the project file in force at ``start`` (config/project.py finds it)."""
+    from agenteval.config.project import find_project_file
 
-    Searched from ``start`` upwards; the first file with an agenteval table decides (an
-    ``agenteval.toml`` holds the keys at its top level or under ``[tool.agenteval]``).
-    """
-    for directory in (start, *start.parents):
-        for name in PROJECT_FILES:
-            path = directory / name
-            if not path.is_file():
-                continue
-            table = _agenteval_table(path)
-            if table is None:
-                continue
-            value = table.get("store")
-            if value is None:
-                return None
-            if not isinstance(value, str):
-                raise ConfigError(
-                    [Problem(str(path), "tool.agenteval.store", "must be a string (a store URL)")]
-                )
-            return StoreSetting(value, f"{path}: tool.agenteval.store", directory)
-    return None
-
-
-def _agenteval_table(path: Path) -> Mapping[str, object] | None:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    project = find_project_file(start)
+    if project is None:
+        return None
+    value = project.table.get("store")
+    if value is None:
+        return None
+    if not isinstance(value, str):
         raise ConfigError(
-            [Problem(str(path), "", f"cannot read the project settings: {exc}")]
-        ) from None
-    tool = data.get("tool")
-    table = tool.get("agenteval") if isinstance(tool, dict) else None
-    if isinstance(table, dict):
-        return table
-    if path.name == "agenteval.toml":
-        return data
-    return None
+            [Problem(str(project.path), project.where("store"), "must be a string (a store URL)")]
+        )
+    return StoreSetting(value, project.origin("store"), project.directory)
 
 
 __all__ = [

@@ -1,0 +1,86 @@
+"""Where the project config meets the command line: ``run``'s defaults and ``--show-config``.
+
+The group callback calls :func:`install_defaults` before the subcommand parses its
+options (click builds the subcommand's context after the group's callback, reading
+``default_map`` from the group's context), so the file's values are ordinary defaults
+and click's own parameter sources say where each value came from.
+
+Tested in tests/cli/test_project_config.py.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agenteval.report.safe_text import escape_control
+
+if TYPE_CHECKING:
+    from agenteval.config.run_settings import ProjectDefaults
+
+# The commands whose options the project file gives defaults to (validate: the keys it shares).
+COMMANDS = ("run", "validate")
+_META = "agenteval.project_defaults"
+
+
+def install_defaults(ctx: Any) -> None:
+    """Give the invoked subcommand the project file's defaults (ConfigError if the file is bad)."""
+    name = ctx.invoked_subcommand
+    if name not in COMMANDS:
+        return  # other commands do not pay for the import
+    from agenteval.config.run_settings import project_defaults
+
+    root = ctx.command
+    run = root.get_command(ctx, "run")
+    defaults = project_defaults(run)
+    ctx.meta[_META] = defaults
+    if not defaults.values:
+        return
+    command = root.get_command(ctx, name)
+    own = {param.name for param in command.params}
+    ctx.default_map = {name: {k: v for k, v in defaults.values.items() if k in own}}
+
+
+def _shown(value: Any) -> str:
+    """A value as TOML would spell it (JSON's strings, lists and booleans are TOML's too)."""
+    if isinstance(value, Enum):
+        value = value.value
+    if isinstance(value, Path):
+        value = str(value)
+    if isinstance(value, tuple):
+        value = [str(item) if isinstance(item, Path) else item for item in value]
+    return escape_control(json.dumps(value, ensure_ascii=False))
+
+
+def show_config_lines(ctx: Any) -> list[str]:
+    """The effective settings of a ``run`` and the source of each, one line per key."""
+    from agenteval.config.run_settings import ProjectDefaults, effective_settings
+    from agenteval.store.urls import store_setting
+
+    defaults: ProjectDefaults = ctx.meta.get(_META) or ProjectDefaults(None)
+    project = defaults.file
+    lines = [f"# project file: {escape_control(str(project.path)) if project else '(none)'}"]
+    rows: list[tuple[str, str]] = []
+    for key, value, origin in effective_settings(ctx, defaults):
+        shown = "(not set)" if value is None else _shown(value)
+        rows.append((f"{key} = {shown}", escape_control(origin)))
+    store = store_setting(ctx.params.get("store"))
+    if store is None:
+        rows.append(("store = (not set)", "default"))
+    else:
+        origin = "flag" if store.origin == "--store" else store.origin
+        rows.append((f"store = {_shown(store.parse().redacted())}", escape_control(origin)))
+    width = max(len(text) for text, _ in rows)
+    lines.extend(f"{text.ljust(width)}  # {origin}" for text, origin in rows)
+    return lines
+
+
+def show_config(ctx: Any) -> int:
+    """Print :func:`show_config_lines` (``run --show-config``); exit code 0."""
+    print("\n".join(show_config_lines(ctx)))
+    return 0
+
+
+__all__ = ["COMMANDS", "install_defaults", "show_config", "show_config_lines"]

@@ -1,0 +1,85 @@
+"""The project file: the nearest ``agenteval.toml`` or ``pyproject.toml`` with agenteval settings.
+
+Searched from the working directory upwards; in each directory ``agenteval.toml`` is read
+before ``pyproject.toml``, and the first file holding agenteval settings decides (a
+``pyproject.toml`` without a ``[tool.agenteval]`` table is passed over).  An
+``agenteval.toml`` holds the keys at its top level or under ``[tool.agenteval]``.
+
+This module is the one reader of those files: the store URL (store/urls.py), ``run``'s
+defaults (config/run_settings.py) and the pytest plugin all come through it.
+
+Tested in tests/config/test_project.py.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agenteval.errors import ConfigError, Problem
+
+# Names of the files read, in the order they are tried in one directory.
+PROJECT_FILES = ("agenteval.toml", "pyproject.toml")
+TABLE = "tool.agenteval"
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectFile:
+    """A project file's agenteval settings: the file, its directory, the table, where it sits."""
+
+    path: Path
+    table: Mapping[str, Any]
+    # "tool.agenteval" or "" for the top level of an agenteval.toml.
+    prefix: str
+
+    @property
+    def directory(self) -> Path:
+        """The directory relative paths in the file are relative to."""
+        return self.path.parent
+
+    def where(self, key: str) -> str:
+        """The TOML path of ``key`` (``tool.agenteval.metrics``), for messages."""
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def origin(self, key: str) -> str:
+        """``file: tool.agenteval.key``: where a value came from."""
+        return f"{self.path}: {self.where(key)}"
+
+
+def find_project_file(start: Path | None = None) -> ProjectFile | None:
+    """The project file in force for ``start`` (default: the working directory), or None."""
+    here = (start or Path.cwd()).absolute()
+    for directory in (here, *here.parents):
+        for name in PROJECT_FILES:
+            path = directory / name
+            if path.is_file():
+                found = read_project_file(path)
+                if found is not None:
+                    return found
+    return None
+
+
+def read_project_file(path: Path) -> ProjectFile | None:
+    """The agenteval settings of ``path`` (None: a pyproject.toml without them)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            [Problem(str(path), "", f"cannot read the project settings: {exc}")]
+        ) from None
+    tool = data.get("tool")
+    table = tool.get("agenteval") if isinstance(tool, dict) else None
+    if isinstance(table, dict):
+        return ProjectFile(path, table, TABLE)
+    if table is not None:
+        raise ConfigError([Problem(str(path), TABLE, "must be a table")])
+    if path.name == PROJECT_FILES[0]:
+        rest = {key: value for key, value in data.items() if key != "tool"}
+        return ProjectFile(path, rest, "")
+    return None
+
+
+__all__ = ["PROJECT_FILES", "TABLE", "ProjectFile", "find_project_file", "read_project_file"]

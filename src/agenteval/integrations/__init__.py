@@ -1,0 +1,1 @@
+"""agenteval where Python teams already work: the pytest plugin and the pre-commit hook."""

@@ -1,0 +1,98 @@
+"""``agenteval run``'s settings for tools that are not the command line (pytest, pre-commit).
+
+``run``'s own command parses the flags given, with the project file as its
+``default_map``, so environment variables, the project file and the defaults apply
+exactly as they do for ``agenteval run``; :func:`scoring_options` keeps what shapes
+scoring (reports and the store are the command's business).
+
+Tested in tests/integrations/test_pytest_plugin.py and tests/integrations/test_pre_commit.py.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agenteval import api
+
+# run's parameters that shape scoring, as api.Options fields.
+_OPTION_FIELDS = {
+    "metrics": "metrics",
+    "traces": "traces",
+    "traces_match": "traces_match",
+    "app_name": "app_name",
+    "num_runs": "num_runs",
+    "case": "cases",
+    "metric": "only_metrics",
+    "skip_metric": "skip_metrics",
+    "plugin": "plugins",
+    "case_aggregator": "case_aggregator",
+    "concurrency": "concurrency",
+    "rate_limit": "rate_limit",
+    "judge_retries": "judge_retries",
+    "judge_timeout": "judge_timeout",
+    "cache": "cache",
+    "offline": "offline",
+    "max_judge_calls": "max_judge_calls",
+    "max_judge_tokens": "max_judge_tokens",
+    "judge_max_reply_bytes": "judge_max_reply_bytes",
+    "strict": "strict",
+    "lenient": "lenient",
+    "agent": "agent",
+    "expected_agent": "expected_agent",
+    "agent_concurrency": "agent_concurrency",
+    "agent_timeout": "agent_timeout",
+    "agent_max_event_bytes": "agent_max_event_bytes",
+    "agent_max_turn_bytes": "agent_max_turn_bytes",
+}
+
+
+def run_command() -> Any:
+    """``agenteval run`` as a click command."""
+    import typer.main
+
+    from agenteval.cli import app
+
+    return typer.main.get_command(app).commands["run"]  # type: ignore[attr-defined]
+
+
+def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dict[str, Any]:
+    """``run``'s parameters for ``flags`` in ``cwd``'s project; {} when no eval set is named.
+
+    ConfigError when the project file is bad; ``need_evalset=False`` parses without one.
+    """
+    from agenteval.config.project import find_project_file
+    from agenteval.config.run_settings import project_defaults
+
+    if need_evalset and "--evalset" not in flags:
+        # Nothing to collect: pytest in a project without eval sets pays no import of the CLI.
+        project = find_project_file(cwd)
+        if project is None or "evalset" not in project.table:
+            return {}
+    command = run_command()
+    defaults = project_defaults(command, cwd)
+    values = dict(defaults.values)
+    named = "--evalset" in flags or "evalset" in values
+    if not named:
+        if need_evalset:
+            return {}
+        values["evalset"] = [""]  # --evalset is required; the caller names no eval set
+    ctx = command.make_context("run", list(flags), default_map=values)
+    params = dict(ctx.params)
+    if not named:
+        params["evalset"] = []
+    return params
+
+
+def scoring_options(params: dict[str, Any]) -> api.Options:
+    """The :class:`api.Options` of ``run``'s parameters (``--no-cache`` applied)."""
+    fields = {field: params[name] for name, field in _OPTION_FIELDS.items() if name in params}
+    match = fields.get("traces_match")
+    if match is not None:
+        fields["traces_match"] = getattr(match, "value", match)
+    if params.get("no_cache"):
+        fields["cache"] = None
+    return api.Options(**fields)
+
+
+__all__ = ["run_command", "run_params", "scoring_options"]

@@ -1,0 +1,1 @@
+"""`agenteval run --watch`: re-score what a save changed, print what changed since the last pass."""

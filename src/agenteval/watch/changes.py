@@ -1,0 +1,78 @@
+"""What changed between two watch passes: newly failing, newly passing, score deltas, new problems.
+
+Tested in tests/watch/test_changes.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agenteval.report.console_tables import format_score
+from agenteval.report.safe_text import escape_control
+from agenteval.schema.status import EvalStatus
+from agenteval.watch.pairs import PairKey, PassOutcome
+
+
+@dataclass(slots=True)
+class PassChanges:
+    """The differences of a pass from the one before, as printable lines per kind."""
+
+    newly_failing: list[str] = field(default_factory=list)
+    newly_passing: list[str] = field(default_factory=list)
+    score_deltas: list[str] = field(default_factory=list)
+    new_problems: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """Every change, one line each, in the order a reader wants them."""
+        out = [f"newly failing: {line}" for line in self.newly_failing]
+        out += [f"newly passing: {line}" for line in self.newly_passing]
+        out += [f"score: {line}" for line in self.score_deltas]
+        out += [f"new problem: {line}" for line in self.new_problems]
+        return out
+
+
+def _statuses(outcome: PassOutcome) -> dict[tuple[str, str], EvalStatus]:
+    return {
+        (result.eval_set_id, case.eval_id): case.final_eval_status
+        for result in outcome.results
+        for case in result.case_results()
+    }
+
+
+def _name(key: tuple[str, str]) -> str:
+    return escape_control(f"{key[0]}/{key[1]}")
+
+
+def _pair_name(key: PairKey) -> str:
+    return escape_control(f"{key[0]}/{key[1]} {key[2]}")
+
+
+def pass_changes(previous: PassOutcome, current: PassOutcome) -> PassChanges:
+    """How ``current`` differs from ``previous`` (cases by status, pairs by score, warnings)."""
+    changes = PassChanges()
+    before, after = _statuses(previous), _statuses(current)
+    for key, status in after.items():
+        was = before.get(key)
+        if status is EvalStatus.PASSED and was is not None and was is not EvalStatus.PASSED:
+            changes.newly_passing.append(_name(key))
+        elif status is not EvalStatus.PASSED and was is not status:
+            # Passed (or new) and now not; or not evaluated before and failed now.
+            label = status.value.replace("_", " ")
+            changes.newly_failing.append(f"{_name(key)} ({label})")
+    for pair_key, pair in current.pairs.items():
+        old = previous.pairs.get(pair_key)
+        if old is None or old.overall is None or pair.overall is None:
+            continue
+        a, b = old.overall.score, pair.overall.score
+        if a != b:
+            shown_a = format_score(a) if a is not None else "-"
+            shown_b = format_score(b) if b is not None else "-"
+            changes.score_deltas.append(f"{_pair_name(pair_key)} {shown_a} → {shown_b}")
+    seen = {str(problem) for problem in previous.warnings}
+    for problem in current.warnings:
+        if str(problem) not in seen:
+            changes.new_problems.append(escape_control(str(problem)))
+    return changes
+
+
+__all__ = ["PassChanges", "pass_changes"]

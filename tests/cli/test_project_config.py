@@ -1,0 +1,109 @@
+"""`agenteval run` with only a project file: the shipped examples scored, sources shown, flags win."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("AGENTEVAL_")}
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        cwd=cwd,
+        env={**environ, **(env or {})},
+    )
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    for name in ("evalsets", "metrics"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\n\n[tool.agenteval]\n'
+        'evalset = ["evalsets/"]\nmetrics = "metrics/"\noutput = "out"\n'
+        "concurrency = 4\nno-progress = true\n"
+    )
+    return tmp_path
+
+
+def test_run_with_no_flags_scores_the_shipped_examples_from_a_subdirectory(project: Path) -> None:
+    sub = project / "src"
+    sub.mkdir()
+    proc = cli("run", cwd=sub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "FAILED: 7 of 13 cases passed (6 failed) · 4 eval sets" in proc.stdout
+    # --output from the file, relative to the file, not to where the command ran.
+    assert len(list((project / "out").glob("*.evalset_result.json"))) == 4
+    assert not (sub / "out").exists()
+
+
+def test_show_config_names_each_source_and_flags_win(project: Path) -> None:
+    proc = cli(
+        "run",
+        "--show-config",
+        "--concurrency",
+        "3",
+        cwd=project,
+        env={"AGENTEVAL_CACHE": str(project / "c.sqlite")},
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split(" = ")[0]: line for line in proc.stdout.splitlines()}
+    pyproject = project / "pyproject.toml"
+    assert proc.stdout.splitlines()[0] == f"# project file: {pyproject}"
+    assert rows["evalset"].startswith('evalset = ["evalsets"]')
+    assert rows["evalset"].endswith(f"# {pyproject}: tool.agenteval.evalset")
+    assert rows["metrics"].endswith(f"# {pyproject}: tool.agenteval.metrics")
+    assert rows["concurrency"].startswith("concurrency = 3 ") and rows["concurrency"].endswith(
+        "# flag"
+    )
+    assert rows["cache"].endswith("# $AGENTEVAL_CACHE")
+    assert rows["judge-retries"].startswith("judge-retries = 4 ")
+    assert rows["judge-retries"].endswith("# default")
+    assert rows["store"].endswith("# default")
+    assert not (project / "out").exists()  # nothing scored
+
+
+def test_store_comes_through_the_same_file(project: Path) -> None:
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write('store = "hist.sqlite"\n')
+    proc = cli("run", "--show-config", cwd=project)
+    store = next(line for line in proc.stdout.splitlines() if line.startswith("store = "))
+    assert f'"sqlite:///{project / "hist.sqlite"}"' in store
+    assert store.endswith(f"# {project / 'pyproject.toml'}: tool.agenteval.store")
+    proc = cli("run", "--show-config", cwd=project, env={"AGENTEVAL_STORE": "o.sqlite"})
+    store = next(line for line in proc.stdout.splitlines() if line.startswith("store = "))
+    assert store.endswith("# $AGENTEVAL_STORE")
+
+
+def test_an_unknown_key_is_an_error_with_the_key_meant(project: Path) -> None:
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write("judge_retries = 2\n")
+    for command in ("run", "validate"):
+        proc = cli(command, cwd=project)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert proc.stderr.splitlines() == [
+            f"error: {project / 'pyproject.toml'}: tool.agenteval.judge_retries: 'judge_retries' "
+            "is not a setting of agenteval run (did you mean 'judge-retries'?)",
+            "1 problem found.",
+        ]
+        assert "Traceback" not in proc.stderr
+
+
+def test_validate_reads_the_keys_it_shares(project: Path) -> None:
+    proc = cli("validate", cwd=project)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "OK: 4 eval set(s), 13 case(s)" in proc.stdout

@@ -1,0 +1,51 @@
+"""The project file: found upwards, agenteval.toml before pyproject.toml, unreadable files located."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agenteval.config.project import find_project_file, read_project_file
+from agenteval.errors import ConfigError
+
+
+def test_found_from_a_subdirectory_and_a_bare_pyproject_is_passed_over(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.agenteval]\nmetrics = "m/"\n')
+    inner = tmp_path / "pkg"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    deep = inner / "a" / "b"
+    deep.mkdir(parents=True)
+    found = find_project_file(deep)
+    assert found is not None
+    assert found.path == tmp_path / "pyproject.toml"
+    assert found.directory == tmp_path
+    assert dict(found.table) == {"metrics": "m/"}
+    assert found.origin("metrics") == f"{tmp_path / 'pyproject.toml'}: tool.agenteval.metrics"
+
+
+def test_agenteval_toml_wins_in_its_directory_top_level_or_table(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.agenteval]\nmetrics = "py/"\n')
+    (tmp_path / "agenteval.toml").write_text('metrics = "top/"\n')
+    found = find_project_file(tmp_path)
+    assert found is not None and found.path.name == "agenteval.toml"
+    assert found.table["metrics"] == "top/" and found.where("metrics") == "metrics"
+    (tmp_path / "agenteval.toml").write_text('[tool.agenteval]\nmetrics = "tab/"\n')
+    found = find_project_file(tmp_path)
+    assert found is not None and found.table["metrics"] == "tab/"
+    assert found.where("metrics") == "tool.agenteval.metrics"
+
+
+def test_no_project_file(tmp_path: Path) -> None:
+    assert find_project_file(tmp_path) is None
+
+
+def test_bad_toml_and_a_table_that_is_not_one_are_located(tmp_path: Path) -> None:
+    bad = tmp_path / "pyproject.toml"
+    bad.write_text("[tool.agenteval\n")
+    with pytest.raises(ConfigError, match=r"pyproject.toml: cannot read the project settings"):
+        read_project_file(bad)
+    bad.write_text('[tool]\nagenteval = "x"\n')
+    with pytest.raises(ConfigError, match=r"pyproject.toml: tool.agenteval: must be a table"):
+        read_project_file(bad)

@@ -1,0 +1,146 @@
+"""The pytest plugin in a scratch project: one test per shipped case, reasons, -k, xdist, cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from judge_server import JudgeServer
+
+ROOT = Path(__file__).resolve().parents[2]
+# The shipped cases that fail on purpose (README "The shipped examples").
+FAILING = {
+    "warranty_period_wrong",
+    "refund_amount_off",
+    "export_5120_unescaped_ampersand",
+    "export_6001_wrong_quantity",
+    "currency_wrong_amount",
+    "packing_tips_two_turns",
+}
+
+
+def shipped_case_ids() -> list[str]:
+    ids = []
+    for path in sorted((ROOT / "evalsets").glob("*.evalset.json")):
+        ids.extend(case["evalId"] for case in json.loads(path.read_text())["evalCases"])
+    return ids
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    for name in ("evalsets", "metrics"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "scratch"\n')
+    return tmp_path
+
+
+def pytest_run(
+    project: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    # The outer run's pytest and agenteval settings are not the scratch project's.
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AGENTEVAL_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=project,
+        env={**environ, **(env or {})},
+    )
+
+
+def outcomes(junit: Path) -> dict[str, tuple[str, str]]:
+    """{testcase name: (outcome, failure text)} of a JUnit XML file pytest wrote."""
+    found = {}
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        failure = case.find("failure")
+        text = failure.text or "" if failure is not None else ""
+        found[case.attrib["name"]] = ("failed" if failure is not None else "passed", text)
+    return found
+
+
+def test_one_test_per_shipped_case_failing_with_reasons_serial_and_xdist(project: Path) -> None:
+    args = ["--agenteval-evalset", "evalsets/", "--agenteval-metrics", "metrics/"]
+    serial = pytest_run(project, *args, "--junitxml=serial.xml")
+    assert serial.returncode == 1, serial.stdout + serial.stderr
+    assert "6 failed, 7 passed" in serial.stdout
+    found = outcomes(project / "serial.xml")
+    assert sorted(found) == sorted(shipped_case_ids())
+    assert {name for name, (outcome, _) in found.items() if outcome == "failed"} == FAILING
+    text = found["currency_wrong_amount"][1]
+    assert text.splitlines()[0] == "currency_wrong_amount  FAILED"
+    assert "metric                      turn 1   score   threshold   status" in text
+    assert "tool_trajectory_avg_score        0       0           1   failed" in text
+    assert "value mismatch at $.amount: 100 vs 1000" in text
+    assert "Traceback" not in serial.stdout
+    assert (
+        "length mismatch: actual length 4 is less than min 10" in found["packing_tips_two_turns"][1]
+    )
+
+    parallel = pytest_run(project, *args, "-n", "2", "--junitxml=parallel.xml")
+    assert parallel.returncode == 1, parallel.stdout + parallel.stderr
+    assert "6 failed, 7 passed" in parallel.stdout
+    assert outcomes(project / "parallel.xml") == found
+
+
+def test_project_file_names_the_eval_sets_and_k_selects_by_case_id(project: Path) -> None:
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write('\n[tool.agenteval]\nevalset = ["evalsets/"]\nmetrics = "metrics/"\n')
+    proc = pytest_run(project, "-k", "currency or weather_paris", "-rA")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "1 failed, 1 passed, 11 deselected" in proc.stdout
+    assert "PASSED evalsets/travel-assistant.evalset.json::weather_paris" in proc.stdout
+    assert "FAILED evalsets/travel-assistant.evalset.json::currency_wrong_amount" in proc.stdout
+
+
+def test_no_eval_sets_no_items(project: Path) -> None:
+    (project / "test_plain.py").write_text("def test_one():\n    assert True\n")
+    proc = pytest_run(project)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
+
+
+def test_a_bad_metric_file_is_a_located_collection_error(project: Path) -> None:
+    metrics = project / "metrics" / "order-api.metrics.json"
+    metrics.write_text(metrics.read_text().replace('"threshold"', '"threshhold"', 1))
+    proc = pytest_run(
+        project, "--agenteval-evalset", "evalsets/", "--agenteval-metrics", "metrics/"
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "ERROR collecting evalsets/order-api.evalset.json" in proc.stdout
+    assert (
+        f"error: {Path('metrics') / 'order-api.metrics.json'}: [0].threshhold: 'threshhold' is not a field"
+        in proc.stdout
+    )
+
+
+def test_workers_share_the_judge_cache(project: Path, judge_server: JudgeServer) -> None:
+    env = {
+        "JUDGE_MODEL_BASE_URL": judge_server.base_url,
+        "JUDGE_MODEL_API_KEY": "sk-test",
+        "JUDGE_MODEL_NAME": "judge",
+    }
+    args = [
+        "--agenteval-evalset",
+        "evalsets/travel-assistant.evalset.json",
+        "--agenteval-metrics",
+        "metrics/judges/",
+        "-n",
+        "2",
+    ]
+    first = pytest_run(project, *args, env=env)
+    calls = judge_server.count
+    assert calls > 0, first.stdout + first.stderr
+    assert (project / ".agenteval" / "cache.sqlite").is_file()
+    again = pytest_run(project, *args, env=env)
+    assert judge_server.count == calls  # every reply from the cache the workers wrote
+    summary = lambda text: text.strip().splitlines()[-1].split(" in ")[0]  # noqa: E731
+    assert summary(again.stdout) == summary(first.stdout)

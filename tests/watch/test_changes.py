@@ -1,0 +1,60 @@
+"""What changed between passes: newly failing and passing cases, score deltas, new problems."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from agenteval import api
+from agenteval.watch.changes import pass_changes
+from agenteval.watch.pairs import PassOutcome, score_pass
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def one_pass(evalset: Path, previous: PassOutcome | None = None) -> PassOutcome:
+    options = api.Options(cache=None)
+    return score_pass(
+        api.prepare([str(evalset)], options), options, previous.pairs if previous else {}
+    )
+
+
+def edit(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_changes_between_passes(tmp_path: Path) -> None:
+    evalset = tmp_path / "travel-assistant.evalset.json"
+    metrics = tmp_path / "travel-assistant.metrics.json"
+    shutil.copy(ROOT / "evalsets" / "travel-assistant.evalset.json", evalset)
+    shutil.copy(ROOT / "metrics" / "travel-assistant.metrics.json", metrics)
+    first = one_pass(evalset)
+    assert pass_changes(first, first).lines() == []
+
+    def thresholds(data: Any) -> None:
+        data[0]["threshold"] = 0.0  # the trajectory: currency_wrong_amount passes now
+        del data[2]["threshold"]  # answer_length: a warning, and it always passes
+
+    def answer(data: Any) -> None:
+        # weather_paris's answer no longer matches its reference: ROUGE drops, the case fails
+        data["evalCases"][0]["actualConversation"][0]["finalResponse"]["content"] = "No idea."
+
+    edit(metrics, thresholds)
+    edit(evalset, answer)
+    second = one_pass(evalset, first)
+    lines = pass_changes(first, second).lines()
+    assert "newly failing: travel-assistant/weather_paris (failed)" in lines
+    assert "newly passing: travel-assistant/currency_wrong_amount" in lines
+    similarity = [line for line in lines if line.startswith("score: ") and "similarity" in line]
+    assert similarity and similarity[0].startswith(
+        "score: travel-assistant/weather_paris answer_similarity 1 → 0"
+    )
+    assert any(
+        line.startswith(f"new problem: {metrics}: [2].threshold: no threshold") for line in lines
+    )
+    # What was already so is not news.
+    assert not any("packing_tips_two_turns" in line and "newly" in line for line in lines)

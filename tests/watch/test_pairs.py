@@ -1,0 +1,96 @@
+"""Pair-level scoring: a pass equals a full run; only pairs whose inputs changed are re-scored."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agenteval import api
+from agenteval.watch.pairs import PassOutcome, score_pass
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    evalset = tmp_path / "travel-assistant.evalset.json"
+    metrics = tmp_path / "travel-assistant.metrics.json"
+    shutil.copy(ROOT / "evalsets" / "travel-assistant.evalset.json", evalset)
+    shutil.copy(ROOT / "metrics" / "travel-assistant.metrics.json", metrics)
+    return evalset, metrics
+
+
+def one_pass(evalset: Path, previous: PassOutcome | None = None) -> PassOutcome:
+    options = api.Options(cache=None)
+    prepared = api.prepare([str(evalset)], options)
+    return score_pass(prepared, options, previous.pairs if previous else {})
+
+
+def table(results: list[Any]) -> dict[str, Any]:
+    """Per case: status, score, and each metric's score and status."""
+    return {
+        case.eval_id: (
+            case.final_eval_status,
+            case.score,
+            [(m.metric_name, m.score, m.eval_status) for m in case.overall_eval_metric_results],
+            [
+                [(m.metric_name, m.score) for m in turn.eval_metric_results or []]
+                for turn in case.eval_metric_result_per_invocation or []
+            ],
+        )
+        for result in results
+        for case in result.case_results()
+    }
+
+
+def edit(path: Path, change: Any) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_a_pass_gives_what_a_full_run_gives_and_an_unchanged_pass_scores_nothing(
+    files: tuple[Path, Path],
+) -> None:
+    evalset, _ = files
+    first = one_pass(evalset)
+    assert len(first.rescored) == 12 and first.kept == 0  # 4 cases × 3 metrics
+    full = api.evaluate([str(evalset)], api.Options(cache=None))
+    assert table(first.results) == table(full.results)
+    assert first.exit_code == full.exit_code == api.EXIT_FAILED
+    again = one_pass(evalset, first)
+    assert again.rescored == [] and again.kept == 12
+    assert table(again.results) == table(first.results)
+
+
+def test_a_threshold_rescores_only_its_metric(files: tuple[Path, Path]) -> None:
+    evalset, metrics = files
+    first = one_pass(evalset)
+    edit(metrics, lambda data: data[1].update(threshold=0.0))  # answer_similarity
+    second = one_pass(evalset, first)
+    cases = ["currency_wrong_amount", "flight_search_then_weather", "packing_tips_two_turns"]
+    cases.append("weather_paris")
+    assert sorted(second.rescored) == [("travel-assistant", c, "answer_similarity") for c in cases]
+    assert second.kept == 8
+    full = api.evaluate([str(evalset)], api.Options(cache=None))
+    assert table(second.results) == table(full.results)
+
+
+def test_an_edited_case_rescores_only_that_case(files: tuple[Path, Path]) -> None:
+    evalset, _ = files
+
+    def rename_answer(data: Any) -> None:
+        turn = data["evalCases"][3]["conversation"][1]
+        turn["finalResponse"]["content"] = "Pack a warm jacket and an umbrella, please."
+
+    first = one_pass(evalset)
+    edit(evalset, rename_answer)
+    second = one_pass(evalset, first)
+    assert {(key[1]) for key in second.rescored} == {"packing_tips_two_turns"}
+    assert len(second.rescored) == 3
+    full = api.evaluate([str(evalset)], api.Options(cache=None))
+    assert table(second.results) == table(full.results)
