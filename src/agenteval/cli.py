@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape as markup_escape
 
 from agenteval import __version__, api, entry, settings
+from agenteval.calibrate.command import calibrate_command
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.evaluators.registry import evaluators
 from agenteval.exit_codes import ExitCode
@@ -40,6 +41,7 @@ from agenteval.report.gc_pause import collector_paused
 from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.html_model import RunBuilder
+from agenteval.report.judge_cost import cost_text
 from agenteval.report.junit import write_junit_reports
 from agenteval.report.log_console import make_console
 from agenteval.report.markdown import STEP_SUMMARY_ENV, write_markdown_reports
@@ -222,11 +224,14 @@ def _print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool)
     if usage and not quiet and sets > 1:
         total = usage.get("total")
         if isinstance(total, dict) and (total.get("calls") or total.get("cacheHits")):
+            cost = cost_text(total)
             out.print(
                 f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
                 f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
-                f"{total.get('completionTokens', 0):,} completion tokens",
+                f"{total.get('completionTokens', 0):,} completion tokens"
+                + (f" · {escape_control(cost)}" if cost else ""),
                 highlight=False,
+                markup=False,
             )
     if result.judge_failures:
         # A detail, not a verdict: the final line says INCOMPLETE (one run, one verdict line).
@@ -427,6 +432,23 @@ def run(
             help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
         ),
     ] = None,
+    max_judge_cost: Annotated[
+        float | None,
+        typer.Option(
+            "--max-judge-cost",
+            metavar="USD",
+            min=0.0,
+            help="Stop issuing judge calls once they cost USD dollars (within one call's cost); the rest are not_evaluated.",
+        ),
+    ] = None,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            metavar="FILE",
+            help='Judge prices over the built-in table: JSON {"provider:model": {"inputPerMillion": x, "outputPerMillion": y, "cachedInputPerMillion": z}}.',
+        ),
+    ] = None,
     judge_max_reply_bytes: Annotated[
         int,
         typer.Option(
@@ -541,6 +563,8 @@ def run(
         offline=offline,
         max_judge_calls=max_judge_calls,
         max_judge_tokens=max_judge_tokens,
+        max_judge_cost=max_judge_cost,
+        prices=str(prices) if prices is not None else None,
         judge_max_reply_bytes=judge_max_reply_bytes,
         shard=shard,
         resume=resume,
@@ -1099,11 +1123,12 @@ class SchemaKind(StrEnum):
     METRICS = "metrics"
     RESULT = "result"
     RUN = "run"
+    PRICES = "prices"
 
 
 @app.command()
 def schema(
-    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result or run.")],
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run or prices.")],
     verbose: VerboseOpt = False,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
@@ -1254,6 +1279,7 @@ def list_evaluators(
 
 
 app.add_typer(import_app, name="import")
+app.command(name="calibrate")(calibrate_command)
 
 EvalSetIdOpt = Annotated[
     str | None,
