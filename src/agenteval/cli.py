@@ -1124,11 +1124,12 @@ class SchemaKind(StrEnum):
     RESULT = "result"
     RUN = "run"
     PRICES = "prices"
+    LABELS = "labels"
 
 
 @app.command()
 def schema(
-    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run or prices.")],
+    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run, prices or labels.")],
     verbose: VerboseOpt = False,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""

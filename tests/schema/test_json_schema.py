@@ -176,3 +176,12 @@ def test_the_builtin_price_table_and_a_prices_file_follow_the_prices_schema() ->
     misspelt = {"openai:m": {"inputPerMilion": 1, "outputPerMillion": 2}}
     assert any("inputPerMilion" in e for e in errors("prices", misspelt))
     assert errors("prices", {"no-colon": {"inputPerMillion": 1, "outputPerMillion": 2}}) != []
+
+
+def test_a_label_line_follows_the_labels_schema() -> None:
+    base = {"evalSetId": "s", "evalId": "c", "metricName": "m"}
+    assert errors("labels", {**base, "label": "pass"}) == []
+    assert errors("labels", {**base, "score": 0.5, "rubricId": "r1"}) == []
+    assert errors("labels", {**base, "label": "ok"}) != []
+    assert errors("labels", {**base, "label": "pass", "score": 1}) != []
+    assert errors("labels", {**base, "lable": "pass"}) != []

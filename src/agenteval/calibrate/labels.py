@@ -43,7 +43,13 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 class LabelLine(BaseModel):
     """One human verdict on one scored item (a case, a turn or a rubric of a metric)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        populate_by_name=True,
+        # Exactly one verdict (checked by _one_verdict; said so to editors too).
+        json_schema_extra={"oneOf": [{"required": [k]} for k in ("label", "score", "category")]},
+    )
 
     eval_set_id: NonEmpty = Field(alias="evalSetId")
     eval_id: NonEmpty = Field(alias="evalId")

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
+from agenteval.calibrate.labels import LabelLine
 from agenteval.schema.evalset import EvalSet
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 from agenteval.schema.prices import PriceFile
@@ -26,9 +27,9 @@ from agenteval.schema.result import EvalSetResult
 from agenteval.schema.run_document import RunDocument
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-KINDS = ("evalset", "metrics", "result", "run", "prices")
+KINDS = ("evalset", "metrics", "result", "run", "prices", "labels")
 # agenteval's own formats: no null for a missing value, no key beyond the defined ones.
-OWN_KINDS = frozenset({"prices"})
+OWN_KINDS = frozenset({"prices", "labels"})
 
 # Keys agenteval itself defines beside trpc-agent-go's, with their JSON Schema.
 AGENTEVAL_KEYS: dict[type[BaseModel], dict[str, dict[str, Any]]] = {
@@ -47,6 +48,7 @@ _TARGETS: dict[str, Any] = {
     "result": EvalSetResult,
     "run": RunDocument,
     "prices": PriceFile,
+    "labels": LabelLine,
 }
 # Result files keep trpc-agent-go's status values (ARCHITECTURE §4).
 _FILE_STATUSES = ["passed", "failed", "not_evaluated", "unknown"]
@@ -56,6 +58,7 @@ _TITLES = {
     "result": "agenteval / trpc-agent-go eval set result",
     "run": "agenteval --json run document",
     "prices": "agenteval --prices file (USD per million judge tokens)",
+    "labels": "agenteval calibrate --labels line (one JSONL line or CSV row)",
 }
 
 
