@@ -235,3 +235,20 @@ def test_a_bad_labels_file_is_a_located_error(result: Path, tmp_path: Path) -> N
         in err
     )
     assert f"{path}: line 4: invalid JSON" in err
+
+
+def test_a_labelled_item_the_judge_did_not_evaluate_makes_it_incomplete(
+    result: Path, tmp_path: Path
+) -> None:
+    data = json.loads(result.read_text())
+    first = data["evalCaseResults"][0]
+    assert first["evalId"] == "c0"
+    first["overallEvalMetricResults"][0]["evalStatus"] = "not_evaluated"
+    edited = tmp_path / "edited.evalset_result.json"
+    edited.write_text(json.dumps(data))
+    run = cli("calibrate", str(edited), "--labels", str(write_labels(tmp_path, [])), "--json")
+    assert run.returncode == 3, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert [(e["evalId"], e["line"]) for e in document["notEvaluated"]] == [("c0", "line 1")]
+    assert document["groups"][0]["passFail"]["items"] == 9
+    assert "incomplete: the judge did not evaluate 1 labelled item" in run.stderr

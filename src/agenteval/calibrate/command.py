@@ -1,8 +1,9 @@
 """``agenteval calibrate RESULT --labels FILE [--json] [--html FILE] [--seed N]``.
 
 Exit 0 when the calibration was printed (labels that name no scored item are
-listed as warnings on stderr too, never dropped), 2 on a bad result or labels file
-(every problem located), 4 on a bug.
+listed, and counted in a warning on stderr, never dropped), 3 when labelled items
+were not evaluated by the judge (the calibration is incomplete; the rest is still
+printed), 2 on a bad result or labels file (every problem located), 4 on a bug.
 
 Tested in tests/calibrate/test_calibrate.py.
 """
@@ -56,11 +57,21 @@ def run_calibrate(settings: CalibrateSettings, out: Console, err: Console) -> in
     unknown = len(data["unknownLabels"])
     if unknown:
         err.print(
-            f"warning: {unknown} label{'s' if unknown != 1 else ''} name no scored item "
+            f"warning: {unknown} label{'s name' if unknown != 1 else ' names'} no scored item "
             f"(listed {'in unknownLabels' if settings.as_json else 'above'})",
             markup=False,
             highlight=False,
         )
+    missed = len(data["notEvaluated"])
+    if missed:
+        # Labelled items without a verdict: the calibration is incomplete, as a run would be.
+        err.print(
+            f"incomplete: the judge did not evaluate {missed} labelled item"
+            f"{'s' if missed != 1 else ''} (listed {'in notEvaluated' if settings.as_json else 'above'})",
+            markup=False,
+            highlight=False,
+        )
+        return int(ExitCode.INCOMPLETE)
     return int(ExitCode.PASSED)
 
 

@@ -81,7 +81,9 @@ def render_console(console: Console, data: Mapping[str, Any]) -> None:
         pass_fail = group.get("passFail")
         if pass_fail:
             console.print("  pass/fail labels: " + _kappa_line(pass_fail))
-            console.print(Padding(confusion_table(pass_fail["confusion"]), (0, 0, 0, 2)))
+            console.print(
+                Padding(confusion_table(pass_fail["confusion"]), (0, 0, 0, 2), expand=False)
+            )
             console.print(
                 f"  fail: precision {number(pass_fail['failPrecision'])} · "
                 f"recall {number(pass_fail['failRecall'])}"
@@ -95,7 +97,9 @@ def render_console(console: Console, data: Mapping[str, Any]) -> None:
         categories = group.get("categories")
         if categories:
             console.print("  category labels: " + _kappa_line(categories))
-            console.print(Padding(confusion_table(categories["confusion"]), (0, 0, 0, 2)))
+            console.print(
+                Padding(confusion_table(categories["confusion"]), (0, 0, 0, 2), expand=False)
+            )
         scores = group.get("scores")
         if scores:
             console.print(
@@ -115,12 +119,17 @@ def render_console(console: Console, data: Mapping[str, Any]) -> None:
                     f"{escape_control(entry['people'])} ({escape_control(entry['line'])})\n"
                     f"      {escape_control(entry['explain'])}"
                 )
-    for key, words in (
-        ("notEvaluated", "labelled items the judge did not evaluate"),
-        ("unknownLabels", "labels that name no scored item"),
+    for key, plural, singular in (
+        (
+            "notEvaluated",
+            "labelled items the judge did not evaluate",
+            "labelled item the judge did not evaluate",
+        ),
+        ("unknownLabels", "labels that name no scored item", "label that names no scored item"),
     ):
         listed = data[key]
         if listed:
+            words = plural if len(listed) != 1 else singular
             console.print(f"{len(listed)} {words}:", style="yellow")
             for entry in listed:
                 console.print(f"  {escape_control(entry['line'])}: {_item(entry)}")
