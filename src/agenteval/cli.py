@@ -1129,7 +1129,9 @@ class SchemaKind(StrEnum):
 
 @app.command()
 def schema(
-    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run, prices or labels.")],
+    kind: Annotated[
+        SchemaKind, typer.Argument(help="evalset, metrics, result, run, prices or labels.")
+    ],
     verbose: VerboseOpt = False,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""

@@ -50,7 +50,7 @@ from agenteval.schema.result import (
     MetricSummary,
     extra,
 )
-from agenteval.schema.status import EvalStatus, status_for, summarize
+from agenteval.schema.status import EvalStatus, metric_status, summarize
 
 # Reasons and errors are kept to one character more than the largest cap a report
 # applies (JUnit's 2,000-character bodies), so every capped text is unchanged.
@@ -439,7 +439,8 @@ def _averaged_status(runs: Sequence[RunRecord]) -> EvalStatus:
             entry[1] += 1
             entry[2] += metric.score
     return summarize(
-        status_for(total / count, threshold) for threshold, count, total in sums.values()
+        metric_status(name, total / count, threshold)
+        for name, (threshold, count, total) in sums.items()
     )
 
 
