@@ -252,3 +252,84 @@ def test_a_labelled_item_the_judge_did_not_evaluate_makes_it_incomplete(
     assert [(e["evalId"], e["line"]) for e in document["notEvaluated"]] == [("c0", "line 1")]
     assert document["groups"][0]["passFail"]["items"] == 9
     assert "incomplete: the judge did not evaluate 1 labelled item" in run.stderr
+
+
+def tok(text: str) -> dict[str, Any]:
+    """A token the judge is sure of (logprob 0), as the server sends it."""
+    return {"token": text, "logprob": 0.0, "top_logprobs": [{"token": text, "logprob": 0.0}]}
+
+
+def test_a_judge_that_always_prefers_the_first_answer_flips_every_time(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    # Whatever the order: candidate A graded A (best), B graded T (worst).
+    stream = [tok("<score_A>"), tok("A"), tok("</score_A>\n<score_B>"), tok("T")]
+    judge_server.default = Reply(content="".join(t["token"] for t in stream), logprobs=stream)
+    cases = []
+    for eval_id in ("p1", "p2", "p3"):
+        user = {"role": "user", "content": f"which is better, {eval_id}?"}
+        cases.append(
+            {
+                "evalId": eval_id,
+                "evalMode": "trace",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [
+                    {"userContent": user, "finalResponse": {"role": "assistant", "content": "ref"}}
+                ],
+                "actualConversation": [
+                    {"userContent": user, "finalResponse": {"role": "assistant", "content": "mine"}}
+                ],
+            }
+        )
+    evalset = tmp_path / "pairs.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "pairs", "evalCases": cases}))
+    judge = {
+        "providerName": "openai",
+        "modelName": "m",
+        "baseURL": judge_server.base_url,
+        "apiKey": "sk-x",
+        "generationConfig": {"logprobs": True, "top_logprobs": 20},
+    }
+    rubric = {"id": "accurate", "content": {"text": "The answer is accurate."}}
+    metrics = tmp_path / "pairs.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "preferred",
+                    "evaluatorName": "llm_verifier_pairwise",
+                    "threshold": 0.5,
+                    "criterion": {
+                        "llmJudge": {"judgeModel": judge, "rubrics": [rubric]},
+                        "positionCheck": True,
+                    },
+                }
+            ]
+        )
+    )
+    run = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert judge_server.count == 6  # each case asked in both orders
+    labels = tmp_path / "pairs.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps(
+                {"evalSetId": "pairs", "evalId": c, "metricName": "preferred", "label": "pass"}
+            )
+            + "\n"
+            for c in ("p1", "p2", "p3")
+        )
+    )
+    shown = cli("calibrate", str(tmp_path / "out"), "--labels", str(labels))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert (
+        "position bias: the preferred answer flipped when the candidates were swapped in 3 of 3 "
+        "turns (100%)" in " ".join(shown.stdout.split())
+    )
+    document = json.loads(
+        cli("calibrate", str(tmp_path / "out"), "--labels", str(labels), "--json").stdout
+    )
+    assert document["groups"][0]["positionBias"] == {"turns": 3, "flips": 3, "flipRate": 1.0}

@@ -6,7 +6,8 @@
 bootstrap interval, the confusion matrix (judge verdict × people's label),
 precision and recall of ``fail``, the threshold that would maximise κ on these
 labels (shown, never applied), Spearman's ρ for ``score`` labels, the judge's
-self-consistency when it took several samples, and every disagreement with the
+self-consistency when it took several samples, the position-bias flip rate of
+``llm_verifier_pairwise`` metrics with ``positionCheck``, and every disagreement with the
 ``agenteval explain`` command line that shows why.  Labels that name no scored
 item, and items the judge did not evaluate, are listed, never dropped silently.
 
@@ -91,6 +92,12 @@ class Group:
                 "meanAgreement": sum(agreements) / len(agreements),
                 "unanimous": sum(1 for a in agreements if a == 1.0),
             }
+        checks = [p.item.position for p in self.pairs if p.item.position is not None]
+        if checks:
+            # llm_verifier_pairwise asked in both orders: how often the preferred answer flipped.
+            turns = sum(n for _, n in checks)
+            flips = sum(f for f, _ in checks)
+            data["positionBias"] = {"turns": turns, "flips": flips, "flipRate": flips / turns}
         data["disagreements"] = [
             {
                 **_where(p.label.item),

@@ -33,6 +33,8 @@ class Item:
     threshold: float
     category: str | None = None
     agreement: float | None = None  # share of samples that agreed with the verdict
+    # llm_verifier_pairwise with positionCheck: (turns whose preference flipped, turns checked).
+    position: tuple[int, int] | None = None
 
 
 def _verdict(status: EvalStatus) -> str | None:
@@ -54,6 +56,12 @@ def _metric_items(
     details = metric.details
     extras = _extras(details)
     agreement = extras.get("agreement")
+    check = extras.get("positionCheck")
+    position = (
+        (1 if check["flipped"] else 0, 1)
+        if isinstance(check, dict) and isinstance(check.get("flipped"), bool)
+        else None
+    )
     category = details.value.categorical if details is not None and details.value else None
     yield (
         (set_id, eval_id, metric.metric_name, run_id, invocation, None),
@@ -63,6 +71,7 @@ def _metric_items(
             metric.threshold,
             category,
             float(agreement) if isinstance(agreement, int | float) else None,
+            position,
         ),
     )
     for rubric in (details.rubric_scores if details is not None else None) or ():
@@ -81,15 +90,18 @@ def case_items(eval_set_id: str, case: EvalCaseResult) -> dict[ItemKey, Item]:
     turns = case.eval_metric_result_per_invocation or []
     # The samples' agreement of a metric's turns, for its case-level item.
     agreements: dict[str, list[float]] = {}
+    positions: dict[str, list[tuple[int, int]]] = {}
     for turn in turns:
         invocation = turn.actual_invocation.invocation_id if turn.actual_invocation else None
-        if not invocation:
-            continue
         for metric in turn.eval_metric_results or ():
-            for key, item in _metric_items(base, metric, invocation):
-                items[key] = item
+            # A turn without an invocationId cannot be labelled, but its samples still count.
+            for key, item in _metric_items(base, metric, invocation or ""):
+                if invocation:
+                    items[key] = item
                 if key[5] is None and item.agreement is not None:
                     agreements.setdefault(metric.metric_name, []).append(item.agreement)
+                if key[5] is None and item.position is not None:
+                    positions.setdefault(metric.metric_name, []).append(item.position)
                 if len(turns) == 1:
                     # A one-turn case: a label that names no turn means this one.
                     items.setdefault((*key[:4], None, key[5]), item)
@@ -98,6 +110,10 @@ def case_items(eval_set_id: str, case: EvalCaseResult) -> dict[ItemKey, Item]:
             seen = agreements.get(metric.metric_name)
             if key[5] is None and item.agreement is None and seen:
                 item = replace(item, agreement=sum(seen) / len(seen))
+            checked = positions.get(metric.metric_name)
+            if key[5] is None and item.position is None and checked:
+                flips = sum(f for f, _ in checked)
+                item = replace(item, position=(flips, sum(n for _, n in checked)))
             items[key] = item  # the case's own verdict wins over a one-turn alias
     return items
 

@@ -111,6 +111,12 @@ def render_console(console: Console, data: Mapping[str, Any]) -> None:
                 f"  self-consistency: samples agreed with the verdict {number(consistency['meanAgreement'])}"
                 f" of the time ({consistency['unanimous']} of {consistency['items']} items unanimous)"
             )
+        bias = group.get("positionBias")
+        if bias:
+            console.print(
+                f"  position bias: the preferred answer flipped when the candidates were swapped "
+                f"in {bias['flips']} of {bias['turns']} turns ({bias['flipRate']:.0%})"
+            )
         if group["disagreements"]:
             console.print(f"  disagreements ({len(group['disagreements'])}):")
             for entry in group["disagreements"]:
@@ -171,6 +177,12 @@ def render_html(data: Mapping[str, Any]) -> str:
                     f"<p class=threshold>threshold {e(number(block['threshold']))}; κ-maximising "
                     f"threshold {e(number(best['value']))} (κ {e(number(best['kappa']))}), not applied</p>"
                 )
+        if group.get("positionBias"):
+            bias = group["positionBias"]
+            parts.append(
+                f"<p class=position-bias>position flips {bias['flips']} of {bias['turns']} "
+                f"turns ({bias['flipRate']:.0%})</p>"
+            )
         if group.get("scores"):
             parts.append(f"<p>Spearman ρ {e(number(group['scores']['spearman']))}</p>")
         if group["disagreements"]:

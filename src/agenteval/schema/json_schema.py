@@ -34,7 +34,7 @@ OWN_KINDS = frozenset({"prices", "labels"})
 # Keys agenteval itself defines beside trpc-agent-go's, with their JSON Schema.
 AGENTEVAL_KEYS: dict[type[BaseModel], dict[str, dict[str, Any]]] = {
     # The final_response_gate evaluator's settings (checked by that evaluator).
-    Criterion: {"gate": {"type": "object"}},
+    Criterion: {"gate": {"type": "object"}, "positionCheck": {"type": "boolean"}},
     # The line that gives editors this schema.
     EvalSet: {"$schema": {"type": "string"}},
 }
