@@ -80,8 +80,14 @@ def success_body(
     completion_tokens: int,
     reasoning: str | None = None,
     block_reason: str | None = None,
+    cached_tokens: int = 0,
 ) -> bytes:
-    """A successful reply carrying ``content`` in ``provider``'s shape."""
+    """A successful reply carrying ``content`` in ``provider``'s shape.
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the provider's prompt cache served
+    (OpenAI ``prompt_tokens_details``, Anthropic ``cache_read_input_tokens``, Gemini
+    ``cachedContentTokenCount``).
+    """
     if provider == "anthropic":
         blocks: list[dict[str, Any]] = []
         if reasoning is not None:
@@ -97,8 +103,17 @@ def success_body(
             "stop_sequence": None,
             "usage": {"input_tokens": prompt_tokens, "output_tokens": completion_tokens},
         }
+        if cached_tokens:
+            # Anthropic's input_tokens leaves out what the cache served.
+            data["usage"] = {
+                "input_tokens": prompt_tokens - cached_tokens,
+                "cache_read_input_tokens": cached_tokens,
+                "output_tokens": completion_tokens,
+            }
     elif provider == "gemini":
         data = _gemini_body(content, logprobs, prompt_tokens, completion_tokens, block_reason)
+        if cached_tokens:
+            data["usageMetadata"]["cachedContentTokenCount"] = cached_tokens
     elif provider == "ollama":
         data = {
             "model": "loopback-judge",
@@ -161,6 +176,8 @@ def success_body(
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+        if cached_tokens:
+            data["usage"]["prompt_tokens_details"] = {"cached_tokens": cached_tokens}
     return json.dumps(data).encode()
 
 

@@ -54,6 +54,8 @@ class Reply:
     logprobs: list[dict[str, Any]] | None = None
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    # The part of prompt_tokens the provider's prompt cache served.
+    cached_tokens: int = 0
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | None = None
@@ -379,6 +381,7 @@ class JudgeServer:
             reply.completion_tokens,
             reply.reasoning_content,
             reply.block_reason,
+            reply.cached_tokens,
         )
         return _response(reply.status, payload, reply.headers)
 

@@ -40,7 +40,9 @@ for line in sys.stdin:
         answer = f"{w['city']}: {w['condition']}, {w['tempC']} °C"
     else:
         answer = "I can calculate (calc add 1 2) or look up the weather (weather in Paris)."
-    send(type="final", content=answer)
+    # A model-backed agent puts its model call's tokens here (tool_call_count, token_usage read them);
+    # this one has no model and reports its words as tokens, for the example.
+    send(type="final", content=answer, usage={"inputTokens": len(text.split()), "outputTokens": len(answer.split())})
     if os.environ.get("EXAMPLE_AGENT_LOG"):
         with open(os.environ["EXAMPLE_AGENT_LOG"], "a") as f:
             f.write(json.dumps({**log, "final": answer}) + "\n")

@@ -58,6 +58,7 @@ def test_every_command_is_registered() -> None:
         "history",
         "trend",
         "explain",
+        "calibrate",
         "store",
     }
 

@@ -62,6 +62,8 @@ PLAIN_VALUE_OPTIONS = frozenset(
         "--judge-timeout",
         "--max-judge-calls",
         "--max-judge-tokens",
+        "--max-judge-cost",
+        "--seed",
         "--max-shown",
         "--num-runs",
         "-n",
@@ -95,6 +97,7 @@ COMMANDS = (
     "evaluators",
     "schema",
     "import",
+    "calibrate",
 )
 # Commands whose options live on their subcommands.
 SUBCOMMANDS = ("import adk", "import otel", "store add", "store export")

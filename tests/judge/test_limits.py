@@ -233,6 +233,10 @@ def test_usage_is_counted_per_metric_and_per_run(judge_server: JudgeServer, tmp_
             "retries": 1,
             "promptTokens": 207,
             "completionTokens": 27,
+            "cachedPromptTokens": 0,
+            "costUsd": 0.0,
+            "unpricedCalls": 3,
+            "unpricedModels": ["openai:judge-model"],
         },
         "byMetric": {
             "m1": {
@@ -242,6 +246,10 @@ def test_usage_is_counted_per_metric_and_per_run(judge_server: JudgeServer, tmp_
                 "retries": 0,
                 "promptTokens": 200,
                 "completionTokens": 20,
+                "cachedPromptTokens": 0,
+                "costUsd": 0.0,
+                "unpricedCalls": 2,
+                "unpricedModels": ["openai:judge-model"],
             },
             "m2": {
                 "calls": 1,
@@ -250,6 +258,10 @@ def test_usage_is_counted_per_metric_and_per_run(judge_server: JudgeServer, tmp_
                 "retries": 1,
                 "promptTokens": 7,
                 "completionTokens": 7,
+                "cachedPromptTokens": 0,
+                "costUsd": 0.0,
+                "unpricedCalls": 1,
+                "unpricedModels": ["openai:judge-model"],
             },
         },
     }

@@ -748,4 +748,26 @@ def test_first_view_names_every_failing_case_with_its_reason_and_links_explain(
     trajectory.locator("summary").click()
     assert "expected #2 issue_refund unmatched" in trajectory.locator(".explain-steps").inner_text()
     assert opened.errors == []
+
+
+def test_judge_cost_in_the_summary_and_the_case_view(
+    open_report: object, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """3 calls of 1000 + 100 tokens at $3 / $15 per million: $0.0135, $0.0045 a case."""
+    from cli.test_judge_cost import VALID, write_suite
+
+    judge_server.default = Reply(content=VALID, prompt_tokens=1000, completion_tokens=100)
+    args = write_suite(tmp_path, judge_server.base_url, ("lyon", "nice", "oslo"))
+    report = tmp_path / "cost.html"
+    run = agenteval("run", *args, "--no-cache", "--html", str(report), "--no-progress")
+    assert run.returncode == 0, run.stdout + run.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    usage = page.locator("#summary .judge-usage").inner_text()
+    assert "3,000" not in usage and "3000 prompt + 300 completion tokens · $0.0135" in usage
+    by_metric = page.locator("#summary .judge-cost").inner_text()
+    assert by_metric == "judge cost by metric: llm_final_response $0.0135"
+    cases_tab(page)
+    page.click(".row[data-eval-id=nice]")
+    assert page.locator("#case .judge-cost").inner_text() == "judge: 1 call, 0 from cache · $0.0045"
     opened.check_offline()

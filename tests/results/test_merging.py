@@ -274,3 +274,13 @@ def test_an_eval_set_file_with_other_bytes_is_refused() -> None:
     files = {"gen": EvalSetFile("gen.evalset.json", "sha256:changed", ids)}
     with pytest.raises(ConfigError, match=r"gen\.evalset\.json: not the eval set file"):
         merge_results(parts, complete=Completeness(files))
+
+
+def test_judge_cost_adds_up_and_unpriced_models_are_united() -> None:
+    left = {"total": {"costUsd": 0.25, "unpricedCalls": 1, "unpricedModels": ["openai:a"]}}
+    right = {
+        "total": {"costUsd": 0.5, "unpricedCalls": 2, "unpricedModels": ["openai:b", "openai:a"]}
+    }
+    assert sum_numbers(left, right) == {
+        "total": {"costUsd": 0.75, "unpricedCalls": 3, "unpricedModels": ["openai:a", "openai:b"]}
+    }

@@ -165,3 +165,23 @@ def test_misspelt_keys_fail_schema_validation() -> None:
     moved = json.loads(json.dumps(judge).replace('}, "numSamples": 3}', ', "numSamples": 3}}'))
     assert moved["criterion"]["llmJudge"]["judgeModel"]["numSamples"] == 3
     assert errors("metrics", [moved]) == []
+
+
+def test_the_builtin_price_table_and_a_prices_file_follow_the_prices_schema() -> None:
+    shipped = json.loads(
+        resources.files("agenteval").joinpath("data", "prices.json").read_text(encoding="utf-8")
+    )
+    assert errors("prices", shipped["prices"]) == []
+    assert errors("prices", {"openai:m": {"inputPerMillion": 1, "outputPerMillion": 2}}) == []
+    misspelt = {"openai:m": {"inputPerMilion": 1, "outputPerMillion": 2}}
+    assert any("inputPerMilion" in e for e in errors("prices", misspelt))
+    assert errors("prices", {"no-colon": {"inputPerMillion": 1, "outputPerMillion": 2}}) != []
+
+
+def test_a_label_line_follows_the_labels_schema() -> None:
+    base = {"evalSetId": "s", "evalId": "c", "metricName": "m"}
+    assert errors("labels", {**base, "label": "pass"}) == []
+    assert errors("labels", {**base, "score": 0.5, "rubricId": "r1"}) == []
+    assert errors("labels", {**base, "label": "ok"}) != []
+    assert errors("labels", {**base, "label": "pass", "score": 1}) != []
+    assert errors("labels", {**base, "lable": "pass"}) != []

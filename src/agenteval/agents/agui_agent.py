@@ -106,6 +106,8 @@ class _Run:
     )  # message id, call id, content
     finished: bool = False
     last_text: str | None = None
+    # RUN_FINISHED.usage entries: (input tokens, output tokens, "provider:model" or "").
+    usage: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 class _CappedBody:
@@ -214,6 +216,8 @@ class AguiSession:
                         f"protocol error: TOOL_CALL_RESULT for unknown call {printable(call_id)!r}"
                     )
             texts.extend("".join(parts) for parts in run.texts.values())
+            for spent in run.usage:
+                recorder.model_usage(*spent)  # each usage entry: one model call
             self._remember(run)
             if not pending:
                 break
@@ -373,6 +377,9 @@ def _apply(run: _Run, event: Any) -> None:
         raise AgentTurnError(f"agent sent RUN_ERROR: {printable(event.message)}{code}")
     elif kind is EventType.RUN_FINISHED:
         run.finished = True
+        for entry in getattr(event, "usage", None) or ():
+            model = f"{entry.provider}:{entry.model}" if entry.provider and entry.model else ""
+            run.usage.append((entry.input_tokens or 0, entry.output_tokens or 0, model))
 
 
 class AguiAgent:

@@ -55,6 +55,7 @@ from agenteval.agents.protocol import (
     ToolCallReply,
     ToolResultReply,
     reply_adapter,
+    usage_of,
 )
 from agenteval.agents.text import printable
 from agenteval.agents.tool_mocks import ToolMockError
@@ -491,7 +492,11 @@ class CmdSession:
                 recorder.tool_result(reply.id, reply.result)
             elif isinstance(reply, MessageReply):
                 recorder.message(reply.content)
+                if reply.usage is not None:
+                    recorder.model_usage(*usage_of(reply.usage))
             elif isinstance(reply, FinalReply):
+                if reply.usage is not None:
+                    recorder.model_usage(*usage_of(reply.usage))
                 return recorder.finish(reply.content)
             elif isinstance(reply, ErrorReply):
                 raise AgentTurnError(f"agent reported an error: {printable(reply.message)}")

@@ -16,13 +16,17 @@ agent → agenteval (stdout), while a turn runs::
 
     {"type": "tool_call", "id": "…", "name": "…", "arguments": <any JSON>}
     {"type": "tool_result", "id": "…", "result": <any JSON>}   # only for the agent's own tools
-    {"type": "message", "content": "…"}                        # an intermediate response
-    {"type": "final", "content": "…"}                          # ends the turn
+    {"type": "message", "content": "…", "usage": Usage?}       # an intermediate response
+    {"type": "final", "content": "…", "usage": Usage?}         # ends the turn
     {"type": "error", "message": "…"}                          # ends the turn; the case fails
 
 After a ``tool_call`` of a tool named in ``mockedTools`` the agent waits for
 agenteval's ``tool_result`` line with the same ``id`` and must not run its own
-tool.  ``Message`` is formats.md §2.5 (``{"role": "user", "content": "…"}``).
+tool.  ``Usage`` (optional) is what the model call that produced the line spent:
+``{"inputTokens": n, "outputTokens": n, "model": "provider:model"?}``; each line
+that carries one counts one inference call of the turn (the ``tool_call_count``,
+``inference_call_count`` and ``token_usage`` evaluators read them).
+``Message`` is formats.md §2.5 (``{"role": "user", "content": "…"}``).
 Anything else on stdout is a protocol error, and so is anything written after
 ``final`` or ``error`` before the next ``user_turn``; stderr is free-form and
 kept for the case's error message.  ``session_start`` arrives together with the
@@ -61,11 +65,22 @@ class ToolResultReply(_Reply):
     result: Any = None
 
 
+class ReplyUsage(BaseModel):
+    """Tokens of the model call behind a message or final line."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    input_tokens: int = Field(default=0, ge=0, alias="inputTokens")
+    output_tokens: int = Field(default=0, ge=0, alias="outputTokens")
+    model: str = ""
+
+
 class MessageReply(_Reply):
     """An intermediate response of the turn."""
 
     type: Literal["message"]
     content: str
+    usage: ReplyUsage | None = None
 
 
 class FinalReply(_Reply):
@@ -73,6 +88,7 @@ class FinalReply(_Reply):
 
     type: Literal["final"]
     content: str
+    usage: ReplyUsage | None = None
 
 
 class ErrorReply(_Reply):
@@ -80,6 +96,11 @@ class ErrorReply(_Reply):
 
     type: Literal["error"]
     message: str
+
+
+def usage_of(usage: ReplyUsage) -> tuple[int, int, str]:
+    """(input tokens, output tokens, model) of a line's usage."""
+    return usage.input_tokens, usage.output_tokens, usage.model
 
 
 AgentReply = Annotated[

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from agenteval.schema.base import dump
-from agenteval.schema.evalset import Invocation, Message, Tool
+from agenteval.schema.evalset import Invocation, Message, Tool, Usage
 from agenteval.settings import AGENT_MAX_MESSAGES
 
 
@@ -49,6 +49,24 @@ class TurnRecorder:
         self.mocked = 0
         self.final: str | None = None
         self.started = time.time()
+        self.usage: Usage | None = None  # what the agent said its model calls used
+
+    def model_usage(self, input_tokens: int, output_tokens: int, model: str) -> None:
+        """Count one model call the agent reported (``usage`` on a message or final line)."""
+        usage = self.usage
+        if usage is None:
+            self.usage = Usage(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                inference_calls=1,
+                model=model,
+            )
+            return
+        usage.input_tokens += input_tokens
+        usage.output_tokens += output_tokens
+        usage.inference_calls += 1
+        if usage.model != model:
+            usage.model = ""  # several models: no single price
 
     def tool_call(self, call_id: str, name: str, arguments: Any) -> None:
         """The agent called a tool (arguments already decoded)."""
@@ -99,6 +117,8 @@ class TurnRecorder:
             fields["intermediate_responses"] = [
                 Message(role="assistant", content=text) for text in texts
             ]
+        if self.usage is not None:
+            fields["usage"] = self.usage
         return Invocation(**fields)
 
 

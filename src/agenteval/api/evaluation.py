@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -61,6 +63,7 @@ from agenteval.schema.turns import run_trace_key
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentStats
     from agenteval.judge import JudgeClient, JudgeOptions
+    from agenteval.judge.prices import PriceTable
     from agenteval.judge.session import JudgeSession
     from agenteval.report.run_reports import ReportsWritten, RunReports
 
@@ -104,6 +107,10 @@ class Options:
     offline: bool = False
     max_judge_calls: int | None = None
     max_judge_tokens: int | None = None
+    # --max-judge-cost USD: no judge call starts once the run's judge spend reaches it.
+    max_judge_cost: float | None = None
+    # --prices FILE: judge prices added to (or replacing) the built-in table.
+    prices: str | None = None
     # The largest judge reply body read, in bytes; a bigger reply fails that turn.
     judge_max_reply_bytes: int = settings.JUDGE_MAX_REPLY_BYTES
     # "I/N": run only the cases whose stable hash puts them in shard I of N.
@@ -154,6 +161,8 @@ class Prepared:
     warnings: list[Problem] = field(default_factory=list)
     # Results of the interrupted run being resumed, by evalSetId (read case by case).
     resumed: dict[str, MergedSet] = field(default_factory=dict)
+    # What judge calls cost: the built-in table with --prices over it.
+    prices: PriceTable | None = None
 
 
 @dataclass(slots=True)
@@ -235,6 +244,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             else unmatched_records(options.traces, traces, all_case_ids)
         )
         found.warnings.extend(unused)
+    prices = _prices(options, plans, found)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
     _narrow(plans, options)
@@ -244,6 +254,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     prepared = Prepared(plans, traces, aggregator, found.warnings)
     prepared.resumed, notes = _load_resumed(options.resume, plans)
     prepared.warnings.extend(notes)
+    prepared.prices = prices
     return prepared
 
 
@@ -371,6 +382,36 @@ def _load_traces(
     return records, False
 
 
+def _prices(options: Options, plans: Sequence[EvalSetPlan], found: Findings) -> PriceTable | None:
+    """The run's price table (``--prices`` checked); with a cost bound, every judge priced.
+
+    None when neither option is given: the judge client then reads the built-in table
+    itself, and a run without a judge never imports the judge package.
+    """
+    if options.prices is None and options.max_judge_cost is None:
+        return None
+    from agenteval.judge.prices import run_prices
+
+    try:
+        prices = run_prices(Path(options.prices) if options.prices is not None else None)
+    except ConfigError as exc:
+        found.problems.extend(exc.problems)
+        return None
+    if options.max_judge_cost is not None:
+        from agenteval.api.judge_prices import unpriced_judges
+
+        if not math.isfinite(options.max_judge_cost) or options.max_judge_cost < 0:
+            found.problems.append(
+                Problem(
+                    "--max-judge-cost",
+                    "",
+                    f"must be a finite amount of USD, got {options.max_judge_cost}",
+                )
+            )
+        found.problems.extend(unpriced_judges(plans, prices))
+    return prices
+
+
 def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
     return shard_of(eval_set_id, eval_id, shard.count) == shard.index
 
@@ -448,12 +489,16 @@ class JudgeOutcome:
     agent: AgentStats | None = None
 
 
-def judge_options(options: Options) -> JudgeOptions:
-    """The judge client's options of a run's ``Options`` (cache, budgets, retries, limits)."""
+def judge_options(options: Options, prices: PriceTable | None = None) -> JudgeOptions:
+    """The judge client's options of a run's ``Options`` (cache, budgets, retries, limits,
+    ``prices``: the run's price table, for cost and ``--max-judge-cost``)."""
     from agenteval.judge import JudgeOptions
 
+    max_cost = options.max_judge_cost
     try:
         return JudgeOptions(
+            prices=prices,
+            max_cost=None if max_cost is None else Decimal(repr(max_cost)),
             concurrency=options.concurrency,
             rate_limit_rpm=options.rate_limit,
             retries=options.judge_retries,
@@ -559,7 +604,7 @@ async def _run_plans(
     from agenteval.judge.session import JudgeSession
 
     outcome = judge if judge is not None else JudgeOutcome()
-    async with JudgeClient(judge_options(options)) as client:
+    async with JudgeClient(judge_options(options, prepared.prices)) as client:
         session = JudgeSession(client=client, failures=outcome.failures)
         settings.judge = session
         if options.stop is not None:
@@ -629,15 +674,19 @@ async def _run_set(
             not_run.append(case.eval_id)
         sink.add(case)
 
-    before = judge.client.usage.to_json() if judge is not None else None
+    set_usage = judge.client.usage.begin_scope() if judge is not None else None
     failures_before = len(judge.outcome.failures) if judge is not None else 0
-    await stream_evalset(plan, settings, deliver, resumed)
+    try:
+        await stream_evalset(plan, settings, deliver, resumed)
+    finally:
+        if judge is not None:
+            judge.client.usage.end_scope()
     head = EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint)
     if settings.stopping():
         head.partial = True
-    if judge is not None and before is not None:
-        # Per eval set usage (an extra key Go readers ignore): the ledger is run-wide.
-        head.judge_usage = _usage_delta(before, judge.client.usage.to_json())
+    if judge is not None and set_usage is not None:
+        # Per eval set usage and cost (an extra key Go readers ignore).
+        head.judge_usage = set_usage.to_json()
         if len(judge.outcome.failures) > failures_before:
             # The INCOMPLETE cases: reports, `show` and --resume read them from here.
             head.judge_failures = fresh.judge_failures(judge.session.incomplete)
@@ -663,18 +712,6 @@ def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult
     # Every case kept was scored on this run's inputs (agenteval.results.resuming).
     head.fingerprint = fresh.fingerprint
     return head
-
-
-def _usage_delta(before: dict[str, object], after: dict[str, object]) -> dict[str, object]:
-    def minus(a: object, b: object) -> object:
-        if isinstance(a, dict):
-            base = b if isinstance(b, dict) else {}
-            return {k: minus(v, base.get(k)) for k, v in a.items()}
-        if isinstance(a, int) and isinstance(b, int):
-            return a - b
-        return a
-
-    return minus(after, before)  # type: ignore[return-value]
 
 
 @contextmanager

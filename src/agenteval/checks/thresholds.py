@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from agenteval.evaluators.base import ConfigIssue, Evaluator, ScoreRange
 from agenteval.schema.metric import EvalMetric
+from agenteval.schema.status import UPPER_BOUND_METRICS
 
 
 def threshold_issues(metric: EvalMetric, evaluator: Evaluator) -> list[ConfigIssue]:
     """A missing threshold (warning) or one outside the evaluator's score range (error)."""
+    if evaluator.name in UPPER_BOUND_METRICS:
+        return []  # a count: informational without a threshold, else bounded above by it
     scores = evaluator.metric_score_range(metric)
     if "threshold" not in metric.model_fields_set:
         return [_missing(scores)]

@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 
 from agenteval import __version__
+from agenteval.cli.calibrate import calibrate_command
 from agenteval.cli.diff import diff
 from agenteval.cli.evaluators import list_evaluators
 from agenteval.cli.explain import explain_command
@@ -53,6 +54,7 @@ app.add_typer(import_app, name="import")
 app.command(name="history")(history)
 app.command(name="trend")(trend)
 app.command(name="explain")(explain_command)
+app.command(name="calibrate")(calibrate_command)
 app.add_typer(store_app, name="store")
 
 

@@ -21,6 +21,7 @@ from agenteval import api, entry
 from agenteval.cli.guard import print_warnings, stderr, stdout
 from agenteval.report import console as console_report
 from agenteval.report.agent_summary import render_agent_stats
+from agenteval.report.judge_cost import cost_text
 from agenteval.report.run_reports import ReportsWritten, RunReporter
 from agenteval.report.safe_text import escape_control
 
@@ -86,11 +87,14 @@ def print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) 
     if usage and not quiet and sets > 1:
         total = usage.get("total")
         if isinstance(total, dict) and (total.get("calls") or total.get("cacheHits")):
+            cost = cost_text(total)
             out.print(
                 f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
                 f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
-                f"{total.get('completionTokens', 0):,} completion tokens",
+                f"{total.get('completionTokens', 0):,} completion tokens"
+                + (f" · {escape_control(cost)}" if cost else ""),
                 highlight=False,
+                markup=False,
             )
     if result.judge_failures:
         # A detail, not a verdict: the final line says INCOMPLETE (one run, one verdict line).

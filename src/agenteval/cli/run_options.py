@@ -252,3 +252,22 @@ ShowConfigOpt = Annotated[
         "project file, default); score nothing.",
     ),
 ]
+MaxJudgeCostOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--max-judge-cost",
+        metavar="USD",
+        min=0.0,
+        help="Stop issuing judge calls once they cost USD dollars (within one call's cost); "
+        "the rest are not_evaluated.",
+    ),
+]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices",
+        metavar="FILE",
+        help='Judge prices over the built-in table: JSON {"provider:model": {"inputPerMillion": '
+        'x, "outputPerMillion": y, "cachedInputPerMillion": z}}.',
+    ),
+]

@@ -58,6 +58,8 @@ class RunFlags:
     offline: bool = False
     max_judge_calls: int | None = None
     max_judge_tokens: int | None = None
+    max_judge_cost: float | None = None
+    prices: Path | None = None
     judge_max_reply_bytes: int = settings.JUDGE_MAX_REPLY_BYTES
     resume: tuple[str, ...] = ()
     no_progress: bool = False
@@ -124,6 +126,8 @@ class RunFlags:
             offline=self.offline,
             max_judge_calls=self.max_judge_calls,
             max_judge_tokens=self.max_judge_tokens,
+            max_judge_cost=self.max_judge_cost,
+            prices=str(self.prices) if self.prices is not None else None,
             judge_max_reply_bytes=self.judge_max_reply_bytes,
             shard=self.shard,
             resume=[str(path) for path in resume],

@@ -23,12 +23,16 @@ class SchemaKind(StrEnum):
     METRICS = "metrics"
     RESULT = "result"
     RUN = "run"
+    PRICES = "prices"
+    LABELS = "labels"
     CONFIG = "config"
 
 
 def schema(
     ctx: typer.Context,
-    kind: Annotated[SchemaKind, typer.Argument(help="evalset, metrics, result, run or config.")],
+    kind: Annotated[
+        SchemaKind, typer.Argument(help="evalset, metrics, result, run, prices, labels or config.")
+    ],
     verbose: VerboseOpt = False,
 ) -> None:
     """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""

@@ -3,7 +3,13 @@
 Tested in tests/cli/test_commands.py.
 """
 
-from agenteval.evaluators import final_response_avg, response_match, trajectory, trajectory_f1
+from agenteval.evaluators import (
+    final_response_avg,
+    response_match,
+    trajectory,
+    trajectory_f1,
+    usage_counts,
+)
 from agenteval.evaluators.llm import (
     final_response_gate,
     hallucinations,
@@ -29,5 +35,6 @@ __all__ = [
     "rubric_response",
     "trajectory",
     "trajectory_f1",
+    "usage_counts",
     "verifier_pairwise",
 ]

@@ -14,6 +14,9 @@ The rule, in order:
    turn's ``execute_tool`` spans by start time: ``gen_ai.tool.name``,
    ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` / ``.result`` (ADK's
    ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
+   What the model calls spent is the sum of their ``gen_ai.usage.input_tokens`` /
+   ``output_tokens`` (one inference call per span that has them), with
+   ``gen_ai.provider.name:gen_ai.response.model`` as the model when all calls share it.
 3. **Sessions.** Turns are grouped by a key and ordered by start time; ``--traces-match``
    picks the key: ``session`` (default) = ADK's ``gcp.vertex.agent.session_id``,
    trpc-agent-go's ``trpc.go.agent.runner.session_id``, else ``gen_ai.conversation.id``;
@@ -43,7 +46,7 @@ from agenteval.importers.genai_messages import (
     parse_json,
 )
 from agenteval.inputs.otlp_file import SpanRecord
-from agenteval.schema.evalset import Invocation, Message, Tool
+from agenteval.schema.evalset import Invocation, Message, Tool, Usage
 
 OPERATION = "gen_ai.operation.name"
 MODEL_CALLS = frozenset({"chat", "generate_content", "text_completion", "call_llm"})
@@ -197,6 +200,41 @@ def _tool(span: SpanRecord) -> Tool | None:
     )
 
 
+_INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
+_OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
+_PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system")
+_MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model")
+
+
+def _tokens(span: SpanRecord, keys: Sequence[str]) -> int | None:
+    for key in keys:
+        value = span.attributes.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+    return None
+
+
+def turn_usage(calls: Sequence[SpanRecord]) -> Usage | None:
+    """What the turn's model calls spent (``gen_ai.usage.*``); None when no call says."""
+    usage: Usage | None = None
+    for span in calls:
+        spent = (_tokens(span, _INPUT_TOKENS), _tokens(span, _OUTPUT_TOKENS))
+        if spent == (None, None):
+            continue
+        provider, model = _first([span], _PROVIDER_KEYS), _first([span], _MODEL_KEYS)
+        key = f"{provider}:{model}" if provider and model else ""
+        if usage is None:
+            usage = Usage(model=key)
+        usage.input_tokens += spent[0] or 0
+        usage.output_tokens += spent[1] or 0
+        usage.inference_calls += 1
+        if usage.model != key:
+            usage.model = ""  # several models: no single price
+    return usage
+
+
 def turn_invocation(root: SpanRecord, spans: list[SpanRecord]) -> Invocation:
     """The invocation one turn's spans (root first, the rest by start time) describe."""
     calls = [s for s in spans if operation(s) in MODEL_CALLS]
@@ -214,6 +252,7 @@ def turn_invocation(root: SpanRecord, spans: list[SpanRecord]) -> Invocation:
         final_response=Message(role="assistant", content=final),
         tools=tools,
         creation_timestamp=root.start / 1e9 if root.start else None,
+        usage=turn_usage(calls),
     )
 
 

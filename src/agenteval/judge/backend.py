@@ -78,10 +78,17 @@ class TokenLogprob:
 
 @dataclass(frozen=True)
 class TokenUsage:
-    """Tokens a reply cost, as the endpoint reported them."""
+    """Tokens a reply cost, as the endpoint reported them.
+
+    ``cached_prompt_tokens`` is the part of ``prompt_tokens`` the provider read from its
+    own prompt cache (billed at the cached-input price); ``cache_write_tokens`` the part it
+    wrote to that cache (Anthropic bills those above the input price).
+    """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    cache_write_tokens: int = 0
 
     @property
     def total(self) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from types import TracebackType
 
@@ -24,8 +25,15 @@ from agenteval.judge.aiohttp_client import open_http_client
 from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.config import JudgeSettings
-from agenteval.judge.errors import JudgeCacheMiss, JudgeConfigError, JudgeInterrupted, redact
-from agenteval.judge.limits import Budget, CallLimiter, RetryPolicy
+from agenteval.judge.errors import (
+    JudgeBudgetExhausted,
+    JudgeCacheMiss,
+    JudgeConfigError,
+    JudgeInterrupted,
+    redact,
+)
+from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
+from agenteval.judge.prices import PriceTable, builtin_prices, price_key
 from agenteval.judge.provider import provider_spec
 from agenteval.judge.stop_refusals import note_refusal
 from agenteval.judge.usage import UsageLedger
@@ -47,6 +55,9 @@ class JudgeOptions:
     backoff_base: float = defaults.JUDGE_BACKOFF_BASE_SECONDS
     backoff_max: float = defaults.JUDGE_BACKOFF_MAX_SECONDS
     max_reply_bytes: int = defaults.JUDGE_MAX_REPLY_BYTES
+    # What calls cost (None: the built-in table) and --max-judge-cost in USD.
+    prices: PriceTable | None = None
+    max_cost: Decimal | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -59,7 +70,7 @@ class JudgeOptions:
             raise ValueError("judge timeout must be positive")
         if self.rate_limit_rpm is not None and not self.rate_limit_rpm > 0:
             raise ValueError("rate limit must be positive")
-        for name in ("max_calls", "max_tokens"):
+        for name in ("max_calls", "max_tokens", "max_cost"):
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ValueError(f"{name} must not be negative")
@@ -91,6 +102,9 @@ class JudgeClient:
         self._override = backend
         self._backends: dict[JudgeSettings, JudgeBackend] = {}
         self._budget = Budget(self.options.max_calls, self.options.max_tokens)
+        self.prices = self.options.prices if self.options.prices is not None else builtin_prices()
+        max_cost = self.options.max_cost
+        self._cost_budget = CostBudget(max_cost) if max_cost is not None else None
         self._limiter = CallLimiter(
             self.options.concurrency,
             self.options.retry_policy,
@@ -184,19 +198,28 @@ class JudgeClient:
                 f"offline: no cached judge reply for metric {metric_name!r}, "
                 f"sample {sample_index} ({who})"
             )
-        self._budget.reserve_call()
-        self.usage.record_call(metric_name)
+        settings = request.settings
+        await self._reserve_cost(settings.provider, settings.model, metric_name)
+        spent = Decimal(0)
         try:
-            reply = await self._limiter.call(
-                lambda: self._send(backend, call, metric_name),
-                who=who,
-                label=metric_name,
-                on_retry=lambda: self.usage.record_retry(metric_name),
-            )
-        except JudgeError:
-            self.usage.record_failure(metric_name)
-            raise
-        self.usage.record_tokens(metric_name, reply.usage)
+            self._budget.reserve_call()
+            self.usage.record_call(metric_name)
+            try:
+                reply = await self._limiter.call(
+                    lambda: self._send(backend, call, metric_name),
+                    who=who,
+                    label=metric_name,
+                    on_retry=lambda: self.usage.record_retry(metric_name),
+                )
+            except JudgeError:
+                self.usage.record_failure(metric_name)
+                raise
+            cost = self.prices.cost(settings.provider, settings.model, reply.usage)
+            spent = cost.usd or Decimal(0)
+            self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
+        finally:
+            if self._cost_budget is not None:
+                await self._cost_budget.settle(spent)
         self._budget.spend_tokens(reply.usage.total)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
@@ -206,6 +229,27 @@ class JudgeClient:
         if self._cache is not None:
             await self._cache.put(key, reply)
         return reply
+
+    async def _reserve_cost(self, provider: str, model: str, metric_name: str) -> None:
+        """Under ``--max-judge-cost``: wait for room in the budget (a model needs a price)."""
+        budget = self._cost_budget
+        if budget is None:
+            return
+        if self.prices.lookup(provider, model) is None:
+            raise JudgeBudgetExhausted(
+                f"no price for {price_key(provider, model)}, so --max-judge-cost cannot count "
+                f"the calls of metric {metric_name!r} (give its price with --prices FILE)"
+            )
+        await budget.reserve()
+        if self._stopping:
+            await budget.settle(Decimal(0))
+            note_refusal()
+            raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
+
+    @property
+    def cost_budget(self) -> CostBudget | None:
+        """The ``--max-judge-cost`` budget (spend so far), None without one."""
+        return self._cost_budget
 
     def stop_new_calls(self) -> None:
         """Send no further request (a signal arrived); calls already on the wire finish and are cached."""

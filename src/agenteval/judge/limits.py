@@ -1,4 +1,4 @@
-"""Limits on judge calls: concurrency, retries, rate limit and budgets.
+"""Limits on judge calls: concurrency, retries, rate limit and budgets (calls, tokens, dollars).
 
 What the calls cost is counted in :mod:`agenteval.judge.usage`.
 
@@ -31,6 +31,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
@@ -264,3 +265,59 @@ class Budget:
     def spend_tokens(self, tokens: int) -> None:
         """Add the tokens of a finished call."""
         self.tokens += tokens
+
+
+class CostBudget:
+    """``--max-judge-cost USD``: no call starts once the dollars spent reach the bound.
+
+    A call's cost is known only when its reply arrives, so calls in flight are counted
+    ahead: each holds a reservation as large as the costliest call so far, and a call
+    starts only when the spend plus the reservations, its own included, stays within
+    the bound; otherwise it waits for a call in flight to finish.  With nothing in
+    flight a call always starts while the spend is under the bound.  Before the first
+    reply nothing is known, so only one call is in flight.  The spend so ends within
+    one call's cost above the bound (if the calls cost about the same, as one metric's
+    do): the last call to start began below it, as with ``--max-judge-calls``.
+    """
+
+    def __init__(self, max_usd: Decimal) -> None:
+        if max_usd < 0:
+            raise ValueError("max judge cost must not be negative")
+        self.max_usd = max_usd
+        self.spent = Decimal(0)
+        self.in_flight = 0
+        self.largest: Decimal | None = None
+        self._changed = asyncio.Condition()
+
+    def _fits(self) -> bool:
+        if self.in_flight == 0:
+            return True
+        if self.largest is None:
+            return False
+        return self.spent + (self.in_flight + 1) * self.largest <= self.max_usd
+
+    def _exhausted(self) -> JudgeBudgetExhausted:
+        return JudgeBudgetExhausted(
+            f"judge budget exhausted: max_judge_cost={self.max_usd} USD reached "
+            f"({float(self.spent):.6g} USD spent)"
+        )
+
+    async def reserve(self) -> None:
+        """Wait until a call fits; raise ``JudgeBudgetExhausted`` once the bound is reached."""
+        async with self._changed:
+            while True:
+                if self.spent >= self.max_usd:
+                    raise self._exhausted()
+                if self._fits():
+                    self.in_flight += 1
+                    return
+                await self._changed.wait()
+
+    async def settle(self, cost: Decimal) -> None:
+        """A reserved call ended: add what it cost (0 when it failed or was not sent)."""
+        async with self._changed:
+            self.in_flight -= 1
+            self.spent += cost
+            if cost > 0 and (self.largest is None or cost > self.largest):
+                self.largest = cost
+            self._changed.notify_all()

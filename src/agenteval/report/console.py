@@ -27,6 +27,7 @@ from agenteval.report.console_tables import (
     summary_table,
 )
 from agenteval.report.gc_pause import collector_paused
+from agenteval.report.judge_cost import cost_text, costliest_text, metric_costs_text
 from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import (
@@ -242,6 +243,8 @@ def _render_summary(console: Console, report: SetReport) -> None:
     usage = _judge_usage_text(report.judge_usage)
     if usage:
         console.print(Text("judge: ", style="bold") + Text(usage, style="dim"))
+        for line in judge_cost_lines(report):
+            console.print(line)
     averages = summary_table(report.metric_summaries)
     if averages is not None:
         console.print(Text("metric averages over all cases and runs", style="bold"))
@@ -268,11 +271,26 @@ def _judge_usage_text(usage: dict[str, Any] | None) -> str:
     total = usage.get("total") if isinstance(usage, dict) else None
     if not isinstance(total, dict) or not (total.get("calls") or total.get("cacheHits")):
         return ""
-    return (
+    text = (
         f"{total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
         f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
         f"{total.get('completionTokens', 0):,} completion tokens"
     )
+    cost = cost_text(total)
+    return f"{text} · {escape_control(cost)}" if cost else text
+
+
+def judge_cost_lines(report: SetReport) -> list[Text]:
+    """The judge cost per metric and the costliest cases, when several metrics or cases cost."""
+    lines: list[Text] = []
+    usage = report.judge_usage if isinstance(report.judge_usage, dict) else {}
+    by_metric = metric_costs_text(usage.get("byMetric"))
+    if " · " in by_metric:
+        lines.append(Text("judge cost by metric: ", style="bold") + Text(escape_control(by_metric)))
+    if len(report.costliest) > 1:
+        costliest = costliest_text(report.costliest)
+        lines.append(Text("costliest cases: ", style="bold") + Text(escape_control(costliest)))
+    return lines
 
 
 def _unstable_text(count: int) -> str:

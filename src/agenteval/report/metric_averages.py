@@ -10,7 +10,7 @@ shortfalls of a case that ran several times read them.
 from __future__ import annotations
 
 from agenteval.schema.result import MetricSummary, StatusCounts
-from agenteval.schema.status import EvalStatus, status_for
+from agenteval.schema.status import EvalStatus, metric_status
 
 
 class MetricAverage:
@@ -19,6 +19,7 @@ class MetricAverage:
     __slots__ = (
         "evaluated",
         "failed",
+        "name",
         "not_evaluated",
         "passed",
         "reason",
@@ -26,8 +27,9 @@ class MetricAverage:
         "threshold",
     )
 
-    def __init__(self, threshold: float) -> None:
+    def __init__(self, threshold: float, name: str = "") -> None:
         self.threshold = threshold
+        self.name = name
         self.evaluated = self.passed = self.failed = self.not_evaluated = 0
         self.score_sum = 0.0
         self.reason = ""  # the first failing result's reason
@@ -37,7 +39,7 @@ class MetricAverage:
         """``score >= threshold`` of the mean; not_evaluated when nothing was evaluated."""
         if not self.evaluated:
             return EvalStatus.NOT_EVALUATED
-        return status_for(self.mean, self.threshold)
+        return metric_status(self.name, self.mean, self.threshold)
 
     @property
     def mean(self) -> float:
@@ -59,7 +61,7 @@ class MetricAverages:
         """Count one metric result (``reason`` kept when it is the first failing one)."""
         average = self.by_name.get(name)
         if average is None:
-            average = self.by_name[name] = MetricAverage(threshold)
+            average = self.by_name[name] = MetricAverage(threshold, name)
         if status is EvalStatus.PASSED:
             average.passed += 1
         elif status is EvalStatus.FAILED:

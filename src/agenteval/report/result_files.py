@@ -160,7 +160,7 @@ class RunOutcome(Protocol):
 
 
 def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str, Any]:
-    """The keys of a run document after ``evalSetResults``: the run's warnings and agent.
+    """The keys of a run document after ``evalSetResults``: warnings, judge usage, agent.
 
     Warnings are listed as the console prints them (``warnings``, when the caller has them
     so): repeats of one kind past a few are one ``… and N more like this`` line
@@ -172,6 +172,10 @@ def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str,
         listed = collapse(problems) if len(problems) == len(given) else given
         warnings = [str(w) for w in listed]
     trailer: dict[str, Any] = {"warnings": list(warnings)}
+    # The run's judge calls, tokens and cost, per metric and in total; absent without a judge.
+    usage = getattr(run, "judge_usage", None)
+    if usage:
+        trailer["judgeUsage"] = usage
     # What the driven agent did (run --agent); absent for runs that only read traces.
     agent = getattr(run, "agent_stats", None)
     if agent is not None:

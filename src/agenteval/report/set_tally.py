@@ -38,6 +38,7 @@ from typing import Any
 from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult, runs_of
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
+from agenteval.report.judge_cost import CostliestCases
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
 from agenteval.results.aggregation import Outcome, any_not_evaluated, run_outcome
@@ -48,7 +49,7 @@ from agenteval.schema.result import (
     MetricSummary,
     extra,
 )
-from agenteval.schema.status import EvalStatus, status_for, summarize
+from agenteval.schema.status import EvalStatus, metric_status, summarize
 
 # Reasons and errors are kept to one character more than the largest cap a report
 # applies (JUnit's 2,000-character bodies), so every capped text is unchanged.
@@ -56,6 +57,8 @@ REASON_KEEP = 2001
 DEFAULT_MAX_SHOWN = 200
 # Extra key of an EvalSetResult holding its wall time in seconds (read when present).
 DURATION_KEY = "durationSeconds"
+# Extra key of a case result holding what the judge did for it (runner.CASE_USAGE_KEY).
+CASE_USAGE_KEY = "judgeUsage"
 
 _PASSED = EvalStatus.PASSED
 _FAILED = EvalStatus.FAILED
@@ -108,6 +111,8 @@ class SetReport:
     counts: dict[EvalStatus, int] = field(default_factory=dict)
     # The run did not finish (``partial``): a stop, or a merge with shards or cases missing.
     partial: bool = False
+    # (case label, judge cost in USD) of the costliest cases, costliest first.
+    costliest: list[tuple[str, float]] = field(default_factory=list)
 
     def count(self, status: EvalStatus) -> int:
         """How many cases have ``status``."""
@@ -170,6 +175,7 @@ class SetTally:
         self._metrics = MetricAverages()
         self._unstable = 0
         self._gates: dict[str, dict[str, int]] = {}
+        self._costly = CostliestCases()
         self._finished = False
 
     def add(self, case: EvalCaseResult) -> None:
@@ -194,6 +200,8 @@ class SetTally:
                 self._status[eval_id] = None
             self._records.setdefault(eval_id, []).append(run_record(case, self._keep))
         self._tally_metrics(case)
+        label = f"{eval_id} (run {case.run_id})" if self.num_runs > 1 else eval_id
+        self._costly.add(label, (case.model_extra or {}).get(CASE_USAGE_KEY))
         if self._quiet:
             self._add_quiet(case, status, has_not_evaluated)
         elif eval_id in self._shown:
@@ -276,6 +284,7 @@ class SetTally:
             seconds=suite_time(head),
             counts=counts,
             partial=bool(head.partial),
+            costliest=self._costly.costliest(),
         )
 
     def _runs(self, eval_id: str) -> tuple[RunRecord, ...]:
@@ -429,7 +438,8 @@ def _averaged_status(runs: Sequence[RunRecord]) -> EvalStatus:
             entry[1] += 1
             entry[2] += metric.score
     return summarize(
-        status_for(total / count, threshold) for threshold, count, total in sums.values()
+        metric_status(name, total / count, threshold)
+        for name, (threshold, count, total) in sums.items()
     )
 
 

@@ -31,7 +31,7 @@ from agenteval.schema.status import FAILED as _FAILED
 from agenteval.schema.status import INCOMPLETE as _INCOMPLETE
 from agenteval.schema.status import NOT_EVALUATED as _NOT_EVALUATED
 from agenteval.schema.status import PASSED as _PASSED
-from agenteval.schema.status import EvalStatus, status_for, summarize
+from agenteval.schema.status import EvalStatus, metric_status, summarize
 
 # Extra summary keys (not read by Go): pass@k and pass^k keyed by str(k).
 PASS_AT_K_KEY = "passAtK"
@@ -117,7 +117,7 @@ class _MetricTally:
         status = _NOT_EVALUATED
         if self.evaluated:
             average = self.score_sum / self.evaluated
-            status = status_for(average, self.threshold)
+            status = metric_status(name, average, self.threshold)
         return _new_metric_summary(
             {
                 "metric_name": name,
@@ -463,7 +463,9 @@ def _averaged_case_status(runs: Sequence[EvalCaseResult]) -> EvalStatus:
                 tally = tallies[metric.metric_name] = _MetricTally(threshold=metric.threshold)
             tally.evaluated += 1
             tally.score_sum += metric.score
-    return summarize(status_for(t.score_sum / t.evaluated, t.threshold) for t in tallies.values())
+    return summarize(
+        metric_status(name, t.score_sum / t.evaluated, t.threshold) for name, t in tallies.items()
+    )
 
 
 def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:

@@ -113,9 +113,12 @@ def _is_number(value: Any) -> bool:
 
 
 def sum_numbers(left: Any, right: Any) -> Any:
-    """Add two JSON values: numbers add, objects merge key by key; otherwise ``left`` wins."""
+    """Add two JSON values: numbers add, objects merge key by key, lists are united
+    (``unpricedModels``: every part's, first appearance first); otherwise ``left`` wins."""
     if _is_number(left) and _is_number(right):
         return left + right
+    if isinstance(left, list) and isinstance(right, list):
+        return [*left, *(item for item in right if item not in left)]
     if isinstance(left, dict) and isinstance(right, dict):
         merged = dict(left)
         for key, value in right.items():

@@ -36,6 +36,7 @@ from agenteval.schema.result import (
     Fingerprint,
     MetricDetails,
     RubricScore,
+    set_extra,
 )
 from agenteval.schema.status import EvalStatus
 from agenteval.schema.turns import CaseLayoutError, case_turns, run_trace_key
@@ -43,6 +44,7 @@ from agenteval.schema.turns import CaseLayoutError, case_turns, run_trace_key
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver, PendingRecord
     from agenteval.judge.session import JudgeSession
+    from agenteval.judge.usage import Usage
 
 
 @dataclass(slots=True)
@@ -402,6 +404,9 @@ def aggregate_case(
     return _aggregate(case, metrics, results, aggregator)
 
 
+# The extra key of a case result that holds its judge usage and cost.
+CASE_USAGE_KEY = "judgeUsage"
+
 # A case run to score: (run id, case).
 Work = tuple[int, EvalCase]
 
@@ -506,13 +511,21 @@ async def _deliver_concurrently(
     deliver: Callable[[EvalCaseResult], None],
 ) -> None:
     agent = settings.agent
+    count_usage: Callable[[], Usage] | None = None
+    if settings.judge is not None:
+        # Imported only when a judge runs: the judge package is heavy to import.
+        from agenteval.judge.usage import case_usage as count_usage
 
     async def one(run_id: int, case: EvalCase) -> Finished | None:
         refused = count_refusals()  # this task's own context: one counter per case
         record = agent.record_slot() if agent is not None else None  # likewise
+        spent = count_usage() if count_usage is not None else None  # likewise for judge usage
         result = await evaluate_case(plan, case, run_id, settings)
         if refused.count:
             return None  # a stop refused some of its judge calls: redone by --resume
+        if spent is not None and spent.active:
+            # What the judge did for this case (an extra key Go readers ignore).
+            set_extra(result, CASE_USAGE_KEY, spent.to_json())
         if settings.on_case_done is not None:
             settings.on_case_done()
         return result, record

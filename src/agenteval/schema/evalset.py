@@ -39,6 +39,22 @@ class Tool(Model):
     result: Any = None
 
 
+class Usage(Model):
+    """What the agent under test spent on one turn (agenteval's own key ``usage``).
+
+    ``inferenceCalls`` model calls using ``inputTokens`` + ``outputTokens`` tokens;
+    ``model`` is ``"<providerName>:<modelName>"`` when every call used that one model
+    (its price gives the turn's cost), else "".  trpc-agent-go readers ignore the key.
+    """
+
+    model_config = _camel
+
+    input_tokens: Annotated[int, none_as(0)] = 0
+    output_tokens: Annotated[int, none_as(0)] = 0
+    inference_calls: Annotated[int, none_as(0)] = 0
+    model: Str = ""
+
+
 class Invocation(Model):
     """One conversation turn (formats.md §2.3)."""
 
@@ -53,6 +69,8 @@ class Invocation(Model):
     intermediate_responses: list[Message] | None = None
     creation_timestamp: float | None = None
     execution_trace: Any = None
+    # What the agent spent on the turn, when its traces or protocol said (agenteval's own).
+    usage: Usage | None = None
 
 
 class SessionInput(Model):

@@ -20,17 +20,21 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from agenteval.schema.evalset import EvalSet
+from agenteval.schema.labels import LabelLine
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+from agenteval.schema.prices import PriceFile
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.run_document import RunDocument
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-KINDS = ("evalset", "metrics", "result", "run")
+KINDS = ("evalset", "metrics", "result", "run", "prices", "labels")
+# agenteval's own formats: no null for a missing value, no key beyond the defined ones.
+OWN_KINDS = frozenset({"prices", "labels"})
 
 # Keys agenteval itself defines beside trpc-agent-go's, with their JSON Schema.
 AGENTEVAL_KEYS: dict[type[BaseModel], dict[str, dict[str, Any]]] = {
     # The final_response_gate evaluator's settings (checked by that evaluator).
-    Criterion: {"gate": {"type": "object"}},
+    Criterion: {"gate": {"type": "object"}, "positionCheck": {"type": "boolean"}},
     # The line that gives editors this schema.
     EvalSet: {"$schema": {"type": "string"}},
 }
@@ -43,6 +47,8 @@ _TARGETS: dict[str, Any] = {
     "metrics": list[EvalMetric],
     "result": EvalSetResult,
     "run": RunDocument,
+    "prices": PriceFile,
+    "labels": LabelLine,
 }
 # Result files keep trpc-agent-go's status values (ARCHITECTURE §4).
 _FILE_STATUSES = ["passed", "failed", "not_evaluated", "unknown"]
@@ -51,6 +57,8 @@ _TITLES = {
     "metrics": "agenteval / trpc-agent-go metric file",
     "result": "agenteval / trpc-agent-go eval set result",
     "run": "agenteval --json run document",
+    "prices": "agenteval --prices file (USD per million judge tokens)",
+    "labels": "agenteval calibrate --labels line (one JSONL line or CSV row)",
 }
 
 
@@ -96,6 +104,15 @@ def json_schema(kind: str) -> dict[str, Any]:
     """The JSON Schema of ``kind`` (one of :data:`KINDS`)."""
     target = _TARGETS[kind]
     schema: dict[str, Any] = TypeAdapter(target).json_schema(by_alias=True, mode="validation")
+    if kind in OWN_KINDS:
+        # Pydantic's schema is already exact (extra keys forbidden, no null beyond the optional).
+        for definition in [schema, *schema.get("$defs", {}).values()]:
+            for prop in definition.get("properties", {}).values():
+                prop.pop("title", None)
+        if "patternProperties" in schema:
+            schema["additionalProperties"] = False  # a key the pattern refuses is an error
+        rest = {k: v for k, v in schema.items() if k != "title"}
+        return {"$schema": DRAFT, "title": _TITLES[kind], **rest}
     models = _models(target)
     definitions: dict[str, Any] = schema.get("$defs", {})
     for name, definition in definitions.items():

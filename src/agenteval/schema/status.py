@@ -61,3 +61,16 @@ def summarize(statuses: Iterable[EvalStatus]) -> EvalStatus:
 def status_for(score: float, threshold: float) -> EvalStatus:
     """The pass rule used everywhere: ``score >= threshold``."""
     return PASSED if score >= threshold else FAILED
+
+
+# Metrics whose score is a count (ADK's names): informational with no positive
+# threshold, else the threshold is an upper bound (evaluators/usage_counts.py).
+UPPER_BOUND_METRICS = frozenset({"tool_call_count", "inference_call_count", "token_usage"})
+
+
+def metric_status(name: str, score: float, threshold: float) -> EvalStatus:
+    """``status_for``, except for the count metrics: passed unless a positive threshold
+    is exceeded."""
+    if name in UPPER_BOUND_METRICS:
+        return PASSED if threshold <= 0 or score <= threshold else FAILED
+    return PASSED if score >= threshold else FAILED

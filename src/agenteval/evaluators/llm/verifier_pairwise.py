@@ -12,6 +12,13 @@ better, below it the reference is.  The judge must be called with
 ``"logprobs": true`` (and ``"top_logprobs": 20``) in ``generationConfig``;
 a reply without logprobs is an error.
 
+With ``"positionCheck": true`` in the metric's ``criterion`` (agenteval's own key)
+every evaluated turn is asked once more with the candidates swapped (the reference
+as A, the agent's answer as B); ``details.positionCheck`` records the swapped score,
+which answer each order preferred and whether the preference ``flipped`` — a judge
+that always prefers the first answer flips every time.  ``agenteval calibrate``
+reports the flip rate.  The turn's score is the forward comparison's, unchanged.
+
 How the prompt was designed (our own wording; the section order is §5.7's):
 the grading scale comes first with every band spelled out, so the letters
 mean the same thing for both candidates; then the evaluation criteria (the
@@ -29,7 +36,7 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from agenteval.evaluators.base import UNIT_RANGE, ConfigIssue
+from agenteval.evaluators.base import UNIT_RANGE, ConfigIssue, EvalContext, EvaluateResult, Turns
 from agenteval.evaluators.checks.judge_config import JUDGE_MODEL, capability_issue
 from agenteval.evaluators.checks.reference_answers import missing_reference_answers
 from agenteval.evaluators.llm.operators.constructors import (
@@ -41,12 +48,19 @@ from agenteval.evaluators.llm.operators.constructors import (
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
-from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
+from agenteval.evaluators.llm.pipeline import (
+    JudgeEvaluator,
+    JudgeSampler,
+    Operators,
+    judge_session,
+    resolved_settings,
+)
 from agenteval.evaluators.llm.template.placeholders import go_trim
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.judge.provider import LOGPROBS
 from agenteval.schema.evalset import EvalCase
 from agenteval.schema.metric import EvalMetric, LLMCriterion
+from agenteval.schema.status import EvalStatus
 
 if TYPE_CHECKING:
     from agenteval.judge import JudgeReply, TokenLogprob, TopLogprob
@@ -112,7 +126,13 @@ nothing after these two lines.
 
 
 class PairwisePrompt(PromptConstructor):
-    """Criteria, the user request and both candidates of the current turn (§5.7)."""
+    """Criteria, the user request and both candidates of the current turn (§5.7).
+
+    ``swapped``: the reference is candidate A and the agent's answer B (the position check).
+    """
+
+    def __init__(self, swapped: bool = False) -> None:
+        self.swapped = swapped
 
     def prompt(self, turn: TurnPrefix) -> str:
         """The verifier prompt, after Go's input checks in Go's order."""
@@ -133,11 +153,14 @@ class PairwisePrompt(PromptConstructor):
         criteria = go_trim(rubric_block(metric))
         if not criteria:
             raise OperatorError("llm judge rubrics are required")
+        first, second = message_text(actual.final_response), message_text(expected.final_response)
+        if self.swapped:
+            first, second = second, first
         return PROMPT.format(
             criteria=criteria,
             user=message_text(actual.user_content),
-            candidate_a=message_text(actual.final_response),
-            candidate_b=message_text(expected.final_response),
+            candidate_a=first,
+            candidate_b=second,
         )
 
 
@@ -250,6 +273,23 @@ class PairwiseScorer:
 
 
 _LOGPROBS_HINT = 'set "logprobs": true and "top_logprobs": 20'
+# criterion.positionCheck (agenteval's own key): ask every turn again with the candidates
+# swapped and record in details.positionCheck whether the preferred answer flipped.
+POSITION_CHECK = "positionCheck"
+
+
+def preference(score: float, agent_first: bool) -> str:
+    """Which answer a comparison score prefers: ``agent``, ``reference`` or ``tie``."""
+    if score == TIE:
+        return "tie"
+    first_wins = score > TIE
+    return "agent" if first_wins == agent_first else "reference"
+
+
+def position_check_enabled(metric: EvalMetric) -> bool:
+    """Whether the metric asks for the position-bias check."""
+    criterion = metric.criterion
+    return criterion is not None and (criterion.model_extra or {}).get(POSITION_CHECK) is True
 
 
 @register_evaluator
@@ -264,6 +304,42 @@ class PairwiseVerifier(JudgeEvaluator):
     def default_operators(self) -> Operators:
         """Verifier prompt and logprob scorer, majority vote, average."""
         return Operators.voting(PairwisePrompt(), PairwiseScorer())
+
+    async def aevaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """The comparison; with ``positionCheck`` each turn is asked again in swapped order."""
+        result = await super().aevaluate(metric, actuals, expecteds, context)
+        if not position_check_enabled(metric):
+            return result
+        from agenteval.errors import JudgeError
+        from agenteval.judge import JudgeRequest
+
+        llm_judge = metric.criterion.llm_judge if metric.criterion else None
+        model = llm_judge.judge_model if llm_judge else None
+        sampler = JudgeSampler(
+            metric.metric_name, judge_session(context), resolved_settings(model), 1, context
+        )
+        swapped_prompt = PairwisePrompt(swapped=True)
+        for index, turn in enumerate(result.turns):
+            if turn.status is EvalStatus.NOT_EVALUATED:
+                continue
+            prefix = TurnPrefix(actuals[: index + 1], expecteds[: index + 1], metric)
+            check: dict[str, object]
+            try:
+                request = JudgeRequest.user_prompt(sampler.settings, swapped_prompt.prompt(prefix))
+                swapped = PairwiseScorer().score(await sampler.ask(request), metric).score
+            except (JudgeError, OperatorError) as exc:
+                check = {"error": str(exc)}  # the check could not be made; the score stands
+            else:
+                forward, backward = preference(turn.score, True), preference(swapped, False)
+                check = {
+                    "swappedScore": swapped,
+                    "preferred": [forward, backward],
+                    "flipped": forward != backward,
+                }
+            turn.details = turn.details.model_copy(update={POSITION_CHECK: check})
+        return result
 
     def check_llm_judge(self, metric: EvalMetric, llm_judge: LLMCriterion) -> Iterable[ConfigIssue]:
         """Without ``logprobs: true`` every reply lacks the logprobs the score is made of."""

@@ -154,7 +154,15 @@ class AnthropicBackend(JsonJudgeBackend):
         if not texts and data.get("stop_reason") == "refusal":
             raise JudgeReplyError(f"no final response ({who} refused: stop_reason refusal)")
         usage = data.get("usage")
+        # input_tokens leaves out what the prompt cache served or stored; the prompt is all three.
+        read = int_field(usage, "cache_read_input_tokens")
+        written = int_field(usage, "cache_creation_input_tokens")
         return JudgeReply(
             text="".join(str(t) for t in texts),
-            usage=TokenUsage(int_field(usage, "input_tokens"), int_field(usage, "output_tokens")),
+            usage=TokenUsage(
+                int_field(usage, "input_tokens") + read + written,
+                int_field(usage, "output_tokens"),
+                cached_prompt_tokens=read,
+                cache_write_tokens=written,
+            ),
         )

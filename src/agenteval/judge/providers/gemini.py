@@ -163,7 +163,12 @@ class GeminiBackend(JsonJudgeBackend):
         return JudgeReply(
             text=text,
             logprobs=_logprobs(first.get("logprobsResult"), who),
-            usage=TokenUsage(int_field(usage, "promptTokenCount"), completion),
+            usage=TokenUsage(
+                int_field(usage, "promptTokenCount"),
+                completion,
+                # Part of promptTokenCount, read from a context cache.
+                cached_prompt_tokens=int_field(usage, "cachedContentTokenCount"),
+            ),
         )
 
 

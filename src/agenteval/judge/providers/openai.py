@@ -217,9 +217,13 @@ def _usage(data: Any) -> TokenUsage:
         return TokenUsage()
     prompt = data.get("prompt_tokens")
     completion = data.get("completion_tokens")
+    # The share of the prompt served from OpenAI's prompt cache (billed at the cached price).
+    details = data.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return TokenUsage(
         prompt_tokens=prompt if type(prompt) is int else 0,
         completion_tokens=completion if type(completion) is int else 0,
+        cached_prompt_tokens=cached if type(cached) is int and cached > 0 else 0,
     )
 
 

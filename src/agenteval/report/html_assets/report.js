@@ -453,9 +453,15 @@
       if (set.verdicts && set.verdicts.length) root.appendChild(verdictTable(set.verdicts));
       const usage = set.judgeUsage && set.judgeUsage.total;
       if (usage && (usage.calls || usage.cacheHits)) {
+        const cost = costText(usage);
         root.appendChild(el("p", { class: "judge-usage" }, "judge: " + (usage.calls || 0) + " calls, " + (usage.cacheHits || 0) +
           " from cache, " + (usage.retries || 0) + " retries, " + (usage.promptTokens || 0) + " prompt + " +
-          (usage.completionTokens || 0) + " completion tokens"));
+          (usage.completionTokens || 0) + " completion tokens" + (cost ? " · " + cost : "")));
+        const byMetric = Object.entries(set.judgeUsage.byMetric || {}).filter(([, u]) => u && (u.costUsd > 0 || u.unpricedCalls));
+        if (byMetric.length) {
+          root.appendChild(el("p", { class: "judge-cost" }, "judge cost by metric: " +
+            byMetric.map(([name, u]) => name + " " + costText(u)).join(" · ")));
+        }
       }
     }
   }
@@ -642,6 +648,27 @@
     history.replaceState(null, "", "#case/" + run + "/" + index);
   }
 
+  // A judgeUsage's cost as report/judge_cost.py words it: "$0.0123", never a partial sum as the whole.
+  function usd(amount) {
+    if (amount === 0) return "$0";
+    if (amount >= 1) return "$" + amount.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+    const digits = Math.max(2, 2 - Math.floor(Math.log10(Math.abs(amount))));
+    const [whole, decimals] = amount.toFixed(digits).split(".");
+    return "$" + whole + "." + decimals.replace(/0+$/, "").padEnd(2, "0");
+  }
+
+  function costText(usage) {
+    if (!usage || (usage.costUsd === undefined && !usage.unpricedCalls)) return "";
+    const cost = usage.costUsd || 0;
+    const unpriced = usage.unpricedCalls || 0;
+    const models = (usage.unpricedModels || []).join(", ");
+    const which = models ? " (" + models + ")" : "";
+    if (!unpriced) return usd(cost);
+    const calls = unpriced + " call" + (unpriced !== 1 ? "s" : "");
+    if (cost === 0) return "cost unknown: no price for " + calls + which + " (give --prices FILE)";
+    return usd(cost) + " + " + calls + " without a price" + which;
+  }
+
   function renderCase(root, run, index, data, which) {
     const row = runs[run].cases[index];
     const setId = runs[run].evalSets[row[0]].evalSetId;
@@ -660,6 +687,12 @@
     const caseRun = data.runs[which];
     const marks = data.marks[which] || [];
     if (caseRun.errorMessage) root.appendChild(el("p", { class: "error" }, "error: " + caseRun.errorMessage));
+    const caseCost = costText(caseRun.judgeUsage);
+    if (caseCost) {
+      const u = caseRun.judgeUsage;
+      root.appendChild(el("p", { class: "judge-cost" }, "judge: " + (u.calls || 0) + (u.calls === 1 ? " call, " : " calls, ") + (u.cacheHits || 0) +
+        " from cache · " + caseCost));
+    }
     root.appendChild(el("h3", {}, "Metrics"));
     if (!(caseRun.overallEvalMetricResults || []).length) root.appendChild(el("p", { class: "muted" }, "no metric was evaluated"));
     const explained = data.explain[which] || {};

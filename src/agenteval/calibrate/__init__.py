@@ -1,0 +1,1 @@
+"""``agenteval calibrate``: judge metrics against human labels (κ, confusion, thresholds)."""

@@ -1,0 +1,251 @@
+"""``agenteval calibrate``: how well a judge metric agrees with human labels.
+
+:func:`calibrate` pairs each label with the scored item it names
+(:mod:`agenteval.calibrate.items`) and reports, per metric and per rubric
+(``metric / rubric``): the labelled items, accuracy, Cohen's κ with a seeded
+bootstrap interval, the confusion matrix (judge verdict × people's label),
+precision and recall of ``fail``, the threshold that would maximise κ on these
+labels (shown, never applied), Spearman's ρ for ``score`` labels, the judge's
+self-consistency when it took several samples, the position-bias flip rate of
+``llm_verifier_pairwise`` metrics with ``positionCheck``, and every disagreement with the
+``agenteval explain`` command line that shows why.  Labels that name no scored
+item, and items the judge did not evaluate, are listed, never dropped silently.
+
+Tested in tests/calibrate/test_calibrate.py.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agenteval.calibrate import stats
+from agenteval.calibrate.items import Item, ItemKey, case_items
+from agenteval.calibrate.labels import Label
+from agenteval.inputs.result_inputs import each_case, raise_problems, read_parts
+
+# The positive class of precision / recall: what a judge gate is for is catching failures.
+FAIL = "fail"
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A label next to the item it names."""
+
+    label: Label
+    item: Item
+
+
+def _explain_command(result: str, key: ItemKey) -> str:
+    _, eval_id, metric, run_id, invocation, _ = key
+    words = ["agenteval", "explain", result, "--case", eval_id, "--metric", metric]
+    if run_id != 1:
+        words += ["--run", str(run_id)]
+    if invocation:
+        words += ["--invocation", invocation]
+    return shlex.join(words)
+
+
+def _where(key: ItemKey) -> dict[str, Any]:
+    set_id, eval_id, metric, run_id, invocation, rubric = key
+    found: dict[str, Any] = {"evalSetId": set_id, "evalId": eval_id, "metricName": metric}
+    if run_id != 1:
+        found["runId"] = run_id
+    if invocation:
+        found["invocationId"] = invocation
+    if rubric:
+        found["rubricId"] = rubric
+    return found
+
+
+@dataclass(slots=True)
+class Group:
+    """The agreement of one metric (or one rubric of it) with people."""
+
+    name: str
+    pairs: list[Pair] = field(default_factory=list)
+    not_evaluated: list[Label] = field(default_factory=list)
+
+    def to_json(self, result: str, seed: int) -> dict[str, Any]:
+        """Every statistic of the group, as ``--json`` prints it."""
+        data: dict[str, Any] = {"name": self.name, "notEvaluated": len(self.not_evaluated)}
+        labelled = [p for p in self.pairs if p.label.kind == "label"]
+        scored = [p for p in self.pairs if p.label.kind == "score"]
+        categorised = [p for p in self.pairs if p.label.kind == "category"]
+        data["items"] = len(self.pairs)
+        if labelled:
+            data["passFail"] = _pass_fail(labelled, seed)
+        if scored:
+            judge = [p.item.score for p in scored]
+            people = [float(p.label.line.score or 0.0) for p in scored]
+            data["scores"] = {"items": len(scored), "spearman": stats.spearman(judge, people)}
+        if categorised:
+            data["categories"] = _categories(categorised, seed)
+        agreements = [p.item.agreement for p in self.pairs if p.item.agreement is not None]
+        if agreements:
+            # Self-consistency: the mean share of samples that agreed with the verdict.
+            data["selfConsistency"] = {
+                "items": len(agreements),
+                "meanAgreement": sum(agreements) / len(agreements),
+                "unanimous": sum(1 for a in agreements if a == 1.0),
+            }
+        checks = [p.item.position for p in self.pairs if p.item.position is not None]
+        if checks:
+            # llm_verifier_pairwise asked in both orders: how often the preferred answer flipped.
+            turns = sum(n for _, n in checks)
+            flips = sum(f for f, _ in checks)
+            data["positionBias"] = {"turns": turns, "flips": flips, "flipRate": flips / turns}
+        data["disagreements"] = [
+            {
+                **_where(p.label.item),
+                "line": p.label.where,
+                "judge": _judge_word(p),
+                "people": _people_word(p.label),
+                "score": p.item.score,
+                "explain": _explain_command(result, p.label.item),
+            }
+            for p in self.pairs
+            if p.label.kind != "score" and _judge_word(p) != _people_word(p.label)
+        ]
+        return data
+
+
+def _judge_word(pair: Pair) -> str:
+    if pair.label.kind == "category":
+        return pair.item.category or ""
+    return pair.item.verdict or ""
+
+
+def _people_word(label: Label) -> str:
+    line = label.line
+    return line.label or line.category or ""
+
+
+def _matrix(judge: Sequence[str], people: Sequence[str], classes: Sequence[str]) -> list[list[int]]:
+    counts = stats.confusion(judge, people)
+    return [[counts[(j, p)] for p in classes] for j in classes]
+
+
+def _pass_fail(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
+    judge = [p.item.verdict or "" for p in pairs]
+    people = [p.label.line.label or "" for p in pairs]
+    kappa = stats.cohen_kappa(judge, people)
+    interval = stats.bootstrap_kappa(judge, people, seed=seed)
+    precision, recall = stats.precision_recall(judge, people, FAIL)
+    thresholds = {p.item.threshold for p in pairs}
+    current = thresholds.pop() if len(thresholds) == 1 else None
+    best = stats.best_threshold(
+        [p.item.score for p in pairs], [label == "pass" for label in people], current
+    )
+    return {
+        "items": len(pairs),
+        "accuracy": stats.accuracy(judge, people),
+        "kappa": kappa,
+        "kappaInterval": None
+        if interval is None
+        else {
+            "low": interval.low,
+            "high": interval.high,
+            "level": stats.INTERVAL,
+            "resamples": interval.resamples,
+            "seed": interval.seed,
+        },
+        # Rows: the judge's verdict; columns: people's label.
+        "confusion": {
+            "classes": ["pass", "fail"],
+            "matrix": _matrix(judge, people, ["pass", "fail"]),
+        },
+        "failPrecision": precision,
+        "failRecall": recall,
+        "threshold": current,
+        "suggestedThreshold": None
+        if best is None
+        else {"value": best.value, "kappa": best.kappa, "applied": False},
+    }
+
+
+def _categories(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
+    judge = [p.item.category or "" for p in pairs]
+    people = [p.label.line.category or "" for p in pairs]
+    classes = sorted(set(judge) | set(people))
+    interval = stats.bootstrap_kappa(judge, people, seed=seed)
+    return {
+        "items": len(pairs),
+        "accuracy": stats.accuracy(judge, people),
+        "kappa": stats.cohen_kappa(judge, people),
+        "kappaInterval": None
+        if interval is None
+        else {"low": interval.low, "high": interval.high, "level": stats.INTERVAL},
+        "confusion": {"classes": classes, "matrix": _matrix(judge, people, classes)},
+    }
+
+
+@dataclass(slots=True)
+class Calibration:
+    """Groups by name, and the labels that matched nothing."""
+
+    result: str
+    seed: int
+    groups: dict[str, Group] = field(default_factory=dict)
+    unknown: list[Label] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole calibration, as ``--json`` prints it."""
+        return {
+            "result": self.result,
+            "seed": self.seed,
+            "groups": [g.to_json(self.result, self.seed) for g in self.groups.values()],
+            "unknownLabels": [
+                {**_where(label.item), "line": label.where} for label in self.unknown
+            ],
+            "notEvaluated": [
+                {**_where(label.item), "line": label.where}
+                for g in self.groups.values()
+                for label in g.not_evaluated
+            ],
+        }
+
+
+def group_name(key: ItemKey) -> str:
+    """``metric`` or ``metric / rubric``."""
+    return f"{key[2]} / {key[5]}" if key[5] else key[2]
+
+
+def pair_labels(
+    result: str, labels: Iterable[Label], items: dict[ItemKey, Item], seed: int
+) -> Calibration:
+    """Pair every label with its item and group the pairs."""
+    found = Calibration(result, seed)
+    for label in labels:
+        item = items.get(label.item)
+        if item is None:
+            found.unknown.append(label)
+            continue
+        group = found.groups.setdefault(group_name(label.item), Group(group_name(label.item)))
+        if item.verdict is None:
+            group.not_evaluated.append(label)
+        else:
+            group.pairs.append(Pair(label, item))
+    found.groups = dict(sorted(found.groups.items()))
+    return found
+
+
+def calibrate(result: Path, labels: Sequence[Label], *, seed: int = 0) -> Calibration:
+    """Read ``result`` (a result file, run document or directory) and compare it with ``labels``."""
+    wanted = {(label.item[0], label.item[1], label.item[3]) for label in labels}
+    parts = read_parts([result])
+    problems: list[Any] = []
+    items: dict[ItemKey, Item] = {}
+    for part, case in each_case(parts, problems):
+        set_id = part.head.eval_set_id
+        if (set_id, case.eval_id, case.run_id or 1) not in wanted:
+            continue
+        items.update(case_items(set_id, case))
+    raise_problems(problems)
+    return pair_labels(str(result), labels, items, seed)
+
+
+__all__ = ["Calibration", "Group", "Pair", "calibrate", "group_name", "pair_labels"]

@@ -1,0 +1,113 @@
+"""How the reports word judge cost: dollars, calls without a price, per metric and per case.
+
+Reads the ``judgeUsage`` JSON of a run, an eval set or a case (see
+:mod:`agenteval.judge.usage`): ``costUsd`` sums the calls whose cost is known,
+``unpricedCalls`` / ``unpricedModels`` say which were not, so a partial sum is
+never shown as the whole.  Model names come from input files: callers escape the
+text before printing it.
+
+Tested in tests/report/test_judge_cost.py.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# Cases listed as the costliest in an eval set's console summary.
+COSTLIEST_SHOWN = 3
+
+
+def usd(amount: float) -> str:
+    """``$0.0123``, ``$12.50``, ``$0.000231``: cents for large amounts, 3 significant digits below."""
+    if amount == 0:
+        return "$0"
+    if amount >= 1:
+        return f"${amount:,.2f}"
+    digits = max(2, 2 - math.floor(math.log10(abs(amount))))
+    whole, _, decimals = f"{amount:.{digits}f}".partition(".")
+    return f"${whole}.{decimals.rstrip('0').ljust(2, '0')}"
+
+
+def _number(usage: Mapping[str, Any], key: str) -> float:
+    value = usage.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value)
+
+
+def cost_text(usage: Mapping[str, Any] | None) -> str:
+    """``$0.0123``, ``$0.0123 + 2 calls without a price (openai:x)``, or "" with no reply."""
+    if not usage:
+        return ""
+    cost = _number(usage, "costUsd")
+    unpriced = int(_number(usage, "unpricedCalls"))
+    if "costUsd" not in usage and not unpriced:
+        return ""  # written before agenteval priced judge calls
+    models = usage.get("unpricedModels")
+    named = ", ".join(str(m) for m in models) if isinstance(models, list) and models else ""
+    which = f" ({named})" if named else ""
+    if not unpriced:
+        return usd(cost)
+    calls = f"{unpriced} call{'s' if unpriced != 1 else ''}"
+    if cost == 0:
+        return f"cost unknown: no price for {calls}{which} (give --prices FILE)"
+    return f"{usd(cost)} + {calls} without a price{which}"
+
+
+def metric_costs_text(by_metric: Mapping[str, Any] | None) -> str:
+    """``answer_rubrics $0.0021 · critic $0.0011`` (metrics with a priced reply, costliest first)."""
+    if not isinstance(by_metric, Mapping):
+        return ""
+    costs = [
+        (name, _number(usage, "costUsd"))
+        for name, usage in by_metric.items()
+        if isinstance(usage, Mapping) and _number(usage, "costUsd") > 0
+    ]
+    costs.sort(key=lambda item: (-item[1], item[0]))
+    return " · ".join(f"{name} {usd(cost)}" for name, cost in costs)
+
+
+def costliest_text(cases: Iterable[tuple[str, float]]) -> str:
+    """``refund_flow $0.0042, status $0.0031``."""
+    return ", ".join(f"{eval_id} {usd(cost)}" for eval_id, cost in cases)
+
+
+class CostliestCases:
+    """The few costliest cases of an eval set, kept as case results pass (bounded memory)."""
+
+    def __init__(self, keep: int = COSTLIEST_SHOWN) -> None:
+        self._keep = keep
+        self._heap: list[tuple[float, int, str]] = []
+        self._seen = 0
+
+    def add(self, label: str, usage: Any) -> None:
+        """Count one case result's ``judgeUsage`` (anything else is ignored)."""
+        if not isinstance(usage, Mapping):
+            return
+        cost = _number(usage, "costUsd")
+        if cost <= 0:
+            return
+        # The arrival number breaks ties: the earlier case stays, as a stable sort would keep it.
+        item = (cost, -self._seen, label)
+        self._seen += 1
+        if len(self._heap) < self._keep:
+            heapq.heappush(self._heap, item)
+        else:
+            heapq.heappushpop(self._heap, item)
+
+    def costliest(self) -> list[tuple[str, float]]:
+        """(label, cost) of the costliest cases, costliest first."""
+        return [(label, cost) for cost, _, label in sorted(self._heap, reverse=True)]
+
+
+__all__ = [
+    "COSTLIEST_SHOWN",
+    "CostliestCases",
+    "cost_text",
+    "costliest_text",
+    "metric_costs_text",
+    "usd",
+]

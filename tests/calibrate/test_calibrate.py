@@ -1,0 +1,335 @@
+"""``agenteval calibrate`` end to end: verdicts from the loopback judge, labels with a known κ.
+
+Ten one-turn cases scored by ``llm_rubric_response`` (two rubrics, threshold 1): the
+judge says yes to both rubrics for c0..c4 (score 1), to one for c5, c6 (score 0.5), to
+none for c7..c9 (score 0).  People pass c0..c3, c5, c6 and fail c4, c7..c9.
+
+At the metric's threshold 1 the judge passes c0..c4: the confusion matrix (rows judge,
+columns people) is [[4, 1], [2, 3]], accuracy 0.7, pₑ = .5·.6 + .5·.4 = .5, so
+κ = (.7 − .5)/(1 − .5) = 0.4; precision of fail 3/5, recall 3/4.  At threshold 0.5 the
+judge passes c0..c6: [[6, 1], [0, 3]], pₒ = .9, pₑ = .7·.6 + .3·.4 = .54,
+κ = .36/.46 = 18/23, the largest over every threshold (0 and above 1 give κ 0).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_server import JudgeServer, Reply
+
+CASES = [f"c{i}" for i in range(10)]
+JUDGE_SCORES = {"c0": 1, "c1": 1, "c2": 1, "c3": 1, "c4": 1, "c5": 0.5, "c6": 0.5}
+PEOPLE_PASS = {"c0", "c1", "c2", "c3", "c5", "c6"}
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def rubric_reply(yes: int) -> Reply:
+    items = [{"id": "1", "score": 1 if yes >= 1 else 0, "reason": "r1"}]
+    items.append({"id": "2", "score": 1 if yes >= 2 else 0, "reason": "r2"})
+    return Reply(content=json.dumps({"rubricScores": items}))
+
+
+def scored_result(tmp_path: Path, server: JudgeServer) -> Path:
+    """Run the ten cases against the scripted judge; the result file."""
+    cases = []
+    for eval_id in CASES:
+        yes = int(JUDGE_SCORES.get(eval_id, 0) * 2)
+        replies = [rubric_reply(yes)]
+        if eval_id == "c9":
+            replies = [rubric_reply(0), rubric_reply(2), rubric_reply(0)]  # 2 of 3 samples agree
+        server.when(f"question {eval_id}?", *replies)
+        turn = {
+            "invocationId": f"{eval_id}-t1",
+            "userContent": {"role": "user", "content": f"question {eval_id}?"},
+            "finalResponse": {"role": "assistant", "content": "answer"},
+        }
+        cases.append(
+            {
+                "evalId": eval_id,
+                "evalMode": "trace",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [turn],
+                "actualConversation": [turn],
+            }
+        )
+    evalset = tmp_path / "qa.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "qa", "evalCases": cases}))
+    judge = {
+        "providerName": "openai",
+        "modelName": "m",
+        "baseURL": server.base_url,
+        "apiKey": "sk-x",
+        "numSamples": 3,
+    }
+    rubrics = [
+        {"id": i, "content": {"text": f"rubric {i}"}, "type": "FINAL_RESPONSE_QUALITY"}
+        for i in ("1", "2")
+    ]
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "llm_rubric_response",
+                    "threshold": 1,
+                    "criterion": {"llmJudge": {"judgeModel": judge, "rubrics": rubrics}},
+                }
+            ]
+        )
+    )
+    run = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 1, run.stdout + run.stderr
+    (path,) = (tmp_path / "out").glob("*.evalset_result.json")
+    return path
+
+
+def write_labels(tmp_path: Path, extra: list[dict[str, Any]]) -> Path:
+    lines = [
+        {
+            "evalSetId": "qa",
+            "evalId": eval_id,
+            "metricName": "llm_rubric_response",
+            "label": "pass" if eval_id in PEOPLE_PASS else "fail",
+        }
+        for eval_id in CASES
+    ]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in [*lines, *extra]))
+    return path
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    with JudgeServer() as server:
+        return scored_result(tmp_path_factory.mktemp("calibrate"), server)
+
+
+UNKNOWN = [
+    {"evalSetId": "qa", "evalId": "ghost", "metricName": "llm_rubric_response", "label": "pass"},
+    {"evalSetId": "qa", "evalId": "c0", "metricName": "no_such_metric", "label": "pass"},
+]
+RUBRIC = [
+    {"evalSetId": "qa", "evalId": "c5", "metricName": "llm_rubric_response", "rubricId": "1", "label": "pass"},
+    {"evalSetId": "qa", "evalId": "c6", "metricName": "llm_rubric_response", "rubricId": "2", "label": "pass"},
+]  # fmt: skip
+
+
+def test_kappa_confusion_accuracy_and_the_suggested_threshold_are_exact(
+    result: Path, tmp_path: Path
+) -> None:
+    labels = write_labels(tmp_path, [*UNKNOWN, *RUBRIC])
+    run = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    data = json.loads(run.stdout)
+    groups = {g["name"]: g for g in data["groups"]}
+    assert list(groups) == [
+        "llm_rubric_response",
+        "llm_rubric_response / 1",
+        "llm_rubric_response / 2",
+    ]
+    metric = groups["llm_rubric_response"]
+    block = metric["passFail"]
+    assert block["items"] == 10
+    assert block["confusion"] == {"classes": ["pass", "fail"], "matrix": [[4, 1], [2, 3]]}
+    assert block["accuracy"] == pytest.approx(0.7, abs=1e-12)
+    assert block["kappa"] == pytest.approx(0.4, abs=1e-12)
+    assert block["failPrecision"] == pytest.approx(0.6, abs=1e-12)
+    assert block["failRecall"] == pytest.approx(0.75, abs=1e-12)
+    assert block["threshold"] == 1
+    assert block["suggestedThreshold"]["value"] == 0.5
+    assert block["suggestedThreshold"]["kappa"] == pytest.approx(18 / 23, abs=1e-12)
+    assert block["suggestedThreshold"]["applied"] is False
+    interval = block["kappaInterval"]
+    assert interval["low"] <= 0.4 <= interval["high"] and interval["seed"] == 0
+    # The same seed gives the same interval.
+    again = json.loads(cli("calibrate", str(result), "--labels", str(labels), "--json").stdout)
+    assert again["groups"][0]["passFail"]["kappaInterval"] == interval
+    # c9's three samples split 2 to 1; every other case's agreed.
+    consistency = metric["selfConsistency"]
+    assert consistency["items"] == 10 and consistency["unanimous"] == 9
+    assert consistency["meanAgreement"] == pytest.approx((9 + 2 / 3) / 10, abs=1e-12)
+    # The three disagreements, each with its explain command line.
+    assert [(d["evalId"], d["judge"], d["people"]) for d in metric["disagreements"]] == [
+        ("c4", "pass", "fail"),
+        ("c5", "fail", "pass"),
+        ("c6", "fail", "pass"),
+    ]
+    assert metric["disagreements"][0]["explain"] == (
+        f"agenteval explain {result} --case c4 --metric llm_rubric_response"
+    )
+    # Rubric 1 of c5 is yes (agrees); rubric 2 of c6 is no (disagrees).
+    assert groups["llm_rubric_response / 1"]["passFail"]["accuracy"] == 1
+    assert groups["llm_rubric_response / 2"]["passFail"]["accuracy"] == 0
+    assert [(u["evalId"], u["metricName"], u["line"]) for u in data["unknownLabels"]] == [
+        ("ghost", "llm_rubric_response", "line 11"),
+        ("c0", "no_such_metric", "line 12"),
+    ]
+    assert "warning: 2 labels name no scored item" in run.stderr
+
+
+def test_the_console_and_the_html_page_show_the_same_numbers(result: Path, tmp_path: Path) -> None:
+    labels = write_labels(tmp_path, UNKNOWN)
+    page = tmp_path / "calibration.html"
+    run = cli("calibrate", str(result), "--labels", str(labels), "--html", str(page))
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = " ".join(run.stdout.split())
+    assert "llm_rubric_response 10 labelled items" in out
+    assert "accuracy 0.7 · Cohen's κ 0.4 (95% bootstrap interval" in out
+    assert "judge \\ people pass fail pass 4 1 fail 2 3" in out
+    assert "fail: precision 0.6 · recall 0.75" in out
+    assert "the threshold that maximises κ on these labels: 0.5 (κ 0.7826), not applied" in out
+    assert "qa/c4 llm_rubric_response: judge pass, people fail (line 5)" in out
+    assert f"agenteval explain {result} --case c4 --metric llm_rubric_response" in out
+    assert "2 labels that name no scored item: line 11: qa/ghost llm_rubric_response" in out
+    text = page.read_text()
+    assert "<td>4</td><td>1</td>" in text and "Cohen&#x27;s κ 0.4" in text
+    assert "qa/ghost" in text
+
+
+def test_labels_from_csv_give_the_same_result(result: Path, tmp_path: Path) -> None:
+    rows = ["evalSetId,evalId,metricName,invocationId,label"]
+    rows += [f"qa,{c},llm_rubric_response,,{'pass' if c in PEOPLE_PASS else 'fail'}" for c in CASES]
+    rows.append("qa,c4,llm_rubric_response,c4-t1,fail")  # the turn of c4, named
+    path = tmp_path / "labels.csv"
+    path.write_text("\n".join(rows) + "\n")
+    run = cli("calibrate", str(result), "--labels", str(path), "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    block = json.loads(run.stdout)["groups"][0]["passFail"]
+    assert block["items"] == 11
+    assert block["confusion"]["matrix"] == [[4, 2], [2, 3]]
+
+
+def test_a_bad_labels_file_is_a_located_error(result: Path, tmp_path: Path) -> None:
+    path = tmp_path / "labels.jsonl"
+    path.write_text(
+        '{"evalSetId": "qa", "evalId": "c0", "metricName": "m", "lable": "pass"}\n'
+        '{"evalSetId": "qa", "evalId": "c1", "metricName": "m", "label": "ok"}\n'
+        '{"evalSetId": "qa", "evalId": "c1", "metricName": "m", "label": "pass", "score": 1}\n'
+        "not json\n"
+    )
+    run = cli("calibrate", str(result), "--labels", str(path))
+    assert run.returncode == 2, run.stdout + run.stderr
+    err = " ".join(run.stderr.split())
+    assert f"{path}: line 1: lable: unknown key (did you mean 'label'?)" in err
+    assert f"{path}: line 2: label:" in err
+    assert (
+        f"{path}: line 3: give exactly one of label (pass|fail), score or category, got label, score"
+        in err
+    )
+    assert f"{path}: line 4: invalid JSON" in err
+
+
+def test_a_labelled_item_the_judge_did_not_evaluate_makes_it_incomplete(
+    result: Path, tmp_path: Path
+) -> None:
+    data = json.loads(result.read_text())
+    first = data["evalCaseResults"][0]
+    assert first["evalId"] == "c0"
+    first["overallEvalMetricResults"][0]["evalStatus"] = "not_evaluated"
+    edited = tmp_path / "edited.evalset_result.json"
+    edited.write_text(json.dumps(data))
+    run = cli("calibrate", str(edited), "--labels", str(write_labels(tmp_path, [])), "--json")
+    assert run.returncode == 3, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert [(e["evalId"], e["line"]) for e in document["notEvaluated"]] == [("c0", "line 1")]
+    assert document["groups"][0]["passFail"]["items"] == 9
+    assert "incomplete: the judge did not evaluate 1 labelled item" in run.stderr
+
+
+def tok(text: str) -> dict[str, Any]:
+    """A token the judge is sure of (logprob 0), as the server sends it."""
+    return {"token": text, "logprob": 0.0, "top_logprobs": [{"token": text, "logprob": 0.0}]}
+
+
+def test_a_judge_that_always_prefers_the_first_answer_flips_every_time(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    # Whatever the order: candidate A graded A (best), B graded T (worst).
+    stream = [tok("<score_A>"), tok("A"), tok("</score_A>\n<score_B>"), tok("T")]
+    judge_server.default = Reply(content="".join(t["token"] for t in stream), logprobs=stream)
+    cases = []
+    for eval_id in ("p1", "p2", "p3"):
+        user = {"role": "user", "content": f"which is better, {eval_id}?"}
+        cases.append(
+            {
+                "evalId": eval_id,
+                "evalMode": "trace",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [
+                    {"userContent": user, "finalResponse": {"role": "assistant", "content": "ref"}}
+                ],
+                "actualConversation": [
+                    {"userContent": user, "finalResponse": {"role": "assistant", "content": "mine"}}
+                ],
+            }
+        )
+    evalset = tmp_path / "pairs.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "pairs", "evalCases": cases}))
+    judge = {
+        "providerName": "openai",
+        "modelName": "m",
+        "baseURL": judge_server.base_url,
+        "apiKey": "sk-x",
+        "generationConfig": {"logprobs": True, "top_logprobs": 20},
+    }
+    rubric = {"id": "accurate", "content": {"text": "The answer is accurate."}}
+    metrics = tmp_path / "pairs.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "preferred",
+                    "evaluatorName": "llm_verifier_pairwise",
+                    "threshold": 0.5,
+                    "criterion": {
+                        "llmJudge": {"judgeModel": judge, "rubrics": [rubric]},
+                        "positionCheck": True,
+                    },
+                }
+            ]
+        )
+    )
+    run = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert judge_server.count == 6  # each case asked in both orders
+    labels = tmp_path / "pairs.jsonl"
+    labels.write_text(
+        "".join(
+            json.dumps(
+                {"evalSetId": "pairs", "evalId": c, "metricName": "preferred", "label": "pass"}
+            )
+            + "\n"
+            for c in ("p1", "p2", "p3")
+        )
+    )
+    shown = cli("calibrate", str(tmp_path / "out"), "--labels", str(labels))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert (
+        "position bias: the preferred answer flipped when the candidates were swapped in 3 of 3 "
+        "turns (100%)" in " ".join(shown.stdout.split())
+    )
+    document = json.loads(
+        cli("calibrate", str(tmp_path / "out"), "--labels", str(labels), "--json").stdout
+    )
+    assert document["groups"][0]["positionBias"] == {"turns": 3, "flips": 3, "flipRate": 1.0}

@@ -1,0 +1,183 @@
+"""Judge cost in money, end to end: ``--prices``, ``--max-judge-cost``, cost per run, set, metric, case.
+
+The loopback judge reports fixed token counts; the expected dollars are those
+counts × the ``--prices`` file's prices, worked out by hand in each test.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge_server import JudgeServer, Reply
+
+VALID = "reasoning: same answer\nis_the_agent_response_valid: valid"
+# 1000 prompt + 100 completion tokens at $3 / $15 per million: $0.0045 a call.
+PER_CALL = (1000 * 3 + 100 * 15) / 1_000_000
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agenteval", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def write_suite(
+    tmp_path: Path, base_url: str, eval_ids: tuple[str, ...], model: str = "m"
+) -> list[str]:
+    """Trace-mode cases, two judge metrics on the final answer; the ``run`` input arguments."""
+    cases = []
+    for eval_id in eval_ids:
+        turn = {
+            "userContent": {"role": "user", "content": f"weather in {eval_id}?"},
+            "finalResponse": {"role": "assistant", "content": "sunny"},
+        }
+        cases.append(
+            {
+                "evalId": eval_id,
+                "evalMode": "trace",
+                "sessionInput": {"appName": "app", "userId": "u"},
+                "conversation": [turn],
+                "actualConversation": [turn],
+            }
+        )
+    evalset = tmp_path / "weather.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "weather", "evalCases": cases}))
+    judge = {"providerName": "openai", "modelName": model, "baseURL": base_url, "apiKey": "sk-x"}
+    metrics = tmp_path / "weather.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {
+                    "metricName": "llm_final_response",
+                    "threshold": 1,
+                    "criterion": {"llmJudge": {"judgeModel": judge}},
+                }
+            ]
+        )
+    )
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"openai:m": {"inputPerMillion": 3, "outputPerMillion": 15}}))
+    return ["--evalset", str(evalset), "--metrics", str(metrics), "--prices", str(prices)]
+
+
+def flat(text: str) -> str:
+    """Console output with its line wrapping undone."""
+    return " ".join(text.split())
+
+
+def only_result(directory: Path) -> dict[str, Any]:
+    (path,) = directory.glob("*.evalset_result.json")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+@pytest.fixture
+def server(judge_server: JudgeServer) -> JudgeServer:
+    judge_server.default = Reply(content=VALID, prompt_tokens=1000, completion_tokens=100)
+    return judge_server
+
+
+def test_judge_cost_is_tokens_times_prices_everywhere(server: JudgeServer, tmp_path: Path) -> None:
+    args = write_suite(tmp_path, server.base_url, ("lyon", "nice", "oslo"))
+    cache = ["--cache", str(tmp_path / "cache.sqlite")]
+    first = cli(
+        "run",
+        *args,
+        *cache,
+        "--output",
+        str(tmp_path / "out"),
+        "--json",
+        str(tmp_path / "run.json"),
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert server.count == 3
+    # The eval set summary line: 3 calls at $0.0045.
+    assert "3 calls, 0 from cache" in first.stdout
+    assert "3,000 prompt + 300 completion tokens · $0.0135 " in flat(first.stdout)
+    assert "costliest cases: lyon $0.0045, nice $0.0045, oslo $0.0045" in flat(first.stdout)
+    result = only_result(tmp_path / "out")
+    assert result["judgeUsage"]["total"]["costUsd"] == pytest.approx(3 * PER_CALL, rel=1e-12)
+    metric = result["judgeUsage"]["byMetric"]["llm_final_response"]
+    assert metric["costUsd"] == pytest.approx(3 * PER_CALL, rel=1e-12)
+    for case in result["evalCaseResults"]:
+        assert case["judgeUsage"]["calls"] == 1
+        assert case["judgeUsage"]["costUsd"] == pytest.approx(PER_CALL, rel=1e-12)
+    document = json.loads((tmp_path / "run.json").read_text())
+    assert document["judgeUsage"]["total"]["costUsd"] == pytest.approx(3 * PER_CALL, rel=1e-12)
+    # The same run answered from the cache costs nothing, and says the calls were cache hits.
+    again = cli("run", *args, *cache, "--output", str(tmp_path / "again"))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert server.count == 3
+    assert "judge: 0 calls, 3 from cache, 0 retries, 0 prompt + 0 completion tokens · $0 " in flat(
+        again.stdout
+    )
+    total = only_result(tmp_path / "again")["judgeUsage"]["total"]
+    assert (total["costUsd"], total["calls"], total["cacheHits"]) == (0.0, 0, 3)
+
+
+def test_an_unpriced_model_says_it_has_no_price(server: JudgeServer, tmp_path: Path) -> None:
+    args = write_suite(tmp_path, server.base_url, ("lyon",), model="house-model")
+    run = cli("run", *args, "--no-cache", "--output", str(tmp_path / "out"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "cost unknown: no price for 1 call (openai:house-model)" in flat(run.stdout)
+    total = only_result(tmp_path / "out")["judgeUsage"]["total"]
+    assert (total["costUsd"], total["unpricedCalls"], total["unpricedModels"]) == (
+        0.0,
+        1,
+        ["openai:house-model"],
+    )
+
+
+def test_max_judge_cost_stops_within_one_call_of_the_bound(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    ids = tuple(f"city{i}" for i in range(8))
+    args = write_suite(tmp_path, server.base_url, ids)
+    bound = 2.5 * PER_CALL  # room for 2 calls; the third starts below the bound and ends above
+    run = cli(
+        "run", *args, "--no-cache", "--max-judge-cost", repr(bound), "--concurrency", "4",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert server.count == 3
+    result = only_result(tmp_path / "out")
+    spent = result["judgeUsage"]["total"]["costUsd"]
+    assert bound <= spent <= bound + PER_CALL
+    assert len(result["judgeFailures"]) == len(ids) - 3
+    assert "max_judge_cost" in run.stdout + run.stderr
+
+
+def test_max_judge_cost_refuses_a_judge_without_a_price(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    args = write_suite(tmp_path, server.base_url, ("lyon",), model="house-model")
+    run = cli("run", *args, "--no-cache", "--max-judge-cost", "1")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "no price for openai:house-model, so --max-judge-cost cannot count its calls" in flat(
+        run.stderr
+    )
+    assert server.count == 0
+
+
+def test_a_bad_prices_file_is_a_located_usage_error(server: JudgeServer, tmp_path: Path) -> None:
+    args = write_suite(tmp_path, server.base_url, ("lyon",))
+    (tmp_path / "prices.json").write_text(
+        '{"openai:m": {"inputPerMillion": 3, "outputPerMilion": 1}}'
+    )
+    run = cli("run", *args, "--no-cache")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert (
+        "prices.json: [\"openai:m\"].outputPerMilion: unknown key (did you mean 'outputPerMillion'?)"
+        in flat(run.stderr)
+    )
+    assert server.count == 0

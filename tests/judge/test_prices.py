@@ -1,0 +1,178 @@
+"""The judge price table: exact costs, unknown models unpriced, ``--prices`` files checked.
+
+Costs through the real client are tokens the loopback judge reported × the table's
+prices, computed here by hand (``Decimal``, so the equality is exact).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from judge_support import fast_options, provider_server, settings_for
+
+from agenteval.errors import ConfigError
+from agenteval.judge import JudgeClient, JudgeRequest
+from agenteval.judge.backend import TokenUsage
+from agenteval.judge.prices import (
+    Price,
+    PriceTable,
+    builtin_document,
+    builtin_prices,
+    load_price_file,
+    run_prices,
+)
+from judge_server import JudgeServer, Reply
+
+GPT = Price(Decimal("2.5"), Decimal("10"), Decimal("1.25"))
+
+
+def test_cost_is_uncached_input_plus_cached_input_plus_output() -> None:
+    usage = TokenUsage(prompt_tokens=1000, completion_tokens=50, cached_prompt_tokens=200)
+    # (800 × 2.5 + 200 × 1.25 + 50 × 10) / 1e6
+    assert GPT.cost(usage) == (Decimal("0.00275"), "")
+
+
+def test_cached_tokens_without_a_cached_price_have_no_cost() -> None:
+    price = Price(Decimal("1"), Decimal("2"))
+    usd, why = price.cost(TokenUsage(100, 10, cached_prompt_tokens=5))
+    assert usd is None and "cached input tokens have no price" in why
+    # No cached tokens: the cached price is not needed.
+    assert price.cost(TokenUsage(100, 10)) == (Decimal("0.00012"), "")
+
+
+def test_a_prompt_beyond_the_price_limit_or_cache_writes_have_no_cost() -> None:
+    price = Price(Decimal("1"), Decimal("2"), None, max_prompt_tokens=100)
+    assert price.cost(TokenUsage(101, 1))[0] is None
+    assert price.cost(TokenUsage(100, 1))[0] == Decimal("0.000102")
+    assert price.cost(TokenUsage(10, 1, cache_write_tokens=3))[0] is None
+
+
+def test_an_unknown_model_has_no_price_and_says_so() -> None:
+    table = PriceTable({"openai:gpt-4o": GPT}, "test table")
+    cost = table.cost("openai", "gpt-4o-2024-05-13", TokenUsage(10, 10))
+    assert cost.usd is None
+    assert cost.key == "openai:gpt-4o-2024-05-13"
+    assert cost.why == "no price for openai:gpt-4o-2024-05-13 in test table"
+
+
+def test_the_builtin_table_is_dated_and_valid() -> None:
+    document = builtin_document()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", document["takenOn"])
+    table = builtin_prices()
+    assert len(table) == len(document["prices"]) > 10
+    assert document["takenOn"] in table.origin
+    price = table.lookup("openai", "gpt-4o")
+    assert price == GPT
+    assert table.lookup("ollama", "llama3") is None  # local models are not priced
+
+
+def test_a_prices_file_adds_and_replaces_entries(tmp_path: Path) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(
+        json.dumps(
+            {
+                "openai:gpt-4o": {"inputPerMillion": 1, "outputPerMillion": 2},
+                "ollama:llama3": {
+                    "inputPerMillion": 0.5,
+                    "outputPerMillion": 0.25,
+                    "cachedInputPerMillion": 0,
+                },
+            }
+        )
+    )
+    table = run_prices(path)
+    assert table.lookup("openai", "gpt-4o") == Price(Decimal(1), Decimal(2))
+    assert table.lookup("ollama", "llama3") == Price(Decimal("0.5"), Decimal("0.25"), Decimal(0))
+    assert table.lookup("openai", "gpt-4o-mini") is not None  # the rest stays
+    assert str(path) in table.origin
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            '{"openai:gpt-4o": {"inputPerMilion": 1, "outputPerMillion": 2}}',
+            [
+                "openai:gpt-4o\"].inputPerMilion: unknown key (did you mean 'inputPerMillion'?)",
+                'openai:gpt-4o"].inputPerMillion: required key is missing',
+            ],
+        ),
+        (
+            '{"gpt-4o": {"inputPerMillion": 1, "outputPerMillion": 2}}',
+            ['bad key: expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'],
+        ),
+        (
+            '{"openai:m": {"inputPerMillion": -1, "outputPerMillion": "2"}}',
+            ['"openai:m"].inputPerMillion: must be at least 0, got -1', "outputPerMillion"],
+        ),
+        ("[1, 2]", ["expected a JSON object of prices"]),
+        ("{", ["invalid JSON"]),
+    ],
+)
+def test_a_bad_prices_file_gives_located_problems(
+    tmp_path: Path, content: str, expected: list[str]
+) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(content)
+    with pytest.raises(ConfigError) as caught:
+        load_price_file(path)
+    lines = [str(p) for p in caught.value.problems]
+    assert len(lines) == len(expected), lines
+    for line in lines:
+        assert line.startswith(str(path)), line
+    text = "\n".join(lines)
+    for fragment in expected:
+        assert fragment in text, text
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
+def test_the_client_costs_each_reply_at_the_table_price(provider: str, tmp_path: Path) -> None:
+    prices = PriceTable({f"{provider}:judge-model": GPT}, "test table")
+    with provider_server(provider) as server:
+        server.enqueue(
+            Reply(content="a", prompt_tokens=1000, completion_tokens=50, cached_tokens=200),
+            Reply(content="b", prompt_tokens=30, completion_tokens=7),
+        )
+        settings = settings_for(server)
+        options = fast_options(cache_path=tmp_path / "cache.sqlite", prices=prices)
+
+        async def go() -> JudgeClient:
+            async with JudgeClient(options) as client:
+                for prompt in ("one", "two", "one"):  # the third is a cache hit
+                    await client.complete(
+                        JudgeRequest.user_prompt(settings, prompt), metric_name="m"
+                    )
+            return client
+
+        client = asyncio.run(go())
+    total = client.usage.to_json()["total"]
+    assert isinstance(total, dict)
+    expected = (800 * 2.5 + 200 * 1.25 + 50 * 10 + 30 * 2.5 + 7 * 10) / 1_000_000
+    assert client.usage.total.cost_usd == Decimal("0.002895")
+    assert total["costUsd"] == pytest.approx(expected, abs=0)
+    assert (total["calls"], total["cacheHits"], total["cachedPromptTokens"]) == (2, 1, 200)
+    assert total["unpricedCalls"] == 0 and "unpricedModels" not in total
+
+
+def test_a_run_answered_from_the_cache_costs_nothing(tmp_path: Path) -> None:
+    prices = PriceTable({"openai:judge-model": GPT}, "test table")
+    cache = tmp_path / "cache.sqlite"
+    with JudgeServer() as server:
+        server.default = Reply(content="x", prompt_tokens=100, completion_tokens=10)
+        settings = settings_for(server)
+
+        async def go() -> JudgeClient:
+            async with JudgeClient(fast_options(cache_path=cache, prices=prices)) as client:
+                await client.complete(JudgeRequest.user_prompt(settings, "same"), metric_name="m")
+            return client
+
+        first, second = asyncio.run(go()), asyncio.run(go())
+        assert server.count == 1
+    assert first.usage.total.cost_usd == Decimal("0.00035")
+    assert second.usage.total.cost_usd == 0
+    assert (second.usage.total.calls, second.usage.total.cache_hits) == (0, 1)
