@@ -27,11 +27,15 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   └── evaluators.llm.hallucinations.SegmentationJudgeError
     ├── RunInterrupted                  the run stopped before it finished (exit 3)
     ├── store.connection.StoreError     a run store that cannot be opened, read or written (exit 2)
+    ├── integrations.pytest_plugin.CaseNotPassed   a case's pytest item failing with its table
     └── ControlFlow                     private signals a module raises and catches itself
         └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected,
             evalset_scan.NotStreamable, json_scan.ScanError, cmd_agent._LineTooLong,
             store: baselines.ReferenceProblem, documents.DamagedDocument,
             migrations.SchemaProblem
+
+Warnings are not errors and stay outside the tree: the pytest plugin's
+``integrations.pytest_plugin.AgentEvalWarning`` is a pytest warning category.
 
 The exit codes themselves live in :mod:`agenteval.exit_codes`.
 """

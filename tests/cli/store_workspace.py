@@ -51,6 +51,7 @@ def clean_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The test process's environment without CI variables, plus ``extra``."""
     env = {k: v for k, v in os.environ.items() if k not in _CI_VARIABLES}
     env.update(GIT_ENV)
+    env.update({"COLUMNS": "200", "NO_COLOR": "1"})  # whole lines, whatever the terminal
     env.update(extra or {})
     return env
 
@@ -223,6 +224,8 @@ def invoke(root: Path, *args: str, env: dict[str, str] | None = None) -> Result:
     CI variables of the test machine are hidden; ``env`` adds variables.
     """
     hidden: dict[str, str | None] = dict.fromkeys(_CI_VARIABLES)
+    # Wide and plain, whatever the worker's terminal: the tests read whole lines.
+    hidden.update({"COLUMNS": "200", "NO_COLOR": "1"})
     hidden.update(env or {})
     before = Path.cwd()
     os.chdir(root)

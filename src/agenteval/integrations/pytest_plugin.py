@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from agenteval.errors import AgentEvalError
+
 if TYPE_CHECKING:
     from agenteval import api
 
@@ -41,7 +43,7 @@ class AgentEvalWarning(pytest.PytestWarning):
     """A warning agenteval found in an eval set or metric file."""
 
 
-class CaseNotPassed(Exception):
+class CaseNotPassed(AgentEvalError):
     """A case whose status is not PASSED; the message is its rendered table and reasons."""
 
 
