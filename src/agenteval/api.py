@@ -41,7 +41,6 @@ from agenteval.evaluators.registry import (
 )
 from agenteval.exit_codes import ExitCode
 from agenteval.fingerprints import digest_bytes, digest_file, fingerprint
-from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.input_limits import input_file_problem
 from agenteval.lazy_cases import LoadedCases, PlannedCases
 from agenteval.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
@@ -259,6 +258,8 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
 
         check_agent_options(options, plans, found.problems)
     if traces and options.traces is not None:
+        from agenteval.importers.otel_traces import unmatched_sessions
+
         unused = (
             unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
             if otlp
@@ -336,6 +337,9 @@ def _load_traces(
     if refused is not None:
         found.problems.append(refused)
         return None, False
+    # protobuf and the OTLP classes load only for --traces.
+    from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces
+
     otlp = is_otlp_file(path)
     try:
         if otlp:

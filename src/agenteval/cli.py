@@ -37,7 +37,6 @@ from agenteval.report import github, result_files
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.gc_pause import collector_paused
-from agenteval.report.html import write_report, write_run_report
 from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.html_model import RunBuilder
 from agenteval.report.junit import write_junit_reports
@@ -696,6 +695,8 @@ def _report_run(
     jobs = _report_jobs(result, sink, (output, json_file, junit, markdown), notes, keys)
     if html is not None and page is not None:
         extras = {"durationSeconds": result.elapsed, "warnings": notes.lines()}
+        from agenteval.report.html import write_run_report  # jinja2: loaded only for --html
+
         jobs.append(ReportJob(str(html), lambda: write_run_report(html, page, extras=extras)))
     summary = os.environ.get(STEP_SUMMARY_ENV) or f"${STEP_SUMMARY_ENV}"
     ci_outputs = partial(
@@ -1193,6 +1194,8 @@ def html_report(
                 ]
             )
         try:
+            from agenteval.report.html import write_report  # jinja2: loaded only here
+
             write_report(html, runs, title=title, tolerance=tolerance)
         except OSError as exc:
             reason = exc.strerror or str(exc)

@@ -32,7 +32,6 @@ from agenteval.importers.otel_traces import (
     span_warnings,
     trace_set_id,
 )
-from agenteval.importers.otlp_file import read_spans
 from agenteval.input_limits import input_file_problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
@@ -209,6 +208,8 @@ def import_otel(
     """OTLP JSON / protobuf trace files → trace-mode eval sets, one case per session."""
 
     def body() -> None:
+        from agenteval.importers.otlp_file import read_spans  # protobuf: loaded only here
+
         sets: list[EvalSet] = []
         warnings: list[Problem] = []
         problems: list[Problem] = []
