@@ -53,9 +53,7 @@ def _split(document: bytes, mark: bytes) -> tuple[bytes, bytes]:
     return document[:cut], document[cut + 1 :]
 
 
-def _copy_indented(
-    source: _Spool, out: Callable[[bytes], object], size: int, pad: bytes
-) -> None:
+def _copy_indented(source: _Spool, out: Callable[[bytes], object], size: int, pad: bytes) -> None:
     """Copy ``size`` bytes of ``source`` from its start, indenting every line by ``pad``."""
     source.seek(0)
     left = size
