@@ -25,6 +25,10 @@ fine: the client bounds concurrency globally).  The ``JudgeReply`` gives
 JSON, no choices) or ``JudgeRequestError`` (refused before sending, e.g.
 ``top_logprobs`` without ``logprobs``) — and the runner exits 3 at the end.
 ``client.usage`` holds calls and tokens per metric and for the run.
+
+The names above load on first use (a run without a judge metric never imports the HTTP
+stack), and the built-in providers just before the provider table is first read or
+written.  Tested in tests/judge/test_provider.py (and tests/cli/test_startup_imports.py).
 """
 
 from __future__ import annotations
