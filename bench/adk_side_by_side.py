@@ -26,17 +26,17 @@ shared.  Target (issue 23): ratio <= 0.25.
 Measured (2 cores shared with other jobs, so wall times swing: ADK's in-process wall
 ranged 24-111 s for 9-16 s of CPU; the CPU times and instruction counts are what to
 compare).  Instructions from ``valgrind --tool=cachegrind`` of the same CLI command on
-sets made by this script's generator (seed 23): a 10-case run is the fixed cost, a
-2,000-case run gives the cost per case; ADK's evaluation calls cost 7.18 M
-instructions a case (1,000 cases in-process, building and warm-up subtracted).
+this script's 10,000 cases (seed 23); ADK's evaluation calls cost 7.18 M instructions
+a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
 
     main fbcc342 (load 12-13): ratio 0.531, cpu ratio 0.555, agenteval cpu 753 µs/case
-        (adk 1358); fixed 2.82 G + 2.39 M/case instructions -> 10,000 cases 26.7 G,
-        0.372 of ADK's 71.8 G; 23 pydantic validations, 2 JSON parses + 1 stdlib scan
-        and 2 serialisations a case
-    perf 94264f9 (load 7):     ratio 0.541, cpu ratio 0.480, agenteval cpu 534 µs/case
-        (adk 1113); fixed 1.87 G + 2.10 M/case -> 10,000 cases 22.9 G, 0.319 of ADK;
-        still 23 validations a case (each cheaper: no Python call per null-able field)
+        (adk 1358); 23.9 G instructions (0.333 of ADK's), of which 2.82 G start-up
+        (a 10-case run); 23 pydantic validations, 2 JSON parses + 1 stdlib scan and
+        2 serialisations a case
+    perf e898d78 (load 5-7):   ratio 0.541 and 0.339 (two runs), cpu ratio 0.480 and
+        0.484, agenteval cpu 534 and 726 µs/case (adk 1113 and 1498); 20.7 G
+        instructions (0.289 of ADK's), start-up 1.87 G; still 23 validations a case
+        (each cheaper: no Python call per null-able field)
 """
 
 from __future__ import annotations
