@@ -30,3 +30,20 @@ def test_num_runs_bound() -> None:
     problem = num_runs_problem(MAX_NUM_RUNS + 1)
     assert problem is not None
     assert str(problem) == f"--num-runs: must be at most {MAX_NUM_RUNS}, got {MAX_NUM_RUNS + 1}"
+
+
+def test_overflowing_exponents_are_found_through_the_text_gate() -> None:
+    # With its text, a document is walked only when the text may hold such a literal:
+    # every spelling of an overflowing exponent must pass the gate, after any text.
+    literals = ["1e400", "1E+0400", "1.5e309", "-7e0999", "12345E+00400"]
+    for literal in literals:
+        text = f'{{"note": "née 北京 e+000", "args": {{"v": [0, {literal}]}}, "ok": 9e99}}'
+        data = pydantic_core.from_json(text)
+        found = [(p.path, p.message) for p in non_finite_numbers(data, "e.json", text)]
+        sign = "-" if literal.startswith("-") else ""
+        assert found == [("args.v[1]", f"{sign}inf is not a finite number")], literal
+
+
+def test_finite_exponents_and_look_alikes_pass_the_gate_unwalked() -> None:
+    for text in ['{"v": 1e-400}', '{"v": 9e99}', '{"v": "1e400"}', '{"v": "e400 4e0"}']:
+        assert non_finite_numbers(pydantic_core.from_json(text), "e.json", text) == [], text

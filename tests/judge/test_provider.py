@@ -14,6 +14,8 @@ import asyncio
 import logging
 import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +73,30 @@ def test_nothing_generic_imports_a_concrete_provider() -> None:
         and any(m == concrete or m.startswith(concrete + ".") for m in imported_modules(path))
     ]
     assert offenders == []
+
+
+# A fresh interpreter: the table before anything read it, as a plugin file finds it.
+FIRST_USE = """
+import sys
+from agenteval.plugins import register_judge_provider
+from agenteval.judge.provider import judge_providers
+before = "httpx" in sys.modules
+@register_judge_provider("openai", default_base_url="http://127.0.0.1:9/v1")
+class Mine:
+    pass
+spec = judge_providers.resolve("openai")
+print(before, spec.backend.__name__, spec.default_base_url, "anthropic" in judge_providers)
+"""
+
+
+def test_built_in_providers_load_at_the_tables_first_use_and_a_plugin_still_replaces_one() -> None:
+    # Importing the registry loads no HTTP stack; registering a provider loads the built-ins
+    # first, so the plugin's "openai" replaces the built-in one and the others are there.
+    proc = subprocess.run(
+        [sys.executable, "-c", FIRST_USE], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "Mine", "http://127.0.0.1:9/v1", "True"]
 
 
 def test_every_built_in_provider_is_one_registry_entry() -> None:

@@ -8,6 +8,7 @@ can be worked out from the turns.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import uuid
 from collections.abc import Sequence
@@ -145,6 +146,34 @@ def test_each_case_gets_per_turn_and_overall_results() -> None:
     assert final is not None and final.content == "blue"
     assert uuid.UUID(c1.session_id).version == 4 and c1.session_id != c2.session_id
     assert c1.user_id == "u-7"
+
+
+def test_session_ids_stay_distinct_v4_uuids_past_each_read_of_entropy() -> None:
+    # 300 cases use more than one 4 KiB read of os.urandom (256 ids a read).
+    cases = [
+        EvalCase.model_validate({**CASES[0].model_dump(), "evalId": f"c{i}"}) for i in range(300)
+    ]
+    result = asyncio.run(run_evalset(plan(cases, exact()), RunSettings()))
+    ids = [c.session_id for c in result.eval_case_results]
+    assert len(set(ids)) == 300
+    assert all(uuid.UUID(i).version == 4 and str(uuid.UUID(i)) == i for i in ids)
+
+
+def test_a_forked_child_does_not_repeat_its_parents_session_ids() -> None:
+    read, write = os.pipe()
+    asyncio.run(run_evalset(plan(CASES, exact()), RunSettings()))  # entropy read in the parent
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, then out at once
+        child = asyncio.run(run_evalset(plan(CASES, exact()), RunSettings()))
+        os.write(write, " ".join(c.session_id for c in child.eval_case_results).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    child_ids = os.read(read, 4096).decode().split()
+    os.close(read)
+    parent = asyncio.run(run_evalset(plan(CASES, exact()), RunSettings()))
+    assert len(child_ids) == 2
+    assert not set(child_ids) & {c.session_id for c in parent.eval_case_results}
 
 
 def test_runs_repeat_and_the_summary_counts_them() -> None:

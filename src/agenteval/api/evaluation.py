@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import settings
@@ -29,7 +30,6 @@ from agenteval.evaluators.registry import (
     case_aggregators,
 )
 from agenteval.exit_codes import ExitCode
-from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces, unmatched_sessions
 from agenteval.inputs import loading
 from agenteval.inputs.case_sources import CaseSource, Subset
 from agenteval.inputs.input_limits import input_file_problem
@@ -205,6 +205,13 @@ def plan_rules(options: Options) -> PlanRules:
     )
 
 
+def _otlp() -> ModuleType:
+    """The OTLP trace reader, imported only for --traces (protobuf is a third of start-up)."""
+    from agenteval.importers import otel_traces
+
+    return otel_traces
+
+
 def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     """Load plugins and every file, validate everything, and plan the run; raise ConfigError."""
     _check_numbers(options)
@@ -239,7 +246,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
         check_agent_options(options, plans, found.problems)
     if traces and options.traces is not None:
         unused = (
-            unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+            _otlp().unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
             if otlp
             else unmatched_records(options.traces, traces, all_case_ids)
         )
@@ -368,10 +375,12 @@ def _load_traces(
     if refused is not None:
         found.problems.append(refused)
         return None, False
-    otlp = is_otlp_file(path)
+    # protobuf and the OTLP classes load only for --traces.
+
+    otlp = _otlp().is_otlp_file(path)
     try:
         if otlp:
-            traces, warnings = load_otlp_traces(path, options.traces_match)
+            traces, warnings = _otlp().load_otlp_traces(path, options.traces_match)
             found.warnings.extend(warnings)
             return traces, True
         records, problems = loading.read_traces(path)

@@ -56,7 +56,7 @@ def case_layout_problem(
     if recorded_failure(case, traces) is not None:
         return None  # a --record line of a failed agent run: the replay fails it again
     # Without context messages: case_turns would attach them to the shared turns.
-    probe = case.model_copy(update={"context_messages": None})
+    probe = case.model_copy(update={"context_messages": None}) if case.context_messages else case
     try:
         case_turns(probe, traces)
     except CaseLayoutError as exc:

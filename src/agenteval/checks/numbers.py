@@ -24,11 +24,28 @@ MAX_NUM_RUNS = 1000
 # Only these literals read as a non-finite float: NaN, Infinity, or an exponent of 3+
 # digits.  A match inside a string only costs the walk, which decides.
 _BIG_EXPONENT = re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2,}")
+# The text's bytes reduced to the shape of an exponent: digits -> "0", "e"/"E" -> "e",
+# "+" kept, anything else (UTF-8 continuation bytes too) -> " ".
+_EXPONENT_SHAPE = bytes(
+    ord("0") if 48 <= i <= 57 else ord("e") if i in (69, 101) else i if i == 43 else 32
+    for i in range(256)
+)
 
 
 def _may_hold_non_finite(text: str) -> bool:
-    # Two substring searches and one simple pattern: a tenth of the walk on large files.
-    return "NaN" in text or "Infinity" in text or _BIG_EXPONENT.search(text) is not None
+    """Whether ``text`` holds a literal that may read as a non-finite float.
+
+    Substring searches and one simple pattern: a tenth of the walk on large files.  The
+    pattern scans character by character (~12 µs on a 1.3 KB case of
+    bench/adk_side_by_side.py); a digit-"e"-three-digits shape found first in the
+    translated bytes (C loops, ~4 µs) rules out nearly every text before it runs.
+    """
+    if "NaN" in text or "Infinity" in text:
+        return True
+    shape = text.encode("utf-8", "surrogatepass").translate(_EXPONENT_SHAPE)
+    if b"0e000" not in shape and b"0e+000" not in shape:
+        return False
+    return _BIG_EXPONENT.search(text) is not None
 
 
 def non_finite_numbers(

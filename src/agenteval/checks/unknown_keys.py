@@ -163,6 +163,16 @@ def _plan(model: type[BaseModel]) -> dict[str, Shape]:
     return {key: _shape(annotation) for key, annotation in known_keys(model).items()}
 
 
+# A key the model does not define (``plan.get`` default: one lookup per key, not two).
+_UNKNOWN: Shape = ("unknown", None)
+
+
+def _is_mapping(value: Any) -> bool:
+    # Parsed JSON holds plain dicts; the ABC check (a Python-level __instancecheck__) is for
+    # anything else and cost more than the rest of the walk over a case's values.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 class _Walk:
     """One pass over a parsed document against the models that describe it.
 
@@ -182,7 +192,7 @@ class _Walk:
         kind, inner = shape
         parts = self.parts
         if kind == "model":
-            if isinstance(value, Mapping):
+            if _is_mapping(value):
                 self.model(value, inner)
         elif kind == "list":
             if isinstance(value, list) and inner is not None:
@@ -190,7 +200,7 @@ class _Walk:
                     parts.append(index)
                     self.value(item, inner)
                     parts.pop()
-        elif isinstance(value, Mapping) and inner is not None:
+        elif inner is not None and _is_mapping(value):
             for key, item in value.items():
                 parts.append(key)
                 self.value(item, inner)
@@ -200,14 +210,16 @@ class _Walk:
         plan = _plan(model)
         parts = self.parts
         for key, item in data.items():
-            if key in plan:
-                shape = plan[key]
-                if shape is not None:
-                    parts.append(key)
-                    self.value(item, shape)
-                    parts.pop()
-            elif not self.is_open(model):
-                self.report(str(key), model)
+            shape = plan.get(key, _UNKNOWN)
+            if shape is None:
+                continue
+            if shape is _UNKNOWN:
+                if not self.is_open(model):
+                    self.report(str(key), model)
+                continue
+            parts.append(key)
+            self.value(item, shape)
+            parts.pop()
 
     def report(self, key: str, model: type[BaseModel]) -> None:
         name = _DISPLAY.get(model, model.__name__)

@@ -18,7 +18,6 @@ from agenteval.cli.guard import exit_with, stdout
 from agenteval.cli.options import TREND_LAST, QuietOpt, StoreOpt, VerboseOpt
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.report.html import write_report
 from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.output_paths import check_outputs
 
@@ -154,6 +153,8 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
         )
     html = settings.html
     try:
+        from agenteval.report.html import write_report  # jinja2: loaded only for a page
+
         write_report(html, runs, title=settings.title, tolerance=settings.tolerance)
     except OSError as exc:
         reason = exc.strerror or str(exc)

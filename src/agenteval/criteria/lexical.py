@@ -130,10 +130,18 @@ def _ascii_token(word: str) -> str:
     return stemmed if _VALID_ASCII_TOKEN.fullmatch(stemmed) else ""
 
 
+# _WALK_TABLE on ASCII: letters and digits stay (lower-cased first), anything else is a space.
+_ASCII_WALK = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+
+
 def adk_tokenize(text: str) -> list[str]:
     """Tokens of google-adk's Unicode-aware ROUGE tokenizer, Porter stemming on."""
-    if not text.isascii():  # NFKC leaves ASCII unchanged
-        text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        # NFKC leaves ASCII unchanged.  The walk as a bytes table and the cached stemmer
+        # mapped in C: 5.9 µs instead of 7.6 µs on a 30-word answer (bench/adk_side_by_side.py).
+        words = text.lower().encode("ascii").translate(_ASCII_WALK).decode("ascii").split()
+        return [token for token in map(_ascii_token, words) if token]
+    text = unicodedata.normalize("NFKC", text)
     words = text.lower().translate(_WALK_TABLE).split()
     tokens: list[str] = []
     for word in words:

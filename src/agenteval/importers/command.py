@@ -25,15 +25,8 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.importers import adk
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
-from agenteval.importers.otel_traces import (
-    evalset_from_spans,
-    printable,
-    span_warnings,
-    trace_set_id,
-)
 from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
-from agenteval.inputs.otlp_file import read_spans
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump_json_bytes
@@ -69,6 +62,8 @@ def _stderr() -> Console:
 
 
 def _print(problems: list[Problem], label: str) -> None:
+    from agenteval.importers.otel_traces import printable  # protobuf: loaded only here
+
     err = _stderr()
     shown = collapse(problems) if label == "warning" else problems
     for problem in shown:
@@ -136,6 +131,8 @@ def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) ->
 
 
 def _report(written: list[tuple[Path, int]]) -> None:
+    from agenteval.importers.otel_traces import printable  # protobuf: loaded only here
+
     out = Console(highlight=False, soft_wrap=True)
     for path, cases in written:
         suffix = f" ({cases} case{'s' if cases != 1 else ''})" if cases >= 0 else ""
@@ -209,6 +206,13 @@ def import_otel(
     """OTLP JSON / protobuf trace files → trace-mode eval sets, one case per session."""
 
     def body() -> None:
+        from agenteval.importers.otel_traces import (  # protobuf: loaded only here
+            evalset_from_spans,
+            span_warnings,
+            trace_set_id,
+        )
+        from agenteval.inputs.otlp_file import read_spans  # protobuf: loaded only here
+
         sets: list[EvalSet] = []
         warnings: list[Problem] = []
         problems: list[Problem] = []

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenteval import settings
 from agenteval.importers.genai_messages import (
@@ -45,8 +45,11 @@ from agenteval.importers.genai_messages import (
     messages_of,
     parse_json,
 )
-from agenteval.inputs.otlp_file import SpanRecord
 from agenteval.schema.evalset import Invocation, Message, Tool, Usage
+
+if TYPE_CHECKING:
+    # otlp_file loads protobuf and the OTLP classes; the CLI reads TracesMatch from here on start.
+    from agenteval.inputs.otlp_file import SpanRecord
 
 OPERATION = "gen_ai.operation.name"
 MODEL_CALLS = frozenset({"chat", "generate_content", "text_completion", "call_llm"})

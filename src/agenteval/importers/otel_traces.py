@@ -8,13 +8,18 @@ from __future__ import annotations
 import codecs
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agenteval.errors import Problem
 from agenteval.importers.otel import SpanMapping, TracesMatch, Unmapped, map_spans
 from agenteval.inputs.input_limits import compressed_problem, input_file_problem
-from agenteval.inputs.otlp_file import SpanFile, is_json_head, read_spans
+from agenteval.inputs.otlp_file import SpanFile
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
+
+if TYPE_CHECKING:
+    # otlp_file loads protobuf: only reading a trace file needs it, not the CLI's start-up.
+    from agenteval.inputs.otlp_file import SpanFile
 
 TRACE_FILE_SUFFIXES = (".jsonl", ".json", ".pb", ".binpb", ".proto", ".otlp")
 
@@ -40,6 +45,8 @@ def is_otlp_file(path: Path) -> bool:
         return False
     if compressed_problem(str(path), head) is not None:
         return False
+    from agenteval.inputs.otlp_file import is_json_head
+
     if is_json_head(head) or head.lstrip()[:1] in (b"[", b'"'):
         return b"esourceSpans" in head or b"esource_spans" in head
     try:
@@ -90,6 +97,8 @@ def _span(unmapped: Unmapped) -> str:
 
 def load_otlp_traces(path: Path, match: str) -> tuple[dict[str, list[Invocation]], list[Problem]]:
     """Turns by session key from an OTLP file, and warnings for spans not used; ConfigError if unreadable."""
+    from agenteval.inputs.otlp_file import read_spans
+
     read = read_spans(path)
     mapping = map_spans(read.spans, TracesMatch(match))
     return mapping.traces(), span_warnings(str(path), read, mapping)

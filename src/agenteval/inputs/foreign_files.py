@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pydantic_core
-from google.protobuf.message import DecodeError
 
 from agenteval.errors import Problem
 from agenteval.inputs.input_limits import input_file_problem
@@ -130,6 +129,9 @@ def kind_of_bytes(data: bytes) -> str | None:
         text = ""
     if text.lstrip()[:1] in ("{", "[", '"'):
         return kind_of_text(text)
+    # protobuf loads only for a file that is not JSON text (never on a run's eval sets).
+    from google.protobuf.message import DecodeError
+
     from agenteval.errors import ConfigError
     from agenteval.inputs.otlp_file import read_protobuf_spans
 

@@ -25,35 +25,17 @@ fine: the client bounds concurrency globally).  The ``JudgeReply`` gives
 JSON, no choices) or ``JudgeRequestError`` (refused before sending, e.g.
 ``top_logprobs`` without ``logprobs``) — and the runner exits 3 at the end.
 ``client.usage`` holds calls and tokens per metric and for the run.
+
+The names above load on first use (a run without a judge metric never imports the HTTP
+stack), and the built-in providers just before the provider table is first read or
+written.  Tested in tests/judge/test_provider.py (and tests/cli/test_startup_imports.py).
 """
 
 from __future__ import annotations
 
-from agenteval.judge.backend import (
-    ChatMessage,
-    JudgeBackend,
-    JudgeReply,
-    JudgeRequest,
-    PreparedCall,
-    StructuredOutput,
-    TokenLogprob,
-    TokenUsage,
-    TopLogprob,
-)
-from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
-from agenteval.judge.client import JudgeClient, JudgeOptions
-from agenteval.judge.config import GenerationConfig, JudgeSettings, Secret, resolve_settings
-from agenteval.judge.errors import (
-    JudgeBudgetExhausted,
-    JudgeCacheMiss,
-    JudgeConfigError,
-    JudgeInterrupted,
-    JudgeRejected,
-    JudgeReplyError,
-    JudgeRequestError,
-    JudgeTransientError,
-    JudgeUnavailable,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from agenteval.judge.provider import (
     LOGPROBS,
     STRUCTURED_OUTPUT,
@@ -62,10 +44,90 @@ from agenteval.judge.provider import (
     register_judge_provider,
 )
 
-# Importing the providers package registers every built-in provider; no other judge
-# module imports it.
-from agenteval.judge.providers.openai import OpenAIBackend
-from agenteval.judge.usage import Usage, UsageLedger
+if TYPE_CHECKING:
+    from agenteval.judge.backend import (
+        ChatMessage,
+        JudgeBackend,
+        JudgeReply,
+        JudgeRequest,
+        PreparedCall,
+        StructuredOutput,
+        TokenLogprob,
+        TokenUsage,
+        TopLogprob,
+    )
+    from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
+    from agenteval.judge.client import JudgeClient, JudgeOptions
+    from agenteval.judge.config import GenerationConfig, JudgeSettings, Secret, resolve_settings
+    from agenteval.judge.errors import (
+        JudgeBudgetExhausted,
+        JudgeCacheMiss,
+        JudgeConfigError,
+        JudgeInterrupted,
+        JudgeRejected,
+        JudgeReplyError,
+        JudgeRequestError,
+        JudgeTransientError,
+        JudgeUnavailable,
+    )
+    from agenteval.judge.providers.openai import OpenAIBackend
+    from agenteval.judge.usage import Usage, UsageLedger
+
+
+# Where each public name lives: a deterministic run imports agenteval.judge.provider (the
+# plugin front registers providers) but never calls a judge, and the client's HTTP stack
+# (httpx, aiohttp, ~40 % of the CLI's start-up) loads only when a name below is first used.
+_LAZY = {
+    "ChatMessage": "agenteval.judge.backend",
+    "JudgeBackend": "agenteval.judge.backend",
+    "JudgeReply": "agenteval.judge.backend",
+    "JudgeRequest": "agenteval.judge.backend",
+    "PreparedCall": "agenteval.judge.backend",
+    "StructuredOutput": "agenteval.judge.backend",
+    "TokenLogprob": "agenteval.judge.backend",
+    "TokenUsage": "agenteval.judge.backend",
+    "TopLogprob": "agenteval.judge.backend",
+    "DEFAULT_CACHE_PATH": "agenteval.judge.cache",
+    "JudgeCache": "agenteval.judge.cache",
+    "JudgeClient": "agenteval.judge.client",
+    "JudgeOptions": "agenteval.judge.client",
+    "GenerationConfig": "agenteval.judge.config",
+    "JudgeSettings": "agenteval.judge.config",
+    "Secret": "agenteval.judge.config",
+    "resolve_settings": "agenteval.judge.config",
+    "JudgeBudgetExhausted": "agenteval.judge.errors",
+    "JudgeCacheMiss": "agenteval.judge.errors",
+    "JudgeConfigError": "agenteval.judge.errors",
+    "JudgeInterrupted": "agenteval.judge.errors",
+    "JudgeRejected": "agenteval.judge.errors",
+    "JudgeReplyError": "agenteval.judge.errors",
+    "JudgeRequestError": "agenteval.judge.errors",
+    "JudgeTransientError": "agenteval.judge.errors",
+    "JudgeUnavailable": "agenteval.judge.errors",
+    "OpenAIBackend": "agenteval.judge.providers.openai",
+    "Usage": "agenteval.judge.usage",
+    "UsageLedger": "agenteval.judge.usage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of the package, its module imported on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def _load_built_in_providers() -> None:
+    # Importing the providers package registers every built-in provider; no other judge
+    # module imports it.  It runs before the registry is first read or written, so a
+    # plugin's provider registered later still replaces a built-in one.
+    importlib.import_module("agenteval.judge.providers")
+
+
+judge_providers.load_first(_load_built_in_providers)
 
 __all__ = [
     "DEFAULT_CACHE_PATH",

@@ -100,7 +100,36 @@ def _first_set(names: Iterable[str], environ: Mapping[str, str]) -> str:
     return ""
 
 
-judge_providers: Registry[ProviderSpec] = Registry("judge provider")
+class ProviderRegistry(Registry[ProviderSpec]):
+    """The provider table, which runs a loader (the built-in providers') before its first use.
+
+    ``agenteval.judge`` sets the loader: the built-ins import the HTTP stack, which a
+    run without a judge metric never needs, yet every lookup and every registration
+    (a plugin's provider replaces a built-in one) sees them registered first.
+    """
+
+    def __init__(self, kind: str) -> None:
+        self._loader: Callable[[], None] | None = None
+        super().__init__(kind)
+
+    def load_first(self, loader: Callable[[], None]) -> None:
+        """Run ``loader`` once, just before the table is first read or written."""
+        self._loader = loader
+
+    @property
+    def _items(self) -> dict[str, ProviderSpec]:
+        loader = self._loader
+        if loader is not None:
+            self._loader = None  # the loader's own registrations read the table too
+            loader()
+        return self._table
+
+    @_items.setter
+    def _items(self, table: dict[str, ProviderSpec]) -> None:
+        self._table = table
+
+
+judge_providers: ProviderRegistry = ProviderRegistry("judge provider")
 
 
 def register_judge_provider(

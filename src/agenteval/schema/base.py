@@ -16,7 +16,16 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Annotated, Any, TypeVar, cast
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, SerializerFunctionWrapHandler
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    SerializerFunctionWrapHandler,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -33,9 +42,52 @@ def none_as(default: Any) -> BeforeValidator:
     return BeforeValidator(convert)
 
 
+# The error a scalar's own validator raises, kept as the only error of the null-or-value union.
+_SCALAR_ERRORS = {str: "string_type", bool: "bool_type", int: "int_type", float: "float_type"}
+
+
+class NullAs:
+    """A scalar where JSON null reads as ``default``, decided in pydantic's core.
+
+    ``none_as`` calls a Python function for every value read; a case of the bench
+    (``bench/adk_side_by_side.py``) read ~90 such values per case, twice (checks, then
+    the run), and the results built ~30 more.  Here the value is tried as the scalar
+    first and only a null reaches Python: a model of four such fields validated in
+    3.4 µs instead of 6.5 µs.  Errors, their locations and the JSON schema are the
+    scalar's own, as with ``none_as``.
+    """
+
+    def __init__(self, default: str | bool | int | float) -> None:
+        self.default = default
+
+    def __get_pydantic_core_schema__(
+        self, source: type[Any], handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        inner = handler(source)
+        default = self.default
+        null = core_schema.chain_schema(
+            [
+                core_schema.none_schema(),
+                core_schema.no_info_plain_validator_function(lambda _: default),
+            ]
+        )
+        return core_schema.union_schema(
+            [inner, null],
+            mode="left_to_right",
+            custom_error_type=_SCALAR_ERRORS[source],
+            serialization=inner.get("serialization")
+            or core_schema.simple_ser_schema(inner["type"]),
+        )
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return handler(schema["choices"][0])
+
+
 # Scalars where JSON null means the zero value (formats.md §0.1.2).
-Str = Annotated[str, none_as("")]
-Bool = Annotated[bool, none_as(False)]
+Str = Annotated[str, NullAs("")]
+Bool = Annotated[bool, NullAs(False)]
 
 
 class Model(BaseModel):

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
 from pydantic.alias_generators import to_camel
 
-from agenteval.schema.base import Bool, Model, Str, none_as
+from agenteval.schema.base import Bool, Model, NullAs, Str, none_as
 
 _camel = ConfigDict(alias_generator=to_camel)
 
@@ -65,9 +65,9 @@ class XMLCriterion(Model):
 class RougeThreshold(Model):
     """Minimum precision, recall and F1 of a ROUGE criterion."""
 
-    precision: Annotated[float, none_as(0.0)] = 0.0
-    recall: Annotated[float, none_as(0.0)] = 0.0
-    f1: Annotated[float, none_as(0.0)] = 0.0
+    precision: Annotated[float, NullAs(0.0)] = 0.0
+    recall: Annotated[float, NullAs(0.0)] = 0.0
+    f1: Annotated[float, NullAs(0.0)] = 0.0
 
 
 class RougeCriterion(Model):
@@ -194,7 +194,7 @@ class EvalMetric(Model):
 
     metric_name: Str = ""
     evaluator_name: Str = ""
-    threshold: Annotated[float, none_as(0.0)] = 0.0
+    threshold: Annotated[float, NullAs(0.0)] = 0.0
     criterion: Criterion | None = None
     extension: Any = None
 

@@ -15,7 +15,7 @@ from pydantic import ConfigDict, GetCoreSchemaHandler, PlainSerializer, WrapSeri
 from pydantic.alias_generators import to_camel
 from pydantic_core import CoreSchema, core_schema
 
-from agenteval.schema.base import Model, Str, none_as, once_per_dump
+from agenteval.schema.base import Model, NullAs, Str, once_per_dump
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import Criterion
 from agenteval.schema.status import EvalStatus
@@ -31,7 +31,7 @@ def _go_number(value: float) -> float | int:
 
 # return_type=Any: the core writes the int or float as it is, instead of trying a union.
 Score = Annotated[
-    float, none_as(0.0), PlainSerializer(_go_number, return_type=Any, when_used="json")
+    float, NullAs(0.0), PlainSerializer(_go_number, return_type=Any, when_used="json")
 ]
 
 
@@ -118,7 +118,7 @@ class EvalCaseResult(Model):
 
     eval_set_id: Str = ""
     eval_id: Str = ""
-    run_id: Annotated[int, none_as(0)] = 0
+    run_id: Annotated[int, NullAs(0)] = 0
     score: Score = 0.0
     final_eval_status: Status = EvalStatus.NOT_EVALUATED
     error_message: Str = ""
@@ -133,9 +133,9 @@ class StatusCounts(Model):
 
     model_config = _camel
 
-    passed: Annotated[int, none_as(0)] = 0
-    failed: Annotated[int, none_as(0)] = 0
-    not_evaluated: Annotated[int, none_as(0)] = 0
+    passed: Annotated[int, NullAs(0)] = 0
+    failed: Annotated[int, NullAs(0)] = 0
+    not_evaluated: Annotated[int, NullAs(0)] = 0
 
 
 class MetricSummary(Model):
@@ -155,7 +155,7 @@ class RunSummary(Model):
 
     model_config = _camel_extra
 
-    run_id: Annotated[int, none_as(0)] = 0
+    run_id: Annotated[int, NullAs(0)] = 0
     overall_status: Status = EvalStatus.NOT_EVALUATED
     case_status_counts: StatusCounts | None = None
     metric_summaries: list[MetricSummary] | None = None
@@ -172,7 +172,7 @@ class CaseRunSummary(Model):
 
     model_config = _camel
 
-    run_id: Annotated[int, none_as(0)] = 0
+    run_id: Annotated[int, NullAs(0)] = 0
     final_eval_status: Status = EvalStatus.NOT_EVALUATED
     error_message: Str = ""
     metric_results: list[CaseMetricResult] | None = None
@@ -196,7 +196,7 @@ class EvalSetResultSummary(Model):
     model_config = _camel_extra
 
     overall_status: Status = EvalStatus.NOT_EVALUATED
-    num_runs: Annotated[int, none_as(0)] = 0
+    num_runs: Annotated[int, NullAs(0)] = 0
     run_status_counts: StatusCounts | None = None
     run_summaries: list[RunSummary] | None = None
     eval_case_summaries: list[EvalCaseSummary] | None = None
