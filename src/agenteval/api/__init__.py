@@ -28,11 +28,11 @@ from agenteval.api.evaluation import (
     default_cache_path,
     evaluate,
     judge_options,
-    metrics_path_for,
     prepare,
     relaxed_gc,
     stream_prepared,
 )
+from agenteval.run.planning import metrics_path_for
 
 __all__ = [
     "CACHE_ENV",

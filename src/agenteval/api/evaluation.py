@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 from agenteval import settings
@@ -205,13 +204,6 @@ def plan_rules(options: Options) -> PlanRules:
     )
 
 
-def _otlp() -> ModuleType:
-    """The OTLP trace reader, imported only for --traces (protobuf is a third of start-up)."""
-    from agenteval.importers import otel_traces
-
-    return otel_traces
-
-
 def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     """Load plugins and every file, validate everything, and plan the run; raise ConfigError."""
     _check_numbers(options)
@@ -245,8 +237,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
 
         check_agent_options(options, plans, found.problems)
     if traces and options.traces is not None:
+        from agenteval.importers.otel_traces import unmatched_sessions  # protobuf: --traces only
+
         unused = (
-            _otlp().unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
+            unmatched_sessions(options.traces, traces, all_case_ids, options.traces_match)
             if otlp
             else unmatched_records(options.traces, traces, all_case_ids)
         )
@@ -316,11 +310,6 @@ def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> None:
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
 
 
-def metrics_path_for(evalset_path: Path, metrics: str | None) -> Path:
-    """The metric file an eval set is scored with (``--metrics`` file or directory, else beside it)."""
-    return planning.metrics_path_for(evalset_path, metrics)
-
-
 def check_metrics_file(path: Path, options: Options) -> tuple[list[Problem], list[Problem]]:
     """(problems, warnings) of a metric file read on its own, as a run reads it (no eval set)."""
     load_plugins(options.plugins)
@@ -376,11 +365,12 @@ def _load_traces(
         found.problems.append(refused)
         return None, False
     # protobuf and the OTLP classes load only for --traces.
+    from agenteval.importers.otel_traces import is_otlp_file, load_otlp_traces
 
-    otlp = _otlp().is_otlp_file(path)
+    otlp = is_otlp_file(path)
     try:
         if otlp:
-            traces, warnings = _otlp().load_otlp_traces(path, options.traces_match)
+            traces, warnings = load_otlp_traces(path, options.traces_match)
             found.warnings.extend(warnings)
             return traces, True
         records, problems = loading.read_traces(path)
