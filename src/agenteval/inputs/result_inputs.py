@@ -175,20 +175,20 @@ class ResultPart:
         source: _Source,
         document_keys: dict[str, Any] | None = None,
     ) -> None:
+        # Each read once into a plain attribute (the case loops read them often).
         self.head = head
-        self._scanned = scanned
-        self._source = source
-        # A run document's own keys (all but evalSetResults); None in a result file.
-        self.document_keys = document_keys
-        # What the scan found, read as plain attributes (the case loops read them often).
-        self.source = source.name
-        self.where = scanned.where
         self.eval_set_id = head.eval_set_id
+        self._source = source
+        self.source = source.name
+        self._scanned = scanned
+        self.where = scanned.where
         self.case_count = scanned.case_count
         # Each case result's evalId in file order ("" where it is no string), and its runId
         # as written (0 where absent, null or no integer).
         self.eval_ids: Sequence[str] = scanned.eval_ids
         self.run_ids: Sequence[int] = scanned.run_ids
+        # A run document's own keys (all but evalSetResults); None in a result file.
+        self.document_keys = document_keys
 
     def cases(
         self, problems: list[Problem] | None = None, indices: Iterable[int] | None = None
