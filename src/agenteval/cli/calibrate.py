@@ -1,6 +1,8 @@
-"""``agenteval calibrate RESULT --labels FILE``: flags → CalibrateSettings → calibrate/.
+"""``agenteval calibrate RESULT --labels FILE`` (or ``--evalset PATH --metrics PATH``, scored
+on the spot from the judge cache): flags → CalibrateSettings → calibrate/.
 
-Exit codes in calibrate/command.py. Tested in tests/calibrate/test_calibrate.py.
+Exit codes in calibrate/command.py. Tested in tests/calibrate/test_calibrate.py and
+tests/calibrate/test_spot.py.
 """
 
 from __future__ import annotations
@@ -12,13 +14,11 @@ import typer
 from rich.console import Console
 
 from agenteval.calibrate.command import CalibrateSettings, run_calibrate
-from agenteval.cli.guard import exit_with
+from agenteval.calibrate.spot import SpotScoring
+from agenteval.cli.guard import exit_with, print_warnings
 
 
 def calibrate_command(
-    result: Annotated[
-        Path, typer.Argument(metavar="RESULT", help="A result file, run document or directory.")
-    ],
     labels: Annotated[
         Path,
         typer.Option(
@@ -28,6 +28,38 @@ def calibrate_command(
             "invocationId?, rubricId?, runId? and label pass|fail, score or category.",
         ),
     ],
+    result: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[RESULT]",
+            help="A result file, run document or directory (or --evalset instead).",
+            show_default=False,
+        ),
+    ] = None,
+    evalset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--evalset",
+            "-e",
+            metavar="PATH",
+            help="Score the labelled cases on the spot from this eval set (instead of a "
+            "RESULT), judge replies from the cache only. Repeatable.",
+        ),
+    ] = None,
+    metrics: Annotated[
+        str | None,
+        typer.Option("--metrics", "-m", metavar="PATH", help="With --evalset: as for run."),
+    ] = None,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            "--cache", metavar="FILE", help="With --evalset: the judge cache ($AGENTEVAL_CACHE)."
+        ),
+    ] = None,
+    plugin: Annotated[
+        list[str] | None,
+        typer.Option("--plugin", metavar="MODULE", help="Import this module to register plugins."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the calibration as JSON.")] = False,
     html: Annotated[
         Path | None,
@@ -37,7 +69,14 @@ def calibrate_command(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")] = False,
 ) -> None:
     """How well judge metrics agree with human labels: accuracy, κ, confusion, suggested threshold."""
-    settings = CalibrateSettings(result, labels, as_json, html, seed)
+    spot_flags = evalset or metrics is not None or cache is not None or plugin
+    # Any on-the-spot flag makes it spot scoring: without --evalset that is an error, not ignored.
+    spot = (
+        SpotScoring(tuple(evalset or ()), metrics, cache, tuple(plugin or ()))
+        if spot_flags
+        else None
+    )
+    settings = CalibrateSettings(result, labels, as_json, html, seed, spot)
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    exit_with(verbose, lambda: run_calibrate(settings, out, err))
+    exit_with(verbose, lambda: run_calibrate(settings, out, err, print_warnings))
