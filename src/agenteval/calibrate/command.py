@@ -105,26 +105,30 @@ def run_calibrate(
         write_bytes_atomic(settings.html, render_html(data).encode("utf-8"))
         if not settings.as_json:
             out.print(f"wrote {escape_control(str(settings.html))}", highlight=False)
+    where = ("in unknownLabels", "in notEvaluated") if settings.as_json else ("above", "above")
+    return report_gaps(data, misses, err, where)
+
+
+def report_gaps(
+    data: dict[str, Any], misses: list[str], err: Console, where: tuple[str, str]
+) -> int:
+    """Say on stderr what the calibration lacks: labels naming no scored item (a warning),
+    labelled items and, on the spot, judge turns not evaluated (exit 3); else 0.  ``where``
+    says where the unknown labels and the unevaluated items are listed."""
     unknown = len(data["unknownLabels"])
     if unknown:
         err.print(
             f"warning: {unknown} label{'s name' if unknown != 1 else ' names'} no scored item "
-            f"(listed {'in unknownLabels' if settings.as_json else 'above'})",
+            f"(listed {where[0]})",
             markup=False,
             highlight=False,
         )
-    return _incomplete(data, misses, settings.as_json, err)
-
-
-def _incomplete(data: dict[str, Any], misses: list[str], as_json: bool, err: Console) -> int:
-    """Exit 3 (said on stderr) when a labelled item or, on the spot, a judge turn went
-    unevaluated; else 0."""
     missed = len(data["notEvaluated"])
     if missed:
         # Labelled items without a verdict: the calibration is incomplete, as a run would be.
         err.print(
             f"incomplete: the judge did not evaluate {missed} labelled item"
-            f"{'s' if missed != 1 else ''} (listed {'in notEvaluated' if as_json else 'above'})",
+            f"{'s' if missed != 1 else ''} (listed {where[1]})",
             markup=False,
             highlight=False,
         )
@@ -143,4 +147,4 @@ def _incomplete(data: dict[str, Any], misses: list[str], as_json: bool, err: Con
     return int(ExitCode.INCOMPLETE if missed or reasons else ExitCode.PASSED)
 
 
-__all__ = ["CalibrateSettings", "Warn", "calibration", "run_calibrate"]
+__all__ = ["CalibrateSettings", "Warn", "calibration", "report_gaps", "run_calibrate"]
