@@ -16,6 +16,9 @@ from rich.console import Console
 from agenteval.calibrate.command import CalibrateSettings, run_calibrate
 from agenteval.calibrate.spot import SpotScoring
 from agenteval.cli.guard import exit_with, print_warnings
+from agenteval.cli.options import EvalsetOpt, MetricsOpt, PluginOpt, VerboseOpt
+
+_CACHE = "With --evalset: the judge cache ($AGENTEVAL_CACHE)."
 
 
 def calibrate_command(
@@ -36,39 +39,23 @@ def calibrate_command(
             show_default=False,
         ),
     ] = None,
-    evalset: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--evalset",
-            "-e",
-            metavar="PATH",
-            help="Score the labelled cases on the spot from this eval set (instead of a "
-            "RESULT), judge replies from the cache only. Repeatable.",
-        ),
-    ] = None,
-    metrics: Annotated[
-        str | None,
-        typer.Option("--metrics", "-m", metavar="PATH", help="With --evalset: as for run."),
-    ] = None,
-    cache: Annotated[
-        str | None,
-        typer.Option(
-            "--cache", metavar="FILE", help="With --evalset: the judge cache ($AGENTEVAL_CACHE)."
-        ),
-    ] = None,
-    plugin: Annotated[
-        list[str] | None,
-        typer.Option("--plugin", metavar="MODULE", help="Import this module to register plugins."),
-    ] = None,
+    evalset: EvalsetOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    metrics: MetricsOpt = None,
+    cache: Annotated[str | None, typer.Option("--cache", metavar="FILE", help=_CACHE)] = None,
+    plugin: PluginOpt = [],  # noqa: B006
     as_json: Annotated[bool, typer.Option("--json", help="Print the calibration as JSON.")] = False,
     html: Annotated[
         Path | None,
         typer.Option("--html", metavar="FILE", help="Also write the calibration as an HTML page."),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the κ bootstrap interval.")] = 0,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")] = False,
+    verbose: VerboseOpt = False,
 ) -> None:
-    """How well judge metrics agree with human labels: accuracy, κ, confusion, suggested threshold."""
+    """How well judge metrics agree with human labels: accuracy, κ, confusion, suggested threshold.
+
+    With --evalset instead of a RESULT, the labelled cases are scored on the spot, judge
+    replies from the cache only.
+    """
     spot_flags = evalset or metrics is not None or cache is not None or plugin
     # Any on-the-spot flag makes it spot scoring: without --evalset that is an error, not ignored.
     spot = (
