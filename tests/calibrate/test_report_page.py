@@ -155,3 +155,42 @@ def test_labels_with_the_trend_page_are_refused(tmp_path: Path) -> None:
     )  # fmt: skip
     assert run.returncode == 2, run.stdout + run.stderr
     assert "report --trend: reads the store only; give no result files or --labels" in run.stderr
+
+
+def test_in_a_comparison_the_page_calibrates_the_new_run_and_links_into_it(
+    browser: Browser, result: Path, tmp_path: Path
+) -> None:
+    data = json.loads(result.read_text())
+    # The new run: c4's judge verdict turned to fail, so it agrees with people now.
+    c4 = data["evalCaseResults"][4]
+    assert c4["evalId"] == "c4"
+    c4["overallEvalMetricResults"][0]["evalStatus"] = "failed"
+    new = tmp_path / "new" / "qa.evalset_result.json"
+    new.parent.mkdir()
+    new.write_text(json.dumps(data))
+    html = tmp_path / "compare.html"
+    labels = write_labels(tmp_path, [])
+    written = cli("report", str(new), "--base", str(result), "--labels", str(labels),
+                  "--html", str(html))  # fmt: skip
+    assert written.returncode == 0, written.stdout + written.stderr
+    opened = open_page(browser, html, "#page-calibration")
+    section = opened.page.locator("#page-calibration")
+    # [[4, 0], [2, 4]]: pₒ = .8, pₑ = .4·.6 + .6·.4 = .48, κ = .32/.52 = 0.6154.
+    assert "accuracy 0.8 · Cohen's κ 0.6154 (" in words(section.inner_text())
+    links = section.locator("ul.disagreements a.case-link")
+    assert links.all_inner_texts() == [
+        "qa/c5 llm_rubric_response: judge fail, people pass (line 6)",
+        "qa/c6 llm_rubric_response: judge fail, people pass (line 7)",
+    ]
+    # The explain line reads the new run's file; the link opens the case in the new run.
+    assert section.locator("ul.disagreements code").first.inner_text() == (
+        f"agenteval explain {new} --case c5 --metric llm_rubric_response"
+    )
+    links.first.click()
+    assert opened.page.evaluate("location.hash") == "#case/1/5"
+    assert (
+        opened.page.locator("#run-picker button[aria-pressed=true]")
+        .inner_text()
+        .startswith("new: ")
+    )
+    opened.check_offline()
