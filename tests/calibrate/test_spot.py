@@ -109,6 +109,14 @@ def test_a_cache_miss_is_listed_never_sent_and_makes_it_incomplete(
     assert shown.returncode == 3
     assert "8 labelled items the judge did not evaluate:" in shown.stdout
     assert "line 2: qa/c1 llm_rubric_response" in shown.stdout
+    # Only the labelled cases are scored: labels of the cached cases alone miss nothing.
+    cached = tmp_path / "cached.jsonl"
+    cached.write_text("".join(line for line in labels.read_text().splitlines(True)
+                              if '"c0"' in line or '"c5"' in line))  # fmt: skip
+    complete = cli("calibrate", *spot_args(tmp_path, cache), "--labels", str(cached), "--json")
+    assert complete.returncode == 0, complete.stdout + complete.stderr
+    assert "incomplete" not in complete.stderr and complete.stderr == ""
+    assert json.loads(complete.stdout)["groups"][0]["passFail"]["items"] == 2
 
 
 def test_spot_flags_need_an_evalset_and_exclude_a_result(
