@@ -17,7 +17,14 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from judge_server import JudgeServer
 from report.test_html import CHROMIUM, CHROMIUM_ARGS, Opened
-from tests.calibrate.test_calibrate import RUBRIC, UNKNOWN, cli, scored_result, write_labels
+from tests.calibrate.test_calibrate import (
+    RUBRIC,
+    UNKNOWN,
+    cli,
+    scored_result,
+    write_inputs,
+    write_labels,
+)
 
 
 @pytest.fixture(scope="module")
@@ -194,3 +201,56 @@ def test_in_a_comparison_the_page_calibrates_the_new_run_and_links_into_it(
         .startswith("new: ")
     )
     opened.check_offline()
+
+
+def test_run_labels_html_adds_the_same_page_the_report_of_its_results_has(
+    browser: Browser, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    evalset, metrics = write_inputs(tmp_path, judge_server)
+    labels = write_labels(tmp_path, UNKNOWN)
+    out, html = tmp_path / "out", tmp_path / "run.html"
+    run = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache",
+        "--output", str(out), "--html", str(html), "--labels", str(labels),
+    )  # fmt: skip
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "warning: 2 labels name no scored item (listed on the report's Calibration page)" in (
+        words(run.stderr)
+    )
+    report = tmp_path / "report.html"
+    again = cli("report", str(out), "--labels", str(labels), "--html", str(report))
+    assert again.returncode == 0, again.stdout + again.stderr
+    opened = open_page(browser, html, "#page-calibration")
+    section = opened.page.locator("#page-calibration")
+    assert "accuracy 0.7 · Cohen's κ 0.4 (" in words(section.inner_text())
+    assert section.locator("ul.disagreements code").first.inner_text() == (
+        f"agenteval explain {out} --case c4 --metric llm_rubric_response"
+    )
+    # Everything but the first line (which names the run) is the report's page, word for word.
+    blocks = section.locator(":scope > *").all_inner_texts()
+    from_report = open_page(browser, report, "#page-calibration")
+    assert from_report.page.locator("#page-calibration > *").all_inner_texts()[1:] == blocks[1:]
+    section.locator("ul.disagreements a.case-link").first.click()
+    assert opened.page.evaluate("location.hash") == "#case/0/4"
+    assert "qa / c4" in opened.page.locator("#case .case-title").inner_text()
+    opened.check_offline()
+    from_report.check_offline()
+
+
+def test_run_labels_needs_html_and_a_good_labels_file_before_scoring(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    evalset, metrics = write_inputs(tmp_path, judge_server)
+    inputs = ["run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache"]
+    alone = cli(*inputs, "--labels", str(write_labels(tmp_path, [])))
+    assert alone.returncode == 2, alone.stdout + alone.stderr
+    assert "--labels: adds a Calibration page to the HTML report (give --html FILE)" in (
+        words(alone.stderr)
+    )
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"evalSetId": "qa", "evalId": "c0", "metricName": "m", "lable": "pass"}\n')
+    refused = cli(*inputs, "--html", str(tmp_path / "r.html"), "--labels", str(bad))
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert f"{bad}: line 1: lable: unknown key (did you mean 'label'?)" in words(refused.stderr)
+    assert judge_server.count == 0  # nothing was scored
+    assert not (tmp_path / "r.html").exists()

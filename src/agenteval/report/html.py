@@ -332,12 +332,14 @@ def write_run_report(
     *,
     extras: dict[str, Any] | None = None,
     inline_limit: int = INLINE_LIMIT,
+    pages: Sequence[dict[str, Any]] = (),
 ) -> Path:
-    """``run --html FILE``: the report of the run that just finished, built as its cases came."""
+    """``run --html FILE``: the report of the run that just finished, built as its cases came
+    (``pages``: more tabs, see :func:`write_page`)."""
     builder.extras.update(extras or {})
     ids = sorted({eval_set["evalSetId"] for eval_set in builder.eval_sets})
     title = "agenteval: " + ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
-    return write_page(path, [builder], title=title, inline_limit=inline_limit)
+    return write_page(path, [builder], title=title, inline_limit=inline_limit, pages=pages)
 
 
 __all__ = [
