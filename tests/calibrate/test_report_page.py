@@ -254,3 +254,22 @@ def test_run_labels_needs_html_and_a_good_labels_file_before_scoring(
     assert f"{bad}: line 1: lable: unknown key (did you mean 'label'?)" in words(refused.stderr)
     assert judge_server.count == 0  # nothing was scored
     assert not (tmp_path / "r.html").exists()
+
+
+def test_text_from_the_labels_is_shown_as_text(
+    browser: Browser, result: Path, tmp_path: Path
+) -> None:
+    hostile = '<img src=x onerror="document.title=1">\x1b[2J'
+    labels = write_labels(
+        tmp_path, [{"evalSetId": "qa", "evalId": hostile, "metricName": "m", "label": "pass"}]
+    )
+    html = tmp_path / "report.html"
+    written = cli("report", str(result), "--labels", str(labels), "--html", str(html))
+    assert written.returncode == 0, written.stdout + written.stderr
+    opened = open_page(browser, html, "#page-calibration")
+    page = opened.page
+    listed = page.locator("#page-calibration ul.unknownLabels li").all_inner_texts()
+    assert listed == ['line 11: qa/<img src=x onerror="document.title=1">\\x1b[2J m']
+    assert page.locator("#page-calibration img").count() == 0
+    assert page.title() != "1"
+    opened.check_offline()
