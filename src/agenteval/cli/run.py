@@ -55,6 +55,7 @@ from agenteval.cli.run_options import (
     JudgeRetriesOpt,
     JudgeTimeoutOpt,
     JunitOpt,
+    LabelsOpt,
     MarkdownOpt,
     MaxJudgeCallsOpt,
     MaxJudgeCostOpt,
@@ -81,7 +82,7 @@ from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel import DEFAULT_MATCH
 from agenteval.report import console as console_report
 from agenteval.report.progress import RunProgress
-from agenteval.report.run_reports import RunReporter
+from agenteval.report.run_reports import RunReporter, RunReports
 from agenteval.report.set_tally import ReportSink
 from agenteval.run.run_signals import RunSignals, run_signal_policy
 from agenteval.run.runner import StopSignal
@@ -103,6 +104,7 @@ def run(
     shard: ShardOpt = None,
     json_file: JsonFileOpt = None,
     html: HtmlOpt = None,
+    labels: LabelsOpt = None,
     num_runs: NumRunsOpt = 1,
     case: CaseOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
     metric: MetricOpt = [],  # noqa: B006
@@ -163,7 +165,7 @@ def _watch(flags: RunFlags) -> int:
     options = flags.options(
         resume=[Path(p) for p in flags.resume], stop=StopSignal(), progress=None, sink=None
     )
-    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
+    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--labels": flags.labels, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
     code = watch_run(list(flags.evalset), options, view, reports)
     entry.interrupt_handled()  # Ctrl-C is how a watch ends: exit 0, not "interrupted"
     return code
@@ -249,7 +251,20 @@ def _score_and_report(
         written = report_run(
             result, reporter, quiet=flags.quiet, stopped_writing=stopped, conclude=conclude
         )
-        return written.exit_code
+        return max(written.exit_code, _calibration_gaps(reporter.reports))
+
+
+def _calibration_gaps(reports: RunReports) -> int:
+    """``--labels``: what the Calibration page lacks, said on stderr (3 when incomplete)."""
+    from agenteval.calibrate.command import report_gaps
+    from agenteval.calibrate.report_page import RunCalibration
+
+    codes = [
+        report_gaps(made.data, [], stderr(), ("on the report's Calibration page",) * 2)
+        for made in reports.pages
+        if isinstance(made, RunCalibration) and made.data is not None
+    ]
+    return max(codes, default=0)
 
 
 def signal_notice(text: str) -> None:
