@@ -486,6 +486,8 @@ class JudgeOutcome:
     usage: dict[str, object] | None = None
     failures: list[str] = field(default_factory=list)
     agent: AgentStats | None = None
+    # What the judge client said once for the run (a cost bound counted an upper bound).
+    notes: list[str] = field(default_factory=list)
 
 
 def judge_options(options: Options, prices: PriceTable | None = None) -> JudgeOptions:
@@ -613,6 +615,7 @@ async def _run_plans(
         for plan in prepared.plans:
             await _run_set(plan, prepared, settings, sink, _JudgeWatch(client, session, outcome))
         outcome.usage = client.usage.to_json()
+        outcome.notes.extend(client.notes)
 
 
 @dataclass(slots=True)
@@ -804,7 +807,7 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         status=verdict.status,
         exit_code=verdict.exit_code,
         elapsed=time.perf_counter() - started,
-        warnings=prepared.warnings,
+        warnings=[*prepared.warnings, *(Problem("--max-judge-cost", "", n) for n in judge.notes)],
         judge_usage=judge.usage,
         judge_failures=judge.failures,
         interrupted=interrupted,

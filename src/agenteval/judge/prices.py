@@ -86,14 +86,28 @@ class Price:
             return None, "prompt-cache writes have no price in the table"
         if cached and self.cached_input_per_million is None:
             return None, "cached input tokens have no price in the table"
-        cached_rate = self.cached_input_per_million or Decimal(0)
-        uncached = max(prompt - cached, 0)
+        return self._amount(usage, self.cached_input_per_million or Decimal(0)), ""
+
+    def upper_bound(self, usage: TokenUsage) -> Decimal | None:
+        """The most the call can have cost: cached tokens at the input price when they
+        have none (no provider bills cached input above fresh input); None when even
+        that is unknown (prompt-cache writes, a prompt beyond ``maxPromptTokens``)."""
+        usd, _ = self.cost(usage)
+        if usd is not None or usage.cache_write_tokens:
+            return usd
+        if self.max_prompt_tokens is not None and usage.prompt_tokens > self.max_prompt_tokens:
+            return None
+        return self._amount(usage, self.input_per_million)
+
+    def _amount(self, usage: TokenUsage, cached_rate: Decimal) -> Decimal:
+        cached = usage.cached_prompt_tokens
+        uncached = max(usage.prompt_tokens - cached, 0)
         total = (
             uncached * self.input_per_million
             + cached * cached_rate
             + usage.completion_tokens * self.output_per_million
         )
-        return total / MILLION, ""
+        return total / MILLION
 
 
 @dataclass(frozen=True, slots=True)
