@@ -37,11 +37,14 @@ from pydantic import ValidationError
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.own_formats import strict_problems
 from agenteval.judge.backend import TokenUsage
+from agenteval.schema.evalset import Usage
 from agenteval.schema.prices import PriceEntry, PriceFile
 
 MILLION = Decimal(1_000_000)
 _WORDING = {"key": 'expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'}
 BUILTIN_FILE = "prices.json"
+# How a turn whose usage names no model (or several) is listed among the unpriced.
+UNNAMED_MODEL = "(no single model named)"
 ENTRY_KEYS = ("inputPerMillion", "outputPerMillion", "cachedInputPerMillion", "maxPromptTokens")
 
 
@@ -155,6 +158,24 @@ class PriceTable:
         return PriceTable({**self._prices, **other._prices}, f"{other.origin} and {self.origin}")
 
 
+def usage_cost(usage: Usage, prices: PriceTable | None = None) -> CallCost:
+    """What an agent turn's ``usage`` cost at ``prices`` (None: the built-in table).
+
+    Its ``model`` must name one ``"<providerName>:<modelName>"``; a turn that names none
+    (its calls used several models, or the trace did not say) has no price, and says so.
+    """
+    table = builtin_prices() if prices is None else prices
+    provider, colon, model = usage.model.partition(":")
+    if not colon:
+        key = usage.model or UNNAMED_MODEL
+        return CallCost(
+            None,
+            key,
+            f'no price for {key}: an agent\'s model is priced as "<providerName>:<modelName>"',
+        )
+    return table.cost(provider, model, TokenUsage(usage.input_tokens, usage.output_tokens))
+
+
 def price_key(provider: str, model: str) -> str:
     """``"<providerName>:<modelName>"``, the key of the table."""
     return f"{provider}:{model}"
@@ -215,6 +236,7 @@ def run_prices(path: Path | None) -> PriceTable:
 
 
 __all__ = [
+    "UNNAMED_MODEL",
     "CallCost",
     "Price",
     "PriceTable",
@@ -224,4 +246,5 @@ __all__ = [
     "parse_price_file",
     "price_key",
     "run_prices",
+    "usage_cost",
 ]
