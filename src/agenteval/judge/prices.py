@@ -173,7 +173,10 @@ def usage_cost(usage: Usage, prices: PriceTable | None = None) -> CallCost:
             key,
             f'no price for {key}: an agent\'s model is priced as "<providerName>:<modelName>"',
         )
-    return table.cost(provider, model, TokenUsage(usage.input_tokens, usage.output_tokens))
+    tokens = TokenUsage(
+        usage.input_tokens, usage.output_tokens, cached_prompt_tokens=usage.cached_input_tokens
+    )
+    return table.cost(provider, model, tokens)
 
 
 def price_key(provider: str, model: str) -> str:
