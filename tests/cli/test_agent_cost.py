@@ -108,9 +108,9 @@ def test_agent_cost_has_its_own_line_per_case_eval_set_and_run(tmp_path: Path) -
     refund, status = cost(TURNS["refund"]), cost(TURNS["status"])
     assert (refund, status) == (Decimal("0.00054"), Decimal("0.00117"))
     out = flat(run.stdout)
-    assert "agent: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171" in out
+    assert "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171" in out
     assert "costliest agent cases: status $0.00117, refund $0.00054" in out
-    assert "agent: 3 model calls, 2,000 input + 400 output tokens · $0.00054" in out
+    assert "agent usage: 3 model calls, 2,000 input + 400 output tokens · $0.00054" in out
     # The judge's line is apart: no judge ran, so there is none.
     assert "judge:" not in out
     result = results(tmp_path / "out")
@@ -157,7 +157,9 @@ def test_the_project_configs_prices_apply_to_the_agent(tmp_path: Path) -> None:
     )
     run = cli("run", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "agent: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171" in flat(run.stdout)
+    assert "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171" in flat(
+        run.stdout
+    )
 
 
 def test_an_unpriced_agent_model_says_so_and_is_never_guessed(tmp_path: Path) -> None:
@@ -168,7 +170,7 @@ def test_an_unpriced_agent_model_says_so_and_is_never_guessed(tmp_path: Path) ->
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     assert (
-        "agent: 6 model calls, 7,000 input + 1,100 output tokens · cost unknown: no price for "
+        "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · cost unknown: no price for "
         "3 turns (acme:house-model) (give --prices FILE)"
     ) in flat(run.stdout)
     spent = results(tmp_path / "out")["agentUsage"]

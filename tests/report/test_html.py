@@ -800,12 +800,12 @@ def test_agent_cost_next_to_the_judge_cost_and_apart_from_it(
     page = opened.page
     assert f"judge: {calls} calls" in page.locator("#summary .judge-usage").inner_text()
     assert page.locator("#summary .agent-usage").inner_text() == (
-        "agent: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171"
+        "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171"
     )
     cases_tab(page)
     page.click(".row[data-eval-id=refund]")
     assert page.locator("#case .judge-cost").inner_text() == "judge: 2 calls, 0 from cache · $0.009"
     assert page.locator("#case .agent-cost").inner_text() == (
-        "agent: 3 model calls, 2,000 input + 400 output tokens · $0.00054"
+        "agent usage: 3 model calls, 2,000 input + 400 output tokens · $0.00054"
     )
     assert opened.errors == []

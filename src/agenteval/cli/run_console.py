@@ -100,7 +100,7 @@ def print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) 
             )
     spent = agent_usage_text(result.agent_usage)
     if spent and not quiet and sets > 1:
-        out.print(f"agent: {escape_control(spent)}", highlight=False, markup=False)
+        out.print(f"agent usage: {escape_control(spent)}", highlight=False, markup=False)
     if result.judge_failures:
         # A detail, not a verdict: the final line says INCOMPLETE (one run, one verdict line).
         n = len(result.judge_failures)

@@ -9,7 +9,8 @@ e.g. 0.5).  The metric summaries follow the same rule
 
 ``tool_call_count`` counts the turn's tool calls (every trace has them).  The other
 two read the turn's ``usage`` (:class:`agenteval.schema.evalset.Usage`), which the
-``cmd:`` protocol, AG-UI events and OTLP GenAI spans fill in; a turn without it is not
+``cmd:`` protocol, AG-UI events, OTLP GenAI spans, ADK's ``usage_metadata`` (``import
+adk``) and trpc-agent-go's ``executionTrace`` fill in; a turn without it is not
 evaluated, with the reason, never counted as 0.  ``token_usage`` keeps the input and
 output tokens in its details and, when the turn's model has a price in the run's table
 (the built-in one with ``--prices`` over it), ``costUsd``.  What the agent spent is
@@ -31,7 +32,8 @@ from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import NOT_EVALUATED, metric_status
 
 NO_USAGE = (
-    "the trace carries no usage for this turn (cmd: usage lines, AG-UI or OTLP gen_ai.usage.*)"
+    "the trace carries no usage for this turn (cmd: usage lines, AG-UI, OTLP gen_ai.usage.*, "
+    "ADK usage_metadata or a trpc-agent-go executionTrace)"
 )
 
 

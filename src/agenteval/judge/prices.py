@@ -1,4 +1,4 @@
-"""What a judge call cost in US dollars: a price table per provider and model.
+"""What a judge call, or a turn of the agent under test, cost in US dollars: a price table.
 
 The built-in table (``agenteval/data/prices.json``) holds list prices in USD per
 million input, output and cached-input tokens for models the five providers commonly
@@ -16,6 +16,11 @@ no cached-input price, when it reports prompt-cache writes (Anthropic bills them
 the input price; the judge's requests never ask for them), or when the prompt is larger
 than the entry's ``maxPromptTokens`` (long-context prices differ).  Amounts are
 ``Decimal``: a run's total is exactly the sum of tokens × prices.
+
+The agent's turns are priced by the same table (:func:`usage_cost`), by the model
+their usage names.  Under ``--max-judge-cost`` a reply whose cost is unknown is never
+counted as $0: :meth:`Price.upper_bound` counts cached tokens without a cached price at
+the input price, and with no bound at all the client stops issuing calls.
 
 Tested in tests/judge/test_prices.py.
 """

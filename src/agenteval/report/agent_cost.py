@@ -1,7 +1,7 @@
 """How the reports word what the agent under test spent, apart from the judge's cost.
 
 Reads the ``agentUsage`` JSON of a case, an eval set or a run
-(:mod:`agenteval.results.agent_usage`): ``agent: 4 model calls, 1,000 input + 200
+(:mod:`agenteval.results.agent_usage`): ``agent usage: 4 model calls, 1,000 input + 200
 output tokens · $0.0051``.  Turns whose model has no price are said (``cost unknown:
 no price for 2 turns (openai:house-model)``), as are turns whose trace carried no usage
 (``· 1 turn without usage``), so a partial sum never reads as the whole.  Model names

@@ -177,7 +177,7 @@ def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: 
         spent = agent_usage_text((run.model_extra or {}).get(AGENT_USAGE_KEY))
         if spent:
             which = f"run {run.run_id} " if multi_run else ""
-            console.print(Text(f"  {which}agent: {escape_control(spent)}", style="dim"))
+            console.print(Text(f"  {which}agent usage: {escape_control(spent)}", style="dim"))
 
 
 def _render_hidden(console: Console, count: int, listed_ids: list[str], not_passed: int) -> None:
@@ -307,7 +307,7 @@ def agent_cost_lines(report: SetReport) -> list[Text]:
     spent = agent_usage_text(report.agent_usage)
     if not spent:
         return []
-    lines = [Text("agent: ", style="bold") + Text(escape_control(spent), style="dim")]
+    lines = [Text("agent usage: ", style="bold") + Text(escape_control(spent), style="dim")]
     if len(report.agent_costliest) > 1:
         costliest = costliest_text(report.agent_costliest)
         lines.append(

@@ -464,7 +464,7 @@
         }
       }
       const spent = agentText(set.agentUsage);
-      if (spent) root.appendChild(el("p", { class: "agent-usage" }, "agent: " + spent));
+      if (spent) root.appendChild(el("p", { class: "agent-usage" }, "agent usage: " + spent));
     }
   }
 
@@ -712,7 +712,7 @@
         " from cache · " + caseCost));
     }
     const caseSpent = agentText(caseRun.agentUsage);
-    if (caseSpent) root.appendChild(el("p", { class: "agent-cost" }, "agent: " + caseSpent));
+    if (caseSpent) root.appendChild(el("p", { class: "agent-cost" }, "agent usage: " + caseSpent));
     root.appendChild(el("h3", {}, "Metrics"));
     if (!(caseRun.overallEvalMetricResults || []).length) root.appendChild(el("p", { class: "muted" }, "no metric was evaluated"));
     const explained = data.explain[which] || {};
