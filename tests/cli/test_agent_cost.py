@@ -131,6 +131,36 @@ def test_agent_cost_has_its_own_line_per_case_eval_set_and_run(tmp_path: Path) -
     document = json.loads((tmp_path / "run.json").read_text())
     assert usd(document["agentUsage"]["costUsd"]) == refund + status
     assert document["agentUsage"]["inputTokens"] == 7000
+    # A saved result shown again says the same.
+    (saved,) = (tmp_path / "out").glob("*.evalset_result.json")
+    shown = cli("show", str(saved))
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171" in flat(
+        shown.stdout
+    )
+
+
+def test_several_eval_sets_add_up_to_a_run_total(tmp_path: Path) -> None:
+    evalset = write_usage_suite(tmp_path, TOOL_COUNT)
+    data = json.loads(evalset.read_text())
+    data["evalSetId"] = "shop_again"
+    again = tmp_path / "shop_again.evalset.json"
+    again.write_text(json.dumps(data))
+    (tmp_path / "shop_again.metrics.json").write_text(json.dumps(TOOL_COUNT))
+    run = cli(
+        "run", "--evalset", str(evalset), "--evalset", str(again),
+        "--prices", str(tmp_path / "prices.json"), "--no-cache", "--no-progress",
+        "--json", str(tmp_path / "run.json"),
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    total = 2 * (cost(TURNS["refund"]) + cost(TURNS["status"]))
+    assert total == Decimal("0.00342")
+    lines = [line for line in run.stdout.splitlines() if line.startswith("agent usage: ")]
+    # One line per eval set, then the run's.
+    assert lines[-1] == "agent usage: 12 model calls, 14,000 input + 2,200 output tokens · $0.00342"
+    assert len(lines) == 3
+    document = json.loads((tmp_path / "run.json").read_text())
+    assert usd(document["agentUsage"]["costUsd"]) == total
 
 
 def test_token_usage_prices_the_agent_with_the_prices_file(tmp_path: Path) -> None:
