@@ -40,9 +40,11 @@ for line in sys.stdin:
         answer = f"{w['city']}: {w['condition']}, {w['tempC']} °C"
     else:
         answer = "I can calculate (calc add 1 2) or look up the weather (weather in Paris)."
-    # A model-backed agent puts its model call's tokens here (tool_call_count, token_usage read them);
-    # this one has no model and reports its words as tokens, for the example.
-    send(type="final", content=answer, usage={"inputTokens": len(text.split()), "outputTokens": len(answer.split())})
+    # A model-backed agent puts its model call's tokens and model here (tool_call_count, token_usage
+    # and the agent's cost read them); this one has no model and reports its words as tokens of a
+    # made-up "example:calculator" model, priced in examples/prices/calculator-agent.prices.json.
+    usage = {"inputTokens": len(text.split()), "outputTokens": len(answer.split()), "model": "example:calculator"}
+    send(type="final", content=answer, usage=usage)
     if os.environ.get("EXAMPLE_AGENT_LOG"):
         with open(os.environ["EXAMPLE_AGENT_LOG"], "a") as f:
             f.write(json.dumps({**log, "final": answer}) + "\n")

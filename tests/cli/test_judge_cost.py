@@ -181,3 +181,57 @@ def test_a_bad_prices_file_is_a_located_usage_error(server: JudgeServer, tmp_pat
         in flat(run.stderr)
     )
     assert server.count == 0
+
+
+def test_max_judge_cost_counts_cached_tokens_without_a_price_at_the_input_price(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    # Each reply says 400 of its 1000 prompt tokens came from the provider's cache, and the
+    # --prices file has no cached price: the exact cost is unknown, its upper bound is all
+    # 1000 tokens at the input price, i.e. PER_CALL.  Counting such replies as $0 would let
+    # every call through.
+    server.default = Reply(
+        content=VALID, prompt_tokens=1000, completion_tokens=100, cached_tokens=400
+    )
+    ids = tuple(f"city{i}" for i in range(8))
+    args = write_suite(tmp_path, server.base_url, ids)
+    bound = 2.5 * PER_CALL
+    run = cli(
+        "run", *args, "--no-cache", "--max-judge-cost", repr(bound), "--concurrency", "4",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert server.count == 3  # 2 fit, the third starts below the bound and ends above it
+    note = "--max-judge-cost counts its cached input tokens at the input price (an upper bound)"
+    assert flat(run.stdout + run.stderr).count(note) == 1
+    assert "openai:m: cached input tokens have no price in the table" in flat(run.stderr)
+    result = only_result(tmp_path / "out")
+    # The reports never guess: the replies stay unpriced there.
+    total = result["judgeUsage"]["total"]
+    assert (total["costUsd"], total["unpricedCalls"]) == (0.0, 3)
+    assert len(result["judgeFailures"]) == len(ids) - 3
+
+
+def test_max_judge_cost_stops_at_a_reply_whose_cost_has_no_bound(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    # The price holds for prompts of at most 500 tokens; a 1000-token prompt has no known
+    # price, not even an upper bound: no further call starts (exit 3), none counted as $0.
+    ids = tuple(f"city{i}" for i in range(5))
+    args = write_suite(tmp_path, server.base_url, ids)
+    (tmp_path / "prices.json").write_text(
+        json.dumps(
+            {"openai:m": {"inputPerMillion": 3, "outputPerMillion": 15, "maxPromptTokens": 500}}
+        )
+    )
+    run = cli(
+        "run", *args, "--no-cache", "--max-judge-cost", "1", "--concurrency", "4",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert server.count == 1
+    assert (
+        "judge budget stopped: the cost of a reply could not be computed (openai:m: a prompt "
+        "of 1000 tokens is beyond the 500 tokens its price holds for)"
+    ) in flat(run.stdout + run.stderr)
+    assert len(only_result(tmp_path / "out")["judgeFailures"]) == len(ids) - 1

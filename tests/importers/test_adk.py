@@ -273,6 +273,40 @@ def test_evalset_import_keeps_tools_and_reference(tmp_path: Path, camel: bool) -
     assert agenteval("validate", "--evalset", str(out / "oslo_trip.evalset.json")).returncode == 0
 
 
+@pytest.mark.parametrize("camel", [True, False], ids=["camelCase", "snake_case"])
+def test_evalset_import_carries_the_turns_usage(tmp_path: Path, camel: bool) -> None:
+    """``usage_metadata`` of ADK's model-call events → the turn's usage, read as ADK reads it."""
+    from cli.test_agent_usage_sources import adk_turns
+
+    evalset = AdkEvalSet(
+        eval_set_id="trip",
+        eval_cases=[
+            AdkCase(
+                eval_id="oslo",
+                conversation=adk_turns(),
+                session_input=AdkSessionInput(app_name="trip", user_id="u"),
+            )
+        ],
+    )
+    source = tmp_path / "trip.evalset.json"
+    source.write_text(evalset.model_dump_json(by_alias=camel), encoding="utf-8")
+    proc = agenteval("import", "adk", str(source), "-o", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "out" / "trip.evalset.json").read_text(encoding="utf-8"))
+    usages = [turn["usage"] for turn in data["evalCases"][0]["conversation"]]
+    # Input: prompt + tool-use prompt tokens; output: candidates + thoughts (ADK's buckets).
+    assert usages == [
+        {"inputTokens": 2550, "outputTokens": 230, "inferenceCalls": 2,
+         "model": "gemini:gemini-2.5-flash", "cachedInputTokens": 200},
+        {"inputTokens": 700, "outputTokens": 60, "inferenceCalls": 1,
+         "model": "gemini:gemini-2.5-flash", "cachedInputTokens": 0},
+    ]  # fmt: skip
+    assert (
+        agenteval("validate", "--evalset", str(tmp_path / "out" / "trip.evalset.json")).returncode
+        == 0
+    )
+
+
 def test_legacy_test_json(tmp_path: Path) -> None:
     rows = [
         {

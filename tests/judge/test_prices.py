@@ -52,6 +52,17 @@ def test_a_prompt_beyond_the_price_limit_or_cache_writes_have_no_cost() -> None:
     assert price.cost(TokenUsage(10, 1, cache_write_tokens=3))[0] is None
 
 
+def test_the_upper_bound_counts_unpriced_cached_tokens_at_the_input_price() -> None:
+    price = Price(Decimal("1"), Decimal("2"), None, max_prompt_tokens=1000)
+    # (100 × 1 + 10 × 2) / 1e6: the 40 cached tokens billed as fresh input.
+    assert price.upper_bound(TokenUsage(100, 10, cached_prompt_tokens=40)) == Decimal("0.00012")
+    # A known cost is its own bound; with a cached price, the exact cost.
+    assert GPT.upper_bound(TokenUsage(1000, 50, cached_prompt_tokens=200)) == Decimal("0.00275")
+    # No bound at all: cache writes (billed above input) or a prompt beyond the price's limit.
+    assert price.upper_bound(TokenUsage(100, 10, cache_write_tokens=5)) is None
+    assert price.upper_bound(TokenUsage(1001, 10, cached_prompt_tokens=40)) is None
+
+
 def test_an_unknown_model_has_no_price_and_says_so() -> None:
     table = PriceTable({"openai:gpt-4o": GPT}, "test table")
     cost = table.cost("openai", "gpt-4o-2024-05-13", TokenUsage(10, 10))

@@ -771,3 +771,41 @@ def test_judge_cost_in_the_summary_and_the_case_view(
     page.click(".row[data-eval-id=nice]")
     assert page.locator("#case .judge-cost").inner_text() == "judge: 1 call, 0 from cache · $0.0045"
     opened.check_offline()
+
+
+def test_agent_cost_next_to_the_judge_cost_and_apart_from_it(
+    open_report: object, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """The agent's $0.00054 + $0.00117 (its --prices) beside the judge's $0.0045 a call."""
+    from cli.test_agent_cost import TURNS, write_usage_suite
+    from cli.test_judge_cost import VALID
+
+    judge_server.default = Reply(content=VALID, prompt_tokens=1000, completion_tokens=100)
+    judge = {"providerName": "openai", "modelName": "m", "baseURL": judge_server.base_url,
+             "apiKey": "sk-x"}  # fmt: skip
+    metrics = [{"metricName": "llm_final_response", "threshold": 1,
+                "criterion": {"llmJudge": {"judgeModel": judge}}}]  # fmt: skip
+    evalset = write_usage_suite(tmp_path, metrics)
+    prices = json.loads((tmp_path / "prices.json").read_text())
+    prices["openai:m"] = {"inputPerMillion": 3, "outputPerMillion": 15}
+    (tmp_path / "prices.json").write_text(json.dumps(prices))
+    report = tmp_path / "cost.html"
+    run = agenteval(
+        "run", "--evalset", str(evalset), "--prices", str(tmp_path / "prices.json"),
+        "--no-cache", "--html", str(report), "--no-progress",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    calls = sum(len(turns) for turns in TURNS.values())
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    assert f"judge: {calls} calls" in page.locator("#summary .judge-usage").inner_text()
+    assert page.locator("#summary .agent-usage").inner_text() == (
+        "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · $0.00171"
+    )
+    cases_tab(page)
+    page.click(".row[data-eval-id=refund]")
+    assert page.locator("#case .judge-cost").inner_text() == "judge: 2 calls, 0 from cache · $0.009"
+    assert page.locator("#case .agent-cost").inner_text() == (
+        "agent usage: 3 model calls, 2,000 input + 400 output tokens · $0.00054"
+    )
+    assert opened.errors == []

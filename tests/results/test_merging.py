@@ -170,6 +170,25 @@ def test_run_level_extras() -> None:
     assert sum_numbers({"a": 1, "b": "x"}, {"a": True, "b": "y"}) == {"a": 1, "b": "x"}
 
 
+def test_the_agents_usage_of_every_part_adds_up() -> None:
+    from agenteval.schema.result import EvalSetResult
+
+    spent = [
+        {"turns": 2, "inputTokens": 2000, "costUsd": 0.00054, "unpricedTurns": 0},
+        {"turns": 1, "inputTokens": 5000, "costUsd": 0.00117, "unpricedTurns": 1,
+         "unpricedModels": ["acme:x"]},
+        None,
+    ]  # fmt: skip
+    parts = [
+        EvalSetResult.model_validate({"evalSetId": "s", "agentUsage": usage}) for usage in spent
+    ]
+    (merged,) = merge_results(parts)
+    assert merged.agent_usage is not None
+    assert merged.agent_usage["turns"] == 3 and merged.agent_usage["inputTokens"] == 7000
+    assert merged.agent_usage["costUsd"] == pytest.approx(0.00171, abs=1e-15)
+    assert merged.agent_usage["unpricedModels"] == ["acme:x"]
+
+
 def test_incomplete_case_ids_of_every_part_are_joined() -> None:
     from agenteval.schema.result import EvalSetResult
 

@@ -133,3 +133,27 @@ def test_context_messages_are_attached_to_turns_without_them() -> None:
         "be brief",
         "be brief",
     ]
+
+
+def test_trpc_execution_trace_usage_becomes_the_actual_turns_usage() -> None:
+    from agenteval.schema.evalset import Usage, execution_trace_usage
+
+    step = {"NodeType": "llm", "Usage": {"prompt_tokens": 100, "completion_tokens": 7,
+            "prompt_tokens_details": {"cached_tokens": 40}}}  # fmt: skip
+    # Go reads untagged fields in any letter case; a step without usage made no model call.
+    lower = {"steps": [{"usage": {"prompt_tokens": 5, "completion_tokens": 1}}, {"usage": None}]}
+    trace = {"Steps": [step, step, {"NodeType": "tool", "Usage": None}]}
+    expected = Usage(input_tokens=200, output_tokens=14, inference_calls=2, cached_input_tokens=80)
+    assert execution_trace_usage(trace) == expected
+    assert execution_trace_usage(lower) == Usage(input_tokens=5, output_tokens=1, inference_calls=1)
+    assert execution_trace_usage({"Steps": [{"NodeType": "tool"}]}) is None
+    assert execution_trace_usage("not a trace") is None
+    case = EvalCase.model_validate(
+        {"evalId": "c", "evalMode": "trace", "sessionInput": {},
+         "actualConversation": [{"userContent": {"content": "q"}, "executionTrace": trace}]}
+    )  # fmt: skip
+    actuals, _ = case_turns(case)
+    assert actuals[0].usage == expected
+    # A turn that says its usage itself keeps it.
+    case.actual_conversation[0].usage = Usage(input_tokens=1)  # type: ignore[index]
+    assert case_turns(case)[0][0].usage == Usage(input_tokens=1)

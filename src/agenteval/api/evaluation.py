@@ -35,6 +35,7 @@ from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.result_inputs import read_parts
 from agenteval.inputs.trace_records import unmatched_records
 from agenteval.plugins import load_plugins
+from agenteval.results.agent_usage import AGENT_USAGE_KEY, AgentUsage
 from agenteval.results.aggregation import (
     any_not_evaluated,
     build_summary,
@@ -176,6 +177,8 @@ class RunResult:
     warnings: list[Problem] = field(default_factory=list)
     # Judge calls and tokens of the run (``{"total": ..., "byMetric": ...}``), None without a judge.
     judge_usage: dict[str, object] | None = None
+    # What the agent under test spent (``agentUsage``), None when no turn carried usage.
+    agent_usage: dict[str, object] | None = None
     # Why judge turns ended not_evaluated; non-empty means the run could not finish (exit 3).
     judge_failures: list[str] = field(default_factory=list)
     # The run was stopped by a signal: the results hold only what finished before (exit 3).
@@ -486,6 +489,10 @@ class JudgeOutcome:
     usage: dict[str, object] | None = None
     failures: list[str] = field(default_factory=list)
     agent: AgentStats | None = None
+    # What the judge client said once for the run (a cost bound counted an upper bound).
+    notes: list[str] = field(default_factory=list)
+    # What the agent under test spent over the run's eval sets (their ``agentUsage``).
+    agent_spent: AgentUsage = field(default_factory=AgentUsage)
 
 
 def judge_options(options: Options, prices: PriceTable | None = None) -> JudgeOptions:
@@ -570,6 +577,7 @@ async def stream_prepared(
             for run_id, eval_id in merged.case_keys()
         ),
         on_case_done=options.progress.case_done if options.progress is not None else None,
+        prices=prepared.prices,
     )
     total = sum(count_planned(plan, settings) for plan in prepared.plans)
     if options.agent is not None:
@@ -597,7 +605,7 @@ async def _run_plans(
         if options.progress is not None:
             options.progress.start(total, None)
         for plan in prepared.plans:
-            await _run_set(plan, prepared, settings, sink, None)
+            await _run_set(plan, prepared, settings, sink, None, judge)
         return
     from agenteval.judge import JudgeClient
     from agenteval.judge.session import JudgeSession
@@ -611,8 +619,10 @@ async def _run_plans(
         if options.progress is not None:
             options.progress.start(total, lambda: client.usage.total.to_json())
         for plan in prepared.plans:
-            await _run_set(plan, prepared, settings, sink, _JudgeWatch(client, session, outcome))
+            watch = _JudgeWatch(client, session, outcome)
+            await _run_set(plan, prepared, settings, sink, watch, outcome)
         outcome.usage = client.usage.to_json()
+        outcome.notes.extend(client.notes)
 
 
 @dataclass(slots=True)
@@ -637,8 +647,12 @@ class _FreshCases:
         self.ids: list[str] = []
         self.not_evaluated: list[str] = []
 
+    def fresh(self, case: EvalCaseResult) -> bool:
+        """Whether this run scored ``case`` (not resumed from an earlier run's results)."""
+        return not self.skip or (self.eval_set_id, case.eval_id, case.run_id or 1) not in self.skip
+
     def see(self, case: EvalCaseResult) -> None:
-        if self.skip and (self.eval_set_id, case.eval_id, case.run_id or 1) in self.skip:
+        if not self.fresh(case):
             return
         self.ids.append(case.eval_id)
         if any_not_evaluated(case):
@@ -660,15 +674,19 @@ async def _run_set(
     settings: RunSettings,
     sink: ResultSink,
     judge: _JudgeWatch | None,
+    run: JudgeOutcome | None = None,
 ) -> None:
     resumed = prepared.resumed.get(plan.eval_set_id)
     sink.begin_set(plan.eval_set_id, settings.num_runs)
     fresh = _FreshCases(plan.eval_set_id, settings.skip)
     not_run: list[str] = []  # cases whose agent could not be started: incomplete, not failed
+    agent_spent = AgentUsage()  # this run's cases' (a resumed part adds its own below)
 
     def deliver(case: EvalCaseResult) -> None:
         if judge is not None:
             fresh.see(case)
+        if case.model_extra and AGENT_USAGE_KEY in case.model_extra and fresh.fresh(case):
+            agent_spent.add(case.model_extra[AGENT_USAGE_KEY])
         if settings.not_run and (plan.eval_set_id, case.eval_id) in settings.not_run:
             not_run.append(case.eval_id)
         sink.add(case)
@@ -683,6 +701,8 @@ async def _run_set(
     head = EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint)
     if settings.stopping():
         head.partial = True
+    if agent_spent.active:
+        head.agent_usage = agent_spent.to_json()
     if judge is not None and set_usage is not None:
         # Per eval set usage and cost (an extra key Go readers ignore).
         head.judge_usage = set_usage.to_json()
@@ -696,6 +716,8 @@ async def _run_set(
         head.judge_failures = list(dict.fromkeys([*earlier, *not_run]))
     if resumed is not None:
         head = _resumed_head(resumed.head, head)
+    if run is not None:
+        run.agent_spent.add(head.agent_usage)
     sink.end_set(head)
 
 
@@ -804,8 +826,9 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         status=verdict.status,
         exit_code=verdict.exit_code,
         elapsed=time.perf_counter() - started,
-        warnings=prepared.warnings,
+        warnings=[*prepared.warnings, *(Problem("--max-judge-cost", "", n) for n in judge.notes)],
         judge_usage=judge.usage,
+        agent_usage=judge.agent_spent.to_json() if judge.agent_spent.active else None,
         judge_failures=judge.failures,
         interrupted=interrupted,
         agent_stats=judge.agent,

@@ -30,12 +30,13 @@ T = TypeVar("T")
 
 def stderr() -> Console:
     """The console of errors and warnings (stderr, no highlighting, long lines kept whole)."""
-    return make_console(stderr=True, highlight=False, soft_wrap=True)
+    # No emoji codes: ``openai:m: …`` in a message is text, not ``:m:`` (Ⓜ).
+    return make_console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def stdout() -> Console:
-    """The console of results (stdout, no highlighting)."""
-    return make_console(highlight=False)
+    """The console of results (stdout, no highlighting, no emoji codes)."""
+    return make_console(highlight=False, emoji=False)
 
 
 def print_problems(problems: list[Problem], *, warning: bool = False) -> None:

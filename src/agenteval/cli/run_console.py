@@ -20,6 +20,7 @@ from rich.markup import escape as markup_escape
 from agenteval import api, entry
 from agenteval.cli.guard import print_warnings, stderr, stdout
 from agenteval.report import console as console_report
+from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.judge_cost import cost_text
 from agenteval.report.run_reports import ReportsWritten, RunReporter
@@ -81,7 +82,8 @@ def report_run(
 
 
 def print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) -> None:
-    """The judge's usage over several eval sets, and the turns it left unevaluated."""
+    """The judge's usage and the agent's over several eval sets, and the turns the judge left
+    unevaluated."""
     usage = result.judge_usage
     # Each eval set's summary has its own line; the run total adds something only for several.
     if usage and not quiet and sets > 1:
@@ -96,6 +98,9 @@ def print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) 
                 highlight=False,
                 markup=False,
             )
+    spent = agent_usage_text(result.agent_usage)
+    if spent and not quiet and sets > 1:
+        out.print(f"agent usage: {escape_control(spent)}", highlight=False, markup=False)
     if result.judge_failures:
         # A detail, not a verdict: the final line says INCOMPLETE (one run, one verdict line).
         n = len(result.judge_failures)

@@ -276,7 +276,7 @@ PricesOpt = Annotated[
     typer.Option(
         "--prices",
         metavar="FILE",
-        help='Judge prices over the built-in table: JSON {"provider:model": {"inputPerMillion": '
+        help='Prices of judge and agent models over the built-in table: JSON {"provider:model": {"inputPerMillion": '
         'x, "outputPerMillion": y, "cachedInputPerMillion": z}}.',
     ),
 ]

@@ -72,6 +72,8 @@ class EvalContext:
     run_id: int
     # The run's judge client (agenteval.judge), None when no judge metric runs.
     judge: Any = None
+    # The run's price table (agenteval.judge.prices.PriceTable); None: the built-in one.
+    prices: Any = None
 
 
 class Evaluator:

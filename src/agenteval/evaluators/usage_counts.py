@@ -9,10 +9,12 @@ e.g. 0.5).  The metric summaries follow the same rule
 
 ``tool_call_count`` counts the turn's tool calls (every trace has them).  The other
 two read the turn's ``usage`` (:class:`agenteval.schema.evalset.Usage`), which the
-``cmd:`` protocol, AG-UI events and OTLP GenAI spans fill in; a turn without it is not
+``cmd:`` protocol, AG-UI events, OTLP GenAI spans, ADK's ``usage_metadata`` (``import
+adk``) and trpc-agent-go's ``executionTrace`` fill in; a turn without it is not
 evaluated, with the reason, never counted as 0.  ``token_usage`` keeps the input and
-output tokens in its details and, when the turn's model has a price in the built-in
-table, ``costUsd``.
+output tokens in its details and, when the turn's model has a price in the run's table
+(the built-in one with ``--prices`` over it), ``costUsd``.  What the agent spent is
+also counted without any of these metrics (:mod:`agenteval.results.agent_usage`).
 
 Tested in tests/evaluators/test_usage_counts.py.
 """
@@ -30,7 +32,8 @@ from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import NOT_EVALUATED, metric_status
 
 NO_USAGE = (
-    "the trace carries no usage for this turn (cmd: usage lines, AG-UI or OTLP gen_ai.usage.*)"
+    "the trace carries no usage for this turn (cmd: usage lines, AG-UI, OTLP gen_ai.usage.*, "
+    "ADK usage_metadata or a trpc-agent-go executionTrace)"
 )
 
 
@@ -41,20 +44,14 @@ def _bound_text(metric: EvalMetric, count: float) -> str:
     return f"{verdict} the upper bound {metric.threshold:g}"
 
 
-def turn_cost(turn: Invocation) -> Decimal | None:
-    """The turn's model cost at the built-in prices, None when unknown."""
-    usage = turn.usage
-    if usage is None or ":" not in usage.model:
+def turn_cost(turn: Invocation, prices: Any = None) -> Decimal | None:
+    """The turn's model cost at ``prices`` (the run's table; None: the built-in one),
+    None when unknown."""
+    if turn.usage is None:
         return None
-    from agenteval.judge.backend import TokenUsage
-    from agenteval.judge.prices import builtin_prices
+    from agenteval.judge.prices import usage_cost
 
-    provider, model = usage.model.split(":", 1)
-    return (
-        builtin_prices()
-        .cost(provider, model, TokenUsage(usage.input_tokens, usage.output_tokens))
-        .usd
-    )
+    return usage_cost(turn.usage, prices).usd
 
 
 class _CountEvaluator(Evaluator):
@@ -62,7 +59,7 @@ class _CountEvaluator(Evaluator):
 
     unit: ClassVar[str] = ""
 
-    def count(self, turn: Invocation) -> tuple[int | None, dict[str, Any]]:
+    def count(self, turn: Invocation, context: EvalContext) -> tuple[int | None, dict[str, Any]]:
         """The turn's count (None: unknown) and extra details."""
         raise NotImplementedError
 
@@ -75,7 +72,7 @@ class _CountEvaluator(Evaluator):
         extra: dict[str, Any] = {}
         costs: list[Decimal | None] = []
         for turn in actuals:
-            count, details = self.count(turn)
+            count, details = self.count(turn, context)
             if count is None:
                 reason = f"{self.name}: not evaluated: {NO_USAGE}"
                 turns.append(TurnResult(0.0, NOT_EVALUATED, MetricDetails(reason=reason)))
@@ -127,7 +124,7 @@ class ToolCallCount(_CountEvaluator):
     )
     unit = "tool calls"
 
-    def count(self, turn: Invocation) -> tuple[int | None, dict[str, Any]]:
+    def count(self, turn: Invocation, context: EvalContext) -> tuple[int | None, dict[str, Any]]:
         """The turn's tool calls."""
         return len(turn.tools or ()), {}
 
@@ -143,7 +140,7 @@ class InferenceCallCount(_CountEvaluator):
     )
     unit = "inference calls"
 
-    def count(self, turn: Invocation) -> tuple[int | None, dict[str, Any]]:
+    def count(self, turn: Invocation, context: EvalContext) -> tuple[int | None, dict[str, Any]]:
         """The turn's model calls, when its usage is known."""
         return (turn.usage.inference_calls if turn.usage is not None else None), {}
 
@@ -159,8 +156,8 @@ class TokenUsage(_CountEvaluator):
     )
     unit = "tokens"
 
-    def count(self, turn: Invocation) -> tuple[int | None, dict[str, Any]]:
-        """Input plus output tokens, with both and the cost in the details."""
+    def count(self, turn: Invocation, context: EvalContext) -> tuple[int | None, dict[str, Any]]:
+        """Input plus output tokens, with both and the cost at the run's prices in the details."""
         usage = turn.usage
         if usage is None:
             return None, {}
@@ -170,7 +167,8 @@ class TokenUsage(_CountEvaluator):
         }
         if usage.model:
             details["model"] = usage.model
-        details["costUsd"] = turn_cost(turn)  # None: no price, so the case has no cost
+        # None: no price, so the case has no cost.
+        details["costUsd"] = turn_cost(turn, context.prices)
         return usage.input_tokens + usage.output_tokens, details
 
 

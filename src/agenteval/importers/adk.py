@@ -17,7 +17,9 @@ wrong type, a ``null`` turn, a case with neither conversation nor scenario, and 
 An ADK invocation maps to a trpc-agent-go invocation as ADK's own evaluators read it: the user
 and final-response text is the text parts joined by newlines; tools are the function calls of
 ``intermediate_data`` (``tool_uses``, or the ``function_call`` parts of ``invocation_events``)
-with the ``function_response`` of the same id as result.
+with the ``function_response`` of the same id as result.  What the turn's model calls
+spent (the ``usage_metadata`` of its ``invocation_events``, read as ADK's ``token_usage``
+reads it) becomes the turn's ``usage``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from agenteval.schema.evalset import (
     Message,
     SessionInput,
     Tool,
+    Usage,
 )
 
 # ADK's AgentEvaluator criteria when a test folder has no test_config.json.
@@ -97,6 +100,47 @@ def _tools(intermediate: fmt.IntermediateData | fmt.InvocationEvents | None) -> 
     ]
 
 
+def _model_key(versions: set[str | None]) -> str:
+    """The turn's model as the price table names it, "" unless every call names the same one.
+
+    ADK records the model's own version string; a Gemini one (``gemini-2.5-flash``) is
+    served by the ``gemini`` provider, any other is kept as it is (no provider: no price).
+    """
+    if len(versions) != 1:
+        return ""
+    (version,) = versions
+    if not version:
+        return ""
+    return f"gemini:{version}" if version.startswith("gemini-") else version
+
+
+def _usage(intermediate: fmt.IntermediateData | fmt.InvocationEvents | None) -> Usage | None:
+    """What the turn's model calls spent, as ADK's ``token_usage`` / ``inference_call_count``
+    read it: an event with ``usage_metadata`` or ``model_version`` is a model call; input is
+    prompt + tool-use prompt tokens, output candidates + thoughts tokens.  None when no
+    event reports usage."""
+    if not isinstance(intermediate, fmt.InvocationEvents):
+        return None
+    calls = [
+        e
+        for e in intermediate.invocation_events
+        if e.usage_metadata is not None or e.model_version is not None
+    ]
+    reported = [e.usage_metadata for e in calls if e.usage_metadata is not None]
+    if not reported:
+        return None
+    usage = Usage(inference_calls=len(calls), model=_model_key({e.model_version for e in calls}))
+    for spent in reported:
+        usage.input_tokens += (spent.prompt_token_count or 0) + (
+            spent.tool_use_prompt_token_count or 0
+        )
+        usage.output_tokens += (spent.candidates_token_count or 0) + (
+            spent.thoughts_token_count or 0
+        )
+        usage.cached_input_tokens += spent.cached_content_token_count or 0
+    return usage
+
+
 def _text(content: fmt.Content | None) -> str:
     """ADK's text of a ``Content``: its text parts joined by newlines (thought parts too, as ADK)."""
     parts = content.parts if content is not None else None
@@ -114,6 +158,7 @@ def invocation(turn: fmt.Invocation) -> Invocation:
         else None,
         tools=_tools(turn.intermediate_data),
         creation_timestamp=turn.creation_timestamp or None,
+        usage=_usage(turn.intermediate_data),
     )
 
 

@@ -85,11 +85,23 @@ class IntermediateData(AdkModel):
     intermediate_responses: list[Any] = []
 
 
+class UsageMetadata(AdkModel):
+    """google.genai ``GenerateContentResponseUsageMetadata``: what one model call used."""
+
+    prompt_token_count: int | None = None
+    tool_use_prompt_token_count: int | None = None
+    candidates_token_count: int | None = None
+    thoughts_token_count: int | None = None
+    cached_content_token_count: int | None = None
+
+
 class InvocationEvent(AdkModel):
-    """ADK ``InvocationEvent``: one event of an invocation."""
+    """ADK ``InvocationEvent``: one event of an invocation (a model call's with its usage)."""
 
     author: str | None = None
     content: Content | None = None
+    usage_metadata: UsageMetadata | None = None
+    model_version: str | None = None
 
 
 class InvocationEvents(AdkModel):

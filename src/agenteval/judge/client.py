@@ -33,7 +33,7 @@ from agenteval.judge.errors import (
     redact,
 )
 from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
-from agenteval.judge.prices import PriceTable, builtin_prices, price_key
+from agenteval.judge.prices import CallCost, PriceTable, builtin_prices, price_key
 from agenteval.judge.provider import provider_spec
 from agenteval.judge.stop_refusals import note_refusal
 from agenteval.judge.usage import UsageLedger
@@ -105,6 +105,9 @@ class JudgeClient:
         self.prices = self.options.prices if self.options.prices is not None else builtin_prices()
         max_cost = self.options.max_cost
         self._cost_budget = CostBudget(max_cost) if max_cost is not None else None
+        # What the run should be told once (a cost bound counted an upper bound), in order.
+        self.notes: list[str] = []
+        self._bounded_models: set[str] = set()
         self._limiter = CallLimiter(
             self.options.concurrency,
             self.options.retry_policy,
@@ -215,7 +218,7 @@ class JudgeClient:
                 self.usage.record_failure(metric_name)
                 raise
             cost = self.prices.cost(settings.provider, settings.model, reply.usage)
-            spent = cost.usd or Decimal(0)
+            spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
             self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
         finally:
             if self._cost_budget is not None:
@@ -245,6 +248,30 @@ class JudgeClient:
             await budget.settle(Decimal(0))
             note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
+
+    def _bounded(self, settings: JudgeSettings, reply: JudgeReply, cost: CallCost) -> Decimal:
+        """What ``--max-judge-cost`` counts for a reply whose cost is unknown.
+
+        Never $0: its upper bound (cached tokens at the input price), said once as a
+        warning; with no bound at all the budget stops, as if reached.  Without a cost
+        bound the reply only counts as unpriced in the reports.
+        """
+        budget = self._cost_budget
+        if budget is None:
+            return Decimal(0)
+        price = self.prices.lookup(settings.provider, settings.model)
+        bound = price.upper_bound(reply.usage) if price is not None else None
+        if bound is None:
+            budget.close(f"the cost of a reply could not be computed ({cost.why})")
+            return Decimal(0)
+        if cost.key not in self._bounded_models:
+            self._bounded_models.add(cost.key)
+            self.notes.append(
+                f"{cost.why}: --max-judge-cost counts its cached input tokens at the input "
+                "price (an upper bound); give cachedInputPerMillion with --prices FILE for "
+                "the exact cost"
+            )
+        return bound
 
     @property
     def cost_budget(self) -> CostBudget | None:

@@ -287,6 +287,8 @@ class CostBudget:
         self.spent = Decimal(0)
         self.in_flight = 0
         self.largest: Decimal | None = None
+        # Why no further call may start although the bound is not reached ("" while open).
+        self.closed = ""
         self._changed = asyncio.Condition()
 
     def _fits(self) -> bool:
@@ -306,12 +308,21 @@ class CostBudget:
         """Wait until a call fits; raise ``JudgeBudgetExhausted`` once the bound is reached."""
         async with self._changed:
             while True:
+                if self.closed:
+                    raise JudgeBudgetExhausted(
+                        f"judge budget stopped: {self.closed}, so max_judge_cost="
+                        f"{self.max_usd} USD could no longer be kept"
+                    )
                 if self.spent >= self.max_usd:
                     raise self._exhausted()
                 if self._fits():
                     self.in_flight += 1
                     return
                 await self._changed.wait()
+
+    def close(self, why: str) -> None:
+        """Start no further call: a reply's cost is unknown, so the spend cannot be bounded."""
+        self.closed = self.closed or why
 
     async def settle(self, cost: Decimal) -> None:
         """A reserved call ended: add what it cost (0 when it failed or was not sent)."""

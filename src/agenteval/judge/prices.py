@@ -1,4 +1,4 @@
-"""What a judge call cost in US dollars: a price table per provider and model.
+"""What a judge call, or a turn of the agent under test, cost in US dollars: a price table.
 
 The built-in table (``agenteval/data/prices.json``) holds list prices in USD per
 million input, output and cached-input tokens for models the five providers commonly
@@ -16,6 +16,11 @@ no cached-input price, when it reports prompt-cache writes (Anthropic bills them
 the input price; the judge's requests never ask for them), or when the prompt is larger
 than the entry's ``maxPromptTokens`` (long-context prices differ).  Amounts are
 ``Decimal``: a run's total is exactly the sum of tokens × prices.
+
+The agent's turns are priced by the same table (:func:`usage_cost`), by the model
+their usage names.  Under ``--max-judge-cost`` a reply whose cost is unknown is never
+counted as $0: :meth:`Price.upper_bound` counts cached tokens without a cached price at
+the input price, and with no bound at all the client stops issuing calls.
 
 Tested in tests/judge/test_prices.py.
 """
@@ -37,11 +42,14 @@ from pydantic import ValidationError
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.own_formats import strict_problems
 from agenteval.judge.backend import TokenUsage
+from agenteval.schema.evalset import Usage
 from agenteval.schema.prices import PriceEntry, PriceFile
 
 MILLION = Decimal(1_000_000)
 _WORDING = {"key": 'expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'}
 BUILTIN_FILE = "prices.json"
+# How a turn whose usage names no model (or several) is listed among the unpriced.
+UNNAMED_MODEL = "(no single model named)"
 ENTRY_KEYS = ("inputPerMillion", "outputPerMillion", "cachedInputPerMillion", "maxPromptTokens")
 
 
@@ -86,14 +94,28 @@ class Price:
             return None, "prompt-cache writes have no price in the table"
         if cached and self.cached_input_per_million is None:
             return None, "cached input tokens have no price in the table"
-        cached_rate = self.cached_input_per_million or Decimal(0)
-        uncached = max(prompt - cached, 0)
+        return self._amount(usage, self.cached_input_per_million or Decimal(0)), ""
+
+    def upper_bound(self, usage: TokenUsage) -> Decimal | None:
+        """The most the call can have cost: cached tokens at the input price when they
+        have none (no provider bills cached input above fresh input); None when even
+        that is unknown (prompt-cache writes, a prompt beyond ``maxPromptTokens``)."""
+        usd, _ = self.cost(usage)
+        if usd is not None or usage.cache_write_tokens:
+            return usd
+        if self.max_prompt_tokens is not None and usage.prompt_tokens > self.max_prompt_tokens:
+            return None
+        return self._amount(usage, self.input_per_million)
+
+    def _amount(self, usage: TokenUsage, cached_rate: Decimal) -> Decimal:
+        cached = usage.cached_prompt_tokens
+        uncached = max(usage.prompt_tokens - cached, 0)
         total = (
             uncached * self.input_per_million
             + cached * cached_rate
             + usage.completion_tokens * self.output_per_million
         )
-        return total / MILLION, ""
+        return total / MILLION
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +161,27 @@ class PriceTable:
     def overridden_by(self, other: PriceTable) -> PriceTable:
         """This table with ``other``'s entries added or replacing its own."""
         return PriceTable({**self._prices, **other._prices}, f"{other.origin} and {self.origin}")
+
+
+def usage_cost(usage: Usage, prices: PriceTable | None = None) -> CallCost:
+    """What an agent turn's ``usage`` cost at ``prices`` (None: the built-in table).
+
+    Its ``model`` must name one ``"<providerName>:<modelName>"``; a turn that names none
+    (its calls used several models, or the trace did not say) has no price, and says so.
+    """
+    table = builtin_prices() if prices is None else prices
+    provider, colon, model = usage.model.partition(":")
+    if not colon:
+        key = usage.model or UNNAMED_MODEL
+        return CallCost(
+            None,
+            key,
+            f'no price for {key}: an agent\'s model is priced as "<providerName>:<modelName>"',
+        )
+    tokens = TokenUsage(
+        usage.input_tokens, usage.output_tokens, cached_prompt_tokens=usage.cached_input_tokens
+    )
+    return table.cost(provider, model, tokens)
 
 
 def price_key(provider: str, model: str) -> str:
@@ -201,6 +244,7 @@ def run_prices(path: Path | None) -> PriceTable:
 
 
 __all__ = [
+    "UNNAMED_MODEL",
     "CallCost",
     "Price",
     "PriceTable",
@@ -210,4 +254,5 @@ __all__ = [
     "parse_price_file",
     "price_key",
     "run_prices",
+    "usage_cost",
 ]

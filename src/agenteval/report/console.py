@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
+from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.console_tables import (
     STATUS_STYLES,
     case_table,
@@ -39,6 +40,7 @@ from agenteval.report.set_tally import (
     outcome,
     set_report,
 )
+from agenteval.results.agent_usage import AGENT_USAGE_KEY
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -151,6 +153,11 @@ def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: 
     ]
     if lines:
         console.print(reason_grid(lines, indent=2))
+    for run in runs:
+        spent = agent_usage_text((run.model_extra or {}).get(AGENT_USAGE_KEY))
+        if spent:
+            which = f"run {run.run_id} " if multi_run else ""
+            console.print(Text(f"  {which}agent usage: {escape_control(spent)}", style="dim"))
 
 
 def _render_hidden(console: Console, count: int, listed_ids: list[str], not_passed: int) -> None:
@@ -225,6 +232,8 @@ def _render_summary(console: Console, report: SetReport) -> None:
         console.print(Text("judge: ", style="bold") + Text(usage, style="dim"))
         for line in judge_cost_lines(report):
             console.print(line)
+    for line in agent_cost_lines(report):
+        console.print(line)
     averages = summary_table(report.metric_summaries)
     if averages is not None:
         console.print(Text("metric averages over all cases and runs", style="bold"))
@@ -270,6 +279,20 @@ def judge_cost_lines(report: SetReport) -> list[Text]:
     if len(report.costliest) > 1:
         costliest = costliest_text(report.costliest)
         lines.append(Text("costliest cases: ", style="bold") + Text(escape_control(costliest)))
+    return lines
+
+
+def agent_cost_lines(report: SetReport) -> list[Text]:
+    """What the agent under test spent over the eval set and its costliest cases (not the judge)."""
+    spent = agent_usage_text(report.agent_usage)
+    if not spent:
+        return []
+    lines = [Text("agent usage: ", style="bold") + Text(escape_control(spent), style="dim")]
+    if len(report.agent_costliest) > 1:
+        costliest = costliest_text(report.agent_costliest)
+        lines.append(
+            Text("costliest agent cases: ", style="bold") + Text(escape_control(costliest))
+        )
     return lines
 
 

@@ -515,6 +515,7 @@ def _eval_set_summary(
             for eval_id, verdict in summary_verdicts(summary).items()
         ],
         "judgeUsage": extras.get("judgeUsage"),
+        "agentUsage": extras.get("agentUsage"),
         "partial": bool(extras.get("partial")),
         "judgeFailures": extras.get("judgeFailures") or 0,
     }

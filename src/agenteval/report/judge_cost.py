@@ -42,19 +42,28 @@ def cost_text(usage: Mapping[str, Any] | None) -> str:
     """``$0.0123``, ``$0.0123 + 2 calls without a price (openai:x)``, or "" with no reply."""
     if not usage:
         return ""
-    cost = _number(usage, "costUsd")
-    unpriced = int(_number(usage, "unpricedCalls"))
-    if "costUsd" not in usage and not unpriced:
+    if "costUsd" not in usage and not _number(usage, "unpricedCalls"):
         return ""  # written before agenteval priced judge calls
+    return priced_text(usage, "unpricedCalls", "call")
+
+
+def priced_text(usage: Mapping[str, Any], unpriced_key: str, noun: str) -> str:
+    """``costUsd`` worded with the ``noun``s counted under ``unpriced_key`` that have no price.
+
+    ``$0.0123``; ``$0.0123 + 2 turns without a price (openai:x)``; ``cost unknown: no
+    price for 2 calls (openai:x) (give --prices FILE)``: a partial sum never reads as the whole.
+    """
+    cost = _number(usage, "costUsd")
+    unpriced = int(_number(usage, unpriced_key))
     models = usage.get("unpricedModels")
     named = ", ".join(str(m) for m in models) if isinstance(models, list) and models else ""
     which = f" ({named})" if named else ""
     if not unpriced:
         return usd(cost)
-    calls = f"{unpriced} call{'s' if unpriced != 1 else ''}"
+    counted = f"{unpriced} {noun}{'s' if unpriced != 1 else ''}"
     if cost == 0:
-        return f"cost unknown: no price for {calls}{which} (give --prices FILE)"
-    return f"{usd(cost)} + {calls} without a price{which}"
+        return f"cost unknown: no price for {counted}{which} (give --prices FILE)"
+    return f"{usd(cost)} + {counted} without a price{which}"
 
 
 def metric_costs_text(by_metric: Mapping[str, Any] | None) -> str:
@@ -109,5 +118,6 @@ __all__ = [
     "cost_text",
     "costliest_text",
     "metric_costs_text",
+    "priced_text",
     "usd",
 ]

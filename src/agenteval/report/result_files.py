@@ -160,7 +160,7 @@ class RunOutcome(Protocol):
 
 
 def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str, Any]:
-    """The keys of a run document after ``evalSetResults``: warnings, judge usage, agent.
+    """The keys of a run document after ``evalSetResults``: warnings, judge and agent usage, agent.
 
     Warnings are listed as the console prints them (``warnings``, when the caller has them
     so): repeats of one kind past a few are one ``… and N more like this`` line
@@ -176,6 +176,10 @@ def run_trailer(run: object, warnings: Sequence[str] | None = None) -> dict[str,
     usage = getattr(run, "judge_usage", None)
     if usage:
         trailer["judgeUsage"] = usage
+    # What the agent under test spent over the run's eval sets; absent when no turn said.
+    spent = getattr(run, "agent_usage", None)
+    if spent:
+        trailer["agentUsage"] = spent
     # What the driven agent did (run --agent); absent for runs that only read traces.
     agent = getattr(run, "agent_stats", None)
     if agent is not None:

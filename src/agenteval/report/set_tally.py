@@ -41,6 +41,7 @@ from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_t
 from agenteval.report.judge_cost import CostliestCases
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
+from agenteval.results.agent_usage import AGENT_USAGE_KEY
 from agenteval.results.aggregation import Outcome, any_not_evaluated, run_outcome
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -113,6 +114,10 @@ class SetReport:
     partial: bool = False
     # (case label, judge cost in USD) of the costliest cases, costliest first.
     costliest: list[tuple[str, float]] = field(default_factory=list)
+    # What the agent under test spent (the result's ``agentUsage``), apart from the judge.
+    agent_usage: dict[str, Any] | None = None
+    # (case label, agent cost in USD) of the cases whose agent spent most, costliest first.
+    agent_costliest: list[tuple[str, float]] = field(default_factory=list)
 
     def count(self, status: EvalStatus) -> int:
         """How many cases have ``status``."""
@@ -176,6 +181,7 @@ class SetTally:
         self._unstable = 0
         self._gates: dict[str, dict[str, int]] = {}
         self._costly = CostliestCases()
+        self._agent_costly = CostliestCases()
         self._finished = False
 
     def add(self, case: EvalCaseResult) -> None:
@@ -201,7 +207,9 @@ class SetTally:
             self._records.setdefault(eval_id, []).append(run_record(case, self._keep))
         self._tally_metrics(case)
         label = f"{eval_id} (run {case.run_id})" if self.num_runs > 1 else eval_id
-        self._costly.add(label, (case.model_extra or {}).get(CASE_USAGE_KEY))
+        extras = case.model_extra or {}
+        self._costly.add(label, extras.get(CASE_USAGE_KEY))
+        self._agent_costly.add(label, extras.get(AGENT_USAGE_KEY))
         if self._quiet:
             self._add_quiet(case, status, has_not_evaluated)
         elif eval_id in self._shown:
@@ -285,6 +293,8 @@ class SetTally:
             counts=counts,
             partial=bool(head.partial),
             costliest=self._costly.costliest(),
+            agent_usage=head.agent_usage,
+            agent_costliest=self._agent_costly.costliest(),
         )
 
     def _runs(self, eval_id: str) -> tuple[RunRecord, ...]:

@@ -19,9 +19,9 @@ right.  Every such conflict is reported, as a ConfigError.
 
 Run-level extra keys (not read by Go) are carried over as follows:
 
-* :data:`SUMMED_EXTRA_KEYS` (``judgeUsage``, ``durationSeconds``): numbers
-  are added, nested objects merged key by key and their numbers added, so
-  judge calls and tokens of all shards add up;
+* :data:`SUMMED_EXTRA_KEYS` (``judgeUsage``, ``agentUsage``, ``durationSeconds``):
+  numbers are added, nested objects merged key by key and their numbers added, so
+  judge calls and tokens, and the agent's, of all shards add up;
 * :data:`ANY_TRUE_EXTRA_KEYS` (``partial``): true when any part is;
 * :data:`UNION_EXTRA_KEYS` (``judgeFailures``, the INCOMPLETE evalIds): the
   ids of every part, first appearance first;
@@ -67,7 +67,7 @@ from agenteval.results.fingerprints import differences, joined, without_shard
 from agenteval.results.sharding import Shard, parse_shard
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, Fingerprint, extra, set_extra
 
-SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "durationSeconds")
+SUMMED_EXTRA_KEYS: tuple[str, ...] = ("judgeUsage", "agentUsage", "durationSeconds")
 ANY_TRUE_EXTRA_KEYS: tuple[str, ...] = ("partial",)
 UNION_EXTRA_KEYS: tuple[str, ...] = (INCOMPLETE_KEY,)
 FINGERPRINT_KEY = "fingerprint"

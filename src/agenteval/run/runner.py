@@ -17,6 +17,7 @@ from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, Ev
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
 from agenteval.judge.stop_refusals import count_refusals
+from agenteval.results.agent_usage import AGENT_USAGE_KEY, case_agent_usage
 from agenteval.results.aggregation import build_summary, default_case_aggregate
 from agenteval.results.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
@@ -170,6 +171,9 @@ class RunSettings:
     # Case runs in flight at once on the concurrent path: results are delivered in order,
     # so a slow case holds back at most this many finished ones (memory stays bounded).
     window: int = 1024
+    # What the agent's (and the judge's) model calls cost (agenteval.judge.prices.PriceTable):
+    # the built-in table with --prices over it; None: the built-in table, read when needed.
+    prices: Any = None
 
     def stopping(self) -> bool:
         """True once the run was asked to stop."""
@@ -337,31 +341,11 @@ async def evaluate_case(
         rubrics = _case_rubrics(plan, case)
     except (CaseLayoutError, CaseRubricError) as exc:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
-    context = EvalContext(plan.eval_set_id, case, run_id, settings.judge)
-    overall_results: list[EvalMetricResult] = []
-    turn_results: list[list[EvalMetricResult]] = [[] for _ in actuals]
-    n_turns = len(turn_results)
-    ran_metrics: list[EvalMetric] = []
-    for planned in plan.metrics:
-        metric = planned.metric
-        if rubrics and metric.metric_name in rubrics:
-            metric = with_rubrics(metric, rubrics[metric.metric_name])
-        evaluator = planned.evaluator
-        try:
-            if evaluator.is_async:
-                result = await evaluator.aevaluate(metric, actuals, expecteds, context)
-            else:
-                result = evaluator.evaluate(metric, actuals, expecteds, context)
-        except EvaluatorError as exc:
-            message = f"run evaluation for metric {metric.metric_name}: {exc}"
-            return _failed_case(plan.eval_set_id, case, run_id, session_id, message)
-        overall, per_turn = _metric_results(metric, result)
-        overall_results.append(overall)
-        ran_metrics.append(metric)
-        for index, item in enumerate(per_turn):
-            if index >= n_turns:
-                break
-            turn_results[index].append(item)
+    context = EvalContext(plan.eval_set_id, case, run_id, settings.judge, settings.prices)
+    scored = await _score_metrics(plan, rubrics, actuals, expecteds, context)
+    if isinstance(scored, str):
+        return _failed_case(plan.eval_set_id, case, run_id, session_id, scored)
+    overall_results, turn_results, ran_metrics = scored
     score, status, problem = _aggregate(
         case, ran_metrics, overall_results, settings.case_aggregator
     )
@@ -377,7 +361,7 @@ async def evaluate_case(
         )
         for actual, expected, results in zip(actuals, expecteds, turn_results, strict=True)
     ]
-    return _new_case_result(
+    result = _new_case_result(
         {
             "eval_set_id": plan.eval_set_id,
             "eval_id": case.eval_id,
@@ -390,6 +374,48 @@ async def evaluate_case(
             "user_id": case.session_input.user_id if case.session_input else "",
         }
     )
+    # What the agent spent, whether or not a usage metric runs (an extra key Go ignores).
+    spent = case_agent_usage(actuals, settings.prices)
+    if spent is not None:
+        set_extra(result, AGENT_USAGE_KEY, spent)
+    return result
+
+
+Scored = tuple[list[EvalMetricResult], list[list[EvalMetricResult]], list[EvalMetric]]
+
+
+async def _score_metrics(
+    plan: EvalSetPlan,
+    rubrics: Mapping[str, list[Rubric]],
+    actuals: list[Invocation],
+    expecteds: list[Invocation],
+    context: EvalContext,
+) -> Scored | str:
+    """Every metric's overall and per-turn results and the metrics run, or why one failed."""
+    overall_results: list[EvalMetricResult] = []
+    turn_results: list[list[EvalMetricResult]] = [[] for _ in actuals]
+    n_turns = len(turn_results)
+    ran_metrics: list[EvalMetric] = []
+    for planned in plan.metrics:
+        metric = planned.metric
+        if rubrics and metric.metric_name in rubrics:
+            metric = with_rubrics(metric, rubrics[metric.metric_name])
+        evaluator = planned.evaluator
+        try:
+            if evaluator.is_async:
+                result = await evaluator.aevaluate(metric, actuals, expecteds, context)
+            else:
+                result = evaluator.evaluate(metric, actuals, expecteds, context)
+        except EvaluatorError as exc:
+            return f"run evaluation for metric {metric.metric_name}: {exc}"
+        overall, per_turn = _metric_results(metric, result)
+        overall_results.append(overall)
+        ran_metrics.append(metric)
+        for index, item in enumerate(per_turn):
+            if index >= n_turns:
+                break
+            turn_results[index].append(item)
+    return overall_results, turn_results, ran_metrics
 
 
 def _aggregate(

@@ -53,6 +53,47 @@ class Usage(Model):
     output_tokens: Annotated[int, none_as(0)] = 0
     inference_calls: Annotated[int, none_as(0)] = 0
     model: Str = ""
+    # Of inputTokens, those the provider's prompt cache served (priced at the cached rate).
+    cached_input_tokens: Annotated[int, none_as(0)] = 0
+
+
+def _go_field(data: dict[str, Any], name: str) -> Any:
+    """``data[name]`` as Go's encoding/json reads a field without a tag: any letter case."""
+    if name in data:
+        return data[name]
+    folded = name.casefold()
+    return next((v for k, v in data.items() if k.casefold() == folded), None)
+
+
+def _count(data: dict[str, Any], key: str) -> int:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def execution_trace_usage(trace: Any) -> Usage | None:
+    """What a trpc-agent-go turn's ``executionTrace`` says its model calls spent, or None.
+
+    trpc-agent-go records a ``model.Usage`` (``prompt_tokens``, ``completion_tokens``,
+    ``prompt_tokens_details.cached_tokens``) on each step that called a model and their
+    sum on the trace (``agent/trace``: fields without JSON tags, so ``Steps`` and
+    ``Usage``).  Each step with usage is one inference call; the trace names no model,
+    so such a turn has no price.  None when no step reports usage.
+    """
+    steps = _go_field(trace, "Steps") if isinstance(trace, dict) else None
+    usage: Usage | None = None
+    for step in steps if isinstance(steps, list) else ():
+        spent = _go_field(step, "Usage") if isinstance(step, dict) else None
+        if not isinstance(spent, dict):
+            continue
+        if usage is None:
+            usage = Usage()
+        usage.inference_calls += 1
+        usage.input_tokens += _count(spent, "prompt_tokens")
+        usage.output_tokens += _count(spent, "completion_tokens")
+        details = spent.get("prompt_tokens_details")
+        if isinstance(details, dict):
+            usage.cached_input_tokens += _count(details, "cached_tokens")
+    return usage
 
 
 class Invocation(Model):

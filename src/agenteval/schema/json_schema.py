@@ -57,7 +57,7 @@ _TITLES = {
     "metrics": "agenteval / trpc-agent-go metric file",
     "result": "agenteval / trpc-agent-go eval set result",
     "run": "agenteval --json run document",
-    "prices": "agenteval --prices file (USD per million judge tokens)",
+    "prices": "agenteval --prices file (USD per million judge and agent tokens)",
     "labels": "agenteval calibrate --labels line (one JSONL line or CSV row)",
 }
 

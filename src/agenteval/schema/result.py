@@ -240,6 +240,9 @@ class EvalSetResult(Model):
     partial: bool | None = None
     # Judge calls and tokens of this eval set, ``{"total": {...}, "byMetric": {...}}``.
     judge_usage: dict[str, Any] | None = None
+    # What the agent under test spent over this eval set's cases (``agentUsage``: tokens,
+    # model calls, dollars where priced), kept apart from the judge's.
+    agent_usage: dict[str, Any] | None = None
     # The evalIds of the INCOMPLETE cases: a metric the judge could not evaluate, or an
     # agent that could not be started or reached (``judgeFailures``; files of older
     # versions hold a count of such turns).
@@ -257,6 +260,7 @@ class EvalSetResult(Model):
 RUN_STATE_KEYS: dict[str, str] = {
     "partial": "partial",
     "judgeUsage": "judge_usage",
+    "agentUsage": "agent_usage",
     "judgeFailures": "judge_failures",
     "fingerprint": "fingerprint",
 }

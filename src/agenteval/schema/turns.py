@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agenteval.errors import CaseError
-from agenteval.schema.evalset import EvalCase, Invocation, Message
+from agenteval.schema.evalset import EvalCase, Invocation, Message, execution_trace_usage
 
 _NEEDS_TRACE = (
     "this case needs an agent run: drive the agent with --agent SPEC, supply its recorded turns "
@@ -62,6 +62,9 @@ def _checked_actuals(turns: Sequence[Invocation | None]) -> list[Invocation]:
             raise CaseLayoutError(f"actual invocation is nil at index {index}")
         if turn.user_content is None:
             raise CaseLayoutError(f"actual invocation user content is nil at index {index}")
+        if turn.usage is None and turn.execution_trace is not None:
+            # trpc-agent-go's own record of what the turn's model calls spent.
+            turn.usage = execution_trace_usage(turn.execution_trace)
         checked.append(turn)
     return checked
 

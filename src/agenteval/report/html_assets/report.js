@@ -467,6 +467,8 @@
             byMetric.map(([name, u]) => name + " " + costText(u)).join(" · ")));
         }
       }
+      const spent = agentText(set.agentUsage);
+      if (spent) root.appendChild(el("p", { class: "agent-usage" }, "agent usage: " + spent));
     }
   }
 
@@ -663,14 +665,30 @@
 
   function costText(usage) {
     if (!usage || (usage.costUsd === undefined && !usage.unpricedCalls)) return "";
+    return pricedText(usage, usage.unpricedCalls || 0, "call");
+  }
+
+  // As report/judge_cost.py's priced_text: the cost, and how many calls or turns had no price.
+  function pricedText(usage, unpriced, noun) {
     const cost = usage.costUsd || 0;
-    const unpriced = usage.unpricedCalls || 0;
     const models = (usage.unpricedModels || []).join(", ");
     const which = models ? " (" + models + ")" : "";
     if (!unpriced) return usd(cost);
-    const calls = unpriced + " call" + (unpriced !== 1 ? "s" : "");
-    if (cost === 0) return "cost unknown: no price for " + calls + which + " (give --prices FILE)";
-    return usd(cost) + " + " + calls + " without a price" + which;
+    const counted = unpriced + " " + noun + (unpriced !== 1 ? "s" : "");
+    if (cost === 0) return "cost unknown: no price for " + counted + which + " (give --prices FILE)";
+    return usd(cost) + " + " + counted + " without a price" + which;
+  }
+
+  // An agentUsage as report/agent_cost.py words it: what the agent under test spent.
+  function agentText(usage) {
+    if (!usage || !usage.turns) return "";
+    const calls = usage.inferenceCalls || 0;
+    const count = (n) => (n || 0).toLocaleString("en-US");
+    let text = count(calls) + " model call" + (calls !== 1 ? "s" : "") + ", " + count(usage.inputTokens) +
+      " input + " + count(usage.outputTokens) + " output tokens · " + pricedText(usage, usage.unpricedTurns || 0, "turn");
+    const missing = usage.turnsWithoutUsage || 0;
+    if (missing) text += " · " + count(missing) + " turn" + (missing !== 1 ? "s" : "") + " without usage";
+    return text;
   }
 
   function renderCase(root, run, index, data, which) {
@@ -697,6 +715,8 @@
       root.appendChild(el("p", { class: "judge-cost" }, "judge: " + (u.calls || 0) + (u.calls === 1 ? " call, " : " calls, ") + (u.cacheHits || 0) +
         " from cache · " + caseCost));
     }
+    const caseSpent = agentText(caseRun.agentUsage);
+    if (caseSpent) root.appendChild(el("p", { class: "agent-cost" }, "agent usage: " + caseSpent));
     root.appendChild(el("h3", {}, "Metrics"));
     if (!(caseRun.overallEvalMetricResults || []).length) root.appendChild(el("p", { class: "muted" }, "no metric was evaluated"));
     const explained = data.explain[which] || {};

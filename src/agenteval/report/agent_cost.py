@@ -1,0 +1,42 @@
+"""How the reports word what the agent under test spent, apart from the judge's cost.
+
+Reads the ``agentUsage`` JSON of a case, an eval set or a run
+(:mod:`agenteval.results.agent_usage`): ``agent usage: 4 model calls, 1,000 input + 200
+output tokens · $0.0051``.  Turns whose model has no price are said (``cost unknown:
+no price for 2 turns (openai:house-model)``), as are turns whose trace carried no usage
+(``· 1 turn without usage``), so a partial sum never reads as the whole.  Model names
+come from input files: callers escape the text before printing it.
+
+Tested in tests/report/test_agent_cost.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agenteval.report.judge_cost import priced_text
+
+
+def _count(usage: Mapping[str, Any], key: str) -> int:
+    value = usage.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def agent_usage_text(usage: object) -> str:
+    """``4 model calls, 1,000 input + 200 output tokens · $0.0051``; "" without usage."""
+    if not isinstance(usage, Mapping) or not _count(usage, "turns"):
+        return ""
+    calls = _count(usage, "inferenceCalls")
+    text = (
+        f"{calls:,} model call{'s' if calls != 1 else ''}, "
+        f"{_count(usage, 'inputTokens'):,} input + {_count(usage, 'outputTokens'):,} output tokens"
+        f" · {priced_text(usage, 'unpricedTurns', 'turn')}"
+    )
+    missing = _count(usage, "turnsWithoutUsage")
+    if missing:
+        text += f" · {missing:,} turn{'s' if missing != 1 else ''} without usage"
+    return text
+
+
+__all__ = ["agent_usage_text"]
