@@ -15,6 +15,7 @@ from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
+from agenteval.steps.record import at_turn
 
 # The turns of one case as an evaluator receives them, actual or expected, in order.
 Turns = Sequence[Invocation]
@@ -113,6 +114,30 @@ class Evaluator:
     ) -> EvaluateResult:
         """Score the case's turns; judge evaluators override this."""
         return self.evaluate(metric, actuals, expecteds, context)
+
+
+class TurnEvaluator(Evaluator):
+    """An evaluator that scores each turn pair on its own, 0..1, and averages the turn scores."""
+
+    score_range: ClassVar[ScoreRange | None] = UNIT_RANGE
+
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """One turn pair's result under ``metric``."""
+        raise NotImplementedError
+
+    def evaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """Score every turn pair (each marked for the step record), then average them."""
+        require_same_length(actuals, expecteds)
+        score_turn = self.score_turn
+        turns = []
+        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
+            turns.append(score_turn(metric, actual, expected))
+        return average_turns(turns, metric.threshold)
 
 
 def require_same_length(actuals: Sequence[Invocation], expecteds: Sequence[Invocation]) -> None:
