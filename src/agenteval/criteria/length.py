@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.criteria.verdict import MATCH, Verdict, mismatch, recorded
 from agenteval.schema.metric import LengthCriterion
-from agenteval.steps.record import listening
 
 
 def length_config_error(criterion: LengthCriterion) -> str | None:
@@ -30,27 +29,22 @@ def _range(criterion: LengthCriterion) -> str:
 
 def check_length(criterion: LengthCriterion | None, text: str) -> Verdict:
     """Whether the number of code points of ``text`` lies within the inclusive bounds."""
-    verdict = _check_length(criterion, text)
-    recorder = listening()
-    if recorder is not None and criterion is not None:
-        recorder.add(
-            "length",
-            {
-                "length": len(text),
-                "min": criterion.min,
-                "max": criterion.max,
-                "range": _range(criterion),
-                "ignore": criterion.ignore,
-                "ok": verdict.ok,
-                "reason": verdict.reason,
-            },
-        )
-    return verdict
-
-
-def _check_length(criterion: LengthCriterion | None, text: str) -> Verdict:
-    if criterion is None or criterion.ignore:
+    if criterion is None:
         return MATCH
+    return recorded(
+        "length",
+        MATCH if criterion.ignore else _check_length(criterion, text),
+        lambda: {
+            "length": len(text),
+            "min": criterion.min,
+            "max": criterion.max,
+            "range": _range(criterion),
+            "ignore": criterion.ignore,
+        },
+    )
+
+
+def _check_length(criterion: LengthCriterion, text: str) -> Verdict:
     problem = length_config_error(criterion)
     if problem is not None:
         return mismatch(problem)
