@@ -21,7 +21,6 @@ from typing import Any
 import httpx
 
 from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, TokenUsage, TopLogprob
-from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.limits import parse_retry_after
 from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
@@ -29,7 +28,6 @@ from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     int_field,
-    json_headers,
     system_and_turns,
 )
 
@@ -58,9 +56,8 @@ def endpoint(base_url: str, model: str) -> str:
 class GeminiBackend(JsonJudgeBackend):
     """One Gemini model over the Gemini API (not Vertex AI)."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
-        super().__init__(settings, http)
-        self._fixed = json_headers(settings, "x-goog-api-key")
+    key_header = "x-goog-api-key"
+    key_prefix = ""
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``generateContent`` body of ``request``."""
@@ -107,10 +104,6 @@ class GeminiBackend(JsonJudgeBackend):
         if config:
             body["generationConfig"] = config
         return body
-
-    def headers(self, payload: bytes) -> dict[str, str]:
-        """The fixed headers with the API key."""
-        return self._fixed
 
     def retry_hint(self, response: httpx.Response) -> float | None:
         """``RetryInfo.retryDelay`` of a ``RESOURCE_EXHAUSTED`` body, else ``Retry-After``."""

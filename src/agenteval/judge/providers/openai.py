@@ -39,7 +39,6 @@ from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     error_detail,
-    json_headers,
     sdk_should_retry,
 )
 
@@ -239,17 +238,9 @@ def _usage(data: Any) -> TokenUsage:
 class OpenAIBackend(JsonJudgeBackend):
     """One OpenAI-compatible judge model: ``Authorization: Bearer``, chat-completions bodies."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
-        super().__init__(settings, http)
-        self._fixed = json_headers(settings, "Authorization", "Bearer ")
-
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The chat-completions body of ``request``."""
         return build_body(request)
-
-    def headers(self, payload: bytes) -> dict[str, str]:
-        """The fixed headers with the bearer key."""
-        return self._fixed
 
     def parse_reply(self, payload: bytes) -> JudgeReply:
         """``choices[0].message.content``, its logprobs and ``usage``."""
