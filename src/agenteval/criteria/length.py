@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.criteria.verdict import MATCH, Verdict, mismatch, recorded
+from agenteval.criteria.verdict import MATCH, Verdict, check_text_criterion, mismatch
 from agenteval.schema.metric import LengthCriterion
 
 
@@ -29,19 +29,17 @@ def _range(criterion: LengthCriterion) -> str:
 
 def check_length(criterion: LengthCriterion | None, text: str) -> Verdict:
     """Whether the number of code points of ``text`` lies within the inclusive bounds."""
-    if criterion is None:
-        return MATCH
-    return recorded(
-        "length",
-        MATCH if criterion.ignore else _check_length(criterion, text),
-        lambda: {
-            "length": len(text),
-            "min": criterion.min,
-            "max": criterion.max,
-            "range": _range(criterion),
-            "ignore": criterion.ignore,
-        },
-    )
+    return check_text_criterion("length", criterion, text, _check_length, _recorded_inputs)
+
+
+def _recorded_inputs(criterion: LengthCriterion, text: str) -> dict[str, object]:
+    return {
+        "length": len(text),
+        "min": criterion.min,
+        "max": criterion.max,
+        "range": _range(criterion),
+        "ignore": criterion.ignore,
+    }
 
 
 def _check_length(criterion: LengthCriterion, text: str) -> Verdict:

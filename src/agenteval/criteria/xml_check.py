@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xml.parsers import expat
 
-from agenteval.criteria.verdict import MATCH, Verdict, mismatch, recorded
+from agenteval.criteria.verdict import MATCH, Verdict, check_text_criterion, mismatch
 from agenteval.errors import ControlFlow
 from agenteval.schema.metric import XMLCriterion
 
@@ -79,18 +79,16 @@ def xml_problem(text: str) -> str | None:
 
 def check_xml(criterion: XMLCriterion | None, text: str) -> Verdict:
     """Apply an XML criterion to the actual final-response text; an absent criterion matches."""
-    if criterion is None:
-        return MATCH
-    return recorded(
-        "xml",
-        MATCH if criterion.ignore else _check_xml(criterion, text),
-        lambda: {
-            "strategy": criterion.match_strategy,
-            "valid": criterion.valid,
-            "ignore": criterion.ignore,
-            "text": text,
-        },
-    )
+    return check_text_criterion("xml", criterion, text, _check_xml, _recorded_inputs)
+
+
+def _recorded_inputs(criterion: XMLCriterion, text: str) -> dict[str, object]:
+    return {
+        "strategy": criterion.match_strategy,
+        "valid": criterion.valid,
+        "ignore": criterion.ignore,
+        "text": text,
+    }
 
 
 def _check_xml(criterion: XMLCriterion, text: str) -> Verdict:
