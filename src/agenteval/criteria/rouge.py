@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from agenteval.criteria.named import Tokenizer
 from agenteval.criteria.sentences import split_sentences
@@ -50,6 +50,22 @@ class RougeScore:
     precision: float
     recall: float
     fmeasure: float
+
+
+class Scores(Protocol):
+    """Precision, recall and F-measure, of any ROUGE (``RougeScore``, ``lexical.Rouge1``)."""
+
+    @property
+    def precision(self) -> float: ...
+    @property
+    def recall(self) -> float: ...
+    @property
+    def fmeasure(self) -> float: ...
+
+
+def score_json(scores: Scores) -> dict[str, float]:
+    """The scores as results and steps show them: ``precision``, ``recall``, ``f1``."""
+    return {"precision": scores.precision, "recall": scores.recall, "f1": scores.fmeasure}
 
 
 _ZERO = RougeScore(0.0, 0.0, 0.0)
@@ -289,9 +305,7 @@ def _score_type(
                     "rougeType": rouge_type.name,
                     "targetSentences": target_sentences,
                     "predictionSentences": prediction_sentences,
-                    "precision": summary.precision,
-                    "recall": summary.recall,
-                    "f1": summary.fmeasure,
+                    **score_json(summary),
                 },
             )
         return summary
@@ -330,7 +344,7 @@ def _record_tokens(
         data["matchedNgrams"] = [" ".join(gram) for gram in grams]
     else:
         data["matchedNgrams"] = []
-    data.update(precision=result.precision, recall=result.recall, f1=result.fmeasure)
+    data.update(score_json(result))
     recorder.add("rouge.tokens", data)
 
 
@@ -393,9 +407,7 @@ def check_rouge(
                 "useStemmer": criterion.use_stemmer,
                 "splitSummaries": criterion.split_summaries,
                 "tokenizer": criterion.tokenizer_name or None,
-                "precision": result.precision,
-                "recall": result.recall,
-                "f1": result.fmeasure,
+                **score_json(result),
                 "thresholds": {
                     "precision": threshold.precision,
                     "recall": threshold.recall,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from agenteval.criteria.lexical import Rouge1, normalize, rouge1
+from agenteval.criteria.lexical import normalize, rouge1
+from agenteval.criteria.rouge import score_json
 from agenteval.evaluators.base import TurnEvaluator, TurnResult, binary_turn
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation, Message
@@ -36,11 +37,6 @@ def message_text(message: Message | None) -> str:
 def answer_texts(actual: Invocation, expected: Invocation) -> tuple[str, str]:
     """The (actual, expected) final-response texts of one turn pair; absent → ""."""
     return message_text(actual.final_response), message_text(expected.final_response)
-
-
-def rouge_json(scores: Rouge1) -> dict[str, float]:
-    """ROUGE-1 scores as the ``rouge`` detail object."""
-    return {"precision": scores.precision, "recall": scores.recall, "f1": scores.fmeasure}
 
 
 def excerpt(text: str) -> str:
@@ -124,6 +120,6 @@ class ResponseMatchScoreEvaluator(TurnEvaluator):
             reason=reason,
             score=score,
             value=DetailValue(kind="numeric", numeric=score),
-            rouge=rouge_json(scores),
+            rouge=score_json(scores),
         )
         return TurnResult(score=score, status=status, details=details)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agenteval.criteria.lexical import Rouge1, gate_rouge1, normalize
+from agenteval.criteria.rouge import score_json
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
     UNIT_RANGE,
@@ -43,7 +44,7 @@ from agenteval.evaluators.llm.pipeline import (
     sample_count,
 )
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.evaluators.response_match import answer_texts, message_text, rouge_json
+from agenteval.evaluators.response_match import answer_texts, message_text
 from agenteval.schema.base import none_as
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel
@@ -151,7 +152,7 @@ def _decided(passed: bool, reason: str, method: str, rouge: Rouge1, **extra: Any
         score=score,
         value=DetailValue(kind="numeric", numeric=score),
         method=method,
-        rouge=rouge_json(rouge),
+        rouge=score_json(rouge),
         **extra,
     )
     status = EvalStatus.PASSED if passed else EvalStatus.FAILED
@@ -325,7 +326,7 @@ class _JudgeTurn:
             reason=message,
             score=0.0,
             method="judge",
-            rouge=rouge_json(rouge),
+            rouge=score_json(rouge),
             judge={"error": message},
         )
         return TurnResult(score=0.0, status=EvalStatus.NOT_EVALUATED, details=details)
