@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from agenteval.criteria.named import Tokenizer
 from agenteval.criteria.sentences import split_sentences
@@ -27,6 +27,9 @@ from agenteval.criteria.stemmer import stem
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.metric import RougeCriterion
 from agenteval.steps.record import Recorder, listening
+
+if TYPE_CHECKING:
+    from agenteval.criteria.lexical import Rouge1
 
 _Gram = TypeVar("_Gram", str, tuple[str, ...])
 
@@ -52,18 +55,7 @@ class RougeScore:
     fmeasure: float
 
 
-class Scores(Protocol):
-    """Precision, recall and F-measure, of any ROUGE (``RougeScore``, ``lexical.Rouge1``)."""
-
-    @property
-    def precision(self) -> float: ...
-    @property
-    def recall(self) -> float: ...
-    @property
-    def fmeasure(self) -> float: ...
-
-
-def score_json(scores: Scores) -> dict[str, float]:
+def score_json(scores: RougeScore | Rouge1) -> dict[str, float]:
     """The scores as results and steps show them: ``precision``, ``recall``, ``f1``."""
     return {"precision": scores.precision, "recall": scores.recall, "f1": scores.fmeasure}
 
@@ -363,6 +355,30 @@ def score(
     )
 
 
+def _record_check(
+    recorder: Recorder, criterion: RougeCriterion, measure: str, result: RougeScore, passed: bool
+) -> None:
+    """The criterion as applied, its scores against its thresholds and the outcome."""
+    threshold = criterion.threshold
+    recorder.add(
+        "rouge",
+        {
+            "rougeType": criterion.rouge_type,
+            "measure": measure,
+            "useStemmer": criterion.use_stemmer,
+            "splitSummaries": criterion.split_summaries,
+            "tokenizer": criterion.tokenizer_name or None,
+            **score_json(result),
+            "thresholds": {
+                "precision": threshold.precision,
+                "recall": threshold.recall,
+                "f1": threshold.f1,
+            },
+            "ok": passed,
+        },
+    )
+
+
 def check_rouge(
     criterion: RougeCriterion, target: str, prediction: str, tokenizer: Tokenizer | None
 ) -> tuple[Verdict, RougeScore]:
@@ -399,23 +415,7 @@ def check_rouge(
     )
     recorder = listening()
     if recorder is not None:
-        recorder.add(
-            "rouge",
-            {
-                "rougeType": criterion.rouge_type,
-                "measure": measure,
-                "useStemmer": criterion.use_stemmer,
-                "splitSummaries": criterion.split_summaries,
-                "tokenizer": criterion.tokenizer_name or None,
-                **score_json(result),
-                "thresholds": {
-                    "precision": threshold.precision,
-                    "recall": threshold.recall,
-                    "f1": threshold.f1,
-                },
-                "ok": passed,
-            },
-        )
+        _record_check(recorder, criterion, measure, result, passed)
     if passed:
         return MATCH, result
     value = {"f1": result.fmeasure, "precision": result.precision, "recall": result.recall}
