@@ -41,6 +41,7 @@ from agenteval.evaluators.base import (
     EvaluatorError,
     TurnResult,
     Turns,
+    require_same_length,
 )
 from agenteval.evaluators.llm.operators.constructors import (
     JudgeAsk,
@@ -143,11 +144,7 @@ class JudgeEvaluator(Evaluator):
         num_samples = sample_count(session, model)
         if llm_judge.sample_parallelism is not None and llm_judge.sample_parallelism < 0:
             raise EvaluatorError("sample parallelism must be non-negative")
-        if len(actuals) != len(expecteds):
-            raise EvaluatorError(
-                f"actual invocations ({len(actuals)}) and expected invocations "
-                f"({len(expecteds)}) count mismatch"
-            )
+        require_same_length(actuals, expecteds)
         sampler = JudgeSampler(
             metric.metric_name, session, resolved_settings(model), num_samples, context
         )
