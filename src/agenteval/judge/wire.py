@@ -48,6 +48,7 @@ __all__ = [
     "describe_failure",
     "encode_body",
     "error_detail",
+    "given",
     "header_value",
     "int_field",
     "json_headers",
@@ -187,6 +188,11 @@ def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, 
     system = [m.content for m in request.messages if m.role == "system"]
     turns = [(m.role, m.content) for m in request.messages if m.role != "system"]
     return system, turns
+
+
+def given(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``fields`` without the unset (``None``) ones: a body sends only what is configured."""
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def json_headers(

@@ -22,6 +22,7 @@ from agenteval.judge.provider import STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
+    given,
     int_field,
     sdk_should_retry,
     system_and_turns,
@@ -87,12 +88,15 @@ class AnthropicBackend(JsonJudgeBackend):
         }
         if system:
             body["system"] = [{"type": "text", "text": text} for text in system]
-        if gen.temperature is not None:
-            body["temperature"] = gen.temperature
-        if gen.top_p is not None:
-            body["top_p"] = gen.top_p
-        if gen.stop:
-            body["stop_sequences"] = list(gen.stop)
+        body.update(
+            given(
+                {
+                    "temperature": gen.temperature,
+                    "top_p": gen.top_p,
+                    "stop_sequences": list(gen.stop) if gen.stop else None,
+                }
+            )
+        )
         output_config: dict[str, Any] = {}
         if gen.thinking_enabled is not None:
             self._thinking(body, output_config, request)

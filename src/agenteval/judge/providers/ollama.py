@@ -27,6 +27,7 @@ from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
+    given,
     int_field,
 )
 
@@ -76,30 +77,29 @@ class OllamaBackend(JsonJudgeBackend):
         """The ``/api/chat`` body of ``request``."""
         settings = request.settings
         gen = settings.generation
-        options: dict[str, Any] = {}
-        if gen.temperature is not None:
-            options["temperature"] = gen.temperature
-        if gen.top_p is not None:
-            options["top_p"] = gen.top_p
-        if gen.stop:
-            options["stop"] = list(gen.stop)
-        if gen.max_tokens is not None:
-            options["num_predict"] = gen.max_tokens
-        body: dict[str, Any] = {
+        options = given(
+            {
+                "temperature": gen.temperature,
+                "top_p": gen.top_p,
+                "stop": list(gen.stop) if gen.stop else None,
+                "num_predict": gen.max_tokens,
+            }
+        )
+        schema = request.structured_output
+        return {
             "model": settings.model,
             "messages": [m.to_json() for m in request.messages],
             "stream": False,
             "options": options,
+            **given(
+                {
+                    "think": gen.thinking_enabled,
+                    "format": None if schema is None else schema.schema,
+                    "logprobs": gen.logprobs,
+                    "top_logprobs": gen.top_logprobs,
+                }
+            ),
         }
-        if gen.thinking_enabled is not None:
-            body["think"] = gen.thinking_enabled
-        if request.structured_output is not None:
-            body["format"] = request.structured_output.schema
-        if gen.logprobs is not None:
-            body["logprobs"] = gen.logprobs
-        if gen.top_logprobs is not None:
-            body["top_logprobs"] = gen.top_logprobs
-        return body
 
     def parse_reply(self, payload: bytes) -> JudgeReply:
         """``message.content``, top-level ``logprobs`` and the two eval counts."""
