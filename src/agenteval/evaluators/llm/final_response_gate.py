@@ -27,7 +27,7 @@ from agenteval.evaluators.base import (
     TurnResult,
     Turns,
     average_turns,
-    require_same_length,
+    each_turn,
 )
 from agenteval.evaluators.checks.judge_config import check_judge_config
 from agenteval.evaluators.llm.gate_judge import (
@@ -50,7 +50,7 @@ from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
-from agenteval.steps.record import at_turn, listening
+from agenteval.steps.record import listening
 
 if TYPE_CHECKING:
     # The judge package (HTTP stack) is imported only when a judge step is configured.
@@ -191,7 +191,7 @@ class FinalResponseGateEvaluator(Evaluator):
         gate, issues = _gate_issues(_gate_of(metric))
         if issues:
             raise EvaluatorError(f"{issues[0].path}: {issues[0].message}")
-        require_same_length(actuals, expecteds)
+        pairs = each_turn(actuals, expecteds)
         judge = None
         if uses_judge(metric, gate):
             if metric.criterion is None or metric.criterion.llm_judge is None:
@@ -199,8 +199,7 @@ class FinalResponseGateEvaluator(Evaluator):
             judge = _JudgeTurn.for_metric(metric, gate, context)
         turns: list[TurnResult] = []
         methods = dict.fromkeys(METHODS, 0)
-        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
-            at_turn(index)
+        for index, actual, expected in pairs:
             turn = await _decide_turn(index, actual, expected, gate, judge)
             if turn.status is not EvalStatus.NOT_EVALUATED:
                 # The 1/0 verdict meets the metric threshold like every evaluator's turn score.
