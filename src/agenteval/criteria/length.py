@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.criteria.verdict import MATCH, Verdict, check_text_criterion, mismatch
 from agenteval.schema.metric import LengthCriterion
-from agenteval.steps.record import listening
 
 
 def length_config_error(criterion: LengthCriterion) -> str | None:
@@ -30,27 +29,20 @@ def _range(criterion: LengthCriterion) -> str:
 
 def check_length(criterion: LengthCriterion | None, text: str) -> Verdict:
     """Whether the number of code points of ``text`` lies within the inclusive bounds."""
-    verdict = _check_length(criterion, text)
-    recorder = listening()
-    if recorder is not None and criterion is not None:
-        recorder.add(
-            "length",
-            {
-                "length": len(text),
-                "min": criterion.min,
-                "max": criterion.max,
-                "range": _range(criterion),
-                "ignore": criterion.ignore,
-                "ok": verdict.ok,
-                "reason": verdict.reason,
-            },
-        )
-    return verdict
+    return check_text_criterion("length", criterion, text, _check_length, _recorded_inputs)
 
 
-def _check_length(criterion: LengthCriterion | None, text: str) -> Verdict:
-    if criterion is None or criterion.ignore:
-        return MATCH
+def _recorded_inputs(criterion: LengthCriterion, text: str) -> dict[str, object]:
+    return {
+        "length": len(text),
+        "min": criterion.min,
+        "max": criterion.max,
+        "range": _range(criterion),
+        "ignore": criterion.ignore,
+    }
+
+
+def _check_length(criterion: LengthCriterion, text: str) -> Verdict:
     problem = length_config_error(criterion)
     if problem is not None:
         return mismatch(problem)

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from agenteval.criteria.named import Tokenizer
 from agenteval.criteria.sentences import split_sentences
@@ -27,6 +27,9 @@ from agenteval.criteria.stemmer import stem
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.metric import RougeCriterion
 from agenteval.steps.record import Recorder, listening
+
+if TYPE_CHECKING:
+    from agenteval.criteria.lexical import Rouge1
 
 _Gram = TypeVar("_Gram", str, tuple[str, ...])
 
@@ -50,6 +53,11 @@ class RougeScore:
     precision: float
     recall: float
     fmeasure: float
+
+
+def score_json(scores: RougeScore | Rouge1) -> dict[str, float]:
+    """The scores as results and steps show them: ``precision``, ``recall``, ``f1``."""
+    return {"precision": scores.precision, "recall": scores.recall, "f1": scores.fmeasure}
 
 
 _ZERO = RougeScore(0.0, 0.0, 0.0)
@@ -289,9 +297,7 @@ def _score_type(
                     "rougeType": rouge_type.name,
                     "targetSentences": target_sentences,
                     "predictionSentences": prediction_sentences,
-                    "precision": summary.precision,
-                    "recall": summary.recall,
-                    "f1": summary.fmeasure,
+                    **score_json(summary),
                 },
             )
         return summary
@@ -330,7 +336,7 @@ def _record_tokens(
         data["matchedNgrams"] = [" ".join(gram) for gram in grams]
     else:
         data["matchedNgrams"] = []
-    data.update(precision=result.precision, recall=result.recall, f1=result.fmeasure)
+    data.update(score_json(result))
     recorder.add("rouge.tokens", data)
 
 
@@ -346,6 +352,30 @@ def score(
     """Score ``prediction`` against ``target``; a ``tokenizer`` replaces the built-in one."""
     return _score_type(
         parse_rouge_type(rouge_type), target, prediction, use_stemmer, split_summaries, tokenizer
+    )
+
+
+def _record_check(
+    recorder: Recorder, criterion: RougeCriterion, measure: str, result: RougeScore, passed: bool
+) -> None:
+    """The criterion as applied, its scores against its thresholds and the outcome."""
+    threshold = criterion.threshold
+    recorder.add(
+        "rouge",
+        {
+            "rougeType": criterion.rouge_type,
+            "measure": measure,
+            "useStemmer": criterion.use_stemmer,
+            "splitSummaries": criterion.split_summaries,
+            "tokenizer": criterion.tokenizer_name or None,
+            **score_json(result),
+            "thresholds": {
+                "precision": threshold.precision,
+                "recall": threshold.recall,
+                "f1": threshold.f1,
+            },
+            "ok": passed,
+        },
     )
 
 
@@ -385,25 +415,7 @@ def check_rouge(
     )
     recorder = listening()
     if recorder is not None:
-        recorder.add(
-            "rouge",
-            {
-                "rougeType": criterion.rouge_type,
-                "measure": measure,
-                "useStemmer": criterion.use_stemmer,
-                "splitSummaries": criterion.split_summaries,
-                "tokenizer": criterion.tokenizer_name or None,
-                "precision": result.precision,
-                "recall": result.recall,
-                "f1": result.fmeasure,
-                "thresholds": {
-                    "precision": threshold.precision,
-                    "recall": threshold.recall,
-                    "f1": threshold.f1,
-                },
-                "ok": passed,
-            },
-        )
+        _record_check(recorder, criterion, measure, result, passed)
     if passed:
         return MATCH, result
     value = {"f1": result.fmeasure, "precision": result.precision, "recall": result.recall}

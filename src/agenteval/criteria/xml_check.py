@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from xml.parsers import expat
 
-from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.criteria.verdict import MATCH, Verdict, check_text_criterion, mismatch
 from agenteval.errors import ControlFlow
 from agenteval.schema.metric import XMLCriterion
-from agenteval.steps.record import listening
 
 
 class _Malformed(ControlFlow):
@@ -80,26 +79,19 @@ def xml_problem(text: str) -> str | None:
 
 def check_xml(criterion: XMLCriterion | None, text: str) -> Verdict:
     """Apply an XML criterion to the actual final-response text; an absent criterion matches."""
-    verdict = _check_xml(criterion, text)
-    recorder = listening()
-    if recorder is not None and criterion is not None:
-        recorder.add(
-            "xml",
-            {
-                "strategy": criterion.match_strategy,
-                "valid": criterion.valid,
-                "ignore": criterion.ignore,
-                "text": text,
-                "ok": verdict.ok,
-                "reason": verdict.reason,
-            },
-        )
-    return verdict
+    return check_text_criterion("xml", criterion, text, _check_xml, _recorded_inputs)
 
 
-def _check_xml(criterion: XMLCriterion | None, text: str) -> Verdict:
-    if criterion is None or criterion.ignore:
-        return MATCH
+def _recorded_inputs(criterion: XMLCriterion, text: str) -> dict[str, object]:
+    return {
+        "strategy": criterion.match_strategy,
+        "valid": criterion.valid,
+        "ignore": criterion.ignore,
+        "text": text,
+    }
+
+
+def _check_xml(criterion: XMLCriterion, text: str) -> Verdict:
     strategy = criterion.match_strategy
     if strategy == "":
         return mismatch("xml match strategy is empty")

@@ -5,7 +5,7 @@ Tested in tests/evaluators/test_deterministic_evaluators.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -15,6 +15,7 @@ from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
+from agenteval.steps.record import at_turn
 
 # The turns of one case as an evaluator receives them, actual or expected, in order.
 Turns = Sequence[Invocation]
@@ -117,6 +118,32 @@ class Evaluator:
         return self.evaluate(metric, actuals, expecteds, context)
 
 
+class TurnEvaluator(Evaluator):
+    """An evaluator that scores each turn pair on its own, 0..1, and averages the turn scores."""
+
+    score_range: ClassVar[ScoreRange | None] = UNIT_RANGE
+
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """One turn pair's result under ``metric``."""
+        raise NotImplementedError
+
+    def evaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """Score every turn pair (each marked for the step record), then average them."""
+        # each_turn's loop written inline: on this hot path its generator measured ~0.4 us a
+        # case slower (3% of one trajectory or response_match evaluation of a one-turn case).
+        require_same_length(actuals, expecteds)
+        score_turn = self.score_turn
+        turns = []
+        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+            at_turn(index)
+            turns.append(score_turn(metric, actual, expected))
+        return average_turns(turns, metric.threshold)
+
+
 def require_same_length(actuals: Sequence[Invocation], expecteds: Sequence[Invocation]) -> None:
     """Evaluator error when the turn lists differ in length (formats.md §5.1)."""
     if len(actuals) != len(expecteds):
@@ -124,6 +151,21 @@ def require_same_length(actuals: Sequence[Invocation], expecteds: Sequence[Invoc
             f"actual invocations ({len(actuals)}) and expected invocations "
             f"({len(expecteds)}) count mismatch"
         )
+
+
+def each_turn(actuals: Turns, expecteds: Turns) -> Iterator[tuple[int, Invocation, Invocation]]:
+    """(index, actual, expected) of every turn pair, each marked for the step record when reached.
+
+    The counts are checked at once (``require_same_length``), before the first pair.
+    """
+    require_same_length(actuals, expecteds)
+    return _marked_turns(actuals, expecteds)
+
+
+def _marked_turns(actuals: Turns, expecteds: Turns) -> Iterator[tuple[int, Invocation, Invocation]]:
+    for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
+        at_turn(index)
+        yield index, actual, expected
 
 
 # Deterministic evaluators build two detail objects per turn; skip BaseModel.__init__ for them.

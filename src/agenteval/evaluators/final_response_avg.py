@@ -15,22 +15,17 @@ from agenteval.criteria.text import check_text
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.criteria.xml_check import check_xml
 from agenteval.evaluators.base import (
-    UNIT_RANGE,
     ConfigIssue,
-    EvalContext,
-    EvaluateResult,
-    Evaluator,
     EvaluatorError,
-    Turns,
-    average_turns,
+    TurnEvaluator,
+    TurnResult,
     binary_turn,
-    require_same_length,
 )
 from agenteval.evaluators.checks.criteria import check_final_response_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, FinalResponseCriterion
-from agenteval.steps.record import at_turn, listening
+from agenteval.steps.record import listening
 
 _NOTHING_CONFIGURED = "final response criterion must configure text, json, rouge, or xml"
 
@@ -100,13 +95,11 @@ def _compared(
 
 
 @register_evaluator
-class FinalResponseEvaluator(Evaluator):
+class FinalResponseEvaluator(TurnEvaluator):
     """Score 1 per turn whose final answer satisfies every configured check, else 0."""
 
     name = "final_response_avg_score"
     description = "Final-response match (text, JSON, ROUGE, XML, length), averaged over turns"
-    # Each turn scores 1 (matched) or 0; the metric score is their mean.
-    score_range = UNIT_RANGE
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """A final-response criterion is required (ARCHITECTURE §5.2) and must be valid."""
@@ -121,21 +114,16 @@ class FinalResponseEvaluator(Evaluator):
             ]
         return check_final_response_criterion(criterion, "criterion.finalResponse")
 
-    def evaluate(
-        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
-    ) -> EvaluateResult:
-        """Score every turn pair."""
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """1 when the turn's final answer passes every configured check."""
         criterion = metric.criterion.final_response if metric.criterion else None
         if criterion is None:
             raise EvaluatorError("final response criterion not configured")
-        require_same_length(actuals, expecteds)
-        turns = []
-        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
-            at_turn(index)
-            recorder = listening()
-            if recorder is not None:
-                recorder.add("final_response", _compared(criterion, actual, expected))
-            verdict = match_final_response(criterion, actual, expected)
-            reason = f"final response mismatch: {verdict.reason}" if not verdict.ok else ""
-            turns.append(binary_turn(verdict.ok, reason, metric.threshold))
-        return average_turns(turns, metric.threshold)
+        recorder = listening()
+        if recorder is not None:
+            recorder.add("final_response", _compared(criterion, actual, expected))
+        verdict = match_final_response(criterion, actual, expected)
+        reason = f"final response mismatch: {verdict.reason}" if not verdict.ok else ""
+        return binary_turn(verdict.ok, reason, metric.threshold)

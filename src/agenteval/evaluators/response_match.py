@@ -7,26 +7,17 @@ and averages the turns into the metric score.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from typing import ClassVar
 
-from agenteval.criteria.lexical import Rouge1, normalize, rouge1
-from agenteval.evaluators.base import (
-    UNIT_RANGE,
-    EvalContext,
-    EvaluateResult,
-    Evaluator,
-    TurnResult,
-    Turns,
-    average_turns,
-    binary_turn,
-    require_same_length,
-)
+from agenteval.criteria.lexical import normalize, rouge1
+from agenteval.criteria.rouge import score_json
+from agenteval.evaluators.base import TurnEvaluator, TurnResult, binary_turn
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation, Message
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import status_for
-from agenteval.steps.record import at_turn, listening
+from agenteval.steps.record import listening
 
 # Longest excerpt of an answer quoted in a failure reason.
 _EXCERPT = 60
@@ -48,73 +39,53 @@ def answer_texts(actual: Invocation, expected: Invocation) -> tuple[str, str]:
     return message_text(actual.final_response), message_text(expected.final_response)
 
 
-def rouge_json(scores: Rouge1) -> dict[str, float]:
-    """ROUGE-1 scores as the ``rouge`` detail object."""
-    return {"precision": scores.precision, "recall": scores.recall, "f1": scores.fmeasure}
-
-
 def excerpt(text: str) -> str:
     """``text`` quoted, shortened to a readable length for a reason line."""
     short = text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
     return repr(short)
 
 
-def _score_binary(
-    metric: EvalMetric,
-    actuals: Sequence[Invocation],
-    expecteds: Sequence[Invocation],
-    same: Callable[[str, str], bool],
-    what: str,
-) -> EvaluateResult:
-    require_same_length(actuals, expecteds)
-    turns = []
-    for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
-        at_turn(index)
+class AnswerMatch(TurnEvaluator):
+    """Score 1 per turn whose final answer equals the expected one, else 0."""
+
+    # Compare the answers after ``normalize`` (case, punctuation and spacing ignored).
+    normalized: ClassVar[bool] = False
+
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """1 when the answers are equal (as compared), with both quoted in the reason if not."""
         got, want = answer_texts(actual, expected)
-        matched = same(got, want)
+        compared = (normalize(got), normalize(want)) if self.normalized else (got, want)
+        matched = compared[0] == compared[1]
         recorder = listening()
         if recorder is not None:
-            normalized = same is _equal_normalized
             recorder.add(
                 "answer_match",
                 {
-                    "comparison": "normalized" if normalized else "identical",
-                    "actual": normalize(got) if normalized else got,
-                    "expected": normalize(want) if normalized else want,
+                    "comparison": "normalized" if self.normalized else "identical",
+                    "actual": compared[0],
+                    "expected": compared[1],
                     "ok": matched,
                 },
             )
-        reason = "" if matched else f"{what}: got {excerpt(got)}, expected {excerpt(want)}"
-        turns.append(binary_turn(matched, reason, metric.threshold))
-    return average_turns(turns, metric.threshold)
-
-
-def _identical(got: str, want: str) -> bool:
-    return got == want
-
-
-def _equal_normalized(got: str, want: str) -> bool:
-    return normalize(got) == normalize(want)
+        differs = (
+            "normalized final response differs" if self.normalized else "final response differs"
+        )
+        reason = "" if matched else f"{differs}: got {excerpt(got)}, expected {excerpt(want)}"
+        return binary_turn(matched, reason, metric.threshold)
 
 
 @register_evaluator
-class ExactMatchEvaluator(Evaluator):
+class ExactMatchEvaluator(AnswerMatch):
     """Score 1 per turn whose final answer is the identical string, else 0."""
 
     name = "exact_match"
     description = "Final answer identical to the expected one (1/0 per turn), averaged over turns"
-    # Each turn scores 1 (identical) or 0; the metric score is their mean.
-    score_range = UNIT_RANGE
-
-    def evaluate(
-        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
-    ) -> EvaluateResult:
-        """Compare every turn's answer string with the expected one."""
-        return _score_binary(metric, actuals, expecteds, _identical, "final response differs")
 
 
 @register_evaluator
-class NormalizedMatchEvaluator(Evaluator):
+class NormalizedMatchEvaluator(AnswerMatch):
     """Score 1 per turn whose final answer equals the expected one after ``normalize``."""
 
     name = "normalized_match"
@@ -122,36 +93,11 @@ class NormalizedMatchEvaluator(Evaluator):
         "Final answer equal to the expected one ignoring case, punctuation and spacing, "
         "averaged over turns"
     )
-    # Each turn scores 1 (equal once normalised) or 0; the metric score is their mean.
-    score_range = UNIT_RANGE
-
-    def evaluate(
-        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
-    ) -> EvaluateResult:
-        """Compare every turn's normalised answer with the normalised expected one."""
-        return _score_binary(
-            metric, actuals, expecteds, _equal_normalized, "normalized final response differs"
-        )
-
-
-def response_match_turn(actual: Invocation, expected: Invocation, threshold: float) -> TurnResult:
-    """One turn of ``response_match_score``: ADK's ROUGE-1 F-measure, P/R/F in the details."""
-    got, want = answer_texts(actual, expected)
-    scores = rouge1(got, want)
-    score = scores.fmeasure
-    status = status_for(score, threshold)
-    reason = "" if score >= threshold else f"ROUGE-1 F1 {score:.4f} < threshold {threshold:g}"
-    details = MetricDetails(
-        reason=reason,
-        score=score,
-        value=DetailValue(kind="numeric", numeric=score),
-        rouge=rouge_json(scores),
-    )
-    return TurnResult(score=score, status=status, details=details)
+    normalized = True
 
 
 @register_evaluator
-class ResponseMatchScoreEvaluator(Evaluator):
+class ResponseMatchScoreEvaluator(TurnEvaluator):
     """google-adk's ``response_match_score``: ROUGE-1 F-measure per turn, averaged."""
 
     name = "response_match_score"
@@ -159,16 +105,21 @@ class ResponseMatchScoreEvaluator(Evaluator):
         "ROUGE-1 F-measure of the final answer against the expected one, as google-adk "
         "computes it (Unicode-aware tokens, Porter stemming), averaged over turns"
     )
-    # Each turn scores its ROUGE-1 F-measure, 0..1; the metric score is their mean.
-    score_range = UNIT_RANGE
 
-    def evaluate(
-        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
-    ) -> EvaluateResult:
-        """Score every turn pair by ROUGE-1 F-measure."""
-        require_same_length(actuals, expecteds)
-        turns = []
-        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
-            at_turn(index)
-            turns.append(response_match_turn(actual, expected, metric.threshold))
-        return average_turns(turns, metric.threshold)
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """ADK's ROUGE-1 F-measure of the turn's answers, P/R/F in the details."""
+        threshold = metric.threshold
+        got, want = answer_texts(actual, expected)
+        scores = rouge1(got, want)
+        score = scores.fmeasure
+        status = status_for(score, threshold)
+        reason = "" if score >= threshold else f"ROUGE-1 F1 {score:.4f} < threshold {threshold:g}"
+        details = MetricDetails(
+            reason=reason,
+            score=score,
+            value=DetailValue(kind="numeric", numeric=score),
+            rouge=score_json(scores),
+        )
+        return TurnResult(score=score, status=status, details=details)

@@ -8,21 +8,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agenteval.criteria.trajectory import check_tools
-from agenteval.evaluators.base import (
-    UNIT_RANGE,
-    ConfigIssue,
-    EvalContext,
-    EvaluateResult,
-    Evaluator,
-    Turns,
-    average_turns,
-    binary_turn,
-    require_same_length,
-)
+from agenteval.evaluators.base import ConfigIssue, TurnEvaluator, TurnResult, binary_turn
 from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
-from agenteval.steps.record import at_turn
 
 # Used when a metric has no criterion: exact names, arguments and results, any order
 # (ARCHITECTURE §5.2, as the trpc-agent-go docs describe it).
@@ -35,13 +25,11 @@ def trajectory_criterion(metric: EvalMetric) -> ToolTrajectoryCriterion:
 
 
 @register_evaluator
-class ToolTrajectoryEvaluator(Evaluator):
+class ToolTrajectoryEvaluator(TurnEvaluator):
     """Score 1 per turn whose tool calls match the expected ones, else 0."""
 
     name = "tool_trajectory_avg_score"
     description = "Tool-call trajectory match (names, arguments, results), averaged over turns"
-    # Each turn scores 1 (trajectory matched) or 0; the metric score is their mean.
-    score_range = UNIT_RANGE
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Validate the tool-trajectory criterion, if any."""
@@ -50,17 +38,11 @@ class ToolTrajectoryEvaluator(Evaluator):
             return ()
         return check_trajectory_criterion(criterion, "criterion.toolTrajectory")
 
-    def evaluate(
-        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
-    ) -> EvaluateResult:
-        """Score every turn pair with the metric's (or the default) criterion."""
-        require_same_length(actuals, expecteds)
-        criterion = trajectory_criterion(metric)
-        turns = []
-        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
-            at_turn(index)
-            verdict = check_tools(
-                criterion, actual.tools or (), expected.tools or (), actual, expected
-            )
-            turns.append(binary_turn(verdict.ok, verdict.reason, metric.threshold))
-        return average_turns(turns, metric.threshold)
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """1 when the turn's tool calls match under the metric's (or the default) criterion."""
+        verdict = check_tools(
+            trajectory_criterion(metric), actual.tools or (), expected.tools or (), actual, expected
+        )
+        return binary_turn(verdict.ok, verdict.reason, metric.threshold)

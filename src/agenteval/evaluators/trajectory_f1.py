@@ -22,24 +22,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from agenteval.criteria.trajectory_f1 import TrajectoryF1, trajectory_f1
-from agenteval.evaluators.base import (
-    ConfigIssue,
-    EvalContext,
-    EvaluateResult,
-    Evaluator,
-    TurnResult,
-    Turns,
-    average_turns,
-    require_same_length,
-)
+from agenteval.evaluators.base import ConfigIssue, TurnEvaluator, TurnResult
 from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.evaluators.trajectory import trajectory_criterion
-from agenteval.schema.evalset import Tool
+from agenteval.schema.evalset import Invocation, Tool
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import status_for
-from agenteval.steps.record import at_turn, listening
+from agenteval.steps.record import listening
 
 NAME = "tool_trajectory_f1"
 DETAILS_KEY = "trajectoryF1"
@@ -90,7 +81,7 @@ def f1_details(scored: TrajectoryF1) -> dict[str, Any]:
 
 
 @register_evaluator
-class ToolTrajectoryF1Evaluator(Evaluator):
+class ToolTrajectoryF1Evaluator(TurnEvaluator):
     """Per turn the F1 of the actual tool calls against the expected ones, averaged."""
 
     name = NAME
@@ -98,9 +89,6 @@ class ToolTrajectoryF1Evaluator(Evaluator):
         "Tool calls scored by precision/recall/F1 against the expected ones (any order or "
         "in order, the trajectory criterion's matching), averaged over turns"
     )
-    # The score is an F1: never below 0 nor above 1 (the per-evaluator score range of
-    # issue 21 item 9 reads this attribute once that API is merged).
-    score_range = (0.0, 1.0)
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """The trajectory criterion's checks; no subset matching, no compare function."""
@@ -126,34 +114,28 @@ class ToolTrajectoryF1Evaluator(Evaluator):
             )
         return issues
 
-    def evaluate(
-        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
-    ) -> EvaluateResult:
-        """Score every turn pair by the F1 of its tool calls."""
-        require_same_length(actuals, expecteds)
-        criterion = trajectory_criterion(metric)
-        turns = []
-        for index, (actual_turn, expected_turn) in enumerate(zip(actuals, expecteds, strict=True)):
-            at_turn(index)
-            actual, expected = actual_turn.tools or (), expected_turn.tools or ()
-            scored = trajectory_f1(criterion, actual, expected)
-            recorder = listening()
-            if recorder is not None:
-                recorder.add(
-                    "trajectory_f1",
-                    {
-                        **f1_details(scored),
-                        "actualNames": [tool.name for tool in actual],
-                        "expectedNames": [tool.name for tool in expected],
-                    },
-                )
-            details = MetricDetails.model_validate(
+    def score_turn(
+        self, metric: EvalMetric, actual: Invocation, expected: Invocation
+    ) -> TurnResult:
+        """The F1 of the turn's tool calls (an F1 is never below 0 nor above 1)."""
+        got, want = actual.tools or (), expected.tools or ()
+        scored = trajectory_f1(trajectory_criterion(metric), got, want)
+        recorder = listening()
+        if recorder is not None:
+            recorder.add(
+                "trajectory_f1",
                 {
-                    "reason": f1_reason(scored, actual, expected),
-                    "score": scored.f1,
-                    "value": DetailValue(kind="numeric", numeric=scored.f1),
-                    DETAILS_KEY: f1_details(scored),
-                }
+                    **f1_details(scored),
+                    "actualNames": [tool.name for tool in got],
+                    "expectedNames": [tool.name for tool in want],
+                },
             )
-            turns.append(TurnResult(scored.f1, status_for(scored.f1, metric.threshold), details))
-        return average_turns(turns, metric.threshold)
+        details = MetricDetails.model_validate(
+            {
+                "reason": f1_reason(scored, got, want),
+                "score": scored.f1,
+                "value": DetailValue(kind="numeric", numeric=scored.f1),
+                DETAILS_KEY: f1_details(scored),
+            }
+        )
+        return TurnResult(scored.f1, status_for(scored.f1, metric.threshold), details)

@@ -148,8 +148,8 @@ def register_judge_provider(
 
     The backend (a class or factory called with the resolved ``JudgeSettings``
     and the run's ``httpx.AsyncClient``) implements ``JudgeBackend``; deriving
-    from :class:`agenteval.judge.wire.JsonJudgeBackend` leaves only the body,
-    headers and reply decoding to write.  A later registration of the same name
+    from :class:`agenteval.judge.wire.JsonJudgeBackend` leaves only the body
+    and reply decoding to write (and the key's header, unless a bearer token).  A later registration of the same name
     replaces the earlier one (a plugin may override a built-in provider).
     """
 

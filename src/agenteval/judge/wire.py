@@ -2,9 +2,9 @@
 
 A provider module (:mod:`agenteval.judge.providers`, or a plugin's) subclasses
 :class:`JsonJudgeBackend` and supplies the body
-(:meth:`~JsonJudgeBackend.build_body`), the headers of one attempt, the reply
-decoder and, where the provider has one, its error-body reading and retry
-hint.  Sending, the reply size cap, redaction of the credentials, and the
+(:meth:`~JsonJudgeBackend.build_body`), the reply decoder, the header that
+carries its key (a bearer token by default, or headers signed per attempt) and,
+where the provider has one, its error-body reading and retry hint.  Sending, the reply size cap, redaction of the credentials, and the
 split into retryable (``JudgeTransientError``) and final (``JudgeRejected``)
 failures live here, so every provider retries, counts and names its failures
 the same way; so do the helpers every provider builds with (JSON encoding
@@ -20,7 +20,7 @@ import errno
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import aiohttp
 import httpx
@@ -48,6 +48,7 @@ __all__ = [
     "describe_failure",
     "encode_body",
     "error_detail",
+    "given",
     "header_value",
     "int_field",
     "json_headers",
@@ -189,6 +190,11 @@ def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, 
     return system, turns
 
 
+def given(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``fields`` without the unset (``None``) ones: a body sends only what is configured."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
 def json_headers(
     settings: JudgeSettings,
     key_header: str,
@@ -210,8 +216,13 @@ def json_headers(
 class JsonJudgeBackend:
     """A judge backend that POSTs one JSON body per attempt; subclasses speak one provider."""
 
-    # Whether the headers depend on the body or the time (a signature): then built per call.
+    # Whether the headers depend on the body or the time (a signature): then built per call
+    # by an override of ``headers``; else they are ``json_headers`` with the key sent as
+    # ``key_header: key_prefix + key``, plus ``fixed_headers``, built once.
     signs_each_call = False
+    key_header: ClassVar[str] = "Authorization"
+    key_prefix: ClassVar[str] = "Bearer "
+    fixed_headers: ClassVar[Mapping[str, str]] = {}
     # The largest reply body read; the judge client sets the run's --judge-max-reply-bytes.
     max_reply_bytes = defaults.JUDGE_MAX_REPLY_BYTES
 
@@ -222,6 +233,11 @@ class JsonJudgeBackend:
         # Parsed once: httpx would otherwise parse the same URL and headers on every call.
         self._url = httpx.URL(settings.endpoint)
         self._raw_headers: list[tuple[bytes, bytes]] | None = None
+        self._fixed = (
+            {}
+            if self.signs_each_call
+            else json_headers(settings, self.key_header, self.key_prefix, self.fixed_headers)
+        )
 
     @property
     def settings(self) -> JudgeSettings:
@@ -241,7 +257,7 @@ class JsonJudgeBackend:
 
     def headers(self, payload: bytes) -> dict[str, str]:
         """The headers of one attempt carrying ``payload`` (credentials included)."""
-        raise NotImplementedError
+        return self._fixed
 
     def parse_reply(self, payload: bytes) -> JudgeReply:
         """Decode a 2xx reply; raise ``JudgeReplyError`` (or ``JudgeTransientError``)."""

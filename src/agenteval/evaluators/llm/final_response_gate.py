@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agenteval.criteria.lexical import Rouge1, gate_rouge1, normalize
+from agenteval.criteria.rouge import score_json
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
     UNIT_RANGE,
@@ -26,7 +27,7 @@ from agenteval.evaluators.base import (
     TurnResult,
     Turns,
     average_turns,
-    require_same_length,
+    each_turn,
 )
 from agenteval.evaluators.checks.judge_config import check_judge_config
 from agenteval.evaluators.llm.gate_judge import (
@@ -43,13 +44,13 @@ from agenteval.evaluators.llm.pipeline import (
     sample_count,
 )
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.evaluators.response_match import answer_texts, message_text, rouge_json
+from agenteval.evaluators.response_match import answer_texts, message_text
 from agenteval.schema.base import none_as
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel
 from agenteval.schema.result import DetailValue, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
-from agenteval.steps.record import at_turn, listening
+from agenteval.steps.record import listening
 
 if TYPE_CHECKING:
     # The judge package (HTTP stack) is imported only when a judge step is configured.
@@ -151,7 +152,7 @@ def _decided(passed: bool, reason: str, method: str, rouge: Rouge1, **extra: Any
         score=score,
         value=DetailValue(kind="numeric", numeric=score),
         method=method,
-        rouge=rouge_json(rouge),
+        rouge=score_json(rouge),
         **extra,
     )
     status = EvalStatus.PASSED if passed else EvalStatus.FAILED
@@ -190,7 +191,7 @@ class FinalResponseGateEvaluator(Evaluator):
         gate, issues = _gate_issues(_gate_of(metric))
         if issues:
             raise EvaluatorError(f"{issues[0].path}: {issues[0].message}")
-        require_same_length(actuals, expecteds)
+        pairs = each_turn(actuals, expecteds)
         judge = None
         if uses_judge(metric, gate):
             if metric.criterion is None or metric.criterion.llm_judge is None:
@@ -198,8 +199,7 @@ class FinalResponseGateEvaluator(Evaluator):
             judge = _JudgeTurn.for_metric(metric, gate, context)
         turns: list[TurnResult] = []
         methods = dict.fromkeys(METHODS, 0)
-        for index, (actual, expected) in enumerate(zip(actuals, expecteds, strict=True)):
-            at_turn(index)
+        for index, actual, expected in pairs:
             turn = await _decide_turn(index, actual, expected, gate, judge)
             if turn.status is not EvalStatus.NOT_EVALUATED:
                 # The 1/0 verdict meets the metric threshold like every evaluator's turn score.
@@ -325,7 +325,7 @@ class _JudgeTurn:
             reason=message,
             score=0.0,
             method="judge",
-            rouge=rouge_json(rouge),
+            rouge=score_json(rouge),
             judge={"error": message},
         )
         return TurnResult(score=0.0, status=EvalStatus.NOT_EVALUATED, details=details)

@@ -41,6 +41,7 @@ from agenteval.evaluators.base import (
     EvaluatorError,
     TurnResult,
     Turns,
+    each_turn,
 )
 from agenteval.evaluators.llm.operators.constructors import (
     JudgeAsk,
@@ -58,7 +59,7 @@ from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel, LLMCriterion
 from agenteval.schema.result import MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
-from agenteval.steps.record import at_turn, listening
+from agenteval.steps.record import listening
 
 if TYPE_CHECKING:
     from agenteval.judge import (
@@ -143,16 +144,12 @@ class JudgeEvaluator(Evaluator):
         num_samples = sample_count(session, model)
         if llm_judge.sample_parallelism is not None and llm_judge.sample_parallelism < 0:
             raise EvaluatorError("sample parallelism must be non-negative")
-        if len(actuals) != len(expecteds):
-            raise EvaluatorError(
-                f"actual invocations ({len(actuals)}) and expected invocations "
-                f"({len(expecteds)}) count mismatch"
-            )
+        pairs = each_turn(actuals, expecteds)
         sampler = JudgeSampler(
             metric.metric_name, session, resolved_settings(model), num_samples, context
         )
         run = _TurnRunner(self.operators, metric, sampler)
-        turns = [await run.turn(actuals, expecteds, i) for i in range(len(actuals))]
+        turns = [await run.turn(actuals, expecteds, index) for index, _, _ in pairs]
         try:
             result = self.operators.invocations.aggregate(turns, metric)
         except EvaluatorError:
@@ -338,7 +335,6 @@ class _TurnRunner:
         """§2 step 6 for turn ``index``: a turn result, or EvaluatorError, or not_evaluated."""
         from agenteval.judge import JudgeConfigError, JudgeRequest
 
-        at_turn(index)
         prefix = TurnPrefix(actuals[: index + 1], expecteds[: index + 1], self.metric)
         where = f" (turn {index + 1})"
         ask: JudgeAsk = self.ask

@@ -59,9 +59,24 @@ from agenteval.schema.evalset import Invocation
 CRITIC = "llm_rubric_critic"
 
 
-# Both critics end on the same two rules and the same frame of a per-item
-# procedure (§5.4 keeps §5.3's skeleton); only the middle steps differ.
+# Both critics end on the same rules (independent items, equivalence, material defects,
+# no nitpicking, conditional items) and the same frame of a per-item procedure (§5.4 keeps
+# §5.3's skeleton); the words for what must match, what may not be contradicted, §5.4's
+# extra defect and the middle steps differ.
 _CLOSING = """\
+{independent}. Judge every item independently of the others.
+{equivalence}. Accept semantic equivalence: a paraphrase, a different order, a more \
+concise wording or harmless formatting differences meet an item as long as \
+the {same} is the same.
+{defects}. Score 0 only for a material defect, that is:
+   - required information is missing;
+   - an entity, number, unit, condition or conclusion is wrong;
+   - the answer contradicts {contradicted};
+   - the content is weaker or less complete than the reference in a way that \
+matters for the item;
+{extra_defect}   - the answer asks for clarification, refuses or deflects although the \
+reference answer shows the task can be done;
+   - whether the item is met cannot be verified from the evidence.
 {nitpick}. Do not nitpick. Style, tone, length, format and ordering are not defects, \
 and you must not invent requirements that the item does not state. Extra \
 detail in the answer only matters when it contradicts, weakens or obscures \
@@ -73,23 +88,36 @@ applicable.
 # Procedure for each item (follow it silently; do not write it out)
 
 1. Read the item and decide what it requires.
-2. {reference_step}
-3. {answer_step}
-4. {compare_step}
-5. Decide the score and write a short reason.
+{steps}5. Decide the score and write a short reason.
 """
 
 
-def critic_closing(nitpick: int, reference_step: str, answer_step: str, compare_step: str) -> str:
-    """The critics' last two rules (numbered from ``nitpick``) and their silent procedure."""
+def critic_closing(first: int, same: str, contradicted: str, extra_defect: str, steps: str) -> str:
+    """The critics' last five rules (numbered from ``first``) and their silent procedure.
+
+    ``same``: what must be the same for equivalence; ``contradicted``: what the answer may
+    not contradict; ``extra_defect``: a defect line of one critic's own (``""`` for none);
+    ``steps``: the procedure's lines 2 to 4.
+    """
     return _CLOSING.format(
-        nitpick=nitpick,
-        conditional=nitpick + 1,
-        reference_step=reference_step,
-        answer_step=answer_step,
-        compare_step=compare_step,
+        independent=first,
+        equivalence=first + 1,
+        same=same,
+        defects=first + 2,
+        contradicted=contradicted,
+        extra_defect=extra_defect,
+        nitpick=first + 3,
+        conditional=first + 4,
+        steps=steps,
     )
 
+
+# The procedure's middle: the reference's requirement, the answer's content, compared.
+_STEPS = """\
+2. Find what the reference answer says about that requirement.
+3. Find what the final answer says about it.
+4. Compare the two and check for a material defect.
+"""
 
 INSTRUCTIONS = """\
 You are llm_rubric_critic, an evaluator that executes a scoring procedure. You \
@@ -105,25 +133,7 @@ is. Never correct it, question it or replace it with what you believe.
 3. Your only evidence is <user_prompt>, <final_answer> and <reference_answer>. \
 Do not use tool traces, hidden reasoning, facts from outside these inputs, or \
 guesses.
-4. Judge every item independently of the others.
-5. Accept semantic equivalence: a paraphrase, a different order, a more \
-concise wording or harmless formatting differences meet an item as long as \
-the content is the same.
-6. Score 0 only for a material defect, that is:
-   - required information is missing;
-   - an entity, number, unit, condition or conclusion is wrong;
-   - the answer contradicts the reference answer;
-   - the content is weaker or less complete than the reference in a way that \
-matters for the item;
-   - the answer asks for clarification, refuses or deflects although the \
-reference answer shows the task can be done;
-   - whether the item is met cannot be verified from the evidence.
-""" + critic_closing(
-    7,
-    "Find what the reference answer says about that requirement.",
-    "Find what the final answer says about it.",
-    "Compare the two and check for a material defect.",
-)
+""" + critic_closing(4, "content", "the reference answer", "", _STEPS)
 
 
 def critic_inputs(turn: TurnPrefix, evaluator: str) -> tuple[Invocation, Invocation]:

@@ -57,25 +57,16 @@ where the user's request calls for it.
 2. Your only evidence is <user_prompt>, <reference_answer> and \
 <final_answer>. Do not use tool traces, hidden reasoning, facts from outside \
 these inputs, or guesses.
-3. Judge every item independently of the others.
-4. Accept semantic equivalence: a paraphrase, a different order, a more \
-concise wording or harmless formatting differences meet an item as long as \
-the substance is the same.
-5. Score 0 only for a material defect, that is:
-   - required information is missing;
-   - an entity, number, unit, condition or conclusion is wrong;
-   - the answer contradicts the reference answer or the user's request;
-   - the content is weaker or less complete than the reference in a way that \
-matters for the item;
-   - the answer gives specific details that the allowed evidence cannot back up;
-   - the answer asks for clarification, refuses or deflects although the \
-reference answer shows the task can be done;
-   - whether the item is met cannot be verified from the evidence.
 """ + critic_closing(
-    6,
-    "Find how the reference answer meets that requirement.",
-    "Find what the final answer offers for it.",
-    "Compare the substance and check for a material defect.",
+    3,
+    "substance",
+    "the reference answer or the user's request",
+    "   - the answer gives specific details that the allowed evidence cannot back up;\n",
+    """\
+2. Find how the reference answer meets that requirement.
+3. Find what the final answer offers for it.
+4. Compare the substance and check for a material defect.
+""",
 )
 
 

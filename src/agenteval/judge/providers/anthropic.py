@@ -11,19 +11,19 @@ sends none).  The API has no token logprobs.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import httpx
 
 from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenUsage
-from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError, JudgeRequestError
 from agenteval.judge.provider import STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
+    given,
     int_field,
-    json_headers,
     sdk_should_retry,
     system_and_turns,
 )
@@ -71,11 +71,9 @@ def endpoint(base_url: str, model: str) -> str:
 class AnthropicBackend(JsonJudgeBackend):
     """``POST {baseURL}/v1/messages`` with ``x-api-key`` and ``anthropic-version``."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
-        super().__init__(settings, http)
-        self._fixed = json_headers(
-            settings, "x-api-key", extra={"anthropic-version": ANTHROPIC_VERSION}
-        )
+    key_header = "x-api-key"
+    key_prefix = ""
+    fixed_headers: ClassVar[Mapping[str, str]] = {"anthropic-version": ANTHROPIC_VERSION}
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The Messages API body of ``request``."""
@@ -90,12 +88,15 @@ class AnthropicBackend(JsonJudgeBackend):
         }
         if system:
             body["system"] = [{"type": "text", "text": text} for text in system]
-        if gen.temperature is not None:
-            body["temperature"] = gen.temperature
-        if gen.top_p is not None:
-            body["top_p"] = gen.top_p
-        if gen.stop:
-            body["stop_sequences"] = list(gen.stop)
+        body.update(
+            given(
+                {
+                    "temperature": gen.temperature,
+                    "top_p": gen.top_p,
+                    "stop_sequences": list(gen.stop) if gen.stop else None,
+                }
+            )
+        )
         output_config: dict[str, Any] = {}
         if gen.thinking_enabled is not None:
             self._thinking(body, output_config, request)
@@ -128,10 +129,6 @@ class AnthropicBackend(JsonJudgeBackend):
             return
         if gen.thinking_tokens is not None:
             body["thinking"] = {"type": "enabled", "budget_tokens": gen.thinking_tokens}
-
-    def headers(self, payload: bytes) -> dict[str, str]:
-        """The fixed headers; Anthropic's key does not depend on the body."""
-        return self._fixed
 
     def should_retry(self, response: httpx.Response) -> bool:
         """``x-should-retry`` wins as in Anthropic's SDKs; else 408/409/429/5xx (529 included)."""

@@ -21,15 +21,14 @@ from typing import Any
 import httpx
 
 from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, TokenUsage, TopLogprob
-from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.limits import parse_retry_after
 from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
+    given,
     int_field,
-    json_headers,
     system_and_turns,
 )
 
@@ -58,9 +57,8 @@ def endpoint(base_url: str, model: str) -> str:
 class GeminiBackend(JsonJudgeBackend):
     """One Gemini model over the Gemini API (not Vertex AI)."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
-        super().__init__(settings, http)
-        self._fixed = json_headers(settings, "x-goog-api-key")
+    key_header = "x-goog-api-key"
+    key_prefix = ""
 
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``generateContent`` body of ``request``."""
@@ -74,43 +72,36 @@ class GeminiBackend(JsonJudgeBackend):
         }
         if system:
             body["systemInstruction"] = {"parts": [{"text": text} for text in system]}
-        config: dict[str, Any] = {}
-        if gen.temperature is not None:
-            config["temperature"] = gen.temperature
-        if gen.top_p is not None:
-            config["topP"] = gen.top_p
-        if gen.max_tokens is not None and gen.max_tokens >= 1:
-            config["maxOutputTokens"] = min(gen.max_tokens, 2**31 - 1)
-        if gen.stop:
-            config["stopSequences"] = list(gen.stop)
-        if gen.presence_penalty is not None:
-            config["presencePenalty"] = gen.presence_penalty
-        if gen.frequency_penalty is not None:
-            config["frequencyPenalty"] = gen.frequency_penalty
-        thinking: dict[str, Any] = {}
-        if gen.thinking_level is not None:
-            thinking["thinkingLevel"] = gen.thinking_level.strip()
-        elif gen.thinking_tokens is not None:
-            thinking["thinkingBudget"] = gen.thinking_tokens
-        if gen.thinking_enabled is not None:
-            thinking["includeThoughts"] = gen.thinking_enabled
-        if thinking:
-            config["thinkingConfig"] = thinking
+        thinking = given(
+            {
+                "thinkingLevel": None if gen.thinking_level is None else gen.thinking_level.strip(),
+                "thinkingBudget": gen.thinking_tokens if gen.thinking_level is None else None,
+                "includeThoughts": gen.thinking_enabled,
+            }
+        )
         schema = request.structured_output
-        if schema is not None:
-            config["responseMimeType"] = "application/json"
-            config["responseJsonSchema"] = schema.schema
-        if gen.logprobs is not None:
-            config["responseLogprobs"] = gen.logprobs
-        if gen.top_logprobs is not None:
-            config["logprobs"] = gen.top_logprobs
+        config = given(
+            {
+                "temperature": gen.temperature,
+                "topP": gen.top_p,
+                "maxOutputTokens": (
+                    min(gen.max_tokens, 2**31 - 1)
+                    if gen.max_tokens is not None and gen.max_tokens >= 1
+                    else None
+                ),
+                "stopSequences": list(gen.stop) if gen.stop else None,
+                "presencePenalty": gen.presence_penalty,
+                "frequencyPenalty": gen.frequency_penalty,
+                "thinkingConfig": thinking or None,
+                "responseMimeType": None if schema is None else "application/json",
+                "responseJsonSchema": None if schema is None else schema.schema,
+                "responseLogprobs": gen.logprobs,
+                "logprobs": gen.top_logprobs,
+            }
+        )
         if config:
             body["generationConfig"] = config
         return body
-
-    def headers(self, payload: bytes) -> dict[str, str]:
-        """The fixed headers with the API key."""
-        return self._fixed
 
     def retry_hint(self, response: httpx.Response) -> float | None:
         """``RetryInfo.retryDelay`` of a ``RESOURCE_EXHAUSTED`` body, else ``Retry-After``."""

@@ -15,8 +15,6 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
-
 from agenteval.judge.backend import (
     JudgeReply,
     JudgeRequest,
@@ -24,15 +22,17 @@ from agenteval.judge.backend import (
     TokenUsage,
     logprobs_from_json,
 )
-from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
+    given,
     int_field,
-    json_headers,
 )
+
+# Ollama's port, where OLLAMA_HOST names none and by default.
+DEFAULT_PORT = 11434
 
 
 def ollama_host(base: str) -> str:
@@ -49,7 +49,7 @@ def ollama_host(base: str) -> str:
     except ValueError:
         port = None
     if port is None:
-        port = 11434 if "://" not in base.strip() else (443 if scheme == "https" else 80)
+        port = DEFAULT_PORT if "://" not in base.strip() else (443 if scheme == "https" else 80)
     host = parts.hostname or "127.0.0.1"
     if ":" in host:
         host = f"[{host}]"
@@ -65,7 +65,7 @@ def endpoint(base_url: str, model: str) -> str:
 @register_judge_provider(
     "ollama",
     endpoint=endpoint,
-    default_base_url="http://localhost:11434",
+    default_base_url=f"http://localhost:{DEFAULT_PORT}",
     base_url_env=("OLLAMA_HOST",),
     key_env=("OLLAMA_API_KEY",),
     capabilities=(LOGPROBS, STRUCTURED_OUTPUT),
@@ -73,42 +73,33 @@ def endpoint(base_url: str, model: str) -> str:
 class OllamaBackend(JsonJudgeBackend):
     """One model on an Ollama server."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
-        super().__init__(settings, http)
-        self._fixed = json_headers(settings, "Authorization", "Bearer ")
-
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The ``/api/chat`` body of ``request``."""
         settings = request.settings
         gen = settings.generation
-        options: dict[str, Any] = {}
-        if gen.temperature is not None:
-            options["temperature"] = gen.temperature
-        if gen.top_p is not None:
-            options["top_p"] = gen.top_p
-        if gen.stop:
-            options["stop"] = list(gen.stop)
-        if gen.max_tokens is not None:
-            options["num_predict"] = gen.max_tokens
-        body: dict[str, Any] = {
+        options = given(
+            {
+                "temperature": gen.temperature,
+                "top_p": gen.top_p,
+                "stop": list(gen.stop) if gen.stop else None,
+                "num_predict": gen.max_tokens,
+            }
+        )
+        schema = request.structured_output
+        return {
             "model": settings.model,
             "messages": [m.to_json() for m in request.messages],
             "stream": False,
             "options": options,
+            **given(
+                {
+                    "think": gen.thinking_enabled,
+                    "format": None if schema is None else schema.schema,
+                    "logprobs": gen.logprobs,
+                    "top_logprobs": gen.top_logprobs,
+                }
+            ),
         }
-        if gen.thinking_enabled is not None:
-            body["think"] = gen.thinking_enabled
-        if request.structured_output is not None:
-            body["format"] = request.structured_output.schema
-        if gen.logprobs is not None:
-            body["logprobs"] = gen.logprobs
-        if gen.top_logprobs is not None:
-            body["top_logprobs"] = gen.top_logprobs
-        return body
-
-    def headers(self, payload: bytes) -> dict[str, str]:
-        """The fixed headers."""
-        return self._fixed
 
     def parse_reply(self, payload: bytes) -> JudgeReply:
         """``message.content``, top-level ``logprobs`` and the two eval counts."""

@@ -39,7 +39,7 @@ from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     error_detail,
-    json_headers,
+    given,
     sdk_should_retry,
 )
 
@@ -151,22 +151,20 @@ def build_body(request: JudgeRequest) -> dict[str, Any]:
 
 def _add_sampling(body: dict[str, Any], gen: GenerationConfig) -> None:
     """Sampling keys, each sent only when configured (0 is a value: ``temperature: 0`` is sent)."""
-    if gen.temperature is not None:
-        body["temperature"] = gen.temperature
-    if gen.top_p is not None:
-        body["top_p"] = gen.top_p
-    if gen.stop:
-        body["stop"] = gen.stop[0]
-    if gen.presence_penalty is not None:
-        body["presence_penalty"] = gen.presence_penalty
-    if gen.frequency_penalty is not None:
-        body["frequency_penalty"] = gen.frequency_penalty
-    if gen.logprobs is not None:
-        body["logprobs"] = gen.logprobs
-    if gen.top_logprobs is not None:
-        body["top_logprobs"] = gen.top_logprobs
-    if gen.reasoning_effort is not None:
-        body["reasoning_effort"] = gen.reasoning_effort
+    body.update(
+        given(
+            {
+                "temperature": gen.temperature,
+                "top_p": gen.top_p,
+                "stop": gen.stop[0] if gen.stop else None,
+                "presence_penalty": gen.presence_penalty,
+                "frequency_penalty": gen.frequency_penalty,
+                "logprobs": gen.logprobs,
+                "top_logprobs": gen.top_logprobs,
+                "reasoning_effort": gen.reasoning_effort,
+            }
+        )
+    )
 
 
 def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
@@ -239,17 +237,9 @@ def _usage(data: Any) -> TokenUsage:
 class OpenAIBackend(JsonJudgeBackend):
     """One OpenAI-compatible judge model: ``Authorization: Bearer``, chat-completions bodies."""
 
-    def __init__(self, settings: JudgeSettings, http: httpx.AsyncClient | None) -> None:
-        super().__init__(settings, http)
-        self._fixed = json_headers(settings, "Authorization", "Bearer ")
-
     def build_body(self, request: JudgeRequest) -> dict[str, Any]:
         """The chat-completions body of ``request``."""
         return build_body(request)
-
-    def headers(self, payload: bytes) -> dict[str, str]:
-        """The fixed headers with the bearer key."""
-        return self._fixed
 
     def parse_reply(self, payload: bytes) -> JudgeReply:
         """``choices[0].message.content``, its logprobs and ``usage``."""

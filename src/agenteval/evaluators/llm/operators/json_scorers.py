@@ -20,6 +20,7 @@ from agenteval.evaluators.llm.operators.response_json import (
     BOOLEAN,
     NUMBER,
     STRING,
+    Spec,
     unmarshal_reply,
 )
 from agenteval.evaluators.llm.operators.scorers import (
@@ -37,6 +38,13 @@ if TYPE_CHECKING:
 OPTIONS_PATH = "criterion.llmJudge.template.responseScorerOptions"
 
 
+def field_and_reason(reply: JudgeReply | None, field: str, kind: Spec) -> tuple[Any, str]:
+    """The reply's ``field`` (JSON type ``kind``) and ``reason``, each required, in Go's order."""
+    data = unmarshal_reply(reply, {field: kind, "reason": STRING})
+    required(data, {field: field, "reason": "reason"})
+    return data[field], data["reason"]
+
+
 class SingleScoreScorer:
     """``{"score": number in [0, 1], "reason": string}`` → that score."""
 
@@ -45,12 +53,10 @@ class SingleScoreScorer:
 
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """The judge's own score and reason."""
-        data = unmarshal_reply(reply, {"score": NUMBER, "reason": STRING})
-        required(data, {"score": "score", "reason": "reason"})
-        value: float = data["score"]
+        value, reason = field_and_reason(reply, "score", NUMBER)
         if value < 0 or value > 1:
             raise OperatorError("score must be between 0 and 1")
-        return ScoreResult(score=value, reason=data["reason"], value=numeric(value))
+        return ScoreResult(score=value, reason=reason, value=numeric(value))
 
 
 class BooleanScorer:
@@ -60,12 +66,10 @@ class BooleanScorer:
 
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """1 when the judge says passed, else 0."""
-        data = unmarshal_reply(reply, {"passed": BOOLEAN, "reason": STRING})
-        required(data, {"passed": "passed", "reason": "reason"})
-        passed: bool = data["passed"]
+        passed, reason = field_and_reason(reply, "passed", BOOLEAN)
         return ScoreResult(
             score=1.0 if passed else 0.0,
-            reason=data["reason"],
+            reason=reason,
             value=DetailValue(kind="boolean", boolean=passed),
         )
 
@@ -147,10 +151,7 @@ class CategoricalScorer:
     def score(self, reply: JudgeReply | None, metric: EvalMetric) -> ScoreResult:
         """Exact label lookup; an unknown label scores 0 and says so in the reason."""
         categories = read_categories(metric)
-        data = unmarshal_reply(reply, {"category": STRING, "reason": STRING})
-        required(data, {"category": "category", "reason": "reason"})
-        label: str = data["category"]
-        reason: str = data["reason"]
+        label, reason = field_and_reason(reply, "category", STRING)
         value = DetailValue(kind="categorical", categorical=label)
         for category in categories:
             if category.label == label:
