@@ -9,13 +9,15 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, inspect, select, text, update
+from sqlalchemy import Column, Integer, func, inspect, select, text, update
 
 from agenteval import __version__
 from agenteval.store import tables
 from agenteval.store.connection import StoreError, open_store
 from agenteval.store.migrations import CURRENT_VERSION, ensure_schema, stored_version
+from agenteval.store.trend import TrendFilters, trend
 from agenteval.store.urls import StoreUrl, parse_store_url
+from store.store_support import add_history
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -68,25 +70,26 @@ def test_a_newer_schema_is_refused_for_reading_and_writing(store_url: StoreUrl) 
 def test_an_older_schema_is_migrated_in_order_once(store_url: StoreUrl) -> None:
     store = open_store(store_url, write=True)
     steps: list[int] = []
+    first, second = CURRENT_VERSION + 1, CURRENT_VERSION + 2
 
     def add_note(conn: object) -> None:
-        steps.append(2)
+        steps.append(first)
         assert hasattr(conn, "execute")
         conn.execute(text("CREATE TABLE migration_note (n INTEGER)"))  # type: ignore[attr-defined]
 
     def add_more(conn: object) -> None:
-        steps.append(3)
+        steps.append(second)
         conn.execute(text("INSERT INTO migration_note VALUES (3)"))  # type: ignore[attr-defined]
 
-    migrations = {2: add_note, 3: add_more}
+    migrations = {first: add_note, second: add_more}
     with store.transaction() as conn:
-        assert ensure_schema(conn, create=True, current=3, migrations=migrations) == 3
-        assert stored_version(conn) == (3, __version__)
+        assert ensure_schema(conn, create=True, current=second, migrations=migrations) == second
+        assert stored_version(conn) == (second, __version__)
         assert conn.execute(text("SELECT n FROM migration_note")).scalar_one() == 3
     with store.transaction() as conn:
-        # Already at 3: nothing runs again.
-        ensure_schema(conn, create=True, current=3, migrations=migrations)
-    assert steps == [2, 3]
+        # Already there: nothing runs again.
+        ensure_schema(conn, create=True, current=second, migrations=migrations)
+    assert steps == [first, second]
     store.close()
 
 
@@ -97,7 +100,9 @@ def test_an_older_schema_read_only_is_refused_not_misread(tmp_path: Path) -> Non
         conn.execute(update(tables.schema_version).values(version=0))
     store.close()
     read_only = parse_store_url(f"sqlite:///{tmp_path}/h.sqlite?mode=ro", "--store")
-    with pytest.raises(StoreError, match="needs upgrading to 1, which a read-only store cannot"):
+    with pytest.raises(
+        StoreError, match=f"needs upgrading to {CURRENT_VERSION}, which a read-only store cannot"
+    ):
         open_store(read_only, write=False)
 
 
@@ -140,3 +145,28 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
             CURRENT_VERSION
         ]
     store.close()
+
+
+def test_a_store_from_before_set_outcomes_gives_the_same_trend(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    store = open_store(store_url, write=True)
+    add_history(store, tmp_path / "main", 9)
+    add_history(store, tmp_path / "other", 4, eval_set_id="other", first=20)
+    with store.transaction() as conn:
+        made = trend(conn, TrendFilters(last=20)).to_json()
+        # Back to version 1: the schema as it was before set_outcomes.
+        tables.set_outcomes.drop(conn)
+        conn.execute(update(tables.schema_version).values(version=1, written_by="0.0.9"))
+    store.close()
+    assert made["verdicts"] == {"flaky": 2, "stable_fail": 2, "stable_pass": 2, "undecided": 0}
+    # Opened by this agenteval (for reading): migrated, the packed statuses filled in.
+    store = open_store(store_url, write=False)
+    try:
+        with store.transaction() as conn:
+            assert stored_version(conn) == (CURRENT_VERSION, __version__)
+            assert trend(conn, TrendFilters(last=20)).to_json() == made
+            packed = conn.execute(select(func.count()).select_from(tables.set_outcomes))
+            assert packed.scalar_one() == 13
+    finally:
+        store.close()

@@ -13,6 +13,7 @@ Tested in tests/store/test_queries.py.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -381,26 +382,50 @@ def metric_points(
 
 def case_outcomes(
     conn: Connection, logical: Sequence[LogicalRun], eval_set: str | None = None
-) -> dict[tuple[str, str], list[bool | None]]:
-    """Per (evalSetId, evalId), its outcome in each logical run: True passed, False failed,
-    None incomplete, not evaluated or not run."""
+) -> dict[tuple[str, str], str]:
+    """Per (evalSetId, evalId), sorted, its status in each logical run as one letter per run
+    (``tables.OUTCOME_LETTERS``; ``-`` not run).
+
+    Read from ``set_outcomes`` (a few rows per run, not one per case).  A case held twice by
+    one logical run (two members, or its eval set twice) takes the last passed or failed
+    status, in key and position order.
+    """
     index_of = {run.key: i for i, lr in enumerate(logical) for run in lr.runs}
-    t = tables.cases
-    outcomes: dict[tuple[str, str], list[bool | None]] = {}
-    width = len(logical)
+    by_set: dict[str, list[dict[str, str]]] = {}
+    t = tables.set_outcomes
     for part in _chunks(list(index_of)):
-        query = select(t.c.run, t.c.eval_set_id, t.c.eval_id, t.c.status).where(t.c.run.in_(part))
+        query = (
+            select(t.c.run, t.c.eval_set_id, t.c.eval_ids, t.c.statuses)
+            .where(t.c.run.in_(part))
+            .order_by(t.c.run, t.c.position, t.c.piece)
+        )
         if eval_set is not None:
             query = query.where(t.c.eval_set_id == eval_set)
-        for run, eval_set_id, eval_id, status in conn.execute(query):
-            line = outcomes.get((eval_set_id, eval_id))
-            if line is None:
-                line = outcomes[(eval_set_id, eval_id)] = [None] * width
-            if status == "passed":
-                line[index_of[run]] = True
-            elif status == "failed":
-                line[index_of[run]] = False
-    return dict(sorted(outcomes.items()))
+        for run, eval_set_id, eval_ids, letters in conn.execute(query):
+            columns = by_set.get(eval_set_id)
+            if columns is None:
+                columns = by_set[eval_set_id] = [{} for _ in logical]
+            _merge(columns[index_of[run]], dict(zip(json.loads(eval_ids), letters, strict=True)))
+    lines: dict[tuple[str, str], str] = {}
+    for eval_set_id in sorted(by_set):
+        columns = by_set[eval_set_id]
+        ids = sorted(set().union(*columns))
+        blank = dict.fromkeys(ids, "-")
+        # One string per run over the sorted ids, then read across: one string per case.
+        packed = ["".join((blank | column).values()) for column in columns]
+        for eval_id, letters in zip(ids, map("".join, zip(*packed, strict=True)), strict=True):
+            lines[(eval_set_id, eval_id)] = letters
+    return lines
+
+
+def _merge(column: dict[str, str], found: dict[str, str]) -> None:
+    """Add one row's statuses to a logical run's: a passed or failed status wins over others."""
+    if column.keys().isdisjoint(found):
+        column.update(found)
+        return
+    for eval_id, letter in found.items():
+        if letter in "pf" or eval_id not in column:
+            column[eval_id] = letter
 
 
 __all__ = [

@@ -8,8 +8,11 @@ A stored run is one ``runs`` row (written first as ``running``; ``finished`` or
 * ``set_metrics`` — per eval set × metric: hash, threshold, score sum over evaluated
   results, status counts and judge usage (what ``trend`` reads per run);
 * ``cases`` — per eval set × case: the status that decided the exit code
-  (``incomplete`` included), passed runs of ``--num-runs``, mean score (``trend``'s
-  stable / flaky verdicts read these);
+  (``incomplete`` included), passed runs of ``--num-runs``, mean score;
+* ``set_outcomes`` — the same statuses packed, one row per eval set and piece of
+  :data:`OUTCOME_PIECE` cases: the evalIds as a JSON list and one letter per case
+  (:data:`OUTCOME_LETTERS`).  ``trend`` reads these: over 50 runs of 10,000 cases it reads
+  100 rows instead of 500,000 ``cases`` rows (1.07 s of CPU → 0.05 s, bench/run_store.py);
 * ``case_runs`` — per case × run of ``--num-runs``: status, score, error, session,
   tool calls;
 * ``metric_results`` — per case × metric × run of ``--num-runs``: score, status,
@@ -25,6 +28,10 @@ Tested in tests/store/test_migrations.py (the schema is created and checked ther
 """
 
 from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 from sqlalchemy import (
     BigInteger,
@@ -42,6 +49,7 @@ from sqlalchemy import (
 )
 
 metadata = MetaData()
+T = TypeVar("T")
 
 # The schema's version and the agenteval that last migrated it (one row).
 schema_version = Table(
@@ -162,6 +170,40 @@ cases = Table(
 )
 Index("cases_run", cases.c.run)
 
+# Schema version 2: the cases' statuses packed per eval set (written with the ``cases`` rows).
+set_outcomes = Table(
+    "set_outcomes",
+    metadata,
+    Column("run", Integer, _run_fk(), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("piece", Integer, primary_key=True),
+    Column("eval_set_id", String(255), nullable=False),
+    # The evalIds of the piece, a JSON list; statuses: one letter per id, in the same order.
+    Column("eval_ids", Text, nullable=False),
+    Column("statuses", Text, nullable=False),
+)
+
+# set_outcomes.statuses: the letter of each status (its first).
+OUTCOME_LETTERS = {"passed": "p", "failed": "f", "not_evaluated": "n", "incomplete": "i"}
+# Cases per set_outcomes row.
+OUTCOME_PIECE = 8000
+
+
+def outcome_pieces(items: Sequence[T]) -> Iterator[tuple[int, Sequence[T]]]:
+    """``items`` (an eval set's cases) in pieces of :data:`OUTCOME_PIECE`, numbered from 0."""
+    for piece, start in enumerate(range(0, len(items), OUTCOME_PIECE)):
+        yield piece, items[start : start + OUTCOME_PIECE]
+
+
+def outcome_row(
+    run: int, position: int, piece: int, eval_set_id: str, cases: Sequence[tuple[str, str]]
+) -> tuple[int, int, int, str, str, str]:
+    """The ``set_outcomes`` row of ``cases`` ((evalId, status) pairs), in column order."""
+    ids = json.dumps([eval_id for eval_id, _ in cases], ensure_ascii=False)
+    letters = "".join(OUTCOME_LETTERS[status] for _, status in cases)
+    return run, position, piece, eval_set_id, ids, letters
+
+
 case_runs = Table(
     "case_runs",
     metadata,
@@ -206,19 +248,20 @@ document_chunks = Table(
 # document_chunks.part of a run document kept verbatim (`store add` of a --json document).
 RUN_DOCUMENT_PART = -1
 
-# The bulk tables, in the order the writer fills them.
-BULK_TABLES = (case_runs, metric_results, cases)
-
 __all__ = [
-    "BULK_TABLES",
+    "OUTCOME_LETTERS",
+    "OUTCOME_PIECE",
     "RUN_DOCUMENT_PART",
     "case_runs",
     "cases",
     "document_chunks",
     "metadata",
     "metric_results",
+    "outcome_pieces",
+    "outcome_row",
     "run_sets",
     "runs",
     "schema_version",
     "set_metrics",
+    "set_outcomes",
 ]

@@ -36,6 +36,9 @@ from agenteval.store.queries import (
 )
 
 DEFAULT_LAST = 20
+# A case's status letter in a run (queries.case_outcomes) → its outcome: passed, failed, or
+# None (incomplete, not evaluated, not run).
+_DECIDED = {"p": True, "f": False}
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,10 +241,15 @@ def trend(conn: Connection, filters: TrendFilters) -> Trend:
         line.change_points = _change_points(line, runs)
         series.append(line)
     cases = []
-    for (eval_set_id, eval_id), outcomes in case_outcomes(conn, runs, filters.eval_set).items():
-        verdict = verdict_of(outcomes)
-        flips = tuple(runs[i].id for i in verdict.flips)
-        cases.append(CaseTrend(eval_set_id, eval_id, tuple(outcomes), verdict, flips))
+    # Most cases share their line of statuses (every run passed): each line is judged once.
+    judged: dict[str, tuple[tuple[bool | None, ...], CaseVerdict, tuple[str, ...]]] = {}
+    for (eval_set_id, eval_id), letters in case_outcomes(conn, runs, filters.eval_set).items():
+        found = judged.get(letters)
+        if found is None:
+            outcomes = tuple(map(_DECIDED.get, letters))
+            verdict = verdict_of(outcomes)
+            found = judged[letters] = outcomes, verdict, tuple(runs[i].id for i in verdict.flips)
+        cases.append(CaseTrend(eval_set_id, eval_id, *found))
     cases.sort(key=lambda case: order_key((case.eval_set_id, case.eval_id), case.verdict))
     return Trend(runs, series, cases)
 
