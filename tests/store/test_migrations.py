@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, func, inspect, select, text, update
+from sqlalchemy import Column, Integer, inspect, select, text, update
 
 from agenteval import __version__
 from agenteval.store import tables
@@ -147,7 +147,7 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
     store.close()
 
 
-def test_a_store_from_before_set_outcomes_gives_the_same_trend(
+def test_a_store_from_before_packed_statuses_gives_the_same_trend(
     store_url: StoreUrl, tmp_path: Path
 ) -> None:
     store = open_store(store_url, write=True)
@@ -155,8 +155,9 @@ def test_a_store_from_before_set_outcomes_gives_the_same_trend(
     add_history(store, tmp_path / "other", 4, eval_set_id="other", first=20)
     with store.transaction() as conn:
         made = trend(conn, TrendFilters(last=20)).to_json()
-        # Back to version 1: the schema as it was before set_outcomes.
-        tables.set_outcomes.drop(conn)
+        # Back to version 1: the schema as it was before the packed statuses.
+        for column in ("case_ids", "case_statuses"):
+            conn.execute(text(f"ALTER TABLE run_sets DROP COLUMN {column}"))
         conn.execute(update(tables.schema_version).values(version=1, written_by="0.0.9"))
     store.close()
     assert made["verdicts"] == {"flaky": 2, "stable_fail": 2, "stable_pass": 2, "undecided": 0}
@@ -166,7 +167,13 @@ def test_a_store_from_before_set_outcomes_gives_the_same_trend(
         with store.transaction() as conn:
             assert stored_version(conn) == (CURRENT_VERSION, __version__)
             assert trend(conn, TrendFilters(last=20)).to_json() == made
-            packed = conn.execute(select(func.count()).select_from(tables.set_outcomes))
-            assert packed.scalar_one() == 13
+            packed = select(tables.run_sets.c.case_statuses).order_by(tables.run_sets.c.run)
+            # steady, broken, flappy (failing in runs 3, 6, 9 and 21).
+            assert conn.execute(packed).scalars().all() == ["pfp", "pfp", "pff"] * 3 + [
+                "pfp",
+                "pff",
+                "pfp",
+                "pfp",
+            ]
     finally:
         store.close()

@@ -32,10 +32,10 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
-from agenteval.errors import AgentEvalError, Problem
+from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.store.migrations import SchemaProblem, ensure_schema
-from agenteval.store.urls import StoreUrl
+from agenteval.store.urls import StoreUrl, store_setting
 
 SQLITE_BUSY_SECONDS = 30.0
 # Bulk rows on SQLite: this many rows per INSERT, within its 32,766 parameters per statement.
@@ -251,4 +251,21 @@ def open_store(url: StoreUrl, *, write: bool) -> Store:
     return store
 
 
-__all__ = ["Store", "StoreError", "describe", "open_store", "store_error"]
+def open_for_reading(flag: str | None, needed_by: str) -> Store:
+    """The store for reading (``--store``, ``$AGENTEVAL_STORE``, project file); exit 2 when none."""
+    setting = store_setting(flag)
+    if setting is None:
+        raise ConfigError(
+            [
+                Problem(
+                    needed_by,
+                    "",
+                    "needs a run store",
+                    "give --store URL, or set $AGENTEVAL_STORE or store in [tool.agenteval]",
+                )
+            ]
+        )
+    return open_store(setting.parse(), write=False)
+
+
+__all__ = ["Store", "StoreError", "describe", "open_for_reading", "open_store", "store_error"]

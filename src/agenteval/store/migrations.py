@@ -34,36 +34,31 @@ from agenteval import __version__
 from agenteval.errors import ControlFlow
 from agenteval.store import tables
 
-# Version 1: the first schema; 2: set_outcomes.  A change to tables.py adds version N and
-# MIGRATIONS[N].
+# Version 1: the first schema; 2: run_sets.case_ids and case_statuses.  A change to
+# tables.py adds version N and MIGRATIONS[N].
 CURRENT_VERSION = 2
 
 Migration = Callable[[Connection], None]
 
 
 def _pack_outcomes(conn: Connection) -> None:
-    """Version 2: the ``set_outcomes`` table, filled from the ``cases`` of every stored run."""
-    tables.set_outcomes.create(conn)
-    cases = tables.cases
+    """Version 2: each eval set's cases' statuses packed into its ``run_sets`` row (from the
+    ``cases`` of every stored run), as the writer packs them."""
+    for column in ("case_ids", "case_statuses"):
+        conn.execute(text(f"ALTER TABLE run_sets ADD COLUMN {column} TEXT"))
+    cases, sets = tables.cases, tables.run_sets
     for key in conn.execute(select(tables.runs.c.id).order_by(tables.runs.c.id)).scalars().all():
-        query = (
-            select(cases.c.position, cases.c.eval_set_id, cases.c.eval_id, cases.c.status)
-            .where(cases.c.run == key)
-            .order_by(cases.c.position)
-        )
-        by_set: dict[tuple[int, str], list[tuple[str, str]]] = {}
-        for position, eval_set_id, eval_id, status in conn.execute(query):
-            by_set.setdefault((position, eval_set_id), []).append((eval_id, status))
-        names = [column.name for column in tables.set_outcomes.columns]
-        rows = [
-            dict(
-                zip(names, tables.outcome_row(key, position, piece, eval_set_id, part), strict=True)
+        query = select(cases.c.position, cases.c.eval_id, cases.c.status).where(cases.c.run == key)
+        by_set: dict[int, list[tuple[str, str]]] = {}
+        for position, eval_id, status in conn.execute(query):
+            by_set.setdefault(position, []).append((eval_id, status))
+        for position, found in by_set.items():
+            case_ids, case_statuses = tables.packed_outcomes(found)
+            conn.execute(
+                update(sets)
+                .where(sets.c.run == key, sets.c.position == position)
+                .values(case_ids=case_ids, case_statuses=case_statuses)
             )
-            for (position, eval_set_id), found in by_set.items()
-            for piece, part in tables.outcome_pieces(found)
-        ]
-        if rows:
-            conn.execute(insert(tables.set_outcomes), rows)
 
 
 # The step from version N-1 to N, for stores made by an older agenteval.

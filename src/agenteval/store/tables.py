@@ -4,15 +4,14 @@ A stored run is one ``runs`` row (written first as ``running``; ``finished`` or
 ``interrupted`` only in the transaction that completes it) and, keyed by its integer
 ``id``:
 
-* ``run_sets`` — one row per eval set: ids, fingerprint hashes, counts, judge usage;
+* ``run_sets`` — one row per eval set: ids, fingerprint hashes, counts, judge usage, and
+  its cases' statuses packed: the evalIds as a JSON list and one letter per case
+  (:data:`OUTCOME_LETTERS`).  ``trend`` reads these: over 50 runs of 10,000 cases it reads
+  50 rows instead of 500,000 ``cases`` rows (1.07 s of CPU → 0.2 s, bench/run_store.py);
 * ``set_metrics`` — per eval set × metric: hash, threshold, score sum over evaluated
   results, status counts and judge usage (what ``trend`` reads per run);
 * ``cases`` — per eval set × case: the status that decided the exit code
   (``incomplete`` included), passed runs of ``--num-runs``, mean score;
-* ``set_outcomes`` — the same statuses packed, one row per eval set and piece of
-  :data:`OUTCOME_PIECE` cases: the evalIds as a JSON list and one letter per case
-  (:data:`OUTCOME_LETTERS`).  ``trend`` reads these: over 50 runs of 10,000 cases it reads
-  100 rows instead of 500,000 ``cases`` rows (1.07 s of CPU → 0.05 s, bench/run_store.py);
 * ``case_runs`` — per case × run of ``--num-runs``: status, score, error, session,
   tool calls;
 * ``metric_results`` — per case × metric × run of ``--num-runs``: score, status,
@@ -30,8 +29,7 @@ Tested in tests/store/test_migrations.py (the schema is created and checked ther
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 from sqlalchemy import (
     BigInteger,
@@ -49,7 +47,6 @@ from sqlalchemy import (
 )
 
 metadata = MetaData()
-T = TypeVar("T")
 
 # The schema's version and the agenteval that last migrated it (one row).
 schema_version = Table(
@@ -134,6 +131,9 @@ run_sets = Table(
     Column("judge_usage", Text),
     Column("document_size", BigInteger, nullable=False, default=0),
     Column("document_chunks", Integer, nullable=False, default=0),
+    # Schema version 2: its cases' statuses packed (tables.packed_outcomes), what trend reads.
+    Column("case_ids", Text),
+    Column("case_statuses", Text),
 )
 Index("run_sets_eval_set", run_sets.c.eval_set_id)
 
@@ -170,38 +170,14 @@ cases = Table(
 )
 Index("cases_run", cases.c.run)
 
-# Schema version 2: the cases' statuses packed per eval set (written with the ``cases`` rows).
-set_outcomes = Table(
-    "set_outcomes",
-    metadata,
-    Column("run", Integer, _run_fk(), primary_key=True),
-    Column("position", Integer, primary_key=True),
-    Column("piece", Integer, primary_key=True),
-    Column("eval_set_id", String(255), nullable=False),
-    # The evalIds of the piece, a JSON list; statuses: one letter per id, in the same order.
-    Column("eval_ids", Text, nullable=False),
-    Column("statuses", Text, nullable=False),
-)
-
-# set_outcomes.statuses: the letter of each status (its first).
+# run_sets.case_statuses: the letter of each status (its first).
 OUTCOME_LETTERS = {"passed": "p", "failed": "f", "not_evaluated": "n", "incomplete": "i"}
-# Cases per set_outcomes row.
-OUTCOME_PIECE = 8000
 
 
-def outcome_pieces(items: Sequence[T]) -> Iterator[tuple[int, Sequence[T]]]:
-    """``items`` (an eval set's cases) in pieces of :data:`OUTCOME_PIECE`, numbered from 0."""
-    for piece, start in enumerate(range(0, len(items), OUTCOME_PIECE)):
-        yield piece, items[start : start + OUTCOME_PIECE]
-
-
-def outcome_row(
-    run: int, position: int, piece: int, eval_set_id: str, cases: Sequence[tuple[str, str]]
-) -> tuple[int, int, int, str, str, str]:
-    """The ``set_outcomes`` row of ``cases`` ((evalId, status) pairs), in column order."""
+def packed_outcomes(cases: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    """``run_sets.case_ids`` and ``case_statuses`` of an eval set's (evalId, status) pairs."""
     ids = json.dumps([eval_id for eval_id, _ in cases], ensure_ascii=False)
-    letters = "".join(OUTCOME_LETTERS[status] for _, status in cases)
-    return run, position, piece, eval_set_id, ids, letters
+    return ids, "".join(OUTCOME_LETTERS[status] for _, status in cases)
 
 
 case_runs = Table(
@@ -250,18 +226,15 @@ RUN_DOCUMENT_PART = -1
 
 __all__ = [
     "OUTCOME_LETTERS",
-    "OUTCOME_PIECE",
     "RUN_DOCUMENT_PART",
     "case_runs",
     "cases",
     "document_chunks",
     "metadata",
     "metric_results",
-    "outcome_pieces",
-    "outcome_row",
+    "packed_outcomes",
     "run_sets",
     "runs",
     "schema_version",
     "set_metrics",
-    "set_outcomes",
 ]
