@@ -12,9 +12,11 @@ Tested in tests/cli/test_store_commands.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
+
+from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.atomic_write import write_bytes_atomic
@@ -26,6 +28,8 @@ from agenteval.store.urls import store_setting
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+_T = TypeVar("_T")
 
 # Each command imports what only it needs (result models, the page's templates, the
 # terminal tables) in its own body: ``trend --json`` starts without them (0.9 s of CPU).
@@ -41,6 +45,17 @@ def eval_set_filter(value: str | None) -> str | None:
     from agenteval.inputs.loading import evalset_id_for
 
     return evalset_id_for(path)
+
+
+def _read(flag: str | None, command: str, query: Callable[[Connection], _T]) -> tuple[_T, str]:
+    """``query`` answered in one read transaction of the store ``command`` reads, and where
+    that store is."""
+    store = open_for_reading(flag, command)
+    try:
+        with store.transaction() as conn:
+            return query(conn), store.where
+    finally:
+        store.close()
 
 
 def _print_json(data: object) -> None:
@@ -67,18 +82,13 @@ def history_command(
         status=status,
         last=last or None,
     )
-    store = open_for_reading(flag, "history")
-    try:
-        with store.transaction() as conn:
-            rows = history_rows(conn, filters)
-    finally:
-        store.close()
+    rows, where = _read(flag, "history", lambda conn: history_rows(conn, filters))
     if json_out:
         _print_json(rows)
     else:
         from agenteval.store.console import render_history
 
-        render_history(console, rows, store.where)
+        render_history(console, rows, where)
     return 0
 
 
@@ -98,18 +108,13 @@ def trend_command(
     json_out: bool,
 ) -> int:
     """``agenteval trend``."""
-    store = open_for_reading(flag, "trend")
-    try:
-        with store.transaction() as conn:
-            found = trend(conn, filters)
-    finally:
-        store.close()
+    found, where = _read(flag, "trend", lambda conn: trend(conn, filters))
     if json_out:
         print(found.json_text())
     else:
         from agenteval.store.console import render_trend
 
-        render_trend(console, found, store.where, max_shown or None)
+        render_trend(console, found, where, max_shown or None)
     return 0
 
 
@@ -117,13 +122,8 @@ def write_trend_page(flag: str | None, html: Path, filters: TrendFilters, *, tit
     """``agenteval report --store URL --trend --html FILE``."""
     from agenteval.store.trend_page import render_trend_page
 
-    store = open_for_reading(flag, "report --trend")
-    try:
-        with store.transaction() as conn:
-            found = trend(conn, filters)
-    finally:
-        store.close()
-    page = render_trend_page(found, title=title or f"agenteval trend: {store.where}")
+    found, where = _read(flag, "report --trend", lambda conn: trend(conn, filters))
+    page = render_trend_page(found, title=title or f"agenteval trend: {where}")
     try:
         return write_bytes_atomic(html, page)
     except OSError as exc:
