@@ -170,14 +170,14 @@ cases = Table(
 )
 Index("cases_run", cases.c.run)
 
-# run_sets.case_statuses: the letter of each status (its first).
+# run_sets.case_statuses: the letter of each status (its first; "?" for any other).
 OUTCOME_LETTERS = {"passed": "p", "failed": "f", "not_evaluated": "n", "incomplete": "i"}
 
 
 def packed_outcomes(cases: Sequence[tuple[str, str]]) -> tuple[str, str]:
     """``run_sets.case_ids`` and ``case_statuses`` of an eval set's (evalId, status) pairs."""
     ids = json.dumps([eval_id for eval_id, _ in cases], ensure_ascii=False)
-    return ids, "".join(OUTCOME_LETTERS[status] for _, status in cases)
+    return ids, "".join(OUTCOME_LETTERS.get(status, "?") for _, status in cases)
 
 
 case_runs = Table(
