@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Column, Integer, inspect, select, text, update
@@ -147,19 +148,24 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
     store.close()
 
 
-def test_a_store_from_before_packed_statuses_gives_the_same_trend(
-    store_url: StoreUrl, tmp_path: Path
-) -> None:
+def _version_1(store_url: StoreUrl, tmp_path: Path) -> dict[str, Any]:
+    """A history stored, then taken back to schema 1 (before the packed statuses); its trend."""
     store = open_store(store_url, write=True)
     add_history(store, tmp_path / "main", 9)
     add_history(store, tmp_path / "other", 4, eval_set_id="other", first=20)
     with store.transaction() as conn:
         made = trend(conn, TrendFilters(last=20)).to_json()
-        # Back to version 1: the schema as it was before the packed statuses.
         for column in ("case_ids", "case_statuses"):
             conn.execute(text(f"ALTER TABLE run_sets DROP COLUMN {column}"))
         conn.execute(update(tables.schema_version).values(version=1, written_by="0.0.9"))
     store.close()
+    return made
+
+
+def test_a_store_from_before_packed_statuses_gives_the_same_trend(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    made = _version_1(store_url, tmp_path)
     assert made["verdicts"] == {"flaky": 2, "stable_fail": 2, "stable_pass": 2, "undecided": 0}
     # Opened by this agenteval (for reading): migrated, the packed statuses filled in.
     store = open_store(store_url, write=False)
@@ -177,3 +183,30 @@ def test_a_store_from_before_packed_statuses_gives_the_same_trend(
             ]
     finally:
         store.close()
+
+
+def test_readers_opening_an_older_store_at_once_migrate_it_once(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    made = _version_1(store_url, tmp_path)
+    errors: list[BaseException] = []
+    found: list[dict[str, Any]] = []
+
+    def read_trend() -> None:
+        try:
+            store = open_store(store_url, write=False)
+            try:
+                with store.transaction() as conn:
+                    found.append(trend(conn, TrendFilters(last=20)).to_json())
+            finally:
+                store.close()
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read_trend) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert found == [made] * 4

@@ -240,8 +240,16 @@ def open_store(url: StoreUrl, *, write: bool) -> Store:
         engine = _postgres_engine(url)
     store = Store(url, engine, writable=write)
     try:
-        with store.transaction() as conn:
-            ensure_schema(conn, create=write, migrate=not url.read_only)
+        try:
+            _check_schema(store, write=write)
+        except SchemaProblem as problem:
+            if write or url.read_only or not problem.older:
+                raise
+            # A reader finding an older schema has it migrated by a writer (on SQLite a
+            # reader's transaction cannot take the write lock while another reader migrates;
+            # writers queue), then reads.
+            open_store(url, write=True).close()
+            _check_schema(store, write=False)
     except SchemaProblem as problem:
         store.close()
         raise StoreError(url.redacted(), problem.message, problem.hint) from None
@@ -249,6 +257,12 @@ def open_store(url: StoreUrl, *, write: bool) -> Store:
         store.close()
         raise
     return store
+
+
+def _check_schema(store: Store, *, write: bool) -> None:
+    """The schema checked (created or migrated by a writer); SchemaProblem when unusable."""
+    with store.transaction() as conn:
+        ensure_schema(conn, create=write, migrate=write)
 
 
 def open_for_reading(flag: str | None, needed_by: str) -> Store:

@@ -71,10 +71,12 @@ _PG_LOCK = 0x616765_6E746576
 class SchemaProblem(ControlFlow):
     """The store's schema cannot be used as it is (message says why, for StoreError)."""
 
-    def __init__(self, message: str, hint: str = "") -> None:
+    def __init__(self, message: str, hint: str = "", *, older: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # An older schema that migrating would make usable.
+        self.older = older
 
 
 def stored_version(conn: Connection) -> tuple[int, str] | None:
@@ -145,6 +147,7 @@ def ensure_schema(
                 f"the store's schema is version {version} and needs upgrading to {current}, "
                 "which a read-only store cannot take",
                 "open it once with write access",
+                older=True,
             )
         if not create:
             _lock(conn)
