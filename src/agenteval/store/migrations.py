@@ -1,12 +1,13 @@
-"""Versioned schema migrations, applied when a store is opened for writing.
+"""Versioned schema migrations, applied when a store is opened (by a writer's transaction).
 
 The schema's version lives in the one-row table ``agenteval_schema``.  Opening a store:
 
 * empty database → the current tables are created (:mod:`agenteval.store.tables`) and
   stamped with :data:`CURRENT_VERSION`;
 * an older version → the migrations after it run in order, in the same transaction, and
-  the stamp moves (readers refuse an older store rather than misread it: "open it once
-  for writing");
+  the stamp moves.  A reader never misreads an older store: it has it migrated by a
+  writer first (``connection.open_store``), and a read-only one is refused ("open it once
+  with write access");
 * a newer version (written by a newer agenteval) → refused with a message saying so;
   this agenteval never writes to, or guesses at, a schema it does not know.
 
