@@ -74,3 +74,64 @@ def test_the_app_and_python_dash_m_start_the_command_line() -> None:
         check=False,
     )
     assert (proc.returncode, proc.stdout) == (0, f"agenteval {agenteval.__version__}\n")
+
+
+# Run in a fresh interpreter: ``agenteval ARGS`` through cli.program.main, then which of the
+# modules named on stdin's first line were imported.
+_IMPORTED = """
+import contextlib, io, sys
+watched = sys.stdin.readline().split()
+sys.argv = ["agenteval", *sys.argv[1:]]
+from agenteval.cli.program import main
+out = io.StringIO()
+try:
+    with contextlib.redirect_stdout(out):
+        main()
+except SystemExit as exc:
+    code = exc.code
+print(code, len(out.getvalue()) > 0, *[m for m in watched if m in sys.modules])
+"""
+# What only other commands need: the API (result models, runner), templates, store writes.
+_OTHERS = (
+    "agenteval.api",
+    "agenteval.schema.evalset",
+    "agenteval.schema.result",
+    "agenteval.store.adding",
+    "agenteval.store.export",
+    "jinja2",
+)
+
+
+def _imported(tmp_path: Path, *args: str) -> list[str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _IMPORTED, *args],
+        input=" ".join([*_OTHERS, "agenteval.store.console", "agenteval.cli.diff"]) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert proc.stderr == ""
+    return proc.stdout.split()
+
+
+def test_trend_and_history_start_with_only_their_own_module_imported(tmp_path: Path) -> None:
+    from agenteval.store.connection import open_store
+    from agenteval.store.urls import parse_store_url
+
+    url = f"sqlite:///{tmp_path}/h.sqlite"
+    open_store(parse_store_url(url, "--store"), write=True).close()
+    # trend --json: the store and the trend, nothing of the other commands, no table view.
+    assert _imported(tmp_path, "trend", "--store", url, "--json") == ["0", "True"]
+    # The console view loads its tables, still nothing of the rest.
+    assert _imported(tmp_path, "trend", "--store", url) == [
+        "0",
+        "True",
+        "agenteval.store.console",
+    ]
+    assert _imported(tmp_path, "history", "--store", url, "--json") == ["0", "True"]
+    # --help lists every command, and any other command starts with all of them (what they
+    # write may depend on what a module plugs in when imported): every module is there.
+    assert _imported(tmp_path, "--help")[:3] == ["0", "True", "agenteval.api"]
+    assert _imported(tmp_path, "validate", "--help")[:3] == ["0", "True", "agenteval.api"]

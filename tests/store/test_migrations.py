@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Column, Integer, inspect, select, text, update
@@ -15,7 +16,9 @@ from agenteval import __version__
 from agenteval.store import tables
 from agenteval.store.connection import StoreError, open_store
 from agenteval.store.migrations import CURRENT_VERSION, ensure_schema, stored_version
+from agenteval.store.trend import TrendFilters, trend
 from agenteval.store.urls import StoreUrl, parse_store_url
+from store.store_support import add_history
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -68,25 +71,26 @@ def test_a_newer_schema_is_refused_for_reading_and_writing(store_url: StoreUrl) 
 def test_an_older_schema_is_migrated_in_order_once(store_url: StoreUrl) -> None:
     store = open_store(store_url, write=True)
     steps: list[int] = []
+    first, second = CURRENT_VERSION + 1, CURRENT_VERSION + 2
 
     def add_note(conn: object) -> None:
-        steps.append(2)
+        steps.append(first)
         assert hasattr(conn, "execute")
         conn.execute(text("CREATE TABLE migration_note (n INTEGER)"))  # type: ignore[attr-defined]
 
     def add_more(conn: object) -> None:
-        steps.append(3)
+        steps.append(second)
         conn.execute(text("INSERT INTO migration_note VALUES (3)"))  # type: ignore[attr-defined]
 
-    migrations = {2: add_note, 3: add_more}
+    migrations = {first: add_note, second: add_more}
     with store.transaction() as conn:
-        assert ensure_schema(conn, create=True, current=3, migrations=migrations) == 3
-        assert stored_version(conn) == (3, __version__)
+        assert ensure_schema(conn, create=True, current=second, migrations=migrations) == second
+        assert stored_version(conn) == (second, __version__)
         assert conn.execute(text("SELECT n FROM migration_note")).scalar_one() == 3
     with store.transaction() as conn:
-        # Already at 3: nothing runs again.
-        ensure_schema(conn, create=True, current=3, migrations=migrations)
-    assert steps == [2, 3]
+        # Already there: nothing runs again.
+        ensure_schema(conn, create=True, current=second, migrations=migrations)
+    assert steps == [first, second]
     store.close()
 
 
@@ -97,7 +101,9 @@ def test_an_older_schema_read_only_is_refused_not_misread(tmp_path: Path) -> Non
         conn.execute(update(tables.schema_version).values(version=0))
     store.close()
     read_only = parse_store_url(f"sqlite:///{tmp_path}/h.sqlite?mode=ro", "--store")
-    with pytest.raises(StoreError, match="needs upgrading to 1, which a read-only store cannot"):
+    with pytest.raises(
+        StoreError, match=f"needs upgrading to {CURRENT_VERSION}, which a read-only store cannot"
+    ):
         open_store(read_only, write=False)
 
 
@@ -140,3 +146,67 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
             CURRENT_VERSION
         ]
     store.close()
+
+
+def _version_1(store_url: StoreUrl, tmp_path: Path) -> dict[str, Any]:
+    """A history stored, then taken back to schema 1 (before the packed statuses); its trend."""
+    store = open_store(store_url, write=True)
+    add_history(store, tmp_path / "main", 9)
+    add_history(store, tmp_path / "other", 4, eval_set_id="other", first=20)
+    with store.transaction() as conn:
+        made = trend(conn, TrendFilters(last=20)).to_json()
+        for column in ("case_ids", "case_statuses"):
+            conn.execute(text(f"ALTER TABLE run_sets DROP COLUMN {column}"))
+        conn.execute(update(tables.schema_version).values(version=1, written_by="0.0.9"))
+    store.close()
+    return made
+
+
+def test_a_store_from_before_packed_statuses_gives_the_same_trend(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    made = _version_1(store_url, tmp_path)
+    assert made["verdicts"] == {"flaky": 2, "stable_fail": 2, "stable_pass": 2, "undecided": 0}
+    # Opened by this agenteval (for reading): migrated, the packed statuses filled in.
+    store = open_store(store_url, write=False)
+    try:
+        with store.transaction() as conn:
+            assert stored_version(conn) == (CURRENT_VERSION, __version__)
+            assert trend(conn, TrendFilters(last=20)).to_json() == made
+            packed = select(tables.run_sets.c.case_statuses).order_by(tables.run_sets.c.run)
+            # steady, broken, flappy (failing in runs 3, 6, 9 and 21).
+            assert conn.execute(packed).scalars().all() == ["pfp", "pfp", "pff"] * 3 + [
+                "pfp",
+                "pff",
+                "pfp",
+                "pfp",
+            ]
+    finally:
+        store.close()
+
+
+def test_readers_opening_an_older_store_at_once_migrate_it_once(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    made = _version_1(store_url, tmp_path)
+    errors: list[BaseException] = []
+    found: list[dict[str, Any]] = []
+
+    def read_trend() -> None:
+        try:
+            store = open_store(store_url, write=False)
+            try:
+                with store.transaction() as conn:
+                    found.append(trend(conn, TrendFilters(last=20)).to_json())
+            finally:
+                store.close()
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=read_trend) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert found == [made] * 4

@@ -6,12 +6,15 @@ from pathlib import Path
 
 from sqlalchemy import update
 
+from agenteval.schema.status import EvalStatus
 from agenteval.store import tables
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.queries import case_outcomes, logical_runs, metric_points
 from sample_results import case_result, eval_set_result, metric
 from store.store_support import write_result
+
+P, F, N = EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED
 
 
 def _shard(store: Store, tmp_path: Path, index: int, cases: dict[str, float]) -> None:
@@ -51,9 +54,30 @@ def test_a_group_is_partial_until_every_shard_reported(store: Store, tmp_path: P
         assert point is not None and point.average == 0.8 and point.evaluated == 5
         outcomes = case_outcomes(conn, [group])
     assert outcomes == {
-        ("suite", "a"): [True],
-        ("suite", "b"): [False],
-        ("suite", "c"): [True],
-        ("suite", "d"): [True],
-        ("suite", "e"): [True],
+        ("suite", "a"): "p",
+        ("suite", "b"): "f",
+        ("suite", "c"): "p",
+        ("suite", "d"): "p",
+        ("suite", "e"): "p",
     }
+
+
+def test_a_case_twice_in_one_logical_run_takes_its_last_decided_status(
+    store: Store, tmp_path: Path
+) -> None:
+    # Two jobs of one run group scored the same cases: a passed then was not evaluated (the
+    # decided status stays), b failed then passed (the last decided one wins).
+    for index, (a, b) in enumerate(((P, F), (N, P)), start=1):
+        result = eval_set_result(
+            "suite",
+            [
+                case_result("suite", "a", [metric("m", 1.0)], status=a),
+                case_result("suite", "b", [metric("m", 1.0)], status=b),
+            ],
+        )
+        result.eval_set_result_id = f"job-{index}"
+        add_results(store, [write_result(result, tmp_path / str(index))], run_group="g")
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+        assert group.state == "finished"
+        assert case_outcomes(conn, [group]) == {("suite", "a"): "p", ("suite", "b"): "p"}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agenteval.results.flakiness import Verdict
+from agenteval.schema.status import EvalStatus
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.trend import TrendFilters, trend
+from sample_results import case_result, eval_set_result, metric
 from store.store_support import add_history, scripted_result, with_fingerprint, write_result
 
 
@@ -77,3 +80,34 @@ def test_a_config_change_is_named_at_its_run(store: Store, tmp_path: Path) -> No
     # The other metric's config did not change: no change point there.
     exact = next(s for s in found.series if s.metric_name == "exact")
     assert exact.change_points == []
+
+
+def test_json_text_is_json_dumps_of_to_json_character_for_character(
+    store: Store, tmp_path: Path
+) -> None:
+    # Ids that need escaping, cases that pass, fail, flap and are never decided.
+    odd = ['quo"te', "back\\slash", "naïve ✓", "tab\there", "line\nbreak"]
+    for index in range(1, 6):
+        cases = [
+            case_result("s", odd[0], [metric("m", 1.0)]),
+            case_result("s", odd[1], [metric("m", 0.0)]),
+            case_result("s", odd[2], [metric("m", float(index % 2))]),
+            case_result("s", odd[3], [metric("m", 1.0, status=EvalStatus.NOT_EVALUATED)]),
+            case_result("s", odd[4], [metric("m", float(index % 3 == 0))]),
+        ]
+        result = eval_set_result("s", cases)
+        result.eval_set_result_id = f"r{index}"
+        result.creation_timestamp = 1_767_225_600.0 + index
+        add_results(store, [write_result(result, tmp_path / str(index))], commit=f"c{index}")
+    with store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+        nothing = trend(conn, TrendFilters(eval_set="absent"))
+    assert found.verdict_counts() == {
+        "flaky": 2,
+        "stable_fail": 1,
+        "stable_pass": 1,
+        "undecided": 1,
+    }
+    assert found.json_text() == json.dumps(found.to_json(), indent=2, ensure_ascii=False)
+    assert json.loads(found.json_text())["cases"][0]["evalId"] in odd
+    assert nothing.json_text() == json.dumps(nothing.to_json(), indent=2, ensure_ascii=False)

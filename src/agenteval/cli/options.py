@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from agenteval.importers.otel import TracesMatch
+from agenteval.importers.traces_match import TracesMatch
 
 # Runs that history lists and trend reads unless told otherwise.
 TREND_LAST = 20

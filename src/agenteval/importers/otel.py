@@ -34,10 +34,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from agenteval import settings
 from agenteval.importers.genai_messages import (
     ASSISTANT_ROLES,
     USER_ROLES,
@@ -45,10 +43,14 @@ from agenteval.importers.genai_messages import (
     messages_of,
     parse_json,
 )
+
+# Re-exported: --traces-match's choices are read from here too.
+from agenteval.importers.traces_match import DEFAULT_MATCH as DEFAULT_MATCH
+from agenteval.importers.traces_match import TracesMatch as TracesMatch
 from agenteval.schema.evalset import Invocation, Message, Tool, Usage
 
 if TYPE_CHECKING:
-    # otlp_file loads protobuf and the OTLP classes; the CLI reads TracesMatch from here on start.
+    # otlp_file loads protobuf and the OTLP classes.
     from agenteval.inputs.otlp_file import SpanRecord
 
 OPERATION = "gen_ai.operation.name"
@@ -58,17 +60,6 @@ MERGED_TOOLS = "(merged tools)"
 # Values frameworks write when content capture is off or nothing is known.
 PLACEHOLDERS = frozenset({"<not specified>", "N/A", "<not json serializable>"})
 
-
-class TracesMatch(StrEnum):
-    """Which span attribute names the session a case is matched to (by its evalId)."""
-
-    SESSION = "session"
-    CONVERSATION = "conversation"
-    EVAL_ID = "evalId"
-
-
-# --traces-match when not given (settings.py is its one home).
-DEFAULT_MATCH = TracesMatch(settings.TRACES_MATCH)
 
 MATCH_KEYS: dict[TracesMatch, tuple[str, ...]] = {
     TracesMatch.SESSION: (

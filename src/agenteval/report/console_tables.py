@@ -15,6 +15,7 @@ from rich.text import Text
 
 from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.safe_text import escape_control
+from agenteval.report.score_text import format_score
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
 from agenteval.results.flakiness import Verdict, verdict_of_counts
 from agenteval.schema.result import (
@@ -54,12 +55,6 @@ def status_text(status: EvalStatus, *, upper: bool = False) -> Text:
     """A status word in its colour."""
     label = STATUS_LABELS[status]
     return Text(label.upper() if upper else label, style=STATUS_STYLES[status])
-
-
-def format_score(value: float) -> str:
-    """A score with at most 4 decimals and no trailing zeros (``1``, ``0.6316``)."""
-    text = f"{value:.4f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
 
 
 def _new_table(*headers: str) -> CellTable:

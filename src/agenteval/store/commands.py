@@ -14,26 +14,25 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from rich.console import Console
 from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.inputs.loading import evalset_id_for
 from agenteval.report.atomic_write import write_bytes_atomic
-from agenteval.store.adding import add_results
 from agenteval.store.baselines import PREFIX, ReferenceProblem, resolve
-from agenteval.store.connection import open_store
-from agenteval.store.console import render_history, render_trend
-from agenteval.store.export import export_run
+from agenteval.store.connection import open_for_reading, open_store
 from agenteval.store.history import HistoryFilters, check_status, history_rows, parse_since
-from agenteval.store.inputs import open_for_reading
 from agenteval.store.trend import TrendFilters, trend
-from agenteval.store.trend_page import render_trend_page
 from agenteval.store.urls import store_setting
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 _T = TypeVar("_T")
+
+# Each command imports what only it needs (result models, the page's templates, the
+# terminal tables) in its own body: ``trend --json`` starts without them (0.9 s of CPU).
 
 
 def eval_set_filter(value: str | None) -> str | None:
@@ -41,7 +40,11 @@ def eval_set_filter(value: str | None) -> str | None:
     if value is None:
         return None
     path = Path(value)
-    return evalset_id_for(path) if path.is_file() else value
+    if not path.is_file():
+        return value
+    from agenteval.inputs.loading import evalset_id_for
+
+    return evalset_id_for(path)
 
 
 def _read(flag: str | None, command: str, query: Callable[[Connection], _T]) -> tuple[_T, str]:
@@ -83,6 +86,8 @@ def history_command(
     if json_out:
         _print_json(rows)
     else:
+        from agenteval.store.console import render_history
+
         render_history(console, rows, where)
     return 0
 
@@ -105,14 +110,18 @@ def trend_command(
     """``agenteval trend``."""
     found, where = _read(flag, "trend", lambda conn: trend(conn, filters))
     if json_out:
-        _print_json(found.to_json())
+        print(found.json_text())
     else:
+        from agenteval.store.console import render_trend
+
         render_trend(console, found, where, max_shown or None)
     return 0
 
 
 def write_trend_page(flag: str | None, html: Path, filters: TrendFilters, *, title: str) -> Path:
     """``agenteval report --store URL --trend --html FILE``."""
+    from agenteval.store.trend_page import render_trend_page
+
     found, where = _read(flag, "report --trend", lambda conn: trend(conn, filters))
     page = render_trend_page(found, title=title or f"agenteval trend: {where}")
     try:
@@ -134,6 +143,8 @@ def add_command(
     quiet: bool,
 ) -> int:
     """``agenteval store add RESULT…``."""
+    from agenteval.store.adding import add_results
+
     setting = store_setting(flag)
     if setting is None:
         raise ConfigError(
@@ -160,6 +171,8 @@ def export_command(
     quiet: bool,
 ) -> int:
     """``agenteval store export RUN``."""
+    from agenteval.store.export import export_run
+
     if output is None and json_file is None:
         raise ConfigError(
             [

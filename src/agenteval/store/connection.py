@@ -32,10 +32,10 @@ from sqlalchemy import Connection, Engine, Table, create_engine, event
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from sqlalchemy.pool import QueuePool
 
-from agenteval.errors import AgentEvalError, Problem
+from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.store.migrations import SchemaProblem, ensure_schema
-from agenteval.store.urls import StoreUrl
+from agenteval.store.urls import StoreUrl, store_setting
 
 SQLITE_BUSY_SECONDS = 30.0
 # Bulk rows on SQLite: this many rows per INSERT, within its 32,766 parameters per statement.
@@ -240,8 +240,16 @@ def open_store(url: StoreUrl, *, write: bool) -> Store:
         engine = _postgres_engine(url)
     store = Store(url, engine, writable=write)
     try:
-        with store.transaction() as conn:
-            ensure_schema(conn, create=write, migrate=not url.read_only)
+        try:
+            _check_schema(store, write=write)
+        except SchemaProblem as problem:
+            if write or url.read_only or not problem.older:
+                raise
+            # A reader finding an older schema has it migrated by a writer (on SQLite a
+            # reader's transaction cannot take the write lock while another reader migrates;
+            # writers queue), then reads.
+            open_store(url, write=True).close()
+            _check_schema(store, write=False)
     except SchemaProblem as problem:
         store.close()
         raise StoreError(url.redacted(), problem.message, problem.hint) from None
@@ -251,4 +259,27 @@ def open_store(url: StoreUrl, *, write: bool) -> Store:
     return store
 
 
-__all__ = ["Store", "StoreError", "describe", "open_store", "store_error"]
+def _check_schema(store: Store, *, write: bool) -> None:
+    """The schema checked (created or migrated by a writer); SchemaProblem when unusable."""
+    with store.transaction() as conn:
+        ensure_schema(conn, create=write, migrate=write)
+
+
+def open_for_reading(flag: str | None, needed_by: str) -> Store:
+    """The store for reading (``--store``, ``$AGENTEVAL_STORE``, project file); exit 2 when none."""
+    setting = store_setting(flag)
+    if setting is None:
+        raise ConfigError(
+            [
+                Problem(
+                    needed_by,
+                    "",
+                    "needs a run store",
+                    "give --store URL, or set $AGENTEVAL_STORE or store in [tool.agenteval]",
+                )
+            ]
+        )
+    return open_store(setting.parse(), write=False)
+
+
+__all__ = ["Store", "StoreError", "describe", "open_for_reading", "open_store", "store_error"]

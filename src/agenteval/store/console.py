@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agenteval.report.console_tables import format_score
 from agenteval.report.safe_text import escape_control
+from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
 from agenteval.store.trend import MetricSeries, Trend

@@ -17,9 +17,8 @@ from pathlib import Path
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.store.baselines import ReferenceProblem, is_reference, resolve
-from agenteval.store.connection import Store, open_store
+from agenteval.store.connection import open_for_reading
 from agenteval.store.export import materialize
-from agenteval.store.urls import store_setting
 
 
 def _names_stored_run(path: Path | str) -> bool:
@@ -29,23 +28,6 @@ def _names_stored_run(path: Path | str) -> bool:
 def has_references(paths: Sequence[Path | str]) -> bool:
     """Whether any argument names a stored run."""
     return any(_names_stored_run(path) for path in paths)
-
-
-def open_for_reading(flag: str | None, needed_by: str) -> Store:
-    """The store for reading (``--store``, ``$AGENTEVAL_STORE``, project file); exit 2 when none."""
-    setting = store_setting(flag)
-    if setting is None:
-        raise ConfigError(
-            [
-                Problem(
-                    needed_by,
-                    "",
-                    "needs a run store",
-                    "give --store URL, or set $AGENTEVAL_STORE or store in [tool.agenteval]",
-                )
-            ]
-        )
-    return open_store(setting.parse(), write=False)
 
 
 @contextmanager
@@ -76,4 +58,4 @@ def stored_inputs(paths: Sequence[Path], flag: str | None) -> Iterator[list[Path
         store.close()
 
 
-__all__ = ["has_references", "open_for_reading", "stored_inputs"]
+__all__ = ["has_references", "stored_inputs"]

@@ -1,12 +1,13 @@
-"""Versioned schema migrations, applied when a store is opened for writing.
+"""Versioned schema migrations, applied when a store is opened (by a writer's transaction).
 
 The schema's version lives in the one-row table ``agenteval_schema``.  Opening a store:
 
 * empty database → the current tables are created (:mod:`agenteval.store.tables`) and
   stamped with :data:`CURRENT_VERSION`;
 * an older version → the migrations after it run in order, in the same transaction, and
-  the stamp moves (readers refuse an older store rather than misread it: "open it once
-  for writing");
+  the stamp moves.  A reader never misreads an older store: it has it migrated by a
+  writer first (``connection.open_store``), and a read-only one is refused ("open it once
+  with write access");
 * a newer version (written by a newer agenteval) → refused with a message saying so;
   this agenteval never writes to, or guesses at, a schema it does not know.
 
@@ -34,12 +35,35 @@ from agenteval import __version__
 from agenteval.errors import ControlFlow
 from agenteval.store import tables
 
-# Version 1: the first schema.  A change to tables.py adds version N and MIGRATIONS[N].
-CURRENT_VERSION = 1
+# Version 1: the first schema; 2: run_sets.case_ids and case_statuses.  A change to
+# tables.py adds version N and MIGRATIONS[N].
+CURRENT_VERSION = 2
 
 Migration = Callable[[Connection], None]
+
+
+def _pack_outcomes(conn: Connection) -> None:
+    """Version 2: each eval set's cases' statuses packed into its ``run_sets`` row (from the
+    ``cases`` of every stored run), as the writer packs them."""
+    for column in ("case_ids", "case_statuses"):
+        conn.execute(text(f"ALTER TABLE run_sets ADD COLUMN {column} TEXT"))
+    cases, sets = tables.cases, tables.run_sets
+    for key in conn.execute(select(tables.runs.c.id).order_by(tables.runs.c.id)).scalars().all():
+        query = select(cases.c.position, cases.c.eval_id, cases.c.status).where(cases.c.run == key)
+        by_set: dict[int, list[tuple[str, str]]] = {}
+        for position, eval_id, status in conn.execute(query):
+            by_set.setdefault(position, []).append((eval_id, status))
+        for position, found in by_set.items():
+            case_ids, case_statuses = tables.packed_outcomes(found)
+            conn.execute(
+                update(sets)
+                .where(sets.c.run == key, sets.c.position == position)
+                .values(case_ids=case_ids, case_statuses=case_statuses)
+            )
+
+
 # The step from version N-1 to N, for stores made by an older agenteval.
-MIGRATIONS: Mapping[int, Migration] = {}
+MIGRATIONS: Mapping[int, Migration] = {2: _pack_outcomes}
 
 # pg_advisory_xact_lock key of schema changes ("agenteval" in ASCII, as a bigint).
 _PG_LOCK = 0x616765_6E746576
@@ -48,10 +72,12 @@ _PG_LOCK = 0x616765_6E746576
 class SchemaProblem(ControlFlow):
     """The store's schema cannot be used as it is (message says why, for StoreError)."""
 
-    def __init__(self, message: str, hint: str = "") -> None:
+    def __init__(self, message: str, hint: str = "", *, older: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # An older schema that migrating would make usable.
+        self.older = older
 
 
 def stored_version(conn: Connection) -> tuple[int, str] | None:
@@ -122,6 +148,7 @@ def ensure_schema(
                 f"the store's schema is version {version} and needs upgrading to {current}, "
                 "which a read-only store cannot take",
                 "open it once with write access",
+                older=True,
             )
         if not create:
             _lock(conn)

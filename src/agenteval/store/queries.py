@@ -13,11 +13,12 @@ Tested in tests/store/test_queries.py.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, select
+from sqlalchemy import ColumnElement, Connection, Table, select
 
 from agenteval.store import tables
 
@@ -141,67 +142,59 @@ def stored_runs(conn: Connection) -> list[StoredRun]:
     return [_stored_run(row) for row in conn.execute(query)]
 
 
+def _run_rows(
+    conn: Connection,
+    table: Table,
+    columns: Sequence[str],
+    keys: Sequence[int],
+    order: Sequence[str],
+    *where: ColumnElement[bool],
+) -> Iterator[tuple[Any, ...]]:
+    """``columns`` of ``table``'s rows of the runs ``keys`` (and ``where``), in ``order`` within
+    each chunk of keys."""
+    for part in _chunks(list(keys)):
+        query = (
+            select(*(table.c[name] for name in columns))
+            .where(table.c.run.in_(part), *where)
+            .order_by(*(table.c[name] for name in order))
+        )
+        yield from map(tuple, conn.execute(query))
+
+
+_SET_COLUMNS = (
+    "run", "position", "eval_set_id", "result_id", "file_name", "evalset_hash", "traces_hash",
+    "config_hash", "shard", "partial", "document_size", "document_chunks",
+)  # fmt: skip
+_METRIC_COLUMNS = (
+    "run", "position", "metric_name", "metric_hash", "threshold", "evaluated", "score_sum",
+    "passed", "failed", "not_evaluated",
+)  # fmt: skip
+
+
 def stored_sets(conn: Connection, keys: Sequence[int]) -> dict[int, list[StoredSet]]:
     """The eval sets of the runs ``keys``, by run key, in position order."""
     found: dict[int, list[StoredSet]] = {key: [] for key in keys}
-    t = tables.run_sets
-    for part in _chunks(list(keys)):
-        query = (
-            select(
-                t.c.run,
-                t.c.position,
-                t.c.eval_set_id,
-                t.c.result_id,
-                t.c.file_name,
-                t.c.evalset_hash,
-                t.c.traces_hash,
-                t.c.config_hash,
-                t.c.shard,
-                t.c.partial,
-                t.c.document_size,
-                t.c.document_chunks,
+    for row in _run_rows(conn, tables.run_sets, _SET_COLUMNS, keys, ("run", "position")):
+        found[row[0]].append(
+            StoredSet(
+                row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                bool(row[9]), int(row[10] or 0), int(row[11] or 0),
             )
-            .where(t.c.run.in_(part))
-            .order_by(t.c.run, t.c.position)
-        )
-        for row in conn.execute(query):
-            found[row[0]].append(
-                StoredSet(
-                    row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-                    bool(row[9]), int(row[10] or 0), int(row[11] or 0),
-                )
-            )  # fmt: skip
+        )  # fmt: skip
     return found
 
 
 def stored_metrics(conn: Connection, keys: Sequence[int]) -> list[StoredMetric]:
     """The metric rows of the runs ``keys`` (run, position, metric name order)."""
-    t = tables.set_metrics
     found: list[StoredMetric] = []
-    for part in _chunks(list(keys)):
-        query = (
-            select(
-                t.c.run,
-                t.c.position,
-                t.c.metric_name,
-                t.c.metric_hash,
-                t.c.threshold,
-                t.c.evaluated,
-                t.c.score_sum,
-                t.c.passed,
-                t.c.failed,
-                t.c.not_evaluated,
+    order = ("run", "position", "metric_name")
+    for row in _run_rows(conn, tables.set_metrics, _METRIC_COLUMNS, keys, order):
+        found.append(
+            StoredMetric(
+                row[0], row[1], row[2], row[3], float(row[4]), int(row[5]),
+                float(row[6]), int(row[7]), int(row[8]), int(row[9]),
             )
-            .where(t.c.run.in_(part))
-            .order_by(t.c.run, t.c.position, t.c.metric_name)
-        )
-        for row in conn.execute(query):
-            found.append(
-                StoredMetric(
-                    row[0], row[1], row[2], row[3], float(row[4]), int(row[5]),
-                    float(row[6]), int(row[7]), int(row[8]), int(row[9]),
-                )
-            )  # fmt: skip
+        )  # fmt: skip
     return found
 
 
@@ -381,26 +374,48 @@ def metric_points(
 
 def case_outcomes(
     conn: Connection, logical: Sequence[LogicalRun], eval_set: str | None = None
-) -> dict[tuple[str, str], list[bool | None]]:
-    """Per (evalSetId, evalId), its outcome in each logical run: True passed, False failed,
-    None incomplete, not evaluated or not run."""
+) -> dict[tuple[str, str], str]:
+    """Per (evalSetId, evalId), sorted, its status in each logical run as one letter per run
+    (``tables.OUTCOME_LETTERS``; ``-`` not run).
+
+    Read from ``run_sets``' packed statuses (a row per eval set, not one per case).  A case
+    held twice by one logical run (two members, or its eval set twice) takes the last passed
+    or failed status, in key and position order.
+    """
     index_of = {run.key: i for i, lr in enumerate(logical) for run in lr.runs}
-    t = tables.cases
-    outcomes: dict[tuple[str, str], list[bool | None]] = {}
-    width = len(logical)
-    for part in _chunks(list(index_of)):
-        query = select(t.c.run, t.c.eval_set_id, t.c.eval_id, t.c.status).where(t.c.run.in_(part))
-        if eval_set is not None:
-            query = query.where(t.c.eval_set_id == eval_set)
-        for run, eval_set_id, eval_id, status in conn.execute(query):
-            line = outcomes.get((eval_set_id, eval_id))
-            if line is None:
-                line = outcomes[(eval_set_id, eval_id)] = [None] * width
-            if status == "passed":
-                line[index_of[run]] = True
-            elif status == "failed":
-                line[index_of[run]] = False
-    return dict(sorted(outcomes.items()))
+    by_set: dict[str, list[dict[str, str]]] = {}
+    t = tables.run_sets
+    where = () if eval_set is None else (t.c.eval_set_id == eval_set,)
+    columns = ("run", "eval_set_id", "case_ids", "case_statuses")
+    order = ("run", "position")
+    for run, eval_set_id, eval_ids, letters in _run_rows(
+        conn, t, columns, list(index_of), order, *where
+    ):
+        runs = by_set.get(eval_set_id)
+        if runs is None:
+            runs = by_set[eval_set_id] = [{} for _ in logical]
+        found = dict(zip(json.loads(eval_ids or "[]"), letters or "", strict=True))
+        _merge(runs[index_of[run]], found)
+    lines: dict[tuple[str, str], str] = {}
+    for eval_set_id in sorted(by_set):
+        statuses = by_set[eval_set_id]
+        ids = sorted(set().union(*statuses))
+        blank = dict.fromkeys(ids, "-")
+        # One string per run over the sorted ids, then read across: one string per case.
+        packed = ["".join((blank | found).values()) for found in statuses]
+        for eval_id, letters in zip(ids, map("".join, zip(*packed, strict=True)), strict=True):
+            lines[(eval_set_id, eval_id)] = letters
+    return lines
+
+
+def _merge(column: dict[str, str], found: dict[str, str]) -> None:
+    """Add one row's statuses to a logical run's: a passed or failed status wins over others."""
+    if column.keys().isdisjoint(found):
+        column.update(found)
+        return
+    for eval_id, letter in found.items():
+        if letter in "pf" or eval_id not in column:
+            column[eval_id] = letter
 
 
 __all__ = [

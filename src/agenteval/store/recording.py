@@ -21,7 +21,7 @@ Tested in tests/cli/test_store_run.py.
 from __future__ import annotations
 
 import contextlib
-import io
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,10 +32,10 @@ from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
-from agenteval.inputs.result_inputs import read_results
+from agenteval.inputs.result_inputs import read_parts, read_results
 from agenteval.report.diff import BaselineVerdict, compared_text, diff_results, render_changes
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
-from agenteval.report.result_stream import ResultDocument
+from agenteval.report.result_stream import write_result_document
 from agenteval.report.safe_text import escape_control
 from agenteval.results.sharding import parse_shard
 from agenteval.schema.result import EvalSetResult
@@ -234,8 +234,14 @@ class StoreRun:
         out: Console,
         err: Console,
     ) -> Concluded:
-        current = [_read_back(item.finished()) for item in streamed.sets]
-        changes = diff_results(self.baseline_results or [], current, 0.0)
+        # The run's own documents are compared as diff compares files, case by case: copied
+        # from their spools into files and read back from there, never whole in memory.
+        with tempfile.TemporaryDirectory(prefix="agenteval-compared-") as tmp:
+            copies = [
+                write_result_document(item.finished(), Path(tmp) / f"{index}.json")
+                for index, item in enumerate(streamed.sets)
+            ]
+            changes = diff_results(self.baseline_results or [], read_parts(copies), 0.0)
         label = escape_control(self.baseline_label)
         if changes.compared_cases == 0:
             err.print(
@@ -295,17 +301,6 @@ def store_run(
         shard=shard,
         inputs=inputs,
     )
-
-
-def _read_back(document: ResultDocument) -> EvalSetResult:
-    """An eval set's whole result, read back from its spooled document for the baseline diff.
-
-    Whole in memory (unlike ``diff`` of files, which streams): --baseline compares one run's
-    result, which the store holds whole too.
-    """
-    buffer = io.BytesIO()
-    document.copy_to(buffer.write)
-    return EvalSetResult.model_validate_json(buffer.getvalue())
 
 
 __all__ = ["Concluded", "StoreRun", "finished_sets", "store_run"]

@@ -4,12 +4,14 @@ A stored run is one ``runs`` row (written first as ``running``; ``finished`` or
 ``interrupted`` only in the transaction that completes it) and, keyed by its integer
 ``id``:
 
-* ``run_sets`` — one row per eval set: ids, fingerprint hashes, counts, judge usage;
+* ``run_sets`` — one row per eval set: ids, fingerprint hashes, counts, judge usage, and
+  its cases' statuses packed: the evalIds as a JSON list and one letter per case
+  (:data:`OUTCOME_LETTERS`).  ``trend`` reads these: over 50 runs of 10,000 cases it reads
+  50 rows instead of 500,000 ``cases`` rows (1.07 s of CPU → 0.2 s, bench/run_store.py);
 * ``set_metrics`` — per eval set × metric: hash, threshold, score sum over evaluated
   results, status counts and judge usage (what ``trend`` reads per run);
 * ``cases`` — per eval set × case: the status that decided the exit code
-  (``incomplete`` included), passed runs of ``--num-runs``, mean score (``trend``'s
-  stable / flaky verdicts read these);
+  (``incomplete`` included), passed runs of ``--num-runs``, mean score;
 * ``case_runs`` — per case × run of ``--num-runs``: status, score, error, session,
   tool calls;
 * ``metric_results`` — per case × metric × run of ``--num-runs``: score, status,
@@ -26,6 +28,8 @@ Tested in tests/store/test_migrations.py (the schema is created and checked ther
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -140,6 +144,9 @@ run_sets = Table(
     Column("judge_usage", Text),
     Column("document_size", BigInteger, nullable=False, default=0),
     Column("document_chunks", Integer, nullable=False, default=0),
+    # Schema version 2: its cases' statuses packed (tables.packed_outcomes), what trend reads.
+    Column("case_ids", Text),
+    Column("case_statuses", Text),
 )
 Index("run_sets_eval_set", run_sets.c.eval_set_id)
 
@@ -172,6 +179,16 @@ cases = Table(
     Column("score", Float),
 )
 Index("cases_run", cases.c.run)
+
+# run_sets.case_statuses: the letter of each status (its first; "?" for any other).
+OUTCOME_LETTERS = {"passed": "p", "failed": "f", "not_evaluated": "n", "incomplete": "i"}
+
+
+def packed_outcomes(cases: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    """``run_sets.case_ids`` and ``case_statuses`` of an eval set's (evalId, status) pairs."""
+    ids = json.dumps([eval_id for eval_id, _ in cases], ensure_ascii=False)
+    return ids, "".join(OUTCOME_LETTERS.get(status, "?") for _, status in cases)
+
 
 case_runs = Table(
     "case_runs",
@@ -211,17 +228,15 @@ document_chunks = Table(
 # document_chunks.part of a run document kept verbatim (`store add` of a --json document).
 RUN_DOCUMENT_PART = -1
 
-# The bulk tables, in the order the writer fills them.
-BULK_TABLES = (case_runs, metric_results, cases)
-
 __all__ = [
-    "BULK_TABLES",
+    "OUTCOME_LETTERS",
     "RUN_DOCUMENT_PART",
     "case_runs",
     "cases",
     "document_chunks",
     "metadata",
     "metric_results",
+    "packed_outcomes",
     "run_sets",
     "runs",
     "schema_version",

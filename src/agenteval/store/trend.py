@@ -18,6 +18,7 @@ Tested in tests/store/test_trend.py.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,9 @@ from agenteval.store.queries import (
 )
 
 DEFAULT_LAST = 20
+# A case's status letter in a run (queries.case_outcomes) → its outcome: passed, failed, or
+# None (incomplete, not evaluated, not run).
+_DECIDED = {"p": True, "f": False}
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +141,9 @@ class Trend:
 
     def to_json(self) -> dict[str, Any]:
         """``trend --json``."""
+        return {**self._head_json(), "cases": [case.to_json() for case in self.cases]}
+
+    def _head_json(self) -> dict[str, Any]:
         return {
             "runs": [
                 {
@@ -151,8 +158,42 @@ class Trend:
             ],
             "metrics": [series.to_json() for series in self.series],
             "verdicts": self.verdict_counts(),
-            "cases": [case.to_json() for case in self.cases],
         }
+
+    def json_text(self) -> str:
+        """``trend --json`` as printed: ``json.dumps(self.to_json(), indent=2,
+        ensure_ascii=False)``, character for character, in a fraction of its time.
+
+        The standard library indents in Python, value by value: over 10,000 cases of 50
+        runs that took 0.35-0.55 s of CPU (building the dicts, then encoding).  Here
+        ``json.dumps`` still writes every piece, but a case's verdict, outcomes and flips
+        are written once per distinct line of outcomes (most cases share theirs) and only
+        its two ids per case; the pieces are joined the way the indenting encoder joins
+        them (a value nested ``d`` levels deep is its own text with each line break
+        followed by ``2 * d`` more spaces): 0.06 s (bench/run_store.py's history).
+        """
+        if not self.cases:
+            return _dumps(self.to_json())
+        tails: dict[tuple[Any, ...], str] = {}
+        texts = []
+        for case in self.cases:
+            key = (case.verdict, case.outcomes, case.flip_runs)
+            tail = tails.get(key)
+            if tail is None:
+                whole = case.to_json()
+                del whole["evalSetId"], whole["evalId"]
+                # The keys after the two ids, at a case's depth in the document (2).
+                tail = tails[key] = _dumps(whole)[2:-2].replace("\n", "\n    ")
+            texts.append(
+                f'{{\n      "evalSetId": {_dumps(case.eval_set_id)},\n'
+                f'      "evalId": {_dumps(case.eval_id)},\n    {tail}\n    }}'
+            )
+        head = _dumps(self._head_json())
+        return head[:-2] + ',\n  "cases": [\n    ' + ",\n    ".join(texts) + "\n  ]\n}"
+
+
+# json.dumps(value, indent=2, ensure_ascii=False), without making an encoder per call.
+_dumps = json.JSONEncoder(indent=2, ensure_ascii=False).encode
 
 
 def _short(value: str | None) -> str:
@@ -238,10 +279,15 @@ def trend(conn: Connection, filters: TrendFilters) -> Trend:
         line.change_points = _change_points(line, runs)
         series.append(line)
     cases = []
-    for (eval_set_id, eval_id), outcomes in case_outcomes(conn, runs, filters.eval_set).items():
-        verdict = verdict_of(outcomes)
-        flips = tuple(runs[i].id for i in verdict.flips)
-        cases.append(CaseTrend(eval_set_id, eval_id, tuple(outcomes), verdict, flips))
+    # Most cases share their line of statuses (every run passed): each line is judged once.
+    judged: dict[str, tuple[tuple[bool | None, ...], CaseVerdict, tuple[str, ...]]] = {}
+    for (eval_set_id, eval_id), letters in case_outcomes(conn, runs, filters.eval_set).items():
+        found = judged.get(letters)
+        if found is None:
+            outcomes = tuple(map(_DECIDED.get, letters))
+            verdict = verdict_of(outcomes)
+            found = judged[letters] = outcomes, verdict, tuple(runs[i].id for i in verdict.flips)
+        cases.append(CaseTrend(eval_set_id, eval_id, *found))
     cases.sort(key=lambda case: order_key((case.eval_set_id, case.eval_id), case.verdict))
     return Trend(runs, series, cases)
 

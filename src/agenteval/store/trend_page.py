@@ -26,8 +26,8 @@ from typing import Any
 import jinja2
 
 from agenteval import __version__
-from agenteval.report.console_tables import format_score
 from agenteval.report.safe_text import escape_control
+from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
 from agenteval.store.trend import MetricSeries, Trend

@@ -10,7 +10,8 @@ The order of writes is what keeps a store consistent through a crash:
    rows, handed in batches of :data:`BATCH_CASES` case runs to a writer thread that
    inserts each batch in one transaction (scoring never waits for the database unless
    it falls :data:`QUEUE_BATCHES` batches behind); at the end of an eval set its
-   ``run_sets``, ``set_metrics`` and ``cases`` rows follow;
+   ``cases``, ``run_sets`` (with the cases' statuses packed) and ``set_metrics`` rows
+   follow;
 3. :meth:`RunRecorder.finish` — after the result files are written: each eval set's
    document (:mod:`agenteval.store.documents`), then one last transaction that sets the
    run's totals and its state ``finished`` (or ``interrupted``).
@@ -324,6 +325,7 @@ class RunRecorder:
         case_rows = rows.case_rows(statuses)
         for start in range(0, len(case_rows), BATCH_CASES * 4):
             self.bulk({tables.cases: case_rows[start : start + BATCH_CASES * 4]})
+        case_ids, case_statuses = tables.packed_outcomes([(r[3], r[4]) for r in case_rows])
         computed = self._fingerprint(rows.eval_set_id) if self._fingerprint is not None else None
         fingerprint = set_fingerprint(head, computed)
         self.set_hashes.append((rows.eval_set_id, fingerprint.config_hash))
@@ -350,6 +352,8 @@ class RunRecorder:
             "cases_total": len(rows.cases),
             **{f"cases_{key}": value for key, value in counts.items()},
             "judge_usage": json.dumps(usage, sort_keys=True) if usage else None,
+            "case_ids": case_ids,
+            "case_statuses": case_statuses,
         }
         metric_rows = []
         for name, average in rows.metrics.sorted():
