@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from typer.testing import CliRunner
 
-from agenteval.cli.flags import settings_command
+from agenteval.cli.flags import context_settings_command, settings_command
 from agenteval.cli.options import VerboseOpt
 from agenteval.errors import ConfigError, Problem
 
@@ -70,3 +70,17 @@ def test_parse_errors_and_bad_input_keep_their_exit_codes() -> None:
     result = CliRunner().invoke(_app(), ["echo", "bad"])
     assert result.exit_code == 2
     assert "error: names: bad is not a name" in result.output
+
+
+def test_a_context_command_is_given_the_context_too() -> None:
+    names: list[str | None] = []
+
+    def body(settings: EchoSettings, ctx: typer.Context) -> int:
+        names.append(ctx.info_name)
+        return len(settings.names)
+
+    app = typer.Typer(rich_markup_mode=None)
+    app.command(name="count")(context_settings_command(EchoSettings, body, doc="Count."))
+    app.command(name="other")(lambda: None)
+    result = CliRunner().invoke(app, ["count", "a", "b", "c"])
+    assert (result.exit_code, names) == (3, ["count"])

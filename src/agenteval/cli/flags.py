@@ -24,6 +24,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Annotated, Any, Protocol, TypeVar, get_args, get_origin, get_type_hints
 
+import typer
+
 from agenteval.cli.guard import exit_with
 
 
@@ -77,17 +79,32 @@ def settings_command(
     settings: type[S], body: Callable[[S], int], *, doc: str
 ) -> Callable[..., None]:
     """The typer command for ``settings``: parse its flags, run ``body``, exit with its code."""
+    return context_settings_command(settings, lambda flags, _ctx: body(flags), doc=doc)
 
-    def command(**given: Any) -> None:
+
+def context_settings_command(
+    settings: type[S], body: Callable[[S, typer.Context], int], *, doc: str
+) -> Callable[..., None]:
+    """:func:`settings_command` for a body that reads the command's context as well."""
+
+    def command(ctx: typer.Context, **given: Any) -> None:
         flags = parse_flags(settings, given)
-        exit_with(flags.verbose, partial(body, flags))
+        exit_with(flags.verbose, partial(body, flags, ctx))
 
+    context = inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     parameters = flag_parameters(settings)
-    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [context.replace(annotation=typer.Context), *parameters]
+    )
+    command.__annotations__ = {"ctx": typer.Context, **{p.name: p.annotation for p in parameters}}
     command.__doc__ = doc
-    command.__name__ = command.__qualname__ = body.__name__
     return command
 
 
-__all__ = ["CommandSettings", "flag_parameters", "parse_flags", "settings_command"]
+__all__ = [
+    "CommandSettings",
+    "context_settings_command",
+    "flag_parameters",
+    "parse_flags",
+    "settings_command",
+]

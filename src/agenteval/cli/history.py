@@ -22,6 +22,7 @@ from agenteval.cli.options import (
     JsonOpt,
     StoreOpt,
     VerboseOpt,
+    max_shown_option,
 )
 
 
@@ -68,13 +69,7 @@ class TrendSettings:
         int, typer.Option("--last", metavar="N", min=1, help="Over the last N finished runs.")
     ] = TREND_LAST
     max_shown: Annotated[
-        int,
-        typer.Option(
-            "--max-shown",
-            metavar="N",
-            min=0,
-            help="Flaky and failing cases listed (0 = every case).",
-        ),
+        int, max_shown_option("Flaky and failing cases listed (0 = every case).")
     ] = 50
     json_out: JsonOpt = False
     verbose: VerboseOpt = False

@@ -5,17 +5,18 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from agenteval.api.option_numbers import finite_at_least
 from agenteval.importers.otel import TracesMatch
 
 # Runs that history lists and trend reads unless told otherwise.
 TREND_LAST = 20
 
 EvalsetOpt = Annotated[
-    list[str],
+    tuple[str, ...],
     typer.Option(
         "--evalset",
         "-e",
@@ -48,19 +49,20 @@ TracesMatchOpt = Annotated[
     ),
 ]
 CaseOpt = Annotated[
-    list[str], typer.Option("--case", metavar="ID", help="Only this evalId. Repeatable.")
+    tuple[str, ...], typer.Option("--case", metavar="ID", help="Only this evalId. Repeatable.")
 ]
 MetricOpt = Annotated[
-    list[str], typer.Option("--metric", metavar="NAME", help="Only this metricName. Repeatable.")
+    tuple[str, ...],
+    typer.Option("--metric", metavar="NAME", help="Only this metricName. Repeatable."),
 ]
 SkipOpt = Annotated[
-    list[str],
+    tuple[str, ...],
     typer.Option(
         "--skip-metric", metavar="NAME", help="Skip this metricName on purpose. Repeatable."
     ),
 ]
 PluginOpt = Annotated[
-    list[str],
+    tuple[str, ...],
     typer.Option(
         "--plugin",
         metavar="MODULE",
@@ -133,3 +135,17 @@ BranchOpt = Annotated[
     str | None, typer.Option("--branch", metavar="NAME", help="Only runs of this git branch.")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for tools instead of tables.")]
+
+
+# Options several commands declare alike but explain in their own words: the name, metavar
+# and bounds live here, the command gives the help.
+
+
+def max_shown_option(help: str) -> Any:
+    """``--max-shown N`` (0 or more): how many cases a command prints in detail."""
+    return typer.Option("--max-shown", metavar="N", min=0, help=help)
+
+
+def tolerance_option(help: str) -> Any:
+    """``--tolerance DELTA`` (a finite number, 0 or more): score drops that are no regression."""
+    return typer.Option("--tolerance", metavar="DELTA", parser=finite_at_least(0.0), help=help)

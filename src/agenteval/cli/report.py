@@ -7,15 +7,14 @@ tests/cli/test_store_history.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from agenteval.api.option_numbers import finite_at_least
-from agenteval.cli.guard import exit_with, stdout
-from agenteval.cli.options import TREND_LAST, QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import stdout
+from agenteval.cli.options import TREND_LAST, QuietOpt, StoreOpt, VerboseOpt, tolerance_option
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.html_inputs import ReportRun, load_runs
@@ -26,84 +25,56 @@ from agenteval.report.output_paths import check_outputs
 class ReportSettings:
     """The flags of ``agenteval report``."""
 
-    html: Path
-    results: tuple[Path, ...] = ()
-    base: tuple[Path, ...] = ()
-    tolerance: float = 0.0
-    title: str = ""
-    store: str | None = None
-    trend_page: bool = False
-    metric: str | None = None
-    trend_evalset: str | None = None
-    branch: str | None = None
-    last: int = TREND_LAST
-    quiet: bool = False
-
-
-def html_report(
     html: Annotated[
         Path,
         typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
-    ],
+    ]
     results: Annotated[
-        list[Path] | None,
+        tuple[Path, ...],
         typer.Argument(
             help="Result files, --json run documents, directories or stored runs (@latest, "
             "@RUN_ID, @branch:NAME); two runs are compared.",
             show_default=False,
         ),
-    ] = None,
+    ] = ()
     base: Annotated[
-        list[Path],
+        tuple[Path, ...],
         typer.Option(
             "--base",
             metavar="BASE.json",
             help="BASE result file(s) or run document to compare the results with.",
         ),
-    ] = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    ] = ()
     tolerance: Annotated[
-        float,
-        typer.Option(
-            "--tolerance",
-            metavar="DELTA",
-            parser=finite_at_least(0.0),
-            help="In a comparison, score drops up to this much are not regressions.",
-        ),
-    ] = 0.0,
+        float, tolerance_option("In a comparison, score drops up to this much are not regressions.")
+    ] = 0.0
     title: Annotated[
         str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
-    ] = "",
-    store: StoreOpt = None,
+    ] = ""
+    store: StoreOpt = None
     trend_page: Annotated[
         bool,
         typer.Option(
             "--trend",
             help="The store's trend page instead: metric charts, change points, flaky cases.",
         ),
-    ] = False,
+    ] = False
     metric: Annotated[
         str | None, typer.Option("--metric", metavar="NAME", help="--trend: only this metric.")
-    ] = None,
+    ] = None
     trend_evalset: Annotated[
         str | None,
         typer.Option("--evalset", metavar="ID", help="--trend: only this eval set."),
-    ] = None,
+    ] = None
     branch: Annotated[
         str | None, typer.Option("--branch", metavar="NAME", help="--trend: only this branch.")
-    ] = None,
+    ] = None
     last: Annotated[
         int,
         typer.Option("--last", metavar="N", min=1, help="--trend: the last N finished runs."),
-    ] = TREND_LAST,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Write one offline HTML report of saved results; two runs become a comparison."""
-    settings = ReportSettings(
-        html, tuple(results or ()), tuple(base), tolerance, title, store,
-        trend_page, metric, trend_evalset, branch, last, quiet,
-    )  # fmt: skip
-    exit_with(verbose, partial(write_html_report, settings))
+    ] = TREND_LAST
+    quiet: QuietOpt = False
+    verbose: VerboseOpt = False
 
 
 def write_html_report(settings: ReportSettings) -> int:
@@ -163,5 +134,11 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
         stdout().print(f"wrote {html}", highlight=False, soft_wrap=True)
     return 0
 
+
+html_report = settings_command(
+    ReportSettings,
+    write_html_report,
+    doc="Write one offline HTML report of saved results; two runs become a comparison.",
+)
 
 __all__ = ["ReportSettings", "html_report", "write_html_report"]

@@ -12,6 +12,7 @@ import typer
 
 from agenteval import settings
 from agenteval.api.option_numbers import finite_at_least
+from agenteval.cli.options import max_shown_option
 
 AppNameOpt = Annotated[
     str,
@@ -71,13 +72,7 @@ NumRunsOpt = Annotated[
     ),
 ]
 MaxShownOpt = Annotated[
-    int,
-    typer.Option(
-        "--max-shown",
-        metavar="N",
-        min=0,
-        help="Cases per eval set printed in detail; the rest are counted (0 = all).",
-    ),
+    int, max_shown_option("Cases per eval set printed in detail; the rest are counted (0 = all).")
 ]
 ConcurrencyOpt = Annotated[
     int,
@@ -161,7 +156,7 @@ JudgeMaxReplyBytesOpt = Annotated[
     ),
 ]
 ResumeOpt = Annotated[
-    list[str],
+    tuple[str, ...],
     typer.Option(
         "--resume",
         metavar="RESULT.json",
