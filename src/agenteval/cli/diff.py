@@ -14,7 +14,7 @@ import typer
 
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import stdout
-from agenteval.cli.options import StoreOpt, VerboseOpt, tolerance_option
+from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts
@@ -42,7 +42,7 @@ class DiffSettings:
         ),
     ] = ()
     tolerance: Annotated[
-        float, tolerance_option("Score drops up to this much are not regressions.")
+        float, shared_option("tolerance", "Score drops up to this much are not regressions.")
     ] = 0.0
     json_out: Annotated[bool, typer.Option("--json", help="Print the differences as JSON.")] = False
     store: StoreOpt = None

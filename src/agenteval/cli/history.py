@@ -22,7 +22,7 @@ from agenteval.cli.options import (
     JsonOpt,
     StoreOpt,
     VerboseOpt,
-    max_shown_option,
+    shared_option,
 )
 
 
@@ -48,9 +48,7 @@ class HistorySettings:
             "finished, unfinished, interrupted, partial.",
         ),
     ] = None
-    last: Annotated[
-        int, typer.Option("--last", metavar="N", min=0, help="At most N runs (0 = all).")
-    ] = TREND_LAST
+    last: Annotated[int, shared_option("last", "At most N runs (0 = all).", least=0)] = TREND_LAST
     json_out: JsonOpt = False
     verbose: VerboseOpt = False
 
@@ -60,16 +58,14 @@ class TrendSettings:
     """The flags of ``agenteval trend``."""
 
     store: StoreOpt = None
-    metric: Annotated[
-        str | None, typer.Option("--metric", metavar="NAME", help="Only this metric.")
-    ] = None
+    metric: Annotated[str | None, shared_option("metric", "Only this metric.")] = None
     evalset: EvalSetIdOpt = None
     branch: BranchOpt = None
-    last: Annotated[
-        int, typer.Option("--last", metavar="N", min=1, help="Over the last N finished runs.")
-    ] = TREND_LAST
+    last: Annotated[int, shared_option("last", "Over the last N finished runs.", least=1)] = (
+        TREND_LAST
+    )
     max_shown: Annotated[
-        int, max_shown_option("Flaky and failing cases listed (0 = every case).")
+        int, shared_option("max-shown", "Flaky and failing cases listed (0 = every case).")
     ] = 50
     json_out: JsonOpt = False
     verbose: VerboseOpt = False

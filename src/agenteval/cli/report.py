@@ -14,7 +14,13 @@ import typer
 
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import stdout
-from agenteval.cli.options import TREND_LAST, QuietOpt, StoreOpt, VerboseOpt, tolerance_option
+from agenteval.cli.options import (
+    TREND_LAST,
+    QuietOpt,
+    StoreOpt,
+    VerboseOpt,
+    shared_option,
+)
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.html_inputs import ReportRun, load_runs
@@ -46,7 +52,10 @@ class ReportSettings:
         ),
     ] = ()
     tolerance: Annotated[
-        float, tolerance_option("In a comparison, score drops up to this much are not regressions.")
+        float,
+        shared_option(
+            "tolerance", "In a comparison, score drops up to this much are not regressions."
+        ),
     ] = 0.0
     title: Annotated[
         str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
@@ -59,20 +68,14 @@ class ReportSettings:
             help="The store's trend page instead: metric charts, change points, flaky cases.",
         ),
     ] = False
-    metric: Annotated[
-        str | None, typer.Option("--metric", metavar="NAME", help="--trend: only this metric.")
-    ] = None
+    metric: Annotated[str | None, shared_option("metric", "--trend: only this metric.")] = None
     trend_evalset: Annotated[
-        str | None,
-        typer.Option("--evalset", metavar="ID", help="--trend: only this eval set."),
+        str | None, shared_option("evalset-id", "--trend: only this eval set.")
     ] = None
-    branch: Annotated[
-        str | None, typer.Option("--branch", metavar="NAME", help="--trend: only this branch.")
-    ] = None
-    last: Annotated[
-        int,
-        typer.Option("--last", metavar="N", min=1, help="--trend: the last N finished runs."),
-    ] = TREND_LAST
+    branch: Annotated[str | None, shared_option("branch", "--trend: only this branch.")] = None
+    last: Annotated[int, shared_option("last", "--trend: the last N finished runs.", least=1)] = (
+        TREND_LAST
+    )
     quiet: QuietOpt = False
     verbose: VerboseOpt = False
 

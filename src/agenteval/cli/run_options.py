@@ -12,7 +12,7 @@ import typer
 
 from agenteval import settings
 from agenteval.api.option_numbers import finite_at_least
-from agenteval.cli.options import max_shown_option
+from agenteval.cli.options import shared_option
 
 AppNameOpt = Annotated[
     str,
@@ -72,7 +72,10 @@ NumRunsOpt = Annotated[
     ),
 ]
 MaxShownOpt = Annotated[
-    int, max_shown_option("Cases per eval set printed in detail; the rest are counted (0 = all).")
+    int,
+    shared_option(
+        "max-shown", "Cases per eval set printed in detail; the rest are counted (0 = all)."
+    ),
 ]
 ConcurrencyOpt = Annotated[
     int,
@@ -224,10 +227,8 @@ BaselineOpt = Annotated[
 ]
 RunGroupOpt = Annotated[
     str | None,
-    typer.Option(
-        "--run-group",
-        metavar="ID",
-        help="Runs given the same ID (e.g. every --shard I/N job) are one run in the store.",
+    shared_option(
+        "run-group", "Runs given the same ID (e.g. every --shard I/N job) are one run in the store."
     ),
 ]
 

@@ -16,25 +16,22 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from agenteval import api, settings
 from agenteval.cli.options import (
     AgentOpt,
     AggregatorOpt,
     CaseOpt,
-    EvalsetOpt,
+    EvalSetFlags,
     ExpectedAgentOpt,
     LenientOpt,
     MetricOpt,
-    MetricsOpt,
     PluginOpt,
     QuietOpt,
     SkipOpt,
     StoreOpt,
     StrictOpt,
-    TracesMatchOpt,
-    TracesOpt,
     VerboseOpt,
 )
 from agenteval.cli.run_options import (
@@ -71,40 +68,17 @@ from agenteval.cli.run_options import (
     ShowConfigOpt,
     WatchOpt,
 )
-from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.report import console as console_report
 from agenteval.report.run_reports import RunReports
 from agenteval.run.runner import StopSignal
 from agenteval.store.urls import store_setting
 
 if TYPE_CHECKING:
+    from agenteval.cli.validate import ValidateSettings
     from agenteval.store.recording import StoreRun
 
 
-class InputFlags(Protocol):
-    """The flags that say what is read and checked: ``validate``'s, and a part of ``run``'s."""
-
-    @property
-    def metrics(self) -> str | None: ...
-    @property
-    def traces(self) -> str | None: ...
-    @property
-    def traces_match(self) -> TracesMatch: ...
-    @property
-    def skip_metric(self) -> tuple[str, ...]: ...
-    @property
-    def plugin(self) -> tuple[str, ...]: ...
-    @property
-    def strict(self) -> bool: ...
-    @property
-    def lenient(self) -> bool: ...
-    @property
-    def agent(self) -> str | None: ...
-    @property
-    def expected_agent(self) -> str | None: ...
-
-
-def input_options(flags: InputFlags) -> api.Options:
+def input_options(flags: RunFlags | ValidateSettings) -> api.Options:
     """The API's options for the flags that say what is read and checked."""
     return api.Options(
         metrics=flags.metrics,
@@ -120,13 +94,9 @@ def input_options(flags: InputFlags) -> api.Options:
 
 
 @dataclass(frozen=True, slots=True)
-class RunFlags:
+class RunFlags(EvalSetFlags):
     """Every flag of ``agenteval run``, in the order ``--help`` lists them (``flags.py``)."""
 
-    evalset: EvalsetOpt
-    metrics: MetricsOpt = None
-    traces: TracesOpt = None
-    traces_match: TracesMatchOpt = DEFAULT_MATCH
     app_name: AppNameOpt = "agenteval"
     output: OutputOpt = None
     junit: JunitOpt = None
@@ -243,4 +213,4 @@ class RunFlags:
         )
 
 
-__all__ = ["InputFlags", "RunFlags", "input_options"]
+__all__ = ["RunFlags", "input_options"]

@@ -13,7 +13,7 @@ import typer
 
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import stdout
-from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, max_shown_option
+from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import saved_exit_code, saved_unfinished, stored_inputs
 from agenteval.errors import Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts
@@ -35,7 +35,7 @@ class ShowSettings:
         ),
     ]
     max_shown: Annotated[
-        int, max_shown_option("Cases per eval set printed in detail (0 = all).")
+        int, shared_option("max-shown", "Cases per eval set printed in detail (0 = all).")
     ] = console_report.DEFAULT_MAX_SHOWN
     store: StoreOpt = None
     quiet: QuietOpt = False

@@ -16,7 +16,12 @@ import typer
 
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import stdout
-from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.options import (
+    QuietOpt,
+    StoreOpt,
+    VerboseOpt,
+    shared_option,
+)
 
 store_app = typer.Typer(
     help="Bring result files into a run store, or write a stored run back out.",
@@ -37,12 +42,9 @@ class AddSettings:
     commit: Annotated[
         str | None, typer.Option("--commit", metavar="SHA", help="The commit they were made at.")
     ] = None
-    branch: Annotated[
-        str | None, typer.Option("--branch", metavar="NAME", help="The branch they were made on.")
-    ] = None
+    branch: Annotated[str | None, shared_option("branch", "The branch they were made on.")] = None
     run_group: Annotated[
-        str | None,
-        typer.Option("--run-group", metavar="ID", help="Part of this run group (e.g. a shard)."),
+        str | None, shared_option("run-group", "Part of this run group (e.g. a shard).")
     ] = None
     quiet: QuietOpt = False
     verbose: VerboseOpt = False

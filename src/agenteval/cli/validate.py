@@ -15,29 +15,21 @@ from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout, warnings_part
 from agenteval.cli.options import (
     AgentOpt,
-    EvalsetOpt,
+    EvalSetFlags,
     ExpectedAgentOpt,
     LenientOpt,
-    MetricsOpt,
     PluginOpt,
     SkipOpt,
     StrictOpt,
-    TracesMatchOpt,
-    TracesOpt,
     VerboseOpt,
 )
 from agenteval.cli.run_settings import input_options
-from agenteval.importers.otel import DEFAULT_MATCH
 
 
 @dataclass(frozen=True, slots=True)
-class ValidateSettings:
+class ValidateSettings(EvalSetFlags):
     """The flags of ``agenteval validate``."""
 
-    evalset: EvalsetOpt
-    metrics: MetricsOpt = None
-    traces: TracesOpt = None
-    traces_match: TracesMatchOpt = DEFAULT_MATCH
     skip_metric: SkipOpt = ()
     plugin: PluginOpt = ()
     strict: StrictOpt = False
