@@ -44,8 +44,8 @@ def rubric_reply(yes: int) -> Reply:
     return Reply(content=json.dumps({"rubricScores": items}))
 
 
-def scored_result(tmp_path: Path, server: JudgeServer) -> Path:
-    """Run the ten cases against the scripted judge; the result file."""
+def write_inputs(tmp_path: Path, server: JudgeServer) -> tuple[Path, Path]:
+    """The ten cases' eval set and metric file, the judge scripted for them."""
     cases = []
     for eval_id in CASES:
         yes = int(JUDGE_SCORES.get(eval_id, 0) * 2)
@@ -92,8 +92,16 @@ def scored_result(tmp_path: Path, server: JudgeServer) -> Path:
             ]
         )
     )
+    return evalset, metrics
+
+
+def scored_result(tmp_path: Path, server: JudgeServer, cache: Path | None = None) -> Path:
+    """Run the ten cases against the scripted judge (its replies into ``cache``, if given);
+    the result file."""
+    evalset, metrics = write_inputs(tmp_path, server)
     run = cli(
-        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache",
+        "run", "--evalset", str(evalset), "--metrics", str(metrics),
+        *(["--cache", str(cache)] if cache else ["--no-cache"]),
         "--output", str(tmp_path / "out"),
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr

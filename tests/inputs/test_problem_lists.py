@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from agenteval.errors import Problem
 from agenteval.inputs.problem_lists import LISTED, Item, listed_or_counted
 
 
 def items(count: int) -> list[Item]:
     return [
-        Item(f"line {i}", f"line {i} 'x{i}'", f"x{i} is unknown", "a hint") for i in range(count)
+        Item(f"line {i} 'x{i}'", Problem("f", f"line {i}", f"x{i} is unknown", "a hint"))
+        for i in range(count)
     ]
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agenteval.report.console import final_line, num_runs, render_results, render_run
+from agenteval.report.console import final_line, num_runs, render_results
 from agenteval.report.console_tables import format_score, shown_ks
 from agenteval.report.result_files import write_result
+from agenteval.report.run_notes import RunNotes
 from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -304,10 +305,12 @@ def test_renders_go_result_files() -> None:
     assert text.rstrip().endswith("PASSED: 2 of 2 cases passed · 2 eval sets")
 
 
-def test_render_run_is_render_results_with_elapsed() -> None:
+def test_an_unfinished_run_is_incomplete_on_the_final_line_whatever_its_cases_say() -> None:
     results = [single_run_result()]
-    console = Console(record=True, width=120, file=io.StringIO())
-    render_run(console, results, quiet=True, elapsed=2.0)
-    text = console.export_text()
-    assert text == render(results, quiet=True, duration_seconds=2.0)
-    assert text.rstrip().endswith("· 1 eval set · 2.00 s")
+    notes = RunNotes(unfinished=["interrupted"])
+    last = render(results, quiet=True, duration_seconds=2.0, notes=notes).strip().splitlines()[-1]
+    assert last == (
+        "INCOMPLETE: 1 of 5 cases passed (3 failed, 1 not evaluated) · 1 eval set"
+        " · interrupted · 2.00 s"
+    )
+    assert render(results, quiet=True).strip().splitlines()[-1].startswith("FAILED: 1 of 5")

@@ -17,7 +17,7 @@ Tested in tests/calibrate/test_calibrate.py.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,9 @@ from typing import Any
 from agenteval.calibrate import stats
 from agenteval.calibrate.items import Item, ItemKey, case_items
 from agenteval.calibrate.labels import Label
-from agenteval.inputs.result_inputs import each_case, raise_problems, read_parts
+from agenteval.errors import Problem
+from agenteval.inputs.result_inputs import ResultPart, each_case, raise_problems, read_parts
+from agenteval.schema.result import EvalCaseResult
 
 # The positive class of precision / recall: what a judge gate is for is catching failures.
 FAIL = "fail"
@@ -39,9 +41,10 @@ class Pair:
     item: Item
 
 
-def _explain_command(result: str, key: ItemKey) -> str:
+def _explain_command(source: Sequence[str], key: ItemKey) -> str:
+    """The ``agenteval explain`` line of one item; ``source`` names what was scored."""
     _, eval_id, metric, run_id, invocation, _ = key
-    words = ["agenteval", "explain", result, "--case", eval_id, "--metric", metric]
+    words = ["agenteval", "explain", *source, "--case", eval_id, "--metric", metric]
     if run_id != 1:
         words += ["--run", str(run_id)]
     if invocation:
@@ -69,7 +72,7 @@ class Group:
     pairs: list[Pair] = field(default_factory=list)
     not_evaluated: list[Label] = field(default_factory=list)
 
-    def to_json(self, result: str, seed: int) -> dict[str, Any]:
+    def to_json(self, source: Sequence[str], seed: int) -> dict[str, Any]:
         """Every statistic of the group, as ``--json`` prints it."""
         data: dict[str, Any] = {"name": self.name, "notEvaluated": len(self.not_evaluated)}
         labelled = [p for p in self.pairs if p.label.kind == "label"]
@@ -105,7 +108,7 @@ class Group:
                 "judge": _judge_word(p),
                 "people": _people_word(p.label),
                 "score": p.item.score,
-                "explain": _explain_command(result, p.label.item),
+                "explain": _explain_command(source, p.label.item),
             }
             for p in self.pairs
             if p.label.kind != "score" and _judge_word(p) != _people_word(p.label)
@@ -185,10 +188,15 @@ def _categories(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class Calibration:
-    """Groups by name, and the labels that matched nothing."""
+    """Groups by name, and the labels that matched nothing.
+
+    ``result`` names what was calibrated; ``source`` is what ``agenteval explain`` is
+    given to show an item (the result, or the eval set and metrics scored on the spot).
+    """
 
     result: str
     seed: int
+    source: tuple[str, ...] = ()
     groups: dict[str, Group] = field(default_factory=dict)
     unknown: list[Label] = field(default_factory=list)
 
@@ -197,7 +205,9 @@ class Calibration:
         return {
             "result": self.result,
             "seed": self.seed,
-            "groups": [g.to_json(self.result, self.seed) for g in self.groups.values()],
+            "groups": [
+                g.to_json(self.source or (self.result,), self.seed) for g in self.groups.values()
+            ],
             "unknownLabels": [
                 {**_where(label.item), "line": label.where} for label in self.unknown
             ],
@@ -215,10 +225,14 @@ def group_name(key: ItemKey) -> str:
 
 
 def pair_labels(
-    result: str, labels: Iterable[Label], items: dict[ItemKey, Item], seed: int
+    result: str,
+    labels: Iterable[Label],
+    items: dict[ItemKey, Item],
+    seed: int,
+    source: Sequence[str] = (),
 ) -> Calibration:
-    """Pair every label with its item and group the pairs."""
-    found = Calibration(result, seed)
+    """Pair every label with its item and group the pairs (``source``: see :class:`Calibration`)."""
+    found = Calibration(result, seed, tuple(source))
     for label in labels:
         item = items.get(label.item)
         if item is None:
@@ -233,19 +247,46 @@ def pair_labels(
     return found
 
 
+def labelled_items(
+    cases: Iterable[tuple[str, EvalCaseResult]], labels: Sequence[Label]
+) -> dict[ItemKey, Item]:
+    """The items of the ``(evalSetId, case)`` results that some label names a case of."""
+    wanted = labelled_cases(labels)
+    items: dict[ItemKey, Item] = {}
+    for set_id, case in cases:
+        if (set_id, case.eval_id, case.run_id or 1) in wanted:
+            items.update(case_items(set_id, case))
+    return items
+
+
+def labelled_cases(labels: Iterable[Label]) -> set[tuple[str, str, int]]:
+    """The (evalSetId, evalId, runId) of every case a label names."""
+    return {(label.item[0], label.item[1], label.item[3]) for label in labels}
+
+
+def saved_cases(parts: Sequence[ResultPart]) -> Iterator[tuple[str, EvalCaseResult]]:
+    """Every case of saved result ``parts`` with its evalSetId; ConfigError after the last
+    when a case did not validate."""
+    problems: list[Problem] = []
+    for part, case in each_case(parts, problems):
+        yield part.head.eval_set_id, case
+    raise_problems(problems)
+
+
 def calibrate(result: Path, labels: Sequence[Label], *, seed: int = 0) -> Calibration:
     """Read ``result`` (a result file, run document or directory) and compare it with ``labels``."""
-    wanted = {(label.item[0], label.item[1], label.item[3]) for label in labels}
-    parts = read_parts([result])
-    problems: list[Any] = []
-    items: dict[ItemKey, Item] = {}
-    for part, case in each_case(parts, problems):
-        set_id = part.head.eval_set_id
-        if (set_id, case.eval_id, case.run_id or 1) not in wanted:
-            continue
-        items.update(case_items(set_id, case))
-    raise_problems(problems)
+    items = labelled_items(saved_cases(read_parts([result])), labels)
     return pair_labels(str(result), labels, items, seed)
 
 
-__all__ = ["Calibration", "Group", "Pair", "calibrate", "group_name", "pair_labels"]
+__all__ = [
+    "Calibration",
+    "Group",
+    "Pair",
+    "calibrate",
+    "group_name",
+    "labelled_cases",
+    "labelled_items",
+    "pair_labels",
+    "saved_cases",
+]

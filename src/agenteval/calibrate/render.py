@@ -66,65 +66,95 @@ def confusion_table(confusion: Mapping[str, Any]) -> Table:
     return table
 
 
-def render_console(console: Console, data: Mapping[str, Any]) -> None:
-    """The calibration as tables and lines."""
-    for group in data["groups"]:
-        console.print(
+# One part of a group as shown: ("heading" | "line", text), ("confusion", the matrix),
+# ("disagreements", the entries).  The console, the page and the report page all show these.
+Part = tuple[str, Any]
+
+
+def _group_parts(group: Mapping[str, Any]) -> list[Part]:
+    """What is shown of one group, in order, every number as the console prints it."""
+    not_evaluated = group["notEvaluated"]
+    parts: list[Part] = [
+        (
+            "heading",
             f"{escape_control(group['name'])}  {group['items']} labelled items"
-            + (
-                f", {group['notEvaluated']} not evaluated by the judge"
-                if group["notEvaluated"]
-                else ""
-            ),
-            style="bold",
+            + (f", {not_evaluated} not evaluated by the judge" if not_evaluated else ""),
         )
-        pass_fail = group.get("passFail")
-        if pass_fail:
-            console.print("  pass/fail labels: " + _kappa_line(pass_fail))
-            console.print(
-                Padding(confusion_table(pass_fail["confusion"]), (0, 0, 0, 2), expand=False)
+    ]
+    pass_fail = group.get("passFail")
+    if pass_fail:
+        parts.append(("line", "pass/fail labels: " + _kappa_line(pass_fail)))
+        parts.append(("confusion", pass_fail["confusion"]))
+        parts.append(
+            (
+                "line",
+                f"fail: precision {number(pass_fail['failPrecision'])} · "
+                f"recall {number(pass_fail['failRecall'])}",
             )
-            console.print(
-                f"  fail: precision {number(pass_fail['failPrecision'])} · "
-                f"recall {number(pass_fail['failRecall'])}"
-            )
-            best = pass_fail.get("suggestedThreshold")
-            if best is not None:
-                console.print(
-                    f"  threshold {number(pass_fail['threshold'])} · the threshold that maximises κ "
-                    f"on these labels: {number(best['value'])} (κ {number(best['kappa'])}), not applied"
+        )
+        best = pass_fail.get("suggestedThreshold")
+        if best is not None:
+            parts.append(
+                (
+                    "line",
+                    f"threshold {number(pass_fail['threshold'])} · the threshold that maximises "
+                    f"κ on these labels: {number(best['value'])} (κ {number(best['kappa'])}), "
+                    "not applied",
                 )
-        categories = group.get("categories")
-        if categories:
-            console.print("  category labels: " + _kappa_line(categories))
-            console.print(
-                Padding(confusion_table(categories["confusion"]), (0, 0, 0, 2), expand=False)
             )
-        scores = group.get("scores")
-        if scores:
-            console.print(
-                f"  score labels: {scores['items']} items · Spearman ρ {number(scores['spearman'])}"
+    categories = group.get("categories")
+    if categories:
+        parts.append(("line", "category labels: " + _kappa_line(categories)))
+        parts.append(("confusion", categories["confusion"]))
+    return parts + _judge_parts(group)
+
+
+def _judge_parts(group: Mapping[str, Any]) -> list[Part]:
+    """Scores, the judge's own consistency and position bias, the disagreements."""
+    parts: list[Part] = []
+    scores = group.get("scores")
+    if scores:
+        parts.append(
+            (
+                "line",
+                f"score labels: {scores['items']} items · Spearman ρ {number(scores['spearman'])}",
             )
-        consistency = group.get("selfConsistency")
-        if consistency:
-            console.print(
-                f"  self-consistency: samples agreed with the verdict {number(consistency['meanAgreement'])}"
-                f" of the time ({consistency['unanimous']} of {consistency['items']} items unanimous)"
+        )
+    consistency = group.get("selfConsistency")
+    if consistency:
+        parts.append(
+            (
+                "line",
+                "self-consistency: samples agreed with the verdict "
+                f"{number(consistency['meanAgreement'])} of the time "
+                f"({consistency['unanimous']} of {consistency['items']} items unanimous)",
             )
-        bias = group.get("positionBias")
-        if bias:
-            console.print(
-                f"  position bias: the preferred answer flipped when the candidates were swapped "
-                f"in {bias['flips']} of {bias['turns']} turns ({bias['flipRate']:.0%})"
+        )
+    bias = group.get("positionBias")
+    if bias:
+        parts.append(
+            (
+                "line",
+                "position bias: the preferred answer flipped when the candidates were swapped "
+                f"in {bias['flips']} of {bias['turns']} turns ({bias['flipRate']:.0%})",
             )
-        if group["disagreements"]:
-            console.print(f"  disagreements ({len(group['disagreements'])}):")
-            for entry in group["disagreements"]:
-                console.print(
-                    f"    {_item(entry)}: judge {escape_control(entry['judge'])}, people "
-                    f"{escape_control(entry['people'])} ({escape_control(entry['line'])})\n"
-                    f"      {escape_control(entry['explain'])}"
-                )
+        )
+    if group["disagreements"]:
+        parts.append(("disagreements", group["disagreements"]))
+    return parts
+
+
+def disagreement_text(entry: Mapping[str, Any]) -> str:
+    """``set/case metric: judge pass, people fail (line 3)``."""
+    return (
+        f"{_item(entry)}: judge {escape_control(entry['judge'])}, people "
+        f"{escape_control(entry['people'])} ({escape_control(entry['line'])})"
+    )
+
+
+def listed(data: Mapping[str, Any]) -> list[tuple[str, str, list[Mapping[str, Any]]]]:
+    """(key, heading, entries) of the labelled items not evaluated and the unknown labels."""
+    found = []
     for key, plural, singular in (
         (
             "notEvaluated",
@@ -133,12 +163,49 @@ def render_console(console: Console, data: Mapping[str, Any]) -> None:
         ),
         ("unknownLabels", "labels that name no scored item", "label that names no scored item"),
     ):
-        listed = data[key]
-        if listed:
-            words = plural if len(listed) != 1 else singular
-            console.print(f"{len(listed)} {words}:", style="yellow")
-            for entry in listed:
-                console.print(f"  {escape_control(entry['line'])}: {_item(entry)}")
+        entries = data[key]
+        if entries:
+            words = plural if len(entries) != 1 else singular
+            found.append((key, f"{len(entries)} {words}:", entries))
+    return found
+
+
+def entry_text(entry: Mapping[str, Any]) -> str:
+    """``line 7: set/case metric``: a label listed as not evaluated or naming nothing."""
+    return f"{escape_control(entry['line'])}: {_item(entry)}"
+
+
+def render_console(console: Console, data: Mapping[str, Any]) -> None:
+    """The calibration as tables and lines."""
+    for group in data["groups"]:
+        for kind, value in _group_parts(group):
+            if kind == "heading":
+                console.print(value, style="bold")
+            elif kind == "line":
+                console.print("  " + value)
+            elif kind == "confusion":
+                console.print(Padding(confusion_table(value), (0, 0, 0, 2), expand=False))
+            else:
+                console.print(f"  disagreements ({len(value)}):")
+                for entry in value:
+                    console.print(
+                        f"    {disagreement_text(entry)}\n      {escape_control(entry['explain'])}"
+                    )
+    for _, heading, entries in listed(data):
+        console.print(heading, style="yellow")
+        for entry in entries:
+            console.print(f"  {entry_text(entry)}")
+
+
+def _html_confusion(confusion: Mapping[str, Any]) -> str:
+    e = html.escape
+    classes = confusion["classes"]
+    head = "".join(f"<th>people {e(c)}</th>" for c in classes)
+    rows = "".join(
+        f"<tr><th>judge {e(c)}</th>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
+        for c, row in zip(classes, confusion["matrix"], strict=True)
+    )
+    return f"<table class=confusion><tr><th></th>{head}</tr>{rows}</table>"
 
 
 def render_html(data: Mapping[str, Any]) -> str:
@@ -153,54 +220,77 @@ def render_html(data: Mapping[str, Any]) -> str:
         f"<h1>Judge calibration of {e(str(data['result']))}</h1>",
     ]
     for group in data["groups"]:
-        parts.append(
-            f'<section class=group data-name="{e(group["name"])}"><h2>{e(group["name"])}</h2>'
-        )
-        parts.append(
-            f"<p>{group['items']} labelled items, {group['notEvaluated']} not evaluated</p>"
-        )
-        for key in ("passFail", "categories"):
-            block = group.get(key)
-            if not block:
-                continue
-            parts.append(f"<p class=kappa>{e(_kappa_line(block))}</p>")
-            classes = block["confusion"]["classes"]
-            head = "".join(f"<th>people {e(c)}</th>" for c in classes)
-            rows = "".join(
-                f"<tr><th>judge {e(c)}</th>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
-                for c, row in zip(classes, block["confusion"]["matrix"], strict=True)
-            )
-            parts.append(f"<table class=confusion><tr><th></th>{head}</tr>{rows}</table>")
-            best = block.get("suggestedThreshold")
-            if best is not None:
-                parts.append(
-                    f"<p class=threshold>threshold {e(number(block['threshold']))}; κ-maximising "
-                    f"threshold {e(number(best['value']))} (κ {e(number(best['kappa']))}), not applied</p>"
-                )
-        if group.get("positionBias"):
-            bias = group["positionBias"]
-            parts.append(
-                f"<p class=position-bias>position flips {bias['flips']} of {bias['turns']} "
-                f"turns ({bias['flipRate']:.0%})</p>"
-            )
-        if group.get("scores"):
-            parts.append(f"<p>Spearman ρ {e(number(group['scores']['spearman']))}</p>")
-        if group["disagreements"]:
-            parts.append("<h3>Disagreements</h3><ul class=disagreements>")
-            for entry in group["disagreements"]:
-                parts.append(
-                    f"<li>{e(_item(entry))}: judge {e(entry['judge'])}, people {e(entry['people'])} "
-                    f"<code>{e(entry['explain'])}</code></li>"
-                )
-            parts.append("</ul>")
+        parts.append(f'<section class=group data-name="{e(group["name"])}">')
+        for kind, value in _group_parts(group):
+            if kind == "heading":
+                parts.append(f"<h2>{e(value)}</h2>")
+            elif kind == "line":
+                parts.append(f"<p>{e(value)}</p>")
+            elif kind == "confusion":
+                parts.append(_html_confusion(value))
+            else:
+                parts.append("<h3>Disagreements</h3><ul class=disagreements>")
+                parts += [
+                    f"<li>{e(disagreement_text(entry))} <code>{e(entry['explain'])}</code></li>"
+                    for entry in value
+                ]
+                parts.append("</ul>")
         parts.append("</section>")
-    if data["unknownLabels"]:
-        parts.append("<h2>Labels that name no scored item</h2><ul class=unknown>")
-        parts += [
-            f"<li>{e(entry['line'])}: {e(_item(entry))}</li>" for entry in data["unknownLabels"]
-        ]
+    for key, heading, entries in listed(data):
+        parts.append(f"<h2>{e(heading)}</h2><ul class={e(key)}>")
+        parts += [f"<li>{e(entry_text(entry))}</li>" for entry in entries]
         parts.append("</ul>")
     return "".join(parts) + "</html>\n"
 
 
-__all__ = ["confusion_table", "number", "render_console", "render_html"]
+def page_blocks(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The calibration as blocks of the HTML report's page (``report/html.py``'s pages): the
+    console's text, each disagreement and unevaluated item linked to its case."""
+    blocks: list[dict[str, Any]] = []
+    for group in data["groups"]:
+        for kind, value in _group_parts(group):
+            if kind == "heading":
+                blocks.append({"heading": value})
+            elif kind == "line":
+                blocks.append({"text": value})
+            elif kind == "confusion":
+                blocks.append({"table": _confusion_rows(value), "class": "confusion"})
+            else:
+                blocks.append({"subheading": f"disagreements ({len(value)}):"})
+                items = [_linked(disagreement_text(e), e, e["explain"]) for e in value]
+                blocks.append({"items": items, "class": "disagreements"})
+    for key, heading, entries in listed(data):
+        blocks.append({"subheading": heading})
+        linked = key == "notEvaluated"  # an unknown label names no case of the report
+        items = [_linked(entry_text(e), e if linked else None, None) for e in entries]
+        blocks.append({"items": items, "class": key})
+    return blocks
+
+
+def _confusion_rows(confusion: Mapping[str, Any]) -> dict[str, Any]:
+    classes = [escape_control(c) for c in confusion["classes"]]
+    rows = [
+        [c, *(str(n) for n in row)] for c, row in zip(classes, confusion["matrix"], strict=True)
+    ]
+    return {"head": ["judge \\ people", *classes], "rows": rows}
+
+
+def _linked(text: str, entry: Mapping[str, Any] | None, code: str | None) -> dict[str, Any]:
+    item: dict[str, Any] = {"text": text}
+    if entry is not None:
+        item["case"] = [entry["evalSetId"], entry["evalId"]]
+    if code is not None:
+        item["code"] = escape_control(code)
+    return item
+
+
+__all__ = [
+    "confusion_table",
+    "disagreement_text",
+    "entry_text",
+    "listed",
+    "number",
+    "page_blocks",
+    "render_console",
+    "render_html",
+]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -76,6 +76,15 @@ class ReportSettings:
     last: Annotated[int, shared_option("last", "--trend: the last N finished runs.", least=1)] = (
         TREND_LAST
     )
+    labels: Annotated[
+        Path | None,
+        typer.Option(
+            "--labels",
+            metavar="FILE",
+            help="Add a Calibration page: these human labels against the run's judge "
+            "verdicts, as agenteval calibrate compares them.",
+        ),
+    ] = None
     quiet: QuietOpt = False
     verbose: VerboseOpt = False
 
@@ -98,9 +107,13 @@ def write_html_report(settings: ReportSettings) -> int:
 
 
 def _trend_page(settings: ReportSettings) -> int:
-    if settings.results or settings.base:
+    if settings.results or settings.base or settings.labels:
         raise ConfigError(
-            [Problem("report --trend", "", "reads the store only; give no result files")]
+            [
+                Problem(
+                    "report --trend", "", "reads the store only; give no result files or --labels"
+                )
+            ]
         )
     from agenteval.store.commands import trend_filters, write_trend_page
 
@@ -126,16 +139,38 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
             ]
         )
     html = settings.html
+    calibration = _calibration(settings, runs)
     try:
         from agenteval.report.html import write_report  # jinja2: loaded only for a page
 
-        write_report(html, runs, title=settings.title, tolerance=settings.tolerance)
+        write_report(
+            html, runs, title=settings.title, tolerance=settings.tolerance,
+            pages=[calibration[0]] if calibration else [],
+        )  # fmt: skip
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
     if not settings.quiet:
         stdout().print(f"wrote {html}", highlight=False, soft_wrap=True)
-    return 0
+    if calibration is None:
+        return 0
+    from agenteval.calibrate.command import report_gaps
+    from agenteval.cli.guard import stderr
+
+    return report_gaps(calibration[1], [], stderr(), ("on its Calibration page",) * 2)
+
+
+def _calibration(
+    settings: ReportSettings, runs: list[ReportRun]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The Calibration page and its calibration, when --labels asks for one."""
+    if settings.labels is None:
+        return None
+    from agenteval.calibrate.report_page import calibration_page
+
+    # What `agenteval explain` reads: the paths as given, or the compared run's own files.
+    source = runs[-1].sources if len(runs) == 2 else [str(path) for path in settings.results]
+    return calibration_page(runs, settings.labels, source)
 
 
 html_report = settings_command(

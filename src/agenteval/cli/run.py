@@ -28,7 +28,7 @@ from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.report.progress import RunProgress
-from agenteval.report.run_reports import RunReporter
+from agenteval.report.run_reports import RunReporter, RunReports
 from agenteval.report.set_tally import ReportSink
 from agenteval.run.run_signals import RunSignals, run_signal_policy
 from agenteval.run.runner import StopSignal
@@ -59,7 +59,7 @@ def _watch(flags: RunFlags) -> int:
     options = flags.options(
         resume=[Path(p) for p in flags.resume], stop=StopSignal(), progress=None, sink=None
     )
-    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
+    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--labels": flags.labels, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
     code = watch_run(list(flags.evalset), options, view, reports)
     entry.interrupt_handled()  # Ctrl-C is how a watch ends: exit 0, not "interrupted"
     return code
@@ -145,7 +145,20 @@ def _score_and_report(
         written = report_run(
             result, reporter, quiet=flags.quiet, stopped_writing=stopped, conclude=conclude
         )
-        return written.exit_code
+        return max(written.exit_code, _calibration_gaps(reporter.reports))
+
+
+def _calibration_gaps(reports: RunReports) -> int:
+    """``--labels``: what the Calibration page lacks, said on stderr (3 when incomplete)."""
+    from agenteval.calibrate.command import report_gaps
+    from agenteval.calibrate.report_page import RunCalibration
+
+    codes = [
+        report_gaps(made.data, [], stderr(), ("on the report's Calibration page",) * 2)
+        for made in reports.pages
+        if isinstance(made, RunCalibration) and made.data is not None
+    ]
+    return max(codes, default=0)
 
 
 def signal_notice(text: str) -> None:

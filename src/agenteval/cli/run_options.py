@@ -61,6 +61,15 @@ HtmlOpt = Annotated[
         "--html", metavar="FILE", help="Write a self-contained offline HTML report of the run."
     ),
 ]
+LabelsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--labels",
+        metavar="FILE",
+        help="With --html: add a Calibration page, these human labels against the run's judge "
+        "verdicts (as agenteval calibrate).",
+    ),
+]
 NumRunsOpt = Annotated[
     int,
     typer.Option(

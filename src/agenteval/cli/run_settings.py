@@ -49,6 +49,7 @@ from agenteval.cli.run_options import (
     JudgeRetriesOpt,
     JudgeTimeoutOpt,
     JunitOpt,
+    LabelsOpt,
     MarkdownOpt,
     MaxJudgeCallsOpt,
     MaxJudgeCostOpt,
@@ -68,12 +69,14 @@ from agenteval.cli.run_options import (
     ShowConfigOpt,
     WatchOpt,
 )
+from agenteval.errors import ConfigError, Problem
 from agenteval.report import console as console_report
 from agenteval.report.run_reports import RunReports
 from agenteval.run.runner import StopSignal
 from agenteval.store.urls import store_setting
 
 if TYPE_CHECKING:
+    from agenteval.calibrate.report_page import RunCalibration
     from agenteval.cli.validate import ValidateSettings
     from agenteval.store.recording import StoreRun
 
@@ -104,6 +107,7 @@ class RunFlags(EvalSetFlags):
     shard: ShardOpt = None
     json_file: JsonFileOpt = None
     html: HtmlOpt = None
+    labels: LabelsOpt = None
     num_runs: NumRunsOpt = 1
     case: CaseOpt = ()
     metric: MetricOpt = ()
@@ -150,7 +154,38 @@ class RunFlags(EvalSetFlags):
             junit=self.junit,
             markdown=self.markdown,
             html=self.html,
+            pages=self._pages(),
         )
+
+    def _pages(self) -> tuple[RunCalibration, ...]:
+        """``--labels``: the Calibration page of the HTML report (its labels read now)."""
+        if self.labels is None:
+            return ()
+        if self.html is None:
+            raise ConfigError(
+                [
+                    Problem(
+                        "--labels",
+                        "",
+                        "adds a Calibration page to the HTML report",
+                        "give --html FILE",
+                    )
+                ]
+            )
+        from agenteval.calibrate.report_page import RunCalibration
+
+        return (RunCalibration(self.labels, self._explain_source()),)
+
+    def _explain_source(self) -> tuple[str, ...]:
+        """What ``agenteval explain`` reads this run's results from: the result files or
+        run document written, else the eval sets scored again (from the cache)."""
+        if self.output is not None:
+            return (str(self.output),)
+        if self.json_file is not None and str(self.json_file) != "-":
+            return (str(self.json_file),)
+        words = [word for spec in self.evalset for word in ("--evalset", spec)]
+        words += ["--metrics", self.metrics] if self.metrics is not None else []
+        return (*words, *(() if self.no_cache else ("--cache", self.cache, "--offline")))
 
     def options(
         self,

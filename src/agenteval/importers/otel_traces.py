@@ -81,7 +81,10 @@ def span_warnings(file: str, read: SpanFile, mapping: SpanMapping) -> list[Probl
     for reason, group in by_reason.items():
         said = f"{printable(reason)}; not used"
         items = [
-            Item(_span(u), f"{_span(u)} {printable(u.name)!r}", f"{printable(u.name)!r} {said}")
+            Item(
+                f"{_span(u)} {printable(u.name)!r}",
+                Problem(file, _span(u), f"{printable(u.name)!r} {said}"),
+            )
             for u in group
         ]
         warnings.extend(listed_or_counted(file, items, "spans", said))
@@ -110,10 +113,13 @@ def unmatched_sessions(
     """Warnings for the sessions no case's evalId names (their turns are not scored), counted past three."""
     items = [
         Item(
-            f"session {printable(key)}",
             repr(printable(key)),
-            f"no case has evalId {printable(key)!r}; its {len(turns)} turn(s) are not scored",
-            f"--traces-match {match}",
+            Problem(
+                file,
+                f"session {printable(key)}",
+                f"no case has evalId {printable(key)!r}; its {len(turns)} turn(s) are not scored",
+                f"--traces-match {match}",
+            ),
         )
         for key, turns in traces.items()
         if key not in case_ids

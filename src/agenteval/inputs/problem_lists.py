@@ -11,7 +11,7 @@ Tested in tests/inputs/test_problem_lists.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agenteval.errors import Problem
 
@@ -19,14 +19,11 @@ from agenteval.errors import Problem
 LISTED = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One input left out: where it is, how a count names it, its own message."""
+class Item(NamedTuple):
+    """One input left out: how a count names it, and its own warning."""
 
-    path: str
     label: str
-    message: str
-    hint: str = ""
+    problem: Problem
 
 
 def listed_or_counted(
@@ -34,7 +31,7 @@ def listed_or_counted(
 ) -> list[Problem]:
     """One warning per item up to :data:`LISTED`; else one: ``N nouns: message (the first: …)``."""
     if len(items) <= LISTED:
-        return [Problem(file, i.path, i.message, i.hint) for i in items]
+        return [i.problem for i in items]
     first = ", ".join(i.label for i in items[:LISTED])
     tail = f"; {hint}" if hint else ""
     return [Problem(file, f"{len(items):,} {noun}", message, f"the first: {first}{tail}")]

@@ -175,41 +175,20 @@ class ResultPart:
         source: _Source,
         document_keys: dict[str, Any] | None = None,
     ) -> None:
+        # Each read once into a plain attribute (the case loops read them often).
         self.head = head
-        self._scanned = scanned
+        self.eval_set_id = head.eval_set_id
         self._source = source
+        self.source = source.name
+        self._scanned = scanned
+        self.where = scanned.where
+        self.case_count = scanned.case_count
+        # Each case result's evalId in file order ("" where it is no string), and its runId
+        # as written (0 where absent, null or no integer).
+        self.eval_ids: Sequence[str] = scanned.eval_ids
+        self.run_ids: Sequence[int] = scanned.run_ids
         # A run document's own keys (all but evalSetResults); None in a result file.
         self.document_keys = document_keys
-
-    @property
-    def source(self) -> str:
-        """The file the result is in."""
-        return self._source.name
-
-    @property
-    def where(self) -> str:
-        """The result's JSON path in its file ("" for a result file)."""
-        return self._scanned.where
-
-    @property
-    def eval_set_id(self) -> str:
-        """The result's evalSetId."""
-        return self.head.eval_set_id
-
-    @property
-    def case_count(self) -> int:
-        """How many case results it holds."""
-        return self._scanned.case_count
-
-    @property
-    def eval_ids(self) -> Sequence[str]:
-        """Each case result's evalId, in file order ("" where it is no string)."""
-        return self._scanned.eval_ids
-
-    @property
-    def run_ids(self) -> Sequence[int]:
-        """Each case result's runId as written (0 where absent, null or no integer)."""
-        return self._scanned.run_ids
 
     def cases(
         self, problems: list[Problem] | None = None, indices: Iterable[int] | None = None

@@ -224,9 +224,12 @@ def unmatched_records(
         of_run = f" (run {run})" if run else ""
         items.append(
             Item(
-                where,
                 f"{where} {eval_id!r}" if isinstance(traces, TraceRecords) else repr(eval_id),
-                f"no case has evalId {eval_id!r}{of_run}; its {turns} turn(s) are not scored",
+                Problem(
+                    file,
+                    where,
+                    f"no case has evalId {eval_id!r}{of_run}; its {turns} turn(s) are not scored",
+                ),
             )
         )
     return listed_or_counted(

@@ -57,6 +57,7 @@ def render_results(
     verbose: bool = False,
     duration_seconds: float | None = None,
     max_shown: int | None = DEFAULT_MAX_SHOWN,
+    notes: RunNotes = NO_NOTES,
 ) -> None:
     """Print every eval set's cases, its summary, then the final one-line summary.
 
@@ -64,13 +65,15 @@ def render_results(
     line; ``verbose`` also prints the reasons of passing turns and any extra
     ``details`` keys evaluators recorded.  At most ``max_shown`` cases per
     eval set are printed in detail (None = all); the rest are counted.
+    ``notes``: the run's warnings and why it could not finish beyond its case statuses
+    (the final line then says INCOMPLETE, as the exit code does).
     """
     with collector_paused():
         reports = [
             set_report(result, max_shown=max_shown, quiet=quiet, verbose=verbose)
             for result in results
         ]
-        render_reports(console, reports, duration_seconds=duration_seconds)
+        render_reports(console, reports, duration_seconds=duration_seconds, notes=notes)
 
 
 def render_reports(
@@ -90,29 +93,6 @@ def render_sets(console: Console, reports: Sequence[SetReport]) -> None:
     with collector_paused():
         for report in reports:
             _render_eval_set(console, report)
-
-
-def render_run(
-    console: Console,
-    results: Sequence[EvalSetResult],
-    *,
-    quiet: bool = False,
-    verbose: bool = False,
-    elapsed: float | None = None,
-    max_shown: int | None = DEFAULT_MAX_SHOWN,
-    notes: RunNotes = NO_NOTES,
-) -> None:
-    """:func:`render_results` under the name and argument the CLI uses.
-
-    ``notes``: why the run could not finish beyond its case statuses (``partial``); the
-    final line then says INCOMPLETE, as the exit code does.
-    """
-    with collector_paused():
-        reports = [
-            set_report(result, max_shown=max_shown, quiet=quiet, verbose=verbose)
-            for result in results
-        ]
-        render_reports(console, reports, duration_seconds=elapsed, notes=notes)
 
 
 def _render_eval_set(console: Console, report: SetReport) -> None:
@@ -361,7 +341,6 @@ __all__ = [
     "num_runs",
     "render_reports",
     "render_results",
-    "render_run",
     "render_sets",
     "report_final_line",
 ]

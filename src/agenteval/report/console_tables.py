@@ -30,20 +30,24 @@ from agenteval.schema.status import EvalStatus
 # More turns than this collapse into one "turns passed" column.
 MAX_TURN_COLUMNS = 6
 
-STATUS_STYLES = {
-    EvalStatus.PASSED: "green",
-    EvalStatus.FAILED: "red",
-    EvalStatus.NOT_EVALUATED: "yellow",
-    EvalStatus.UNKNOWN: "magenta",
-    EvalStatus.INCOMPLETE: "bold yellow",
+
+class StatusLook(NamedTuple):
+    """How a status is shown: its word, its console style, its Markdown headline mark."""
+
+    label: str
+    style: str
+    mark: str
+
+
+STATUS_LOOKS = {
+    EvalStatus.PASSED: StatusLook("passed", "green", "✅"),
+    EvalStatus.FAILED: StatusLook("failed", "red", "❌"),
+    EvalStatus.NOT_EVALUATED: StatusLook("not evaluated", "yellow", "⚠️"),
+    EvalStatus.UNKNOWN: StatusLook("unknown", "magenta", "❔"),
+    EvalStatus.INCOMPLETE: StatusLook("incomplete", "bold yellow", "❗"),
 }
-STATUS_LABELS = {
-    EvalStatus.PASSED: "passed",
-    EvalStatus.FAILED: "failed",
-    EvalStatus.NOT_EVALUATED: "not evaluated",
-    EvalStatus.UNKNOWN: "unknown",
-    EvalStatus.INCOMPLETE: "incomplete",
-}
+STATUS_STYLES = {status: look.style for status, look in STATUS_LOOKS.items()}
+STATUS_LABELS = {status: look.label for status, look in STATUS_LOOKS.items()}
 
 
 def status_text(status: EvalStatus, *, upper: bool = False) -> Text:

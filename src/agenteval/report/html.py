@@ -220,11 +220,19 @@ def write_page(
     title: str,
     compared: dict[str, Any] | None = None,
     inline_limit: int = INLINE_LIMIT,
+    pages: Sequence[dict[str, Any]] = (),
 ) -> Path:
-    """Write the page of the built runs to ``path`` (and its sidecar when the details are large)."""
+    """Write the page of the built runs to ``path`` (and its sidecar when the details are large).
+
+    ``pages`` are more tabs a command adds (calibrate's): ``{"id", "label", "run"?, "blocks"}``,
+    each block ``{"heading"}``, ``{"subheading"}``, ``{"text"}``, ``{"table": {"head", "rows"}}``
+    or ``{"items": [{"text", "case"?: [evalSetId, evalId], "code"?}]}`` (a ``case`` links to
+    that case's view of run ``run``, the last by default); every text is shown as text.
+    """
     with collector_paused():
         chunk_size = builders[0].details.chunk_size if builders else CHUNK_SIZE
         index = report_index([b.index() for b in builders], title, compared, chunk_size=chunk_size)
+        index["pages"] = list(pages)
         details = sum(builder.details.size for builder in builders)
         inline = details <= inline_limit or not _sidecar_possible(path)
         sidecar: _Sidecar | None = None
@@ -289,8 +297,10 @@ def write_report(
     title: str = "",
     tolerance: float = 0.0,
     inline_limit: int = INLINE_LIMIT,
+    pages: Sequence[dict[str, Any]] = (),
 ) -> Path:
-    """Write the report of saved runs (two: the second compared with the first); returns the path."""
+    """Write the report of saved runs (two: the second compared with the first), with ``pages``
+    (see :func:`write_page`); returns the path."""
     if not runs:
         raise ValueError("a report needs at least one run")
     builders = _built(runs)
@@ -301,6 +311,7 @@ def write_report(
             title=title or _default_title(runs),
             compared=_compared(runs, builders, tolerance),
             inline_limit=inline_limit,
+            pages=pages,
         )
     finally:
         for builder in builders:
@@ -321,12 +332,14 @@ def write_run_report(
     *,
     extras: dict[str, Any] | None = None,
     inline_limit: int = INLINE_LIMIT,
+    pages: Sequence[dict[str, Any]] = (),
 ) -> Path:
-    """``run --html FILE``: the report of the run that just finished, built as its cases came."""
+    """``run --html FILE``: the report of the run that just finished, built as its cases came
+    (``pages``: more tabs, see :func:`write_page`)."""
     builder.extras.update(extras or {})
     ids = sorted({eval_set["evalSetId"] for eval_set in builder.eval_sets})
     title = "agenteval: " + ", ".join(ids[:3]) + (" …" if len(ids) > 3 else "")
-    return write_page(path, [builder], title=title, inline_limit=inline_limit)
+    return write_page(path, [builder], title=title, inline_limit=inline_limit, pages=pages)
 
 
 __all__ = [

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from agenteval.report.atomic_write import write_text_atomic
-from agenteval.report.console_tables import STATUS_LABELS, format_score
+from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS, format_score
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.safe_text import BIDI_CONTROLS
@@ -32,13 +32,6 @@ from agenteval.schema.status import EvalStatus
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 DEFAULT_MAX_CASES = 100
 
-_HEADLINE_MARKS = {
-    EvalStatus.PASSED: "✅",
-    EvalStatus.FAILED: "❌",
-    EvalStatus.NOT_EVALUATED: "⚠️",
-    EvalStatus.UNKNOWN: "❔",
-    EvalStatus.INCOMPLETE: "❗",
-}
 # ASCII punctuation that would start emphasis, code, links, HTML or strike-through,
 # or end a table cell; CommonMark renders a backslash-escaped one literally.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
@@ -105,7 +98,7 @@ def _headline(
         detail += f" · {count_text(notes.warning_count)}"
     if elapsed is not None:
         detail += f" · {elapsed:.2f} s"
-    return [f"## {_HEADLINE_MARKS[status]} {cell(title)}: {label}", "", detail, ""]
+    return [f"## {STATUS_LOOKS[status].mark} {cell(title)}: {label}", "", detail, ""]
 
 
 def _pass_rate_table(reports: Sequence[SetReport]) -> list[str]:
@@ -211,7 +204,7 @@ def _case_table(
     for outcome in shown:
         status = STATUS_LABELS[outcome.status]
         if outcome.status is EvalStatus.INCOMPLETE:
-            status = f"{_HEADLINE_MARKS[outcome.status]} {status}"
+            status = f"{STATUS_LOOKS[outcome.status].mark} {status}"
         if outcome.multi_run:
             status += f" ({outcome.passed_runs}/{len(outcome.runs)} runs passed)"
         lines.append(

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from agenteval.report.console_tables import format_score
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
+
+_Run = TypeVar("_Run")
 
 # Reasons longer than this are cut (with "…") wherever a reporter caps them.
 DEFAULT_REASON_CAP = 300
@@ -96,18 +98,23 @@ class MetricShortfall:
 
 
 @dataclass(frozen=True, slots=True)
-class OutcomeText:
-    """One eval case over all its runs (as records), with the status that decides the exit code."""
+class _Outcome(Generic[_Run]):
+    """One eval case over all its runs, with the status that decides the exit code."""
 
     eval_set_id: str
     eval_id: str
     status: EvalStatus
-    runs: tuple[RunRecord, ...]  # sorted by runId
+    runs: tuple[_Run, ...]  # sorted by runId
 
     @property
     def multi_run(self) -> bool:
         """True when the case ran more than once."""
         return len(self.runs) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeText(_Outcome[RunRecord]):
+    """One eval case over all its runs as records: the text every CI reporter shows."""
 
     @property
     def passed_runs(self) -> int:
@@ -175,18 +182,8 @@ class OutcomeText:
 
 
 @dataclass(frozen=True, slots=True)
-class CaseOutcome:
+class CaseOutcome(_Outcome[EvalCaseResult]):
     """One eval case over all its whole runs (HTML report, diff); text as :class:`OutcomeText`."""
-
-    eval_set_id: str
-    eval_id: str
-    status: EvalStatus
-    runs: tuple[EvalCaseResult, ...]  # sorted by runId
-
-    @property
-    def multi_run(self) -> bool:
-        """True when the case ran more than once."""
-        return len(self.runs) > 1
 
     def text(self) -> OutcomeText:
         """The same case as records, reasons whole."""

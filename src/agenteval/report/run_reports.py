@@ -41,6 +41,14 @@ if TYPE_CHECKING:
     from agenteval.report.html_model import RunBuilder
 
 
+class ReportPage(CaseSink, Protocol):
+    """A tab a command adds to the run's HTML page (calibrate's), fed every case as it
+    finishes; :meth:`page` is read when the page is written (see report/html.py's pages)."""
+
+    def page(self) -> dict[str, Any]:
+        """The tab: ``{"id", "label", "run"?, "blocks"}``."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunReports:
     """Which reports a run writes (None: not that one); ``agenteval run``'s report flags.
@@ -49,7 +57,8 @@ class RunReports:
     ``json``, ``junit``, ``markdown``, ``html``: one file each (``-`` is stdout);
     ``ci``: the GitHub Actions outputs when the environment asks for them
     (``$GITHUB_STEP_SUMMARY`` gets the Markdown summary; with ``GITHUB_ACTIONS=true`` an
-    annotation per case not passed and per warning is printed), as ``agenteval run`` does.
+    annotation per case not passed and per warning is printed), as ``agenteval run`` does;
+    ``pages``: more tabs of the HTML page (``run --labels``' Calibration page).
     """
 
     output: Path | None = None
@@ -58,6 +67,7 @@ class RunReports:
     markdown: Path | None = None
     html: Path | None = None
     ci: bool = True
+    pages: tuple[ReportPage, ...] = ()
 
     def problems(self) -> list[Problem]:
         """What is wrong with the destinations, found before anything is scored."""
@@ -117,6 +127,15 @@ class ReportsWritten:
     document_keys: dict[str, Any] = field(default_factory=dict)
 
 
+def _write_html(
+    path: Path, page: RunBuilder, extras: dict[str, Any], pages: Sequence[ReportPage]
+) -> Path:
+    """The run's HTML page, with the tabs ``pages`` make now that every case is in."""
+    from agenteval.report.html import write_run_report
+
+    return write_run_report(path, page, extras=extras, pages=[made.page() for made in pages])
+
+
 class RunReporter:
     """The reports of one run, from its first case to its last file (module docstring).
 
@@ -150,7 +169,10 @@ class RunReporter:
             app_name=app_name,
             documents=documents or named or reports.needs_documents,
             tallies=tallies,
-            also=[*([self.page] if self.page is not None else []), *also],
+            also=[
+                *([self.page, *reports.pages] if self.page is not None else []),
+                *also,
+            ],
             named=named,
         )
 
@@ -209,10 +231,8 @@ class RunReporter:
             )
             jobs.append(ReportJob(str(wanted.markdown), write))
         if wanted.html is not None and self.page is not None:
-            from agenteval.report.html import write_run_report
-
             extras = {"durationSeconds": elapsed, "warnings": notes.lines()}
-            write = partial(write_run_report, wanted.html, self.page, extras=extras)
+            write = partial(_write_html, wanted.html, self.page, extras, wanted.pages)
             jobs.append(ReportJob(str(wanted.html), write))
         if wanted.ci:
             environ = self.environ if self.environ is not None else os.environ
@@ -287,4 +307,11 @@ def unfinished_reasons(
     return reasons
 
 
-__all__ = ["ReportsWritten", "RunReporter", "RunReports", "ScoredRun", "unfinished_reasons"]
+__all__ = [
+    "ReportPage",
+    "ReportsWritten",
+    "RunReporter",
+    "RunReports",
+    "ScoredRun",
+    "unfinished_reasons",
+]

@@ -13,13 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from agenteval.report.result_files import result_file_name, result_id
 from agenteval.report.result_stream import ResultDocument
 from agenteval.report.set_tally import ReportSink, SetReport, overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
+
+_Item = TypeVar("_Item", EvalCaseResult, EvalSetResult)
 
 
 class CaseSink(Protocol):
@@ -86,6 +88,8 @@ class StreamedRun:
         # What the console, JUnit, Markdown and GitHub reports read (report/set_tally.py).
         self.tallies = tallies if tallies is not None else ReportSink()
         self.also = list(also)
+        # Every sink a case goes to besides the document, in order.
+        self._sinks: tuple[CaseSink, ...] = (self.tallies, *self.also)
         self._current: StreamedSet | None = None
 
     def begin_set(self, eval_set_id: str, num_runs: int) -> None:
@@ -107,41 +111,39 @@ class StreamedRun:
             except OSError as exc:
                 error = exc
         self._current = StreamedSet(eval_set_id, document, error, name)
-        self.tallies.begin_set(eval_set_id, num_runs)
-        for sink in self.also:
+        for sink in self._sinks:
             sink.begin_set(eval_set_id, num_runs)
 
     def add(self, case: EvalCaseResult) -> None:
         """Spool one finished case and count it."""
-        current = self._current
-        assert current is not None
-        self._write(current, lambda document: document.add(case))
-        self.tallies.add(case)
-        for sink in self.also:
+        self._write(ResultDocument.add, case)
+        for sink in self._sinks:
             sink.add(case)
 
     def end_set(self, head: EvalSetResult) -> None:
         """Finish the eval set's document with ``head``'s run state."""
-        current = self._current
-        assert current is not None
-        self._write(current, lambda document: document.finish(head))
-        self.tallies.end_set(head)
-        for sink in self.also:
+        current = self._write(ResultDocument.finish, head)
+        for sink in self._sinks:
             sink.end_set(head)
         self.sets.append(current)
         self._current = None
 
-    def _write(self, current: StreamedSet, step: Callable[[ResultDocument], None]) -> None:
+    def _write(self, step: Callable[[ResultDocument, _Item], None], item: _Item) -> StreamedSet:
+        """``step`` of the current eval set's document with ``item`` (a write that fails is
+        noted on the set, not raised); the set."""
+        current = self._current
+        assert current is not None
         document = current.document
         if document is None:
-            return
+            return current
         try:
-            step(document)
+            step(document, item)
         except OSError as exc:
             # The run goes on; the reports that needed this document say why they failed.
             current.error = exc
             current.document = None
             document.close()
+        return current
 
     def overall_status(self) -> EvalStatus:
         """The overall status of every case added."""

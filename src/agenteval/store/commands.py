@@ -12,10 +12,12 @@ Tested in tests/cli/test_store_commands.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
+from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import evalset_id_for
@@ -31,6 +33,8 @@ from agenteval.store.trend import TrendFilters, trend
 from agenteval.store.trend_page import render_trend_page
 from agenteval.store.urls import store_setting
 
+_T = TypeVar("_T")
+
 
 def eval_set_filter(value: str | None) -> str | None:
     """``--evalset`` of history and trend: an evalSetId, or an eval set file naming one."""
@@ -38,6 +42,17 @@ def eval_set_filter(value: str | None) -> str | None:
         return None
     path = Path(value)
     return evalset_id_for(path) if path.is_file() else value
+
+
+def _read(flag: str | None, command: str, query: Callable[[Connection], _T]) -> tuple[_T, str]:
+    """``query`` answered in one read transaction of the store ``command`` reads, and where
+    that store is."""
+    store = open_for_reading(flag, command)
+    try:
+        with store.transaction() as conn:
+            return query(conn), store.where
+    finally:
+        store.close()
 
 
 def _print_json(data: object) -> None:
@@ -64,16 +79,11 @@ def history_command(
         status=status,
         last=last or None,
     )
-    store = open_for_reading(flag, "history")
-    try:
-        with store.transaction() as conn:
-            rows = history_rows(conn, filters)
-    finally:
-        store.close()
+    rows, where = _read(flag, "history", lambda conn: history_rows(conn, filters))
     if json_out:
         _print_json(rows)
     else:
-        render_history(console, rows, store.where)
+        render_history(console, rows, where)
     return 0
 
 
@@ -93,28 +103,18 @@ def trend_command(
     json_out: bool,
 ) -> int:
     """``agenteval trend``."""
-    store = open_for_reading(flag, "trend")
-    try:
-        with store.transaction() as conn:
-            found = trend(conn, filters)
-    finally:
-        store.close()
+    found, where = _read(flag, "trend", lambda conn: trend(conn, filters))
     if json_out:
         _print_json(found.to_json())
     else:
-        render_trend(console, found, store.where, max_shown or None)
+        render_trend(console, found, where, max_shown or None)
     return 0
 
 
 def write_trend_page(flag: str | None, html: Path, filters: TrendFilters, *, title: str) -> Path:
     """``agenteval report --store URL --trend --html FILE``."""
-    store = open_for_reading(flag, "report --trend")
-    try:
-        with store.transaction() as conn:
-            found = trend(conn, filters)
-    finally:
-        store.close()
-    page = render_trend_page(found, title=title or f"agenteval trend: {store.where}")
+    found, where = _read(flag, "report --trend", lambda conn: trend(conn, filters))
+    page = render_trend_page(found, title=title or f"agenteval trend: {where}")
     try:
         return write_bytes_atomic(html, page)
     except OSError as exc:

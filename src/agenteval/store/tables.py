@@ -26,6 +26,8 @@ Tested in tests/store/test_migrations.py (the schema is created and checked ther
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -42,6 +44,36 @@ from sqlalchemy import (
 )
 
 metadata = MetaData()
+
+
+def _run_fk() -> ForeignKey:
+    """The reference to the run a row belongs to (deleting a run deletes its rows)."""
+    return ForeignKey("runs.id", ondelete="CASCADE")
+
+
+def _case_counts() -> list[Column[int]]:
+    """``cases_total`` and a count per case status (a run's, an eval set's)."""
+    statuses = ("total", "passed", "failed", "not_evaluated", "incomplete")
+    return [Column(f"cases_{name}", Integer, nullable=False, default=0) for name in statuses]
+
+
+def _judge_counts(*counts: str) -> list[Column[int]]:
+    """``judge_<count>`` for each of ``counts``, then the prompt and completion tokens."""
+    return [Column(f"judge_{name}", Integer, nullable=False, default=0) for name in counts] + [
+        Column(f"judge_{side}_tokens", BigInteger, nullable=False, default=0)
+        for side in ("prompt", "completion")
+    ]
+
+
+def _case_run_key() -> list[Column[Any]]:
+    """What a bulk row of one case run starts with: its run, eval set position, evalId, repeat."""
+    return [
+        Column("run", Integer, _run_fk(), nullable=False),
+        Column("position", Integer, nullable=False),
+        Column("eval_id", String(255), nullable=False),
+        Column("repeat", Integer, nullable=False),
+    ]
+
 
 # The schema's version and the agenteval that last migrated it (one row).
 schema_version = Table(
@@ -76,16 +108,8 @@ runs = Table(
     Column("num_runs", Integer, nullable=False),
     # run (agenteval run --store) | add (agenteval store add)
     Column("origin", String(16), nullable=False),
-    Column("cases_total", Integer, nullable=False, default=0),
-    Column("cases_passed", Integer, nullable=False, default=0),
-    Column("cases_failed", Integer, nullable=False, default=0),
-    Column("cases_not_evaluated", Integer, nullable=False, default=0),
-    Column("cases_incomplete", Integer, nullable=False, default=0),
-    Column("judge_calls", Integer, nullable=False, default=0),
-    Column("judge_cache_hits", Integer, nullable=False, default=0),
-    Column("judge_retries", Integer, nullable=False, default=0),
-    Column("judge_prompt_tokens", BigInteger, nullable=False, default=0),
-    Column("judge_completion_tokens", BigInteger, nullable=False, default=0),
+    *_case_counts(),
+    *_judge_counts("calls", "cache_hits", "retries"),
     Column("judge_cost_usd", Float),
     Column("agent_sessions", Integer),
     Column("agent_tool_calls", Integer),
@@ -97,12 +121,6 @@ runs = Table(
 Index("runs_branch_started", runs.c.git_branch, runs.c.started_at)
 Index("runs_started", runs.c.started_at)
 Index("runs_group", runs.c.run_group)
-
-
-def _run_fk() -> ForeignKey:
-    """The reference to the run a row belongs to (deleting a run deletes its rows)."""
-    return ForeignKey("runs.id", ondelete="CASCADE")
-
 
 run_sets = Table(
     "run_sets",
@@ -118,11 +136,7 @@ run_sets = Table(
     Column("shard", String(20)),
     Column("config_hash", String(80)),
     Column("partial", Boolean, nullable=False, default=False),
-    Column("cases_total", Integer, nullable=False, default=0),
-    Column("cases_passed", Integer, nullable=False, default=0),
-    Column("cases_failed", Integer, nullable=False, default=0),
-    Column("cases_not_evaluated", Integer, nullable=False, default=0),
-    Column("cases_incomplete", Integer, nullable=False, default=0),
+    *_case_counts(),
     Column("judge_usage", Text),
     Column("document_size", BigInteger, nullable=False, default=0),
     Column("document_chunks", Integer, nullable=False, default=0),
@@ -142,10 +156,7 @@ set_metrics = Table(
     Column("passed", Integer, nullable=False),
     Column("failed", Integer, nullable=False),
     Column("not_evaluated", Integer, nullable=False),
-    Column("judge_calls", Integer, nullable=False, default=0),
-    Column("judge_cache_hits", Integer, nullable=False, default=0),
-    Column("judge_prompt_tokens", BigInteger, nullable=False, default=0),
-    Column("judge_completion_tokens", BigInteger, nullable=False, default=0),
+    *_judge_counts("calls", "cache_hits"),
 )
 
 cases = Table(
@@ -165,10 +176,7 @@ Index("cases_run", cases.c.run)
 case_runs = Table(
     "case_runs",
     metadata,
-    Column("run", Integer, _run_fk(), nullable=False),
-    Column("position", Integer, nullable=False),
-    Column("eval_id", String(255), nullable=False),
-    Column("repeat", Integer, nullable=False),
+    *_case_run_key(),
     Column("status", String(16), nullable=False),
     Column("score", Float, nullable=False),
     Column("error_message", Text, nullable=False),
@@ -181,10 +189,7 @@ Index("case_runs_run", case_runs.c.run)
 metric_results = Table(
     "metric_results",
     metadata,
-    Column("run", Integer, _run_fk(), nullable=False),
-    Column("position", Integer, nullable=False),
-    Column("eval_id", String(255), nullable=False),
-    Column("repeat", Integer, nullable=False),
+    *_case_run_key(),
     Column("metric_name", String(255), nullable=False),
     Column("score", Float, nullable=False),
     Column("status", String(16), nullable=False),

@@ -31,6 +31,7 @@ import queue
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,13 +55,6 @@ BATCH_CASES = 2000
 QUEUE_BATCHES = 4
 # Reasons and errors kept in rows (the whole text stays in the stored document).
 TEXT_KEEP = 2000
-
-_STATUS_KEYS = {
-    EvalStatus.PASSED: "passed",
-    EvalStatus.FAILED: "failed",
-    EvalStatus.NOT_EVALUATED: "not_evaluated",
-    EvalStatus.INCOMPLETE: "incomplete",
-}
 
 
 def new_run_id() -> str:
@@ -104,11 +98,6 @@ class RunOutcome:
     # The run document's own keys ({"header": …, "trailer": …}): `store export --json`.
     document_keys: Mapping[str, Any] | None = None
     finished_at: float | None = None
-
-
-def _count(counts: dict[str, int], status: EvalStatus) -> None:
-    key = _STATUS_KEYS[status]
-    counts[key] = counts.get(key, 0) + 1
 
 
 def _usage_total(usage: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -338,9 +327,10 @@ class RunRecorder:
         computed = self._fingerprint(rows.eval_set_id) if self._fingerprint is not None else None
         fingerprint = set_fingerprint(head, computed)
         self.set_hashes.append((rows.eval_set_id, fingerprint.config_hash))
-        counts: dict[str, int] = {}
-        for eval_id in rows.cases:
-            _count(counts, statuses.get(eval_id, EvalStatus.NOT_EVALUATED))
+        # A status's value names its count column (cases_passed, cases_not_evaluated, ...).
+        counts = Counter(
+            statuses.get(eval_id, EvalStatus.NOT_EVALUATED).value for eval_id in rows.cases
+        )
         for key, value in counts.items():
             self.counts[key] = self.counts.get(key, 0) + value
         usage = head.judge_usage or {}

@@ -304,12 +304,16 @@
 
   // --- tabs and run picker ----------------------------------------------------------------------
 
+  // The built-in tabs, then one per page a command added (INDEX.pages, report/html.py).
+  const PAGES = INDEX.pages || [];
+  const TABS = ["summary", "cases", "compare", ...PAGES.map((page) => "page-" + page.id)];
+
   function showTab(tab) {
     state.tab = tab;
     for (const button of document.querySelectorAll("#tabs button")) {
       button.setAttribute("aria-selected", String(button.dataset.tab === tab));
     }
-    for (const name of ["summary", "cases", "compare"]) {
+    for (const name of TABS) {
       document.getElementById(name).hidden = name !== tab;
     }
     if (tab === "cases") renderRows();
@@ -823,6 +827,46 @@
     return block;
   }
 
+  // --- pages a command added (INDEX.pages: blocks of text, tables and case lists) ----------------
+
+  // An item names a case of the page's run: its text links to the case view.
+  function pageItem(run, item) {
+    const li = el("li", {});
+    const row = item.case ? rowKey[run].get(item.case[0] + "\u0000" + item.case[1]) : undefined;
+    if (row === undefined) li.appendChild(textOf(item.text));
+    else {
+      li.appendChild(el("a", { href: "#case/" + run + "/" + row, class: "case-link",
+        on: { click: (event) => { event.preventDefault(); openByKey(run, item.case[0], item.case[1]); } } },
+        item.text));
+    }
+    if (item.code) li.appendChild(el("div", {}, el("code", { class: "command" }, item.code)));
+    return li;
+  }
+
+  function pageBlock(run, block) {
+    if (block.heading !== undefined) return el("h2", {}, block.heading);
+    if (block.subheading !== undefined) return el("h3", {}, block.subheading);
+    if (block.text !== undefined) return el("p", {}, block.text);
+    if (block.table) {
+      return el("table", { class: block.class || null },
+        el("thead", {}, el("tr", {}, block.table.head.map((cell) => el("th", {}, cell)))),
+        el("tbody", {}, block.table.rows.map((row) =>
+          el("tr", {}, row.map((cell, i) => el(i ? "td" : "th", i ? { class: "num" } : {}, cell))))));
+    }
+    return el("ul", { class: block.class || null }, (block.items || []).map((item) => pageItem(run, item)));
+  }
+
+  function renderPages() {
+    const nav = document.getElementById("tabs");
+    const main = document.querySelector("main");
+    for (const page of PAGES) {
+      const run = typeof page.run === "number" && runs[page.run] ? page.run : runs.length - 1;
+      nav.appendChild(el("button", { type: "button", role: "tab", "data-tab": "page-" + page.id }, page.label));
+      main.appendChild(el("section", { id: "page-" + page.id, class: "page", hidden: true },
+        page.blocks.map((block) => pageBlock(run, block))));
+    }
+  }
+
   // --- wiring -----------------------------------------------------------------------------------
 
   function onKey(event) {
@@ -839,6 +883,7 @@
   }
 
   function init() {
+    renderPages();
     for (const button of document.querySelectorAll("#tabs button")) {
       button.addEventListener("click", () => { showTab(button.dataset.tab); history.replaceState(null, "", "#" + button.dataset.tab); });
     }
@@ -872,7 +917,7 @@
       const row = runs[run].cases[Number(opened[2])];
       openByKey(run, runs[run].evalSets[row[0]].evalSetId, row[1]);
     } else {
-      showTab(["summary", "cases", "compare"].indexOf(hash) >= 0 && (hash !== "compare" || comparison) ? hash : (comparison ? "compare" : "summary"));
+      showTab(TABS.indexOf(hash) >= 0 && (hash !== "compare" || comparison) ? hash : (comparison ? "compare" : "summary"));
     }
     window.addEventListener("resize", () => renderRows(true));
     // Milliseconds from navigation start until the list answers input (bench/html_report.py reads it).
