@@ -5,13 +5,11 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
 
-from agenteval.api.option_numbers import finite_at_least
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 
 # Runs that history lists and trend reads unless told otherwise.
@@ -26,7 +24,8 @@ class _Flag:
     names: tuple[str, ...]
     metavar: str
     least: int | None = None
-    parser: Callable[[str | float], float] | None = None
+    # A finite number of at least this (a float flag); None: typer's own parsing.
+    finite_least: float | None = None
 
 
 _SHARED: dict[str, _Flag] = {
@@ -40,18 +39,24 @@ _SHARED: dict[str, _Flag] = {
     "run-group": _Flag(("--run-group",), "ID"),
     "last": _Flag(("--last",), "N"),  # at least 0 (0 = all) or 1: the command says
     "max-shown": _Flag(("--max-shown",), "N", least=0),
-    "tolerance": _Flag(("--tolerance",), "DELTA", parser=finite_at_least(0.0)),
+    "tolerance": _Flag(("--tolerance",), "DELTA", finite_least=0.0),
 }
 
 
 def shared_option(flag: str, help: str, *, least: int | None = None) -> Any:
     """The ``typer.Option`` of the shared ``flag`` (a key of ``_SHARED``), with this help."""
     declared = _SHARED[flag]
+    parser = None
+    if declared.finite_least is not None:
+        # Here, not at the top: api/ is heavy, and history/trend import this module alone.
+        from agenteval.api.option_numbers import finite_at_least
+
+        parser = finite_at_least(declared.finite_least)
     return typer.Option(
         *declared.names,
         metavar=declared.metavar,
         min=declared.least if least is None else least,
-        parser=declared.parser,
+        parser=parser,
         help=help,
     )
 
