@@ -2,7 +2,8 @@
 
 One module per command (``run``, ``validate``, ``show``, ``diff``, ``merge``, ``schema``,
 ``report``, ``evaluators``, ``history`` and ``trend``, ``store``; ``import`` is
-``importers/command.py``), the options several share (``options.py``), the error console
+``importers/command.py``), the options several share (``options.py``), the command made
+of a frozen settings class whose fields declare the flags (``flags.py``), the error console
 and guard (``guard.py``), and the program that registers them (``program.py``; ``app``,
 the typer app with every command, is built when first asked for).  Which reports a
 run writes is decided in ``report/run_reports.py``, so the Python API writes the same ones.

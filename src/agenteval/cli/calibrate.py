@@ -1,5 +1,5 @@
 """``agenteval calibrate RESULT --labels FILE`` (or ``--evalset PATH --metrics PATH``, scored
-on the spot from the judge cache): flags → CalibrateSettings → calibrate/.
+on the spot from the judge cache): flags → CalibrateFlags → CalibrateSettings → calibrate/.
 
 Exit codes in calibrate/command.py. Tested in tests/calibrate/test_calibrate.py and
 tests/calibrate/test_spot.py.
@@ -7,6 +7,7 @@ tests/calibrate/test_spot.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -15,13 +16,17 @@ from rich.console import Console
 
 from agenteval.calibrate.command import CalibrateSettings, run_calibrate
 from agenteval.calibrate.spot import SpotScoring
-from agenteval.cli.guard import exit_with, print_warnings
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import print_warnings
 from agenteval.cli.options import EvalsetOpt, MetricsOpt, PluginOpt, VerboseOpt
 
 _CACHE = "With --evalset: the judge cache ($AGENTEVAL_CACHE)."
 
 
-def calibrate_command(
+@dataclass(frozen=True, slots=True)
+class CalibrateFlags:
+    """The flags of ``agenteval calibrate`` (``flags.py`` makes the command of them)."""
+
     labels: Annotated[
         Path,
         typer.Option(
@@ -30,7 +35,7 @@ def calibrate_command(
             help="Human labels: JSONL (or CSV) lines of evalSetId, evalId, metricName, "
             "invocationId?, rubricId?, runId? and label pass|fail, score or category.",
         ),
-    ],
+    ]
     result: Annotated[
         Path | None,
         typer.Argument(
@@ -38,32 +43,41 @@ def calibrate_command(
             help="A result file, run document or directory (or --evalset instead).",
             show_default=False,
         ),
-    ] = None,
-    evalset: EvalsetOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
-    metrics: MetricsOpt = None,
-    cache: Annotated[str | None, typer.Option("--cache", metavar="FILE", help=_CACHE)] = None,
-    plugin: PluginOpt = [],  # noqa: B006
-    as_json: Annotated[bool, typer.Option("--json", help="Print the calibration as JSON.")] = False,
+    ] = None
+    evalset: EvalsetOpt = ()
+    metrics: MetricsOpt = None
+    cache: Annotated[str | None, typer.Option("--cache", metavar="FILE", help=_CACHE)] = None
+    plugin: PluginOpt = ()
+    as_json: Annotated[bool, typer.Option("--json", help="Print the calibration as JSON.")] = False
     html: Annotated[
         Path | None,
         typer.Option("--html", metavar="FILE", help="Also write the calibration as an HTML page."),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the κ bootstrap interval.")] = 0,
-    verbose: VerboseOpt = False,
-) -> None:
-    """How well judge metrics agree with human labels: accuracy, κ, confusion, suggested threshold.
+    ] = None
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the κ bootstrap interval.")] = 0
+    verbose: VerboseOpt = False
 
-    With --evalset instead of a RESULT, the labelled cases are scored on the spot, judge
-    replies from the cache only.
-    """
-    spot_flags = evalset or metrics is not None or cache is not None or plugin
+
+def calibrate_flags(flags: CalibrateFlags) -> int:
+    """Calibrate what the flags name; the exit code (calibrate/command.py)."""
+    spot_flags = (
+        flags.evalset or flags.metrics is not None or flags.cache is not None or flags.plugin
+    )
     # Any on-the-spot flag makes it spot scoring: without --evalset that is an error, not ignored.
     spot = (
-        SpotScoring(tuple(evalset or ()), metrics, cache, tuple(plugin or ()))
-        if spot_flags
-        else None
+        SpotScoring(flags.evalset, flags.metrics, flags.cache, flags.plugin) if spot_flags else None
     )
-    settings = CalibrateSettings(result, labels, as_json, html, seed, spot)
+    settings = CalibrateSettings(
+        flags.result, flags.labels, flags.as_json, flags.html, flags.seed, spot
+    )
     out = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    exit_with(verbose, lambda: run_calibrate(settings, out, err, print_warnings))
+    return run_calibrate(settings, out, err, print_warnings)
+
+
+calibrate_command = settings_command(
+    CalibrateFlags,
+    calibrate_flags,
+    doc="How well judge metrics agree with human labels: accuracy, κ, confusion, suggested "
+    "threshold.\n\nWith --evalset instead of a RESULT, the labelled cases are scored on the "
+    "spot, judge\nreplies from the cache only.",
+)

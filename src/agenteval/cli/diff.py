@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from agenteval.api.option_numbers import finite_at_least
-from agenteval.cli.guard import exit_with, stdout
-from agenteval.cli.options import StoreOpt, VerboseOpt
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import stdout
+from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts
@@ -27,11 +26,27 @@ from agenteval.report.gc_pause import collector_paused
 class DiffSettings:
     """The flags of ``agenteval diff``."""
 
-    base: tuple[Path, ...]
-    new: tuple[Path, ...] = ()
-    tolerance: float = 0.0
-    json_out: bool = False
-    store: str | None = None
+    base: Annotated[
+        tuple[Path, ...],
+        typer.Argument(
+            help="BASE result file(s), then NEW after --new; or exactly two (a stored run "
+            "@latest, @RUN_ID or @branch:NAME stands for a file)."
+        ),
+    ]
+    new: Annotated[
+        tuple[Path, ...],
+        typer.Option(
+            "--new",
+            metavar="NEW.json",
+            help="NEW result file(s) when comparing several files per side.",
+        ),
+    ] = ()
+    tolerance: Annotated[
+        float, shared_option("tolerance", "Score drops up to this much are not regressions.")
+    ] = 0.0
+    json_out: Annotated[bool, typer.Option("--json", help="Print the differences as JSON.")] = False
+    store: StoreOpt = None
+    verbose: VerboseOpt = False
 
     def sides(self) -> tuple[list[Path], list[Path]]:
         """The BASE and NEW files: after ``--new``, or exactly two arguments."""
@@ -42,42 +57,6 @@ class DiffSettings:
         raise ConfigError(
             [Problem("diff", "", "give BASE.json NEW.json, or BASE files and --new NEW files")]
         )
-
-
-def diff(
-    base: Annotated[
-        list[Path],
-        typer.Argument(
-            help="BASE result file(s), then NEW after --new; or exactly two (a stored run "
-            "@latest, @RUN_ID or @branch:NAME stands for a file)."
-        ),
-    ],
-    new: Annotated[
-        list[Path],
-        typer.Option(
-            "--new",
-            metavar="NEW.json",
-            help="NEW result file(s) when comparing several files per side.",
-        ),
-    ] = [],  # noqa: B006 - typer reads defaults, it never mutates them
-    tolerance: Annotated[
-        float,
-        typer.Option(
-            "--tolerance",
-            metavar="DELTA",
-            parser=finite_at_least(0.0),
-            help="Score drops up to this much are not regressions.",
-        ),
-    ] = 0.0,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the differences as JSON.")
-    ] = False,
-    store: StoreOpt = None,
-    verbose: VerboseOpt = False,
-) -> None:
-    """List regressions and improvements between two results. Exit 1 when anything regressed."""
-    settings = DiffSettings(tuple(base), tuple(new), tolerance, json_out, store)
-    exit_with(verbose, partial(compare_results, settings))
 
 
 def compare_results(settings: DiffSettings) -> int:
@@ -102,5 +81,11 @@ def compare_results(settings: DiffSettings) -> int:
         render_diff(stdout(), changes)
     return 1 if changes.regressed else 0
 
+
+diff = settings_command(
+    DiffSettings,
+    compare_results,
+    doc="List regressions and improvements between two results. Exit 1 when anything regressed.",
+)
 
 __all__ = ["DiffSettings", "compare_results", "diff"]

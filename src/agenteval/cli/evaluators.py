@@ -5,26 +5,26 @@ Tested in tests/cli/test_commands.py.
 
 from __future__ import annotations
 
-from functools import partial
+from dataclasses import dataclass
 
-from agenteval.cli.guard import exit_with
+from agenteval.cli.flags import settings_command
 from agenteval.cli.options import PluginOpt, VerboseOpt
 from agenteval.evaluators.registry import evaluators
 from agenteval.plugins import load_plugins
 from agenteval.report.log_console import make_console
 
 
-def list_evaluators(
-    plugin: PluginOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
-    verbose: VerboseOpt = False,
-) -> None:
-    """List the registered evaluators with their descriptions."""
-    exit_with(verbose, partial(print_evaluators, tuple(plugin)))
+@dataclass(frozen=True, slots=True)
+class EvaluatorsSettings:
+    """The flags of ``agenteval evaluators``."""
+
+    plugin: PluginOpt = ()
+    verbose: VerboseOpt = False
 
 
-def print_evaluators(plugins: tuple[str, ...]) -> int:
-    """Load ``plugins`` and print the table of evaluators; 0."""
-    load_plugins(plugins)
+def print_evaluators(settings: EvaluatorsSettings) -> int:
+    """Load the ``--plugin`` modules and print the table of evaluators; 0."""
+    load_plugins(settings.plugin)
     from rich.table import Table
 
     table = Table("evaluator", "kind", "description", title="Registered evaluators")
@@ -35,4 +35,10 @@ def print_evaluators(plugins: tuple[str, ...]) -> int:
     return 0
 
 
-__all__ = ["list_evaluators", "print_evaluators"]
+list_evaluators = settings_command(
+    EvaluatorsSettings,
+    print_evaluators,
+    doc="List the registered evaluators with their descriptions.",
+)
+
+__all__ = ["EvaluatorsSettings", "list_evaluators", "print_evaluators"]

@@ -12,6 +12,9 @@ import typer
 
 from agenteval import api
 from agenteval.cli.guard import guard
+from agenteval.cli.options import (
+    shared_option,
+)
 from agenteval.explain.command import ExplainSettings, explain, render
 
 
@@ -25,31 +28,24 @@ def explain_command(
         ),
     ] = None,
     case: Annotated[str, typer.Option("--case", metavar="ID", help="The evalId to explain.")] = "",
-    metric: Annotated[
-        str, typer.Option("--metric", metavar="NAME", help="The metricName to explain.")
-    ] = "",
+    metric: Annotated[str, shared_option("metric", "The metricName to explain.")] = "",
     evalset: Annotated[
         list[str] | None,
-        typer.Option(
-            "--evalset",
-            "-e",
-            metavar="PATH",
-            help="Score on the spot from this eval set (instead of a RESULT). Repeatable.",
+        shared_option(
+            "evalset-files",
+            "Score on the spot from this eval set (instead of a RESULT). Repeatable.",
         ),
     ] = None,
     metrics: Annotated[
         str | None,
-        typer.Option(
-            "--metrics",
-            "-m",
-            metavar="PATH",
-            help="Metric file: with --evalset as for run; with a RESULT, the metric to score "
+        shared_option(
+            "metrics-file",
+            "Metric file: with --evalset as for run; with a RESULT, the metric to score "
             "instead of the saved criterion.",
         ),
     ] = None,
     traces: Annotated[
-        str | None,
-        typer.Option("--traces", metavar="FILE", help="Actual turns, as for run --traces."),
+        str | None, shared_option("traces", "Actual turns, as for run --traces.")
     ] = None,
     run_id: Annotated[
         int, typer.Option("--run", metavar="N", help="Which run of --num-runs (default 1).")
@@ -62,8 +58,7 @@ def explain_command(
         typer.Option("--eval-set", metavar="ID", help="The evalSetId, when several hold the case."),
     ] = None,
     plugin: Annotated[
-        list[str] | None,
-        typer.Option("--plugin", metavar="MODULE", help="Import this module to register plugins."),
+        list[str] | None, shared_option("plugin", "Import this module to register plugins.")
     ] = None,
     cache: Annotated[
         str | None,

@@ -1,6 +1,7 @@
 """``agenteval history`` and ``agenteval trend``: what a run store says about past runs.
 
-The work is done in :mod:`agenteval.store.commands`; this module parses the flags.
+The work is done in :mod:`agenteval.store.commands`; this module declares the flags
+(``flags.py`` makes the commands of them).
 
 Tested in tests/cli/test_store_history.py and tests/cli/test_store_commands.py.
 """
@@ -8,12 +9,12 @@ Tested in tests/cli/test_store_history.py and tests/cli/test_store_commands.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Annotated
 
 import typer
 
-from agenteval.cli.guard import exit_with, stdout
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import stdout
 from agenteval.cli.options import (
     TREND_LAST,
     BranchOpt,
@@ -21,6 +22,7 @@ from agenteval.cli.options import (
     JsonOpt,
     StoreOpt,
     VerboseOpt,
+    shared_option,
 )
 
 
@@ -28,38 +30,15 @@ from agenteval.cli.options import (
 class HistorySettings:
     """The flags of ``agenteval history``."""
 
-    store: str | None = None
-    evalset: str | None = None
-    branch: str | None = None
-    since: str | None = None
-    status: str | None = None
-    last: int = TREND_LAST
-    json_out: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class TrendSettings:
-    """The flags of ``agenteval trend``."""
-
-    store: str | None = None
-    metric: str | None = None
-    evalset: str | None = None
-    branch: str | None = None
-    last: int = TREND_LAST
-    max_shown: int = 50
-    json_out: bool = False
-
-
-def history(
-    store: StoreOpt = None,
-    evalset: EvalSetIdOpt = None,
-    branch: BranchOpt = None,
+    store: StoreOpt = None
+    evalset: EvalSetIdOpt = None
+    branch: BranchOpt = None
     since: Annotated[
         str | None,
         typer.Option(
             "--since", metavar="WHEN", help="Only runs started since: 2026-01-05, or 7d / 24h ago."
         ),
-    ] = None,
+    ] = None
     status: Annotated[
         str | None,
         typer.Option(
@@ -68,16 +47,28 @@ def history(
             help="Only runs that passed, failed, are incomplete or not_evaluated; or that are "
             "finished, unfinished, interrupted, partial.",
         ),
-    ] = None,
-    last: Annotated[
-        int, typer.Option("--last", metavar="N", min=0, help="At most N runs (0 = all).")
-    ] = TREND_LAST,
-    json_out: JsonOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """List the runs in a run store, newest first: status, pass rate, metric averages, judge, commit."""
-    settings = HistorySettings(store, evalset, branch, since, status, last, json_out)
-    exit_with(verbose, partial(list_history, settings))
+    ] = None
+    last: Annotated[int, shared_option("last", "At most N runs (0 = all).", least=0)] = TREND_LAST
+    json_out: JsonOpt = False
+    verbose: VerboseOpt = False
+
+
+@dataclass(frozen=True, slots=True)
+class TrendSettings:
+    """The flags of ``agenteval trend``."""
+
+    store: StoreOpt = None
+    metric: Annotated[str | None, shared_option("metric", "Only this metric.")] = None
+    evalset: EvalSetIdOpt = None
+    branch: BranchOpt = None
+    last: Annotated[int, shared_option("last", "Over the last N finished runs.", least=1)] = (
+        TREND_LAST
+    )
+    max_shown: Annotated[
+        int, shared_option("max-shown", "Flaky and failing cases listed (0 = every case).")
+    ] = 50
+    json_out: JsonOpt = False
+    verbose: VerboseOpt = False
 
 
 def list_history(settings: HistorySettings) -> int:
@@ -96,33 +87,6 @@ def list_history(settings: HistorySettings) -> int:
     )
 
 
-def trend(
-    store: StoreOpt = None,
-    metric: Annotated[
-        str | None, typer.Option("--metric", metavar="NAME", help="Only this metric.")
-    ] = None,
-    evalset: EvalSetIdOpt = None,
-    branch: BranchOpt = None,
-    last: Annotated[
-        int, typer.Option("--last", metavar="N", min=1, help="Over the last N finished runs.")
-    ] = TREND_LAST,
-    max_shown: Annotated[
-        int,
-        typer.Option(
-            "--max-shown",
-            metavar="N",
-            min=0,
-            help="Flaky and failing cases listed (0 = every case).",
-        ),
-    ] = 50,
-    json_out: JsonOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Metric drift (sparklines, change points) and stable / flaky / failing cases over the last runs."""
-    settings = TrendSettings(store, metric, evalset, branch, last, max_shown, json_out)
-    exit_with(verbose, partial(show_trend, settings))
-
-
 def show_trend(settings: TrendSettings) -> int:
     """Print the trend of the store's last runs; the exit code."""
     from agenteval.store.commands import trend_command, trend_filters
@@ -136,5 +100,16 @@ def show_trend(settings: TrendSettings) -> int:
         json_out=settings.json_out,
     )
 
+
+history = settings_command(
+    HistorySettings,
+    list_history,
+    doc="List the runs in a run store, newest first: status, pass rate, metric averages, judge, commit.",
+)
+trend = settings_command(
+    TrendSettings,
+    show_trend,
+    doc="Metric drift (sparklines, change points) and stable / flaky / failing cases over the last runs.",
+)
 
 __all__ = ["HistorySettings", "TrendSettings", "history", "list_history", "show_trend", "trend"]

@@ -5,39 +5,80 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import typer
 
-from agenteval.importers.traces_match import TracesMatch
+from agenteval.importers.traces_match import DEFAULT_MATCH, TracesMatch
 
 # Runs that history lists and trend reads unless told otherwise.
 TREND_LAST = 20
 
+
+@dataclass(frozen=True, slots=True)
+class _Flag:
+    """A flag several commands declare alike but explain in their own words: its names,
+    metavar and bounds (a row of ``_SHARED``); the command gives the help (shared_option)."""
+
+    names: tuple[str, ...]
+    metavar: str
+    least: int | None = None
+    # A finite number of at least this (a float flag); None: typer's own parsing.
+    finite_least: float | None = None
+
+
+_SHARED: dict[str, _Flag] = {
+    "evalset-files": _Flag(("--evalset", "-e"), "PATH"),
+    "metrics-file": _Flag(("--metrics", "-m"), "PATH"),
+    "traces": _Flag(("--traces",), "FILE"),
+    "plugin": _Flag(("--plugin",), "MODULE"),
+    "metric": _Flag(("--metric",), "NAME"),
+    "evalset-id": _Flag(("--evalset",), "ID"),
+    "branch": _Flag(("--branch",), "NAME"),
+    "run-group": _Flag(("--run-group",), "ID"),
+    "last": _Flag(("--last",), "N"),  # at least 0 (0 = all) or 1: the command says
+    "max-shown": _Flag(("--max-shown",), "N", least=0),
+    "tolerance": _Flag(("--tolerance",), "DELTA", finite_least=0.0),
+}
+
+
+def shared_option(flag: str, help: str, *, least: int | None = None) -> Any:
+    """The ``typer.Option`` of the shared ``flag`` (a key of ``_SHARED``), with this help."""
+    declared = _SHARED[flag]
+    parser = None
+    if declared.finite_least is not None:
+        # Here, not at the top: api/ is heavy, and history/trend import this module alone.
+        from agenteval.api.option_numbers import finite_at_least
+
+        parser = finite_at_least(declared.finite_least)
+    return typer.Option(
+        *declared.names,
+        metavar=declared.metavar,
+        min=declared.least if least is None else least,
+        parser=parser,
+        help=help,
+    )
+
+
 EvalsetOpt = Annotated[
-    list[str],
-    typer.Option(
-        "--evalset",
-        "-e",
-        metavar="PATH",
-        help="Eval set file, directory of *.evalset.json, or glob. Repeatable.",
+    tuple[str, ...],
+    shared_option(
+        "evalset-files", "Eval set file, directory of *.evalset.json, or glob. Repeatable."
     ),
 ]
 MetricsOpt = Annotated[
     str | None,
-    typer.Option(
-        "--metrics",
-        "-m",
-        metavar="PATH",
-        help="Metric file (or a directory). Default: <evalSetId>.metrics.json beside each eval set.",
+    shared_option(
+        "metrics-file",
+        "Metric file (or a directory). Default: <evalSetId>.metrics.json beside each eval set.",
     ),
 ]
 TracesOpt = Annotated[
     str | None,
-    typer.Option(
-        "--traces",
-        metavar="FILE",
-        help="Actual turns for cases that carry none: a *.evalset_result.json, JSON/JSONL of {evalId, actualConversation}, or an OTLP JSON/protobuf trace export.",
+    shared_option(
+        "traces",
+        "Actual turns for cases that carry none: a *.evalset_result.json, JSON/JSONL of {evalId, actualConversation}, or an OTLP JSON/protobuf trace export.",
     ),
 ]
 TracesMatchOpt = Annotated[
@@ -48,24 +89,18 @@ TracesMatchOpt = Annotated[
     ),
 ]
 CaseOpt = Annotated[
-    list[str], typer.Option("--case", metavar="ID", help="Only this evalId. Repeatable.")
+    tuple[str, ...], typer.Option("--case", metavar="ID", help="Only this evalId. Repeatable.")
 ]
-MetricOpt = Annotated[
-    list[str], typer.Option("--metric", metavar="NAME", help="Only this metricName. Repeatable.")
-]
+MetricOpt = Annotated[tuple[str, ...], shared_option("metric", "Only this metricName. Repeatable.")]
 SkipOpt = Annotated[
-    list[str],
+    tuple[str, ...],
     typer.Option(
         "--skip-metric", metavar="NAME", help="Skip this metricName on purpose. Repeatable."
     ),
 ]
 PluginOpt = Annotated[
-    list[str],
-    typer.Option(
-        "--plugin",
-        metavar="MODULE",
-        help="Import this module or .py file to register plugins. Repeatable.",
-    ),
+    tuple[str, ...],
+    shared_option("plugin", "Import this module or .py file to register plugins. Repeatable."),
 ]
 AggregatorOpt = Annotated[
     str | None,
@@ -125,11 +160,19 @@ StoreOpt = Annotated[
     ),
 ]
 
+
+@dataclass(frozen=True, slots=True)
+class EvalSetFlags:
+    """The first flags of ``run`` and ``validate``: the eval sets and the files read beside them."""
+
+    evalset: EvalsetOpt
+    metrics: MetricsOpt = None
+    traces: TracesOpt = None
+    traces_match: TracesMatchOpt = DEFAULT_MATCH
+
+
 EvalSetIdOpt = Annotated[
-    str | None,
-    typer.Option("--evalset", metavar="ID", help="Only runs of this eval set (id or file)."),
+    str | None, shared_option("evalset-id", "Only runs of this eval set (id or file).")
 ]
-BranchOpt = Annotated[
-    str | None, typer.Option("--branch", metavar="NAME", help="Only runs of this git branch.")
-]
+BranchOpt = Annotated[str | None, shared_option("branch", "Only runs of this git branch.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for tools instead of tables.")]

@@ -7,15 +7,20 @@ tests/cli/test_store_history.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from agenteval.api.option_numbers import finite_at_least
-from agenteval.cli.guard import exit_with, stdout
-from agenteval.cli.options import TREND_LAST, QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import stdout
+from agenteval.cli.options import (
+    TREND_LAST,
+    QuietOpt,
+    StoreOpt,
+    VerboseOpt,
+    shared_option,
+)
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.html_inputs import ReportRun, load_runs
@@ -26,76 +31,51 @@ from agenteval.report.output_paths import check_outputs
 class ReportSettings:
     """The flags of ``agenteval report``."""
 
-    html: Path
-    results: tuple[Path, ...] = ()
-    base: tuple[Path, ...] = ()
-    tolerance: float = 0.0
-    title: str = ""
-    store: str | None = None
-    trend_page: bool = False
-    metric: str | None = None
-    trend_evalset: str | None = None
-    branch: str | None = None
-    last: int = TREND_LAST
-    quiet: bool = False
-    labels: Path | None = None
-
-
-def html_report(
     html: Annotated[
         Path,
         typer.Option("--html", metavar="FILE", help="Where to write the HTML report."),
-    ],
+    ]
     results: Annotated[
-        list[Path] | None,
+        tuple[Path, ...],
         typer.Argument(
             help="Result files, --json run documents, directories or stored runs (@latest, "
             "@RUN_ID, @branch:NAME); two runs are compared.",
             show_default=False,
         ),
-    ] = None,
+    ] = ()
     base: Annotated[
-        list[Path],
+        tuple[Path, ...],
         typer.Option(
             "--base",
             metavar="BASE.json",
             help="BASE result file(s) or run document to compare the results with.",
         ),
-    ] = [],  # noqa: B006 - typer reads defaults, it never mutates them
+    ] = ()
     tolerance: Annotated[
         float,
-        typer.Option(
-            "--tolerance",
-            metavar="DELTA",
-            parser=finite_at_least(0.0),
-            help="In a comparison, score drops up to this much are not regressions.",
+        shared_option(
+            "tolerance", "In a comparison, score drops up to this much are not regressions."
         ),
-    ] = 0.0,
+    ] = 0.0
     title: Annotated[
         str, typer.Option("--title", metavar="TEXT", help="Page title (default: the eval sets).")
-    ] = "",
-    store: StoreOpt = None,
+    ] = ""
+    store: StoreOpt = None
     trend_page: Annotated[
         bool,
         typer.Option(
             "--trend",
             help="The store's trend page instead: metric charts, change points, flaky cases.",
         ),
-    ] = False,
-    metric: Annotated[
-        str | None, typer.Option("--metric", metavar="NAME", help="--trend: only this metric.")
-    ] = None,
+    ] = False
+    metric: Annotated[str | None, shared_option("metric", "--trend: only this metric.")] = None
     trend_evalset: Annotated[
-        str | None,
-        typer.Option("--evalset", metavar="ID", help="--trend: only this eval set."),
-    ] = None,
-    branch: Annotated[
-        str | None, typer.Option("--branch", metavar="NAME", help="--trend: only this branch.")
-    ] = None,
-    last: Annotated[
-        int,
-        typer.Option("--last", metavar="N", min=1, help="--trend: the last N finished runs."),
-    ] = TREND_LAST,
+        str | None, shared_option("evalset-id", "--trend: only this eval set.")
+    ] = None
+    branch: Annotated[str | None, shared_option("branch", "--trend: only this branch.")] = None
+    last: Annotated[int, shared_option("last", "--trend: the last N finished runs.", least=1)] = (
+        TREND_LAST
+    )
     labels: Annotated[
         Path | None,
         typer.Option(
@@ -104,16 +84,9 @@ def html_report(
             help="Add a Calibration page: these human labels against the run's judge "
             "verdicts, as agenteval calibrate compares them.",
         ),
-    ] = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Write one offline HTML report of saved results; two runs become a comparison."""
-    settings = ReportSettings(
-        html, tuple(results or ()), tuple(base), tolerance, title, store,
-        trend_page, metric, trend_evalset, branch, last, quiet, labels,
-    )  # fmt: skip
-    exit_with(verbose, partial(write_html_report, settings))
+    ] = None
+    quiet: QuietOpt = False
+    verbose: VerboseOpt = False
 
 
 def write_html_report(settings: ReportSettings) -> int:
@@ -199,5 +172,11 @@ def _calibration(
     source = runs[-1].sources if len(runs) == 2 else [str(path) for path in settings.results]
     return calibration_page(runs, settings.labels, source)
 
+
+html_report = settings_command(
+    ReportSettings,
+    write_html_report,
+    doc="Write one offline HTML report of saved results; two runs become a comparison.",
+)
 
 __all__ = ["ReportSettings", "html_report", "write_html_report"]

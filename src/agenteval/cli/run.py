@@ -1,7 +1,7 @@
 """``agenteval run``: score eval sets, print the outcome, write the reports, exit with the verdict.
 
-The flags become a frozen :class:`~agenteval.cli.run_settings.RunFlags`; :func:`run_flags`
-then does the run: the signal policy (``run_signals.py``), the run store, the progress bar,
+The flags are declared by, and become, a frozen :class:`~agenteval.cli.run_settings.RunFlags`;
+:func:`run_flags` then does the run: the signal policy (``run_signals.py``), the run store, the progress bar,
 :func:`agenteval.api.evaluate` into the reports' sink
 (:class:`~agenteval.report.run_reports.RunReporter`, which decides what is written), and
 the console (``run_console.py``).
@@ -19,68 +19,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from agenteval import api, entry, settings
-from agenteval.cli.guard import exit_with, print_problems, stderr, stdout
-from agenteval.cli.options import (
-    AgentOpt,
-    AggregatorOpt,
-    CaseOpt,
-    EvalsetOpt,
-    ExpectedAgentOpt,
-    LenientOpt,
-    MetricOpt,
-    MetricsOpt,
-    PluginOpt,
-    QuietOpt,
-    SkipOpt,
-    StoreOpt,
-    StrictOpt,
-    TracesMatchOpt,
-    TracesOpt,
-    VerboseOpt,
-)
+from agenteval import api, entry
+from agenteval.cli.flags import context_settings_command
+from agenteval.cli.guard import print_problems, stderr, stdout
 from agenteval.cli.run_console import report_run
-from agenteval.cli.run_options import (
-    AgentConcurrencyOpt,
-    AgentMaxEventBytesOpt,
-    AgentMaxTurnBytesOpt,
-    AgentTimeoutOpt,
-    AppNameOpt,
-    BaselineOpt,
-    CacheOpt,
-    ConcurrencyOpt,
-    HtmlOpt,
-    JsonFileOpt,
-    JudgeMaxReplyBytesOpt,
-    JudgeRetriesOpt,
-    JudgeTimeoutOpt,
-    JunitOpt,
-    LabelsOpt,
-    MarkdownOpt,
-    MaxJudgeCallsOpt,
-    MaxJudgeCostOpt,
-    MaxJudgeTokensOpt,
-    MaxShownOpt,
-    NoCacheOpt,
-    NoProgressOpt,
-    NumRunsOpt,
-    OfflineOpt,
-    OutputOpt,
-    PricesOpt,
-    RateLimitOpt,
-    RecordOpt,
-    ResumeOpt,
-    RunGroupOpt,
-    ShardOpt,
-    ShowConfigOpt,
-    WatchOpt,
-)
 from agenteval.cli.run_settings import RunFlags
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
-from agenteval.importers.otel import DEFAULT_MATCH
-from agenteval.report import console as console_report
 from agenteval.report.progress import RunProgress
 from agenteval.report.run_reports import RunReporter, RunReports
 from agenteval.report.set_tally import ReportSink
@@ -91,70 +37,18 @@ if TYPE_CHECKING:
     from agenteval.store.recording import StoreRun
 
 
-def run(
-    ctx: typer.Context,
-    evalset: EvalsetOpt,
-    metrics: MetricsOpt = None,
-    traces: TracesOpt = None,
-    traces_match: TracesMatchOpt = DEFAULT_MATCH,
-    app_name: AppNameOpt = "agenteval",
-    output: OutputOpt = None,
-    junit: JunitOpt = None,
-    markdown: MarkdownOpt = None,
-    shard: ShardOpt = None,
-    json_file: JsonFileOpt = None,
-    html: HtmlOpt = None,
-    labels: LabelsOpt = None,
-    num_runs: NumRunsOpt = 1,
-    case: CaseOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
-    metric: MetricOpt = [],  # noqa: B006
-    skip_metric: SkipOpt = [],  # noqa: B006
-    plugin: PluginOpt = [],  # noqa: B006
-    case_aggregator: AggregatorOpt = None,
-    max_shown: MaxShownOpt = console_report.DEFAULT_MAX_SHOWN,
-    concurrency: ConcurrencyOpt = settings.JUDGE_CONCURRENCY,
-    rate_limit: RateLimitOpt = None,
-    judge_retries: JudgeRetriesOpt = settings.JUDGE_RETRIES,
-    judge_timeout: JudgeTimeoutOpt = settings.JUDGE_TIMEOUT_SECONDS,
-    cache: CacheOpt = settings.JUDGE_CACHE_PATH,
-    no_cache: NoCacheOpt = False,
-    offline: OfflineOpt = False,
-    max_judge_calls: MaxJudgeCallsOpt = None,
-    max_judge_tokens: MaxJudgeTokensOpt = None,
-    max_judge_cost: MaxJudgeCostOpt = None,
-    prices: PricesOpt = None,
-    judge_max_reply_bytes: JudgeMaxReplyBytesOpt = settings.JUDGE_MAX_REPLY_BYTES,
-    resume: ResumeOpt = [],  # noqa: B006
-    no_progress: NoProgressOpt = False,
-    strict: StrictOpt = False,
-    lenient: LenientOpt = False,
-    agent: AgentOpt = None,
-    expected_agent: ExpectedAgentOpt = None,
-    agent_concurrency: AgentConcurrencyOpt = 4,
-    agent_timeout: AgentTimeoutOpt = 120.0,
-    agent_max_event_bytes: AgentMaxEventBytesOpt = settings.AGENT_MAX_EVENT_BYTES,
-    agent_max_turn_bytes: AgentMaxTurnBytesOpt = settings.AGENT_MAX_TURN_BYTES,
-    record: RecordOpt = None,
-    store: StoreOpt = None,
-    baseline: BaselineOpt = None,
-    run_group: RunGroupOpt = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
-    watch: WatchOpt = False,
-    show_config: ShowConfigOpt = False,
-) -> None:
-    """Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete."""
-    if show_config:
-        from agenteval.cli.project_config import show_config as print_config
+def run_command(flags: RunFlags, ctx: typer.Context) -> int:
+    """``agenteval run``: print the settings (``--show-config``), watch, or run once."""
+    if flags.show_config:
+        from agenteval.cli.project_config import show_config
 
-        exit_with(verbose, lambda: print_config(ctx))
-    flags = RunFlags.parse(locals())
+        return show_config(ctx)
     if flags.no_cache and flags.offline:
         print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
         raise typer.Exit(ExitCode.BAD_INPUT)
-    if watch:
-        exit_with(flags.verbose, lambda: _watch(flags))
-    exit_with(flags.verbose, lambda: run_flags(flags))
+    if flags.watch:
+        return _watch(flags)
+    return run_flags(flags)
 
 
 def _watch(flags: RunFlags) -> int:
@@ -278,4 +172,10 @@ def signal_notice(text: str) -> None:
         os.write(2, (text + "\n").encode())
 
 
-__all__ = ["run", "run_flags", "signal_notice"]
+run = context_settings_command(
+    RunFlags,
+    run_command,
+    doc="Score eval sets and print per-turn and overall results. Exit 0 all passed, 1 failures, 2 bad input, 3 incomplete.",
+)
+
+__all__ = ["run", "run_command", "run_flags", "signal_notice"]

@@ -12,6 +12,7 @@ import typer
 
 from agenteval import settings
 from agenteval.api.option_numbers import finite_at_least
+from agenteval.cli.options import shared_option
 
 AppNameOpt = Annotated[
     str,
@@ -81,11 +82,8 @@ NumRunsOpt = Annotated[
 ]
 MaxShownOpt = Annotated[
     int,
-    typer.Option(
-        "--max-shown",
-        metavar="N",
-        min=0,
-        help="Cases per eval set printed in detail; the rest are counted (0 = all).",
+    shared_option(
+        "max-shown", "Cases per eval set printed in detail; the rest are counted (0 = all)."
     ),
 ]
 ConcurrencyOpt = Annotated[
@@ -170,7 +168,7 @@ JudgeMaxReplyBytesOpt = Annotated[
     ),
 ]
 ResumeOpt = Annotated[
-    list[str],
+    tuple[str, ...],
     typer.Option(
         "--resume",
         metavar="RESULT.json",
@@ -238,10 +236,8 @@ BaselineOpt = Annotated[
 ]
 RunGroupOpt = Annotated[
     str | None,
-    typer.Option(
-        "--run-group",
-        metavar="ID",
-        help="Runs given the same ID (e.g. every --shard I/N job) are one run in the store.",
+    shared_option(
+        "run-group", "Runs given the same ID (e.g. every --shard I/N job) are one run in the store."
     ),
 ]
 

@@ -1,6 +1,7 @@
 """The flags of ``agenteval run``, parsed once into a frozen object, and what they ask of the API.
 
-:class:`RunFlags` holds every flag as given; :meth:`RunFlags.options` builds the API's
+:class:`RunFlags` holds every flag as given (and declares it: ``flags.py`` makes the
+command of it); :meth:`RunFlags.options` builds the API's
 :class:`~agenteval.api.Options` in one go, with the collaborators the command made (stop
 signal, progress bar, result sink) passed in, and :meth:`RunFlags.reports` says which
 reports the run writes (:class:`~agenteval.report.run_reports.RunReports`, the same
@@ -11,14 +12,64 @@ Tested in tests/cli/test_commands.py and tests/report/test_run_reports.py.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agenteval import api, settings
+from agenteval.cli.options import (
+    AgentOpt,
+    AggregatorOpt,
+    CaseOpt,
+    EvalSetFlags,
+    ExpectedAgentOpt,
+    LenientOpt,
+    MetricOpt,
+    PluginOpt,
+    QuietOpt,
+    SkipOpt,
+    StoreOpt,
+    StrictOpt,
+    VerboseOpt,
+)
+from agenteval.cli.run_options import (
+    AgentConcurrencyOpt,
+    AgentMaxEventBytesOpt,
+    AgentMaxTurnBytesOpt,
+    AgentTimeoutOpt,
+    AppNameOpt,
+    BaselineOpt,
+    CacheOpt,
+    ConcurrencyOpt,
+    HtmlOpt,
+    JsonFileOpt,
+    JudgeMaxReplyBytesOpt,
+    JudgeRetriesOpt,
+    JudgeTimeoutOpt,
+    JunitOpt,
+    LabelsOpt,
+    MarkdownOpt,
+    MaxJudgeCallsOpt,
+    MaxJudgeCostOpt,
+    MaxJudgeTokensOpt,
+    MaxShownOpt,
+    NoCacheOpt,
+    NoProgressOpt,
+    NumRunsOpt,
+    OfflineOpt,
+    OutputOpt,
+    PricesOpt,
+    RateLimitOpt,
+    RecordOpt,
+    ResumeOpt,
+    RunGroupOpt,
+    ShardOpt,
+    ShowConfigOpt,
+    WatchOpt,
+)
 from agenteval.errors import ConfigError, Problem
-from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
 from agenteval.report import console as console_report
 from agenteval.report.run_reports import RunReports
 from agenteval.run.runner import StopSignal
@@ -26,69 +77,74 @@ from agenteval.store.urls import store_setting
 
 if TYPE_CHECKING:
     from agenteval.calibrate.report_page import RunCalibration
+    from agenteval.cli.validate import ValidateSettings
     from agenteval.store.recording import StoreRun
 
 
+def input_options(flags: RunFlags | ValidateSettings) -> api.Options:
+    """The API's options for the flags that say what is read and checked."""
+    return api.Options(
+        metrics=flags.metrics,
+        traces=flags.traces,
+        traces_match=flags.traces_match.value,
+        skip_metrics=flags.skip_metric,
+        plugins=flags.plugin,
+        strict=flags.strict,
+        lenient=flags.lenient,
+        agent=flags.agent,
+        expected_agent=flags.expected_agent,
+    )
+
+
 @dataclass(frozen=True, slots=True)
-class RunFlags:
-    """Every flag of ``agenteval run`` (the parameter names of :func:`agenteval.cli.run.run`)."""
+class RunFlags(EvalSetFlags):
+    """Every flag of ``agenteval run``, in the order ``--help`` lists them (``flags.py``)."""
 
-    evalset: tuple[str, ...]
-    metrics: str | None = None
-    traces: str | None = None
-    traces_match: TracesMatch = DEFAULT_MATCH
-    app_name: str = "agenteval"
-    output: Path | None = None
-    junit: Path | None = None
-    markdown: Path | None = None
-    shard: str | None = None
-    json_file: Path | None = None
-    html: Path | None = None
-    labels: Path | None = None
-    num_runs: int = 1
-    case: tuple[str, ...] = ()
-    metric: tuple[str, ...] = ()
-    skip_metric: tuple[str, ...] = ()
-    plugin: tuple[str, ...] = ()
-    case_aggregator: str | None = None
-    max_shown: int = console_report.DEFAULT_MAX_SHOWN
-    concurrency: int = settings.JUDGE_CONCURRENCY
-    rate_limit: float | None = None
-    judge_retries: int = settings.JUDGE_RETRIES
-    judge_timeout: float = settings.JUDGE_TIMEOUT_SECONDS
-    cache: str = settings.JUDGE_CACHE_PATH
-    no_cache: bool = False
-    offline: bool = False
-    max_judge_calls: int | None = None
-    max_judge_tokens: int | None = None
-    max_judge_cost: float | None = None
-    prices: Path | None = None
-    judge_max_reply_bytes: int = settings.JUDGE_MAX_REPLY_BYTES
-    resume: tuple[str, ...] = ()
-    no_progress: bool = False
-    strict: bool = False
-    lenient: bool = False
-    agent: str | None = None
-    expected_agent: str | None = None
-    agent_concurrency: int = 4
-    agent_timeout: float = 120.0
-    agent_max_event_bytes: int = settings.AGENT_MAX_EVENT_BYTES
-    agent_max_turn_bytes: int = settings.AGENT_MAX_TURN_BYTES
-    record: Path | None = None
-    store: str | None = None
-    baseline: str | None = None
-    run_group: str | None = None
-    quiet: bool = False
-    verbose: bool = False
-
-    @classmethod
-    def parse(cls, params: Mapping[str, Any]) -> RunFlags:
-        """The flags from the command's parameters (repeatable ones become tuples)."""
-        names = {field.name for field in fields(cls)}
-        given: dict[str, Any] = {
-            k: tuple(v) if isinstance(v, list) else v for k, v in params.items() if k in names
-        }
-        return cls(**given)
+    app_name: AppNameOpt = "agenteval"
+    output: OutputOpt = None
+    junit: JunitOpt = None
+    markdown: MarkdownOpt = None
+    shard: ShardOpt = None
+    json_file: JsonFileOpt = None
+    html: HtmlOpt = None
+    labels: LabelsOpt = None
+    num_runs: NumRunsOpt = 1
+    case: CaseOpt = ()
+    metric: MetricOpt = ()
+    skip_metric: SkipOpt = ()
+    plugin: PluginOpt = ()
+    case_aggregator: AggregatorOpt = None
+    max_shown: MaxShownOpt = console_report.DEFAULT_MAX_SHOWN
+    concurrency: ConcurrencyOpt = settings.JUDGE_CONCURRENCY
+    rate_limit: RateLimitOpt = None
+    judge_retries: JudgeRetriesOpt = settings.JUDGE_RETRIES
+    judge_timeout: JudgeTimeoutOpt = settings.JUDGE_TIMEOUT_SECONDS
+    cache: CacheOpt = settings.JUDGE_CACHE_PATH
+    no_cache: NoCacheOpt = False
+    offline: OfflineOpt = False
+    max_judge_calls: MaxJudgeCallsOpt = None
+    max_judge_tokens: MaxJudgeTokensOpt = None
+    max_judge_cost: MaxJudgeCostOpt = None
+    prices: PricesOpt = None
+    judge_max_reply_bytes: JudgeMaxReplyBytesOpt = settings.JUDGE_MAX_REPLY_BYTES
+    resume: ResumeOpt = ()
+    no_progress: NoProgressOpt = False
+    strict: StrictOpt = False
+    lenient: LenientOpt = False
+    agent: AgentOpt = None
+    expected_agent: ExpectedAgentOpt = None
+    agent_concurrency: AgentConcurrencyOpt = 4
+    agent_timeout: AgentTimeoutOpt = 120.0
+    agent_max_event_bytes: AgentMaxEventBytesOpt = settings.AGENT_MAX_EVENT_BYTES
+    agent_max_turn_bytes: AgentMaxTurnBytesOpt = settings.AGENT_MAX_TURN_BYTES
+    record: RecordOpt = None
+    store: StoreOpt = None
+    baseline: BaselineOpt = None
+    run_group: RunGroupOpt = None
+    quiet: QuietOpt = False
+    verbose: VerboseOpt = False
+    watch: WatchOpt = False
+    show_config: ShowConfigOpt = False
 
     def reports(self) -> RunReports:
         """Which reports the run writes."""
@@ -141,16 +197,12 @@ class RunFlags:
     ) -> api.Options:
         """The API's options: these flags, the resumed files (stored runs read out already)
         and the command's collaborators."""
-        return api.Options(
-            metrics=self.metrics,
-            traces=self.traces,
-            traces_match=self.traces_match.value,
+        return dataclasses.replace(
+            input_options(self),
             app_name=self.app_name,
             num_runs=self.num_runs,
             cases=self.case,
             only_metrics=self.metric,
-            skip_metrics=self.skip_metric,
-            plugins=self.plugin,
             case_aggregator=self.case_aggregator,
             concurrency=self.concurrency,
             rate_limit=self.rate_limit,
@@ -165,10 +217,6 @@ class RunFlags:
             judge_max_reply_bytes=self.judge_max_reply_bytes,
             shard=self.shard,
             resume=[str(path) for path in resume],
-            strict=self.strict,
-            lenient=self.lenient,
-            agent=self.agent,
-            expected_agent=self.expected_agent,
             agent_concurrency=self.agent_concurrency,
             agent_timeout=self.agent_timeout,
             agent_max_event_bytes=self.agent_max_event_bytes,
@@ -200,4 +248,4 @@ class RunFlags:
         )
 
 
-__all__ = ["RunFlags"]
+__all__ = ["RunFlags", "input_options"]

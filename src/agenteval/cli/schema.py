@@ -6,44 +6,36 @@ Tested in tests/schema/test_json_schema.py.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
-from functools import partial
 from typing import Annotated
 
 import typer
 
-from agenteval.cli.guard import exit_with
+from agenteval.cli.flags import context_settings_command
 from agenteval.cli.options import VerboseOpt
+from agenteval.schema.json_schema import KINDS
+
+# Read off ``run``'s options (config/run_settings.py), not a pydantic model.
+CONFIG = "config"
+# The file kinds ``agenteval schema`` prints: json_schema.KINDS, then ``config``. Built from
+# that tuple so a kind is named in one place; typer shows an enum as the argument's choices.
+SchemaKind = StrEnum("SchemaKind", [(kind.upper(), kind) for kind in (*KINDS, CONFIG)])  # type: ignore[misc]
 
 
-class SchemaKind(StrEnum):
-    """The file kinds ``agenteval schema`` prints."""
+@dataclass(frozen=True, slots=True)
+class SchemaSettings:
+    """The flags of ``agenteval schema``."""
 
-    EVALSET = "evalset"
-    METRICS = "metrics"
-    RESULT = "result"
-    RUN = "run"
-    PRICES = "prices"
-    LABELS = "labels"
-    CONFIG = "config"
+    kind: Annotated[SchemaKind, typer.Argument(help=f"{', '.join(KINDS)} or {CONFIG}.")]
+    verbose: VerboseOpt = False
 
 
-def schema(
-    ctx: typer.Context,
-    kind: Annotated[
-        SchemaKind, typer.Argument(help="evalset, metrics, result, run, prices, labels or config.")
-    ],
-    verbose: VerboseOpt = False,
-) -> None:
-    """Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks."""
-    exit_with(verbose, partial(print_schema, kind, ctx))
-
-
-def print_schema(kind: SchemaKind, ctx: typer.Context | None = None) -> int:
-    """Write the schema of ``kind`` to stdout; 0 (``config``: read off ``run``'s options)."""
+def print_schema(settings: SchemaSettings, ctx: typer.Context | None = None) -> int:
+    """Write the schema of the kind to stdout; 0 (``config``: read off ``run``'s options)."""
     from agenteval.schema.json_schema import json_schema_text
 
-    if kind is SchemaKind.CONFIG:
+    if settings.kind == CONFIG:
         from agenteval.config.run_settings import config_json_schema_text
 
         if ctx is None:
@@ -51,8 +43,14 @@ def print_schema(kind: SchemaKind, ctx: typer.Context | None = None) -> int:
         run_command = ctx.find_root().command.get_command(ctx, "run")  # type: ignore[attr-defined]
         sys.stdout.write(config_json_schema_text(run_command))
         return 0
-    sys.stdout.write(json_schema_text(kind.value))
+    sys.stdout.write(json_schema_text(settings.kind.value))
     return 0
 
 
-__all__ = ["SchemaKind", "print_schema", "schema"]
+schema = context_settings_command(
+    SchemaSettings,
+    print_schema,
+    doc="Print the JSON Schema (draft 2020-12) of a file kind, for editors and CI checks.",
+)
+
+__all__ = ["CONFIG", "SchemaKind", "SchemaSettings", "print_schema", "schema"]

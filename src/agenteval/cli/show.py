@@ -6,14 +6,14 @@ Tested in tests/cli/test_commands.py and tests/cli/test_result_readers.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from agenteval.cli.guard import exit_with, stdout
-from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import stdout
+from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import saved_exit_code, saved_unfinished, stored_inputs
 from agenteval.errors import Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts
@@ -27,37 +27,19 @@ from agenteval.report.set_tally import source_report
 class ShowSettings:
     """The flags of ``agenteval show``."""
 
-    results: tuple[Path, ...]
-    max_shown: int = console_report.DEFAULT_MAX_SHOWN
-    store: str | None = None
-    quiet: bool = False
-    verbose: bool = False
-
-
-def show(
     results: Annotated[
-        list[Path],
+        tuple[Path, ...],
         typer.Argument(
             help="Result files (*.evalset_result.json, ours or trpc-agent-go's), run documents, "
             "or stored runs (@latest, @RUN_ID, @branch:NAME)."
         ),
-    ],
+    ]
     max_shown: Annotated[
-        int,
-        typer.Option(
-            "--max-shown",
-            metavar="N",
-            min=0,
-            help="Cases per eval set printed in detail (0 = all).",
-        ),
-    ] = console_report.DEFAULT_MAX_SHOWN,
-    store: StoreOpt = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Render saved result files exactly like a live run; exit code as the run would have had."""
-    settings = ShowSettings(tuple(results), max_shown, store, quiet, verbose)
-    exit_with(verbose, partial(show_results, settings))
+        int, shared_option("max-shown", "Cases per eval set printed in detail (0 = all).")
+    ] = console_report.DEFAULT_MAX_SHOWN
+    store: StoreOpt = None
+    quiet: QuietOpt = False
+    verbose: VerboseOpt = False
 
 
 def show_results(settings: ShowSettings) -> int:
@@ -83,5 +65,11 @@ def show_results(settings: ShowSettings) -> int:
     )
     return saved_exit_code(heads, reports)
 
+
+show = settings_command(
+    ShowSettings,
+    show_results,
+    doc="Render saved result files exactly like a live run; exit code as the run would have had.",
+)
 
 __all__ = ["ShowSettings", "show", "show_results"]

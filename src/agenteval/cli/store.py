@@ -1,6 +1,7 @@
 """``agenteval store add`` and ``agenteval store export``: results into a run store and back.
 
-The work is done in :mod:`agenteval.store.commands`; this module parses the flags.
+The work is done in :mod:`agenteval.store.commands`; this module declares the flags
+(``flags.py`` makes the commands of them).
 
 Tested in tests/cli/test_store_commands.py.
 """
@@ -8,14 +9,19 @@ Tested in tests/cli/test_store_commands.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from agenteval.cli.guard import exit_with, stdout
-from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import stdout
+from agenteval.cli.options import (
+    QuietOpt,
+    StoreOpt,
+    VerboseOpt,
+    shared_option,
+)
 
 store_app = typer.Typer(
     help="Bring result files into a run store, or write a stored run back out.",
@@ -28,48 +34,45 @@ store_app = typer.Typer(
 class AddSettings:
     """The flags of ``agenteval store add``."""
 
-    results: tuple[Path, ...]
-    store: str | None = None
-    commit: str | None = None
-    branch: str | None = None
-    run_group: str | None = None
-    quiet: bool = False
+    results: Annotated[
+        tuple[Path, ...],
+        typer.Argument(help="Result files, --json run documents or directories to store."),
+    ]
+    store: StoreOpt = None
+    commit: Annotated[
+        str | None, typer.Option("--commit", metavar="SHA", help="The commit they were made at.")
+    ] = None
+    branch: Annotated[str | None, shared_option("branch", "The branch they were made on.")] = None
+    run_group: Annotated[
+        str | None, shared_option("run-group", "Part of this run group (e.g. a shard).")
+    ] = None
+    quiet: QuietOpt = False
+    verbose: VerboseOpt = False
 
 
 @dataclass(frozen=True, slots=True)
 class ExportSettings:
     """The flags of ``agenteval store export``."""
 
-    run_ref: str
-    output: Path | None = None
-    json_file: Path | None = None
-    store: str | None = None
-    quiet: bool = False
-
-
-@store_app.command("add")
-def store_add(
-    results: Annotated[
-        list[Path],
-        typer.Argument(help="Result files, --json run documents or directories to store."),
-    ],
-    store: StoreOpt = None,
-    commit: Annotated[
-        str | None, typer.Option("--commit", metavar="SHA", help="The commit they were made at.")
-    ] = None,
-    branch: Annotated[
-        str | None, typer.Option("--branch", metavar="NAME", help="The branch they were made on.")
-    ] = None,
-    run_group: Annotated[
-        str | None,
-        typer.Option("--run-group", metavar="ID", help="Part of this run group (e.g. a shard)."),
-    ] = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Store existing results: each run document is one run, the result files together one more."""
-    settings = AddSettings(tuple(results), store, commit, branch, run_group, quiet)
-    exit_with(verbose, partial(add_results, settings))
+    run_ref: Annotated[
+        str,
+        typer.Argument(
+            metavar="RUN", help="A run id (or @RUN_ID), a run group, @latest or @branch:NAME."
+        ),
+    ]
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", metavar="DIR", help="Write its result files here, as run wrote them."
+        ),
+    ] = None
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", metavar="FILE", help="Write its --json run document here."),
+    ] = None
+    store: StoreOpt = None
+    quiet: QuietOpt = False
+    verbose: VerboseOpt = False
 
 
 def add_results(settings: AddSettings) -> int:
@@ -87,33 +90,6 @@ def add_results(settings: AddSettings) -> int:
     )
 
 
-@store_app.command("export")
-def store_export(
-    run_ref: Annotated[
-        str,
-        typer.Argument(
-            metavar="RUN", help="A run id (or @RUN_ID), a run group, @latest or @branch:NAME."
-        ),
-    ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", metavar="DIR", help="Write its result files here, as run wrote them."
-        ),
-    ] = None,
-    json_file: Annotated[
-        Path | None,
-        typer.Option("--json", metavar="FILE", help="Write its --json run document here."),
-    ] = None,
-    store: StoreOpt = None,
-    quiet: QuietOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Write a stored run back out: result files byte for byte as run wrote them (a group: merged)."""
-    settings = ExportSettings(run_ref, output, json_file, store, quiet)
-    exit_with(verbose, partial(export_results, settings))
-
-
 def export_results(settings: ExportSettings) -> int:
     """Write the stored run back out as the settings say; the exit code."""
     from agenteval.store.commands import export_command
@@ -127,5 +103,20 @@ def export_results(settings: ExportSettings) -> int:
         quiet=settings.quiet,
     )
 
+
+store_add = store_app.command("add")(
+    settings_command(
+        AddSettings,
+        add_results,
+        doc="Store existing results: each run document is one run, the result files together one more.",
+    )
+)
+store_export = store_app.command("export")(
+    settings_command(
+        ExportSettings,
+        export_results,
+        doc="Write a stored run back out: result files byte for byte as run wrote them (a group: merged).",
+    )
+)
 
 __all__ = ["AddSettings", "ExportSettings", "add_results", "export_results", "store_app"]

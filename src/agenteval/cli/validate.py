@@ -7,90 +7,41 @@ tests/cli/test_validate_broken.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 from rich.console import Console
 
 from agenteval import api
-from agenteval.cli.guard import exit_with, print_warnings, stdout, warnings_part
+from agenteval.cli.flags import settings_command
+from agenteval.cli.guard import print_warnings, stdout, warnings_part
 from agenteval.cli.options import (
     AgentOpt,
-    EvalsetOpt,
+    EvalSetFlags,
     ExpectedAgentOpt,
     LenientOpt,
-    MetricsOpt,
     PluginOpt,
     SkipOpt,
     StrictOpt,
-    TracesMatchOpt,
-    TracesOpt,
     VerboseOpt,
 )
-from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch
+from agenteval.cli.run_settings import input_options
 
 
 @dataclass(frozen=True, slots=True)
-class ValidateSettings:
+class ValidateSettings(EvalSetFlags):
     """The flags of ``agenteval validate``."""
 
-    evalset: tuple[str, ...]
-    metrics: str | None = None
-    traces: str | None = None
-    traces_match: TracesMatch = DEFAULT_MATCH
-    skip_metric: tuple[str, ...] = ()
-    plugin: tuple[str, ...] = ()
-    strict: bool = False
-    lenient: bool = False
-    agent: str | None = None
-    expected_agent: str | None = None
-
-    def options(self) -> api.Options:
-        """The API's options for these flags."""
-        return api.Options(
-            metrics=self.metrics,
-            traces=self.traces,
-            traces_match=self.traces_match.value,
-            skip_metrics=self.skip_metric,
-            plugins=self.plugin,
-            strict=self.strict,
-            lenient=self.lenient,
-            agent=self.agent,
-            expected_agent=self.expected_agent,
-        )
-
-
-def validate(
-    evalset: EvalsetOpt,
-    metrics: MetricsOpt = None,
-    traces: TracesOpt = None,
-    traces_match: TracesMatchOpt = DEFAULT_MATCH,
-    skip_metric: SkipOpt = [],  # noqa: B006 - typer reads defaults, it never mutates them
-    plugin: PluginOpt = [],  # noqa: B006
-    strict: StrictOpt = False,
-    lenient: LenientOpt = False,
-    agent: AgentOpt = None,
-    expected_agent: ExpectedAgentOpt = None,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise."""
-    settings = ValidateSettings(
-        tuple(evalset),
-        metrics,
-        traces,
-        traces_match,
-        tuple(skip_metric),
-        tuple(plugin),
-        strict,
-        lenient,
-        agent,
-        expected_agent,
-    )
-    exit_with(verbose, partial(validate_inputs, settings))
+    skip_metric: SkipOpt = ()
+    plugin: PluginOpt = ()
+    strict: StrictOpt = False
+    lenient: LenientOpt = False
+    agent: AgentOpt = None
+    expected_agent: ExpectedAgentOpt = None
+    verbose: VerboseOpt = False
 
 
 def validate_inputs(settings: ValidateSettings) -> int:
     """Load and check everything the flags name; print the verdict; 0 (problems raise)."""
-    prepared = api.prepare(settings.evalset, settings.options())
+    prepared = api.prepare(settings.evalset, input_options(settings))
     warnings = print_warnings(prepared.warnings).warning_count
     cases = sum(len(p.cases) for p in prepared.plans)
     metric_count = sum(len(p.metrics) for p in prepared.plans)
@@ -106,5 +57,11 @@ def validate_inputs(settings: ValidateSettings) -> int:
         )
     return 0
 
+
+validate = settings_command(
+    ValidateSettings,
+    validate_inputs,
+    doc="Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise.",
+)
 
 __all__ = ["ValidateSettings", "validate", "validate_inputs"]
