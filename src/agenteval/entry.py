@@ -82,7 +82,17 @@ def main() -> None:
     sys.unraisablehook = _quiet_interrupts(sys.unraisablehook)
     try:
         _state["running"] = True
+        # No collection while the command line is imported: its tens of thousands of objects
+        # (modules, classes, pydantic schemas) all live until the process ends, so the
+        # collections the imports set off freed nothing; frozen, later full collections skip
+        # them too.  (gc is built in: importing it reads no file.)
+        import gc
+
+        gc.disable()
         from agenteval.cli import main as cli_main
+
+        gc.freeze()
+        gc.enable()
 
         if _pending:  # the interrupt landed where Python swallows exceptions
             raise KeyboardInterrupt

@@ -80,6 +80,24 @@ def test_generated_results_stream_to_the_same_bytes(tmp_path: Path, num_runs: in
     assert list(data)[-1] == "fingerprint" and data["fingerprint"]["shard"] == "2/3"
 
 
+def test_case_summaries_sorted_from_runs_in_and_out_of_order(tmp_path: Path) -> None:
+    # Summaries are read back from their spool in evalId order: on in runs where the cases
+    # finished in that order, from elsewhere where they did not (b c a e d f).
+    ids = ["b", "c", "a", "e", "d", "f"]
+    scores = [1.0, 0.25, 0.5, 0.0, 0.75, 1.0]
+    result = EvalSetResult(
+        eval_set_id="mixed",
+        eval_case_results=[
+            case_result("mixed", i, [metric("m", s, reason=i * 7)])
+            for i, s in zip(ids, scores, strict=True)
+        ],
+    )
+    streamed = write_result_document(_streamed(result, 1, "r"), tmp_path / "s.json").read_bytes()
+    _same(streamed, _whole(result, 1, tmp_path / "whole", "r"))
+    summaries = json.loads(streamed)["summary"]["evalCaseSummaries"]
+    assert [c["evalId"] for c in summaries] == sorted(ids)
+
+
 def test_zero_cases_and_odd_text(tmp_path: Path) -> None:
     empty = EvalSetResult(eval_set_id="e", eval_case_results=[])
     _same(

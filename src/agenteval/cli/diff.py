@@ -18,7 +18,6 @@ from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts
-from agenteval.report.diff import diff_results, render_diff
 from agenteval.report.gc_pause import collector_paused
 
 
@@ -61,6 +60,9 @@ class DiffSettings:
 
 def compare_results(settings: DiffSettings) -> int:
     """Print what changed between BASE and NEW; 1 when anything regressed, else 0."""
+    # Imported here: other commands (a run's start-up) do not load the comparison.
+    from agenteval.report.diff import diff_results, render_diff
+
     base_files, new_files = settings.sides()
     with stored_inputs(base_files + new_files, settings.store) as paths:  # read case by case
         cut = len(base_files)

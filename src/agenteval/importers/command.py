@@ -16,14 +16,13 @@ import os
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
-from agenteval.importers import adk
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
@@ -31,6 +30,9 @@ from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
+
+if TYPE_CHECKING:
+    from agenteval.importers import adk
 
 import_app = typer.Typer(
     name="import",
@@ -141,6 +143,10 @@ def _report(written: list[tuple[Path, int]]) -> None:
 
 def _adk_file(path: Path) -> adk.Imported:
     """One ADK file converted, or ConfigError saying why it cannot be."""
+    # Imported here, as in the commands below: other commands (a run's start-up) do not
+    # build the ADK format's models.
+    from agenteval.importers import adk
+
     refused = input_file_problem(path)
     if refused is not None:
         raise ConfigError([refused])
@@ -161,6 +167,8 @@ def import_adk(
     """Google ADK eval sets (both key styles), legacy *.test.json and eval results → eval sets + metrics from test_config.json."""
 
     def body() -> None:
+        from agenteval.importers import adk
+
         problems: list[Problem] = []
         imports: list[adk.Imported] = []
         for path in files:
@@ -206,6 +214,7 @@ def import_otel(
     """OTLP JSON / protobuf trace files → trace-mode eval sets, one case per session."""
 
     def body() -> None:
+        from agenteval.importers import adk
         from agenteval.importers.otel_traces import (  # protobuf: loaded only here
             evalset_from_spans,
             span_warnings,
