@@ -115,35 +115,33 @@ def report_gaps(
     """Say on stderr what the calibration lacks: labels naming no scored item (a warning),
     labelled items and, on the spot, judge turns not evaluated (exit 3); else 0.  ``where``
     says where the unknown labels and the unevaluated items are listed."""
+
+    def say(text: str) -> None:
+        err.print(text, markup=False, highlight=False)
+
     unknown = len(data["unknownLabels"])
     if unknown:
-        err.print(
+        say(
             f"warning: {unknown} label{'s name' if unknown != 1 else ' names'} no scored item "
-            f"(listed {where[0]})",
-            markup=False,
-            highlight=False,
+            f"(listed {where[0]})"
         )
     missed = len(data["notEvaluated"])
     if missed:
         # Labelled items without a verdict: the calibration is incomplete, as a run would be.
-        err.print(
+        say(
             f"incomplete: the judge did not evaluate {missed} labelled item"
-            f"{'s' if missed != 1 else ''} (listed {where[1]})",
-            markup=False,
-            highlight=False,
+            f"{'s' if missed != 1 else ''} (listed {where[1]})"
         )
     reasons = list(dict.fromkeys(misses))
     if reasons:
         # Every judge turn the cache could not answer, labelled or not: never dropped.
-        err.print(
+        say(
             f"incomplete: {len(reasons)} judge turn{'s' if len(reasons) != 1 else ''} not "
             "evaluated (scored from the judge cache only; `agenteval run` the eval set to "
-            "fill it):",
-            markup=False,
-            highlight=False,
+            "fill it):"
         )
         for reason in reasons:
-            err.print(f"  {escape_control(reason)}", markup=False, highlight=False)
+            say(f"  {escape_control(reason)}")
     return int(ExitCode.INCOMPLETE if missed or reasons else ExitCode.PASSED)
 
 
