@@ -29,14 +29,16 @@ import atexit
 import contextlib
 import json
 import os
+import selectors
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 AGENTEVAL = [sys.executable, "-m", "agenteval"]
 # Read by the interpreter when it starts: a request that sets them differently from the
@@ -95,15 +97,16 @@ def run_cli(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
-    input: str | bytes | None = None,
     timeout: float | None = None,
     text: bool = True,
+    encoding: str | None = None,
+    errors: str | None = None,
 ) -> subprocess.CompletedProcess[Any]:
     """``subprocess.run([python, -m, agenteval, *args], capture_output=True)``, forked.
 
-    stdin is ``input`` or empty (/dev/null); ``env`` (default: this process's environment)
-    and ``cwd`` as for ``subprocess.run``.  Raises ``subprocess.TimeoutExpired`` after
-    killing the command, like ``subprocess.run``.
+    stdin is /dev/null; stdout and stderr are pipes; ``env`` (default: this process's
+    environment) and ``cwd`` as for ``subprocess.run``.  Raises ``subprocess.TimeoutExpired``
+    after killing the command, like ``subprocess.run``.
     """
     argv = [*AGENTEVAL, *map(str, args)]
     environment = dict(os.environ if env is None else env)
@@ -113,85 +116,91 @@ def run_cli(
             argv,
             env=environment,
             cwd=cwd,
-            input=input.encode() if isinstance(input, str) else input,
-            stdin=None if input is not None else subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=timeout,
             check=False,
             text=text,
+            encoding=encoding,
+            errors=errors,
         )
-    with (
-        tempfile.TemporaryFile() as stdin,
-        tempfile.TemporaryFile() as stdout,
-        tempfile.TemporaryFile() as stderr,
-    ):
-        if input is not None:
-            stdin.write(input.encode() if isinstance(input, str) else input)
-            stdin.seek(0)
-        request = {
-            "argv": [str(a) for a in args],
-            "env": environment,
-            "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
-        }
-        status = _run(zygote, request, (stdin, stdout, stderr), timeout, argv)
-        out, err = _read(stdout), _read(stderr)
+    request = {
+        "argv": [str(a) for a in args],
+        "env": environment,
+        "cwd": os.fspath(cwd) if cwd is not None else os.getcwd(),
+    }
+    out, err, status = _run(zygote, request, timeout, argv)
+    decoding = (encoding, errors) if text or encoding or errors else None
+    stdout, stderr = _decoded(out, decoding), _decoded(err, decoding)
     if status is None:
-        raise subprocess.TimeoutExpired(
-            argv, timeout or 0, _decoded(out, text), _decoded(err, text)
-        )
-    return subprocess.CompletedProcess(
-        argv, os.waitstatus_to_exitcode(status), _decoded(out, text), _decoded(err, text)
-    )
+        raise subprocess.TimeoutExpired(argv, timeout or 0, stdout, stderr)
+    return subprocess.CompletedProcess(argv, os.waitstatus_to_exitcode(status), stdout, stderr)
 
 
 def _run(
-    zygote: _Zygote,
-    request: dict[str, Any],
-    stdio: tuple[IO[bytes], IO[bytes], IO[bytes]],
-    timeout: float | None,
-    argv: list[str],
-) -> int | None:
-    """The command's wait status, or None when it was killed for running past ``timeout``."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.connect(zygote.address)
-        socket.send_fds(conn, [json.dumps(request).encode()], [f.fileno() for f in stdio])
-        conn.shutdown(socket.SHUT_WR)
-        received = b""
-        while b"\n" not in received:
-            received += _chunk(conn, argv)
-        pid = int(json.loads(received.split(b"\n", 1)[0])["pid"])
-        conn.settimeout(timeout)
+    zygote: _Zygote, request: dict[str, Any], timeout: float | None, argv: list[str]
+) -> tuple[bytes, bytes, int | None]:
+    """The command's stdout, stderr and wait status (None: killed for running past ``timeout``).
+
+    As ``subprocess.run`` does, both pipes are read to their end (the command's children
+    may hold them) and the command's end is awaited.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    with (
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn,
+        open(os.devnull, "rb") as stdin,
+        selectors.DefaultSelector() as selector,
+    ):
         try:
-            while received.count(b"\n") < 2:
-                received += _chunk(conn, argv)
-        except TimeoutError:
-            os.kill(pid, signal.SIGKILL)
-            conn.settimeout(None)
-            while received.count(b"\n") < 2:
-                received += _chunk(conn, argv)
-            return None
-        return int(json.loads(received.split(b"\n")[1])["status"])
-
-
-def _chunk(conn: socket.socket, argv: list[str]) -> bytes:
-    data = conn.recv(4096)
-    if not data:
+            conn.connect(zygote.address)
+            socket.send_fds(conn, [json.dumps(request).encode()], [stdin.fileno(), out_w, err_w])
+        finally:
+            os.close(out_w)
+            os.close(err_w)
+        conn.shutdown(socket.SHUT_WR)
+        output: dict[int, bytearray] = {
+            out_r: bytearray(),
+            err_r: bytearray(),
+            conn.fileno(): bytearray(),
+        }
+        for fd in output:
+            os.set_blocking(fd, False)
+            selector.register(fd, selectors.EVENT_READ)
+        killed = False
+        while selector.get_map():
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            events = selector.select(left)
+            if not events and not killed and b"\n" in output[conn.fileno()]:
+                os.kill(
+                    int(json.loads(output[conn.fileno()].split(b"\n")[0])["pid"]), signal.SIGKILL
+                )
+                killed, deadline = True, None
+            for key, _ in events:
+                data = os.read(key.fd, 65536)
+                if data:
+                    output[key.fd] += data
+                else:
+                    selector.unregister(key.fd)
+        os.close(out_r)
+        os.close(err_r)
+        replies = bytes(output[conn.fileno()]).splitlines()
+    if len(replies) < 2:
         raise RuntimeError(f"the agenteval zygote lost the command {argv}")
-    return data
+    status = int(json.loads(replies[1])["status"])
+    return bytes(output[out_r]), bytes(output[err_r]), None if killed else status
 
 
-def _read(handle: IO[bytes]) -> bytes:
-    handle.seek(0)
-    return handle.read()
-
-
-def _decoded(data: bytes, text: bool) -> Any:
-    """As ``subprocess.run(text=True)`` decodes: the locale's encoding, universal newlines."""
-    if not text:
+def _decoded(data: bytes, decoding: tuple[str | None, str | None] | None) -> Any:
+    """As ``subprocess.run`` decodes in text mode: ``encoding`` (default: the locale's) and
+    ``errors`` (default: strict), universal newlines."""
+    if decoding is None:
         return data
     import locale
 
-    decoded = data.decode(locale.getencoding())
+    encoding, errors = decoding
+    decoded = data.decode(encoding or locale.getencoding(), errors or "strict")
     return decoded.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -200,8 +209,6 @@ def _decoded(data: bytes, text: bool) -> Any:
 
 def _serve(address: str) -> None:
     """Preload the command line, then fork a waiter per connection until stdin closes."""
-    import selectors
-
     import agenteval.cli.app
     import agenteval.entry  # noqa: F401  (its signal guard, as ``python -m agenteval`` has)
 
