@@ -15,11 +15,12 @@ from postgres_server import pg_url, postgres_server  # noqa: F401 - fixtures of 
 NO_CHROMIUM = f"no Chromium at {CHROMIUM}"
 
 
-# Modules holding the suite's longest single tests (5-25 s each on the quiet 2-core machine):
+# Modules holding the suite's longest single tests (4-11 s each on the quiet 2-core machine):
 # run first, so that under pytest-xdist the two workers end on short tests and together,
 # not one idle while the other finishes a long one. Whole modules move (their module
 # fixtures are built once); the order within a module and of the rest is kept.
 LONG_TESTS_FIRST = (
+    "tests/test_cli_process.py",
     "tests/integrations/test_pytest_plugin.py",
     "tests/cli/test_readme_examples.py",
     "tests/test_browser_skip.py",
