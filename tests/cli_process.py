@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -72,9 +73,7 @@ class _Zygote:
             assert self.process.stdin is not None
             self.process.stdin.close()
             self.process.wait(timeout=30)
-        for path in self.root.iterdir():
-            path.unlink()
-        self.root.rmdir()
+        shutil.rmtree(self.root, ignore_errors=True)
 
     def serves(self, env: Mapping[str, str]) -> bool:
         """Whether a fork of the zygote starts as ``python`` would with ``env``."""
@@ -209,7 +208,7 @@ def _decoded(data: bytes, decoding: tuple[str | None, str | None] | None) -> Any
 
 def _serve(address: str) -> None:
     """Preload the command line, then fork a waiter per connection until stdin closes."""
-    import agenteval.cli.app
+    import agenteval.cli.app  # the imports every command pays
     import agenteval.entry  # noqa: F401  (its signal guard, as ``python -m agenteval`` has)
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -311,4 +310,8 @@ def _command(request: dict[str, Any], fds: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1])
+    try:
+        _serve(sys.argv[1])
+    finally:
+        # Its pytest process may end without running exit functions (a killed xdist worker).
+        shutil.rmtree(os.path.dirname(sys.argv[1]), ignore_errors=True)
