@@ -11,6 +11,7 @@ CHROMIUM ?= /usr/bin/chromium
 # (module fixtures built once per worker) and moves work only when a worker runs dry: in a full
 # run on the shared 2-core box the wall came within 6 % of the ideal split, so no scheduler can
 # gain more than that (compare on a quiet machine: `make test PYTEST_DIST=loadgroup`).
+# tests/conftest.py runs the modules with the longest single tests first, so both end on short ones.
 PYTEST_WORKERS ?= auto
 PYTEST_DIST ?= worksteal
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)

@@ -15,12 +15,33 @@ from postgres_server import pg_url, postgres_server  # noqa: F401 - fixtures of 
 NO_CHROMIUM = f"no Chromium at {CHROMIUM}"
 
 
+# Modules holding the suite's longest single tests (4-11 s each on the quiet 2-core machine):
+# run first, so that under pytest-xdist the two workers end on short tests and together,
+# not one idle while the other finishes a long one. Whole modules move (their module
+# fixtures are built once); the order within a module and of the rest is kept.
+LONG_TESTS_FIRST = (
+    "tests/test_cli_process.py",
+    "tests/integrations/test_pytest_plugin.py",
+    "tests/cli/test_readme_examples.py",
+    "tests/test_browser_skip.py",
+    "tests/agents/test_agent_interrupt.py",
+    "tests/cli/test_signal_trials.py",
+    "tests/cli/test_store_run.py",
+    "tests/evaluators/llm/template/test_jsonpath.py",
+    "tests/cli/test_interrupt_resume.py",
+    "tests/cli/test_store_history.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Without Chromium, skip the tests that drive it (those using the ``playwright`` fixture).
+    """The modules of LONG_TESTS_FIRST first; without Chromium, skip the tests that drive it
+    (those using the ``playwright`` fixture).
 
     ``make test`` installs Debian's chromium where it can (root with apt-get); elsewhere these
     tests are skipped and pytest_terminal_summary says so once, not once per test.
     """
+    rank = {module: index for index, module in enumerate(LONG_TESTS_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
     if CHROMIUM.exists():
         return
     skip = pytest.mark.skip(reason=NO_CHROMIUM)

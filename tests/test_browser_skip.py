@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from inner_pytest import PYTEST
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,7 +27,7 @@ def test_missing_chromium_skips_the_browser_tests_with_one_line(
     env = {**os.environ, "AGENTEVAL_CHROMIUM": str(missing)}
     chosen = ["tests/report/test_html.py", "-k", "shipped_examples or page_data_cannot_close"]
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *workers, *chosen],
+        [*PYTEST, *workers, *chosen],
         cwd=ROOT,
         env=env,
         capture_output=True,

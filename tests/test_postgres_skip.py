@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
+from inner_pytest import PYTEST
 from postgres_server import PG_BIN, skip_without_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +25,7 @@ CHOSEN = "tests/store/test_connection.py"
 
 def _pytest(env: dict[str, str]) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", CHOSEN],
+        [*PYTEST, CHOSEN],
         cwd=ROOT,
         env={**os.environ, **env},
         capture_output=True,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from cli_process import run_cli as forked_cli
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_AGENT = REPO / "examples" / "agents" / "calculator_agent.py"
@@ -19,15 +20,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS`` with a private environment."""
     full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        cwd=REPO,
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return forked_cli(args, cwd=REPO, env=full_env, timeout=timeout)
 
 
 def case_results(run_json: Path) -> dict[str, dict[str, Any]]:

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 CASES = [f"c{i}" for i in range(10)]
@@ -29,13 +29,7 @@ PEOPLE_PASS = {"c0", "c1", "c2", "c3", "c5", "c6"}
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_cli(args, timeout=180)
 
 
 def rubric_reply(yes: int) -> Reply:

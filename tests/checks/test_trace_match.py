@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +14,12 @@ import pytest
 
 from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.schema.evalset import ConversationScenario, EvalCase, Invocation
+from cli_process import run_cli
 
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_cli(args, timeout=120)
 
 
 def turn(user: str, answer: str = "Paris") -> dict[str, Any]:

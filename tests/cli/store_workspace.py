@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from agenteval.cli import app
+from cli_process import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 GIT_ENV = {
@@ -254,15 +254,7 @@ def agenteval(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     """The CLI in a child process, in ``cwd``, with a clean environment."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        cwd=cwd,
-        env=clean_environment(env),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_cli(args, cwd=cwd, env=clean_environment(env), timeout=timeout)
 
 
 __all__ = [

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 
 import agenteval
 from agenteval.inputs.loading import load_result
+from cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,15 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def agenteval_cli(
     *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=env,
-        cwd=cwd,
-    )
+    return run_cli(args, timeout=120, env=env, cwd=cwd)
 
 
 def user(text: str) -> dict[str, str]:

@@ -13,10 +13,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTHS = (60, 80, 100, 160)
@@ -28,10 +29,7 @@ ELAPSED = re.compile(r" ·\s+\d+\.\d\d\s+s$", re.MULTILINE)  # the run's wall ti
 def cli(*args: str, columns: int, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "NO_COLOR": "1"}
     env.pop("GITHUB_ACTIONS", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=120, check=False, env=env, cwd=cwd,
-    )  # fmt: skip
+    done = run_cli(args, timeout=120, env=env, cwd=cwd)
     done.stdout = ELAPSED.sub("", done.stdout)
     return done
 

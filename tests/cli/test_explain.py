@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
@@ -69,15 +69,7 @@ def run(server: JudgeServer | None, *args: str) -> subprocess.CompletedProcess[s
     env.update(JUDGE_MODEL_NAME="fake-judge", JUDGE_MODEL_API_KEY="sk-explain-secret")
     if server is not None:
         env["JUDGE_MODEL_BASE_URL"] = server.base_url
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_cli(args, cwd=REPO, env=env, timeout=180)
 
 
 def as_json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agenteval.results.sharding import shard_of
+from cli_process import run_cli
 
 CASES = ("alpha", "beta", "gamma")
 # One case of CASES per shard of 3 (checked by test_each_case_has_its_own_shard).
@@ -24,13 +24,8 @@ SHARDS = 3
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+    return run_cli(
+        args, timeout=120, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
     )
 
 

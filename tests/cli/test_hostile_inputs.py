@@ -8,18 +8,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_process import run_cli
 
 FORGED = "x\n::error file=README.md,line=1::FORGED ERROR \x1b[2J\x1b]0;title\x07"
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=120, check=False, env=env,
-        errors="surrogateescape",
-    )  # fmt: skip
+    return run_cli(args, timeout=120, env=env, errors="surrogateescape")
 
 
 def turn(answer: str) -> dict[str, object]:

@@ -12,25 +12,18 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 VALID = Reply(content="reasoning: same answer\nis_the_agent_response_valid: valid")
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    return run_cli(args, timeout=180, env=env)
 
 
 def write_suite(tmp_path: Path, base_url: str, eval_ids: tuple[str, ...]) -> tuple[Path, Path]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 VALID = "reasoning: same answer\nis_the_agent_response_valid: valid"
@@ -22,13 +22,7 @@ PER_CALL = (1000 * 3 + 100 * 15) / 1_000_000
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_cli(args, timeout=180)
 
 
 def write_suite(

@@ -5,25 +5,18 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from agenteval.inputs.loading import load_result
+from cli_process import run_cli as forked_cli
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import replay_evalset
 
 
 def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    return forked_cli(["run", *args], timeout=180, env=env)
 
 
 @pytest.fixture()

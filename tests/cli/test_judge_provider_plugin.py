@@ -13,12 +13,12 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agenteval.inputs.loading import load_result
 from agenteval.judge import PreparedCall
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "cohere_judge_provider.py"
@@ -27,14 +27,7 @@ INVALID = Reply(content="reasoning: Lyon is not the capital\nis_the_agent_respon
 
 
 def agenteval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    return run_cli(args, timeout=180, env=env)
 
 
 def msg(role: str, text: str) -> dict[str, str]:

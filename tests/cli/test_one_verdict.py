@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,20 +18,14 @@ import xmlschema
 from junitparser import JUnitXml
 
 from agenteval.report.markdown import cell
+from cli_process import run_cli
 
 VERDICT = re.compile(r"^(PASSED|FAILED|INCOMPLETE|INTERRUPTED|NOT EVALUATED)\b")
 JUNIT_XSD = Path(__file__).resolve().parents[1] / "report" / "junit.xsd"
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, "NO_COLOR": "1", **(env or {})},
-    )
+    return run_cli(args, timeout=120, env={**os.environ, "NO_COLOR": "1", **(env or {})})
 
 
 def verdicts(stdout: str) -> list[str]:

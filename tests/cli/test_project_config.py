@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_process import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,15 +18,7 @@ def cli(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("AGENTEVAL_")}
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        cwd=cwd,
-        env={**environ, **(env or {})},
-    )
+    return run_cli(args, timeout=180, cwd=cwd, env={**environ, **(env or {})})
 
 
 @pytest.fixture()

@@ -30,7 +30,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 REPO = Path(__file__).resolve().parents[2]
@@ -279,16 +279,9 @@ def localised(argv: Sequence[str], scratch: Path) -> list[str]:
 
 
 def agenteval(args: Sequence[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m agenteval ARGS`` from the repository root."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    """Run ``python -m agenteval ARGS`` from the repository root (a fork of a preloaded
+    interpreter: tests/cli_process.py)."""
+    return run_cli(args, cwd=REPO, env=env, timeout=300)
 
 
 def outcome(example: Example, proc: subprocess.CompletedProcess[str]) -> str | None:

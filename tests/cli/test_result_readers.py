@@ -10,24 +10,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_process import run_cli
+
 CASES = ("alpha", "beta", "gamma")
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
+    return run_cli(args, timeout=120, cwd=cwd)
 
 
 def write_suite(directory: Path, answers: dict[str, str]) -> tuple[Path, Path]:

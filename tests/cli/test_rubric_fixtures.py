@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ import pytest
 
 from agenteval.inputs.loading import load_result
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult
+from cli_process import run_cli as forked_cli
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import fixture_file, replay_evalset
 
@@ -42,14 +42,7 @@ def run_cli(server: JudgeServer, *args: str) -> subprocess.CompletedProcess[str]
         JUDGE_MODEL_API_KEY=API_KEY,
         COLUMNS="200",
     )
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "--no-cache", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    return forked_cli(["run", "--no-cache", *args], timeout=180, env=env)
 
 
 def verdict_reply(rubric_scores: list[dict[str, Any]]) -> Reply:

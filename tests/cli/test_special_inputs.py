@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer
 from tests.cli.test_interrupt_resume import write_suite
 
@@ -28,10 +28,7 @@ TIMEOUT = 60
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=TIMEOUT, check=False, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
+    return run_cli(args, timeout=TIMEOUT)
 
 
 def _suite(tmp_path: Path) -> Path:

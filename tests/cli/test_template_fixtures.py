@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from agenteval.inputs.loading import load_result
+from cli_process import run_cli as forked_cli
 from judge_server import JudgeServer, Reply
 from trpc_fixtures import fixture_file, replay_evalset
 
@@ -34,14 +34,7 @@ API_KEY = "sk-test-template-fixtures"
 
 def run_cli(*args: str, server: JudgeServer) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY=API_KEY)
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "--no-cache", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    return forked_cli(["run", "--no-cache", *args], timeout=180, env=env)
 
 
 def single_score(score: float, reason: str) -> Reply:

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agenteval.inputs.loading import load_result
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "custom_judge_operators.py"
@@ -27,14 +27,7 @@ T = "criterion.llmJudge.template"
 
 
 def agenteval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env=env,
-    )
+    return run_cli(args, timeout=180, env=env)
 
 
 def msg(role: str, text: str) -> dict[str, str]:

@@ -14,25 +14,19 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_cli(args, timeout=180)
 
 
 def suite(tmp: Path, base_url: str) -> list[str]:

@@ -13,23 +13,16 @@ import json
 import os
 import secrets
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        env={**os.environ, "NO_COLOR": "1", **env},
-    )
+    return run_cli(args, timeout=180, env={**os.environ, "NO_COLOR": "1", **env})
 
 
 def write_suite(tmp_path: Path, base_url: str) -> tuple[Path, Path]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from cli_process import run_cli
 
 GOOD_CASE = {
     "evalId": "ok",
@@ -79,13 +80,7 @@ def broken_dir(tmp_path: Path) -> Path:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, timeout=120)
 
 
 EXPECTED = [

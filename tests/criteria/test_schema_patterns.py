@@ -13,6 +13,7 @@ import pytest
 from jsonschema import Draft7Validator, Draft201909Validator, Draft202012Validator
 
 from agenteval.criteria.schema_patterns import re2_problem, with_re2
+from cli_process import run_cli
 
 EVIL = "^(a+)+$"
 SUBJECT = "a" * 34 + "!"
@@ -217,10 +218,7 @@ def test_cli_redos_schema_finishes(
     criterion = {"finalResponse": {"json": {"valid": True, "schema": schema}}}
     write_metric(tmp_path, criterion)
     for command in ("validate", "run"):
-        done = subprocess.run(
-            [sys.executable, "-m", "agenteval", command, "--evalset", str(evalset)],
-            capture_output=True, text=True, timeout=60, check=False,
-        )  # fmt: skip
+        done = run_cli([command, "--evalset", str(evalset)], timeout=60)
         assert done.returncode == (0 if command == "validate" else 1), done.stdout + done.stderr
     assert reason in done.stdout
 
@@ -230,9 +228,6 @@ def test_cli_backreference_schema_is_a_located_error(tmp_path: Path) -> None:
     evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": []}))
     criterion = {"finalResponse": {"json": {"schema": {"pattern": r"(a)\1"}}}}
     write_metric(tmp_path, criterion)
-    done = subprocess.run(
-        [sys.executable, "-m", "agenteval", "validate", "--evalset", str(evalset)],
-        capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    done = run_cli(["validate", "--evalset", str(evalset)], timeout=60)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "s.metrics.json" in done.stderr and "$.pattern is not supported" in done.stderr

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ from agenteval.evaluators.base import EvalContext
 from agenteval.evaluators.registry import evaluators
 from agenteval.evaluators.trajectory_f1 import ToolTrajectoryF1Evaluator
 from agenteval.schema import EvalCase, EvalMetric, Invocation
+from cli_process import run_cli
 
 CONTEXT = EvalContext("set", EvalCase(eval_id="c"), 1)
 EVALUATOR = ToolTrajectoryF1Evaluator()
@@ -143,12 +142,7 @@ def test_scored_from_the_command_line(tmp_path: Path) -> None:
         )
     )
     out = tmp_path / "run.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "agenteval", "run", "-e", str(tmp_path), "--json", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = run_cli(["run", "-e", str(tmp_path), "--json", str(out)])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     case = json.loads(out.read_text())["evalSetResults"][0]["evalCaseResults"][0]
     overall = case["overallEvalMetricResults"][0]

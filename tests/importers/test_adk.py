@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_process import run_cli
 
 adk_eval = pytest.importorskip("google.adk.evaluation")
 
@@ -46,13 +47,7 @@ from agenteval.importers import adk  # noqa: E402
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, timeout=120)
 
 
 def content(role: str, *texts: str) -> types.Content:

@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agenteval.importers.adk_format import validate_adk
+from cli_process import run_cli
 
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_cli(args, timeout=120)
 
 
 def turn(text: Any = "hi") -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from agenteval.importers.otel import TracesMatch, map_spans
 from agenteval.inputs.otlp_file import read_protobuf_spans, read_spans
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput, Tool
+from cli_process import run_cli
 
 SESSION = "trip-42"
 
@@ -78,13 +78,7 @@ METRICS = [
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, timeout=120)
 
 
 def _write_set(directory: Path, name: str, case: EvalCase) -> Path:

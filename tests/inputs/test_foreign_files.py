@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from otel_spans import Recorder, record_semconv
 
 from agenteval.inputs.foreign_files import kind_of_file
 from agenteval.schema.evalset import Invocation, Message, Tool
+from cli_process import run_cli
 from trpc_fixtures import FIXTURES as TRPC_FIXTURES
 
 TURNS = [
@@ -27,13 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, timeout=120)
 
 
 def _trpc_files() -> list[Path]:

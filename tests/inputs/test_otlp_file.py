@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,15 +18,13 @@ from agenteval.importers.otel import map_spans
 from agenteval.inputs.otlp_file import read_spans
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import EvalCase, EvalSet, SessionInput
+from cli_process import run_cli
 from tests.importers.test_otel import ACTUAL, EXPECTED, METRICS
 
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
+    return run_cli(args, timeout=300)
 
 
 def _evalset(directory: Path, *sessions: str) -> Path:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 from agenteval.errors import ConfigError
 from agenteval.inputs.loading import read_traces
 from agenteval.inputs.trace_records import TraceRecords, read_trace_lines, unmatched_records
+from cli_process import run_cli
 
 
 def turn(user: str, answer: str = "a") -> dict[str, Any]:
@@ -27,10 +27,7 @@ def write_lines(path: Path, records: list[Any]) -> Path:
 
 def agenteval(*args: str) -> subprocess.CompletedProcess[str]:
     """``python -m agenteval ARGS``."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+    return run_cli(args, timeout=120)
 
 
 def test_records_are_indexed_and_read_when_asked_for(tmp_path: Path) -> None:

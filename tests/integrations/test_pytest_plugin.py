@@ -6,12 +6,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from inner_pytest import PYTEST
 from judge_server import JudgeServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def pytest_run(
     # The outer run's pytest and agenteval settings are not the scratch project's.
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "AGENTEVAL_"))}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        [*PYTEST, *args],
         capture_output=True,
         text=True,
         timeout=300,

@@ -16,7 +16,6 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from agenteval.report.streamed_run import StreamedRun
 from agenteval.schema.result import EvalSetResult
 from chromium import CHROMIUM, CHROMIUM_ARGS
 from cli.test_readme_examples import environment, script
+from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 from sample_results import case_result, eval_set_result, generated_result, metric
 
@@ -40,15 +40,7 @@ SCREENSHOTS = Path(os.environ.get("AGENTEVAL_SCREENSHOTS", REPO / "output" / "sc
 
 def agenteval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI from the repository root."""
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        cwd=REPO,
-        env=env,
-    )
+    return run_cli(args, timeout=300, cwd=REPO, env=env)
 
 
 @pytest.fixture(scope="module")

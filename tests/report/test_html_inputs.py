@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from agenteval.report.html import write_report
 from agenteval.report.html_inputs import load_runs
 from agenteval.report.result_files import run_document, write_json, write_result
 from agenteval.schema.result import EvalSetResult
+from cli_process import run_cli
 from sample_results import case_result, eval_set_result, metric
 
 
@@ -57,13 +57,7 @@ def test_bad_inputs_are_located_errors(tmp_path: Path) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", "report", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    return run_cli(["report", *args], timeout=120)
 
 
 def test_report_command_refuses_three_runs_and_unreadable_files(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,19 +17,14 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agenteval.schema.json_schema import DRAFT, KINDS, json_schema, json_schema_text
+from cli_process import run_cli
 from trpc_fixtures import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, timeout=120)
 
 
 def kind_of(path: Path) -> str | None:
