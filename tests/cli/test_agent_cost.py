@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+from cli_process import run_cli
 
 MODEL = "acme:agent-1"
 INPUT, OUTPUT = Decimal("0.15"), Decimal("0.6")  # USD per million tokens, in the --prices file
@@ -31,14 +32,7 @@ def cost(turns: list[tuple[int, int, int]]) -> Decimal:
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        cwd=cwd,
-    )
+    return run_cli(args, timeout=180, cwd=cwd)
 
 
 def flat(text: str) -> str:

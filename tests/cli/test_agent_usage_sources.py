@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from cli_process import run_cli
 
 pytest.importorskip("google.adk.evaluation")
 
@@ -52,13 +53,7 @@ METRICS = [
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agenteval", *args],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return run_cli(args, timeout=180)
 
 
 def text(role: str, value: str) -> types.Content:
