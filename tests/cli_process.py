@@ -4,8 +4,8 @@ Most end-to-end tests run the command line as a process and check its exit statu
 two streams.  A fresh interpreter spends most of such a run importing the command line
 (typer, rich, pydantic and agenteval's schema: ~0.5 s of CPU on the 2-core test machine,
 paid by hundreds of runs in the suite).  :func:`run_cli` gives the same result from a fork
-of an interpreter that imported ``agenteval.cli.app`` once (a "zygote", one per pytest
-process, so one per xdist worker): each command is still its own process, with its own
+of an interpreter that imported every command once (``cli.program.full_app``; a "zygote",
+one per pytest process, so one per xdist worker): each command is still its own process, with its own
 pid, environment, working directory, stdin/stdout/stderr (files, as pipes would be: not a
 terminal), exit status (a signal's death is a negative return code, as in ``subprocess``)
 and no state left behind for the next command.  It runs through ``agenteval.__main__``, so
@@ -208,8 +208,10 @@ def _decoded(data: bytes, decoding: tuple[str | None, str | None] | None) -> Any
 
 def _serve(address: str) -> None:
     """Preload the command line, then fork a waiter per connection until stdin closes."""
-    import agenteval.cli.app  # the imports every command pays
     import agenteval.entry  # noqa: F401  (its signal guard, as ``python -m agenteval`` has)
+    from agenteval.cli.program import full_app
+
+    full_app()  # every command's imports, paid once here instead of by each command
 
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
