@@ -58,7 +58,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult
@@ -96,6 +96,14 @@ class Completeness:
     eval_sets: Mapping[str, EvalSetFile] = field(default_factory=dict)
     allow_partial: bool = False
     warnings: list[Problem] = field(default_factory=list)
+
+
+class MergeOptions(TypedDict, total=False):
+    """The keyword options :func:`plan_merge` takes and :func:`merge_results` passes on."""
+
+    case_order: Mapping[str, Sequence[str]] | None
+    sources: Sequence[str] | None
+    complete: Completeness | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,16 +543,11 @@ def plan_merge(
 
 
 def merge_results(
-    parts: Sequence[EvalSetResult | CaseSource],
-    *,
-    case_order: Mapping[str, Sequence[str]] | None = None,
-    sources: Sequence[str] | None = None,
-    complete: Completeness | None = None,
+    parts: Sequence[EvalSetResult | CaseSource], **options: Unpack[MergeOptions]
 ) -> list[EvalSetResult]:
     """Join shard results into one result per evalSetId whose summary equals a full run's
-    (:func:`plan_merge`, every case read into memory)."""
-    planned = plan_merge(parts, case_order=case_order, sources=sources, complete=complete)
-    return [merged.whole() for merged in planned]
+    (:func:`plan_merge` with the same options, every case read into memory)."""
+    return [merged.whole() for merged in plan_merge(parts, **options)]
 
 
 __all__ = [
@@ -554,6 +557,7 @@ __all__ = [
     "UNION_EXTRA_KEYS",
     "Completeness",
     "EvalSetFile",
+    "MergeOptions",
     "MergedSet",
     "case_ranks",
     "group_fingerprint",
