@@ -38,10 +38,11 @@ import re
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Unpack
 
 from agenteval.report.atomic_write import StreamedFile
 from agenteval.report.outcomes import OutcomeText, cap
-from agenteval.report.run_notes import NO_NOTES, RunNotes
+from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes
 from agenteval.report.safe_text import BIDI_CONTROLS
 from agenteval.report.set_tally import DURATION_KEY, SetReport, set_report, suite_time
 from agenteval.schema.result import EvalSetResult
@@ -218,17 +219,13 @@ def junit_xml(
 
 
 def write_junit_reports(
-    path: Path | str,
-    reports: Sequence[SetReport],
-    *,
-    elapsed: float | None = None,
-    notes: RunNotes = NO_NOTES,
+    path: Path | str, reports: Sequence[SetReport], **facts: Unpack[RunFacts]
 ) -> Path:
     """Write :func:`junit_chunks` to ``path`` as it is made, put in place whole at the end."""
     with StreamedFile(path) as out:
         pending: list[str] = []
         size = 0
-        chunks = junit_chunks(reports, elapsed=elapsed, notes=notes)
+        chunks = junit_chunks(reports, **facts)
         for chunk in chunks:
             pending.append(chunk)
             size += len(chunk)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS, format_score
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
-from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
+from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes, count_text
 from agenteval.report.safe_text import BIDI_CONTROLS
 from agenteval.report.set_tally import SetReport, set_report
 from agenteval.report.set_tally import outcome as run_outcome
@@ -228,19 +229,18 @@ def _warning_list(warnings: Sequence[str]) -> list[str]:
     return ["### Warnings", "", *(f"- {cell(line)}" for line in warnings), ""]
 
 
-def markdown_summary(
-    results: Sequence[EvalSetResult],
-    *,
-    elapsed: float | None = None,
-    title: str = "agenteval",
-    max_cases: int | None = DEFAULT_MAX_CASES,
-    reason_cap: int | None = DEFAULT_REASON_CAP,
-) -> str:
+class MarkdownOptions(TypedDict, total=False):
+    """The keyword options :func:`markdown_summary` passes on to :func:`markdown_report`."""
+
+    elapsed: float | None
+    title: str
+    max_cases: int | None
+    reason_cap: int | None
+
+
+def markdown_summary(results: Sequence[EvalSetResult], **options: Unpack[MarkdownOptions]) -> str:
     """The Markdown summary of a run: pass rates, metric averages, cases that did not pass."""
-    reports = [set_report(result) for result in results]
-    return markdown_report(
-        reports, elapsed=elapsed, title=title, max_cases=max_cases, reason_cap=reason_cap
-    )
+    return markdown_report([set_report(result) for result in results], **options)
 
 
 def markdown_report(
@@ -269,14 +269,10 @@ def write_markdown(
 
 
 def write_markdown_reports(
-    path: Path | str,
-    reports: Sequence[SetReport],
-    *,
-    elapsed: float | None = None,
-    notes: RunNotes = NO_NOTES,
+    path: Path | str, reports: Sequence[SetReport], **facts: Unpack[RunFacts]
 ) -> Path:
     """Atomically write :func:`markdown_report` of ``reports`` to ``path``; returns the path."""
-    return write_text_atomic(path, markdown_report(reports, elapsed=elapsed, notes=notes))
+    return write_text_atomic(path, markdown_report(reports, **facts))
 
 
 def append_step_summary(
@@ -313,6 +309,7 @@ def append_step_summary_reports(
 __all__ = [
     "DEFAULT_MAX_CASES",
     "STEP_SUMMARY_ENV",
+    "MarkdownOptions",
     "append_step_summary",
     "append_step_summary_reports",
     "cell",

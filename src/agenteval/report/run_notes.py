@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from agenteval.errors import Problem
 
@@ -120,3 +121,10 @@ class RunNotes:
 
 # A run with nothing to say beside its cases (the reporters' default).
 NO_NOTES = RunNotes()
+
+
+class RunFacts(TypedDict, total=False):
+    """What a report file shows of the run beside its eval sets: elapsed seconds and notes."""
+
+    elapsed: float | None
+    notes: RunNotes
