@@ -53,6 +53,17 @@ outcomes (store/trend.py ``Trend.json_text``); output byte for byte the same:
 By CPU the command takes 0.8-1.2 s (4x less), so idle it answers within the 2 s target;
 under this load (four to five runnable jobs per core) the wall times are 2.3-3.6 s.
 Opening a store of schema 1 migrates it once: 1.2 s of CPU for these 500,000 cases.
+
+Nearly quiet machine (load 1.5-3.3, main after the issue 25/26 merges, 2026-12-02):
+
+    python bench/run_store.py --skip-record
+    trend sqlite     50 runs x 10,000 cases: --json 0.62 s wall, 0.60 s CPU; console
+                     0.67 s wall (best of 3; `trend --help` 0.16 s), query 0.48 s wall
+    trend postgresql 50 runs x 10,000 cases: --json 0.78 s wall; console 0.80 s wall
+    python bench/run_store.py --cases 100000 --skip-trend
+    100,000 cases without a store: wall 44.4 s  cpu 42.0 s  peak RSS 229 MB
+    100,000 cases with --store sqlite    : wall 55.1 s  peak RSS 391 MB  1.24x
+    100,000 cases with --store postgresql: wall 59.3 s  peak RSS 405 MB  1.34x
 """
 
 from __future__ import annotations
