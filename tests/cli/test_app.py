@@ -135,4 +135,4 @@ def test_trend_and_history_start_with_only_their_own_module_imported(tmp_path: P
     assert _imported(tmp_path, "--help")[:3] == ["0", "True", "agenteval.api"]
     assert "agenteval.cli.diff" in _imported(tmp_path, "--help")
     assert _imported(tmp_path, "validate", "--help") == ["0", "True", *_OTHERS[:3]]
-    assert _imported(tmp_path, "schema", "--help") == ["0", "True", *_OTHERS[1:3]]
+    assert _imported(tmp_path, "evaluators", "--help") == ["0", "True", *_OTHERS[1:3]]

@@ -54,7 +54,11 @@ def _write_set(root: Path, answer: str = "Rain is likely in Oslo.") -> Path:
 
 
 def _modules_after(
-    tmp_path: Path, *args: str, says: str = "PASSED: 1 of 1 cases passed", code: int = 0
+    tmp_path: Path,
+    *args: str,
+    says: str = "PASSED: 1 of 1 cases passed",
+    code: int = 0,
+    cwd: Path | None = None,
 ) -> set[str]:
     listing = tmp_path / "modules.txt"
     proc = subprocess.run(
@@ -63,6 +67,7 @@ def _modules_after(
         text=True,
         timeout=120,
         check=False,
+        cwd=cwd,
     )
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert says in proc.stdout
@@ -134,3 +139,17 @@ def test_run_html_still_shows_explain_steps_and_report_loads_them(tmp_path: Path
     modules = _modules_after(tmp_path, "report", str(saved), "--html", str(page), says="wrote")
     assert "agenteval.explain" in modules
     assert "agenteval explain RESULT --case oslo --metric response_match_score" in page.read_text()
+
+
+def test_validate_and_schema_config_started_alone_read_runs_options(tmp_path: Path) -> None:
+    # validate takes the project file's defaults from run's options and `schema config` is
+    # read off them: both start with run's command beside their own (once exit 4).
+    evalset = _write_set(tmp_path)
+    (tmp_path / "agenteval.toml").write_text("quiet = true\nlenient = true\n", encoding="utf-8")
+    says = "OK: 1 eval set(s), 1 case(s), 2 metric(s) valid."
+    modules = _modules_after(
+        tmp_path, "validate", "--evalset", str(evalset), says=says, cwd=tmp_path
+    )
+    assert "agenteval.cli.run" in modules
+    schema = _modules_after(tmp_path, "schema", "config", says='"lenient"', cwd=tmp_path)
+    assert "agenteval.cli.diff" not in schema
