@@ -53,7 +53,7 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         0.64-0.68; 9 runs each)
 
 Why the CPU ratio (~0.5) is so much worse than the instruction ratio (0.29): start-up.
-A 10-case run (interpreter, 567 modules, ~70 pydantic models' schemas, ~175 dataclasses
+A 10-case run (interpreter, 553 modules, ~70 pydantic models' schemas, ~175 dataclasses
 whose methods are compiled from source, two entry-point scans) is 1.6 G instructions
 (1.8-1.9 G before run started alone), 8 % of the 10,000-case run's, but takes 0.4-1.4 s
 of CPU, 10-25 % of it: that cold,
