@@ -43,11 +43,20 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
     perf2 84ac74d (load 9-10): cpu ratio 0.495 (rounds 0.363, 0.495, 0.571), agenteval
         cpu 477 µs/case (adk 964); 20.85 G instructions (0.290 of ADK's), start-up
         1.808 G; a 10-case run's CPU 0.80 -> 0.68 s (min of 5, load 8-10)
+    perf3 9e41bd3, every command started with only its own module (load ~1, rounds of
+        both sides interleaved, ADK's CPU swinging 8.7-16.8 s): cpu ratio 0.451 (rounds
+        0.413, 0.496, 0.421), agenteval cpu 432 µs/case (adk 957), against 0.567
+        (rounds 0.567, 0.282, 0.701), 534 µs/case for its base 7dc7c79 measured just
+        before; 20.84 G instructions (base 21.02 G), start-up 1.586 G (base 1.865 G,
+        -15 %; 172 agenteval modules instead of 183, no other command, explain or
+        calibrate); a 10-case run's CPU min 0.40 s, median 0.52 (base 0.45-0.54, median
+        0.64-0.68; 9 runs each)
 
 Why the CPU ratio (~0.5) is so much worse than the instruction ratio (0.29): start-up.
-A 10-case run (interpreter, 577 modules, ~70 pydantic models' schemas, ~175 dataclasses
-whose methods are compiled from source, two entry-point scans) is 1.8-1.9 G instructions,
-9 % of the 10,000-case run's, but takes 0.7-1.4 s of CPU, 15-25 % of it: that cold,
+A 10-case run (interpreter, 553 modules, ~70 pydantic models' schemas, ~175 dataclasses
+whose methods are compiled from source, two entry-point scans) is 1.6 G instructions
+(1.8-1.9 G before run started alone), 8 % of the 10,000-case run's, but takes 0.4-1.4 s
+of CPU, 10-25 % of it: that cold,
 run-once code executes 1.4-2.4 G instructions a second, the per-case loop ~4.8 G and
 ADK's warm in-process loop (its imports and set-up untimed) 5.5-7.5 G.  Not the cause:
 system time is ~0.2 s (4 %; 20,500 page faults, reading 13 MB and writing 70 MB), there

@@ -3,14 +3,17 @@
 Each command lives in a module of its own in this package (``import``: importers/command.py);
 a new command is one line of :data:`COMMANDS`.
 
-``main`` builds the app with only the command the command line names when it is one of
-:data:`LEAN_COMMANDS` (``agenteval trend …``): its module is the only one imported.
-Importing every command module cost 1.0-1.2 s of CPU at each start (``diff`` alone pulls
-in the whole API, pydantic models and all), and ``trend`` (issue 25: ≤ 2 s over 50 runs
-of 10,000 cases) needs none of it.  Help, usage errors and defaults are the same: it is
-the same group, holding one command.  Every other command line gets every command, as
-before: some modules plug things in when imported (``agenteval.explain`` its lines into
-the HTML report), and what ``run`` or ``report`` write must not depend on the start.
+``main`` builds the app with only the command the command line names (``agenteval run …``):
+its module is the only command module imported (with those whose options it reads,
+:data:`NEEDS`).  Importing every command module cost 1.0-1.2 s of CPU at each start (``diff`` alone pulls in the whole API, pydantic models and
+all), ``trend`` (issue 25: ≤ 2 s over 50 runs of 10,000 cases) needs none of it, and a
+10-case ``run`` spent 15-25 % of its CPU starting (bench/adk_side_by_side.py).  Help, usage
+errors and defaults are the same: it is the same group, holding one command.  A command
+line that names no command (``agenteval``, ``--help``, ``--version``, a misspelt command)
+gets every command, so that help lists them all and a usage error names them.  What a
+module plugs in when imported is imported by the code that needs it: the explain steps of
+the HTML report by whoever writes a page (cli/run_settings.py, cli/report.py, the
+package's ``evaluate``/``RunReports``).
 
 Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cli/).
 """
@@ -49,9 +52,10 @@ COMMANDS = {
     "store": ("agenteval.cli.store", "store_app"),
 }
 
-# The commands that start alone: they read a run store and print it, and nothing they
-# print depends on what other modules plug in.
-LEAN_COMMANDS = frozenset({"history", "trend"})
+
+# The other commands a command needs in its app: validate takes the project file's defaults
+# from run's options (cli/project_config.py), schema config is read off them (cli/schema.py).
+NEEDS = {"validate": ("run",), "schema": ("run",)}
 
 
 def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
@@ -120,7 +124,7 @@ def _interrupted_inside_typer(exc: SystemExit) -> bool:
 def main() -> None:
     """Console-script entry point."""
     args = bare_store_values(sys.argv[1:])
-    named = args[:1] if args and args[0] in LEAN_COMMANDS else COMMANDS
+    named = [args[0], *NEEDS.get(args[0], ())] if args and args[0] in COMMANDS else COMMANDS
     try:
         build_app(named)(args=args)
     except SystemExit as exc:
@@ -136,4 +140,4 @@ def main() -> None:
         sys.exit(ExitCode.PASSED)
 
 
-__all__ = ["COMMANDS", "LEAN_COMMANDS", "build_app", "full_app", "main"]
+__all__ = ["COMMANDS", "NEEDS", "build_app", "full_app", "main"]

@@ -141,6 +141,9 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
     html = settings.html
     calibration = _calibration(settings, runs)
     try:
+        # The page shows explain's steps under each failing metric: loading explain plugs
+        # them in (report sits below explain), as for run --html.
+        import agenteval.explain  # noqa: F401
         from agenteval.report.html import write_report  # jinja2: loaded only for a page
 
         write_report(

@@ -150,6 +150,8 @@ def _score_and_report(
 
 def _calibration_gaps(reports: RunReports) -> int:
     """``--labels``: what the Calibration page lacks, said on stderr (3 when incomplete)."""
+    if not reports.pages:
+        return 0  # no --labels: calibrate is not imported
     from agenteval.calibrate.command import report_gaps
     from agenteval.calibrate.report_page import RunCalibration
 

@@ -148,6 +148,11 @@ class RunFlags(EvalSetFlags):
 
     def reports(self) -> RunReports:
         """Which reports the run writes."""
+        if self.html is not None:
+            # The page shows explain's steps under each failing metric; loading explain
+            # plugs them in (report sits below explain).  Only for a page: run starts
+            # without it (cli/program.py).
+            import agenteval.explain  # noqa: F401
         return RunReports(
             output=self.output,
             json=self.json_file,
