@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import Browser, Playwright, sync_playwright
 
-from chromium import CHROMIUM
+from chromium import CHROMIUM, CHROMIUM_ARGS
 from judge_server import JudgeServer
 from postgres_server import SKIP_REASON as NO_POSTGRES
 from postgres_server import pg_url, postgres_server  # noqa: F401 - fixtures of the store tests
@@ -31,6 +32,24 @@ LONG_TESTS_FIRST = (
     "tests/cli/test_interrupt_resume.py",
     "tests/cli/test_store_history.py",
 )
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    """Playwright's driver; without Chromium every test needing it (or ``browser``) is
+    skipped by pytest_collection_modifyitems, with one line at the end."""
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    """Debian's headless Chromium, one per test module."""
+    launched = playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+    )
+    yield launched
+    launched.close()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

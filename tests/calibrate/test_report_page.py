@@ -9,14 +9,13 @@ that case's view in the same report.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from judge_server import JudgeServer
-from report.test_html import CHROMIUM, CHROMIUM_ARGS, Opened
+from report.test_html import Opened
 from tests.calibrate.test_calibrate import (
     RUBRIC,
     UNKNOWN,
@@ -25,18 +24,6 @@ from tests.calibrate.test_calibrate import (
     write_inputs,
     write_labels,
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make install` installs Debian's chromium")
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

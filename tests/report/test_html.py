@@ -20,14 +20,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from agenteval.report.html import render_report, script_safe_json, write_report, write_run_report
 from agenteval.report.html_inputs import ReportRun
 from agenteval.report.html_model import RunBuilder
 from agenteval.report.streamed_run import StreamedRun
 from agenteval.schema.result import EvalSetResult
-from chromium import CHROMIUM, CHROMIUM_ARGS
 from cli.test_readme_examples import environment, script
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
@@ -41,22 +40,6 @@ SCREENSHOTS = Path(os.environ.get("AGENTEVAL_SCREENSHOTS", REPO / "output" / "sc
 def agenteval(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI from the repository root."""
     return run_cli(args, timeout=300, cwd=REPO, env=env)
-
-
-@pytest.fixture(scope="module")
-def playwright() -> Iterator[Playwright]:
-    # Without Chromium, conftest.py skips every test that needs this fixture (one line at the end).
-    with sync_playwright() as driver:
-        yield driver
-
-
-@pytest.fixture(scope="module")
-def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = playwright.chromium.launch(
-        executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-    )
-    yield browser
-    browser.close()
 
 
 class Opened:

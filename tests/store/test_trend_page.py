@@ -10,30 +10,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store, open_store
 from agenteval.store.trend import TrendFilters, trend
 from agenteval.store.trend_page import render_trend_page
 from agenteval.store.urls import parse_store_url
-from report.test_html import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS
+from report.test_html import SCREENSHOTS
 from sample_results import case_result, eval_set_result, metric
 from store.store_support import add_history, write_result
 
 HOSTILE = '<img src=x onerror="document.title=1">\x1b[2J'
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make install` installs Debian's chromium")
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
