@@ -22,6 +22,7 @@ import pytest
 
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
+from trace_cases import trace_case
 
 CASES = [f"c{i}" for i in range(10)]
 JUDGE_SCORES = {"c0": 1, "c1": 1, "c2": 1, "c3": 1, "c4": 1, "c5": 0.5, "c6": 0.5}
@@ -52,15 +53,7 @@ def write_inputs(tmp_path: Path, server: JudgeServer) -> tuple[Path, Path]:
             "userContent": {"role": "user", "content": f"question {eval_id}?"},
             "finalResponse": {"role": "assistant", "content": "answer"},
         }
-        cases.append(
-            {
-                "evalId": eval_id,
-                "evalMode": "trace",
-                "sessionInput": {"appName": "app", "userId": "u"},
-                "conversation": [turn],
-                "actualConversation": [turn],
-            }
-        )
+        cases.append(trace_case(eval_id, turn))
     evalset = tmp_path / "qa.evalset.json"
     evalset.write_text(json.dumps({"evalSetId": "qa", "evalCases": cases}))
     judge = {

@@ -18,6 +18,7 @@ from typing import Any
 
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
+from trace_cases import trace_case
 
 VALID = Reply(content="reasoning: same answer\nis_the_agent_response_valid: valid")
 
@@ -35,15 +36,7 @@ def write_suite(tmp_path: Path, base_url: str, eval_ids: tuple[str, ...]) -> tup
             "finalResponse": {"role": "assistant", "content": "sunny"},
             "tools": [{"name": "weather", "arguments": {"city": eval_id}}],
         }
-        cases.append(
-            {
-                "evalId": eval_id,
-                "evalMode": "trace",
-                "sessionInput": {"appName": "app", "userId": "u"},
-                "conversation": [turn],
-                "actualConversation": [turn],
-            }
-        )
+        cases.append(trace_case(eval_id, turn))
     evalset = tmp_path / "weather.evalset.json"
     evalset.write_text(json.dumps({"evalSetId": "weather", "evalCases": cases}))
     metrics = tmp_path / "weather.metrics.json"

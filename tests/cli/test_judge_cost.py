@@ -15,6 +15,7 @@ import pytest
 
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
+from trace_cases import trace_case
 
 VALID = "reasoning: same answer\nis_the_agent_response_valid: valid"
 # 1000 prompt + 100 completion tokens at $3 / $15 per million: $0.0045 a call.
@@ -35,15 +36,7 @@ def write_suite(
             "userContent": {"role": "user", "content": f"weather in {eval_id}?"},
             "finalResponse": {"role": "assistant", "content": "sunny"},
         }
-        cases.append(
-            {
-                "evalId": eval_id,
-                "evalMode": "trace",
-                "sessionInput": {"appName": "app", "userId": "u"},
-                "conversation": [turn],
-                "actualConversation": [turn],
-            }
-        )
+        cases.append(trace_case(eval_id, turn))
     evalset = tmp_path / "weather.evalset.json"
     evalset.write_text(json.dumps({"evalSetId": "weather", "evalCases": cases}))
     judge = {"providerName": "openai", "modelName": model, "baseURL": base_url, "apiKey": "sk-x"}
