@@ -4,9 +4,10 @@ Each command lives in a module of its own in this package (``import``: importers
 a new command is one line of :data:`COMMANDS`.
 
 ``main`` builds the app with only the command the command line names (``agenteval run …``):
-its module is the only command module imported (with those whose options it reads,
-:data:`NEEDS`).  Importing every command module cost 1.0-1.2 s of CPU at each start (``diff`` alone pulls in the whole API, pydantic models and
-all), ``trend`` (issue 25: ≤ 2 s over 50 runs of 10,000 cases) needs none of it, and a
+its module is the only command module imported (a command that reads another's options —
+validate and ``schema config`` read run's — gets it through :func:`command_named`).
+Importing every command module cost 1.0-1.2 s of CPU at each start (``diff`` alone pulls in
+the whole API, pydantic models and all), ``trend`` (issue 25: ≤ 2 s over 50 runs of 10,000 cases) needs none of it, and a
 10-case ``run`` spent 15-25 % of its CPU starting (bench/adk_side_by_side.py).  Help, usage
 errors and defaults are the same: it is the same group, holding one command.  A command
 line that names no command (``agenteval``, ``--help``, ``--version``, a misspelt command)
@@ -25,7 +26,7 @@ import os
 import sys
 from collections.abc import Iterable
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -51,11 +52,6 @@ COMMANDS = {
     "calibrate": ("agenteval.cli.calibrate", "calibrate_command"),
     "store": ("agenteval.cli.store", "store_app"),
 }
-
-
-# The other commands a command needs in its app: validate takes the project file's defaults
-# from run's options (cli/project_config.py), schema config is read off them (cli/schema.py).
-NEEDS = {"validate": ("run",), "schema": ("run",)}
 
 
 def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
@@ -85,6 +81,20 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
 def full_app() -> typer.Typer:
     """The app with every command (``agenteval.cli.app``, built on first use)."""
     return build_app()
+
+
+def command_named(ctx: typer.Context, name: str) -> Any:
+    """The (click) command ``name`` of this program, whether or not the running app holds it
+    (``main`` builds an app with only the command it runs; whoever reads another command's
+    options — validate and ``schema config`` read run's — gets it here)."""
+    root = ctx.find_root()
+    found = root.command.get_command(root, name)  # type: ignore[attr-defined]
+    if found is None:
+        group = typer.main.get_command(build_app([name]))
+        found = group.get_command(root, name)  # type: ignore[attr-defined]
+    if found is None:
+        raise KeyError(name)
+    return found
 
 
 def _version_callback(value: bool) -> None:
@@ -124,7 +134,7 @@ def _interrupted_inside_typer(exc: SystemExit) -> bool:
 def main() -> None:
     """Console-script entry point."""
     args = bare_store_values(sys.argv[1:])
-    named = [args[0], *NEEDS.get(args[0], ())] if args and args[0] in COMMANDS else COMMANDS
+    named = [args[0]] if args and args[0] in COMMANDS else COMMANDS
     try:
         build_app(named)(args=args)
     except SystemExit as exc:
@@ -140,4 +150,4 @@ def main() -> None:
         sys.exit(ExitCode.PASSED)
 
 
-__all__ = ["COMMANDS", "NEEDS", "build_app", "full_app", "main"]
+__all__ = ["COMMANDS", "build_app", "command_named", "full_app", "main"]

@@ -30,15 +30,14 @@ def install_defaults(ctx: Any) -> None:
     name = ctx.invoked_subcommand
     if name not in COMMANDS:
         return  # other commands do not pay for the import
+    from agenteval.cli.program import command_named
     from agenteval.config.run_settings import project_defaults
 
-    root = ctx.command
-    run = root.get_command(ctx, "run")
-    defaults = project_defaults(run)
+    defaults = project_defaults(command_named(ctx, "run"))
     ctx.meta[_META] = defaults
     if not defaults.values:
         return
-    command = root.get_command(ctx, name)
+    command = command_named(ctx, name)
     own = {param.name for param in command.params}
     ctx.default_map = {name: {k: v for k, v in defaults.values.items() if k in own}}
 

@@ -40,8 +40,9 @@ def print_schema(settings: SchemaSettings, ctx: typer.Context | None = None) -> 
 
         if ctx is None:
             raise ValueError("the config schema is read off the run command: give its context")
-        run_command = ctx.find_root().command.get_command(ctx, "run")  # type: ignore[attr-defined]
-        sys.stdout.write(config_json_schema_text(run_command))
+        from agenteval.cli.program import command_named
+
+        sys.stdout.write(config_json_schema_text(command_named(ctx, "run")))
         return 0
     sys.stdout.write(json_schema_text(settings.kind.value))
     return 0
