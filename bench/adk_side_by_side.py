@@ -52,6 +52,23 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         calibrate); a 10-case run's CPU min 0.40 s, median 0.52 (base 0.45-0.54, median
         0.64-0.68; 9 runs each)
 
+    main 01ef313 (2026-12-02, load 2-3.5): ratio 0.491 (rounds 0.632, 0.457, 0.385), cpu
+        ratio 0.513, agenteval cpu 494 µs/case (adk 963); one run alone 4.25 s wall, 4.18 s
+        CPU, of which start-up 0.42 s (a 10-case run; importing pydantic, rich, typer and
+        httpx alone 0.24 s)
+
+What stands between this and 0.25, measured in-process on one case of this bench (min
+of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
+writes the same data as a dict in 3.2 µs, and a plain pydantic model tree of the same
+shape without any of our serializers still takes 37 µs (our integral-score callbacks
+cost ~4 µs of it); validating the result (the builders' 23 validations) ~50 µs, the case
+summary 21 µs + 13 µs to write it.  Result records built and written as plain data
+(validated models only where an API caller asks for them) would save ~125 µs a case:
+~0.33, not 0.25; the rest would have to come from the input side (the up-front checks
+and the re-read, ~80 µs) and start-up.  Using both cores (scoring in forked workers)
+would reach it in wall time on a quiet machine but not in CPU, which is what the issue
+means by per-case cost; not done.
+
 Why the CPU ratio (~0.5) is so much worse than the instruction ratio (0.29): start-up.
 A 10-case run (interpreter, 553 modules, ~70 pydantic models' schemas, ~175 dataclasses
 whose methods are compiled from source, two entry-point scans) is 1.6 G instructions
