@@ -40,6 +40,7 @@ from agenteval.report.outcomes import RunRecord, run_record
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import case_status
 from agenteval.results.aggregation import metric_summaries
+from agenteval.schema.json_keys import camel_fields
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -106,10 +107,7 @@ class Change:
         """The change as plain JSON data (camelCase keys like the result files)."""
         return {
             "kind": self.kind.value,
-            "regression": self.regression,
-            "evalSetId": self.eval_set_id,
-            "evalId": self.eval_id,
-            "metricName": self.metric_name,
+            **camel_fields(self, "regression", "eval_set_id", "eval_id", "metric_name"),
             "base": self.base.to_json() if self.base else None,
             "new": self.new.to_json() if self.new else None,
             "reasons": list(self.reasons),
@@ -145,10 +143,7 @@ class ResultDiff:
     def to_json(self) -> dict[str, Any]:
         """Machine-readable diff: verdict, tolerance, counts and every change."""
         return {
-            "regressed": self.regressed,
-            "tolerance": self.tolerance,
-            "comparedCases": self.compared_cases,
-            "comparedMetrics": self.compared_metrics,
+            **camel_fields(self, "regressed", "tolerance", "compared_cases", "compared_metrics"),
             "counts": self.counts(),
             "changes": [change.to_json() for change in self.changes],
         }

@@ -69,6 +69,26 @@ def _judge_counts(*counts: str) -> list[Column[int]]:
     ]
 
 
+def _bulk_table(name: str, *columns: Column[Any]) -> Table:
+    """A bulk table (module docstring): no primary key, an index on ``run`` instead."""
+    table = Table(name, metadata, *columns)
+    Index(f"{name}_run", table.c.run)
+    return table
+
+
+def _status() -> Column[str]:
+    """A row's status, an EvalStatus value (``incomplete`` only on a ``cases`` row)."""
+    return Column("status", String(16), nullable=False)
+
+
+def _set_key() -> list[Column[Any]]:
+    """The primary key of a row of one eval set of a run: the run, the set's position."""
+    return [
+        Column("run", Integer, _run_fk(), primary_key=True),
+        Column("position", Integer, primary_key=True),
+    ]
+
+
 def _case_run_key() -> list[Column[Any]]:
     """What a bulk row of one case run starts with: its run, eval set position, evalId, repeat."""
     return [
@@ -129,8 +149,7 @@ Index("runs_group", runs.c.run_group)
 run_sets = Table(
     "run_sets",
     metadata,
-    Column("run", Integer, _run_fk(), primary_key=True),
-    Column("position", Integer, primary_key=True),
+    *_set_key(),
     Column("eval_set_id", String(255), nullable=False),
     Column("result_id", String(255), nullable=False),
     Column("file_name", String(300)),
@@ -153,8 +172,7 @@ Index("run_sets_eval_set", run_sets.c.eval_set_id)
 set_metrics = Table(
     "set_metrics",
     metadata,
-    Column("run", Integer, _run_fk(), primary_key=True),
-    Column("position", Integer, primary_key=True),
+    *_set_key(),
     Column("metric_name", String(255), primary_key=True),
     Column("metric_hash", String(80)),
     Column("threshold", Float, nullable=False),
@@ -166,19 +184,17 @@ set_metrics = Table(
     *_judge_counts("calls", "cache_hits"),
 )
 
-cases = Table(
+cases = _bulk_table(
     "cases",
-    metadata,
     Column("run", Integer, _run_fk(), nullable=False),
     Column("position", Integer, nullable=False),
     Column("eval_set_id", String(255), nullable=False),
     Column("eval_id", String(255), nullable=False),
-    Column("status", String(16), nullable=False),
+    _status(),
     Column("passed_runs", Integer, nullable=False),
     Column("runs", Integer, nullable=False),
     Column("score", Float),
 )
-Index("cases_run", cases.c.run)
 
 # run_sets.case_statuses: the letter of each status (its first; "?" for any other).
 OUTCOME_LETTERS = {"passed": "p", "failed": "f", "not_evaluated": "n", "incomplete": "i"}
@@ -190,30 +206,26 @@ def packed_outcomes(cases: Sequence[tuple[str, str]]) -> tuple[str, str]:
     return ids, "".join(OUTCOME_LETTERS.get(status, "?") for _, status in cases)
 
 
-case_runs = Table(
+case_runs = _bulk_table(
     "case_runs",
-    metadata,
     *_case_run_key(),
-    Column("status", String(16), nullable=False),
+    _status(),
     Column("score", Float, nullable=False),
     Column("error_message", Text, nullable=False),
     Column("session_id", String(255), nullable=False),
     Column("turns", Integer, nullable=False),
     Column("tool_calls", Integer, nullable=False),
 )
-Index("case_runs_run", case_runs.c.run)
 
-metric_results = Table(
+metric_results = _bulk_table(
     "metric_results",
-    metadata,
     *_case_run_key(),
     Column("metric_name", String(255), nullable=False),
     Column("score", Float, nullable=False),
-    Column("status", String(16), nullable=False),
+    _status(),
     Column("threshold", Float, nullable=False),
     Column("reason", Text, nullable=False),
 )
-Index("metric_results_run", metric_results.c.run)
 
 document_chunks = Table(
     "document_chunks",

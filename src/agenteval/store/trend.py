@@ -26,6 +26,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agenteval.results.flakiness import CaseVerdict, Verdict, order_key, verdict_of
+from agenteval.schema.json_keys import camel_fields
 from agenteval.store.changepoints import change_points, segment_means
 from agenteval.store.history import iso
 from agenteval.store.queries import (
@@ -67,12 +68,7 @@ class ChangePoint:
     def to_json(self) -> dict[str, Any]:
         """The change point as JSON."""
         return {
-            "runId": self.run_id,
-            "index": self.index,
-            "commit": self.commit,
-            "before": self.before,
-            "after": self.after,
-            "shift": self.shift,
+            **camel_fields(self, "run_id", "index", "commit", "before", "after", "shift"),
             "changed": list(self.reasons),
         }
 
@@ -95,8 +91,7 @@ class MetricSeries:
         """The series as JSON."""
         thresholds = [p.threshold for p in self.points if p is not None]
         return {
-            "evalSetId": self.eval_set_id,
-            "metricName": self.metric_name,
+            **camel_fields(self, "eval_set_id", "metric_name"),
             "threshold": thresholds[-1] if thresholds else None,
             "averages": self.values,
             "changePoints": [point.to_json() for point in self.change_points],
@@ -116,8 +111,7 @@ class CaseTrend:
     def to_json(self) -> dict[str, Any]:
         """The case as JSON (outcomes: ``"pass"``, ``"fail"`` or null per run)."""
         return {
-            "evalSetId": self.eval_set_id,
-            "evalId": self.eval_id,
+            **camel_fields(self, "eval_set_id", "eval_id"),
             **self.verdict.to_json(),
             "outcomes": [None if o is None else ("pass" if o else "fail") for o in self.outcomes],
             "flippedIn": list(self.flip_runs),

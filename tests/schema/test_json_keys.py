@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agenteval.schema.json_keys import camel_fields
+
+
+@dataclass
+class _Record:
+    eval_set_id: str
+    run_id: str
+    shift: bool
+
+
+def test_camel_fields_names_each_attribute_in_camel_case_in_the_order_given() -> None:
+    record = _Record("set", "run-1", True)
+    data = camel_fields(record, "shift", "eval_set_id", "run_id")
+    assert data == {"shift": True, "evalSetId": "set", "runId": "run-1"}
+    assert list(data) == ["shift", "evalSetId", "runId"]
+
+
+def test_camel_fields_of_no_names_is_empty() -> None:
+    assert camel_fields(_Record("set", "run-1", False)) == {}
