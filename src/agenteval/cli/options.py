@@ -171,6 +171,18 @@ class EvalSetFlags:
     traces_match: TracesMatchOpt = DEFAULT_MATCH
 
 
+@dataclass(frozen=True, slots=True)
+class CaseInputFlags:
+    """How strictly the files are read and which agents drive the cases without a trace: a
+    flag group (``flags.py``) of ``run`` and ``validate``, where ``--skip-metric`` and
+    ``--plugin`` came before."""
+
+    strict: StrictOpt = False
+    lenient: LenientOpt = False
+    agent: AgentOpt = None
+    expected_agent: ExpectedAgentOpt = None
+
+
 EvalSetIdOpt = Annotated[
     str | None, shared_option("evalset-id", "Only runs of this eval set (id or file).")
 ]
