@@ -27,7 +27,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from functools import partial
-from typing import Annotated, Any, Protocol, TypeVar, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
 
 import typer
 
@@ -85,7 +85,7 @@ def flag_parameters(settings: type[Any]) -> list[inspect.Parameter]:
 
 def parse_flags(settings: type[S], given: dict[str, Any]) -> S:
     """The frozen settings of the values typer parsed (repeatable ones become tuples)."""
-    return _parsed(settings, given)
+    return cast(S, _parsed(settings, given))
 
 
 def _parsed(settings: type[Any], given: dict[str, Any]) -> Any:
