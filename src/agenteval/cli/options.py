@@ -41,7 +41,7 @@ _SHARED: dict[str, _Flag] = {
     "max-shown": _Flag(("--max-shown",), "N", least=0),
     "tolerance": _Flag(("--tolerance",), "DELTA", finite_least=0.0),
     "case": _Flag(("--case",), "ID"),
-    "cache": _Flag(("--cache",), "FILE"),  # a judge cache that only explain and calibrate read
+    "cache": _Flag(("--cache",), "FILE"),  # explain's, calibrate's (run's: PATH, $AGENTEVAL_CACHE)
     "offline": _Flag(("--offline",)),
     "json": _Flag(("--json",)),  # print JSON (not --json FILE: run and store export write one)
     "verbose": _Flag(("--verbose", "-v")),
@@ -182,9 +182,9 @@ class EvalSetFlags:
 
 @dataclass(frozen=True, slots=True)
 class CaseInputFlags:
-    """How strictly the files are read and which agents drive the cases without a trace: a
-    flag group (``flags.py``) of ``run`` and ``validate``, where ``--skip-metric`` and
-    ``--plugin`` came before."""
+    """How strictly the files are read (--strict, --lenient) and which agents drive the cases
+    that carry no trace (--agent, --expected-agent): a flag group (``flags.py``) that ``run``
+    and ``validate`` both hold."""
 
     strict: StrictOpt = False
     lenient: LenientOpt = False
