@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
 import typer
@@ -84,3 +84,39 @@ def test_a_context_command_is_given_the_context_too() -> None:
     app.command(name="other")(lambda: None)
     result = CliRunner().invoke(app, ["count", "a", "b", "c"])
     assert (result.exit_code, names) == (3, ["count"])
+
+
+@dataclass(frozen=True, slots=True)
+class LoudFlags:
+    """A flag group made for this test."""
+
+    loud: Annotated[bool, typer.Option("--loud", help="Shout.")] = False
+    volume: Annotated[int, typer.Option("--volume", metavar="DB", help="How loud.")] = 3
+
+
+@dataclass(frozen=True, slots=True)
+class GroupedSettings:
+    """Settings holding a flag group between two flags of their own."""
+
+    first: Annotated[str, typer.Option("--first", metavar="F", help="Before.")] = ""
+    sound: LoudFlags = field(default_factory=LoudFlags)
+    verbose: VerboseOpt = False
+
+
+def test_a_flag_group_stands_in_its_place_and_comes_back_as_one_object() -> None:
+    seen: list[GroupedSettings] = []
+
+    def body(settings: GroupedSettings) -> int:
+        seen.append(settings)
+        return 0
+
+    app = typer.Typer(rich_markup_mode=None)
+    app.command(name="group")(settings_command(GroupedSettings, body, doc="Grouped."))
+    app.command(name="other")(lambda: None)
+    result = CliRunner().invoke(app, ["group", "--help"], terminal_width=100)
+    text = result.output
+    assert text.index("--first F") < text.index("--loud") < text.index("--volume DB")
+    assert text.index("--volume DB") < text.index("--verbose")
+    result = CliRunner().invoke(app, ["group", "--volume", "5", "--first", "x"])
+    assert result.exit_code == 0
+    assert seen == [GroupedSettings("x", LoudFlags(loud=False, volume=5))]

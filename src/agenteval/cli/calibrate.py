@@ -18,7 +18,7 @@ from agenteval.calibrate.command import CalibrateSettings, run_calibrate
 from agenteval.calibrate.spot import SpotScoring
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings
-from agenteval.cli.options import EvalsetOpt, MetricsOpt, PluginOpt, VerboseOpt
+from agenteval.cli.options import EvalsetOpt, MetricsOpt, PluginOpt, VerboseOpt, shared_option
 
 _CACHE = "With --evalset: the judge cache ($AGENTEVAL_CACHE)."
 
@@ -46,9 +46,9 @@ class CalibrateFlags:
     ] = None
     evalset: EvalsetOpt = ()
     metrics: MetricsOpt = None
-    cache: Annotated[str | None, typer.Option("--cache", metavar="FILE", help=_CACHE)] = None
+    cache: Annotated[str | None, shared_option("cache", _CACHE)] = None
     plugin: PluginOpt = ()
-    as_json: Annotated[bool, typer.Option("--json", help="Print the calibration as JSON.")] = False
+    as_json: Annotated[bool, shared_option("json", "Print the calibration as JSON.")] = False
     html: Annotated[
         Path | None,
         typer.Option("--html", metavar="FILE", help="Also write the calibration as an HTML page."),

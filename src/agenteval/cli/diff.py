@@ -14,7 +14,7 @@ import typer
 
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import stdout
-from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option
+from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts
@@ -34,16 +34,12 @@ class DiffSettings:
     ]
     new: Annotated[
         tuple[Path, ...],
-        typer.Option(
-            "--new",
-            metavar="NEW.json",
-            help="NEW result file(s) when comparing several files per side.",
-        ),
+        side_option("NEW", "NEW result file(s) when comparing several files per side."),
     ] = ()
     tolerance: Annotated[
         float, shared_option("tolerance", "Score drops up to this much are not regressions.")
     ] = 0.0
-    json_out: Annotated[bool, typer.Option("--json", help="Print the differences as JSON.")] = False
+    json_out: Annotated[bool, shared_option("json", "Print the differences as JSON.")] = False
     store: StoreOpt = None
     verbose: VerboseOpt = False
 

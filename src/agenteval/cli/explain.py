@@ -12,9 +12,7 @@ import typer
 
 from agenteval import api
 from agenteval.cli.guard import guard
-from agenteval.cli.options import (
-    shared_option,
-)
+from agenteval.cli.options import shared_option
 from agenteval.explain.command import ExplainSettings, explain, render
 
 
@@ -27,7 +25,7 @@ def explain_command(
             show_default=False,
         ),
     ] = None,
-    case: Annotated[str, typer.Option("--case", metavar="ID", help="The evalId to explain.")] = "",
+    case: Annotated[str, shared_option("case", "The evalId to explain.")] = "",
     metric: Annotated[str, shared_option("metric", "The metricName to explain.")] = "",
     evalset: Annotated[
         list[str] | None,
@@ -61,15 +59,13 @@ def explain_command(
         list[str] | None, shared_option("plugin", "Import this module to register plugins.")
     ] = None,
     cache: Annotated[
-        str | None,
-        typer.Option("--cache", metavar="FILE", help="SQLite judge cache (also $AGENTEVAL_CACHE)."),
+        str | None, shared_option("cache", "SQLite judge cache (also $AGENTEVAL_CACHE).")
     ] = None,
     offline: Annotated[
-        bool,
-        typer.Option("--offline", help="Judge replies only from the cache; say which are missing."),
+        bool, shared_option("offline", "Judge replies only from the cache; say which are missing.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for tools.")] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")] = False,
+    as_json: Annotated[bool, shared_option("json", "Print JSON for tools.")] = False,
+    verbose: Annotated[bool, shared_option("verbose", "Tracebacks on errors.")] = False,
 ) -> None:
     """Show every step that made one score: criterion, comparison, judge, thresholds."""
     from agenteval.explain.core import Target

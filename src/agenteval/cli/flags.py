@@ -13,6 +13,11 @@ Repeatable flags are ``tuple[...]`` fields (the settings stay immutable); typer 
 ``list[...]``, the type it knows for a repeatable option, and the lists it passes become
 tuples again.
 
+Flags that several commands list alike, in the same order, are a flag group: a frozen
+dataclass of such fields, held by a field of the settings whose type is that class.  Its
+flags stand where the field stands (``--help`` order and all) and come back as one group
+object, so the commands declare the run of flags once (``options.CaseInputFlags``).
+
 Tested in tests/cli/test_flags.py (and every command's end-to-end tests in tests/cli/).
 """
 
@@ -22,7 +27,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from functools import partial
-from typing import Annotated, Any, Protocol, TypeVar, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
 
 import typer
 
@@ -56,23 +61,42 @@ def _default(field: dataclasses.Field[Any]) -> Any:
     return inspect.Parameter.empty
 
 
+def _group(hint: Any) -> type[Any] | None:
+    """The flag group a field holds (its type is a dataclass), else None."""
+    return hint if isinstance(hint, type) and dataclasses.is_dataclass(hint) else None
+
+
 def flag_parameters(settings: type[Any]) -> list[inspect.Parameter]:
-    """The typer parameters of ``settings``' fields, in their order."""
+    """The typer parameters of ``settings``' fields, in their order (a group's in its place)."""
     hints = get_type_hints(settings, include_extras=True)
-    return [
-        inspect.Parameter(
-            field.name,
-            inspect.Parameter.KEYWORD_ONLY,
-            annotation=_for_typer(hints[field.name]),
-            default=_default(field),
+    parameters: list[inspect.Parameter] = []
+    for field in dataclasses.fields(settings):
+        group = _group(hints[field.name])
+        if group is not None:
+            parameters += flag_parameters(group)
+            continue
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        annotation = _for_typer(hints[field.name])
+        parameters.append(
+            inspect.Parameter(field.name, keyword, annotation=annotation, default=_default(field))
         )
-        for field in dataclasses.fields(settings)
-    ]
+    return parameters
 
 
 def parse_flags(settings: type[S], given: dict[str, Any]) -> S:
     """The frozen settings of the values typer parsed (repeatable ones become tuples)."""
-    return settings(**{k: tuple(v) if isinstance(v, list) else v for k, v in given.items()})
+    return cast(S, _parsed(settings, given))
+
+
+def _parsed(settings: type[Any], given: dict[str, Any]) -> Any:
+    """``settings`` of its fields' values in ``given``; a flag group of its own fields'."""
+    hints = get_type_hints(settings, include_extras=True)
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(settings):
+        group = _group(hints[field.name])
+        value = _parsed(group, given) if group is not None else given[field.name]
+        values[field.name] = tuple(value) if isinstance(value, list) else value
+    return settings(**values)
 
 
 def settings_command(

@@ -22,7 +22,7 @@ class _Flag:
     metavar and bounds (a row of ``_SHARED``); the command gives the help (shared_option)."""
 
     names: tuple[str, ...]
-    metavar: str
+    metavar: str | None = None
     least: int | None = None
     # A finite number of at least this (a float flag); None: typer's own parsing.
     finite_least: float | None = None
@@ -40,6 +40,11 @@ _SHARED: dict[str, _Flag] = {
     "last": _Flag(("--last",), "N"),  # at least 0 (0 = all) or 1: the command says
     "max-shown": _Flag(("--max-shown",), "N", least=0),
     "tolerance": _Flag(("--tolerance",), "DELTA", finite_least=0.0),
+    "case": _Flag(("--case",), "ID"),
+    "cache": _Flag(("--cache",), "FILE"),  # explain's, calibrate's (run's: PATH, $AGENTEVAL_CACHE)
+    "offline": _Flag(("--offline",)),
+    "json": _Flag(("--json",)),  # print JSON (not --json FILE: run and store export write one)
+    "verbose": _Flag(("--verbose", "-v")),
 }
 
 
@@ -59,6 +64,12 @@ def shared_option(flag: str, help: str, *, least: int | None = None) -> Any:
         parser=parser,
         help=help,
     )
+
+
+def side_option(side: str, help: str) -> Any:
+    """The ``typer.Option`` naming the result files of one side of a comparison by the side's
+    name (``--new NEW.json`` of diff, ``--base BASE.json`` of report), with this help."""
+    return typer.Option(f"--{side.lower()}", metavar=f"{side}.json", help=help)
 
 
 EvalsetOpt = Annotated[
@@ -88,9 +99,7 @@ TracesMatchOpt = Annotated[
         help="OTLP --traces: a case's evalId names a session id, a gen_ai.conversation.id, or an agenteval.eval_id attribute.",
     ),
 ]
-CaseOpt = Annotated[
-    tuple[str, ...], typer.Option("--case", metavar="ID", help="Only this evalId. Repeatable.")
-]
+CaseOpt = Annotated[tuple[str, ...], shared_option("case", "Only this evalId. Repeatable.")]
 MetricOpt = Annotated[tuple[str, ...], shared_option("metric", "Only this metricName. Repeatable.")]
 SkipOpt = Annotated[
     tuple[str, ...],
@@ -111,7 +120,7 @@ AggregatorOpt = Annotated[
     ),
 ]
 VerboseOpt = Annotated[
-    bool, typer.Option("--verbose", "-v", help="Show every reason and tracebacks on errors.")
+    bool, shared_option("verbose", "Show every reason and tracebacks on errors.")
 ]
 StrictOpt = Annotated[
     bool,
@@ -171,8 +180,20 @@ class EvalSetFlags:
     traces_match: TracesMatchOpt = DEFAULT_MATCH
 
 
+@dataclass(frozen=True, slots=True)
+class CaseInputFlags:
+    """How strictly the files are read (--strict, --lenient) and which agents drive the cases
+    that carry no trace (--agent, --expected-agent): a flag group (``flags.py``) that ``run``
+    and ``validate`` both hold."""
+
+    strict: StrictOpt = False
+    lenient: LenientOpt = False
+    agent: AgentOpt = None
+    expected_agent: ExpectedAgentOpt = None
+
+
 EvalSetIdOpt = Annotated[
     str | None, shared_option("evalset-id", "Only runs of this eval set (id or file).")
 ]
 BranchOpt = Annotated[str | None, shared_option("branch", "Only runs of this git branch.")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for tools instead of tables.")]
+JsonOpt = Annotated[bool, shared_option("json", "Print JSON for tools instead of tables.")]

@@ -20,6 +20,7 @@ from agenteval.cli.options import (
     StoreOpt,
     VerboseOpt,
     shared_option,
+    side_option,
 )
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
@@ -45,11 +46,7 @@ class ReportSettings:
     ] = ()
     base: Annotated[
         tuple[Path, ...],
-        typer.Option(
-            "--base",
-            metavar="BASE.json",
-            help="BASE result file(s) or run document to compare the results with.",
-        ),
+        side_option("BASE", "BASE result file(s) or run document to compare the results with."),
     ] = ()
     tolerance: Annotated[
         float,

@@ -136,8 +136,8 @@ NoCacheOpt = Annotated[
 ]
 OfflineOpt = Annotated[
     bool,
-    typer.Option(
-        "--offline", help="Answer judge calls only from the cache; misses become not_evaluated."
+    shared_option(
+        "offline", "Answer judge calls only from the cache; misses become not_evaluated."
     ),
 ]
 MaxJudgeCallsOpt = Annotated[

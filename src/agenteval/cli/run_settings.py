@@ -14,24 +14,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agenteval import api, settings
 from agenteval.cli.options import (
-    AgentOpt,
     AggregatorOpt,
+    CaseInputFlags,
     CaseOpt,
     EvalSetFlags,
-    ExpectedAgentOpt,
-    LenientOpt,
     MetricOpt,
     PluginOpt,
     QuietOpt,
     SkipOpt,
     StoreOpt,
-    StrictOpt,
     VerboseOpt,
 )
 from agenteval.cli.run_options import (
@@ -89,10 +86,10 @@ def input_options(flags: RunFlags | ValidateSettings) -> api.Options:
         traces_match=flags.traces_match.value,
         skip_metrics=flags.skip_metric,
         plugins=flags.plugin,
-        strict=flags.strict,
-        lenient=flags.lenient,
-        agent=flags.agent,
-        expected_agent=flags.expected_agent,
+        strict=flags.inputs.strict,
+        lenient=flags.inputs.lenient,
+        agent=flags.inputs.agent,
+        expected_agent=flags.inputs.expected_agent,
     )
 
 
@@ -129,10 +126,7 @@ class RunFlags(EvalSetFlags):
     judge_max_reply_bytes: JudgeMaxReplyBytesOpt = settings.JUDGE_MAX_REPLY_BYTES
     resume: ResumeOpt = ()
     no_progress: NoProgressOpt = False
-    strict: StrictOpt = False
-    lenient: LenientOpt = False
-    agent: AgentOpt = None
-    expected_agent: ExpectedAgentOpt = None
+    inputs: CaseInputFlags = field(default_factory=CaseInputFlags)
     agent_concurrency: AgentConcurrencyOpt = 4
     agent_timeout: AgentTimeoutOpt = 120.0
     agent_max_event_bytes: AgentMaxEventBytesOpt = settings.AGENT_MAX_EVENT_BYTES

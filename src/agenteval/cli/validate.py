@@ -6,23 +6,14 @@ tests/cli/test_validate_broken.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 
 from agenteval import api
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout, warnings_part
-from agenteval.cli.options import (
-    AgentOpt,
-    EvalSetFlags,
-    ExpectedAgentOpt,
-    LenientOpt,
-    PluginOpt,
-    SkipOpt,
-    StrictOpt,
-    VerboseOpt,
-)
+from agenteval.cli.options import CaseInputFlags, EvalSetFlags, PluginOpt, SkipOpt, VerboseOpt
 from agenteval.cli.run_settings import input_options
 
 
@@ -32,10 +23,7 @@ class ValidateSettings(EvalSetFlags):
 
     skip_metric: SkipOpt = ()
     plugin: PluginOpt = ()
-    strict: StrictOpt = False
-    lenient: LenientOpt = False
-    agent: AgentOpt = None
-    expected_agent: ExpectedAgentOpt = None
+    inputs: CaseInputFlags = field(default_factory=CaseInputFlags)
     verbose: VerboseOpt = False
 
 
@@ -49,7 +37,7 @@ def validate_inputs(settings: ValidateSettings) -> int:
         f"OK: {len(prepared.plans)} eval set(s), {cases} case(s), {metric_count} metric(s) "
         f"valid{warnings_part(warnings)}."
     )
-    if settings.agent is not None:
+    if settings.inputs.agent is not None:
         from agenteval.api.agent_setup import driven_cases
 
         Console(highlight=False).print(
