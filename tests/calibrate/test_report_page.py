@@ -260,3 +260,32 @@ def test_text_from_the_labels_is_shown_as_text(
     assert page.locator("#page-calibration img").count() == 0
     assert page.title() != "1"
     opened.check_offline()
+
+
+def test_a_stored_runs_explain_lines_name_it_by_its_id_not_latest(
+    result: Path, tmp_path: Path
+) -> None:
+    # `@latest` moves on with the next run and the exported copy is deleted after the
+    # command: the page's explain lines must name the run itself.
+    store = f"sqlite:///{tmp_path / 'history.sqlite'}"
+    added = cli("store", "add", str(result), "--store", store)
+    assert added.returncode == 0, added.stdout + added.stderr
+    listed = cli("history", "--store", store, "--json")
+    (run_id,) = [run["runId"] for run in json.loads(listed.stdout)]
+    labels = write_labels(tmp_path, [])
+    html = tmp_path / "report.html"
+    written = cli(
+        "report", "@latest", "--store", store, "--labels", str(labels), "--html", str(html)
+    )
+    assert written.returncode == 0, written.stdout + written.stderr
+    page = html.read_text(encoding="utf-8")
+    assert f"agenteval explain @{run_id} --case c4 --metric llm_rubric_response" in page
+    assert "explain @latest" not in page and "agenteval-stored-" not in page
+    # The line works after the command: explain reads the stored run by that id (offline,
+    # with an empty cache, it scores nothing again: exit 3, the saved verdict still shown).
+    explained = cli(
+        "explain", f"@{run_id}", "--case", "c4", "--metric", "llm_rubric_response",
+        "--store", store, "--offline", "--cache", str(tmp_path / "empty.sqlite"),
+    )  # fmt: skip
+    assert explained.returncode == 3, explained.stdout + explained.stderr
+    assert "saved result: score 1 passed" in words(explained.stdout)

@@ -6,13 +6,15 @@ Tested in tests/cli/test_explain.py.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from agenteval import api
 from agenteval.cli.guard import guard
-from agenteval.cli.options import shared_option
+from agenteval.cli.options import StoreOpt, shared_option
+from agenteval.cli.saved_results import stored_inputs
 from agenteval.explain.command import ExplainSettings, explain, render
 
 
@@ -21,7 +23,8 @@ def explain_command(
         list[str] | None,
         typer.Argument(
             metavar="RESULT",
-            help="Result file(s), --json run document(s) or a directory of them.",
+            help="Result file(s), --json run document(s), a directory of them, or a stored "
+            "run (@latest, @RUN_ID, @branch:NAME).",
             show_default=False,
         ),
     ] = None,
@@ -65,6 +68,7 @@ def explain_command(
         bool, shared_option("offline", "Judge replies only from the cache; say which are missing.")
     ] = False,
     as_json: Annotated[bool, shared_option("json", "Print JSON for tools.")] = False,
+    store: StoreOpt = None,
     verbose: Annotated[bool, shared_option("verbose", "Tracebacks on errors.")] = False,
 ) -> None:
     """Show every step that made one score: criterion, comparison, judge, thresholds."""
@@ -73,15 +77,23 @@ def explain_command(
     if not case or not metric:
         missing = "--case" if not case else "--metric"
         raise typer.BadParameter(f"{missing} is required", param_hint=missing)
-    settings = ExplainSettings(
-        results=tuple(result or ()),
-        evalsets=tuple(evalset or ()),
-        metrics=metrics,
-        traces=traces,
-        plugins=tuple(plugin or ()),
-        target=Target(case, metric, run_id, turn, eval_set),
-        cache=cache if cache is not None else api.default_cache_path(),
-        offline=offline,
-        json=as_json,
-    )
-    raise typer.Exit(guard(verbose, lambda: render(explain(settings), as_json)))
+    target = Target(case, metric, run_id, turn, eval_set)
+    cache = cache if cache is not None else api.default_cache_path()
+
+    def explained() -> int:
+        # A stored run is exported for the command's length and read like a result file.
+        with stored_inputs([Path(r) for r in result or ()], store) as paths:
+            settings = ExplainSettings(
+                results=tuple(str(path) for path in paths),
+                evalsets=tuple(evalset or ()),
+                metrics=metrics,
+                traces=traces,
+                plugins=tuple(plugin or ()),
+                target=target,
+                cache=cache,
+                offline=offline,
+                json=as_json,
+            )
+            return render(explain(settings), as_json)
+
+    raise typer.Exit(guard(verbose, explained))

@@ -97,10 +97,37 @@ def write_html_report(settings: ReportSettings) -> int:
         raise ConfigError([Problem("report", "", "give result files or stored runs", "or --trend")])
     base, results = list(settings.base), list(settings.results)
     # Results are read case by case while the page is written: the stored ones stay open.
-    with stored_inputs(base + results, settings.store) as paths:
+    pinned: dict[str, str] = {}
+    with stored_inputs(base + results, settings.store, pinned) as paths:
         cut = len(base)
         runs = load_runs(paths[:cut]) + load_runs(paths[cut:]) if base else load_runs(paths)
-        return _write_page(settings, runs)
+        # A stored run is shown and explained by its @RUN_ID: its copy here is gone after
+        # the command, and @latest names another run after the next one.
+        for run in runs:
+            run.sources = _pinned_names(run.sources, pinned)
+            if len(run.sources) == 1 and run.sources[0] in pinned.values():
+                run.label = run.sources[0]
+        # What `agenteval explain` reads: the paths as given, or the compared run's own files.
+        given = [str(path) for path in paths[cut:]]
+        source = runs[-1].sources if len(runs) == 2 else _pinned_names(given, pinned)
+        return _write_page(settings, runs, source)
+
+
+def _pinned_names(sources: list[str], pinned: dict[str, str]) -> list[str]:
+    """``sources`` with every file of a stored run's copy named by the run (once)."""
+    names: list[str] = []
+    for source in sources:
+        name = next(
+            (
+                run
+                for copy, run in pinned.items()
+                if source == copy or source.startswith(copy + "/")
+            ),
+            source,
+        )
+        if name not in names:
+            names.append(name)
+    return names
 
 
 def _trend_page(settings: ReportSettings) -> int:
@@ -121,7 +148,7 @@ def _trend_page(settings: ReportSettings) -> int:
     return 0
 
 
-def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
+def _write_page(settings: ReportSettings, runs: list[ReportRun], source: list[str]) -> int:
     if settings.base and len(runs) != 2:
         raise ConfigError([Problem("report", "--base", "give one run on each side to compare")])
     if len(runs) > 2:
@@ -136,7 +163,7 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
             ]
         )
     html = settings.html
-    calibration = _calibration(settings, runs)
+    calibration = _calibration(settings, runs, source)
     try:
         # The page shows explain's steps under each failing metric: loading explain plugs
         # them in (report sits below explain), as for run --html.
@@ -161,15 +188,14 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun]) -> int:
 
 
 def _calibration(
-    settings: ReportSettings, runs: list[ReportRun]
+    settings: ReportSettings, runs: list[ReportRun], source: list[str]
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    """The Calibration page and its calibration, when --labels asks for one."""
+    """The Calibration page and its calibration, when --labels asks for one (``source``:
+    what its ``agenteval explain`` lines read)."""
     if settings.labels is None:
         return None
     from agenteval.calibrate.report_page import calibration_page
 
-    # What `agenteval explain` reads: the paths as given, or the compared run's own files.
-    source = runs[-1].sources if len(runs) == 2 else [str(path) for path in settings.results]
     return calibration_page(runs, settings.labels, source)
 
 

@@ -20,14 +20,17 @@ from agenteval.schema.result import EvalSetResult
 
 
 @contextlib.contextmanager
-def stored_inputs(paths: list[Path], store: str | None) -> Iterator[list[Path]]:
-    """``paths`` with each ``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` read from the store."""
+def stored_inputs(
+    paths: list[Path], store: str | None, pinned: dict[str, str] | None = None
+) -> Iterator[list[Path]]:
+    """``paths`` with each ``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` read from the store
+    (``pinned``: each copy's path to its run's ``@RUN_ID``, see store.inputs)."""
     if not any(str(path).startswith("@") and not path.exists() for path in paths):
         yield paths  # no store in play: SQLAlchemy is not even imported
         return
     from agenteval.store.inputs import stored_inputs as from_store
 
-    with from_store(paths, store) as replaced:
+    with from_store(paths, store, pinned) as replaced:
         yield replaced
 
 

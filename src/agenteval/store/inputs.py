@@ -31,8 +31,15 @@ def has_references(paths: Sequence[Path | str]) -> bool:
 
 
 @contextmanager
-def stored_inputs(paths: Sequence[Path], flag: str | None) -> Iterator[list[Path]]:
-    """``paths`` with every stored-run reference replaced by an exported copy of that run."""
+def stored_inputs(
+    paths: Sequence[Path], flag: str | None, pinned: dict[str, str] | None = None
+) -> Iterator[list[Path]]:
+    """``paths`` with every stored-run reference replaced by an exported copy of that run.
+
+    ``pinned`` (when given) receives each exported copy's path mapped to ``@RUN_ID``: the
+    name that still means this run after the command (``@latest`` moves on, the copy is
+    deleted), for what a command prints for later, such as an ``agenteval explain`` line.
+    """
     if not has_references(paths):
         yield list(paths)
         return
@@ -52,7 +59,10 @@ def stored_inputs(paths: Sequence[Path], flag: str | None) -> Iterator[list[Path
                     raise ConfigError(
                         [Problem(str(path), "", problem.message, problem.hint)]
                     ) from None
-                replaced.append(materialize(store, run, Path(tmp) / str(index)))
+                copy = materialize(store, run, Path(tmp) / str(index))
+                replaced.append(copy)
+                if pinned is not None:
+                    pinned[str(copy)] = f"@{run.id}"
             yield replaced
     finally:
         store.close()
