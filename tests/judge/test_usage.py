@@ -14,9 +14,9 @@ def test_a_reply_is_counted_for_the_run_the_metric_the_eval_set_and_the_case() -
 
     async def case(name: str, cost: Decimal | None) -> dict[str, object]:
         mine = case_usage()
-        ledger.record_call("m")
+        ledger.count("m", "calls")
         ledger.record_tokens("m", TokenUsage(100, 10, cached_prompt_tokens=4), cost, "openai:x")
-        ledger.record_cache_hit("m")
+        ledger.count("m", "cache_hits")
         return mine.to_json()
 
     async def both() -> list[dict[str, object]]:
@@ -30,7 +30,7 @@ def test_a_reply_is_counted_for_the_run_the_metric_the_eval_set_and_the_case() -
     scope = ledger.begin_scope()
     first, second = asyncio.run(both())
     ledger.end_scope()
-    ledger.record_call("m")  # after the eval set: the run counts it, the scope does not
+    ledger.count("m", "calls")  # after the eval set: the run counts it, the scope does not
     assert first["costUsd"] == 0.25 and first["unpricedCalls"] == 0
     assert (first["calls"], first["cacheHits"], first["cachedPromptTokens"]) == (1, 1, 4)
     assert second["costUsd"] == 0.0 and second["unpricedModels"] == ["openai:x"]

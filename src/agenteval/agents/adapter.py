@@ -1,10 +1,11 @@
-"""What the session driver needs from an agent adapter (``cmd:`` or ``agui:``).
+"""What the session driver needs from an agent adapter (``cmd:`` or ``agui:``), and what the two share.
 
 Tested in tests/agents/test_cmd_agent.py and tests/agents/test_agui_agent.py.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -99,3 +100,13 @@ class AgentAdapter(Protocol):
 
     async def aclose(self) -> None:
         """Stop every worker and close every connection."""
+
+
+class SlottedAdapter:
+    """What the built-in adapters share: their description, limits and session slots."""
+
+    def __init__(self, description: str, *, concurrency: int, limits: AgentLimits) -> None:
+        self.description = description
+        self.limits = limits
+        # At most ``concurrency`` sessions at once: session() waits for a free slot.
+        self._slots = asyncio.Semaphore(concurrency)

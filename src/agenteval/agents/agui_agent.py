@@ -43,9 +43,9 @@ from pydantic import TypeAdapter, ValidationError
 
 from agenteval.agents.adapter import (
     AgentLimits,
-    AgentSession,
     AgentTurnError,
     SessionStart,
+    SlottedAdapter,
     TurnInput,
 )
 from agenteval.agents.recorder import parse_json_text
@@ -382,14 +382,12 @@ def _apply(run: _Run, event: Any) -> None:
             run.usage.append((entry.input_tokens or 0, entry.output_tokens or 0, model))
 
 
-class AguiAgent:
+class AguiAgent(SlottedAdapter):
     """An AG-UI endpoint; ``concurrency`` sessions at once over one pooled HTTP client."""
 
     def __init__(self, url: str, *, concurrency: int, limits: AgentLimits) -> None:
+        super().__init__(f"agui:{url}", concurrency=concurrency, limits=limits)
         self.url = url
-        self.description = f"agui:{url}"
-        self.limits = limits
-        self._slots = asyncio.Semaphore(concurrency)
         # The judge's client: httpx's API over the aiohttp transport, which keeps up with
         # many short streamed runs where httpx's own transport did not (bench/agent_overhead.py).
         self.client = open_http_client(
@@ -400,7 +398,7 @@ class AguiAgent:
         )
 
     @asynccontextmanager
-    async def session(self, start: SessionStart) -> AsyncIterator[AgentSession]:
+    async def session(self, start: SessionStart) -> AsyncIterator[AguiSession]:
         """A new thread (waits for a free slot)."""
         async with self._slots:
             yield AguiSession(self, start)

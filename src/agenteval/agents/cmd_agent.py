@@ -43,9 +43,9 @@ from pydantic import ValidationError
 
 from agenteval.agents.adapter import (
     AgentLimits,
-    AgentSession,
     AgentTurnError,
     SessionStart,
+    SlottedAdapter,
     TurnInput,
 )
 from agenteval.agents.protocol import (
@@ -524,14 +524,12 @@ class CmdSession:
             raise AgentTurnError(await self.stray(self.turns))
 
 
-class CmdAgent:
+class CmdAgent(SlottedAdapter):
     """A pool of reusable worker processes running one command."""
 
     def __init__(self, command: str, *, concurrency: int, limits: AgentLimits) -> None:
+        super().__init__(f"cmd:{command}", concurrency=concurrency, limits=limits)
         self.command = command
-        self.description = f"cmd:{command}"
-        self.limits = limits
-        self._slots = asyncio.Semaphore(concurrency)
         self._idle: list[CmdWorker] = []
         self._all: set[CmdWorker] = set()
         # Killed workers not reaped yet (a cancellation cut their wait short).
@@ -539,7 +537,7 @@ class CmdAgent:
         self.started = 0
 
     @asynccontextmanager
-    async def session(self, start: SessionStart) -> AsyncIterator[AgentSession]:
+    async def session(self, start: SessionStart) -> AsyncIterator[CmdSession]:
         """A session on an idle (or new) worker; a broken worker is killed afterwards."""
         async with self._slots:
             worker = await self._worker()

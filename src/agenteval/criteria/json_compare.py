@@ -172,7 +172,9 @@ def _object_difference(
 
 
 # The loop body repeats _object_difference's on purpose: merged into one shared helper
-# (a per-leaf call or a common iterator) the compare measured 1.6-2x slower.
+# (a per-leaf call or a common iterator) the compare measured 1.6-2x slower; one loop over
+# (key or index, value) members with ``e[segment]`` and the key/length checks left in
+# exact_difference was as fast on objects but 2-3% slower on arrays and nested data.
 def _array_difference(
     a: Sequence[Any], e: Sequence[Any], tolerance: float
 ) -> JSONDifference | None:

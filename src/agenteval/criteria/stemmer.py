@@ -155,29 +155,34 @@ def _step1c(word: str, mode: PorterMode) -> str:
     return stem + "i" if turn else word
 
 
-_STEP2_COMMON: list[Rule] = [
-    ("ational", "ate", _positive_measure),
-    ("tional", "tion", _positive_measure),
-    ("enci", "ence", _positive_measure),
-    ("anci", "ance", _positive_measure),
-    ("izer", "ize", _positive_measure),
-]
-_STEP2_REST: list[Rule] = [
-    ("alli", "al", _positive_measure),
-    ("entli", "ent", _positive_measure),
-    ("eli", "e", _positive_measure),
-    ("ousli", "ous", _positive_measure),
-    ("ization", "ize", _positive_measure),
-    ("ation", "ate", _positive_measure),
-    ("ator", "ate", _positive_measure),
-    ("alism", "al", _positive_measure),
-    ("iveness", "ive", _positive_measure),
-    ("fulness", "ful", _positive_measure),
-    ("ousness", "ous", _positive_measure),
-    ("aliti", "al", _positive_measure),
-    ("iviti", "ive", _positive_measure),
-    ("biliti", "ble", _positive_measure),
-]
+def _measured(*pairs: tuple[str, str]) -> list[Rule]:
+    """Rules (suffix, replacement) that apply when the stem's measure is positive."""
+    return [(suffix, replacement, _positive_measure) for suffix, replacement in pairs]
+
+
+_STEP2_COMMON = _measured(
+    ("ational", "ate"),
+    ("tional", "tion"),
+    ("enci", "ence"),
+    ("anci", "ance"),
+    ("izer", "ize"),
+)
+_STEP2_REST = _measured(
+    ("alli", "al"),
+    ("entli", "ent"),
+    ("eli", "e"),
+    ("ousli", "ous"),
+    ("ization", "ize"),
+    ("ation", "ate"),
+    ("ator", "ate"),
+    ("alism", "al"),
+    ("iveness", "ive"),
+    ("fulness", "ful"),
+    ("ousness", "ous"),
+    ("aliti", "al"),
+    ("iviti", "ive"),
+    ("biliti", "ble"),
+)
 _STEP2_RULES: dict[PorterMode, list[Rule]] = {
     _ORIGINAL: [*_STEP2_COMMON, ("abli", "able", _positive_measure), *_STEP2_REST],
     _MARTIN: [
@@ -203,15 +208,15 @@ def _step2(word: str, mode: PorterMode) -> str:
     return _apply_first(word, _STEP2_RULES[mode])
 
 
-_STEP3_RULES: list[Rule] = [
-    ("icate", "ic", _positive_measure),
-    ("ative", "", _positive_measure),
-    ("alize", "al", _positive_measure),
-    ("iciti", "ic", _positive_measure),
-    ("ical", "ic", _positive_measure),
-    ("ful", "", _positive_measure),
-    ("ness", "", _positive_measure),
-]
+_STEP3_RULES = _measured(
+    ("icate", "ic"),
+    ("ative", ""),
+    ("alize", "al"),
+    ("iciti", "ic"),
+    ("ical", "ic"),
+    ("ful", ""),
+    ("ness", ""),
+)
 
 _STEP4_RULES: list[Rule] = [
     (suffix, "", _measure_above_one)

@@ -17,11 +17,20 @@ from agenteval.schema.metric import EvalMetric, ToolTrajectoryCriterion
 # Used when a metric has no criterion: exact names, arguments and results, any order
 # (ARCHITECTURE §5.2, as the trpc-agent-go docs describe it).
 DEFAULT_CRITERION = ToolTrajectoryCriterion()
+CRITERION_PATH = "criterion.toolTrajectory"
 
 
 def trajectory_criterion(metric: EvalMetric) -> ToolTrajectoryCriterion:
     """The metric's ``criterion.toolTrajectory``, or the default one."""
     return (metric.criterion.tool_trajectory if metric.criterion else None) or DEFAULT_CRITERION
+
+
+def trajectory_issues(metric: EvalMetric) -> list[ConfigIssue]:
+    """The checks of the metric's tool-trajectory criterion (none without one)."""
+    criterion = metric.criterion.tool_trajectory if metric.criterion else None
+    if criterion is None:
+        return []
+    return list(check_trajectory_criterion(criterion, CRITERION_PATH))
 
 
 @register_evaluator
@@ -33,10 +42,7 @@ class ToolTrajectoryEvaluator(TurnEvaluator):
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """Validate the tool-trajectory criterion, if any."""
-        criterion = metric.criterion.tool_trajectory if metric.criterion else None
-        if criterion is None:
-            return ()
-        return check_trajectory_criterion(criterion, "criterion.toolTrajectory")
+        return trajectory_issues(metric)
 
     def score_turn(
         self, metric: EvalMetric, actual: Invocation, expected: Invocation

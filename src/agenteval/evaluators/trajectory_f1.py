@@ -23,9 +23,8 @@ from typing import Any
 
 from agenteval.criteria.trajectory_f1 import TrajectoryF1, trajectory_f1
 from agenteval.evaluators.base import ConfigIssue, TurnEvaluator, TurnResult
-from agenteval.evaluators.checks.criteria import check_trajectory_criterion
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.evaluators.trajectory import trajectory_criterion
+from agenteval.evaluators.trajectory import CRITERION_PATH, trajectory_criterion, trajectory_issues
 from agenteval.schema.evalset import Invocation, Tool
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
@@ -34,7 +33,6 @@ from agenteval.steps.record import listening
 
 NAME = "tool_trajectory_f1"
 DETAILS_KEY = "trajectoryF1"
-CRITERION_PATH = "criterion.toolTrajectory"
 
 
 def _number(value: float) -> str:
@@ -92,10 +90,9 @@ class ToolTrajectoryF1Evaluator(TurnEvaluator):
 
     def check(self, metric: EvalMetric) -> Iterable[ConfigIssue]:
         """The trajectory criterion's checks; no subset matching, no compare function."""
-        criterion = metric.criterion.tool_trajectory if metric.criterion else None
-        if criterion is None:
-            return []
-        issues = list(check_trajectory_criterion(criterion, CRITERION_PATH))
+        issues = trajectory_issues(metric)
+        # Without a criterion of its own the metric uses the default, which has neither.
+        criterion = trajectory_criterion(metric)
         if criterion.subset_matching:
             issues.append(
                 ConfigIssue(

@@ -190,7 +190,7 @@ class JudgeClient:
         if self._cache is not None:
             hit = await self._cache.get(key)
             if hit is not None:
-                self.usage.record_cache_hit(metric_name)
+                self.usage.count(metric_name, "cache_hits")
                 return hit
         who = request.settings.describe()
         if self._stopping:
@@ -206,16 +206,16 @@ class JudgeClient:
         spent = Decimal(0)
         try:
             self._budget.reserve_call()
-            self.usage.record_call(metric_name)
+            self.usage.count(metric_name, "calls")
             try:
                 reply = await self._limiter.call(
                     lambda: self._send(backend, call, metric_name),
                     who=who,
                     label=metric_name,
-                    on_retry=lambda: self.usage.record_retry(metric_name),
+                    on_retry=lambda: self.usage.count(metric_name, "retries"),
                 )
             except JudgeError:
-                self.usage.record_failure(metric_name)
+                self.usage.count(metric_name, "failed_calls")
                 raise
             cost = self.prices.cost(settings.provider, settings.model, reply.usage)
             spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)

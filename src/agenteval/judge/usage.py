@@ -21,7 +21,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from agenteval.judge.backend import TokenUsage
 
@@ -89,6 +89,9 @@ class Usage:
             self.cost_usd += cost
 
 
+# What happens to a judge call, each counted in the Usage field of that name.
+CallEvent = Literal["calls", "cache_hits", "retries", "failed_calls"]
+
 _current_case: ContextVar[Usage | None] = ContextVar("agenteval_case_usage", default=None)
 
 
@@ -135,25 +138,11 @@ class UsageLedger:
         """Stop counting into the scope ledger."""
         self.scope = None
 
-    def record_call(self, metric: str) -> None:
-        """A call was sent to the backend."""
+    def count(self, metric: str, event: CallEvent) -> None:
+        """One more ``event``: a call sent (``calls``, cache hits not included), answered
+        from the cache, attempted again, or failed for good."""
         for usage in self._all(metric):
-            usage.calls += 1
-
-    def record_cache_hit(self, metric: str) -> None:
-        """A call was answered from the cache."""
-        for usage in self._all(metric):
-            usage.cache_hits += 1
-
-    def record_retry(self, metric: str) -> None:
-        """A call is being attempted again."""
-        for usage in self._all(metric):
-            usage.retries += 1
-
-    def record_failure(self, metric: str) -> None:
-        """A sent call failed for good."""
-        for usage in self._all(metric):
-            usage.failed_calls += 1
+            setattr(usage, event, getattr(usage, event) + 1)
 
     def record_tokens(
         self, metric: str, tokens: TokenUsage, cost: Decimal | None, model: str

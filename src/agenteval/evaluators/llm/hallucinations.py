@@ -50,7 +50,7 @@ from agenteval.evaluators.llm.operators.constructors import (
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError, quoted
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, rubric_mean
-from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
+from agenteval.evaluators.llm.pipeline import VotingJudge
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import RubricScore
@@ -231,14 +231,12 @@ class HallucinationScorer:
 
 
 @register_evaluator
-class HallucinationsJudge(JudgeEvaluator):
+class HallucinationsJudge(VotingJudge):
     """Share of the answer's claims grounded in the trace; majority vote, average."""
 
     name = "llm_hallucinations"
     description = "LLM hallucination evaluator"
     # Each turn scores the share of its sentences the judge found supported; then the mean.
     score_range = UNIT_RANGE
-
-    def default_operators(self) -> Operators:
-        """Grounding + segmentation prompt, block scorer, majority vote, average."""
-        return Operators.voting(HallucinationPrompt(), HallucinationScorer())
+    prompt_class = HallucinationPrompt
+    scorer_class = HallucinationScorer

@@ -44,7 +44,7 @@ from agenteval.evaluators.llm.operators.constructors import (
 )
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
-from agenteval.evaluators.llm.pipeline import JudgeEvaluator, Operators
+from agenteval.evaluators.llm.pipeline import VotingJudge
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.metric import EvalMetric
 
@@ -126,14 +126,12 @@ class FinalResponseScorer:
 
 
 @register_evaluator
-class FinalResponseJudge(JudgeEvaluator):
+class FinalResponseJudge(VotingJudge):
     """Majority vote over samples of a valid/invalid verdict, averaged over turns."""
 
     name = "llm_final_response"
     description = "LLM judge for final responses"
     # Each sample scores 1 (valid) or 0 (invalid); majority vote per turn, then the mean.
     score_range = UNIT_RANGE
-
-    def default_operators(self) -> Operators:
-        """Final-response prompt and scorer, majority vote, average."""
-        return Operators.voting(FinalResponsePrompt(), FinalResponseScorer())
+    prompt_class = FinalResponsePrompt
+    scorer_class = FinalResponseScorer

@@ -30,7 +30,7 @@ import copy
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from agenteval.errors import JudgeError
 from agenteval.evaluators.base import (
@@ -165,6 +165,17 @@ class JudgeEvaluator(Evaluator):
         if unstable:
             result.extra["unstableTurns"] = unstable
         return result
+
+
+class VotingJudge(JudgeEvaluator):
+    """A judge of its own prompt and scorer with Go's defaults (:meth:`Operators.voting`)."""
+
+    prompt_class: ClassVar[type[MessagesConstructor]]
+    scorer_class: ClassVar[type[ResponseScorer]]
+
+    def default_operators(self) -> Operators:
+        """The evaluator's prompt and scorer, majority vote, average."""
+        return Operators.voting(self.prompt_class(), self.scorer_class())
 
 
 def judge_session(context: EvalContext) -> JudgeSession:

@@ -138,6 +138,17 @@ class RubricPrompt(PromptConstructor):
         return rubric_scores_schema(turn.metric, self.schema_name, self.schema_description)
 
 
+class AnswerPrompt(RubricPrompt):
+    """Evidence from the current turn's final answer, laid out by ``evidence`` (``{answer}``)."""
+
+    evidence: ClassVar[str]
+
+    def inputs(self, turn: TurnPrefix) -> tuple[Invocation, str]:
+        """The checked current turn and its final answer in the evidence layout."""
+        actual = checked_actual(turn)
+        return actual, self.evidence.format(answer=message_text(actual.final_response))
+
+
 class RubricJudge(JudgeEvaluator):
     """A rubric evaluator: its prompt, ``rubric_scores``, majority vote, average."""
 

@@ -33,10 +33,8 @@ Tested in tests/evaluators/llm/test_rubric_judge.py.
 from __future__ import annotations
 
 from agenteval.evaluators.base import UNIT_RANGE
-from agenteval.evaluators.llm.operators.constructors import TurnPrefix, message_text
-from agenteval.evaluators.llm.rubric_judge import RubricJudge, RubricPrompt, checked_actual
+from agenteval.evaluators.llm.rubric_judge import AnswerPrompt, RubricJudge
 from agenteval.evaluators.registry import register_evaluator
-from agenteval.schema.evalset import Invocation
 
 INSTRUCTIONS = """\
 You are the grader of an AI agent's final answer. For every item in <rubric>, \
@@ -67,19 +65,14 @@ you cannot tell, treat the item as applicable and grade it.
 """
 
 
-class RubricResponsePrompt(RubricPrompt):
+class RubricResponsePrompt(AnswerPrompt):
     """User prompt, final answer and rubrics of the current turn."""
 
     schema_name = "rubric_response_scores"
     schema_description = "Per-rubric binary scores and reasons for rubric response evaluation."
     instructions = INSTRUCTIONS
+    evidence = "<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
     sources = "User: from <user_prompt>; Answer: from <final_answer>"
-
-    def inputs(self, turn: TurnPrefix) -> tuple[Invocation, str]:
-        """The current turn and its final answer."""
-        actual = checked_actual(turn)
-        answer = message_text(actual.final_response)
-        return actual, f"<response>\n<final_answer>\n{answer}\n</final_answer>\n</response>\n\n"
 
 
 @register_evaluator

@@ -49,9 +49,8 @@ from agenteval.evaluators.llm.operators.constructors import (
 from agenteval.evaluators.llm.operators.registry import OperatorError
 from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric
 from agenteval.evaluators.llm.pipeline import (
-    JudgeEvaluator,
     JudgeSampler,
-    Operators,
+    VotingJudge,
     judge_session,
     resolved_settings,
 )
@@ -293,17 +292,15 @@ def position_check_enabled(metric: EvalMetric) -> bool:
 
 
 @register_evaluator
-class PairwiseVerifier(JudgeEvaluator):
+class PairwiseVerifier(VotingJudge):
     """Compares the agent's answer (A) with the reference (B) from the judge's grade logprobs."""
 
     name = NAME
     description = "LLM-as-a-Verifier pairwise preference evaluator"
     # Each turn scores 0.5 + (quality A - quality B) / 2, clamped to 0..1; then the mean.
     score_range = UNIT_RANGE
-
-    def default_operators(self) -> Operators:
-        """Verifier prompt and logprob scorer, majority vote, average."""
-        return Operators.voting(PairwisePrompt(), PairwiseScorer())
+    prompt_class = PairwisePrompt
+    scorer_class = PairwiseScorer
 
     async def aevaluate(
         self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
