@@ -36,11 +36,11 @@ from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult
 from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format_score
+from agenteval.report.json_keys import camel_fields
 from agenteval.report.outcomes import RunRecord, run_record
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import case_status
 from agenteval.results.aggregation import metric_summaries
-from agenteval.schema.json_keys import camel_fields
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 

@@ -4,9 +4,8 @@ The models of eval sets, metric files, results and the ``--json`` run document
 (:mod:`.evalset`, :mod:`.metric`, :mod:`.result`, :mod:`.run_document`, statuses in
 :mod:`.status`) and their JSON Schemas (:mod:`.json_schema`); what a case's fields mean
 for every reader: its actual/expected turns (:mod:`.turns`) and its rubrics
-(:mod:`.case_rubrics`); Go's ``encoding/json`` output the files are written in
-(:mod:`.gojson`); and the camelCase keys of the JSON records agenteval writes
-(:mod:`.json_keys`).
+(:mod:`.case_rubrics`); and Go's ``encoding/json`` output the files are written in
+(:mod:`.gojson`).
 
 The bottom layer: imports ``errors`` only, nothing else of agenteval.
 """

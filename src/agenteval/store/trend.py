@@ -25,8 +25,8 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from agenteval.report.json_keys import camel_fields
 from agenteval.results.flakiness import CaseVerdict, Verdict, order_key, verdict_of
-from agenteval.schema.json_keys import camel_fields
 from agenteval.store.changepoints import change_points, segment_means
 from agenteval.store.history import iso
 from agenteval.store.queries import (

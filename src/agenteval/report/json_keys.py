@@ -6,7 +6,7 @@ attributes (``eval_set_id``).  :func:`camel_fields` turns one into the other, so
 record's ``to_json`` names the attributes it writes once instead of spelling each key
 beside it.
 
-Tested in tests/schema/test_json_keys.py.
+Tested in tests/report/test_json_keys.py.
 """
 
 from __future__ import annotations

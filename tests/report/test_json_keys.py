@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agenteval.schema.json_keys import camel_fields
+from agenteval.report.json_keys import camel_fields
 
 
 @dataclass
