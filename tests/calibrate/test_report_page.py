@@ -289,3 +289,6 @@ def test_a_stored_runs_explain_lines_name_it_by_its_id_not_latest(
     )  # fmt: skip
     assert explained.returncode == 3, explained.stdout + explained.stderr
     assert "saved result: score 1 passed" in words(explained.stdout)
+    # It names the run as the page does, not the copy it read (gone when it ends).
+    assert f"from result @{run_id}" in explained.stdout
+    assert "agenteval-stored-" not in explained.stdout

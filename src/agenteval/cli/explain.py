@@ -6,6 +6,7 @@ Tested in tests/cli/test_explain.py.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +15,7 @@ import typer
 from agenteval import api
 from agenteval.cli.guard import guard
 from agenteval.cli.options import StoreOpt, shared_option
-from agenteval.cli.saved_results import stored_inputs
+from agenteval.cli.saved_results import pinned_name, stored_inputs
 from agenteval.explain.command import ExplainSettings, explain, render
 
 
@@ -82,7 +83,8 @@ def explain_command(
 
     def explained() -> int:
         # A stored run is exported for the command's length and read like a result file.
-        with stored_inputs([Path(r) for r in result or ()], store) as paths:
+        pinned: dict[str, str] = {}
+        with stored_inputs([Path(r) for r in result or ()], store, pinned) as paths:
             settings = ExplainSettings(
                 results=tuple(str(path) for path in paths),
                 evalsets=tuple(evalset or ()),
@@ -93,6 +95,7 @@ def explain_command(
                 cache=cache,
                 offline=offline,
                 json=as_json,
+                named=partial(pinned_name, pinned=pinned),
             )
             return render(explain(settings), as_json)
 

@@ -22,7 +22,7 @@ from agenteval.cli.options import (
     shared_option,
     side_option,
 )
-from agenteval.cli.saved_results import stored_inputs
+from agenteval.cli.saved_results import pinned_name, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.output_paths import check_outputs
@@ -115,19 +115,7 @@ def write_html_report(settings: ReportSettings) -> int:
 
 def _pinned_names(sources: list[str], pinned: dict[str, str]) -> list[str]:
     """``sources`` with every file of a stored run's copy named by the run (once)."""
-    names: list[str] = []
-    for source in sources:
-        name = next(
-            (
-                run
-                for copy, run in pinned.items()
-                if source == copy or source.startswith(copy + "/")
-            ),
-            source,
-        )
-        if name not in names:
-            names.append(name)
-    return names
+    return list(dict.fromkeys(pinned_name(source, pinned) for source in sources))
 
 
 def _trend_page(settings: ReportSettings) -> int:

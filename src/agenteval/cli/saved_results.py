@@ -10,7 +10,7 @@ Tested in tests/cli/test_commands.py and tests/cli/test_store_commands.py.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from agenteval.errors import ConfigError, Problem
@@ -34,6 +34,14 @@ def stored_inputs(
         yield replaced
 
 
+def pinned_name(source: str, pinned: Mapping[str, str]) -> str:
+    """``source``'s run as ``@RUN_ID`` when it is (in) a stored run's copy, else ``source``."""
+    for copy, run in pinned.items():
+        if source == copy or source.startswith(copy + "/"):
+            return run
+    return source
+
+
 def refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]) -> None:
     """diff and merge over zero cases would report a success that means nothing: exit 2."""
     if case_count(parts) == 0:
@@ -52,4 +60,4 @@ def saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]
     return outcome(reports, unfinished=unfinished).exit_code
 
 
-__all__ = ["refuse_no_cases", "saved_exit_code", "saved_unfinished", "stored_inputs"]
+__all__ = ["pinned_name", "refuse_no_cases", "saved_exit_code", "saved_unfinished", "stored_inputs"]

@@ -7,6 +7,7 @@ Tested in tests/cli/test_explain.py.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,8 @@ class ExplainSettings:
     cache: str | None
     offline: bool
     json: bool
+    # How a RESULT file is named in what is shown (a stored run's temp copy: its @RUN_ID).
+    named: Callable[[str], str] | None = None
 
 
 def _checked(settings: ExplainSettings) -> None:
@@ -75,7 +78,9 @@ def explain(settings: ExplainSettings) -> Explanation:
 
     load_plugins(settings.plugins)
     judge = api.judge_options(api.Options(cache=settings.cache, offline=settings.offline))
-    return explain_result(settings.results, settings.target, judge, settings.metrics)
+    return explain_result(
+        settings.results, settings.target, judge, settings.metrics, settings.named
+    )
 
 
 def render(explanation: Explanation, as_json: bool) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -496,10 +496,16 @@ def _explained_saved(
 
 
 def explain_result(
-    paths: Sequence[str], target: Target, judge: JudgeOptions, metrics_file: str | None = None
+    paths: Sequence[str],
+    target: Target,
+    judge: JudgeOptions,
+    metrics_file: str | None = None,
+    named: Callable[[str], str] | None = None,
 ) -> Explanation:
-    """Score ``target`` again from a saved result, every step recorded."""
-    file, case = _find_case(paths, target)
+    """Score ``target`` again from a saved result, every step recorded (``named``: how the
+    file read is named in what is shown, when not by its path)."""
+    found, case = _find_case(paths, target)
+    file = named(found) if named is not None else found
     metric, located, saved = _saved_metric(case, target, metrics_file, file)
     evaluator = _saved_evaluator(metric, case, metrics_file or file)
     subject = _saved_subject(case, metric, evaluator, located, file)
