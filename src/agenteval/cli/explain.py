@@ -6,6 +6,7 @@ Tested in tests/cli/test_explain.py.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Annotated
@@ -78,25 +79,28 @@ def explain_command(
     if not case or not metric:
         missing = "--case" if not case else "--metric"
         raise typer.BadParameter(f"{missing} is required", param_hint=missing)
-    target = Target(case, metric, run_id, turn, eval_set)
-    cache = cache if cache is not None else api.default_cache_path()
+    settings = ExplainSettings(
+        results=tuple(result or ()),
+        evalsets=tuple(evalset or ()),
+        metrics=metrics,
+        traces=traces,
+        plugins=tuple(plugin or ()),
+        target=Target(case, metric, run_id, turn, eval_set),
+        cache=cache if cache is not None else api.default_cache_path(),
+        offline=offline,
+        json=as_json,
+    )
+    raise typer.Exit(guard(verbose, lambda: _explained(settings, store)))
 
-    def explained() -> int:
-        # A stored run is exported for the command's length and read like a result file.
-        pinned: dict[str, str] = {}
-        with stored_inputs([Path(r) for r in result or ()], store, pinned) as paths:
-            settings = ExplainSettings(
-                results=tuple(str(path) for path in paths),
-                evalsets=tuple(evalset or ()),
-                metrics=metrics,
-                traces=traces,
-                plugins=tuple(plugin or ()),
-                target=target,
-                cache=cache,
-                offline=offline,
-                json=as_json,
-                named=partial(pinned_name, pinned=pinned),
-            )
-            return render(explain(settings), as_json)
 
-    raise typer.Exit(guard(verbose, explained))
+def _explained(settings: ExplainSettings, store: str | None) -> int:
+    """Explain and print; a stored run is exported for the command's length and read like a
+    result file, named by its @RUN_ID in what is shown."""
+    pinned: dict[str, str] = {}
+    with stored_inputs([Path(r) for r in settings.results], store, pinned) as paths:
+        read = replace(
+            settings,
+            results=tuple(str(path) for path in paths),
+            named=partial(pinned_name, pinned=pinned),
+        )
+        return render(explain(read), settings.json)
