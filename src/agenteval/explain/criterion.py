@@ -19,6 +19,7 @@ from agenteval.criteria.json_compare import DEFAULT_NUMBER_TOLERANCE
 from agenteval.criteria.trajectory import DEFAULT_STRATEGY
 from agenteval.explain.model import CriterionField
 from agenteval.inputs.url_secrets import shown_base_url
+from agenteval.report.json_keys import camel
 from agenteval.schema.metric import (
     EvalMetric,
     JSONCriterion,
@@ -35,12 +36,7 @@ _SECRET_FIELDS = frozenset({"api_key"})
 
 def _alias(model: type[BaseModel], name: str) -> str:
     info = model.model_fields[name]
-    return info.alias or _camel(name)
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.rstrip("_").split("_")
-    return head + "".join(part.title() for part in rest)
+    return info.alias or camel(name.rstrip("_"))
 
 
 def _effective(model: BaseModel, name: str, value: Any) -> tuple[Any, str]:

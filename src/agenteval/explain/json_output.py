@@ -10,19 +10,15 @@ import json
 from typing import Any
 
 from agenteval.explain.model import Explanation
+from agenteval.report.json_keys import camel
 
 SCHEMA_VERSION = 1
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.title() for part in rest)
 
 
 def _plain(obj: Any) -> Any:
     """Dataclasses as objects with camelCase keys; the steps' own values left as recorded."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {_camel(f.name): _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {camel(f.name): _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, list | tuple):
         return [_plain(item) for item in obj]
     return obj
