@@ -1,10 +1,11 @@
 """What the commands that read saved results share: stored runs as files, their verdict.
 
-``show``, ``diff``, ``merge``, ``report`` (and ``run --resume``) take result files, run
+``show``, ``diff``, ``merge``, ``report``, ``explain`` (and ``run --resume``) take result files, run
 documents, or stored runs (``@latest``, ``@RUN_ID``, ``@branch:NAME``) read from the run
 store; a saved run's exit code is the one the run that wrote it had.
 
-Tested in tests/cli/test_commands.py and tests/cli/test_store_commands.py.
+Tested in tests/cli/test_commands.py, tests/cli/test_store_commands.py and
+tests/cli/test_saved_results.py.
 """
 
 from __future__ import annotations
@@ -36,10 +37,8 @@ def stored_inputs(
 
 def pinned_name(source: str, pinned: Mapping[str, str]) -> str:
     """``source``'s run as ``@RUN_ID`` when it is (in) a stored run's copy, else ``source``."""
-    for copy, run in pinned.items():
-        if source == copy or source.startswith(copy + "/"):
-            return run
-    return source
+    path = Path(source)
+    return next((run for copy, run in pinned.items() if path.is_relative_to(copy)), source)
 
 
 def refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]) -> None:
