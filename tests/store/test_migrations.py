@@ -6,6 +6,7 @@ Every test runs on a SQLite file and on a real PostgreSQL database (tests/postgr
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,21 +126,26 @@ def test_a_database_with_tables_of_its_own_is_not_taken_over(store_url: StoreUrl
         open_store(store_url, write=True)
 
 
-def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
+def _four_at_once(work: Callable[[], object]) -> list[BaseException]:
+    """Run ``work`` on four threads at once; what any of them raised."""
     errors: list[BaseException] = []
 
-    def open_and_close() -> None:
+    def guarded() -> None:
         try:
-            open_store(store_url, write=True).close()
-        except BaseException as exc:  # collected for the assertion below
+            work()
+        except BaseException as exc:  # collected for the caller's assertion
             errors.append(exc)
 
-    threads = [threading.Thread(target=open_and_close) for _ in range(4)]
+    threads = [threading.Thread(target=guarded) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert errors == []
+    return errors
+
+
+def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
+    assert _four_at_once(lambda: open_store(store_url, write=True).close()) == []
     store = open_store(store_url, write=False)
     with store.transaction() as conn:
         assert conn.execute(select(tables.schema_version.c.version)).scalars().all() == [
@@ -189,24 +195,15 @@ def test_readers_opening_an_older_store_at_once_migrate_it_once(
     store_url: StoreUrl, tmp_path: Path
 ) -> None:
     made = _version_1(store_url, tmp_path)
-    errors: list[BaseException] = []
     found: list[dict[str, Any]] = []
 
     def read_trend() -> None:
+        store = open_store(store_url, write=False)
         try:
-            store = open_store(store_url, write=False)
-            try:
-                with store.transaction() as conn:
-                    found.append(trend(conn, TrendFilters(last=20)).to_json())
-            finally:
-                store.close()
-        except BaseException as exc:  # collected for the assertion below
-            errors.append(exc)
+            with store.transaction() as conn:
+                found.append(trend(conn, TrendFilters(last=20)).to_json())
+        finally:
+            store.close()
 
-    threads = [threading.Thread(target=read_trend) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert _four_at_once(read_trend) == []
     assert found == [made] * 4
