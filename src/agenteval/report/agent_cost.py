@@ -13,27 +13,25 @@ Tested in tests/report/test_agent_cost.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from agenteval.report.judge_cost import priced_text
-
-
-def _count(usage: Mapping[str, Any], key: str) -> int:
-    value = usage.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+from agenteval.results.agent_usage import AgentUsage
 
 
 def agent_usage_text(usage: object) -> str:
     """``4 model calls, 1,000 input + 200 output tokens · $0.0051``; "" without usage."""
-    if not isinstance(usage, Mapping) or not _count(usage, "turns"):
+    spent = AgentUsage()
+    spent.add(usage)  # the counts read as agent_usage reads them back (whole numbers only)
+    counts = spent.counts
+    if not isinstance(usage, Mapping) or not counts["turns"]:
         return ""
-    calls = _count(usage, "inferenceCalls")
+    calls = counts["inferenceCalls"]
     text = (
         f"{calls:,} model call{'s' if calls != 1 else ''}, "
-        f"{_count(usage, 'inputTokens'):,} input + {_count(usage, 'outputTokens'):,} output tokens"
+        f"{counts['inputTokens']:,} input + {counts['outputTokens']:,} output tokens"
         f" · {priced_text(usage, 'unpricedTurns', 'turn')}"
     )
-    missing = _count(usage, "turnsWithoutUsage")
+    missing = counts["turnsWithoutUsage"]
     if missing:
         text += f" · {missing:,} turn{'s' if missing != 1 else ''} without usage"
     return text
