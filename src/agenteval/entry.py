@@ -5,7 +5,9 @@ loaded with the interpreter, ``sys`` too; the package's ``__init__`` imports not
 so from the first line of agenteval's own code a SIGINT or SIGTERM is caught:
 
 * while the command line is imported (typer, rich, pydantic: a few hundred milliseconds) and
-  parsed: ``KeyboardInterrupt``, caught below or by ``cli.guard.guard`` → "interrupted", exit 3;
+  parsed: ``KeyboardInterrupt``, caught below or by ``cli.guard.guard`` → "interrupted", exit 3
+  (so is any other exception that escapes with a signal pending: see
+  :func:`interrupt_pending`);
 * while a command runs, that command's policy decides (``run_signals.py`` for ``run``);
 * once the command is over (its exit code known, its reports written) and the process is on
   its way out — ``main``'s own frame, or anything after it: runpy, atexit — the handler ends
@@ -105,6 +107,10 @@ def main() -> None:
         if _pending:  # e.g. typer turned a KeyboardInterrupt into exit status 130
             _interrupted()
         raise
+    except BaseException:
+        if _pending:  # the interrupt came back as another exception (see interrupt_pending)
+            _interrupted()
+        raise
     _state["done"] = True
     _status[0] = 0
 
@@ -120,6 +126,16 @@ def note_interrupted() -> None:
 def interrupt_handled() -> None:
     """The command ended on the signal as it should (``run --watch``): exit with its own status."""
     _pending.clear()
+
+
+def interrupt_pending() -> bool:
+    """Whether a signal came while the command ran (and was not handled as its normal end).
+
+    Compiled code that calls back into Python may turn the ``KeyboardInterrupt`` raised there
+    into an exception of its own: pydantic-core, building a model's validator while a command
+    imports it, reports ``SchemaError: ... KeyboardInterrupt``.  Such an error is the signal.
+    """
+    return bool(_pending)
 
 
 def interrupt_reported() -> bool:

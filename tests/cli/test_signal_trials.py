@@ -382,6 +382,48 @@ def test_a_signal_at_any_import_is_one_interrupted_line(small_suite: Path, tmp_p
         assert len(interrupted_lines(done.stdout, done.stderr)) == 1, where
 
 
+# A signal inside compiled code that calls back into Python: pydantic-core, building a model's
+# validator as the command line is imported, reads each enum member's value through Python;
+# a KeyboardInterrupt raised there comes back as pydantic-core's own SchemaError (CI saw it
+# once, from a Ctrl-C at start-up).  The profile hook sends the signal from inside the Nth
+# such call, so it lands exactly there.
+SCHEMA_HOOK = """
+import os, runpy, sys
+target, sig, count = int(sys.argv[1]), int(sys.argv[2]), [0]
+def hook(frame, event, arg):
+    caller = frame.f_back
+    if event != "call" or caller is None or not frame.f_code.co_filename.endswith("enum.py"):
+        return
+    if caller.f_code.co_name != "create_schema_validator":
+        return
+    count[0] += 1
+    if count[0] == target:
+        sys.setprofile(None)
+        os.kill(os.getpid(), sig)
+sys.setprofile(hook)
+sys.argv = ["agenteval", *sys.argv[3:]]
+runpy.run_module("agenteval", run_name="__main__", alter_sys=True)
+"""
+
+
+# Every validator is built while the command line is imported, before a command's guard runs
+# (tests/cli/test_guard.py covers one built inside it).
+@pytest.mark.parametrize("point", [1, 30, 60])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_inside_a_schema_build_is_one_interrupted_line(
+    small_suite: Path, tmp_path: Path, point: int, sig: signal.Signals
+) -> None:
+    args = ["run", "--evalset", str(small_suite), "--output", str(tmp_path / "out"), "-q"]
+    done = subprocess.run(
+        [sys.executable, "-c", SCHEMA_HOOK, str(point), str(int(sig)), *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    where = f"call {point}, {sig.name}: {done.stdout + done.stderr}"
+    assert done.returncode == 3, where
+    assert "Traceback" not in done.stderr and "SchemaError" not in done.stderr, where
+    assert len(interrupted_lines(done.stdout, done.stderr)) == 1, where
+
+
 def test_a_signal_right_after_the_summary_is_one_interrupted_line(
     small_suite: Path, tmp_path: Path
 ) -> None:

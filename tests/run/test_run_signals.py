@@ -9,9 +9,13 @@ import signal
 import subprocess
 import sys
 import time
+from enum import Enum
 from pathlib import Path
+from types import FrameType
 
 import pytest
+from pydantic import create_model
+from pydantic_core import SchemaError
 
 from agenteval.run.run_signals import Phase, RunSignals, run_signal_policy
 from agenteval.run.runner import StopSignal
@@ -66,6 +70,39 @@ def test_a_swallowed_loading_interrupt_still_stops_before_scoring() -> None:
     signals.signals = 1  # as after a swallowed KeyboardInterrupt
     with pytest.raises(KeyboardInterrupt):
         signals.stop.start()
+
+
+def test_an_interrupt_handed_back_as_another_error_is_still_the_interrupt() -> None:
+    """pydantic-core reads an enum member's value through Python while it builds a validator;
+    the handler's KeyboardInterrupt raised there comes back as its SchemaError."""
+    signals, _ = policy()
+
+    def send_inside_the_build(frame: FrameType, event: str, arg: object) -> None:
+        caller = frame.f_back.f_code.co_name if frame.f_back else ""
+        enum_read = event == "call" and frame.f_code.co_filename.endswith("enum.py")
+        if enum_read and caller == "create_schema_validator":
+            sys.setprofile(None)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    class Colour(Enum):
+        RED = "red"
+
+    with pytest.raises(KeyboardInterrupt) as raised, run_signal_policy(signals):
+        sys.setprofile(send_inside_the_build)
+        try:
+            create_model("Paint", colour=(Colour, ...))
+        finally:
+            sys.setprofile(None)
+    assert isinstance(raised.value.__cause__, SchemaError)
+    assert "KeyboardInterrupt" in str(raised.value.__cause__)
+
+
+def test_an_error_after_a_handled_signal_stays_that_error() -> None:
+    signals, _ = policy()
+    with pytest.raises(ValueError), run_signal_policy(signals):
+        signals.stop.start()
+        os.kill(os.getpid(), signal.SIGINT)  # scoring: a request to stop, nothing raised
+        raise ValueError("a bug of ours, not the signal")
 
 
 def test_handlers_restored_afterwards() -> None:

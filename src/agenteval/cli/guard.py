@@ -81,14 +81,21 @@ def guard(verbose: bool, action: Callable[[], T]) -> T:
             traceback.print_exc()
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
-        if not entry.interrupt_reported():
-            stderr().print("interrupted")
-            entry.note_interrupted()
-        raise typer.Exit(ExitCode.INCOMPLETE) from None
+        interrupted()
     except (typer.Exit, typer.Abort, BrokenPipeError):
         raise
     except Exception as exc:  # last resort: one line, traceback only on request
+        if entry.interrupt_pending():  # the signal, come back as a library's own error
+            interrupted()
         internal_error(exc, verbose)
+
+
+def interrupted() -> NoReturn:
+    """A signal ended the command: one "interrupted" line (unless printed already), exit 3."""
+    if not entry.interrupt_reported():
+        stderr().print("interrupted")
+        entry.note_interrupted()
+    raise typer.Exit(ExitCode.INCOMPLETE) from None
 
 
 def internal_error(exc: Exception, verbose: bool) -> NoReturn:

@@ -12,6 +12,10 @@
 * A third signal aborts at once; an interrupted write removes its temp file, so only
   whole files are ever left.
 
+Where the handler raises ``KeyboardInterrupt`` (loading, a third signal), compiled code that
+called the interrupted Python may hand it back as an error of its own (pydantic-core building a
+validator: ``SchemaError``); :func:`run_signal_policy` turns that back into the interrupt.
+
 The handlers stay in force until the last report is written: before, a signal after
 scoring killed the process (SIGTERM) or skipped every report (SIGINT).
 """
@@ -47,6 +51,8 @@ class RunSignals:
         self.signals = 0
         # Set when a signal arrived while the reports were being written.
         self.during_writing = False
+        # Set when the handler raised KeyboardInterrupt (whatever became of it).
+        self.aborted = False
         stop.on_start(self._scoring)
 
     def _scoring(self) -> None:
@@ -71,6 +77,7 @@ class RunSignals:
         """The signal handler."""
         self.signals += 1
         if self.signals > 2 or self.phase is Phase.LOADING:
+            self.aborted = True
             raise KeyboardInterrupt
         if self.phase is Phase.WRITING:
             self.during_writing = True
@@ -98,6 +105,10 @@ def run_signal_policy(policy: RunSignals) -> Iterator[RunSignals]:
         signal.signal(sig, policy.handle)
     try:
         yield policy
+    except Exception as exc:
+        if policy.aborted:  # the handler's KeyboardInterrupt, come back as another error
+            raise KeyboardInterrupt from exc
+        raise
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
