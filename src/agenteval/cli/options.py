@@ -111,14 +111,6 @@ PluginOpt = Annotated[
     tuple[str, ...],
     shared_option("plugin", "Import this module or .py file to register plugins. Repeatable."),
 ]
-AggregatorOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--case-aggregator",
-        metavar="NAME",
-        help="Registered case aggregator to score cases (default: all metrics must pass).",
-    ),
-]
 VerboseOpt = Annotated[
     bool, shared_option("verbose", "Show every reason and tracebacks on errors.")
 ]

@@ -80,6 +80,14 @@ NumRunsOpt = Annotated[
         help="Repeat every case N times (pass@k / pass^k reported).",
     ),
 ]
+AggregatorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--case-aggregator",
+        metavar="NAME",
+        help="Registered case aggregator to score cases (default: all metrics must pass).",
+    ),
+]
 MaxShownOpt = Annotated[
     int,
     shared_option(

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from agenteval import api, settings
 from agenteval.cli.options import (
-    AggregatorOpt,
     CaseInputFlags,
     CaseOpt,
     EvalSetFlags,
@@ -36,6 +35,7 @@ from agenteval.cli.run_options import (
     AgentMaxEventBytesOpt,
     AgentMaxTurnBytesOpt,
     AgentTimeoutOpt,
+    AggregatorOpt,
     AppNameOpt,
     BaselineOpt,
     CacheOpt,
