@@ -6,13 +6,29 @@ Tested in tests/cli/test_commands.py and tests/test_settings.py (their defaults)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from agenteval import settings
 from agenteval.api.option_numbers import finite_at_least
 from agenteval.cli.options import shared_option
+
+
+def _file(flag: str, help: str) -> Any:
+    """A ``FILE`` the run writes (``--labels``, ``--prices``: reads)."""
+    return typer.Option(flag, metavar="FILE", help=help)
+
+
+def _number(flag: str, metavar: str, help: str, *, least: float) -> Any:
+    """A number of at least ``least`` (a count, a size, dollars); typer refuses a smaller one."""
+    return typer.Option(flag, metavar=metavar, min=least, help=help)
+
+
+def _finite(flag: str, metavar: str, help: str) -> Any:
+    """A rate or a time: a finite number of at least 0.001 (``finite_at_least``)."""
+    return typer.Option(flag, metavar=metavar, parser=finite_at_least(0.001), help=help)
+
 
 AppNameOpt = Annotated[
     str,
@@ -29,18 +45,14 @@ OutputOpt = Annotated[
 ]
 JunitOpt = Annotated[
     Path | None,
-    typer.Option(
-        "--junit",
-        metavar="FILE",
-        help="Write a JUnit XML report (one testsuite per eval set, one testcase per case).",
+    _file(
+        "--junit", "Write a JUnit XML report (one testsuite per eval set, one testcase per case)."
     ),
 ]
 MarkdownOpt = Annotated[
     Path | None,
-    typer.Option(
-        "--markdown",
-        metavar="FILE",
-        help="Write a Markdown summary; also appended to $GITHUB_STEP_SUMMARY when set.",
+    _file(
+        "--markdown", "Write a Markdown summary; also appended to $GITHUB_STEP_SUMMARY when set."
     ),
 ]
 ShardOpt = Annotated[
@@ -51,22 +63,15 @@ ShardOpt = Annotated[
         help="Run shard I of N (e.g. 2/5), split by a stable hash of evalSetId and evalId.",
     ),
 ]
-JsonFileOpt = Annotated[
-    Path | None,
-    typer.Option("--json", metavar="FILE", help="Write the whole run as one JSON document."),
-]
+JsonFileOpt = Annotated[Path | None, _file("--json", "Write the whole run as one JSON document.")]
 HtmlOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--html", metavar="FILE", help="Write a self-contained offline HTML report of the run."
-    ),
+    Path | None, _file("--html", "Write a self-contained offline HTML report of the run.")
 ]
 LabelsOpt = Annotated[
     Path | None,
-    typer.Option(
+    _file(
         "--labels",
-        metavar="FILE",
-        help="With --html: add a Calibration page, these human labels against the run's judge "
+        "With --html: add a Calibration page, these human labels against the run's judge "
         "verdicts (as agenteval calibrate).",
     ),
 ]
@@ -96,39 +101,27 @@ MaxShownOpt = Annotated[
 ]
 ConcurrencyOpt = Annotated[
     int,
-    typer.Option(
+    _number(
         "--concurrency",
-        metavar="N",
-        min=1,
-        help="Judge calls in flight at once, across all cases, metrics and samples.",
+        "N",
+        "Judge calls in flight at once, across all cases, metrics and samples.",
+        least=1,
     ),
 ]
 RateLimitOpt = Annotated[
-    float | None,
-    typer.Option(
-        "--rate-limit",
-        metavar="RPM",
-        parser=finite_at_least(0.001),
-        help="Judge requests per minute at most.",
-    ),
+    float | None, _finite("--rate-limit", "RPM", "Judge requests per minute at most.")
 ]
 JudgeRetriesOpt = Annotated[
     int,
-    typer.Option(
+    _number(
         "--judge-retries",
-        metavar="N",
-        min=0,
-        help="Retries of a judge call after connection errors, timeouts, 408/409/429/5xx.",
+        "N",
+        "Retries of a judge call after connection errors, timeouts, 408/409/429/5xx.",
+        least=0,
     ),
 ]
 JudgeTimeoutOpt = Annotated[
-    float,
-    typer.Option(
-        "--judge-timeout",
-        metavar="SECONDS",
-        parser=finite_at_least(0.001),
-        help="Seconds before one judge call attempt times out.",
-    ),
+    float, _finite("--judge-timeout", "SECONDS", "Seconds before one judge call attempt times out.")
 ]
 CacheOpt = Annotated[
     str,
@@ -150,29 +143,29 @@ OfflineOpt = Annotated[
 ]
 MaxJudgeCallsOpt = Annotated[
     int | None,
-    typer.Option(
+    _number(
         "--max-judge-calls",
-        metavar="N",
-        min=0,
-        help="Stop issuing judge calls after N; the rest are not_evaluated.",
+        "N",
+        "Stop issuing judge calls after N; the rest are not_evaluated.",
+        least=0,
     ),
 ]
 MaxJudgeTokensOpt = Annotated[
     int | None,
-    typer.Option(
+    _number(
         "--max-judge-tokens",
-        metavar="N",
-        min=0,
-        help="Stop issuing judge calls after N tokens; the rest are not_evaluated.",
+        "N",
+        "Stop issuing judge calls after N tokens; the rest are not_evaluated.",
+        least=0,
     ),
 ]
 JudgeMaxReplyBytesOpt = Annotated[
     int,
-    typer.Option(
+    _number(
         "--judge-max-reply-bytes",
-        metavar="BYTES",
-        min=1,
-        help="Largest judge reply body read; a bigger reply fails that turn (default 8 MiB).",
+        "BYTES",
+        "Largest judge reply body read; a bigger reply fails that turn (default 8 MiB).",
+        least=1,
     ),
 ]
 ResumeOpt = Annotated[
@@ -190,47 +183,38 @@ NoProgressOpt = Annotated[
 ]
 AgentConcurrencyOpt = Annotated[
     int,
-    typer.Option(
+    _number(
         "--agent-concurrency",
-        metavar="N",
-        min=1,
-        help="Agent sessions at once (cmd: worker processes, agui: connections).",
+        "N",
+        "Agent sessions at once (cmd: worker processes, agui: connections).",
+        least=1,
     ),
 ]
 AgentTimeoutOpt = Annotated[
     float,
-    typer.Option(
-        "--agent-timeout",
-        metavar="SECONDS",
-        parser=finite_at_least(0.001),
-        help="Seconds one agent turn may take before the case fails.",
-    ),
+    _finite("--agent-timeout", "SECONDS", "Seconds one agent turn may take before the case fails."),
 ]
 AgentMaxEventBytesOpt = Annotated[
     int,
-    typer.Option(
+    _number(
         "--agent-max-event-bytes",
-        metavar="BYTES",
-        min=1,
-        help="Longest reply line (cmd:) or event (agui:) an agent may send; a longer one fails the turn (default 16 MiB).",
+        "BYTES",
+        "Longest reply line (cmd:) or event (agui:) an agent may send; a longer one fails the turn (default 16 MiB).",
+        least=1,
     ),
 ]
 AgentMaxTurnBytesOpt = Annotated[
     int,
-    typer.Option(
+    _number(
         "--agent-max-turn-bytes",
-        metavar="BYTES",
-        min=1,
-        help="Most an agent may send during one turn; more fails the turn (default 64 MiB).",
+        "BYTES",
+        "Most an agent may send during one turn; more fails the turn (default 64 MiB).",
+        least=1,
     ),
 ]
 RecordOpt = Annotated[
     Path | None,
-    typer.Option(
-        "--record",
-        metavar="FILE",
-        help="Write every driven case's turns as --traces JSONL, each as it finishes.",
-    ),
+    _file("--record", "Write every driven case's turns as --traces JSONL, each as it finishes."),
 ]
 BaselineOpt = Annotated[
     str | None,
@@ -267,20 +251,19 @@ ShowConfigOpt = Annotated[
 ]
 MaxJudgeCostOpt = Annotated[
     float | None,
-    typer.Option(
+    _number(
         "--max-judge-cost",
-        metavar="USD",
-        min=0.0,
-        help="Stop issuing judge calls once they cost USD dollars (within one call's cost); "
+        "USD",
+        "Stop issuing judge calls once they cost USD dollars (within one call's cost); "
         "the rest are not_evaluated.",
+        least=0.0,
     ),
 ]
 PricesOpt = Annotated[
     Path | None,
-    typer.Option(
+    _file(
         "--prices",
-        metavar="FILE",
-        help='Prices of judge and agent models over the built-in table: JSON {"provider:model": {"inputPerMillion": '
+        'Prices of judge and agent models over the built-in table: JSON {"provider:model": {"inputPerMillion": '
         'x, "outputPerMillion": y, "cachedInputPerMillion": z}}.',
     ),
 ]
