@@ -43,7 +43,7 @@ from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import SetTally
 from agenteval.report.set_tally import num_runs as runs_of
 from agenteval.report.verdicts import summary_verdicts
-from agenteval.results.aggregation import SummaryTally, run_id_of
+from agenteval.results.aggregation import CaseSummaryData, SummaryTally, run_id_of
 from agenteval.schema.base import dump
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -484,7 +484,7 @@ def _search_text(case: EvalCaseResult) -> str:
     return " ".join(parts)[:SEARCH_TEXT_CHARS]
 
 
-def _drop(summary: EvalCaseSummary) -> None:
+def _drop(summary: CaseSummaryData) -> None:
     """Case summaries are not needed for the page (SummaryTally's ``emit``)."""
 
 

@@ -27,11 +27,10 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from agenteval.report.atomic_write import StreamedFile
-from agenteval.results.aggregation import SummaryTally
-from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json
+from agenteval.results.aggregation import CaseSummaryData, SummaryTally
+from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json, to_go_json_bytes
 from agenteval.schema.result import (
     EvalCaseResult,
-    EvalCaseSummary,
     EvalSetResult,
     EvalSetResultSummary,
 )
@@ -42,10 +41,15 @@ _CASE_SUMMARIES_MARK = b'\n    "evalCaseSummaries": []'
 _SETS_MARK = b'\n  "evalSetResults": []'
 
 
-def _piece(model: EvalCaseResult | EvalCaseSummary, depth: int) -> bytes:
+def _piece(model: EvalCaseResult, depth: int) -> bytes:
     """``model`` as it appears inside a document at ``depth`` levels of 2-space indent."""
+    return _indented(model_to_go_json_bytes(model), depth)
+
+
+def _indented(text: bytes, depth: int) -> bytes:
+    """A written value (``text``, its final newline dropped) at ``depth`` levels of indent."""
     pad = b" " * (2 * depth)
-    return pad + model_to_go_json_bytes(model)[:-1].replace(b"\n", b"\n" + pad)
+    return pad + text[:-1].replace(b"\n", b"\n" + pad)
 
 
 def _split(document: bytes, mark: bytes) -> tuple[bytes, bytes]:
@@ -116,10 +120,10 @@ class _SummarySpool:
     index: list[tuple[str, int, int]] = field(default_factory=list)
     size: int = 0
 
-    def add(self, summary: EvalCaseSummary) -> None:
-        data = _piece(summary, 3)
+    def add(self, summary: CaseSummaryData) -> None:
+        data = _indented(to_go_json_bytes(summary), 3)
         self.spool.write(data)
-        self.index.append((summary.eval_id, self.size, len(data)))
+        self.index.append((summary["evalId"], self.size, len(data)))
         self.size += len(data)
 
     def write_sorted(self, out: Callable[[bytes], object]) -> None:

@@ -24,15 +24,17 @@ _camel = ConfigDict(alias_generator=to_camel)
 _camel_extra = ConfigDict(alias_generator=to_camel, extra="allow")
 
 
-def _go_number(value: float) -> float | int:
-    # Go writes an integral float as "1", not "1.0"; an int gets the same text from any encoder.
+def go_number(value: float) -> float | int:
+    """A score as it is written: Go writes an integral float as "1", not "1.0".
+
+    An int gets the same text from any encoder; plain data written with
+    :func:`agenteval.schema.gojson.to_go_json_bytes` holds scores in this form.
+    """
     return int(value) if value.is_integer() and abs(value) < 1e15 else value
 
 
 # return_type=Any: the core writes the int or float as it is, instead of trying a union.
-Score = Annotated[
-    float, NullAs(0.0), PlainSerializer(_go_number, return_type=Any, when_used="json")
-]
+Score = Annotated[float, NullAs(0.0), PlainSerializer(go_number, return_type=Any, when_used="json")]
 
 
 class _WrittenAsText:
@@ -301,5 +303,6 @@ __all__ = [
     "RunSummary",
     "StatusCounts",
     "extra",
+    "go_number",
     "set_extra",
 ]
