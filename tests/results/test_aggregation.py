@@ -14,6 +14,7 @@ from agenteval.results.aggregation import (
     PASS_AT_K_KEY,
     PASS_HAT_K_KEY,
     Outcome,
+    SummaryTally,
     build_summary,
     case_pass_rates,
     case_statuses,
@@ -26,6 +27,7 @@ from agenteval.results.aggregation import (
     results_outcome,
     run_outcome,
 )
+from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json_bytes
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalMetricResult,
@@ -584,3 +586,26 @@ def test_a_count_from_an_older_file_marks_every_case_with_a_not_evaluated_metric
     assert incomplete_cases(_with_incomplete(2)) == ["judged"]
     assert incomplete_cases(_with_incomplete(0)) == []
     assert incomplete_cases(_with_incomplete([])) == []
+
+
+def test_emitted_case_summaries_are_the_kept_ones_as_data() -> None:
+    # One run with ``emit``: each case summary is handed over as the data of its file keys,
+    # which the result document writes with orjson beside the models' own text.
+    results = [
+        case("beta", 1, P, [metric("traj", 1, P, 1), metric("final", 1 / 3, F, 0.5)]),
+        case("alpha", 1, F, [metric("traj", 0, F, 1), metric("traj", 0.25, P, 0.2)], "boom"),
+        case("gamma", 1, N, []),
+        case("delta", 1, N, [metric("final", 0, N, 0.5)]),
+    ]
+    emitted: list[dict[str, Any]] = []
+    tally = SummaryTally(1, emit=emitted.append)
+    for result in results:
+        tally.add(result)
+    streamed = tally.finish()
+    kept = build_summary(results, 1)
+    assert streamed.eval_case_summaries is None
+    assert streamed.overall_status is kept.overall_status
+    by_id = {c.eval_id: c for c in kept.eval_case_summaries or []}
+    assert [data["evalId"] for data in emitted] == ["beta", "alpha", "gamma", "delta"]
+    for data in emitted:
+        assert to_go_json_bytes(data) == model_to_go_json_bytes(by_id[data["evalId"]])

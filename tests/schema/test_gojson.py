@@ -24,7 +24,9 @@ from agenteval.schema.gojson import (
     model_to_go_json,
     model_to_go_json_bytes,
     to_go_json,
+    to_go_json_bytes,
 )
+from agenteval.schema.result import MetricDetails, go_number
 from sample_results import case_result, eval_set_result, metric
 
 
@@ -104,6 +106,40 @@ def test_model_writers_agree_with_the_plain_data_writer() -> None:
     assert model_to_go_json_bytes(result) == text.encode("utf-8")
     assert to_go_json(json.loads(text)) == text
     assert "a\\u003cb \\u0026 c\\u003ed \\u2028 é" in text
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        0.1,
+        1 / 3,
+        0.9666666666666667,
+        1e-7,
+        1.5e-5,
+        1e15,
+        1e15 + 0.5,
+        1e16,
+        1e21,
+        1e22,
+        5e-324,
+        1.7976931348623157e308,
+        -2.5e-300,
+        123456789012345678.0,
+    ],
+)
+def test_plain_data_writer_writes_floats_as_the_model_writer(value: float) -> None:
+    # Case summaries are written as plain data into files whose other parts the models write.
+    details = MetricDetails(reason="r", score=value)
+    details.raw = value  # an extra key: written as the float it is, never as a score
+    data = {"reason": "r", "score": go_number(value), "raw": value}
+    assert to_go_json_bytes(data) == model_to_go_json_bytes(details)
+
+
+def test_plain_data_writer_replaces_lone_surrogates_like_the_model_writer() -> None:
+    details = MetricDetails(reason="x\ud800<", score=0.5)
+    data = {"reason": "x\ud800<", "score": 0.5}
+    assert to_go_json_bytes(data) == model_to_go_json_bytes(details)
+    assert to_go_json_bytes(data).decode("utf-8") == to_go_json(data)
 
 
 def test_model_writers_replace_lone_surrogates() -> None:
