@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.checks.unknown_keys import Strictness
 
 
 def test_near_misses_are_errors_unless_lenient_other_keys_warnings_unless_strict() -> None:
     data = parsed('{"evalSetId": "s", "evalCases": [], "evalSetID": "x", "owner": "me"}')
-    readable, problems, warnings = check_evalset_document(data, "f", strict=False)
+    readable, problems, warnings = check_evalset_document(data, "f", Strictness.DEFAULT)
     paths = (readable, [p.path for p in problems], [w.path for w in warnings])
     assert paths == (True, ["evalSetID"], ["owner"])
-    readable, problems, warnings = check_evalset_document(data, "f", strict=False, lenient=True)
+    readable, problems, warnings = check_evalset_document(data, "f", Strictness.LENIENT)
     paths = (readable, [p.path for p in problems], [w.path for w in warnings])
     assert paths == (True, [], ["evalSetID", "owner"])
-    readable, problems, warnings = check_evalset_document(data, "f", strict=True)
+    readable, problems, warnings = check_evalset_document(data, "f", Strictness.STRICT)
     assert (readable, [p.path for p in problems], warnings) == (True, ["evalSetID", "owner"], [])
 
 
 def test_a_metric_file_near_miss_is_an_error() -> None:
     data = parsed('[{"metricName": "m", "threshhold": 0.8}]')
-    _, problems, warnings = check_metrics_document(data, "m", strict=False, builtin=lambda n: True)
+    _, problems, warnings = check_metrics_document(
+        data, "m", Strictness.DEFAULT, builtin=lambda n: True
+    )
     assert ([str(p) for p in problems], warnings) == (
         [
             "m: [0].threshhold: 'threshhold' is not a field of EvalMetric (did you mean 'threshold'?)"
@@ -30,7 +33,7 @@ def test_a_metric_file_near_miss_is_an_error() -> None:
 
 def test_a_result_given_as_eval_set_is_not_readable() -> None:
     data = parsed('{"evalSetResultId": "r", "evalCaseResults": []}')
-    readable, problems, warnings = check_evalset_document(data, "f", strict=False)
+    readable, problems, warnings = check_evalset_document(data, "f", Strictness.DEFAULT)
     assert not readable and warnings == []
     assert [str(p) for p in problems] == [
         "f: not an eval set (looks like a result file) "
@@ -41,7 +44,7 @@ def test_a_result_given_as_eval_set_is_not_readable() -> None:
 def test_non_finite_numbers_are_errors_even_without_strict() -> None:
     data = parsed('[{"metricName": "m", "threshold": NaN}]')
     readable, problems, _ = check_metrics_document(
-        data, "m", strict=False, builtin=lambda name: True
+        data, "m", Strictness.DEFAULT, builtin=lambda name: True
     )
     assert readable and [p.path for p in problems] == ["[0].threshold"]
 

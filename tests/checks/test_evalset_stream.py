@@ -10,6 +10,7 @@ import pytest
 
 from agenteval import api
 from agenteval.checks.evalset_stream import check_evalset_stream
+from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError
 from agenteval.plugins import load_builtins
 from agenteval.run import planning
@@ -137,8 +138,7 @@ def streamed(path: Path, strict: bool = False, lenient: bool = False) -> bool:
         check_evalset_stream(
             path.read_bytes(),
             str(path),
-            strict=strict,
-            lenient=lenient,
+            Strictness.of(strict=strict, lenient=lenient),
             all_metrics=[],
             selected=[],
             metrics_file="m.json",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agenteval.checks.unknown_keys import (
+    Strictness,
     UnknownKey,
     closest_key,
     evalset_unknown_keys,
@@ -84,9 +85,24 @@ def test_a_key_with_a_suggestion_is_a_near_miss() -> None:
 
 def test_sort_unknown_near_misses_error_unless_lenient_others_only_when_strict() -> None:
     near, far = evalset_unknown_keys({"evalCases": [], "evalSetID": "s", "owner": "me"}, "f")
-    assert sort_unknown([near, far], strict=False) == ([near], [far])
-    assert sort_unknown([near, far], strict=False, lenient=True) == ([], [near, far])
-    assert sort_unknown([near, far], strict=True) == ([near, far], [])
+    assert sort_unknown([near, far], Strictness.DEFAULT) == ([near], [far])
+    assert sort_unknown([near, far], Strictness.LENIENT) == ([], [near, far])
+    assert sort_unknown([near, far], Strictness.STRICT) == ([near, far], [])
+
+
+@pytest.mark.parametrize(
+    ("strict", "lenient", "strictness"),
+    [
+        (False, False, Strictness.DEFAULT),
+        (True, False, Strictness.STRICT),
+        (False, True, Strictness.LENIENT),
+    ],
+)
+def test_the_two_flags_are_one_strictness(
+    strict: bool, lenient: bool, strictness: Strictness
+) -> None:
+    assert Strictness.of(strict=strict, lenient=lenient) is strictness
+    assert strictness.strict is strict
 
 
 @pytest.mark.parametrize(

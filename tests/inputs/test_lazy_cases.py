@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from agenteval.checks.evalset_stream import check_evalset_stream
+from agenteval.checks.unknown_keys import Strictness
 from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, PlannedCases
 from agenteval.schema.evalset import EvalSet
 
@@ -21,7 +22,7 @@ def lazy() -> LazyCases:
     streamed = check_evalset_stream(
         DOCUMENT,
         "s.evalset.json",
-        strict=False,
+        Strictness.DEFAULT,
         all_metrics=[],
         selected=[],
         metrics_file="m.json",

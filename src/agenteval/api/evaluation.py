@@ -23,6 +23,7 @@ from agenteval.checks.cross_file import (
     check_filters,
 )
 from agenteval.checks.numbers import num_runs_problem
+from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import (
     CaseAggregator,
@@ -198,8 +199,7 @@ def plan_rules(options: Options) -> PlanRules:
     """What the planning of each eval set reads of ``options``."""
     return PlanRules(
         metrics=options.metrics,
-        strict=options.strict,
-        lenient=options.lenient,
+        strictness=Strictness.of(strict=options.strict, lenient=options.lenient),
         num_runs=options.num_runs,
         skip=frozenset(options.skip_metrics),
         only=frozenset(options.only_metrics),

@@ -17,6 +17,7 @@ import pydantic_core
 
 from agenteval.checks.numbers import non_finite_numbers
 from agenteval.checks.unknown_keys import (
+    Strictness,
     evalset_unknown_keys,
     metrics_unknown_keys,
     sort_unknown,
@@ -47,25 +48,24 @@ Outcome = tuple[bool, list[Problem], list[Problem]]
 
 
 def check_evalset_document(
-    data: Any, file: str, *, strict: bool, lenient: bool = False, text: str | None = None
+    data: Any, file: str, strictness: Strictness, *, text: str | None = None
 ) -> Outcome:
     """(readable as an eval set, problems, warnings) of a parsed eval set file (``text``: its JSON)."""
     unknown_keys = partial(evalset_unknown_keys, data, file)
-    return _checked(_EVALSET, data, file, text, (strict, lenient), unknown_keys)
+    return _checked(_EVALSET, data, file, text, strictness, unknown_keys)
 
 
 def check_metrics_document(
     data: Any,
     file: str,
+    strictness: Strictness,
     *,
-    strict: bool,
     builtin: Callable[[str], bool],
-    lenient: bool = False,
     text: str | None = None,
 ) -> Outcome:
     """(readable as a metric file, problems, warnings) of a parsed metric file (``text``: its JSON)."""
     unknown_keys = partial(metrics_unknown_keys, data, file, builtin)
-    return _checked(_METRICS, data, file, text, (strict, lenient), unknown_keys)
+    return _checked(_METRICS, data, file, text, strictness, unknown_keys)
 
 
 def _checked(
@@ -73,7 +73,7 @@ def _checked(
     data: Any,
     file: str,
     text: str | None,
-    rules: tuple[bool, bool],
+    strictness: Strictness,
     unknown_keys: Callable[[], list[Problem]],
 ) -> Outcome:
     """Refuse a file of a kind in ``expected[0]``; else non-finite numbers, then unknown keys."""
@@ -83,6 +83,5 @@ def _checked(
         message, hint = wrong_kind_message(noun, kind)
         return False, [Problem(file, "", message, hint)], []
     problems = non_finite_numbers(data, file, text)
-    strict, lenient = rules
-    errors, warnings = sort_unknown(unknown_keys(), strict=strict, lenient=lenient)
+    errors, warnings = sort_unknown(unknown_keys(), strictness)
     return True, problems + errors, warnings

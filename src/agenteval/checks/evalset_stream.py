@@ -36,7 +36,12 @@ from agenteval.checks.cross_file import (
 )
 from agenteval.checks.numbers import non_finite_numbers
 from agenteval.checks.trace_match import trace_mismatch_problem
-from agenteval.checks.unknown_keys import case_unknown_keys, evalset_unknown_keys, sort_unknown
+from agenteval.checks.unknown_keys import (
+    Strictness,
+    case_unknown_keys,
+    evalset_unknown_keys,
+    sort_unknown,
+)
 from agenteval.errors import Problem
 from agenteval.inputs.evalset_file import CaseRules
 from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
@@ -76,9 +81,8 @@ class _Buckets:
 def check_evalset_stream(
     data: bytes,
     file: str,
+    strictness: Strictness,
     *,
-    strict: bool,
-    lenient: bool = False,
     all_metrics: Sequence[EvalMetric],
     selected: Sequence[EvalMetric],
     metrics_file: str,
@@ -131,14 +135,14 @@ def check_evalset_stream(
     non_finite = non_finite_before + found.non_finite + non_finite_after
     unknown = unknown_before + found.unknown + unknown_after
     result = StreamedEvalSet(evalset, LazyCases(data, spans, ids))
-    errors, warnings = sort_unknown(unknown, strict=strict, lenient=lenient)
+    errors, warnings = sort_unknown(unknown, strictness)
     result.head.problems = non_finite + errors + rules.problems
     result.head.warnings = warnings
     result.tail.problems = [p for bucket in found.regex for p in bucket]
     result.tail.problems += found.checked.problems + found.layouts
     result.tail.warnings = found.checked.warnings
     # A trace of another question: a warning, an error under --strict (checks/trace_match.py).
-    (result.tail.problems if strict else result.tail.warnings).extend(found.mismatched)
+    (result.tail.problems if strictness.strict else result.tail.warnings).extend(found.mismatched)
     return result
 
 

@@ -24,6 +24,7 @@ import functools
 import types
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
@@ -78,15 +79,35 @@ def is_near_miss(key: str, meant: str) -> bool:
     return shared >= _NEAR_PREFIX and shared >= _NEAR_PREFIX_SHARE * shorter
 
 
+class Strictness(Enum):
+    """How keys the formats do not define are read: ``--strict`` and ``--lenient`` are one
+    choice of three, so a pair of flags that may not both be set is one value here."""
+
+    LENIENT = "lenient"  # near misses are warnings too
+    DEFAULT = "default"  # near misses are errors, other unknown keys warnings
+    STRICT = "strict"  # every unknown key is an error (and a trace of another question)
+
+    @classmethod
+    def of(cls, *, strict: bool, lenient: bool) -> Strictness:
+        """The value of the two flags (their conflict is refused before planning)."""
+        return cls.STRICT if strict else cls.LENIENT if lenient else cls.DEFAULT
+
+    @property
+    def strict(self) -> bool:
+        """Whether what is a warning by default is an error."""
+        return self is Strictness.STRICT
+
+
 def sort_unknown(
-    unknown: Iterable[Problem], *, strict: bool, lenient: bool = False
+    unknown: Iterable[Problem], strictness: Strictness
 ) -> tuple[list[Problem], list[Problem]]:
-    """(errors, warnings): near misses are errors unless ``lenient``, other keys only if ``strict``."""
+    """(errors, warnings): near misses are errors unless lenient, other keys only if strict."""
     errors: list[Problem] = []
     warnings: list[Problem] = []
+    near_is_error = strictness is not Strictness.LENIENT
     for problem in unknown:
         near = isinstance(problem, UnknownKey) and problem.near_miss
-        (errors if strict or (near and not lenient) else warnings).append(problem)
+        (errors if strictness.strict or (near and near_is_error) else warnings).append(problem)
     return errors, warnings
 
 

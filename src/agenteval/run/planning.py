@@ -19,6 +19,7 @@ from agenteval.checks.cross_file import Findings, check_cases, check_metrics, ch
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.trace_match import trace_mismatch_problem
+from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
 from agenteval.inputs import loading
@@ -35,8 +36,7 @@ class PlanRules:
     """What planning reads of a run's options."""
 
     metrics: str | None = None  # --metrics: a file or a directory; None: beside each eval set
-    strict: bool = False
-    lenient: bool = False
+    strictness: Strictness = Strictness.DEFAULT  # --strict / --lenient
     num_runs: int = 1
     skip: frozenset[str] = frozenset()  # --skip-metric
     only: frozenset[str] = frozenset()  # --metric
@@ -92,8 +92,7 @@ def _plan_metrics(
                 check_metrics_document(
                     metrics_data,
                     str(metrics_path),
-                    strict=rules.strict,
-                    lenient=rules.lenient,
+                    rules.strictness,
                     builtin=_is_builtin_or_unknown,
                     text=metrics_text,
                 ),
@@ -146,9 +145,7 @@ def plan_evalset(
         return None
     data = parsed(text)
     if data is not None and not _document_ok(
-        check_evalset_document(
-            data, str(path), strict=rules.strict, lenient=rules.lenient, text=text
-        ),
+        check_evalset_document(data, str(path), rules.strictness, text=text),
         found,
     ):
         return None
@@ -170,7 +167,7 @@ def plan_evalset(
         and (p := trace_mismatch_problem(index, case, str(path), traces, rules.num_runs))
     ]
     # A trace of another question: a warning, an error under --strict (checks/trace_match.py).
-    (found.problems if rules.strict else found.warnings).extend(mismatched)
+    (found.problems if rules.strictness.strict else found.warnings).extend(mismatched)
     cases = LoadedCases.of_evalset(evalset)
     try:
         digest = digest_file(path)
@@ -205,8 +202,7 @@ def _plan_streamed(
     streamed = check_evalset_stream(
         data,
         str(path),
-        strict=rules.strict,
-        lenient=rules.lenient,
+        rules.strictness,
         all_metrics=metrics,
         selected=selected,
         metrics_file=str(metrics_path),
