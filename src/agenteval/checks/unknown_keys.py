@@ -160,8 +160,9 @@ def closest_key(key: str, model: type[BaseModel]) -> str:
     return ""
 
 
-# What a value must be, compiled once per model field: a model, a list or dict of a
-# shape, or anything (None).  The walk then costs a dict lookup per key.
+# What a value must be, compiled once per model field: a model, or a list or dict whose
+# items hold a model.  A value that cannot hold a model (a scalar, ``Any``, a list of
+# dicts of ``Any``) has no shape (None): the walk never looks into it.
 Shape = tuple[str, Any] | None
 
 
@@ -172,20 +173,29 @@ def _shape(annotation: Any) -> Shape:
         origin = get_origin(arm)
         if origin is list:
             (inner,) = get_args(arm) or (Any,)
-            return ("list", _shape(inner))
+            return _container("list", _shape(inner))
         if origin is dict:
             inner = get_args(arm)[1] if get_args(arm) else Any
-            return ("dict", _shape(inner))
+            return _container("dict", _shape(inner))
     return None
 
 
+def _container(kind: str, inner: Shape) -> Shape:
+    return None if inner is None else (kind, inner)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """A model's keys (``known``) and those whose values may hold a model, with their shape."""
+
+    known: frozenset[str]
+    nested: dict[str, tuple[str, Any]]
+
+
 @functools.cache
-def _plan(model: type[BaseModel]) -> dict[str, Shape]:
-    return {key: _shape(annotation) for key, annotation in known_keys(model).items()}
-
-
-# A key the model does not define (``plan.get`` default: one lookup per key, not two).
-_UNKNOWN: Shape = ("unknown", None)
+def _plan(model: type[BaseModel]) -> _Plan:
+    shapes = {key: _shape(annotation) for key, annotation in known_keys(model).items()}
+    return _Plan(frozenset(shapes), {k: s for k, s in shapes.items() if s is not None})
 
 
 def _is_mapping(value: Any) -> bool:
@@ -229,13 +239,17 @@ class _Walk:
 
     def model(self, data: Mapping[str, Any], model: type[BaseModel]) -> None:
         plan = _plan(model)
+        keys = data.keys()
+        # Most objects of a file define every key and hold no model (messages, tool
+        # calls): two set operations in C decide, where a loop over the keys cost ~0.3 µs
+        # a key (12 µs of a bench/adk_side_by_side.py case; ~5 µs this way).
+        if keys <= plan.known and plan.nested.keys().isdisjoint(keys):
+            return
         parts = self.parts
         for key, item in data.items():
-            shape = plan.get(key, _UNKNOWN)
+            shape = plan.nested.get(key)
             if shape is None:
-                continue
-            if shape is _UNKNOWN:
-                if not self.is_open(model):
+                if key not in plan.known and not self.is_open(model):
                     self.report(str(key), model)
                 continue
             parts.append(key)
