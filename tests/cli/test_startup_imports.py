@@ -16,6 +16,12 @@ from pathlib import Path
 # Loaded only for judge metrics (the judge client and its HTTP stack), --html (jinja2)
 # and OTLP --traces (protobuf).
 HEAVY = ("aiohttp", "httpx", "jinja2", "agenteval.judge.client", "google.protobuf")
+UNREAD_SCHEMAS = (
+    "agenteval.schema.json_schema",
+    "agenteval.schema.labels",
+    "agenteval.schema.prices",
+    "agenteval.schema.run_document",
+)
 
 # The listing is written as main() ends (its own exit function ends the process at once).
 DRIVER = """
@@ -83,6 +89,8 @@ def test_deterministic_run_loads_no_judge_or_html_stack(tmp_path: Path) -> None:
     modules = _modules_after(tmp_path, "run", "--evalset", str(evalset), "-o", str(tmp_path / "o"))
     assert "agenteval.evaluators.builtins" in modules  # the run did load its evaluators
     assert _heavy(modules) == []
+    # Nor the JSON Schemas and the models of files a run never reads (schema/own_keys.py).
+    assert sorted(m for m in modules if m in UNREAD_SCHEMAS) == []
 
 
 def test_html_report_loads_its_template_engine(tmp_path: Path) -> None:

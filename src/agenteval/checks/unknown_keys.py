@@ -32,8 +32,8 @@ from pydantic import BaseModel
 from agenteval.errors import Problem
 from agenteval.inputs import locations
 from agenteval.schema.evalset import EvalCase, EvalSet
-from agenteval.schema.json_schema import AGENTEVAL_KEYS
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+from agenteval.schema.own_keys import AGENTEVAL_KEYS
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ The generated schema says what trpc-agent-go reads: ``null`` is accepted
 wherever a value is (Go reads it as the zero value), objects take no keys
 beyond their fields, except those whose models keep extra keys on purpose
 (a ``criterion`` of a plugin evaluator, result objects with agenteval's
-extras), and agenteval's own keys (:data:`AGENTEVAL_KEYS`) are fields too.
+extras), and agenteval's own keys (:data:`agenteval.schema.own_keys.AGENTEVAL_KEYS`) are fields too.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from pydantic import BaseModel, TypeAdapter
 
 from agenteval.schema.evalset import EvalSet
 from agenteval.schema.labels import LabelLine
-from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
+from agenteval.schema.metric import EvalMetric, LLMCriterion
+from agenteval.schema.own_keys import AGENTEVAL_KEYS
 from agenteval.schema.prices import PriceFile
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.run_document import RunDocument
@@ -30,14 +31,6 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 KINDS = ("evalset", "metrics", "result", "run", "prices", "labels")
 # agenteval's own formats: no null for a missing value, no key beyond the defined ones.
 OWN_KINDS = frozenset({"prices", "labels"})
-
-# Keys agenteval itself defines beside trpc-agent-go's, with their JSON Schema.
-AGENTEVAL_KEYS: dict[type[BaseModel], dict[str, dict[str, Any]]] = {
-    # The final_response_gate evaluator's settings (checked by that evaluator).
-    Criterion: {"gate": {"type": "object"}, "positionCheck": {"type": "boolean"}},
-    # The line that gives editors this schema.
-    EvalSet: {"$schema": {"type": "string"}},
-}
 
 # Models that keep unknown keys on a round-trip, yet whose keys the format fixes.
 _CLOSED: frozenset[type[BaseModel]] = frozenset({LLMCriterion})
