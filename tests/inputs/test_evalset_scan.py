@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 from typing import Any
 
 import pydantic_core
@@ -106,3 +107,37 @@ def test_nesting_is_bounded_as_when_the_document_is_read_whole(depth: int) -> No
         with pytest.raises(NotStreamable):
             scanned(data, 64)
     assert whole_reads == (depth < 200)
+
+
+def _bits(value: Any) -> Any:
+    """``value`` with every float as its bytes: -0.0, NaN and rounding compared exactly."""
+    if isinstance(value, float):
+        return ("float", struct.pack("<d", value))
+    if isinstance(value, list):
+        return [_bits(item) for item in value]
+    if isinstance(value, dict):
+        return [(key, _bits(item)) for key, item in value.items()]
+    return (type(value).__name__, value)
+
+
+NUMBERS = (
+    "[-0, -0.0, -0e0, 1e400, -1e400, 1e-400, -1e-400, NaN, Infinity, -Infinity, 1E+5, 0.1, "
+    "2.2250738585072011e-308, 4.9e-324, 1.7976931348623159e308, 123456789012345678901234567890, "
+    "0.1000000000000000055511151231257827, 9007199254740993, 1.0e2]"
+)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        f'{{"evalId": "n", "numbers": {NUMBERS}}}',
+        '{"evalId": "k", "a": 1, "b": 2, "a": 3}',  # a key given twice: its place, last value
+        '{"evalId": "pair \\ud83d\\ude00", "e": "\\u00e9\\n\\/"}',  # read by pydantic-core
+        '{"evalId": "wide", "x": [' + "[{}]," * 120 + "[]]}",  # many brackets, shallow
+    ],
+)
+def test_a_case_reads_as_pydantic_core_reads_it(case: str) -> None:
+    data = f'{{"evalCases": [{case}]}}'.encode()
+    found, _ = scanned(data, 64)
+    whole = pydantic_core.from_json(data)["evalCases"][0]
+    assert _bits(found[0][1]) == _bits(whole)

@@ -4,11 +4,13 @@ A 100,000-case eval set is ~110 MB of JSON; parsed whole it is a tree of
 millions of objects (about 1.3 GB with its models).  The scanner keeps the
 file's bytes, decodes a window of a few MB at a time and walks the top-level
 object value by value (:class:`agenteval.inputs.json_scan.JsonWindow`): the standard
-library's C decoder (``raw_decode``) finds where each value ends, and
-pydantic-core's parser, the one the whole-file path uses, reads the value's text (wrapped in as many brackets as it sits deep, so
-its nesting bound applies as in the whole document).  Only one case is parsed
-at any moment, and its byte span is kept for reading it again later
-(:mod:`agenteval.inputs.lazy_cases`, with the same parser).
+library's C decoder (``raw_decode``) finds where each value ends, and the value is
+the one pydantic-core's parser, the one the whole-file path uses, reads from its text
+(wrapped in as many brackets as it sits deep, so its nesting bound applies as in the
+whole document): a case's is the stdlib's own value where the two cannot differ
+(:func:`_case_value`).  Only one case is parsed at any moment, and its byte span is
+kept for reading it again later (:mod:`agenteval.inputs.lazy_cases`, with
+pydantic-core's parser).
 
 Why not a streaming JSON library: ijson (yajl2_c backend) yields the cases at
 about 30 µs each on the bench set (1.1 KB cases), but its events carry no byte
@@ -16,8 +18,8 @@ offsets: every later pass over the planned cases would have to stream and
 re-parse the whole file, a case could not be read alone, and its values are
 not pydantic-core's (lone surrogates, nesting bound, ``Decimal`` numbers), so
 a file could read differently than when read whole.  Finding the span costs
-about 15 µs a case here, parsing it again about 20 µs; validating the case as
-an ``EvalCase`` costs about 45 µs, which every way needs.
+about 15 µs a case here; validating the case as an ``EvalCase`` costs about 45 µs,
+which every way needs.
 
 The scanner reads only what it can read exactly as the whole-file path does:
 an object whose ``evalCases`` is an array, each key once.  Anything else
@@ -119,9 +121,9 @@ class EvalSetScan(JsonWindow):
             return
         index = 0
         while True:
-            _, start, end = self.value()
+            decoded, start, end = self.value()
             text = self.text(start, end)
-            value = _parsed(text, 2)
+            value = _case_value(decoded, text)
             start_byte = self.byte(start)
             end_byte = self.byte(end)
             self.skip_to(end)
@@ -132,6 +134,30 @@ class EvalSetScan(JsonWindow):
                 return
             if separator != ",":
                 raise NotStreamable("expected ',' or ']' in evalCases")
+
+
+# Containers a case may open and still be read by pydantic-core inside ``evalCases``
+# (its bound is 200 levels with the two around the case; tests/inputs/test_evalset_scan.py).
+_SHALLOW = 190
+
+
+def _case_value(decoded: Any, text: str) -> Any:
+    """A case's value as pydantic-core reads it, given the standard library's (``decoded``).
+
+    The stdlib decoder has read the case already, to find where it ends; parsing its text
+    again with pydantic-core cost ~80 k instructions a case of bench/adk_side_by_side.py
+    (~17 % of the up-front checks; valgrind, 2,000 cases).  The two readers' values are the
+    same (numbers bit for bit: NaN, Infinity, 1e400, -0, long integers, 500,000 random
+    floats; surrogate pairs; a key given twice) except in two ways, which the text rules
+    out before ``decoded`` is kept: a lone surrogate escape (pydantic-core refuses it) and
+    nesting past pydantic-core's bound.  A case whose text holds a ``\\uD`` escape or more
+    than ``_SHALLOW`` brackets is parsed by pydantic-core, as every case was.
+    """
+    if limit_problem(text) is not None:
+        raise NotStreamable("a number too long")  # read_text names it with its line
+    if "\\ud" in text or "\\uD" in text or text.count("[") + text.count("{") > _SHALLOW:
+        return _parsed(text, 2)
+    return decoded
 
 
 def _parsed(text: str, depth: int) -> Any:
