@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pydantic_core
+
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.unknown_keys import Strictness
 from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, PlannedCases
@@ -64,3 +66,31 @@ def test_narrowing_keeps_file_order_and_every_id() -> None:
         assert [c.eval_id for c in again] == ["c"]
         assert len(cases.where(lambda eval_id: False)) == 0
         assert [c.eval_id for c in cases[1:]] == ["b", "c"]
+
+
+def test_a_lazy_case_is_the_case_validated_from_its_parsed_value() -> None:
+    # Built from the span's JSON text; the checks validated the parsed value: the same
+    # fields set, numbers, nulls as defaults and a key given twice (its last value).
+    case = (
+        '{"evalId": "x", "evalId": "y", "evalMode": null, "creationTimestamp": 1700000000,'
+        ' "conversation": [null, {"usage": {"inputTokens": null, "outputTokens": 3},'
+        ' "tools": [{"name": "t", "arguments": {"n": 1e400, "big": 123456789012345678901234,'
+        ' "k": 1, "k": [2.5, -0.0]}}], "userContent": {"content": "\\u00e9\\ud83d\\ude00"}}],'
+        ' "sessionInput": {"state": null}, "rubrics": [{"content": {"text": null}}]}'
+    )
+    document = f'{{"evalCases": [{case}]}}'.encode()
+    streamed = check_evalset_stream(
+        document,
+        "s.evalset.json",
+        strict=False,
+        all_metrics=[],
+        selected=[],
+        metrics_file="m.json",
+        traces=None,
+    )
+    assert streamed is not None
+    (lazy_case,) = streamed.cases
+    (whole,) = EvalSet.model_validate(pydantic_core.from_json(document)).cases()
+    dump = {"exclude_unset": True, "by_alias": True}
+    assert repr(lazy_case.model_dump(**dump)) == repr(whole.model_dump(**dump))
+    assert lazy_case.model_dump(**dump)["evalId"] == "y"
