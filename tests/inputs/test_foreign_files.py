@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from otel_spans import Recorder, record_semconv
 
-from agenteval.inputs.foreign_files import kind_of_file
+from agenteval.inputs.foreign_files import adk_case, kind_of_data, kind_of_file
 from agenteval.schema.evalset import Invocation, Message, Tool
 from cli_process import run_cli
 from trpc_fixtures import FIXTURES as TRPC_FIXTURES
@@ -147,3 +147,20 @@ def test_import_refuses_the_other_kind(foreign_files: dict[str, Path], tmp_path:
     assert proc.returncode == 2
     assert "Google ADK eval set (use agenteval import adk)" in proc.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"evalId": "a", "conversation": [{"userContent": {"parts": [{"text": "hi"}]}}]},
+        {"conversation": [None, {"intermediateData": {}}]},
+        {"conversation": [{"user_content": {"role": "user"}}]},
+        {"conversation": [{"userContent": {"content": "hi"}}]},
+        {"conversation": "not turns"},
+        {"actualConversation": [{"intermediateData": {}}]},
+        [{"intermediateData": {}}],
+        None,
+    ],
+)
+def test_one_case_is_adk_as_its_one_case_eval_set_is(case: object) -> None:
+    assert adk_case(case) == (kind_of_data({"evalCases": [case]}) == "adk-evalset")

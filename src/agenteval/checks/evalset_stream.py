@@ -46,7 +46,7 @@ from agenteval.errors import Problem
 from agenteval.inputs.evalset_file import CaseRules
 from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
 from agenteval.inputs.file_kind import FileKind, kind_of
-from agenteval.inputs.foreign_files import kind_of_data
+from agenteval.inputs.foreign_files import adk_case, kind_of_data
 from agenteval.inputs.lazy_cases import LazyCases
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
@@ -106,7 +106,7 @@ def check_evalset_stream(
                 sample.append(raw)
             if raw is None:
                 continue
-            if kind_of_data({"evalCases": [raw]}) is not None:
+            if adk_case(raw):
                 return None  # ADK turns: the whole path names the format
             case = EvalCase.model_validate(raw)
             found.non_finite.extend(

@@ -55,6 +55,18 @@ def _invocations(cases: Any) -> list[Any]:
     return found
 
 
+def adk_case(case: Any) -> bool:
+    """Whether one entry of ``evalCases`` holds an ADK turn (:func:`kind_of_data` of an eval
+    set with only this case says ``adk-evalset``); the eval set read case by case asks it
+    of each case, without building a one-case document to classify."""
+    if not isinstance(case, dict):
+        return False
+    turns = case.get("conversation")
+    if not isinstance(turns, list):
+        return False
+    return any(isinstance(t, dict) and _adk_invocation(t) for t in turns)
+
+
 def _adk_invocation(turn: dict[str, Any]) -> bool:
     """An ADK invocation: Gemini ``Content`` (``parts``) or ``intermediateData``."""
     if "intermediateData" in turn or "intermediate_data" in turn or "user_content" in turn:
