@@ -2,7 +2,8 @@
 
 The models of eval sets, metric files, results and the ``--json`` run document
 (:mod:`.evalset`, :mod:`.metric`, :mod:`.result`, :mod:`.run_document`, statuses in
-:mod:`.status`) and their JSON Schemas (:mod:`.json_schema`); what a case's fields mean
+:mod:`.status`) and their JSON Schemas (:mod:`.json_schema`; agenteval's own keys in
+:mod:`.own_keys`, which runs check without building the schemas); what a case's fields mean
 for every reader: its actual/expected turns (:mod:`.turns`) and its rubrics
 (:mod:`.case_rubrics`); and Go's ``encoding/json`` output the files are written in
 (:mod:`.gojson`).
