@@ -20,9 +20,9 @@ CASES = [
 DOCUMENT = json.dumps({"evalSetId": "s", "evalCases": CASES}, ensure_ascii=False).encode()
 
 
-def lazy() -> LazyCases:
+def lazy(document: bytes = DOCUMENT) -> LazyCases:
     streamed = check_evalset_stream(
-        DOCUMENT,
+        document,
         "s.evalset.json",
         Strictness.DEFAULT,
         all_metrics=[],
@@ -79,17 +79,7 @@ def test_a_lazy_case_is_the_case_validated_from_its_parsed_value() -> None:
         ' "sessionInput": {"state": null}, "rubrics": [{"content": {"text": null}}]}'
     )
     document = f'{{"evalCases": [{case}]}}'.encode()
-    streamed = check_evalset_stream(
-        document,
-        "s.evalset.json",
-        strict=False,
-        all_metrics=[],
-        selected=[],
-        metrics_file="m.json",
-        traces=None,
-    )
-    assert streamed is not None
-    (lazy_case,) = streamed.cases
+    (lazy_case,) = lazy(document)
     (whole,) = EvalSet.model_validate(pydantic_core.from_json(document)).cases()
     dump = {"exclude_unset": True, "by_alias": True}
     assert repr(lazy_case.model_dump(**dump)) == repr(whole.model_dump(**dump))
