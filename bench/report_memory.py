@@ -108,9 +108,9 @@ def child(kind: str, cases: int, templates_path: Path, out: Path) -> None:
         from agenteval.report.github import write_ci_outputs
         from agenteval.report.junit import write_junit_reports
         from agenteval.report.markdown import write_markdown_reports
-        from agenteval.report.set_tally import SetTally
+        from agenteval.report.set_tally import ConsoleView, SetTally
 
-        tally = SetTally("reports", 1, max_shown=200)
+        tally = SetTally("reports", 1, view=ConsoleView(max_shown=200))
         for index in range(cases):
             started = time.perf_counter()
             case = make(index)
@@ -129,7 +129,7 @@ def child(kind: str, cases: int, templates_path: Path, out: Path) -> None:
         reporting += time.perf_counter() - started
     elif kind == "whole":
         from agenteval.report import github
-        from agenteval.report.console import render_results
+        from agenteval.report.console import ConsoleView, render_results
         from agenteval.report.junit import write_junit
         from agenteval.report.markdown import append_step_summary, write_markdown
 
@@ -138,7 +138,7 @@ def child(kind: str, cases: int, templates_path: Path, out: Path) -> None:
         result = EvalSetResult(eval_set_id="reports", eval_case_results=whole)
         made = time.perf_counter() - started
         started = time.perf_counter()
-        render_results(console, [result], duration_seconds=1.0, max_shown=200)
+        render_results(console, [result], duration_seconds=1.0, view=ConsoleView(max_shown=200))
         write_junit(out / "junit.xml", [result], elapsed=1.0)
         write_markdown(out / "report.md", [result], elapsed=1.0)
         append_step_summary([result], environ, elapsed=1.0)

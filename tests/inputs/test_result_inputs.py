@@ -18,7 +18,7 @@ from agenteval.inputs.loading import load_result, validation_problems
 from agenteval.inputs.long_lived import FREEZE_FROM_CHARS
 from agenteval.inputs.result_inputs import case_count, parse_results, read_parts, read_results
 from agenteval.report.diff import diff_results
-from agenteval.report.set_tally import set_report, source_report
+from agenteval.report.set_tally import ConsoleView, set_report, source_report
 from agenteval.schema.base import dump_json
 from agenteval.schema.result import EvalSetResult
 from tests.sample_results import criteria_result, generated_result
@@ -215,8 +215,12 @@ def test_the_readers_fold_what_the_whole_result_gives(tmp_path: Path, num_runs: 
     wholes = [EvalSetResult.model_validate_json(text) for text in texts]
     parts = read_parts(paths)
     for part, whole in zip(parts, wholes, strict=True):
-        for options in ({}, {"quiet": True}, {"verbose": True, "max_shown": None}):
-            assert source_report(part, **options) == set_report(whole, **options)  # type: ignore[arg-type]
+        for view in (
+            ConsoleView(),
+            ConsoleView(quiet=True),
+            ConsoleView(verbose=True, max_shown=None),
+        ):
+            assert source_report(part, view=view) == set_report(whole, view=view)
     streamed = diff_results(parts[:1], parts[1:], 0.1).to_json()
     assert streamed == diff_results(wholes[:1], wholes[1:], 0.1).to_json()
     assert streamed["comparedCases"] == 25 and streamed["changes"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from agenteval.report.console import final_line, num_runs, render_results
+from agenteval.report.console import ConsoleView, final_line, num_runs, render_results
 from agenteval.report.console_tables import format_score, shown_ks
 from agenteval.report.result_files import write_result
 from agenteval.report.run_notes import RunNotes
@@ -167,8 +167,8 @@ def test_incomplete_case_says_what_was_not_evaluated_and_why() -> None:
     ]
     result = EvalSetResult(eval_set_id="shop", eval_case_results=cases, judge_failures=["paris"])
     result.summary = build_summary(result.case_results(), 1)
-    for options in ({}, {"quiet": True}):
-        text = render([result], **options)
+    for view in (ConsoleView(), ConsoleView(quiet=True)):
+        text = render([result], view=view)
         assert "● paris  INCOMPLETE" in text
         assert f"! judge · turn 1: not evaluated: {judge}" in text
         assert "traj · turn 1" not in text
@@ -178,7 +178,7 @@ def test_incomplete_case_says_what_was_not_evaluated_and_why() -> None:
 
 
 def test_quiet_shows_only_failures_and_final_line() -> None:
-    text = render([single_run_result()], quiet=True)
+    text = render([single_run_result()], view=ConsoleView(quiet=True))
     assert "● order_bad  FAILED" in text
     assert "✗ traj · turn 2: tool get_price: arguments differ" in text
     assert "✗ error: case needs an agent run; supply --traces" in text
@@ -199,7 +199,7 @@ def test_verbose_shows_passing_reasons_and_detail_extras() -> None:
         '{"reason": "all 1 tool calls matched", "score": 1,'
         ' "votes": "2/3 pass", "methodCounts": {"exact": 2}}'
     )
-    text = render([result], verbose=True)
+    text = render([result], view=ConsoleView(verbose=True))
     expected = (
         '· traj · turn 1: all 1 tool calls matched [methodCounts={"exact":2}, votes=2/3 pass]'
     )
@@ -308,9 +308,10 @@ def test_renders_go_result_files() -> None:
 def test_an_unfinished_run_is_incomplete_on_the_final_line_whatever_its_cases_say() -> None:
     results = [single_run_result()]
     notes = RunNotes(unfinished=["interrupted"])
-    last = render(results, quiet=True, duration_seconds=2.0, notes=notes).strip().splitlines()[-1]
+    quiet = ConsoleView(quiet=True)
+    last = render(results, view=quiet, duration_seconds=2.0, notes=notes).strip().splitlines()[-1]
     assert last == (
         "INCOMPLETE: 1 of 5 cases passed (3 failed, 1 not evaluated) · 1 eval set"
         " · interrupted · 2.00 s"
     )
-    assert render(results, quiet=True).strip().splitlines()[-1].startswith("FAILED: 1 of 5")
+    assert render(results, view=quiet).strip().splitlines()[-1].startswith("FAILED: 1 of 5")

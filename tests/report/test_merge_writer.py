@@ -12,7 +12,7 @@ from agenteval.errors import ConfigError
 from agenteval.inputs.result_inputs import read_parts
 from agenteval.report.merge_writer import close, spool_merge, write_merged
 from agenteval.report.result_files import write_json, write_result
-from agenteval.report.set_tally import set_report
+from agenteval.report.set_tally import ConsoleView, set_report
 from agenteval.results.merging import merge_results, plan_merge
 from agenteval.results.sharding import shard_of
 from agenteval.schema.base import dump, dump_json
@@ -51,7 +51,7 @@ def test_a_merge_written_case_by_case_is_the_whole_write(tmp_path: Path, num_run
     expected = write_json(tmp_path / "whole.json", dump(whole))
     assert streamed.read_bytes() == expected.read_bytes()
     # The console's report is the whole result's.
-    assert spooled[0].report == set_report(whole, quiet=True)
+    assert spooled[0].report == set_report(whole, view=ConsoleView(quiet=True))
     close(spooled)
     # In a directory: one named result file, as write_result names and stamps it.
     spooled = spool_merge(plan_merge(read_parts(files)), app_name="app")

@@ -18,7 +18,9 @@ from agenteval.report import github, junit, markdown
 from agenteval.report.console import num_runs, render_reports, render_results
 from agenteval.report.console_tables import reason_lines
 from agenteval.report.set_tally import (
+    DEFAULT_VIEW,
     REASON_KEEP,
+    ConsoleView,
     ReportSink,
     SetReport,
     SetTally,
@@ -47,17 +49,9 @@ def head_of(result: EvalSetResult) -> EvalSetResult:
     return result.model_copy(update={"eval_case_results": None})
 
 
-def tallied(
-    result: EvalSetResult,
-    *,
-    max_shown: int | None = 200,
-    quiet: bool = False,
-    verbose: bool = False,
-) -> SetReport:
+def tallied(result: EvalSetResult, view: ConsoleView = DEFAULT_VIEW) -> SetReport:
     """The streamed path: every case added in file order, then finish(head); defaults as a run's."""
-    tally = SetTally(
-        result.eval_set_id, num_runs(result), max_shown=max_shown, quiet=quiet, verbose=verbose
-    )
+    tally = SetTally(result.eval_set_id, num_runs(result), view=view)
     for case in result.case_results():
         tally.add(case)
     return tally.finish(head_of(result))
@@ -78,12 +72,9 @@ def test_console_from_the_tally_equals_the_whole_result_console(
     name: str, quiet: bool, verbose: bool, max_shown: int | None
 ) -> None:
     result = ALL[name]
-    whole = console_text(
-        lambda c: render_results(
-            c, [result], quiet=quiet, verbose=verbose, max_shown=max_shown, duration_seconds=1.5
-        )
-    )
-    report = tallied(result, max_shown=max_shown, quiet=quiet, verbose=verbose)
+    view = ConsoleView(quiet, verbose, max_shown)
+    whole = console_text(lambda c: render_results(c, [result], view=view, duration_seconds=1.5))
+    report = tallied(result, view)
     streamed = console_text(lambda c: render_reports(c, [report], duration_seconds=1.5))
     assert streamed == whole
     assert whole.strip()
@@ -125,7 +116,7 @@ def test_several_eval_sets_together() -> None:
 def test_the_inputs_reach_every_branch() -> None:
     """The comparisons above are worth something only if the reports say these things."""
     results = list(ALL.values())
-    text = console_text(lambda c: render_results(c, results, max_shown=3))
+    text = console_text(lambda c: render_results(c, results, view=ConsoleView(max_shown=3)))
     text += junit.junit_xml(results) + markdown.markdown_summary(results)
     text += "\n".join(github.annotations(results))
     for needle in (
@@ -248,7 +239,7 @@ def _bytes_per_case(status: str) -> tuple[float, float]:
     template = _template(status)
     tracemalloc.start()
     try:
-        tally = SetTally("mem", 1, max_shown=200)
+        tally = SetTally("mem", 1, view=ConsoleView(max_shown=200))
         for case in _cases(template, 1_000):  # the shown ones are past this point
             tally.add(case)
         del case
@@ -293,7 +284,7 @@ def test_three_runs_keep_a_record_per_run_until_finish(quiet: bool) -> None:
     runs, cases = 3, 5_000
     tracemalloc.start()
     try:
-        tally = SetTally("mem", runs, max_shown=200, quiet=quiet)
+        tally = SetTally("mem", runs, view=ConsoleView(quiet=quiet, max_shown=200))
         for case in _cases(template, 300):
             tally.add(case.model_copy(update={"run_id": 1}))
         before = _traced()
@@ -329,7 +320,8 @@ def test_quiet_prints_a_case_judge_failures_names_although_nothing_was_kept_for_
     )
     head = head_of(result)
     head.judge_failures = [clean]
-    tally = SetTally(result.eval_set_id, 1, quiet=True, max_shown=None)
+    every_failure = ConsoleView(quiet=True, max_shown=None)
+    tally = SetTally(result.eval_set_id, 1, view=every_failure)
     for case in result.case_results():
         tally.add(case)
     report = tally.finish(head)
@@ -338,7 +330,7 @@ def test_quiet_prints_a_case_judge_failures_names_although_nothing_was_kept_for_
     # Its header without the score (not kept), and every other line as the whole result's.
     assert f"● {clean}  INCOMPLETE\n" in text
     marked = result.model_copy(update={"judge_failures": [clean]})
-    whole = console_text(lambda c: render_results(c, [marked], quiet=True, max_shown=None))
+    whole = console_text(lambda c: render_results(c, [marked], view=every_failure))
     whole = re.sub(r"\x1b\[[0-9;]*m", "", whole)
     assert text == whole.replace(f"● {clean}  INCOMPLETE  score 1\n", f"● {clean}  INCOMPLETE\n")
     assert "".join(junit.junit_chunks([report])) == junit.junit_xml([marked])
@@ -346,15 +338,24 @@ def test_quiet_prints_a_case_judge_failures_names_although_nothing_was_kept_for_
 
 def test_report_sink_tallies_each_eval_set_as_the_runner_delivers_it() -> None:
     results = [VARIED["incomplete3"], VARIED["plain1"]]
-    sink = ReportSink(max_shown=5, quiet=True, verbose=True)
+    view = ConsoleView(quiet=True, verbose=True, max_shown=5)
+    sink = ReportSink(view=view)
     for result in results:
         sink.begin_set(result.eval_set_id, num_runs(result))
         for case in result.case_results():
             sink.add(case)
         sink.end_set(head_of(result))
     assert [r.eval_set_id for r in sink.reports] == ["inc3", "gen1"]
-    whole = console_text(
-        lambda c: render_results(c, results, quiet=True, verbose=True, max_shown=5)
-    )
+    whole = console_text(lambda c: render_results(c, results, view=view))
     assert console_text(lambda c: render_reports(c, sink.reports)) == whole
     assert outcome(sink.reports).exit_code == results_outcome(results).exit_code == 3
+
+
+def test_console_view_from_flags_and_its_limit() -> None:
+    # --max-shown 0 is every case: no limit is ever reached.
+    every = ConsoleView.of_flags(quiet=True, verbose=False, max_shown=0)
+    assert every == ConsoleView(quiet=True, verbose=False, max_shown=None)
+    assert not every.at_limit(10**9)
+    three = ConsoleView.of_flags(quiet=False, verbose=True, max_shown=3)
+    assert [three.at_limit(n) for n in (0, 2, 3, 4)] == [False, False, True, True]
+    assert (DEFAULT_VIEW.quiet, DEFAULT_VIEW.verbose, DEFAULT_VIEW.max_shown) == (False, False, 200)

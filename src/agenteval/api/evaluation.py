@@ -784,7 +784,7 @@ def _evaluate_reported(
     # Imported here: a run without reports does not load the report writers.
     from agenteval.report.run_notes import RunNotes
     from agenteval.report.run_reports import RunReporter
-    from agenteval.report.set_tally import ReportSink
+    from agenteval.report.set_tally import NOTHING_SHOWN, ReportSink
 
     problems = reports.problems()
     if problems:
@@ -792,7 +792,7 @@ def _evaluate_reported(
     collected = CollectedResults() if opts.sink is None else None
     also = [opts.sink if opts.sink is not None else collected]
     # The console's view of the cases is not needed: no case is kept for printing.
-    tallies = ReportSink(max_shown=0)
+    tallies = ReportSink(view=NOTHING_SHOWN)
     with RunReporter(
         reports, app_name=opts.app_name, tallies=tallies, also=[s for s in also if s]
     ) as reporter:

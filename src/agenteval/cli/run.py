@@ -53,14 +53,13 @@ def run_command(flags: RunFlags, ctx: typer.Context) -> int:
 
 def _watch(flags: RunFlags) -> int:
     """``run --watch``: re-score what each save changed (watch/command.py)."""
-    from agenteval.watch.command import WatchView, watch_run
+    from agenteval.watch.command import watch_run
 
-    view = WatchView(flags.quiet, flags.verbose, flags.max_shown or None)
     options = flags.options(
         resume=[Path(p) for p in flags.resume], stop=StopSignal(), progress=None, sink=None
     )
     reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--labels": flags.labels, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
-    code = watch_run(list(flags.evalset), options, view, reports)
+    code = watch_run(list(flags.evalset), options, flags.view(), reports)
     entry.interrupt_handled()  # Ctrl-C is how a watch ends: exit 0, not "interrupted"
     return code
 
@@ -107,9 +106,7 @@ def _score_and_report(
 ) -> int:
     """Score into the reports' sink (and the store's), then print and write; the exit code."""
     recording = stored is not None and stored.records
-    tallies = ReportSink(
-        max_shown=flags.max_shown or None, quiet=flags.quiet, verbose=flags.verbose
-    )
+    tallies = ReportSink(view=flags.view())
     with RunReporter(
         flags.reports(),
         app_name=flags.app_name,

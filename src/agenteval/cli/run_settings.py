@@ -156,6 +156,12 @@ class RunFlags(EvalSetFlags):
             pages=self._pages(),
         )
 
+    def view(self) -> console_report.ConsoleView:
+        """How the console prints the cases (``--quiet``, ``--verbose``, ``--max-shown``)."""
+        return console_report.ConsoleView.of_flags(
+            quiet=self.quiet, verbose=self.verbose, max_shown=self.max_shown
+        )
+
     def _pages(self) -> tuple[RunCalibration, ...]:
         """``--labels``: the Calibration page of the HTML report (its labels read now)."""
         if self.labels is None:

@@ -47,17 +47,11 @@ def show_results(settings: ShowSettings) -> int:
     with stored_inputs(list(settings.results), settings.store) as paths:  # read case by case
         parts = read_parts(paths)
         problems: list[Problem] = []
+        view = console_report.ConsoleView.of_flags(
+            quiet=settings.quiet, verbose=settings.verbose, max_shown=settings.max_shown
+        )
         with collector_paused():  # cases are read and tallied one at a time
-            reports = [
-                source_report(
-                    part,
-                    max_shown=settings.max_shown or None,
-                    quiet=settings.quiet,
-                    verbose=settings.verbose,
-                    problems=problems,
-                )
-                for part in parts
-            ]
+            reports = [source_report(part, view=view, problems=problems) for part in parts]
     raise_problems(problems)
     heads = [part.head for part in parts]
     console_report.render_reports(

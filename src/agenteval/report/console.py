@@ -33,6 +33,8 @@ from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import (
     DEFAULT_MAX_SHOWN,
+    DEFAULT_VIEW,
+    ConsoleView,
     SetReport,
     ShownCase,
     add_gate_methods,
@@ -55,26 +57,18 @@ def render_results(
     console: Console,
     results: Sequence[EvalSetResult],
     *,
-    quiet: bool = False,
-    verbose: bool = False,
+    view: ConsoleView = DEFAULT_VIEW,
     duration_seconds: float | None = None,
-    max_shown: int | None = DEFAULT_MAX_SHOWN,
     notes: RunNotes = NO_NOTES,
 ) -> None:
     """Print every eval set's cases, its summary, then the final one-line summary.
 
-    ``quiet`` prints only failing cases with their reasons and the final
-    line; ``verbose`` also prints the reasons of passing turns and any extra
-    ``details`` keys evaluators recorded.  At most ``max_shown`` cases per
-    eval set are printed in detail (None = all); the rest are counted.
+    ``view``: quiet, verbose, how many cases in detail (:class:`ConsoleView`).
     ``notes``: the run's warnings and why it could not finish beyond its case statuses
     (the final line then says INCOMPLETE, as the exit code does).
     """
     with collector_paused():
-        reports = [
-            set_report(result, max_shown=max_shown, quiet=quiet, verbose=verbose)
-            for result in results
-        ]
+        reports = [set_report(result, view=view) for result in results]
         render_reports(console, reports, duration_seconds=duration_seconds, notes=notes)
 
 
@@ -85,7 +79,7 @@ def render_reports(
     duration_seconds: float | None = None,
     notes: RunNotes = NO_NOTES,
 ) -> None:
-    """:func:`render_results` of tallied eval sets (quiet, verbose, max_shown as tallied)."""
+    """:func:`render_results` of tallied eval sets (in the view they were tallied with)."""
     render_sets(console, reports)
     console.print(report_final_line(reports, duration_seconds, notes=notes))
 
@@ -98,10 +92,10 @@ def render_sets(console: Console, reports: Sequence[SetReport]) -> None:
 
 
 def _render_eval_set(console: Console, report: SetReport) -> None:
-    quiet, max_shown = report.quiet, report.max_shown
+    view = report.view
     multi_run = report.num_runs > 1
     total = len(report.statuses)
-    if not quiet:
+    if not view.quiet:
         title = Text("eval set ", style="bold")
         title.append(escape_control(report.eval_set_id) or "(unnamed)")
         detail = f"{total} case{'s' if total != 1 else ''}"
@@ -112,9 +106,9 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
     hidden: list[str] = []
     hidden_count = 0
     for eval_id, status in report.statuses.items():
-        if quiet and status not in (EvalStatus.FAILED, EvalStatus.INCOMPLETE):
+        if view.quiet and status not in (EvalStatus.FAILED, EvalStatus.INCOMPLETE):
             continue
-        if max_shown is not None and shown >= max_shown:
+        if view.at_limit(shown):
             # Thousands of case tables help nobody and cost seconds; the summary still counts them.
             if status is not EvalStatus.PASSED:
                 hidden_count += 1
@@ -123,14 +117,14 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
             continue
         shown += 1
         _render_case(console, report.shown[eval_id], multi_run=multi_run, report=report)
-    if max_shown is not None and shown >= max_shown and total > shown:
+    if view.at_limit(shown) and total > shown:
         _render_hidden(console, total - shown, hidden, hidden_count)
-    if not quiet:
+    if not view.quiet:
         _render_summary(console, report)
 
 
 def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: SetReport) -> None:
-    if report.quiet:
+    if report.view.quiet:
         console.print(
             _header(case.eval_id, case.status, case.passed_runs, case.run_count, case.score)
             if multi_run
@@ -149,7 +143,7 @@ def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: 
     lines = [
         line
         for run in runs
-        for line in reason_lines(run, multi_run=multi_run, verbose=report.verbose)
+        for line in reason_lines(run, multi_run=multi_run, verbose=report.view.verbose)
     ]
     if lines:
         console.print(reason_grid(lines, indent=2))
@@ -360,6 +354,8 @@ def report_final_line(
 
 __all__ = [
     "DEFAULT_MAX_SHOWN",
+    "DEFAULT_VIEW",
+    "ConsoleView",
     "final_line",
     "num_runs",
     "render_reports",

@@ -40,7 +40,7 @@ from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource
 from agenteval.inputs.case_sources import runs_of as source_runs
 from agenteval.report.diff import diff_results
-from agenteval.report.set_tally import SetTally
+from agenteval.report.set_tally import NOTHING_SHOWN, SetTally
 from agenteval.report.set_tally import num_runs as runs_of
 from agenteval.report.verdicts import summary_verdicts
 from agenteval.results.aggregation import CaseSummaryData, SummaryTally, run_id_of
@@ -377,7 +377,9 @@ class RunBuilder:
     def begin_set(self, eval_set_id: str, num_runs: int = 1) -> None:
         """Start an eval set of ``num_runs`` runs."""
         # Statuses only: no case is kept for printing, no reason text.
-        self._tally = SetTally(eval_set_id, num_runs, max_shown=0, reason_keep=0, repeats=True)
+        self._tally = SetTally(
+            eval_set_id, num_runs, view=NOTHING_SHOWN, reason_keep=0, repeats=True
+        )
         # numRuns and pass@k for a head without a summary (a run's, as its cases finish).
         self._summary = SummaryTally(num_runs, emit=_drop if num_runs == 1 else None)
         self._cases = {}

@@ -20,8 +20,11 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.result_files import result_file_name, result_id
 from agenteval.report.result_stream import ResultDocument, write_result_document
-from agenteval.report.set_tally import DEFAULT_MAX_SHOWN, SetReport, saved_tally
+from agenteval.report.set_tally import ConsoleView, SetReport, saved_tally
 from agenteval.results.merging import MergedSet
+
+# merge prints the merged run's failures and its summary line, as ``run --quiet`` does.
+MERGE_VIEW = ConsoleView(quiet=True)
 
 
 @dataclass(slots=True)
@@ -34,7 +37,7 @@ class MergedDocument:
 
 
 def spool_merge(
-    planned: Sequence[MergedSet], *, app_name: str | None, max_shown: int | None = DEFAULT_MAX_SHOWN
+    planned: Sequence[MergedSet], *, app_name: str | None, view: ConsoleView = MERGE_VIEW
 ) -> list[MergedDocument]:
     """Spool every merged eval set, case by case (``app_name``: name the results, for a
     directory; None: one ``.json`` file).  ConfigError lists every case that did not read."""
@@ -43,7 +46,7 @@ def spool_merge(
     try:
         with collector_paused():
             for merged in planned:
-                spooled.append(_spooled(merged, app_name, max_shown, problems))
+                spooled.append(_spooled(merged, app_name, view, problems))
         if problems:
             raise ConfigError(problems)
     except BaseException:
@@ -53,12 +56,12 @@ def spool_merge(
 
 
 def _spooled(
-    merged: MergedSet, app_name: str | None, max_shown: int | None, problems: list[Problem]
+    merged: MergedSet, app_name: str | None, view: ConsoleView, problems: list[Problem]
 ) -> MergedDocument:
     rid = result_id(app_name, merged.eval_set_id) if app_name is not None else None
     document = ResultDocument(merged.eval_set_id, merged.num_runs, result_id=rid, spool_dir=None)
     ids = [eval_id for _, eval_id in merged.case_keys()]
-    tally = saved_tally(merged.eval_set_id, merged.num_runs, ids, max_shown=max_shown, quiet=True)
+    tally = saved_tally(merged.eval_set_id, merged.num_runs, ids, view=view)
     try:
         for case in merged.cases(problems):
             document.add(case)

@@ -13,9 +13,9 @@ bench/report_memory.py):
 
 * every case's status (a dict entry per evalId);
 * the first ``max_shown`` cases' whole results (the console prints them in
-  detail); with ``quiet`` instead the reason lines of the cases that may be
-  printed (failed, or with a metric not evaluated), until ``max_shown`` of
-  them failed;
+  detail; :class:`ConsoleView`); with ``quiet`` instead the reason lines of the
+  cases that may be printed (failed, or with a metric not evaluated), until
+  ``max_shown`` of them failed;
 * a compact record per run (status, error, each metric's score, threshold and
   the reason of a metric that did not pass, cut to ``reason_keep``
   characters) of every case that did not pass cleanly, and of every run when
@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult, runs_of
@@ -67,6 +67,39 @@ _NOT_EVALUATED = EvalStatus.NOT_EVALUATED
 _INCOMPLETE = EvalStatus.INCOMPLETE
 
 
+class ConsoleView(NamedTuple):
+    """How the console prints an eval set's cases: ``run``'s and ``show``'s ``--quiet``,
+    ``--verbose`` and ``--max-shown``, tallied with the cases (:class:`SetTally` keeps
+    what the view prints) and carried to the console on each :class:`SetReport`.
+
+    ``quiet``: only failing cases with their reasons, and the final line; ``verbose``:
+    the reasons of passing turns too, and any extra ``details`` keys evaluators
+    recorded; ``max_shown``: detail for at most this many cases per eval set (None:
+    all), the rest counted.  A NamedTuple rather than a frozen dataclass: made once at
+    start-up, a frozen slots dataclass costs ~4.3 M instructions there (its methods
+    compiled from source), a NamedTuple ~1.1 M (valgrind cachegrind, Python 3.11).
+    """
+
+    quiet: bool = False
+    verbose: bool = False
+    max_shown: int | None = DEFAULT_MAX_SHOWN
+
+    @classmethod
+    def of_flags(cls, *, quiet: bool, verbose: bool, max_shown: int) -> ConsoleView:
+        """The view the command-line flags ask for (``--max-shown 0`` shows every case)."""
+        return cls(quiet, verbose, max_shown or None)
+
+    def at_limit(self, shown: int) -> bool:
+        """Whether ``shown`` cases printed in detail are as many as the view prints."""
+        return self.max_shown is not None and shown >= self.max_shown
+
+
+# The view a run prints with no flags.
+DEFAULT_VIEW = ConsoleView()
+# For a tally whose report is not printed (the HTML page, the API's reports): no case kept.
+NOTHING_SHOWN = ConsoleView(max_shown=0)
+
+
 @dataclass(frozen=True, slots=True)
 class ShownCase:
     """A case the console prints in detail.
@@ -96,10 +129,8 @@ class SetReport:
     # Cases not passed, and passed cases with a run that did not pass, as compact text.
     outcomes: dict[str, OutcomeText]
     shown: dict[str, ShownCase]
-    # The console view tallied: detail for at most max_shown cases (None: all), quiet, verbose.
-    max_shown: int | None
-    quiet: bool
-    verbose: bool
+    # The console view tallied (what ``shown`` holds follows it).
+    view: ConsoleView
     metric_summaries: list[MetricSummary]
     unstable: int
     gate_methods: dict[str, dict[str, int]]
@@ -151,9 +182,7 @@ class SetTally:
         eval_set_id: str,
         num_runs: int,
         *,
-        max_shown: int | None = DEFAULT_MAX_SHOWN,
-        quiet: bool = False,
-        verbose: bool = False,
+        view: ConsoleView = DEFAULT_VIEW,
         reason_keep: int | None = REASON_KEEP,
         repeats: bool | None = None,
         hold: bool = False,
@@ -165,9 +194,7 @@ class SetTally:
         """
         self.eval_set_id = eval_set_id
         self.num_runs = num_runs
-        self._max_shown = max_shown
-        self._quiet = quiet
-        self._verbose = verbose
+        self._view = view
         self._keep = reason_keep
         self._repeats = num_runs > 1 if repeats is None else repeats
         self._hold = hold
@@ -210,11 +237,11 @@ class SetTally:
         extras = case.model_extra or {}
         self._costly.add(label, extras.get(CASE_USAGE_KEY))
         self._agent_costly.add(label, extras.get(AGENT_USAGE_KEY))
-        if self._quiet:
+        if self._view.quiet:
             self._add_quiet(case, status, has_not_evaluated)
         elif eval_id in self._shown:
             self._shown[eval_id].append(case)
-        elif first and (self._max_shown is None or len(self._shown) < self._max_shown):
+        elif first and not self._view.at_limit(len(self._shown)):
             self._shown[eval_id] = [case]
 
     def _tally_metrics(self, case: EvalCaseResult) -> None:
@@ -232,7 +259,7 @@ class SetTally:
     ) -> None:
         # --quiet prints failed and incomplete cases; whether a case is either is known at
         # finish (judgeFailures; the mean over runs), so the ones that may be are kept until then.
-        full = self._max_shown is not None and self._certain_shown >= self._max_shown
+        full = self._view.at_limit(self._certain_shown)
         if full and case.eval_id not in self._quiet_cases:
             return  # max_shown failed cases came before: no later case is printed in detail
         candidate = self._hold or self._repeats or status is _FAILED or has_not_evaluated
@@ -245,7 +272,7 @@ class SetTally:
             quiet_case = self._quiet_cases[case.eval_id] = _QuietCase(case.run_id, case.score)
         elif case.run_id < quiet_case.run_id:
             quiet_case.run_id, quiet_case.score = case.run_id, case.score
-        lines = reason_lines(case, multi_run=self.num_runs > 1, verbose=self._verbose)
+        lines = reason_lines(case, multi_run=self.num_runs > 1, verbose=self._view.verbose)
         if lines:
             quiet_case.lines.append((case.run_id, lines))
 
@@ -279,9 +306,7 @@ class SetTally:
             statuses=statuses,
             outcomes=outcomes,
             shown=self._shown_cases(statuses, outcomes),
-            max_shown=self._max_shown,
-            quiet=self._quiet,
-            verbose=self._verbose,
+            view=self._view,
             metric_summaries=self._metrics.summaries(),
             unstable=self._unstable,
             gate_methods=self._gates,
@@ -314,7 +339,7 @@ class SetTally:
     def _shown_cases(
         self, statuses: dict[str, EvalStatus], outcomes: dict[str, OutcomeText]
     ) -> dict[str, ShownCase]:
-        if not self._quiet:
+        if not self._view.quiet:
             return {
                 eval_id: ShownCase(
                     eval_id, statuses[eval_id], tuple(sorted(runs, key=lambda r: r.run_id))
@@ -325,7 +350,7 @@ class SetTally:
         for eval_id, status in statuses.items():
             if status not in (_FAILED, _INCOMPLETE):
                 continue
-            if self._max_shown is not None and len(shown) >= self._max_shown:
+            if self._view.at_limit(len(shown)):
                 break
             outcome = outcomes[eval_id]
             # Not kept: a judgeFailures list naming a case with no metric left unevaluated
@@ -368,28 +393,14 @@ class ReportSink:
     :attr:`reports` holds the finished eval sets' :class:`SetReport` objects.
     """
 
-    def __init__(
-        self,
-        *,
-        max_shown: int | None = DEFAULT_MAX_SHOWN,
-        quiet: bool = False,
-        verbose: bool = False,
-    ) -> None:
-        self._max_shown = max_shown
-        self._quiet = quiet
-        self._verbose = verbose
+    def __init__(self, *, view: ConsoleView = DEFAULT_VIEW) -> None:
+        self._view = view
         self._tally: SetTally | None = None
         self.reports: list[SetReport] = []
 
     def begin_set(self, eval_set_id: str, num_runs: int) -> None:
         """Start tallying an eval set of ``num_runs`` runs."""
-        self._tally = SetTally(
-            eval_set_id,
-            num_runs,
-            max_shown=self._max_shown,
-            quiet=self._quiet,
-            verbose=self._verbose,
-        )
+        self._tally = SetTally(eval_set_id, num_runs, view=self._view)
 
     def add(self, case: EvalCaseResult) -> None:
         """Count one finished case (result-file order)."""
@@ -474,15 +485,9 @@ def overall_status(reports: Sequence[SetReport]) -> EvalStatus:
     return outcome(reports).status
 
 
-def set_report(
-    result: EvalSetResult,
-    *,
-    max_shown: int | None = DEFAULT_MAX_SHOWN,
-    quiet: bool = False,
-    verbose: bool = False,
-) -> SetReport:
+def set_report(result: EvalSetResult, *, view: ConsoleView = DEFAULT_VIEW) -> SetReport:
     """The :class:`SetReport` of a whole result (:func:`source_report` of it)."""
-    return source_report(HeldResult(result), max_shown=max_shown, quiet=quiet, verbose=verbose)
+    return source_report(HeldResult(result), view=view)
 
 
 def saved_tally(
@@ -490,18 +495,14 @@ def saved_tally(
     num_runs: int,
     eval_ids: Sequence[str],
     *,
-    max_shown: int | None = DEFAULT_MAX_SHOWN,
-    quiet: bool = False,
-    verbose: bool = False,
+    view: ConsoleView = DEFAULT_VIEW,
 ) -> SetTally:
     """The tally of saved case results (``eval_ids``: each one's evalId, in order): reasons
     whole, every case held for --quiet (a saved judgeFailures may name any case)."""
     return SetTally(
         eval_set_id,
         num_runs,
-        max_shown=max_shown,
-        quiet=quiet,
-        verbose=verbose,
+        view=view,
         reason_keep=None,
         repeats=True if len(set(eval_ids)) != len(eval_ids) else None,
         hold=True,
@@ -511,21 +512,12 @@ def saved_tally(
 def source_report(
     source: CaseSource,
     *,
-    max_shown: int | None = DEFAULT_MAX_SHOWN,
-    quiet: bool = False,
-    verbose: bool = False,
+    view: ConsoleView = DEFAULT_VIEW,
     problems: list[Problem] | None = None,
 ) -> SetReport:
     """The :class:`SetReport` of a saved result, its cases tallied as they are read (reasons
     whole, as the result holds them); ``problems``: see :meth:`CaseSource.cases`."""
-    tally = saved_tally(
-        source.head.eval_set_id,
-        runs_of(source),
-        source.eval_ids,
-        max_shown=max_shown,
-        quiet=quiet,
-        verbose=verbose,
-    )
+    tally = saved_tally(source.head.eval_set_id, runs_of(source), source.eval_ids, view=view)
     for case in source.cases(problems):
         tally.add(case)
     summaries = source.case_summaries(problems) if tally.num_runs > 1 else None
@@ -534,7 +526,10 @@ def source_report(
 
 __all__ = [
     "DEFAULT_MAX_SHOWN",
+    "DEFAULT_VIEW",
+    "NOTHING_SHOWN",
     "REASON_KEEP",
+    "ConsoleView",
     "ReportSink",
     "SetReport",
     "SetTally",

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -32,7 +31,7 @@ from rich.text import Text
 from agenteval import api
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import EVALSET_SUFFIX, METRICS_SUFFIX, expand_evalset_paths
-from agenteval.report.console import render_results
+from agenteval.report.console import ConsoleView, render_results
 from agenteval.report.safe_text import escape_control
 from agenteval.watch.changes import pass_changes
 from agenteval.watch.pairs import PairKey, PairResult, PassOutcome, score_pass
@@ -43,15 +42,6 @@ DEBOUNCE_MS = 300
 STEP_MS = 50
 # How long the watcher waits for a change before it says it is ready (and then idles).
 READY_MS = 200
-
-
-@dataclass(frozen=True, slots=True)
-class WatchView:
-    """How each pass prints its results (``run``'s ``--quiet``, ``--verbose``, ``--max-shown``)."""
-
-    quiet: bool = False
-    verbose: bool = False
-    max_shown: int | None = None
 
 
 def refusals(flags: Mapping[str, object], options: api.Options) -> list[Problem]:
@@ -76,7 +66,8 @@ def refusals(flags: Mapping[str, object], options: api.Options) -> list[Problem]
 class Watcher:
     """The state kept between passes: the last good results and the files to watch."""
 
-    def __init__(self, specs: list[str], options: api.Options, view: WatchView) -> None:
+    def __init__(self, specs: list[str], options: api.Options, view: ConsoleView) -> None:
+        """``view``: how each pass prints its results (``run``'s flags)."""
         self.specs = specs
         self.options = options
         self.view = view
@@ -129,13 +120,7 @@ class Watcher:
             )
         for failure in outcome.judge_failures[:1]:
             self.out.print(f"judge: not evaluated: {escape_control(failure)}", markup=False)
-        render_results(
-            self.out,
-            outcome.results,
-            quiet=self.view.quiet,
-            verbose=self.view.verbose,
-            max_shown=self.view.max_shown,
-        )
+        render_results(self.out, outcome.results, view=self.view)
 
     def _problems(self, problems: Iterable[Problem], label: str, style: str) -> None:
         for problem in problems:
@@ -249,7 +234,7 @@ def _rescored_text(outcome: PassOutcome) -> str:
 
 
 def watch_run(
-    specs: list[str], options: api.Options, view: WatchView, flags: Mapping[str, object]
+    specs: list[str], options: api.Options, view: ConsoleView, flags: Mapping[str, object]
 ) -> int:
     """``run --watch``: a first pass, then one per save, until Ctrl-C (exit 0)."""
     problems = refusals(flags, options)
@@ -266,4 +251,4 @@ def watch_run(
     return 0
 
 
-__all__ = ["DEBOUNCE_MS", "WatchView", "Watcher", "refusals", "watch_run"]
+__all__ = ["DEBOUNCE_MS", "Watcher", "refusals", "watch_run"]
