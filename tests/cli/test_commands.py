@@ -250,6 +250,23 @@ def test_shipped_example_runs(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("*.evalset_result.json"))) == 4
 
 
+def test_merge_verbose_prints_the_failed_cases_as_show_quiet_verbose(tmp_path: Path) -> None:
+    """merge prints the merged run's failures as ``run -q`` does; ``-v`` adds what ``-v``
+    adds there (a failed case's passing turns and details), as its help says."""
+    full = tmp_path / "full"
+    agenteval_cli(
+        "run", "--evalset", str(ROOT / "evalsets" / "help-center.evalset.json"),
+        "--metrics", str(ROOT / "metrics"), "--output", str(full), "-q",
+    )  # fmt: skip
+    (result,) = full.glob("*.evalset_result.json")
+    shown = agenteval_cli("show", str(result), "-q", "-v")
+    plain = agenteval_cli("merge", str(result), "-o", str(tmp_path / "a.json"), "-q")
+    verbose = agenteval_cli("merge", str(result), "-o", str(tmp_path / "b.json"), "-q", "-v")
+    assert verbose.returncode == plain.returncode == shown.returncode == 1, verbose.stderr
+    assert verbose.stdout == shown.stdout
+    assert len(verbose.stdout.splitlines()) > len(plain.stdout.splitlines())
+
+
 @pytest.mark.parametrize("count", [2, 3, 5])
 def test_shards_merge_to_the_full_run(tmp_path: Path, count: int) -> None:
     """--shard I/N runs, then `merge`, equal a single full run (summary and per-case results)."""

@@ -19,8 +19,8 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.inputs.result_inputs import read_parts
 from agenteval.report import console as console_report
+from agenteval.report.merge_writer import MERGE_VIEW, spool_merge, write_merged
 from agenteval.report.merge_writer import close as close_spools
-from agenteval.report.merge_writer import spool_merge, write_merged
 from agenteval.report.run_notes import RunNotes
 from agenteval.results.fingerprints import digest_file
 from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
@@ -37,6 +37,7 @@ class MergeSettings:
     allow_partial: bool = False
     store: str | None = None
     quiet: bool = False
+    verbose: bool = False
 
 
 def merge(
@@ -78,7 +79,7 @@ def merge(
 ) -> None:
     """Join shard results into one result whose summary equals a single full run."""
     settings = MergeSettings(
-        tuple(parts), out, tuple(evalset), app_name, allow_partial, store, quiet
+        tuple(parts), out, tuple(evalset), app_name, allow_partial, store, quiet, verbose
     )
     exit_with(verbose, partial(merge_results, settings))
 
@@ -112,7 +113,9 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
         raise ConfigError(
             [Problem(str(out), "", f"{len(planned)} eval sets to write; give a directory")]
         )
-    spooled = spool_merge(planned, app_name=None if single else settings.app_name)
+    # --verbose: the printed cases' passing turns and details too, as ``run -q -v``.
+    view = MERGE_VIEW._replace(verbose=settings.verbose)
+    spooled = spool_merge(planned, app_name=None if single else settings.app_name, view=view)
     try:
         written = write_merged(spooled, out)
     finally:
