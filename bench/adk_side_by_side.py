@@ -56,6 +56,19 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         ratio 0.513, agenteval cpu 494 µs/case (adk 963); one run alone 4.25 s wall, 4.18 s
         CPU, of which start-up 0.42 s (a 10-case run; importing pydantic, rich, typer and
         httpx alone 0.24 s)
+    main d73d5d3 (2026-12-02, load ~0.9): ratio 0.498 (rounds 0.428, 0.498, 0.492), cpu
+        ratio 0.490 (0.421-0.490), agenteval cpu 363 µs/case (adk 742); 18.66 G
+        instructions against 20.81 G for c1858e8 measured beside it (-215 k a case,
+        -10.3 %; 0.260 of ADK's 71.8 G); a 10,000-case run's CPU min 2.57 s, median 3.25,
+        against 3.00 and 3.55 for c1858e8 (5 runs each, alternated).  What changed: case
+        summaries built as plain data and written by orjson (272 k -> ~121 k instructions a
+        case; models only when a summary is kept), each case parsed once by the up-front
+        checks (the stdlib decoder's value, which finding the case's end gives anyway) and
+        validated again from its text, a cheaper unknown-key walk, and the run no longer
+        loading the JSON Schema module.  Tried and not kept: the case results written from
+        plain data by a walker of the result models (377 k -> 304 k instructions a case, ~4 %
+        of the run) -- a second writer of the result format beside pydantic's, with a
+        fallback to it for what orjson cannot write; not worth two paths for one job.
 
 What stands between this and 0.25, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
