@@ -397,6 +397,8 @@ def hook(frame, event, arg):
     if caller.f_code.co_name != "create_schema_validator":
         return
     count[0] += 1
+    if target == 0:
+        print("enum read", file=sys.stderr)
     if count[0] == target:
         sys.setprofile(None)
         os.kill(os.getpid(), sig)
@@ -406,19 +408,33 @@ runpy.run_module("agenteval", run_name="__main__", alter_sys=True)
 """
 
 
-# Every validator is built while the command line is imported, before a command's guard runs
-# (tests/cli/test_guard.py covers one built inside it).
-@pytest.mark.parametrize("point", [1, 30, 60])
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_inside_a_schema_build_is_one_interrupted_line(
-    small_suite: Path, tmp_path: Path, point: int, sig: signal.Signals
-) -> None:
-    args = ["run", "--evalset", str(small_suite), "--output", str(tmp_path / "out"), "-q"]
-    done = subprocess.run(
-        [sys.executable, "-c", SCHEMA_HOOK, str(point), str(int(sig)), *args],
+def schema_run(suite: Path, out: Path, target: int, sig: int) -> subprocess.CompletedProcess[str]:
+    args = ["run", "--evalset", str(suite), "--output", str(out), "-q"]
+    return subprocess.run(
+        [sys.executable, "-c", SCHEMA_HOOK, str(target), str(sig), *args],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
-    where = f"call {point}, {sig.name}: {done.stdout + done.stderr}"
+
+
+@pytest.fixture(scope="module")
+def enum_reads(small_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> int:
+    """How many enum reads the validator builds of a run make (a signal-free run counts)."""
+    probe = schema_run(small_suite, tmp_path_factory.mktemp("probe"), 0, 0)
+    reads = probe.stderr.count("enum read")
+    assert probe.returncode == 1 and reads > 0, probe.stderr
+    return reads
+
+
+# Every validator is built while the command line is imported, before a command's guard runs
+# (tests/cli/test_guard.py covers one built inside it).
+@pytest.mark.parametrize("point", ["first", "middle", "last"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_inside_a_schema_build_is_one_interrupted_line(
+    small_suite: Path, enum_reads: int, tmp_path: Path, point: str, sig: signal.Signals
+) -> None:
+    target = {"first": 1, "middle": (enum_reads + 1) // 2, "last": enum_reads}[point]
+    done = schema_run(small_suite, tmp_path / "out", target, int(sig))
+    where = f"read {target} of {enum_reads}, {sig.name}: {done.stdout + done.stderr}"
     assert done.returncode == 3, where
     assert "Traceback" not in done.stderr and "SchemaError" not in done.stderr, where
     assert len(interrupted_lines(done.stdout, done.stderr)) == 1, where
