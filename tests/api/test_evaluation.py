@@ -132,6 +132,23 @@ def test_shards_split_the_cases_between_them(tmp_path: Path) -> None:
     ]
 
 
+def test_a_shard_that_holds_no_case_says_so(tmp_path: Path) -> None:
+    from agenteval.results.sharding import shard_of
+
+    answers = {f"case-{i}": ("a", "a") for i in range(3)}
+    path = str(write_suite(tmp_path, answers))
+    held = {shard_of("geo", eval_id, 9) for eval_id in answers}
+    empty = min(set(range(1, 10)) - held)
+    prepared = prepare([path], Options(shard=f"{empty}/9"))
+    assert [len(plan.cases) for plan in prepared.plans] == [0]
+    assert [str(w) for w in prepared.warnings] == [
+        f"--shard: shard {empty}/9 holds none of the 3 cases (cases are split by a stable "
+        "hash of evalSetId and evalId: with few cases some shards are empty; use fewer shards)"
+    ]
+    full = prepare([path], Options(shard=f"{min(held)}/9"))
+    assert full.warnings == [] and sum(len(plan.cases) for plan in full.plans) > 0
+
+
 def test_warnings_for_a_missing_metric_file_and_a_renamed_eval_set(tmp_path: Path) -> None:
     path = write_suite(tmp_path, ANSWERS, eval_set_id="geography")
     (tmp_path / "geo.metrics.json").unlink()

@@ -251,7 +251,9 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     prices = _prices(options, plans, found)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
-    _narrow(plans, options)
+    empty = _narrow(plans, options)
+    if empty is not None:
+        found.warnings.append(empty)
     shared = _shared_traces(plans, traces, options.num_runs)
     if shared is not None:
         found.warnings.append(shared)
@@ -297,11 +299,13 @@ def _case_aggregator(name: str | None, found: Findings) -> CaseAggregator | None
     return aggregator
 
 
-def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> None:
-    """Complete each plan's fingerprint and keep the ``--case`` and ``--shard`` cases."""
+def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> Problem | None:
+    """Complete each plan's fingerprint and keep the ``--case`` and ``--shard`` cases; a
+    warning when the shard holds none of them (the run then evaluates nothing: exit 1)."""
     shard = _parse_shard(options.shard)
     traces_digest = _traces_digest(options.traces)
     wanted = set(options.cases)
+    selected = 0
     for plan in plans:
         if plan.fingerprint is not None:
             plan.fingerprint.traces = traces_digest
@@ -310,7 +314,19 @@ def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> None:
         if wanted:
             plan.cases = plan.cases.where(wanted.__contains__)
         if shard is not None:
+            selected += len(plan.cases)
             plan.cases = plan.cases.where(partial(_in_shard, plan.eval_set_id, shard))
+    if shard is None or not selected or any(len(plan.cases) for plan in plans):
+        return None
+    # Cases go to shards by a hash, so with few cases a shard can be empty by chance; the
+    # run has nothing to pass, and a CI job would fail with no case named: say why.
+    return Problem(
+        "--shard",
+        "",
+        f"shard {shard} holds none of the {selected} case{'s' if selected != 1 else ''}",
+        "cases are split by a stable hash of evalSetId and evalId: with few cases some "
+        "shards are empty; use fewer shards",
+    )
 
 
 def check_metrics_file(path: Path, options: Options) -> tuple[list[Problem], list[Problem]]:
