@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_text
 from agenteval.inputs.loading import parse_traces
-from agenteval.schema.evalset import Message
+from agenteval.schema.evalset import Message, Usage
 
 
 def test_json_text_rules() -> None:
@@ -29,6 +29,30 @@ def test_results_attach_to_calls_by_id() -> None:
     ]
     assert turn.final_response is not None and turn.final_response.content == "done"
     assert [m.content for m in turn.intermediate_responses or []] == ["thinking"]
+
+
+def recorded_usage(*calls: tuple[int, int, int, str]) -> Usage | None:
+    recorder = TurnRecorder(Message(role="user", content="hi"))
+    for tokens_in, tokens_out, cached, model in calls:
+        recorder.model_usage(
+            Usage(
+                input_tokens=tokens_in,
+                output_tokens=tokens_out,
+                cached_input_tokens=cached,
+                model=model,
+            )
+        )
+    return recorder.finish("done").usage
+
+
+def test_model_calls_add_up_and_two_models_have_no_single_price() -> None:
+    usage = recorded_usage((100, 20, 40, "openai:gpt-4o"), (50, 10, 0, "openai:gpt-4o"))
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens) == (150, 30, 40)
+    assert (usage.inference_calls, usage.model) == (2, "openai:gpt-4o")
+    mixed = recorded_usage((100, 20, 0, "openai:gpt-4o"), (1, 0, 0, "anthropic:claude"))
+    assert mixed is not None and (mixed.inference_calls, mixed.model) == (2, "")
+    assert recorded_usage() is None
 
 
 def test_record_file_reads_back_as_traces(tmp_path: Path) -> None:

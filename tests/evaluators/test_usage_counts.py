@@ -1,11 +1,13 @@
 """``tool_call_count``, ``inference_call_count``, ``token_usage`` from three sources, end to end.
 
 The same turn — two tool calls, two model calls of ``openai:gpt-4o`` spending 100 + 20
-and 50 + 10 tokens — reaches agenteval three ways: a ``cmd:`` agent's ``usage`` on its
-``message`` and ``final`` lines, an AG-UI server's ``RUN_FINISHED.usage`` entries, and
-an OTLP file's ``chat`` spans with ``gen_ai.usage.*``.  Each gives 2 tool calls, 2
-inference calls, 180 tokens (150 in, 30 out) and, at the built-in $2.50 / $10 per
-million, $0.000675.  ``token_usage`` has threshold 100, an upper bound: it fails;
+(40 of the 100 served by the provider's prompt cache) and 50 + 10 tokens — reaches
+agenteval three ways: a ``cmd:`` agent's ``usage`` on its ``message`` and ``final`` lines
+(``cachedInputTokens``), an AG-UI server's ``RUN_FINISHED.usage`` entries
+(``cachedInputTokens``), and an OTLP file's ``chat`` spans with ``gen_ai.usage.*``
+(``cache_read.input_tokens``).  Each gives 2 tool calls, 2 inference calls, 180 tokens
+(150 in, 30 out) and, at the built-in $2.50 / $1.25 cached / $10 per million, $0.000625
+($0.000675 if the cached tokens were priced as fresh input).  ``token_usage`` has threshold 100, an upper bound: it fails;
 ``tool_call_count`` has 3: it passes; ``inference_call_count`` none: informational.
 """
 
@@ -47,8 +49,9 @@ METRICS = [
     {"metricName": "inference_call_count"},
     {"metricName": "token_usage", "threshold": 100},
 ]
-CALLS = [(100, 20), (50, 10)]
-COST = (150 * 2.5 + 30 * 10) / 1_000_000
+# (input, output, of the input those the prompt cache served) of each model call
+CALLS = [(100, 20, 40), (50, 10, 0)]
+COST = (110 * 2.5 + 40 * 1.25 + 30 * 10) / 1_000_000
 
 WORKER = r"""
 import json, sys
@@ -61,7 +64,7 @@ for line in sys.stdin:
     for i, city in enumerate(["paris", "rome"]):
         send({"type": "tool_call", "id": f"c{i}", "name": "weather", "arguments": {"city": city}})
         send({"type": "tool_result", "id": f"c{i}", "result": "sunny"})
-    send({"type": "message", "content": "checking", "usage": {"inputTokens": 100, "outputTokens": 20, "model": "openai:gpt-4o"}})
+    send({"type": "message", "content": "checking", "usage": {"inputTokens": 100, "outputTokens": 20, "cachedInputTokens": 40, "model": "openai:gpt-4o"}})
     send({"type": "final", "content": "sunny in both", "usage": {"inputTokens": 50, "outputTokens": 10, "model": "openai:gpt-4o"}})
 """
 
@@ -125,8 +128,14 @@ def agui_events(data: RunAgentInput) -> Iterator[Any]:
     yield TextMessageContentEvent(message_id="m1", delta="sunny in both")
     yield TextMessageEndEvent(message_id="m1")
     usage = [
-        TokenUsage(provider="openai", model="gpt-4o", input_tokens=i, output_tokens=o)
-        for i, o in CALLS
+        TokenUsage(
+            provider="openai",
+            model="gpt-4o",
+            input_tokens=i,
+            output_tokens=o,
+            cached_input_tokens=c,
+        )
+        for i, o, c in CALLS
     ]
     yield RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id, usage=usage)
 
@@ -167,7 +176,9 @@ def test_usage_from_an_otlp_file(tmp_path: Path) -> None:
             ),
         },
     ):
-        for (tokens_in, tokens_out), text in zip(CALLS, ["checking", "sunny in both"], strict=True):
+        for (tokens_in, tokens_out, cached), text in zip(
+            CALLS, ["checking", "sunny in both"], strict=True
+        ):
             out = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
             with tracer.start_as_current_span(
                 "chat gpt-4o",
@@ -177,6 +188,7 @@ def test_usage_from_an_otlp_file(tmp_path: Path) -> None:
                     "gen_ai.request.model": "gpt-4o",
                     "gen_ai.usage.input_tokens": tokens_in,
                     "gen_ai.usage.output_tokens": tokens_out,
+                    "gen_ai.usage.cache_read.input_tokens": cached,
                     "gen_ai.output.messages": json.dumps(out),
                 },
             ):

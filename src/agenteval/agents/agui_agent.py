@@ -51,7 +51,7 @@ from agenteval.agents.adapter import (
 from agenteval.agents.recorder import parse_json_text
 from agenteval.agents.text import printable
 from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
-from agenteval.schema.evalset import Invocation
+from agenteval.schema.evalset import Invocation, Usage
 from agenteval.schema.evalset import Message as EvalMessage
 
 _events: TypeAdapter[Event] = TypeAdapter(Event)
@@ -106,8 +106,8 @@ class _Run:
     )  # message id, call id, content
     finished: bool = False
     last_text: str | None = None
-    # RUN_FINISHED.usage entries: (input tokens, output tokens, "provider:model" or "").
-    usage: list[tuple[int, int, str]] = field(default_factory=list)
+    # RUN_FINISHED.usage entries, one a model call ("provider:model" or "" as the model).
+    usage: list[Usage] = field(default_factory=list)
 
 
 class _CappedBody:
@@ -217,7 +217,7 @@ class AguiSession:
                     )
             texts.extend("".join(parts) for parts in run.texts.values())
             for spent in run.usage:
-                recorder.model_usage(*spent)  # each usage entry: one model call
+                recorder.model_usage(spent)  # each usage entry: one model call
             self._remember(run)
             if not pending:
                 break
@@ -379,7 +379,16 @@ def _apply(run: _Run, event: Any) -> None:
         run.finished = True
         for entry in getattr(event, "usage", None) or ():
             model = f"{entry.provider}:{entry.model}" if entry.provider and entry.model else ""
-            run.usage.append((entry.input_tokens or 0, entry.output_tokens or 0, model))
+            # AG-UI's counts are totals and their named parts: cachedInputTokens is part of
+            # inputTokens, as in a turn's usage (cache writes have no place there yet).
+            spent = Usage(
+                input_tokens=entry.input_tokens or 0,
+                output_tokens=entry.output_tokens or 0,
+                cached_input_tokens=min(entry.cached_input_tokens or 0, entry.input_tokens or 0),
+                model=model,
+                inference_calls=1,
+            )
+            run.usage.append(spent)
 
 
 class AguiAgent(SlottedAdapter):

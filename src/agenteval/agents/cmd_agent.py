@@ -493,10 +493,10 @@ class CmdSession:
             elif isinstance(reply, MessageReply):
                 recorder.message(reply.content)
                 if reply.usage is not None:
-                    recorder.model_usage(*usage_of(reply.usage))
+                    recorder.model_usage(usage_of(reply.usage))
             elif isinstance(reply, FinalReply):
                 if reply.usage is not None:
-                    recorder.model_usage(*usage_of(reply.usage))
+                    recorder.model_usage(usage_of(reply.usage))
                 return recorder.finish(reply.content)
             elif isinstance(reply, ErrorReply):
                 raise AgentTurnError(f"agent reported an error: {printable(reply.message)}")

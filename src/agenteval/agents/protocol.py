@@ -41,7 +41,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+from agenteval.schema.evalset import Usage
 
 
 class _Reply(BaseModel):
@@ -73,6 +75,14 @@ class ReplyUsage(BaseModel):
     input_tokens: int = Field(default=0, ge=0, alias="inputTokens")
     output_tokens: int = Field(default=0, ge=0, alias="outputTokens")
     model: str = ""
+    # Of inputTokens, those the provider's prompt cache served (priced at the cached rate).
+    cached_input_tokens: int = Field(default=0, ge=0, alias="cachedInputTokens")
+
+    @model_validator(mode="after")
+    def _cached_within_input(self) -> ReplyUsage:
+        if self.cached_input_tokens > self.input_tokens:
+            raise ValueError("cachedInputTokens is part of inputTokens, so at most inputTokens")
+        return self
 
 
 class MessageReply(_Reply):
@@ -98,9 +108,15 @@ class ErrorReply(_Reply):
     message: str
 
 
-def usage_of(usage: ReplyUsage) -> tuple[int, int, str]:
-    """(input tokens, output tokens, model) of a line's usage."""
-    return usage.input_tokens, usage.output_tokens, usage.model
+def usage_of(usage: ReplyUsage) -> Usage:
+    """What the model call behind a line spent, as a turn's ``usage`` counts it."""
+    return Usage(
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        cached_input_tokens=usage.cached_input_tokens,
+        model=usage.model,
+        inference_calls=1,
+    )
 
 
 AgentReply = Annotated[

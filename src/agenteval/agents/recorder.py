@@ -51,21 +51,18 @@ class TurnRecorder:
         self.started = time.time()
         self.usage: Usage | None = None  # what the agent said its model calls used
 
-    def model_usage(self, input_tokens: int, output_tokens: int, model: str) -> None:
-        """Count one model call the agent reported (``usage`` on a message or final line)."""
+    def model_usage(self, call: Usage) -> None:
+        """Count one model call the agent reported (``usage`` on a ``cmd:`` message or final
+        line, an AG-UI ``RUN_FINISHED`` usage entry): ``call`` is what that call spent."""
         usage = self.usage
         if usage is None:
-            self.usage = Usage(
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                inference_calls=1,
-                model=model,
-            )
+            self.usage = call.model_copy(update={"inference_calls": 1})
             return
-        usage.input_tokens += input_tokens
-        usage.output_tokens += output_tokens
+        usage.input_tokens += call.input_tokens
+        usage.output_tokens += call.output_tokens
+        usage.cached_input_tokens += call.cached_input_tokens
         usage.inference_calls += 1
-        if usage.model != model:
+        if usage.model != call.model:
             usage.model = ""  # several models: no single price
 
     def tool_call(self, call_id: str, name: str, arguments: Any) -> None:
