@@ -111,10 +111,14 @@ def test_usage_from_a_cmd_agent(tmp_path: Path) -> None:
     evalset = write_evalset(tmp_path, "trip", [case()], METRICS)
     run = run_cli(
         "run", "--evalset", str(evalset), "--agent", f"cmd:{sys.executable} {worker}",
-        "--json", str(tmp_path / "run.json"),
+        "--json", str(tmp_path / "run.json"), "--markdown", str(tmp_path / "run.md"),
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
     check(tmp_path / "run.json")
+    # The Markdown summary's cost table says what the console says (cached tokens priced).
+    spent = "2 model calls, 150 input + 30 output tokens · $0.000625"
+    assert f"| trip | — | {spent} |" in (tmp_path / "run.md").read_text()
+    assert f"agent usage: {spent}" in run.stdout
 
 
 def agui_events(data: RunAgentInput) -> Iterator[Any]:

@@ -142,6 +142,31 @@ def test_all_passed_has_no_failing_table() -> None:
     assert len(rendered_tables(text)) == 2
 
 
+def test_what_the_judge_and_the_agent_spent_is_a_cost_table() -> None:
+    judged = eval_set_result("judged", [case_result("judged", "a", [metric("m", 1.0)])])
+    judged.judge_usage = {
+        "total": {
+            "calls": 12, "cacheHits": 3, "retries": 1, "promptTokens": 1200,
+            "completionTokens": 300, "costUsd": 0.0123, "unpricedCalls": 0,
+        }
+    }  # fmt: skip
+    judged.agent_usage = {
+        "turns": 2, "inferenceCalls": 4, "inputTokens": 1000, "outputTokens": 200,
+        "costUsd": 0.0051, "unpricedTurns": 0, "turnsWithoutUsage": 0,
+    }  # fmt: skip
+    plain = eval_set_result("plain", [case_result("plain", "b", [metric("m", 1.0)])])
+    _, _, cost = rendered_tables(markdown_summary([judged, plain]))
+    assert cost == [
+        ["eval set", "judge", "agent under test"],
+        [
+            "judged",
+            "12 calls, 3 from cache, 1 retries, 1,200 prompt + 300 completion tokens · $0.0123",
+            "4 model calls, 1,000 input + 200 output tokens · $0.0051",
+        ],
+    ]
+    assert "### Cost" not in markdown_summary([plain])
+
+
 def test_long_reasons_and_many_cases_are_capped() -> None:
     cases = [
         case_result("s", f"c{i:03d}", [metric("m", 0.0, reason=f"{i} " + "x" * 1000)])

@@ -10,7 +10,7 @@ render the same.  The caller supplies the ``Console`` (which handles
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.padding import Padding
@@ -28,7 +28,11 @@ from agenteval.report.console_tables import (
     summary_table,
 )
 from agenteval.report.gc_pause import collector_paused
-from agenteval.report.judge_cost import cost_text, costliest_text, metric_costs_text
+from agenteval.report.judge_cost import (
+    costliest_text,
+    judge_usage_text,
+    metric_costs_text,
+)
 from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import (
@@ -221,9 +225,9 @@ def _render_summary(console: Console, report: SetReport) -> None:
         note = Text(f"{name} decided by: ", style="bold")
         note.append(" · ".join(f"{count} {method}" for method, count in methods.items()))
         console.print(note)
-    usage = _judge_usage_text(report.judge_usage)
+    usage = judge_usage_text(report.judge_usage)
     if usage:
-        console.print(Text("judge: ", style="bold") + Text(usage, style="dim"))
+        console.print(Text("judge: ", style="bold") + Text(escape_control(usage), style="dim"))
         for line in judge_cost_lines(report):
             console.print(line)
     for line in agent_cost_lines(report):
@@ -248,19 +252,6 @@ def gate_methods(cases: Iterable[EvalCaseResult]) -> dict[str, dict[str, int]]:
             if isinstance(methods, dict):
                 add_gate_methods(totals, metric.metric_name, methods)
     return totals
-
-
-def _judge_usage_text(usage: dict[str, Any] | None) -> str:
-    total = usage.get("total") if isinstance(usage, dict) else None
-    if not isinstance(total, dict) or not (total.get("calls") or total.get("cacheHits")):
-        return ""
-    text = (
-        f"{total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
-        f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
-        f"{total.get('completionTokens', 0):,} completion tokens"
-    )
-    cost = cost_text(total)
-    return f"{text} · {escape_control(cost)}" if cost else text
 
 
 def judge_cost_lines(report: SetReport) -> list[Text]:

@@ -47,6 +47,21 @@ def cost_text(usage: Mapping[str, Any] | None) -> str:
     return priced_text(usage, "unpricedCalls", "call")
 
 
+def judge_usage_text(usage: Mapping[str, Any] | None) -> str:
+    """``12 calls, 3 from cache, 0 retries, 1,200 prompt + 300 completion tokens · $0.0123``
+    of a ``judgeUsage`` (its ``total``); "" when the judge was not asked."""
+    total = usage.get("total") if isinstance(usage, Mapping) else None
+    if not isinstance(total, Mapping) or not (total.get("calls") or total.get("cacheHits")):
+        return ""
+    text = (
+        f"{total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
+        f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
+        f"{total.get('completionTokens', 0):,} completion tokens"
+    )
+    cost = cost_text(total)
+    return f"{text} · {cost}" if cost else text
+
+
 def priced_text(usage: Mapping[str, Any], unpriced_key: str, noun: str) -> str:
     """``costUsd`` worded with the ``noun``s counted under ``unpriced_key`` that have no price.
 
@@ -117,6 +132,7 @@ __all__ = [
     "CostliestCases",
     "cost_text",
     "costliest_text",
+    "judge_usage_text",
     "metric_costs_text",
     "priced_text",
     "usd",

@@ -1,9 +1,9 @@
 """Markdown summary (``--markdown FILE`` and GitHub's job summary).
 
-Three parts: pass rate per eval set (with a total row when there are
+Four parts: pass rate per eval set (with a total row when there are
 several), metric averages over every case and run (not_evaluated results
-skipped, as in the console report), and the cases that did not pass with
-why; then the run's warnings, if any (counted in the headline, a flood of one
+skipped, as in the console report), what the judge and the agent under test
+spent (when either did), and the cases that did not pass with why; then the run's warnings, if any (counted in the headline, a flood of one
 kind collapsed as on the console).  Case statuses are the in-memory ones that
 decide the exit code.
 
@@ -20,8 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TypedDict, Unpack
 
+from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS, format_score
+from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes, count_text
 from agenteval.report.safe_text import BIDI_CONTROLS
@@ -177,6 +179,21 @@ def _metric_table(reports: Sequence[SetReport]) -> list[str]:
     return [*header, *rows, ""]
 
 
+def _cost_table(reports: Sequence[SetReport]) -> list[str]:
+    """What the judge and the agent under test spent per eval set (as the console says it)."""
+    rows: list[str] = []
+    for report in reports:
+        judge = judge_usage_text(report.judge_usage)
+        agent = agent_usage_text(report.agent_usage)
+        if judge or agent:
+            name = cell(report.eval_set_id or "(unnamed)")
+            rows.append(_row(name, cell(judge or "—"), cell(agent or "—")))
+    if not rows:
+        return []
+    header = ["### Cost", "", _row("eval set", "judge", "agent under test"), _rule("l", "l", "l")]
+    return [*header, *rows, ""]
+
+
 def _why(outcome: OutcomeText, reason_cap: int | None) -> str:
     parts = outcome.unevaluated(reason_cap)
     parts += [s.text(reason_cap) for s in outcome.shortfalls()]
@@ -256,6 +273,7 @@ def markdown_report(
     lines = _headline(reports, title, elapsed, notes)
     lines += _pass_rate_table(reports)
     lines += _metric_table(reports)
+    lines += _cost_table(reports)
     lines += _case_table(reports, max_cases, reason_cap)
     lines += _warning_list(notes.lines())
     return "\n".join(lines).rstrip("\n") + "\n"
