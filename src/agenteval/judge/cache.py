@@ -19,6 +19,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
+
 from agenteval import settings
 from agenteval.judge.backend import (
     JudgeReply,
@@ -46,7 +48,23 @@ CREATE TABLE IF NOT EXISTS judge_replies (
 """
 
 
-_REOPEN_PAUSE_SECONDS = 0.02
+def _busy(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode in (
+        sqlite3.SQLITE_BUSY,
+        sqlite3.SQLITE_LOCKED,
+    )
+
+
+# Two processes opening a new cache file at once (two runs, two pytest-xdist workers):
+# switching it to WAL takes a lock SQLite refuses at once, without its busy timeout
+# ("database is locked", ~1 in 10 such pairs; tests/judge/test_cache.py), so the open is
+# tried again until the busy timeout has passed.
+_REOPEN = Retrying(
+    retry=retry_if_exception(_busy),
+    stop=stop_after_delay(BUSY_TIMEOUT_MS / 1000),
+    wait=wait_fixed(0.02),
+    reraise=True,
+)
 
 
 def _opened(path: Path) -> sqlite3.Connection:
@@ -116,19 +134,7 @@ class JudgeCache:
 
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-        while True:
-            try:
-                self._connection = _opened(self.path)
-                return
-            except sqlite3.OperationalError as exc:
-                # Two processes opening a new cache file at once (two runs, two pytest-xdist
-                # workers): switching it to WAL takes a lock SQLite refuses at once, without its
-                # busy timeout ("database is locked", ~1 in 10 such pairs; tests/judge/test_cache.py).
-                busy = exc.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-                if not busy or time.monotonic() > deadline:
-                    raise
-                time.sleep(_REOPEN_PAUSE_SECONDS)
+        self._connection = _REOPEN.copy()(_opened, self.path)  # a copy: its state is per call
 
     def _disconnect(self) -> None:
         if self._connection is not None:
