@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -155,33 +155,29 @@ def _object_difference(
 ) -> JSONDifference | None:
     if a.keys() != e.keys():
         return _key_difference(a, e, {})
-    for key, value in a.items():
-        expected = e[key]
-        cls = value.__class__
-        # Inline test for equal scalars of one class: a call per leaf costs more than the rest.
-        if cls is expected.__class__:
-            if cls is str or cls is bool or cls is _NONE_TYPE:
-                if value == expected:
-                    continue
-            elif (cls is float or cls is int) and abs(value - expected) <= tolerance:
-                continue
-        found = exact_difference(value, expected, tolerance)
-        if found is not None:
-            return found.at(key)
-    return None
+    return _members_difference(a.items(), e, tolerance)
 
 
-# The loop body repeats _object_difference's on purpose: merged into one shared helper
-# (a per-leaf call or a common iterator) the compare measured 1.6-2x slower; one loop over
-# (key or index, value) members with ``e[segment]`` and the key/length checks left in
-# exact_difference was as fast on objects but 2-3% slower on arrays and nested data.
 def _array_difference(
     a: Sequence[Any], e: Sequence[Any], tolerance: float
 ) -> JSONDifference | None:
     if len(a) != len(e):
         return JSONDifference("array length mismatch", f"actual({len(a)}) != expected({len(e)})")
-    for index, value in enumerate(a):
-        expected = e[index]
+    return _members_difference(enumerate(a), e, tolerance)
+
+
+def _members_difference(
+    members: Iterable[tuple[Any, Any]], e: Any, tolerance: float
+) -> JSONDifference | None:
+    """The first difference among an object's or array's members (key or index, value).
+
+    One loop for both: the two copies it replaced were 2-8 % faster (min of 15 x 20,000
+    compares: a flat object 0.86 -> 0.88 µs, 22 array items 2.23 -> 2.34 µs, a nested
+    10-item document 14.4 -> 15.5 µs) -- under 0.1 % of a case's scoring, not worth two
+    copies of the rule.
+    """
+    for segment, value in members:
+        expected = e[segment]
         cls = value.__class__
         # Inline test for equal scalars of one class: a call per leaf costs more than the rest.
         if cls is expected.__class__:
@@ -192,7 +188,7 @@ def _array_difference(
                 continue
         found = exact_difference(value, expected, tolerance)
         if found is not None:
-            return found.at(index)
+            return found.at(segment)
     return None
 
 
