@@ -55,15 +55,20 @@ def _line(indent: int, *parts: str | tuple[str, str]) -> Text:
     return text
 
 
+def _heading(indent: int, label: str, *parts: str | tuple[str, str]) -> Text:
+    """A step's first line: its name in bold, then what it found."""
+    return _line(indent, (f"{label} ", "bold"), *parts)
+
+
 def _verdict(ok: bool) -> tuple[str, str]:
     return ("match", "green") if ok else ("mismatch", "red")
 
 
 def _text_step(data: dict[str, Any]) -> Lines:
     lines = [
-        _line(
+        _heading(
             4,
-            ("text ", "bold"),
+            "text",
             f"strategy {data['strategy']} · case folding ",
             "on" if data["caseInsensitive"] else "off",
             " · ",
@@ -115,7 +120,7 @@ def _json_step(data: dict[str, Any]) -> Lines:
 def _rouge_tokens(data: dict[str, Any]) -> Lines:
     if "targetSentences" in data:
         return [
-            _line(4, ("tokens ", "bold"), safe(data["rougeType"]), " (per sentence)"),
+            _heading(4, "tokens", safe(data["rougeType"]), " (per sentence)"),
             _line(6, "target     ", value(data["targetSentences"], TEXT_CHARS)),
             _line(6, "prediction ", value(data["predictionSentences"], TEXT_CHARS)),
             _line(
@@ -126,7 +131,7 @@ def _rouge_tokens(data: dict[str, Any]) -> Lines:
     matched = data.get("matchedNgrams", data.get("lcs", []))
     label = "LCS" if "lcs" in data else "matched n-grams"
     return [
-        _line(4, ("tokens ", "bold"), safe(data["rougeType"])),
+        _heading(4, "tokens", safe(data["rougeType"])),
         _line(6, "target     ", value(data["targetTokens"], TEXT_CHARS)),
         _line(6, "prediction ", value(data["predictionTokens"], TEXT_CHARS)),
         _line(6, f"{label} ({len(matched)}) ", value(matched, TEXT_CHARS)),
@@ -139,9 +144,9 @@ def _rouge_tokens(data: dict[str, Any]) -> Lines:
 def _rouge_step(data: dict[str, Any]) -> Lines:
     t = data["thresholds"]
     return [
-        _line(
+        _heading(
             4,
-            ("rouge ", "bold"),
+            "rouge",
             safe(data["rougeType"]),
             f" · measure {data['measure']}",
             f" · stemmer {'on' if data['useStemmer'] else 'off'}",
@@ -159,7 +164,7 @@ def _rouge_step(data: dict[str, Any]) -> Lines:
 
 def _rouge1_step(data: dict[str, Any]) -> Lines:
     return [
-        _line(4, ("ROUGE-1 ", "bold"), "tokens after tokenisation and stemming"),
+        _heading(4, "ROUGE-1", "tokens after tokenisation and stemming"),
         _line(6, "candidate ", value(data["candidateTokens"], TEXT_CHARS)),
         _line(6, "reference ", value(data["referenceTokens"], TEXT_CHARS)),
         _line(6, f"matched ({data['overlap']}) ", value(data["matched"], TEXT_CHARS)),
@@ -171,7 +176,7 @@ def _rouge1_step(data: dict[str, Any]) -> Lines:
 
 def _final_response(data: dict[str, Any]) -> Lines:
     checks = ", ".join(data["checks"]) or "none"
-    lines = [_line(4, ("final response ", "bold"), f"checks {checks}")]
+    lines = [_heading(4, "final response", f"checks {checks}")]
     if data.get("compareName"):
         lines.append(_line(6, "compare function ", safe(data["compareName"])))
     lines.append(_line(6, "actual   ", value(data["actual"], TEXT_CHARS)))
@@ -189,9 +194,9 @@ def _answer_match(data: dict[str, Any]) -> Lines:
 
 def _length(data: dict[str, Any]) -> Lines:
     return [
-        _line(
+        _heading(
             4,
-            ("length ", "bold"),
+            "length",
             f"{data['length']} code points in {data['range']} · ",
             _verdict(data["ok"]),
         ),
@@ -200,9 +205,9 @@ def _length(data: dict[str, Any]) -> Lines:
 
 def _xml(data: dict[str, Any]) -> Lines:
     lines = [
-        _line(
+        _heading(
             4,
-            ("xml ", "bold"),
+            "xml",
             f"strategy {safe(data['strategy'] or '(empty)')} · well-formedness "
             f"{'checked' if data['valid'] else 'not checked'} · ",
             _verdict(data["ok"]),
@@ -217,9 +222,9 @@ def _xml(data: dict[str, Any]) -> Lines:
 def _f1(data: dict[str, Any]) -> Lines:
     actual, expected = data["actualNames"], data["expectedNames"]
     lines = [
-        _line(
+        _heading(
             4,
-            ("trajectory F1 ", "bold"),
+            "trajectory F1",
             f"{data['order']} · {data['matched']} matched of "
             f"{data['actualCalls']} actual, {data['expectedCalls']} expected",
         ),
@@ -286,7 +291,7 @@ def _pair_lines(entry: dict[str, Any], indent: int) -> Lines:
 def _trajectory_step(data: dict[str, Any]) -> Lines:
     mode = data["mode"] + (", subset (extra actual calls allowed)" if data["subset"] else "")
     lines = [
-        _line(4, ("trajectory ", "bold"), f"pairing {mode} · ", _verdict(data["ok"])),
+        _heading(4, "trajectory", f"pairing {mode} · ", _verdict(data["ok"])),
         _line(6, "actual calls   ", value(data["actualCalls"])),
         _line(6, "expected calls ", value(data["expectedCalls"])),
     ]
@@ -312,9 +317,9 @@ def _trajectory_step(data: dict[str, Any]) -> Lines:
 
 def _judge_request(data: dict[str, Any]) -> Lines:
     lines = [
-        _line(
+        _heading(
             4,
-            ("judge ", "bold"),
+            "judge",
             safe(f"{data['provider']}/{data['model']}"),
             f" · samples {', '.join(str(k + 1) for k in data['samples'])}",
         )
@@ -367,9 +372,9 @@ def _judge_verdict(data: dict[str, Any]) -> Lines:
 
 def _judge_vote(data: dict[str, Any]) -> Lines:
     return [
-        _line(
+        _heading(
             6,
-            ("vote ", "bold"),
+            "vote",
             f"{data['aggregator']}: votes {', '.join(data['votes'])} "
             f"→ chosen score {data['chosenScore']:g} ",
             (data["chosenStatus"], _style(data["chosenStatus"])),
@@ -390,7 +395,7 @@ def _bindings(data: dict[str, Any]) -> Lines:
 
 def _gate(data: dict[str, Any]) -> Lines:
     return [
-        _line(4, ("gate ", "bold"), f"method {data['method']}"),
+        _heading(4, "gate", f"method {data['method']}"),
         _line(
             6,
             f"exact (normalised): {'yes' if data['exact'] else 'no'} · ROUGE-1 F1 "
@@ -403,14 +408,8 @@ def _gate(data: dict[str, Any]) -> Lines:
 
 
 def _gate_vote(data: dict[str, Any]) -> Lines:
-    lines = [
-        _line(
-            6,
-            ("gate vote ", "bold"),
-            f"pass {data['pass']} · fail {data['fail']} → "
-            f"{'passed' if data['passed'] else 'failed'}",
-        )
-    ]
+    outcome = "passed" if data["passed"] else "failed"
+    lines = [_heading(6, "gate vote", f"pass {data['pass']} · fail {data['fail']} → {outcome}")]
     for k, verdict in enumerate(data["verdicts"]):
         lines.append(_line(8, f"sample {k + 1}: ", value(verdict)))
     return lines
@@ -498,9 +497,9 @@ def explanation_lines(explanation: Explanation) -> Lines:
     e = explanation
     m = e.metric
     lines = [
-        _line(
+        _heading(
             0,
-            ("explain ", "bold"),
+            "explain",
             f"case {safe(e.case_id)} · metric {safe(m.name)} "
             f"({safe(m.evaluator)}) · run {e.run_id} · eval set {safe(e.eval_set_id)}",
         ),
@@ -517,9 +516,9 @@ def explanation_lines(explanation: Explanation) -> Lines:
         lines.extend(_turn_lines(e, index))
     lines.append(Text(""))
     lines.append(
-        _line(
+        _heading(
             0,
-            ("metric ", "bold"),
+            "metric",
             safe(m.name),
             ": ",
             (safe(m.arithmetic), _style(m.status)),
@@ -527,7 +526,7 @@ def explanation_lines(explanation: Explanation) -> Lines:
     )
     if m.error:
         lines.append(_line(2, ("error: ", "red"), safe(m.error)))
-    lines.append(_line(0, ("case ", "bold"), safe(e.case_id), ": ", safe(e.case.arithmetic)))
+    lines.append(_heading(0, "case", safe(e.case_id), ": ", safe(e.case.arithmetic)))
     if e.case.note:
         lines.append(_line(2, safe(e.case.note)))
     if e.saved is not None:
@@ -537,9 +536,9 @@ def explanation_lines(explanation: Explanation) -> Lines:
     if e.judge is not None:
         j = e.judge
         lines.append(
-            _line(
+            _heading(
                 0,
-                ("judge ", "bold"),
+                "judge",
                 f"{j.calls} call(s) sent, {j.cache_hits} answered from the cache",
             )
         )
