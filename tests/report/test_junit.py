@@ -220,3 +220,33 @@ def test_warnings_are_the_first_suites_system_err_and_counted(
     assert {p.name: p.value for p in first.properties()}["warnings"] == "9"
     assert second._elem.find("system-err") is None
     assert "warnings" not in {p.name for p in second.properties()}
+
+
+def test_what_the_judge_and_the_agent_spent_are_suite_properties(
+    schema: xmlschema.XMLSchema,
+) -> None:
+    judged = eval_set_result("judged", [case_result("judged", "a", [metric("m", 1.0)])])
+    judged.judge_usage = {
+        "total": {
+            "calls": 12, "cacheHits": 3, "retries": 1, "promptTokens": 1200,
+            "completionTokens": 300, "costUsd": 0.0123, "unpricedCalls": 2,
+            "unpricedModels": ["openai:<x>"],
+        }
+    }  # fmt: skip
+    judged.agent_usage = {
+        "turns": 2, "inferenceCalls": 4, "inputTokens": 1000, "outputTokens": 200,
+        "costUsd": 0.0051, "unpricedTurns": 0, "turnsWithoutUsage": 1,
+    }  # fmt: skip
+    plain = eval_set_result("plain", [case_result("plain", "b", [metric("m", 1.0)])])
+    text = "".join(junit_chunks([set_report(judged), set_report(plain)]))
+    schema.validate(text)
+    first, second = JUnitXml.fromstring(text)
+    properties = {p.name: p.value for p in first.properties()}
+    assert properties["judgeUsage"] == (
+        "12 calls, 3 from cache, 1 retries, 1,200 prompt + 300 completion tokens · "
+        "$0.0123 + 2 calls without a price (openai:<x>)"
+    )
+    assert properties["agentUsage"] == (
+        "4 model calls, 1,000 input + 200 output tokens · $0.0051 · 1 turn without usage"
+    )
+    assert {p.name for p in second.properties()} == {"numRuns", "evalSetResultId"}

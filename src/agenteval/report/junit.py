@@ -4,7 +4,7 @@ Layout::
 
     <testsuites name="agenteval" tests failures errors skipped time>
       <testsuite name=evalSetId tests failures errors skipped time [timestamp]>
-        <properties> numRuns, evalSetResultId </properties>
+        <properties> numRuns, evalSetResultId, warnings, judgeUsage, agentUsage </properties>
         <testcase classname=evalSetId name=evalId>
           <failure message=… type="failed">…</failure>          (case status failed)
           <error message=… type="not_evaluated">…</error>       (case status not_evaluated)
@@ -19,6 +19,10 @@ run's failed and not-evaluated case counts.  ``skipped`` is always 0.
 The run's warnings (never hidden, a flood of one kind collapsed as on the console)
 are the ``system-err`` of the first testsuite, one ``warning: …`` line each, and its
 ``warnings`` property counts them: JUnit has no run-level output element.
+
+What the judge and the agent under test spent on an eval set are its ``judgeUsage`` and
+``agentUsage`` properties, worded as on the console and in the Markdown summary
+(``12 calls, 3 from cache, … · $0.0123``; a cost without a price says so, never $0).
 
 The document is written piece by piece from :class:`SetReport` objects
 (:func:`junit_chunks`), one testcase at a time, in the layout and with the
@@ -40,7 +44,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Unpack
 
+from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.atomic_write import StreamedFile
+from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.outcomes import OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes
 from agenteval.report.safe_text import BIDI_CONTROLS
@@ -168,6 +174,10 @@ def _testsuite(report: SetReport, warnings: Sequence[str] = (), count: int = 0) 
         yield _element(3, "property", [("name", "evalSetResultId"), ("value", value)])
     if count:
         yield _element(3, "property", [("name", "warnings"), ("value", str(count))])
+    spent = (judge_usage_text(report.judge_usage), agent_usage_text(report.agent_usage))
+    for name, text in zip(("judgeUsage", "agentUsage"), spent, strict=True):
+        if text:
+            yield _element(3, "property", [("name", name), ("value", _xml_safe(text))])
     yield f"{_INDENT * 2}</properties>\n"
     for eval_id, status in report.statuses.items():
         yield _testcase(report, eval_id, status)
