@@ -7,6 +7,7 @@ from pathlib import Path
 
 from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_text
 from agenteval.inputs.loading import parse_traces
+from agenteval.schema.base import dump
 from agenteval.schema.evalset import Message, Usage
 
 
@@ -53,6 +54,27 @@ def test_model_calls_add_up_and_two_models_have_no_single_price() -> None:
     mixed = recorded_usage((100, 20, 0, "openai:gpt-4o"), (1, 0, 0, "anthropic:claude"))
     assert mixed is not None and (mixed.inference_calls, mixed.model) == (2, "")
     assert recorded_usage() is None
+
+
+def test_cache_writes_add_up_and_stay_out_of_a_turn_without_them() -> None:
+    recorder = TurnRecorder(Message(role="user", content="hi"))
+    first = Usage(input_tokens=100, output_tokens=20, cached_input_tokens=40)
+    recorder.model_usage(first)
+    written = Usage(input_tokens=50, output_tokens=10)
+    written.cache_write_input_tokens = 30
+    recorder.model_usage(written)
+    recorder.model_usage(written)
+    usage = recorder.finish("done").usage
+    assert usage is not None
+    assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_input_tokens) == (
+        200,
+        40,
+        60,
+    )
+    assert dump(usage)["cacheWriteInputTokens"] == 60
+    # A turn whose calls wrote nothing is written as before: no cacheWriteInputTokens key.
+    plain = recorded_usage((100, 20, 40, "openai:gpt-4o"), (50, 10, 0, "openai:gpt-4o"))
+    assert plain is not None and "cacheWriteInputTokens" not in dump(plain)
 
 
 def test_record_file_reads_back_as_traces(tmp_path: Path) -> None:

@@ -9,6 +9,12 @@ agenteval three ways: a ``cmd:`` agent's ``usage`` on its ``message`` and ``fina
 (150 in, 30 out) and, at the built-in $2.50 / $1.25 cached / $10 per million, $0.000625
 ($0.000675 if the cached tokens were priced as fresh input).  ``token_usage`` has threshold 100, an upper bound: it fails;
 ``tool_call_count`` has 3: it passes; ``inference_call_count`` none: informational.
+
+Each source is run again with 50 more of the first call's 100 input tokens written to
+the prompt cache (``cacheWriteInputTokens``, AG-UI's ``cache_write_input_tokens``,
+``gen_ai.usage.cache_creation.input_tokens``; the model is kept so that only the writes
+differ): the table has no price for them, so the turn has no cost, its ``costUsd`` is
+left out and the reports say it is unpriced, never $0.000625 or less.
 """
 
 from __future__ import annotations
@@ -52,6 +58,31 @@ METRICS = [
 # (input, output, of the input those the prompt cache served) of each model call
 CALLS = [(100, 20, 40), (50, 10, 0)]
 COST = (110 * 2.5 + 40 * 1.25 + 30 * 10) / 1_000_000
+# Of the first call's input, those written to the prompt cache in the second run of a source.
+WRITTEN = [0, 50]
+SPENT = "2 model calls, 150 input + 30 output tokens · "
+# What every report says of the turn's cost, without and with cache writes.
+COST_TEXT = {
+    0: "$0.000625",
+    50: "cost unknown: no price for 1 turn (openai:gpt-4o) (give --prices FILE)",
+}
+
+
+def calls(written: int) -> list[tuple[int, int, int, int]]:
+    """(input, output, cached, written to the cache) of each model call."""
+    return [(*call, written if index == 0 else 0) for index, call in enumerate(CALLS)]
+
+
+def cmd_usage(tokens_in: int, tokens_out: int, cached: int, written: int) -> dict[str, Any]:
+    """A ``cmd:`` line's ``usage`` (an explicit 0 writes nothing, as an absent key)."""
+    return {
+        "inputTokens": tokens_in,
+        "outputTokens": tokens_out,
+        "cachedInputTokens": cached,
+        "cacheWriteInputTokens": written,
+        "model": "openai:gpt-4o",
+    }
+
 
 WORKER = r"""
 import json, sys
@@ -64,8 +95,8 @@ for line in sys.stdin:
     for i, city in enumerate(["paris", "rome"]):
         send({"type": "tool_call", "id": f"c{i}", "name": "weather", "arguments": {"city": city}})
         send({"type": "tool_result", "id": f"c{i}", "result": "sunny"})
-    send({"type": "message", "content": "checking", "usage": {"inputTokens": 100, "outputTokens": 20, "cachedInputTokens": 40, "model": "openai:gpt-4o"}})
-    send({"type": "final", "content": "sunny in both", "usage": {"inputTokens": 50, "outputTokens": 10, "model": "openai:gpt-4o"}})
+    send({"type": "message", "content": "checking", "usage": FIRST})
+    send({"type": "final", "content": "sunny in both", "usage": SECOND})
 """
 
 
@@ -85,7 +116,7 @@ def case(mode: str | None = None) -> dict[str, Any]:
     return found
 
 
-def check(run_json: Path) -> None:
+def check(run_json: Path, written: int = 0) -> None:
     (result,) = case_results(run_json).values()
     metrics = {m["metricName"]: m for m in result["overallEvalMetricResults"]}
     assert {name: (m["score"], m["evalStatus"]) for name, m in metrics.items()} == {
@@ -101,27 +132,41 @@ def check(run_json: Path) -> None:
         30,
         "openai:gpt-4o",
     )
-    assert details["costUsd"] == pytest.approx(COST, rel=1e-12)
     assert "180 tokens (above the upper bound 100)" in details["reason"]
+    actual = turn["actualInvocation"]["usage"]
+    spent = result["agentUsage"]
+    if not written:
+        assert details["costUsd"] == pytest.approx(COST, rel=1e-12)
+        # No cache writes: the turn's usage is written as before, without the key.
+        assert "cacheWriteInputTokens" not in actual
+        assert (spent["costUsd"], spent["unpricedTurns"]) == (pytest.approx(COST, rel=1e-12), 0)
+        return
+    assert actual["cacheWriteInputTokens"] == written
+    assert "costUsd" not in details  # unknown: never a number, never 0
+    assert (spent["costUsd"], spent["unpricedTurns"]) == (0, 1)
+    assert spent["unpricedModels"] == ["openai:gpt-4o"]
 
 
-def test_usage_from_a_cmd_agent(tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", WRITTEN)
+def test_usage_from_a_cmd_agent(tmp_path: Path, written: int) -> None:
+    first, second = (json.dumps(cmd_usage(*call)) for call in calls(written))
     worker = tmp_path / "worker.py"
-    worker.write_text(WORKER)
+    worker.write_text(WORKER.replace("FIRST", first).replace("SECOND", second))
     evalset = write_evalset(tmp_path, "trip", [case()], METRICS)
     run = run_cli(
         "run", "--evalset", str(evalset), "--agent", f"cmd:{sys.executable} {worker}",
         "--json", str(tmp_path / "run.json"), "--markdown", str(tmp_path / "run.md"),
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
-    check(tmp_path / "run.json")
-    # The Markdown summary's cost table says what the console says (cached tokens priced).
-    spent = "2 model calls, 150 input + 30 output tokens · $0.000625"
+    check(tmp_path / "run.json", written)
+    # The Markdown summary's cost table says what the console says (cached tokens priced;
+    # with cache writes, that the cost is unknown).
+    spent = SPENT + COST_TEXT[written]
     assert f"| trip | — | {spent} |" in (tmp_path / "run.md").read_text()
     assert f"agent usage: {spent}" in run.stdout
 
 
-def agui_events(data: RunAgentInput) -> Iterator[Any]:
+def agui_events(data: RunAgentInput, written: int) -> Iterator[Any]:
     yield RunStartedEvent(thread_id=data.thread_id, run_id=data.run_id)
     for i, city in enumerate(["paris", "rome"]):
         yield ToolCallStartEvent(tool_call_id=f"c{i}", tool_call_name="weather")
@@ -138,8 +183,9 @@ def agui_events(data: RunAgentInput) -> Iterator[Any]:
             input_tokens=i,
             output_tokens=o,
             cached_input_tokens=c,
+            cache_write_input_tokens=w,
         )
-        for i, o, c in CALLS
+        for i, o, c, w in calls(written)
     ]
     yield RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id, usage=usage)
 
@@ -147,27 +193,31 @@ def agui_events(data: RunAgentInput) -> Iterator[Any]:
 async def endpoint(request: Request) -> StreamingResponse:
     data = RunAgentInput.model_validate(await request.json())
     encoder = EventEncoder()
+    written = int(request.query_params.get("written", "0"))
 
     async def stream() -> AsyncIterator[str]:
-        for event in agui_events(data):
+        for event in agui_events(data, written):
             yield encoder.encode(event)
 
     return StreamingResponse(stream(), media_type="text/event-stream")
 
 
-def test_usage_from_an_agui_server(tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", WRITTEN)
+def test_usage_from_an_agui_server(tmp_path: Path, written: int) -> None:
     assert EventType.RUN_FINISHED  # the events above are ag-ui-protocol's own models
     evalset = write_evalset(tmp_path, "trip", [case()], METRICS)
     with LoopbackServer(Starlette(routes=[Route("/", endpoint, methods=["POST"])])) as server:
         run = run_cli(
-            "run", "--evalset", str(evalset), "--agent", f"agui:{server.url}",
+            "run", "--evalset", str(evalset), "--agent", f"agui:{server.url}?written={written}",
             "--json", str(tmp_path / "run.json"),
         )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
-    check(tmp_path / "run.json")
+    check(tmp_path / "run.json", written)
+    assert f"agent usage: {SPENT}{COST_TEXT[written]}" in run.stdout
 
 
-def test_usage_from_an_otlp_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("written", WRITTEN)
+def test_usage_from_an_otlp_file(tmp_path: Path, written: int) -> None:
     recorder = Recorder()
     tracer = recorder.tracer
     with tracer.start_as_current_span(
@@ -180,8 +230,8 @@ def test_usage_from_an_otlp_file(tmp_path: Path) -> None:
             ),
         },
     ):
-        for (tokens_in, tokens_out, cached), text in zip(
-            CALLS, ["checking", "sunny in both"], strict=True
+        for (tokens_in, tokens_out, cached, wrote), text in zip(
+            calls(written), ["checking", "sunny in both"], strict=True
         ):
             out = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
             with tracer.start_as_current_span(
@@ -193,6 +243,7 @@ def test_usage_from_an_otlp_file(tmp_path: Path) -> None:
                     "gen_ai.usage.input_tokens": tokens_in,
                     "gen_ai.usage.output_tokens": tokens_out,
                     "gen_ai.usage.cache_read.input_tokens": cached,
+                    "gen_ai.usage.cache_creation.input_tokens": wrote,
                     "gen_ai.output.messages": json.dumps(out),
                 },
             ):
@@ -215,7 +266,8 @@ def test_usage_from_an_otlp_file(tmp_path: Path) -> None:
         "--json", str(tmp_path / "run.json"),
     )  # fmt: skip
     assert run.returncode == 1, run.stdout + run.stderr
-    check(tmp_path / "run.json")
+    check(tmp_path / "run.json", written)
+    assert f"agent usage: {SPENT}{COST_TEXT[written]}" in run.stdout
 
 
 def test_a_turn_without_usage_is_not_evaluated_and_tool_calls_still_count(tmp_path: Path) -> None:

@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import json
 import subprocess
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from otel_spans import DIALECTS, Recorder, record_semconv
+from otel_spans import DIALECTS, OP, Recorder, record_semconv
 
 from agenteval.importers.otel import TracesMatch, map_spans
 from agenteval.inputs.otlp_file import read_protobuf_spans, read_spans
+from agenteval.judge.backend import TokenUsage
+from agenteval.judge.prices import builtin_prices, usage_cost
 from agenteval.schema.base import dump
-from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput, Tool
+from agenteval.schema.evalset import (
+    EvalCase,
+    EvalSet,
+    Invocation,
+    Message,
+    SessionInput,
+    Tool,
+    Usage,
+)
 from cli_process import run_cli
 
 SESSION = "trip-42"
@@ -327,3 +338,71 @@ def test_import_otel_refuses_to_replace_a_file_without_force(tmp_path: Path) -> 
     proc = agenteval("import", "otel", str(shipped), "-o", str(out), "--force")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(written.read_text())["evalCases"]
+
+
+CLAUDE = "claude-sonnet-4-20250514"  # $3 input, $0.30 cached input, $15 output per million
+
+
+def _cached_turn_usage(tmp_path: Path, written: int | None) -> Usage | None:
+    """One turn of two ``chat`` spans on Claude, the first writing ``written`` of its 1,200
+    input tokens to the prompt cache (None: no such attribute), the second reading 1,000."""
+    recorder = Recorder()
+    tracer = recorder.tracer
+    with tracer.start_as_current_span(
+        "invoke_agent travel_agent",
+        attributes={
+            OP: "invoke_agent",
+            "gen_ai.conversation.id": SESSION,
+            "gen_ai.input.messages": json.dumps(
+                [{"role": "user", "parts": [{"type": "text", "content": "Paris?"}]}]
+            ),
+        },
+    ):
+        for tokens_in, tokens_out, read, wrote in ((1200, 50, 0, written), (1300, 40, 1000, None)):
+            attributes: dict[str, Any] = {
+                OP: "chat",
+                "gen_ai.provider.name": "anthropic",
+                "gen_ai.response.model": CLAUDE,
+                "gen_ai.usage.input_tokens": tokens_in,
+                "gen_ai.usage.output_tokens": tokens_out,
+                "gen_ai.usage.cache_read.input_tokens": read,
+            }
+            if wrote is not None:
+                attributes["gen_ai.usage.cache_creation.input_tokens"] = wrote
+            with tracer.start_as_current_span(f"chat {CLAUDE}", attributes=attributes):
+                pass
+    spans = read_spans(recorder.write_json(tmp_path / f"t-{written}.jsonl")).spans
+    (turn,) = map_spans(spans).sessions[SESSION].turns
+    return turn.usage
+
+
+def test_cache_creation_tokens_leave_the_turn_unpriced(tmp_path: Path) -> None:
+    usage = _cached_turn_usage(tmp_path, 1000)
+    assert usage is not None
+    assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_input_tokens) == (
+        2500,
+        1000,
+        1000,
+    )
+    assert dump(usage)["cacheWriteInputTokens"] == 1000
+    cost = usage_cost(usage)
+    assert (cost.usd, cost.key) == (None, f"anthropic:{CLAUDE}")
+    # The reason a judge reply with cache writes gets, word for word.
+    judge = builtin_prices().cost(
+        "anthropic", CLAUDE, TokenUsage(1200, 50, cache_write_tokens=1000)
+    )
+    assert (
+        cost.why
+        == judge.why
+        == f"anthropic:{CLAUDE}: prompt-cache writes have no price in the table"
+    )
+
+
+@pytest.mark.parametrize("written", [None, 0])
+def test_a_turn_without_cache_writes_is_priced_as_before(
+    tmp_path: Path, written: int | None
+) -> None:
+    usage = _cached_turn_usage(tmp_path, written)
+    assert usage is not None and "cacheWriteInputTokens" not in dump(usage)
+    # (1,500 fresh × $3 + 1,000 cached × $0.30 + 90 output × $15) / 1e6
+    assert usage_cost(usage).usd == Decimal("0.00615")

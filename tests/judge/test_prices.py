@@ -19,13 +19,16 @@ from agenteval.errors import ConfigError
 from agenteval.judge import JudgeClient, JudgeRequest
 from agenteval.judge.backend import TokenUsage
 from agenteval.judge.prices import (
+    CallCost,
     Price,
     PriceTable,
     builtin_document,
     builtin_prices,
     load_price_file,
     run_prices,
+    usage_cost,
 )
+from agenteval.schema.evalset import Usage
 from judge_server import JudgeServer, Reply
 
 GPT = Price(Decimal("2.5"), Decimal("10"), Decimal("1.25"))
@@ -61,6 +64,20 @@ def test_the_upper_bound_counts_unpriced_cached_tokens_at_the_input_price() -> N
     # No bound at all: cache writes (billed above input) or a prompt beyond the price's limit.
     assert price.upper_bound(TokenUsage(100, 10, cache_write_tokens=5)) is None
     assert price.upper_bound(TokenUsage(1001, 10, cached_prompt_tokens=40)) is None
+
+
+def test_an_agent_turn_that_wrote_to_the_prompt_cache_has_no_cost() -> None:
+    table = PriceTable({"openai:gpt-4o": GPT}, "test table")
+    # The token_usage example of the manual: 150 input (40 cached) + 30 output tokens.
+    turn = Usage(input_tokens=150, output_tokens=30, cached_input_tokens=40, model="openai:gpt-4o")
+    # (110 × 2.5 + 40 × 1.25 + 30 × 10) / 1e6
+    assert usage_cost(turn, table) == CallCost(Decimal("0.000625"), "openai:gpt-4o")
+    written = turn.model_copy(update={"cache_write_input_tokens": 50})
+    cost = usage_cost(written, table)
+    assert (cost.usd, cost.key) == (None, "openai:gpt-4o")
+    # What a judge reply with the same tokens gets: never $0.000625 or any lower number.
+    judge = table.cost("openai", "gpt-4o", TokenUsage(150, 30, 40, cache_write_tokens=50))
+    assert cost.why == judge.why == "openai:gpt-4o: prompt-cache writes have no price in the table"
 
 
 def test_an_unknown_model_has_no_price_and_says_so() -> None:

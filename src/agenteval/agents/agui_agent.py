@@ -379,8 +379,8 @@ def _apply(run: _Run, event: Any) -> None:
         run.finished = True
         for entry in getattr(event, "usage", None) or ():
             model = f"{entry.provider}:{entry.model}" if entry.provider and entry.model else ""
-            # AG-UI's counts are totals and their named parts: cachedInputTokens is part of
-            # inputTokens, as in a turn's usage (cache writes have no place there yet).
+            # AG-UI's counts are totals and their named parts: cachedInputTokens and
+            # cacheWriteInputTokens are parts of inputTokens, as in a turn's usage.
             spent = Usage(
                 input_tokens=entry.input_tokens or 0,
                 output_tokens=entry.output_tokens or 0,
@@ -388,6 +388,12 @@ def _apply(run: _Run, event: Any) -> None:
                 model=model,
                 inference_calls=1,
             )
+            # Not capped at inputTokens: capping could erase a reported write, and any write
+            # leaves the call's cost unknown.  getattr: ag-ui-protocol releases before the
+            # field have none.  Set only when non-zero: the turn is written as before.
+            written = getattr(entry, "cache_write_input_tokens", None)
+            if written:
+                spent.cache_write_input_tokens = written
             run.usage.append(spent)
 
 

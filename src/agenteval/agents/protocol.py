@@ -23,7 +23,9 @@ agent → agenteval (stdout), while a turn runs::
 After a ``tool_call`` of a tool named in ``mockedTools`` the agent waits for
 agenteval's ``tool_result`` line with the same ``id`` and must not run its own
 tool.  ``Usage`` (optional) is what the model call that produced the line spent:
-``{"inputTokens": n, "outputTokens": n, "model": "provider:model"?}``; each line
+``{"inputTokens": n, "outputTokens": n, "cachedInputTokens": n?,
+"cacheWriteInputTokens": n?, "model": "provider:model"?}``, the last two the parts of
+``inputTokens`` read from and written to the provider's prompt cache; each line
 that carries one counts one inference call of the turn (the ``tool_call_count``,
 ``inference_call_count`` and ``token_usage`` evaluators read them).
 ``Message`` is formats.md §2.5 (``{"role": "user", "content": "…"}``).
@@ -77,11 +79,21 @@ class ReplyUsage(BaseModel):
     model: str = ""
     # Of inputTokens, those the provider's prompt cache served (priced at the cached rate).
     cached_input_tokens: int = Field(default=0, ge=0, alias="cachedInputTokens")
+    # Of inputTokens, those written to the provider's prompt cache (AG-UI's name and
+    # accounting): the table has no price for them, so the turn's cost becomes unknown.
+    cache_write_input_tokens: int = Field(default=0, ge=0, alias="cacheWriteInputTokens")
 
     @model_validator(mode="after")
-    def _cached_within_input(self) -> ReplyUsage:
+    def _parts_within_input(self) -> ReplyUsage:
         if self.cached_input_tokens > self.input_tokens:
             raise ValueError("cachedInputTokens is part of inputTokens, so at most inputTokens")
+        if self.cached_input_tokens + self.cache_write_input_tokens > self.input_tokens:
+            # An agent that counts them apart (Anthropic's input_tokens) is told so, not
+            # priced on a prompt smaller than the one it paid for.
+            raise ValueError(
+                "cacheWriteInputTokens is part of inputTokens, apart from cachedInputTokens,"
+                " so at most inputTokens - cachedInputTokens"
+            )
         return self
 
 
@@ -110,13 +122,17 @@ class ErrorReply(_Reply):
 
 def usage_of(usage: ReplyUsage) -> Usage:
     """What the model call behind a line spent, as a turn's ``usage`` counts it."""
-    return Usage(
+    spent = Usage(
         input_tokens=usage.input_tokens,
         output_tokens=usage.output_tokens,
         cached_input_tokens=usage.cached_input_tokens,
         model=usage.model,
         inference_calls=1,
     )
+    if usage.cache_write_input_tokens:
+        # Set only when there are some: a turn without them is written as it was before.
+        spent.cache_write_input_tokens = usage.cache_write_input_tokens
+    return spent
 
 
 AgentReply = Annotated[

@@ -61,6 +61,9 @@ class TurnRecorder:
         usage.input_tokens += call.input_tokens
         usage.output_tokens += call.output_tokens
         usage.cached_input_tokens += call.cached_input_tokens
+        if call.cache_write_input_tokens:
+            # Set only when some call wrote: a turn without cache writes is written as before.
+            usage.cache_write_input_tokens += call.cache_write_input_tokens
         usage.inference_calls += 1
         if usage.model != call.model:
             usage.model = ""  # several models: no single price

@@ -138,6 +138,8 @@ def _usage(intermediate: fmt.IntermediateData | fmt.InvocationEvents | None) -> 
             spent.thoughts_token_count or 0
         )
         usage.cached_input_tokens += spent.cached_content_token_count or 0
+        # No cacheWriteInputTokens: google-genai's usage metadata has no count of tokens
+        # written to a cache (Gemini bills a cache's creation and storage apart).
     return usage
 
 

@@ -16,7 +16,8 @@ The rule, in order:
    ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
    What the model calls spent is the sum of their ``gen_ai.usage.input_tokens`` /
    ``output_tokens`` (one inference call per span that has them), of the input those
-   ``gen_ai.usage.cache_read.input_tokens`` says the provider's cache served, with
+   ``gen_ai.usage.cache_read.input_tokens`` says the provider's cache served and those
+   ``gen_ai.usage.cache_creation.input_tokens`` says it wrote to that cache, with
    ``gen_ai.provider.name:gen_ai.response.model`` as the model when all calls share it.
 3. **Sessions.** Turns are grouped by a key and ordered by start time; ``--traces-match``
    picks the key: ``session`` (default) = ADK's ``gcp.vertex.agent.session_id``,
@@ -199,6 +200,8 @@ _INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
 _OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")
 # Input tokens the provider's cache served; the conventions count them in input_tokens.
 _CACHED_TOKENS = ("gen_ai.usage.cache_read.input_tokens",)
+# Input tokens written to the provider's cache; in input_tokens too, by the conventions.
+_CACHE_WRITE_TOKENS = ("gen_ai.usage.cache_creation.input_tokens",)
 _PROVIDER_KEYS = ("gen_ai.provider.name", "gen_ai.system")
 _MODEL_KEYS = ("gen_ai.response.model", "gen_ai.request.model")
 
@@ -228,6 +231,11 @@ def turn_usage(calls: Sequence[SpanRecord]) -> Usage | None:
         usage.output_tokens += spent[1] or 0
         # At most the call's input tokens: a producer that counts them apart is not priced twice.
         usage.cached_input_tokens += min(_tokens(span, _CACHED_TOKENS) or 0, spent[0] or 0)
+        # Not capped: capping could erase a write, and any write leaves the cost unknown.
+        # Set only when some call wrote: a turn without cache writes is written as before.
+        written = _tokens(span, _CACHE_WRITE_TOKENS)
+        if written:
+            usage.cache_write_input_tokens += written
         usage.inference_calls += 1
         if usage.model != key:
             usage.model = ""  # several models: no single price

@@ -18,9 +18,11 @@ than the entry's ``maxPromptTokens`` (long-context prices differ).  Amounts are
 ``Decimal``: a run's total is exactly the sum of tokens × prices.
 
 The agent's turns are priced by the same table (:func:`usage_cost`), by the model
-their usage names.  Under ``--max-judge-cost`` a reply whose cost is unknown is never
-counted as $0: :meth:`Price.upper_bound` counts cached tokens without a cached price at
-the input price, and with no bound at all the client stops issuing calls.
+their usage names, under the same rules: a turn whose usage reports prompt-cache writes
+(``cacheWriteInputTokens``) has no known cost, as a judge reply with them has none.
+Under ``--max-judge-cost`` a reply whose cost is unknown is never counted as $0:
+:meth:`Price.upper_bound` counts cached tokens without a cached price at the input
+price, and with no bound at all the client stops issuing calls.
 
 Tested in tests/judge/test_prices.py.
 """
@@ -167,7 +169,8 @@ def usage_cost(usage: Usage, prices: PriceTable | None = None) -> CallCost:
     """What an agent turn's ``usage`` cost at ``prices`` (None: the built-in table).
 
     Its ``model`` must name one ``"<providerName>:<modelName>"``; a turn that names none
-    (its calls used several models, or the trace did not say) has no price, and says so.
+    (its calls used several models, or the trace did not say) has no price, and says so;
+    so has a turn that wrote to the provider's prompt cache (:meth:`Price.cost`).
     """
     table = builtin_prices() if prices is None else prices
     provider, colon, model = usage.model.partition(":")
@@ -179,7 +182,10 @@ def usage_cost(usage: Usage, prices: PriceTable | None = None) -> CallCost:
             f'no price for {key}: an agent\'s model is priced as "<providerName>:<modelName>"',
         )
     tokens = TokenUsage(
-        usage.input_tokens, usage.output_tokens, cached_prompt_tokens=usage.cached_input_tokens
+        usage.input_tokens,
+        usage.output_tokens,
+        cached_prompt_tokens=usage.cached_input_tokens,
+        cache_write_tokens=usage.cache_write_input_tokens,
     )
     return table.cost(provider, model, tokens)
 

@@ -44,7 +44,9 @@ class Usage(Model):
 
     ``inferenceCalls`` model calls using ``inputTokens`` + ``outputTokens`` tokens;
     ``model`` is ``"<providerName>:<modelName>"`` when every call used that one model
-    (its price gives the turn's cost), else "".  trpc-agent-go readers ignore the key.
+    (its price gives the turn's cost), else "".  ``cachedInputTokens`` and
+    ``cacheWriteInputTokens`` are parts of ``inputTokens``: read from and written to the
+    provider's prompt cache.  trpc-agent-go readers ignore the key.
     """
 
     model_config = _camel
@@ -55,6 +57,11 @@ class Usage(Model):
     model: Str = ""
     # Of inputTokens, those the provider's prompt cache served (priced at the cached rate).
     cached_input_tokens: Annotated[int, none_as(0)] = 0
+    # Of inputTokens (apart from the cached ones), those written to the provider's prompt
+    # cache: billed above the input price (Anthropic), which the price table has no column
+    # for, so a turn with any has no known cost.  Set only when non-zero: a turn without
+    # cache writes is written as before.
+    cache_write_input_tokens: Annotated[int, none_as(0)] = 0
 
 
 def _go_field(data: dict[str, Any], name: str) -> Any:
@@ -77,7 +84,8 @@ def execution_trace_usage(trace: Any) -> Usage | None:
     ``prompt_tokens_details.cached_tokens``) on each step that called a model and their
     sum on the trace (``agent/trace``: fields without JSON tags, so ``Steps`` and
     ``Usage``).  Each step with usage is one inference call; the trace names no model,
-    so such a turn has no price.  None when no step reports usage.
+    so such a turn has no price.  None when no step reports usage.  ``model.Usage`` has no
+    count of prompt-cache writes, so none is read.
     """
     steps = _go_field(trace, "Steps") if isinstance(trace, dict) else None
     usage: Usage | None = None
