@@ -97,7 +97,7 @@ clean:
 # The JSON Schemas, regenerated from the pydantic models (tests/schema checks they are current).
 .PHONY: schemas
 schemas: install
-	for kind in evalset metrics result run config; do \
+	for kind in evalset metrics result run prices labels config; do \
 	  $(BIN)/agenteval schema $$kind > schemas/$$kind.schema.json; \
 	  cp schemas/$$kind.schema.json src/agenteval/data/$$kind.schema.json; \
 	done

@@ -166,6 +166,27 @@ def test_usage_from_a_cmd_agent(tmp_path: Path, written: int) -> None:
     assert f"agent usage: {spent}" in run.stdout
 
 
+def test_a_prices_file_with_a_cache_write_price_prices_the_writes(tmp_path: Path) -> None:
+    first, second = (json.dumps(cmd_usage(*call)) for call in calls(50))
+    worker = tmp_path / "worker.py"
+    worker.write_text(WORKER.replace("FIRST", first).replace("SECOND", second))
+    evalset = write_evalset(tmp_path, "trip", [case()], METRICS)
+    prices = tmp_path / "agent.prices.json"
+    entry = {"inputPerMillion": 2.5, "outputPerMillion": 10, "cachedInputPerMillion": 1.25}
+    prices.write_text(json.dumps({"openai:gpt-4o": {**entry, "cacheWriteInputPerMillion": 3.125}}))
+    run = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{sys.executable} {worker}",
+        "--prices", str(prices), "--json", str(tmp_path / "run.json"),
+    )  # fmt: skip
+    assert run.returncode == 1, run.stdout + run.stderr
+    (result,) = case_results(tmp_path / "run.json").values()
+    # 60 fresh, 40 cached and 50 written input tokens, 30 output.
+    cost = (60 * 2.5 + 40 * 1.25 + 50 * 3.125 + 30 * 10) / 1_000_000
+    assert result["agentUsage"]["costUsd"] == pytest.approx(cost, rel=1e-12)
+    assert result["agentUsage"]["unpricedTurns"] == 0
+    assert f"agent usage: {SPENT}$0.000656" in run.stdout
+
+
 def agui_events(data: RunAgentInput, written: int) -> Iterator[Any]:
     yield RunStartedEvent(thread_id=data.thread_id, run_id=data.run_id)
     for i, city in enumerate(["paris", "rome"]):

@@ -80,6 +80,35 @@ def test_an_agent_turn_that_wrote_to_the_prompt_cache_has_no_cost() -> None:
     assert cost.why == judge.why == "openai:gpt-4o: prompt-cache writes have no price in the table"
 
 
+def test_a_cache_write_price_prices_the_writes_and_bounds_the_budget() -> None:
+    # Anthropic's usage: 1,000 fresh + 400 read from + 600 written to the prompt cache.
+    claude = Price(Decimal("3"), Decimal("15"), Decimal("0.3"), None, Decimal("3.75"))
+    usage = TokenUsage(2000, 100, cached_prompt_tokens=400, cache_write_tokens=600)
+    # (1,000 × 3 + 400 × 0.3 + 600 × 3.75 + 100 × 15) / 1e6
+    assert claude.cost(usage) == (Decimal("0.00687"), "")
+    assert claude.upper_bound(usage) == Decimal("0.00687")
+    # Cached tokens without a price but writes priced: a bound (cached at the input price).
+    no_cached = Price(Decimal("3"), Decimal("15"), None, None, Decimal("3.75"))
+    assert no_cached.cost(usage)[0] is None
+    assert no_cached.upper_bound(usage) == Decimal("0.00795")
+    # No write price: unknown and unbounded, whatever else is priced.
+    assert Price(Decimal("3"), Decimal("15"), Decimal("0.3")).upper_bound(usage) is None
+
+
+def test_a_prices_file_gives_the_cache_write_price(tmp_path: Path) -> None:
+    file = tmp_path / "p.prices.json"
+    entry = {"inputPerMillion": 3, "outputPerMillion": 15, "cacheWriteInputPerMillion": 3.75}
+    file.write_text(json.dumps({"anthropic:claude-x": entry}))
+    table = load_price_file(file)
+    usage = TokenUsage(1600, 100, cache_write_tokens=600)
+    assert table.cost("anthropic", "claude-x", usage) == CallCost(
+        Decimal("0.00675"), "anthropic:claude-x"
+    )
+    file.write_text(json.dumps({"anthropic:claude-x": {**entry, "cacheWritePerMillion": 3.75}}))
+    with pytest.raises(ConfigError, match="cacheWritePerMillion"):
+        load_price_file(file)
+
+
 def test_an_unknown_model_has_no_price_and_says_so() -> None:
     table = PriceTable({"openai:gpt-4o": GPT}, "test table")
     cost = table.cost("openai", "gpt-4o-2024-05-13", TokenUsage(10, 10))

@@ -10,11 +10,14 @@ looked up by ``"<providerName>:<modelName>"`` exactly as the judge model resolve
 as unpriced and every report says so, never a guess.
 
 A call's cost is ``(prompt − cached − cache writes) × input + cached × cached input +
-completion × output``, divided by a million.  It is unknown (``None``, with the reason)
-when the model has no price, when the reply reports cached tokens and the model has
-no cached-input price, when it reports prompt-cache writes (Anthropic bills them above
-the input price; the judge's requests never ask for them), or when the prompt is larger
-than the entry's ``maxPromptTokens`` (long-context prices differ).  Amounts are
+cache writes × cache-write input + completion × output``, divided by a million.  It is
+unknown (``None``, with the reason) when the model has no price, when the reply reports
+cached tokens and the model has no cached-input price, when it reports prompt-cache
+writes and the model has no cache-write price (Anthropic bills them above the input
+price, 1.25x or 2x by the cache's lifetime, which usage does not say: the built-in table
+holds none, a ``--prices`` entry states the one its agent pays; the judge's requests
+never ask for writes), or when the prompt is larger than the entry's ``maxPromptTokens``
+(long-context prices differ).  Amounts are
 ``Decimal``: a run's total is exactly the sum of tokens × prices.
 
 The agent's turns are priced by the same table (:func:`usage_cost`), by the model
@@ -52,7 +55,13 @@ _WORDING = {"key": 'expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'
 BUILTIN_FILE = "prices.json"
 # How a turn whose usage names no model (or several) is listed among the unpriced.
 UNNAMED_MODEL = "(no single model named)"
-ENTRY_KEYS = ("inputPerMillion", "outputPerMillion", "cachedInputPerMillion", "maxPromptTokens")
+ENTRY_KEYS = (
+    "inputPerMillion",
+    "outputPerMillion",
+    "cachedInputPerMillion",
+    "cacheWriteInputPerMillion",
+    "maxPromptTokens",
+)
 
 
 def _decimal(value: float) -> Decimal:
@@ -68,16 +77,18 @@ class Price:
     output_per_million: Decimal
     cached_input_per_million: Decimal | None = None
     max_prompt_tokens: int | None = None
+    cache_write_input_per_million: Decimal | None = None
 
     @classmethod
     def of(cls, entry: PriceEntry) -> Price:
         """The price a validated file entry states."""
-        cached = entry.cached_input_per_million
+        cached, written = entry.cached_input_per_million, entry.cache_write_input_per_million
         return cls(
             _decimal(entry.input_per_million),
             _decimal(entry.output_per_million),
             None if cached is None else _decimal(cached),
             entry.max_prompt_tokens,
+            None if written is None else _decimal(written),
         )
 
     def cost(self, usage: TokenUsage) -> tuple[Decimal | None, str]:
@@ -92,7 +103,7 @@ class Price:
                 f"a prompt of {prompt} tokens is beyond the {self.max_prompt_tokens} tokens "
                 "its price holds for"
             )
-        if written:
+        if written and self.cache_write_input_per_million is None:
             return None, "prompt-cache writes have no price in the table"
         if cached and self.cached_input_per_million is None:
             return None, "cached input tokens have no price in the table"
@@ -103,18 +114,20 @@ class Price:
         have none (no provider bills cached input above fresh input); None when even
         that is unknown (prompt-cache writes, a prompt beyond ``maxPromptTokens``)."""
         usd, _ = self.cost(usage)
-        if usd is not None or usage.cache_write_tokens:
+        unpriced_writes = usage.cache_write_tokens and self.cache_write_input_per_million is None
+        if usd is not None or unpriced_writes:
             return usd
         if self.max_prompt_tokens is not None and usage.prompt_tokens > self.max_prompt_tokens:
             return None
         return self._amount(usage, self.input_per_million)
 
     def _amount(self, usage: TokenUsage, cached_rate: Decimal) -> Decimal:
-        cached = usage.cached_prompt_tokens
-        uncached = max(usage.prompt_tokens - cached, 0)
+        cached, written = usage.cached_prompt_tokens, usage.cache_write_tokens
+        uncached = max(usage.prompt_tokens - cached - written, 0)
         total = (
             uncached * self.input_per_million
             + cached * cached_rate
+            + written * (self.cache_write_input_per_million or Decimal(0))
             + usage.completion_tokens * self.output_per_million
         )
         return total / MILLION

@@ -1,9 +1,10 @@
 """The ``--prices FILE`` format: USD per million tokens for a judge provider and model.
 
 ``{"<providerName>:<modelName>": {"inputPerMillion": x, "outputPerMillion": y,
-"cachedInputPerMillion": z}}``; ``cachedInputPerMillion`` may be left out when the
-model has no cached-input price (a call that reports cached tokens then has no known
-cost), ``maxPromptTokens`` says the prices hold only up to that prompt size (a
+"cachedInputPerMillion": z, "cacheWriteInputPerMillion": w}}``; ``cachedInputPerMillion``
+may be left out when the model has no cached-input price (a call that reports cached
+tokens then has no known cost), ``cacheWriteInputPerMillion`` likewise for tokens written
+to the provider's prompt cache, ``maxPromptTokens`` says the prices hold only up to that prompt size (a
 larger prompt has another price, which the table does not know).  The built-in
 table (``agenteval/data/prices.json``) holds entries of the same shape.  Unlike the
 trpc-agent-go formats, this one is agenteval's own: a key it does not define is an
@@ -36,6 +37,9 @@ class PriceEntry(BaseModel):
     cached_input_per_million: PerMillion | None = Field(default=None, alias="cachedInputPerMillion")
     max_prompt_tokens: Annotated[int, Field(ge=1)] | None = Field(
         default=None, alias="maxPromptTokens"
+    )
+    cache_write_input_per_million: PerMillion | None = Field(
+        default=None, alias="cacheWriteInputPerMillion"
     )
 
 
