@@ -388,8 +388,8 @@ def _apply(run: _Run, event: Any) -> None:
                 model=model,
                 inference_calls=1,
             )
-            # Not capped at inputTokens: capping could erase a reported write, and any write
-            # leaves the call's cost unknown.  getattr: ag-ui-protocol releases before the
+            # Not capped at inputTokens: capping could erase a reported write, which leaves
+            # the call's cost unknown unless its price gives cacheWriteInputPerMillion.  getattr: ag-ui-protocol releases before the
             # field have none.  Set only when non-zero: the turn is written as before.
             written = getattr(entry, "cache_write_input_tokens", None)
             if written:

@@ -80,7 +80,7 @@ class ReplyUsage(BaseModel):
     # Of inputTokens, those the provider's prompt cache served (priced at the cached rate).
     cached_input_tokens: int = Field(default=0, ge=0, alias="cachedInputTokens")
     # Of inputTokens, those written to the provider's prompt cache (AG-UI's name and
-    # accounting): the table has no price for them, so the turn's cost becomes unknown.
+    # accounting): without a cacheWriteInputPerMillion price the turn's cost is unknown.
     cache_write_input_tokens: int = Field(default=0, ge=0, alias="cacheWriteInputTokens")
 
     @model_validator(mode="after")

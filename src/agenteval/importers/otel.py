@@ -231,7 +231,8 @@ def turn_usage(calls: Sequence[SpanRecord]) -> Usage | None:
         usage.output_tokens += spent[1] or 0
         # At most the call's input tokens: a producer that counts them apart is not priced twice.
         usage.cached_input_tokens += min(_tokens(span, _CACHED_TOKENS) or 0, spent[0] or 0)
-        # Not capped: capping could erase a write, and any write leaves the cost unknown.
+        # Not capped: capping could erase a write, which leaves the cost unknown unless the
+        # model's price gives cacheWriteInputPerMillion.
         # Set only when some call wrote: a turn without cache writes is written as before.
         written = _tokens(span, _CACHE_WRITE_TOKENS)
         if written:
