@@ -389,8 +389,9 @@ def _apply(run: _Run, event: Any) -> None:
                 inference_calls=1,
             )
             # Not capped at inputTokens: capping could erase a reported write, which leaves
-            # the call's cost unknown unless its price gives cacheWriteInputPerMillion.  getattr: ag-ui-protocol releases before the
-            # field have none.  Set only when non-zero: the turn is written as before.
+            # the call's cost unknown unless its price gives cacheWriteInputPerMillion.
+            # getattr: ag-ui-protocol releases before the field have none.  Set only when
+            # non-zero: the turn is written as before.
             written = getattr(entry, "cache_write_input_tokens", None)
             if written:
                 spent.cache_write_input_tokens = written
