@@ -19,8 +19,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
 
-from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_fixed
-
 from agenteval import settings
 from agenteval.judge.backend import (
     JudgeReply,
@@ -29,9 +27,10 @@ from agenteval.judge.backend import (
     logprobs_from_json,
 )
 from agenteval.judge.errors import JudgeConfigError
+from agenteval.sqlite.busy import BUSY_TIMEOUT_SECONDS, open_when_free
 
 DEFAULT_CACHE_PATH = Path(settings.JUDGE_CACHE_PATH)
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = round(BUSY_TIMEOUT_SECONDS * 1000)
 
 _log = logging.getLogger("agenteval.judge")
 T = TypeVar("T")
@@ -46,25 +45,6 @@ CREATE TABLE IF NOT EXISTS judge_replies (
     created_at REAL NOT NULL
 )
 """
-
-
-def _busy(exc: BaseException) -> bool:
-    return isinstance(exc, sqlite3.OperationalError) and exc.sqlite_errorcode in (
-        sqlite3.SQLITE_BUSY,
-        sqlite3.SQLITE_LOCKED,
-    )
-
-
-# Two processes opening a new cache file at once (two runs, two pytest-xdist workers):
-# switching it to WAL takes a lock SQLite refuses at once, without its busy timeout
-# ("database is locked", ~1 in 10 such pairs; tests/judge/test_cache.py), so the open is
-# tried again until the busy timeout has passed.
-_REOPEN = Retrying(
-    retry=retry_if_exception(_busy),
-    stop=stop_after_delay(BUSY_TIMEOUT_MS / 1000),
-    wait=wait_fixed(0.02),
-    reraise=True,
-)
 
 
 def _opened(path: Path) -> sqlite3.Connection:
@@ -134,7 +114,8 @@ class JudgeCache:
 
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._connection = _REOPEN.copy()(_opened, self.path)  # a copy: its state is per call
+        # A new file another process is switching to WAL too is busy: sqlite/busy.py.
+        self._connection = open_when_free(lambda: _opened(self.path))
 
     def _disconnect(self) -> None:
         if self._connection is not None:

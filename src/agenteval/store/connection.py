@@ -2,7 +2,9 @@
 
 SQLite goes through the standard library's ``sqlite3`` (WAL journal, ``BEGIN IMMEDIATE``
 for writers so two processes queue instead of deadlocking, a 30 s busy timeout, a file
-opened for reading is never created); PostgreSQL through psycopg 3.  Every failure —
+opened for reading is never created, a connection refused busy while another process
+switches a new file to WAL opened again: :mod:`agenteval.sqlite.busy`); PostgreSQL
+through psycopg 3.  Every failure —
 unreachable server, wrong password, missing database, a read-only or full database, a
 schema from a newer agenteval — becomes a :class:`StoreError`: ``URL: what went wrong
 (hint)``, the URL shown without its password and the driver's text scrubbed of it.
@@ -34,10 +36,11 @@ from sqlalchemy.pool import QueuePool
 
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.sqlite.busy import BUSY_TIMEOUT_SECONDS, open_when_free
 from agenteval.store.migrations import SchemaProblem, ensure_schema
 from agenteval.store.urls import StoreUrl, store_setting
 
-SQLITE_BUSY_SECONDS = 30.0
+SQLITE_BUSY_SECONDS = BUSY_TIMEOUT_SECONDS
 # Bulk rows on SQLite: this many rows per INSERT, within its 32,766 parameters per statement.
 SQLITE_ROWS = 200
 SQLITE_PARAMETERS = 32_766
@@ -164,35 +167,40 @@ class Store:
         self.engine.dispose()
 
 
+def _sqlite_connection(target: str, *, wal: bool) -> sqlite3.Connection:
+    """A connection to the store file (``wal``: a writer's, switching the file to WAL)."""
+    conn = sqlite3.connect(target, uri=True, timeout=SQLITE_BUSY_SECONDS, check_same_thread=False)
+    try:
+        # Transactions are begun by the engine's "begin" hook, DDL included.
+        conn.isolation_level = None
+        conn.execute("PRAGMA foreign_keys=ON")
+        if wal:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
 def _sqlite_engine(url: StoreUrl, *, write: bool) -> Engine:
     path = url.sqlite_path
     assert path is not None
     mode = "ro" if url.read_only else ("rwc" if write else "rw")
     target = f"file:{quote(str(path))}?mode={mode}"
+    wal = write and not url.read_only
 
     def connect() -> sqlite3.Connection:
-        conn = sqlite3.connect(
-            target, uri=True, timeout=SQLITE_BUSY_SECONDS, check_same_thread=False
-        )
-        # Transactions are begun by the "begin" hook below, DDL included.
-        conn.isolation_level = None
-        return conn
+        # Two processes opening a new store at once: the switch to WAL is refused busy,
+        # without the busy timeout; each new connection is opened again (sqlite/busy.py).
+        return open_when_free(lambda: _sqlite_connection(target, wal=wal))
 
     # A pool of connections (the URL names no file, so SQLAlchemy would assume :memory:).
     engine = create_engine("sqlite+pysqlite://", creator=connect, poolclass=QueuePool)
 
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        if write and not url.read_only:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
-
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE" if write and not url.read_only else "BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if wal else "BEGIN")
 
     return engine
 
