@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Column, Integer, inspect, select, text, update
+from sqlalchemy import Column, Connection, Integer, inspect, select, text, update
 
 from agenteval import __version__
-from agenteval.store import tables
+from agenteval.store import agent_spend, tables
 from agenteval.store.connection import StoreError, open_store
 from agenteval.store.migrations import CURRENT_VERSION, ensure_schema, stored_version
 from agenteval.store.trend import TrendFilters, trend
@@ -154,6 +154,21 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
     store.close()
 
 
+# The columns each schema version added: dropped, they make a store of the version before.
+_ADDED = {
+    2: [("run_sets", "case_ids"), ("run_sets", "case_statuses")],
+    3: [("runs", column) for column in agent_spend.COLUMNS],
+}
+
+
+def _take_back(conn: Connection, version: int) -> None:
+    """The schema in ``conn`` made the one of ``version``, as an older agenteval left it."""
+    for step in range(CURRENT_VERSION, version, -1):
+        for table, column in _ADDED[step]:
+            conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+    conn.execute(update(tables.schema_version).values(version=version, written_by="0.0.9"))
+
+
 def _version_1(store_url: StoreUrl, tmp_path: Path) -> dict[str, Any]:
     """A history stored, then taken back to schema 1 (before the packed statuses); its trend."""
     store = open_store(store_url, write=True)
@@ -161,9 +176,7 @@ def _version_1(store_url: StoreUrl, tmp_path: Path) -> dict[str, Any]:
     add_history(store, tmp_path / "other", 4, eval_set_id="other", first=20)
     with store.transaction() as conn:
         made = trend(conn, TrendFilters(last=20)).to_json()
-        for column in ("case_ids", "case_statuses"):
-            conn.execute(text(f"ALTER TABLE run_sets DROP COLUMN {column}"))
-        conn.execute(update(tables.schema_version).values(version=1, written_by="0.0.9"))
+        _take_back(conn, 1)
     store.close()
     return made
 
