@@ -1,10 +1,10 @@
 """What the agent under test spent, as a stored run's ``agent_*`` columns (schema version 3).
 
 A run's ``agentUsage`` is the sum of its eval sets' (``api.evaluation`` adds them up so), so
-the writer sums its eval sets' and a logical run its members': every sum goes through
-:class:`~agenteval.results.agent_usage.AgentUsage`, whose dollars are Decimal, so a stored
-``agent_cost_usd`` is the float the run document's ``agentUsage.costUsd`` holds, digit for
-digit.  The columns are NULL when no turn reported usage (unknown, never 0), and
+the writer sums its eval sets' through :class:`~agenteval.results.agent_usage.AgentUsage`,
+whose dollars are Decimal: a stored ``agent_cost_usd`` is the float the run document's
+``agentUsage.costUsd`` holds, digit for digit.  A logical run sums its members' the same way
+(:func:`summed_usage`).  The columns are NULL when no turn reported usage (unknown, never 0), and
 ``agent_cost_usd`` is NULL too when any turn had no price (``tables._agent_usage``).
 
 Tested in tests/store/test_agent_spend.py.
@@ -14,13 +14,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from decimal import Decimal
 from typing import Any
 
-from agenteval.results.agent_usage import COUNTS, AgentUsage
 from agenteval.store import tables
 
+# The counts of an agentUsage object (results.agent_usage.COUNTS, checked equal by the tests):
+# not imported from there, whose schema imports history and trend start without.
+COUNTS = (
+    "turns",
+    "turnsWithoutUsage",
+    "inferenceCalls",
+    "inputTokens",
+    "outputTokens",
+    "unpricedTurns",
+)
 # runs column → the agentUsage key it holds (the same order).
 COLUMN_KEYS = {f"agent_{name}": key for name, key in zip(tables.AGENT_COUNTS, COUNTS, strict=True)}
+# Dollar amounts keep at most this many decimals (as results.agent_usage writes them).
+_COST_DECIMALS = 12
 COST_COLUMN = "agent_cost_usd"
 COLUMNS = (*COLUMN_KEYS, COST_COLUMN)
 # The key a run's or an eval set's result document holds it under.
@@ -29,7 +41,10 @@ KEY = b'"agentUsage"'
 
 def agent_columns(parts: Iterable[object]) -> dict[str, Any]:
     """The ``agent_*`` column values of the ``agentUsage`` objects ``parts`` summed (eval
-    sets', or a group's members'); all None when none carries usage."""
+    sets'); all None when none carries usage."""
+    # Here, not at the top: the writer and the migration need it, history and trend do not.
+    from agenteval.results.agent_usage import AgentUsage
+
     total = AgentUsage()
     for part in parts:
         total.add(part)
@@ -52,8 +67,21 @@ def agent_usage_of(row: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def summed_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | None:
-    """Several runs' :func:`agent_usage_of` added up (a run group's); None when none has usage."""
-    return agent_usage_of(agent_columns(parts))
+    """Several runs' :func:`agent_usage_of` added up (a run group's); None when none has usage.
+
+    Dollars in Decimal as ``AgentUsage`` adds them; unknown when any member's is unknown.
+    """
+    found = [part for part in parts if part]
+    if not found:
+        return None
+    usage: dict[str, Any] = {key: sum(int(part[key]) for part in found) for key in COUNTS}
+    costs = [part["costUsd"] for part in found]
+    if usage["unpricedTurns"] or any(cost is None for cost in costs):
+        usage["costUsd"] = None
+    else:
+        total = sum((Decimal(repr(float(cost))) for cost in costs), Decimal())
+        usage["costUsd"] = float(round(total, _COST_DECIMALS))
+    return usage
 
 
 def document_keys_usage(document_keys: str) -> object:
