@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from cli.store_workspace import (
     write_big_suite,
     write_judged_suite,
 )
+from cli.test_agent_cost import TOOL_COUNT, TURNS, cost, write_usage_suite
 from judge_server import JudgeServer, Reply
 from postgres_server import PASSWORD, PostgresServer, skip_without_postgres
 
@@ -492,3 +494,43 @@ def test_two_writers_x_20_runs_into_one_postgres_store(workspace: Workspace, pg_
         == 0
     )
     assert _count(engine_url, "SELECT count(DISTINCT run) FROM document_chunks") == 40
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_agents_spend_is_stored_and_history_shows_it_beside_the_judges(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    # Turns priced by the built-in table (openai:gpt-4o-mini: $0.15 / $0.60 per million).
+    evalset = write_usage_suite(tmp_path, TOOL_COUNT, model="openai:gpt-4o-mini")
+    if backend == "sqlite":
+        store, other = "sqlite:///h.sqlite", "sqlite:///added.sqlite"
+    else:
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        store, other = server.create_database(), server.create_database()
+    proc = in_process(
+        "run", "--evalset", str(evalset), "--no-cache", "--no-progress", "--store", store,
+        "--output", "out", "--json", "run.json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    document = json.loads((tmp_path / "run.json").read_text())
+    [row] = _history(tmp_path, store)
+    assert row["agentUsage"] == {
+        "turns": 3,
+        "turnsWithoutUsage": 0,
+        "inferenceCalls": 6,
+        "inputTokens": 7000,
+        "outputTokens": 1100,
+        "unpricedTurns": 0,
+        "costUsd": 0.00171,
+    }
+    spent = cost(TURNS["refund"]) + cost(TURNS["status"])
+    assert Decimal(repr(row["agentUsage"]["costUsd"])) == spent == Decimal("0.00171")  # type: ignore[index]
+    assert row["agentUsage"]["costUsd"] == document["agentUsage"]["costUsd"]  # type: ignore[index]
+    listed = invoke(tmp_path, "history", "--store", store)
+    assert listed.exit_code == 0, listed.output
+    assert "6 model calls · 8,100 tok · $0.00171" in listed.stdout
+    # The same run's result files added to another store: the same spend.
+    added = invoke(tmp_path, "store", "add", "out", "--store", other)
+    assert added.exit_code == 0, added.output
+    [again] = _history(tmp_path, other)
+    assert again["agentUsage"] == row["agentUsage"]

@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agenteval.results.agent_usage import AGENT_USAGE_KEY, case_agent_usage, summed
+from agenteval.schema.evalset import Invocation, Usage
 from agenteval.schema.gojson import model_to_go_json_bytes
-from agenteval.schema.result import EvalSetResult
+from agenteval.schema.result import EvalSetResult, extra, set_extra
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from sample_results import case_result, eval_set_result, metric
@@ -34,6 +36,41 @@ def scripted_result(
     result.eval_set_result_id = f"app_{eval_set_id}_{index:04d}"
     result.eval_set_result_name = result.eval_set_result_id
     result.creation_timestamp = T0 + index * 3600
+    return result
+
+
+# The agent under test's turns in scripted_result's cases: (input tokens, output tokens,
+# model calls).  Priced by the built-in table's openai:gpt-4o-mini ($0.15 input, $0.60 output
+# per million tokens): steady (180 + 180 + 120 + 60) / 1e6 = $0.00054, broken (750 + 420) /
+# 1e6 = $0.00117; the eval set $0.00171 (floats summed give 0.0017100000000000001).
+AGENT_MODEL = "openai:gpt-4o-mini"
+AGENT_TURNS = {"steady": [(1200, 300, 2), (800, 100, 1)], "broken": [(5000, 700, 3)]}
+# What the eval set's agentUsage holds with that model (its runs columns in that order).
+AGENT_SPENT = {
+    "turns": 3,
+    "turnsWithoutUsage": 0,
+    "inferenceCalls": 6,
+    "inputTokens": 7000,
+    "outputTokens": 1100,
+    "unpricedTurns": 0,
+    "costUsd": 0.00171,
+}
+
+
+def with_agent_usage(result: EvalSetResult, model: str = AGENT_MODEL) -> EvalSetResult:
+    """``result`` with the agent's usage of :data:`AGENT_TURNS` on its cases and in its own
+    ``agentUsage``, counted and priced as ``run`` does (results.agent_usage, built-in prices)."""
+    for case in result.case_results():
+        turns = [
+            Invocation(
+                usage=Usage(input_tokens=i, output_tokens=o, inference_calls=calls, model=model)
+            )
+            for i, o, calls in AGENT_TURNS.get(case.eval_id, [])
+        ]
+        usage = case_agent_usage(turns, None)
+        if usage is not None:
+            set_extra(case, AGENT_USAGE_KEY, usage)
+    result.agent_usage = summed(extra(case).get(AGENT_USAGE_KEY) for case in result.case_results())
     return result
 
 

@@ -12,7 +12,7 @@ from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.export import export_run
 from agenteval.store.queries import logical_runs
-from store.store_support import T0, scripted_result, write_result
+from store.store_support import AGENT_SPENT, T0, scripted_result, with_agent_usage, write_result
 
 
 def test_result_files_given_together_are_one_run_each_kept_verbatim(
@@ -72,3 +72,34 @@ def test_adding_the_same_result_twice_or_one_eval_set_twice_is_refused(
         add_results(store, [other, third])
     assert "eval set 'suite' is also in" in str(caught.value)
     assert "add each run's files in its own `store add`" in str(caught.value)
+
+
+def test_the_agents_spend_of_added_files_and_run_documents(store: Store, tmp_path: Path) -> None:
+    from agenteval.report.result_files import run_document, write_json
+
+    # Two eval sets given together: one run, its agent's spend their sum (Decimal, as `run`'s).
+    write_result(with_agent_usage(scripted_result(1, "alpha")), tmp_path / "in")
+    write_result(with_agent_usage(scripted_result(1, "beta")), tmp_path / "in")
+    spent = with_agent_usage(scripted_result(2, "gamma"))
+    document = run_document([spent], extra={"warnings": [], "agentUsage": spent.agent_usage})
+    write_result(scripted_result(3, "delta"), tmp_path / "bare")  # from before agentUsage
+    together, from_document, bare = (
+        add_results(store, [path])[0]
+        for path in (
+            tmp_path / "in",
+            write_json(tmp_path / "run.json", document),
+            tmp_path / "bare",
+        )
+    )
+    with store.transaction() as conn:
+        runs = {run.id: run for run in logical_runs(conn)}
+    assert runs[together].agent_usage == {
+        **AGENT_SPENT,
+        "turns": 6,
+        "inferenceCalls": 12,
+        "inputTokens": 14000,
+        "outputTokens": 2200,
+        "costUsd": 0.00342,
+    }
+    assert runs[from_document].agent_usage == AGENT_SPENT
+    assert runs[bare].agent_usage is None

@@ -7,11 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.console import render_history, render_trend, sparkline
 from agenteval.store.history import HistoryFilters, history_rows
 from agenteval.store.trend import TrendFilters, trend
-from store.store_support import add_history
+from store.store_support import add_history, scripted_result, with_agent_usage, write_result
 
 
 def _console() -> tuple[Console, io.StringIO]:
@@ -64,3 +65,45 @@ def test_history_view(store: Store, tmp_path: Path) -> None:
     console, buffer = _console()
     render_history(console, [], "the store")
     assert buffer.getvalue() == "no runs in the store match\n"
+
+
+def test_history_view_shows_the_agents_spend_when_a_run_recorded_it(
+    store: Store, tmp_path: Path
+) -> None:
+    add_history(store, tmp_path / "old", 1)
+    with store.transaction() as conn:
+        before = history_rows(conn, HistoryFilters())
+    console, buffer = _console()
+    # Rows of a store without the agent's spend: the table is the one history always showed.
+    render_history(
+        console, [{k: v for k, v in row.items() if k != "agentUsage"} for row in before], "s"
+    )
+    unchanged = buffer.getvalue()
+    console, buffer = _console()
+    render_history(console, before, "s")
+    assert buffer.getvalue() == unchanged and " agent " not in unchanged
+    priced = add_results(
+        store, [write_result(with_agent_usage(scripted_result(2)), tmp_path / "p")]
+    )
+    unpriced = add_results(
+        store, [write_result(with_agent_usage(scripted_result(3), "acme:x"), tmp_path / "u")]
+    )
+    with store.transaction() as conn:
+        rows = history_rows(conn, HistoryFilters())
+    buffer = io.StringIO()
+    render_history(Console(file=buffer, width=200, color_system=None), rows, "s")
+    lines = buffer.getvalue().splitlines()
+    assert lines[1].split() == [
+        "run", "started", "(UTC)", "status", "passed", "metric", "averages", "judge", "agent",
+        "branch", "commit",
+    ]  # fmt: skip
+    line = {
+        run_id: next(x for x in lines if x.strip().startswith(run_id))
+        for run_id in priced + unpriced
+    }
+    assert "6 model calls · 8,100 tok · $0.00171" in line[priced[0]]
+    # Some turns had no price: the cost is unknown and says so, not the priced part as the whole.
+    assert (
+        "6 model calls · 8,100 tok · cost unknown: no price for 3 turns (give --prices FILE)"
+        in line[unpriced[0]]
+    )

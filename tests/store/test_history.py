@@ -8,10 +8,19 @@ import pytest
 from sqlalchemy import update
 
 from agenteval.errors import ConfigError
+from agenteval.schema.result import EvalSetResult
 from agenteval.store import tables
+from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.history import HistoryFilters, check_status, history_rows, iso, parse_since
-from store.store_support import T0, add_history
+from store.store_support import (
+    AGENT_SPENT,
+    T0,
+    add_history,
+    scripted_result,
+    with_agent_usage,
+    write_result,
+)
 
 
 def test_rows_newest_first_with_pass_rate_metrics_and_commit(store: Store, tmp_path: Path) -> None:
@@ -67,3 +76,28 @@ def test_since_forms_and_bad_values() -> None:
         parse_since("yesterday")
     with pytest.raises(ConfigError, match="--status: unknown status 'green'"):
         check_status("green")
+
+
+def test_the_agents_spend_beside_the_judges(store: Store, tmp_path: Path) -> None:
+    def added(result: EvalSetResult, name: str, group: str | None = None) -> str:
+        return add_results(store, [write_result(result, tmp_path / name)], run_group=group)[0]
+
+    priced = added(with_agent_usage(scripted_result(1)), "priced")
+    unpriced = added(with_agent_usage(scripted_result(2), "acme:house-model"), "unpriced")
+    bare = added(scripted_result(3), "bare")
+    for index in (4, 5):  # two members of one group, each $0.00171
+        added(with_agent_usage(scripted_result(index)), f"g{index}", "nightly")
+    with store.transaction() as conn:
+        rows = {row["runId"]: row for row in history_rows(conn, HistoryFilters())}
+    assert rows[priced]["agentUsage"] == AGENT_SPENT
+    assert rows[priced]["judge"]["costUsd"] is None  # no judge ran: its keys stay as they were
+    assert rows[unpriced]["agentUsage"] == {**AGENT_SPENT, "unpricedTurns": 3, "costUsd": None}
+    assert rows[bare]["agentUsage"] is None
+    assert rows["nightly"]["agentUsage"] == {
+        **AGENT_SPENT,
+        "turns": 6,
+        "inferenceCalls": 12,
+        "inputTokens": 14000,
+        "outputTokens": 2200,
+        "costUsd": 0.00342,
+    }

@@ -11,15 +11,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Column, Integer, inspect, select, text, update
+from sqlalchemy import Column, Connection, Integer, inspect, select, text, update
 
 from agenteval import __version__
-from agenteval.store import tables
-from agenteval.store.connection import StoreError, open_store
+from agenteval.schema.result import EvalSetResult
+from agenteval.store import agent_spend, tables
+from agenteval.store.adding import add_results
+from agenteval.store.connection import Store, StoreError, open_store
+from agenteval.store.history import HistoryFilters, history_rows
 from agenteval.store.migrations import CURRENT_VERSION, ensure_schema, stored_version
 from agenteval.store.trend import TrendFilters, trend
 from agenteval.store.urls import StoreUrl, parse_store_url
-from store.store_support import add_history
+from agenteval.store.writer import FinishedSet, RunMeta, RunOutcome, RunRecorder, new_run_id
+from store.store_support import (
+    AGENT_SPENT,
+    T0,
+    add_history,
+    scripted_result,
+    with_agent_usage,
+    write_result,
+)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -154,6 +165,21 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
     store.close()
 
 
+# The columns each schema version added: dropped, they make a store of the version before.
+_ADDED = {
+    2: [("run_sets", "case_ids"), ("run_sets", "case_statuses")],
+    3: [("runs", column) for column in agent_spend.COLUMNS],
+}
+
+
+def _take_back(conn: Connection, version: int) -> None:
+    """The schema in ``conn`` made the one of ``version``, as an older agenteval left it."""
+    for step in range(CURRENT_VERSION, version, -1):
+        for table, column in _ADDED[step]:
+            conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+    conn.execute(update(tables.schema_version).values(version=version, written_by="0.0.9"))
+
+
 def _version_1(store_url: StoreUrl, tmp_path: Path) -> dict[str, Any]:
     """A history stored, then taken back to schema 1 (before the packed statuses); its trend."""
     store = open_store(store_url, write=True)
@@ -161,9 +187,7 @@ def _version_1(store_url: StoreUrl, tmp_path: Path) -> dict[str, Any]:
     add_history(store, tmp_path / "other", 4, eval_set_id="other", first=20)
     with store.transaction() as conn:
         made = trend(conn, TrendFilters(last=20)).to_json()
-        for column in ("case_ids", "case_statuses"):
-            conn.execute(text(f"ALTER TABLE run_sets DROP COLUMN {column}"))
-        conn.execute(update(tables.schema_version).values(version=1, written_by="0.0.9"))
+        _take_back(conn, 1)
     store.close()
     return made
 
@@ -207,3 +231,98 @@ def test_readers_opening_an_older_store_at_once_migrate_it_once(
 
     assert _four_at_once(read_trend) == []
     assert found == [made] * 4
+
+
+def _recorded_by_run(store: Store, usage: dict[str, Any] | None) -> str:
+    """A run as ``run --store`` records it: its trailer in ``document_keys`` (no documents)."""
+    result = scripted_result(7) if usage is None else with_agent_usage(scripted_result(7))
+    recorder = RunRecorder(store, RunMeta(new_run_id(), T0, "app", 1))
+    recorder.start()
+    rows = recorder.new_set(result.eval_set_id)
+    for case in result.case_results():
+        rows.add(case)
+    recorder.end_set(rows, result.model_copy(update={"eval_case_results": None}), {})
+    trailer: dict[str, Any] = {"warnings": []}
+    if usage is not None:
+        trailer["agentUsage"] = usage
+    keys = {"header": {}, "trailer": trailer}
+    recorder.finish(RunOutcome("failed", 1, 1.0, document_keys=keys), [FinishedSet(None, "", None)])
+    return recorder.meta.run_id
+
+
+def _agent_runs(store: Store, tmp_path: Path) -> dict[str, str]:
+    """A run of each kind the version-3 migration meets, by name: its run id."""
+    from agenteval.report.result_files import run_document, write_json
+
+    def added(result: EvalSetResult, name: str) -> str:
+        return add_results(store, [write_result(result, tmp_path / name)])[0]
+
+    spent = with_agent_usage(scripted_result(2))
+    document = run_document([spent], extra={"warnings": [], "agentUsage": spent.agent_usage})
+    return {
+        "added": added(with_agent_usage(scripted_result(1)), "added"),
+        "run_document": add_results(store, [write_json(tmp_path / "run.json", document)])[0],
+        "unpriced": added(with_agent_usage(scripted_result(3), "acme:house-model"), "unpriced"),
+        "no_usage": added(scripted_result(4), "no_usage"),
+        "damaged": added(with_agent_usage(scripted_result(5)), "damaged"),
+        "run": _recorded_by_run(store, AGENT_SPENT),
+        "run_no_usage": _recorded_by_run(store, None),
+    }
+
+
+def _agent_columns(conn: Connection) -> dict[str, tuple[Any, ...]]:
+    runs = tables.runs
+    query = select(runs.c.run_id, *(runs.c[name] for name in agent_spend.COLUMNS))
+    return {row[0]: tuple(row[1:]) for row in conn.execute(query)}
+
+
+WHOLE = (3, 0, 6, 7000, 1100, 0, 0.00171)  # store_support.AGENT_SPENT
+UNKNOWN = (None,) * 7
+
+
+def test_a_version_2_store_gets_the_agents_spend_from_what_each_run_stored(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    store = open_store(store_url, write=True)
+    ids = _agent_runs(store, tmp_path)
+    unfinished = RunRecorder(store, RunMeta(new_run_id(), T0, "app", 1))
+    unfinished.start()  # killed before it finished: no totals
+    with store.transaction() as conn:
+        written = _agent_columns(conn)
+        _take_back(conn, 2)
+        # One stored document no longer decompresses.
+        key = select(tables.runs.c.id).where(tables.runs.c.run_id == ids["damaged"])
+        chunks = tables.document_chunks
+        conn.execute(update(chunks).where(chunks.c.run == key.scalar_subquery()).values(data=b"x"))
+    store.close()
+    expected = {
+        "added": WHOLE,
+        "run_document": WHOLE,
+        "unpriced": (3, 0, 6, 7000, 1100, 3, None),  # $0 known of an unknown whole: NULL
+        "no_usage": UNKNOWN,
+        "damaged": UNKNOWN,  # unknown, not a migration that fails
+        "run": WHOLE,
+        "run_no_usage": UNKNOWN,
+    }
+    assert written == {
+        ids[name]: value for name, value in expected.items() if name != "damaged"
+    } | {
+        ids["damaged"]: WHOLE,
+        unfinished.meta.run_id: UNKNOWN,
+    }
+    store = open_store(store_url, write=False)  # migrated by a writer's transaction first
+    try:
+        with store.transaction() as conn:
+            assert stored_version(conn) == (CURRENT_VERSION, __version__)
+            migrated = _agent_columns(conn)
+            rows = {row["runId"]: row for row in history_rows(conn, HistoryFilters())}
+    finally:
+        store.close()
+    assert migrated == {ids[name]: value for name, value in expected.items()} | {
+        unfinished.meta.run_id: UNKNOWN
+    }
+    # The migrated runs read as the ones written by this agenteval.
+    assert written[ids["added"]] == migrated[ids["added"]] == migrated[ids["run"]]
+    assert rows[ids["added"]]["agentUsage"] == AGENT_SPENT
+    assert rows[ids["no_usage"]]["agentUsage"] is None
+    assert rows[ids["unpriced"]]["agentUsage"]["costUsd"] is None

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select, text
+from sqlalchemy import delete, func, select, text
 
 from agenteval.api import CollectedResults
 from agenteval.results.aggregation import case_statuses
-from agenteval.store import tables, writer
+from agenteval.schema.result import EvalSetResult
+from agenteval.store import agent_spend, tables, writer
 from agenteval.store.connection import Store, StoreError
 from agenteval.store.context import RunContext
 from agenteval.store.documents import BytesDocument, read_document
@@ -139,3 +140,52 @@ def test_abandon_removes_a_run_that_scored_nothing(store: Store) -> None:
     assert _state(store) == ["running"]
     recorder.abandon()
     assert _state(store) == []
+
+
+def _agent_run(store: Store, usages: list[dict[str, object] | None]) -> dict[str, object]:
+    """A run of one eval set per ``usages`` (each its agentUsage); its runs row."""
+    recorder = RunRecorder(store, _meta())
+    recorder.start()
+    for index, usage in enumerate(usages):
+        rows = recorder.new_set(f"set{index}")
+        recorder.end_set(rows, EvalSetResult(eval_set_id=f"set{index}", agent_usage=usage), {})
+    recorder.finish(RunOutcome("passed", 0, 1.0), [FinishedSet(None, "", None)] * len(usages))
+    with store.transaction() as conn:
+        return dict(conn.execute(select(tables.runs)).one()._mapping)
+
+
+def _usage(inp: int, out: int, calls: int, cost: float, **more: object) -> dict[str, object]:
+    return {
+        "turns": 1, "turnsWithoutUsage": 0, "inferenceCalls": calls, "inputTokens": inp,
+        "outputTokens": out, "unpricedTurns": 0, "costUsd": cost, **more,
+    }  # fmt: skip
+
+
+def test_the_agents_spend_is_the_sum_of_its_eval_sets_as_the_run_document_adds_it(
+    store: Store,
+) -> None:
+    # steady and broken of store_support, priced by the built-in openai:gpt-4o-mini.
+    run = _agent_run(store, [_usage(2000, 400, 3, 0.00054), None, _usage(5000, 700, 3, 0.00117)])
+    spent = {name: run[name] for name in agent_spend.COLUMNS}
+    assert spent == {
+        "agent_turns": 2,
+        "agent_turns_without_usage": 0,
+        "agent_inference_calls": 6,
+        "agent_input_tokens": 7000,
+        "agent_output_tokens": 1100,
+        "agent_unpriced_turns": 0,
+        # Decimal as the run document's agentUsage.costUsd; floats give 0.0017100000000000001.
+        "agent_cost_usd": 0.00171,
+    }
+    assert run["judge_cost_usd"] is None  # the judge's stays apart
+
+
+def test_an_unpriced_turn_stores_no_cost_and_no_usage_stores_nothing(store: Store) -> None:
+    priced = _usage(2000, 400, 3, 0.00054, turnsWithoutUsage=2)
+    unpriced = _usage(10, 5, 1, 0.0, unpricedTurns=1, unpricedModels=["acme:x"])
+    run = _agent_run(store, [priced, unpriced])
+    assert [run[name] for name in agent_spend.COLUMNS] == [2, 2, 4, 2010, 405, 1, None]
+    with store.transaction() as conn:
+        conn.execute(delete(tables.runs))
+    run = _agent_run(store, [None, None])
+    assert [run[name] for name in agent_spend.COLUMNS] == [None] * 7  # unknown, not 0

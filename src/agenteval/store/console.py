@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agenteval.report.judge_cost import priced_text
 from agenteval.report.safe_text import escape_control
 from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
@@ -71,13 +72,32 @@ def _judge(judge: dict[str, Any]) -> str:
     return text
 
 
+def _agent(usage: dict[str, Any] | None) -> str:
+    """``6 model calls · 8,100 tok · $0.00171``, worded as the run worded it (report.agent_cost):
+    a cost not known says so, never a partial sum."""
+    if not usage:
+        return ""
+    calls = usage["inferenceCalls"]
+    tokens = usage["inputTokens"] + usage["outputTokens"]
+    # costUsd None: some turns had no price, so the whole is unknown (store.agent_spend).
+    priced = {"costUsd": usage["costUsd"] or 0, "unpricedTurns": usage["unpricedTurns"]}
+    text = f"{calls:,} model call{'s' if calls != 1 else ''} · {tokens:,} tok"
+    text += f" · {priced_text(priced, 'unpricedTurns', 'turn')}"
+    missing = usage["turnsWithoutUsage"]
+    if missing:
+        text += f" · {missing:,} turn{'s' if missing != 1 else ''} without usage"
+    return text
+
+
 def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str) -> None:
-    """The ``history`` table, newest first."""
+    """The ``history`` table, newest first (an ``agent`` column when a run recorded its spend)."""
     if not rows:
         console.print(f"no runs in {where} match", markup=False, highlight=False)
         return
+    agent = any(row.get("agentUsage") for row in rows)
+    spend = ("judge", "agent") if agent else ("judge",)
     table = Table(
-        "run", "started (UTC)", "status", "passed", "metric averages", "judge", "branch", "commit",
+        "run", "started (UTC)", "status", "passed", "metric averages", *spend, "branch", "commit",
         box=box.SIMPLE_HEAD, pad_edge=False,
     )  # fmt: skip
     for row in rows:
@@ -91,13 +111,14 @@ def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str)
         )
         commit = (row["commit"] or "")[:8] + ("*" if row["dirty"] else "")
         run_id = row["runId"] + (" (group)" if row["group"] else "")
+        spent = (_judge(row["judge"]), _agent(row.get("agentUsage")))[: len(spend)]
         table.add_row(
             Text(_safe(run_id)),
             _when(row["startedAt"]),
             _status(row),
             passed,
             Text(averages),
-            _judge(row["judge"]),
+            *spent,
             Text(_safe(row["branch"])),
             commit,
         )

@@ -2,8 +2,8 @@
 
 One row per logical run (a run group is one row, ``partial`` until every shard
 reported): state and outcome, pass rate, metric averages (per metric name, over its
-eval sets, weighted by evaluated results), judge calls / tokens / cost, commit, branch,
-CI job.  Filters: ``--evalset``, ``--branch``, ``--since`` (a date, a time, or ``7d`` /
+eval sets, weighted by evaluated results), judge calls / tokens / cost, the agent's
+model calls / tokens / cost, commit, branch, CI job.  Filters: ``--evalset``, ``--branch``, ``--since`` (a date, a time, or ``7d`` /
 ``24h`` / ``30m`` ago), ``--status`` (an outcome or a state), ``--last N``.
 
 Tested in tests/store/test_history.py.
@@ -158,6 +158,8 @@ def history_rows(conn: Connection, filters: HistoryFilters) -> list[dict[str, An
                     "completionTokens": judge["completion_tokens"],
                     "costUsd": run.judge_cost_usd,
                 },
+                # Beside the judge's: what the agent under test spent (None: no turn said).
+                "agentUsage": run.agent_usage,
                 "configHash": first.config_hash,
             }
         )

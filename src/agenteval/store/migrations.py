@@ -33,11 +33,12 @@ from sqlalchemy import Connection, func, insert, inspect, select, text, update
 
 from agenteval import __version__
 from agenteval.errors import ControlFlow
-from agenteval.store import tables
+from agenteval.store import agent_spend, tables
+from agenteval.store.documents import DamagedDocument, read_document
 
-# Version 1: the first schema; 2: run_sets.case_ids and case_statuses.  A change to
-# tables.py adds version N and MIGRATIONS[N].
-CURRENT_VERSION = 2
+# Version 1: the first schema; 2: run_sets.case_ids and case_statuses; 3: runs.agent_*
+# (what the agent under test spent).  A change to tables.py adds version N and MIGRATIONS[N].
+CURRENT_VERSION = 3
 
 Migration = Callable[[Connection], None]
 
@@ -62,8 +63,51 @@ def _pack_outcomes(conn: Connection) -> None:
             )
 
 
+def _stored_agent_usage(conn: Connection, key: int, document_keys: str | None) -> list[object]:
+    """The ``agentUsage`` objects a finished run stored: its trailer's (``run``), else each
+    eval set document's (``store add``); [] when a document is missing or damaged (unknown)."""
+    if document_keys:
+        return [agent_spend.document_keys_usage(document_keys)]
+    sets = tables.run_sets
+    query = select(sets.c.position, sets.c.document_size, sets.c.document_chunks).where(
+        sets.c.run == key
+    )
+    found: list[object] = []
+    for position, size, chunks in conn.execute(query.order_by(sets.c.position)).all():
+        if not chunks:
+            return []
+        try:
+            found.append(agent_spend.top_level_usage(read_document(conn, key, position, size)))
+        except DamagedDocument:
+            return []
+    return found
+
+
+def _record_agent_usage(conn: Connection) -> None:
+    """Version 3: ``runs.agent_*``, filled for every finished run from what it stored.
+
+    A run recorded by ``run --store`` keeps its run document's trailer in ``document_keys``
+    (a column: nothing to decompress); one added by ``store add`` has only its eval sets'
+    documents, read through once each (the key follows the cases).  Runs from before
+    agenteval counted the agent's usage, or never finished, stay NULL: unknown.
+
+    Measured (2-core box, load ~3): 10 added runs of a 47 MB, 10,000-case document each
+    migrated in 0.34 s of CPU on SQLite, 0.37 s on PostgreSQL (~0.035 s a run: zstd
+    0.021 s, the key scan 0.016 s; ``json.loads`` of the document instead: 0.72 s).
+    """
+    runs = tables.runs
+    for name in agent_spend.COLUMNS:
+        kind = runs.c[name].type.compile(dialect=conn.dialect)
+        conn.execute(text(f"ALTER TABLE runs ADD COLUMN {name} {kind}"))
+    query = select(runs.c.id, runs.c.document_keys).where(runs.c.state != "running")
+    for key, document_keys in conn.execute(query.order_by(runs.c.id)).all():
+        values = agent_spend.agent_columns(_stored_agent_usage(conn, key, document_keys))
+        if values["agent_turns"] is not None:
+            conn.execute(update(runs).where(runs.c.id == key).values(values))
+
+
 # The step from version N-1 to N, for stores made by an older agenteval.
-MIGRATIONS: Mapping[int, Migration] = {2: _pack_outcomes}
+MIGRATIONS: Mapping[int, Migration] = {2: _pack_outcomes, 3: _record_agent_usage}
 
 # pg_advisory_xact_lock key of schema changes ("agenteval" in ASCII, as a bigint).
 _PG_LOCK = 0x616765_6E746576

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, Connection, Table, select
 
 from agenteval.store import tables
+from agenteval.store.agent_spend import agent_usage_of, summed_usage
 
 # Keys per IN (...) list: well under SQLite's and PostgreSQL's parameter limits.
 _IN_CHUNK = 500
@@ -64,6 +65,8 @@ class StoredRun:
     agent_tool_calls: int | None
     config_hash: str | None
     document_keys: str | None
+    # What the agent under test spent, as agentUsage JSON (costUsd None: unknown); None: no usage.
+    agent_usage: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +136,7 @@ def _stored_run(row: Any) -> StoredRun:
         agent_tool_calls=m["agent_tool_calls"],
         config_hash=m["config_hash"],
         document_keys=m["document_keys"],
+        agent_usage=agent_usage_of(m),
     )
 
 
@@ -272,6 +276,12 @@ class LogicalRun:
         """The judge's cost when the members recorded one."""
         costs = [run.judge_cost_usd for run in self.runs if run.judge_cost_usd is not None]
         return sum(costs) if costs else None
+
+    @property
+    def agent_usage(self) -> dict[str, Any] | None:
+        """What the agent under test spent over the members that recorded it (a cost only
+        when every member's turns were priced); None when none did."""
+        return summed_usage(run.agent_usage for run in self.runs)
 
     @property
     def eval_set_ids(self) -> list[str]:

@@ -49,6 +49,16 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+# runs.agent_<name> of each count of an ``agentUsage`` object (results/agent_usage.COUNTS).
+AGENT_COUNTS = (
+    "turns",
+    "turns_without_usage",
+    "inference_calls",
+    "input_tokens",
+    "output_tokens",
+    "unpriced_turns",
+)
+
 
 def _run_fk() -> ForeignKey:
     """The reference to the run a row belongs to (deleting a run deletes its rows)."""
@@ -67,6 +77,21 @@ def _judge_counts(*counts: str) -> list[Column[int]]:
         Column(f"judge_{side}_tokens", BigInteger, nullable=False, default=0)
         for side in ("prompt", "completion")
     ]
+
+
+def _agent_usage() -> list[Column[Any]]:
+    """Schema version 3: what the agent under test spent over the run (its ``agentUsage``).
+
+    NULL, every one, when no turn reported usage (runs from before agenteval counted it,
+    traces without usage): unknown, never 0.  ``agent_cost_usd`` is NULL too when any turn
+    had no price (``agent_unpriced_turns`` says how many), so a partial sum never reads as
+    the run's cost.  Last in ``runs``: a migrated store appends them, a new one matches.
+    """
+    counts = [
+        Column(f"agent_{name}", BigInteger if name.endswith("tokens") else Integer)
+        for name in AGENT_COUNTS
+    ]
+    return [*counts, Column("agent_cost_usd", Float)]
 
 
 def _bulk_table(name: str, *columns: Column[Any]) -> Table:
@@ -141,6 +166,7 @@ runs = Table(
     Column("config_hash", String(80)),
     # The run document's own keys (header and trailer, JSON): `store export --json` rebuilds it.
     Column("document_keys", Text),
+    *_agent_usage(),
 )
 Index("runs_branch_started", runs.c.git_branch, runs.c.started_at)
 Index("runs_started", runs.c.started_at)
@@ -241,6 +267,7 @@ document_chunks = Table(
 RUN_DOCUMENT_PART = -1
 
 __all__ = [
+    "AGENT_COUNTS",
     "OUTCOME_LETTERS",
     "RUN_DOCUMENT_PART",
     "case_runs",

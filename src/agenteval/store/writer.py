@@ -14,7 +14,8 @@ The order of writes is what keeps a store consistent through a crash:
    follow;
 3. :meth:`RunRecorder.finish` — after the result files are written: each eval set's
    document (:mod:`agenteval.store.documents`), then one last transaction that sets the
-   run's totals and its state ``finished`` (or ``interrupted``).
+   run's totals (judge and agent spend included: :mod:`agenteval.store.agent_spend`) and
+   its state ``finished`` (or ``interrupted``).
 
 A kill at any moment leaves the run ``running`` ("unfinished" in ``history``), never
 ``finished`` with rows missing.  A database error in any step stops the recording — the
@@ -44,6 +45,7 @@ from agenteval.report.metric_averages import MetricAverages
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 from agenteval.store import tables
+from agenteval.store.agent_spend import agent_columns
 from agenteval.store.connection import Store, StoreError
 from agenteval.store.context import RunContext
 from agenteval.store.documents import DocumentSource, write_document
@@ -228,6 +230,8 @@ class RunRecorder:
         self.set_hashes: list[tuple[str, str | None]] = []
         self.counts: dict[str, int] = {}
         self.usage: list[Mapping[str, Any]] = []
+        # Each eval set's agentUsage: the run's is their sum, as api.evaluation adds it up.
+        self.agent_usage: list[object] = []
         self.sets = 0
         self._queue: queue.Queue[Write | None] = queue.Queue(maxsize=QUEUE_BATCHES)
         self._thread: threading.Thread | None = None
@@ -337,6 +341,7 @@ class RunRecorder:
             self.counts[key] = self.counts.get(key, 0) + value
         usage = head.judge_usage or {}
         self.usage.append(usage)
+        self.agent_usage.append(head.agent_usage)
         by_metric = usage.get("byMetric") if isinstance(usage.get("byMetric"), dict) else {}
         set_row = {
             "run": rows.run,
@@ -470,6 +475,7 @@ class RunRecorder:
             "judge_cost_usd": cost,
             "agent_sessions": _int(agent.get("sessions")) if agent else None,
             "agent_tool_calls": _int(agent.get("toolCalls")) if agent else None,
+            **agent_columns(self.agent_usage),
             "config_hash": run_config_hash(self.set_hashes),
             # Key order kept: the run document is rebuilt from these keys byte for byte.
             "document_keys": (json.dumps(outcome.document_keys) if outcome.document_keys else None),
