@@ -8,9 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agenteval.results import agent_usage
 from agenteval.schema.gojson import model_to_go_json_bytes
-from agenteval.store import agent_spend
 from agenteval.store.agent_spend import (
     agent_columns,
     agent_usage_of,
@@ -117,10 +115,6 @@ def test_the_trailer_kept_by_run_store() -> None:
     assert document_keys_usage(json.dumps({"header": {}, "trailer": {"warnings": []}})) is None
     assert document_keys_usage("not json") is None
     assert document_keys_usage("[1]") is None
-
-
-def test_the_counts_are_the_ones_agent_usage_writes() -> None:
-    assert agent_spend.COUNTS == agent_usage.COUNTS
 
 
 def test_a_group_sums_as_agent_usage_sums() -> None:

@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from agenteval.schema.evalset import Invocation
-
 if TYPE_CHECKING:
     from agenteval.judge.prices import PriceTable
+    from agenteval.schema.evalset import Invocation
 
 # The extra key of a case result, an eval set result and a run document (Go readers ignore it).
 AGENT_USAGE_KEY = "agentUsage"

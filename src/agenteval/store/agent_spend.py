@@ -17,18 +17,9 @@ from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any
 
+from agenteval.results.agent_usage import COUNTS, AgentUsage
 from agenteval.store import tables
 
-# The counts of an agentUsage object (results.agent_usage.COUNTS, checked equal by the tests):
-# not imported from there, whose schema imports history and trend start without.
-COUNTS = (
-    "turns",
-    "turnsWithoutUsage",
-    "inferenceCalls",
-    "inputTokens",
-    "outputTokens",
-    "unpricedTurns",
-)
 # runs column → the agentUsage key it holds (the same order).
 COLUMN_KEYS = {f"agent_{name}": key for name, key in zip(tables.AGENT_COUNTS, COUNTS, strict=True)}
 # Dollar amounts keep at most this many decimals (as results.agent_usage writes them).
@@ -42,9 +33,6 @@ KEY = b'"agentUsage"'
 def agent_columns(parts: Iterable[object]) -> dict[str, Any]:
     """The ``agent_*`` column values of the ``agentUsage`` objects ``parts`` summed (eval
     sets'); all None when none carries usage."""
-    # Here, not at the top: the writer and the migration need it, history and trend do not.
-    from agenteval.results.agent_usage import AgentUsage
-
     total = AgentUsage()
     for part in parts:
         total.add(part)
