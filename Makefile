@@ -48,7 +48,7 @@ PG_BIN ?= /usr/lib/postgresql/15/bin
 postgres:
 	@if [ -x "$(PG_BIN)/initdb" ] && [ -x "$(PG_BIN)/pg_ctl" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing Debian's postgresql (~60 MB) for the run-store tests"; \
+	  echo "installing Debian's postgresql (~60 MB) for the PostgreSQL run-store tests"; \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } \
 	    || echo "postgresql could not be installed: the PostgreSQL run-store tests will be skipped"; \
 	else \
