@@ -15,7 +15,7 @@ from sqlalchemy import Column, Connection, Integer, inspect, select, text, updat
 
 from agenteval import __version__
 from agenteval.schema.result import EvalSetResult
-from agenteval.store import agent_spend, tables
+from agenteval.store import agent_spend, judge_spend, tables
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store, StoreError, open_store
 from agenteval.store.history import HistoryFilters, history_rows
@@ -168,7 +168,7 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
 # The columns each schema version added: dropped, they make a store of the version before.
 _ADDED = {
     2: [("run_sets", "case_ids"), ("run_sets", "case_statuses")],
-    3: [("runs", column) for column in agent_spend.COLUMNS],
+    3: [("runs", column) for column in (*agent_spend.COLUMNS, judge_spend.UNPRICED_COLUMN)],
 }
 
 
