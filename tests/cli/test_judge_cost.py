@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from cli.store_workspace import in_process
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 from trace_cases import trace_case
@@ -26,10 +27,11 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return run_cli(args, timeout=180)
 
 
-def write_suite(
-    tmp_path: Path, base_url: str, eval_ids: tuple[str, ...], model: str = "m"
-) -> list[str]:
-    """Trace-mode cases, two judge metrics on the final answer; the ``run`` input arguments."""
+def write_set(
+    directory: Path, eval_set_id: str, base_url: str, eval_ids: tuple[str, ...], model: str
+) -> Path:
+    """Trace-mode cases, a judge metric on the final answer in ``<evalSetId>.metrics.json``
+    beside them; the eval set file."""
     cases = []
     for eval_id in eval_ids:
         turn = {
@@ -37,10 +39,11 @@ def write_suite(
             "finalResponse": {"role": "assistant", "content": "sunny"},
         }
         cases.append(trace_case(eval_id, turn))
-    evalset = tmp_path / "weather.evalset.json"
-    evalset.write_text(json.dumps({"evalSetId": "weather", "evalCases": cases}))
+    directory.mkdir(parents=True, exist_ok=True)
+    evalset = directory / f"{eval_set_id}.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": eval_set_id, "evalCases": cases}))
     judge = {"providerName": "openai", "modelName": model, "baseURL": base_url, "apiKey": "sk-x"}
-    metrics = tmp_path / "weather.metrics.json"
+    metrics = directory / f"{eval_set_id}.metrics.json"
     metrics.write_text(
         json.dumps(
             [
@@ -52,8 +55,23 @@ def write_suite(
             ]
         )
     )
+    return evalset
+
+
+def write_prices(tmp_path: Path) -> Path:
+    """A ``--prices`` file pricing ``openai:m`` only."""
     prices = tmp_path / "prices.json"
     prices.write_text(json.dumps({"openai:m": {"inputPerMillion": 3, "outputPerMillion": 15}}))
+    return prices
+
+
+def write_suite(
+    tmp_path: Path, base_url: str, eval_ids: tuple[str, ...], model: str = "m"
+) -> list[str]:
+    """Trace-mode cases, two judge metrics on the final answer; the ``run`` input arguments."""
+    evalset = write_set(tmp_path, "weather", base_url, eval_ids, model)
+    metrics = tmp_path / "weather.metrics.json"
+    prices = write_prices(tmp_path)
     return ["--evalset", str(evalset), "--metrics", str(metrics), "--prices", str(prices)]
 
 
@@ -222,3 +240,53 @@ def test_max_judge_cost_stops_at_a_reply_whose_cost_has_no_bound(
         "of 1000 tokens is beyond the 500 tokens its price holds for)"
     ) in flat(run.stdout + run.stderr)
     assert len(only_result(tmp_path / "out")["judgeFailures"]) == len(ids) - 1
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
+    server: JudgeServer, tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    url = (
+        f"sqlite:///{tmp_path}/h.sqlite"
+        if backend == "sqlite"
+        else str(request.getfixturevalue("pg_url"))
+    )
+    prices = write_prices(tmp_path)
+    # One call at $0.0045; then eval sets of 2 priced calls ($0.009) and 2 without a price.
+    write_set(tmp_path / "priced", "weather", server.base_url, ("lyon",), "m")
+    write_set(tmp_path / "mixed", "weather", server.base_url, ("lyon", "nice"), "m")
+    write_set(tmp_path / "mixed", "house", server.base_url, ("oslo", "rome"), "house-model")
+    for name in ("priced", "mixed"):
+        ran = in_process(
+            "run", "--evalset", str(tmp_path / name), "--prices", str(prices), "--no-cache",
+            "--store", url, "--json", str(tmp_path / f"{name}.json"), "-q", cwd=tmp_path,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert server.count == 5
+    listed = in_process("history", "--store", url, "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    rows = json.loads(listed.stdout)
+    mixed, priced = (row["judge"] for row in rows)
+    assert priced == {
+        "calls": 1, "cacheHits": 0, "retries": 0, "promptTokens": 1000, "completionTokens": 100,
+        "costUsd": PER_CALL, "pricedCostUsd": PER_CALL, "unpricedCalls": 0, "unpricedModels": [],
+    }  # fmt: skip
+    # The run's own document says $0.009 of 4 calls, 2 without a price: not the run's cost.
+    total = json.loads((tmp_path / "mixed.json").read_text())["judgeUsage"]["total"]
+    assert (total["costUsd"], total["unpricedCalls"]) == (0.009, 2)
+    assert mixed == {
+        "calls": 4, "cacheHits": 0, "retries": 0, "promptTokens": 4000, "completionTokens": 400,
+        "costUsd": None, "pricedCostUsd": 0.009, "unpricedCalls": 2,
+        "unpricedModels": ["openai:house-model"],
+    }  # fmt: skip
+    table = in_process("history", "--store", url, cwd=tmp_path, env={"COLUMNS": "220"})
+    assert table.returncode == 0, table.stderr
+    mixed_line, priced_line = (
+        next(line for line in table.stdout.splitlines() if line.strip().startswith(row["runId"]))
+        for row in rows
+    )
+    # Was "$0.00" and "$0.01" (the priced part as the whole); the last column (no git here).
+    assert priced_line.endswith(" 1 calls · 1,100 tok · $0.0045")
+    assert mixed_line.endswith(
+        " 4 calls · 4,400 tok · $0.009 + 2 calls without a price (openai:house-model)"
+    )

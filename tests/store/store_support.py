@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,27 @@ def with_agent_usage(result: EvalSetResult, model: str = AGENT_MODEL) -> EvalSet
         if usage is not None:
             set_extra(case, AGENT_USAGE_KEY, usage)
     result.agent_usage = summed(extra(case).get(AGENT_USAGE_KEY) for case in result.case_results())
+    return result
+
+
+# A judge call of the judge usage below: 1000 prompt + 100 completion tokens, priced at $3 /
+# $15 per million tokens: (3000 + 1500) / 1e6 = $0.0045 (tests/cli/test_judge_cost.py).
+JUDGE_CALL_USD = 0.0045
+UNPRICED_JUDGE = "openai:house-model"
+
+
+def with_judge_usage(result: EvalSetResult, priced: int, unpriced: int = 0) -> EvalSetResult:
+    """``result`` with a ``judgeUsage`` of ``priced`` calls at :data:`JUDGE_CALL_USD` and
+    ``unpriced`` calls of :data:`UNPRICED_JUDGE`, as run writes it (judge.usage)."""
+    calls = priced + unpriced
+    total: dict[str, Any] = {
+        "calls": calls, "cacheHits": 0, "failedCalls": 0, "retries": 0,
+        "promptTokens": 1000 * calls, "completionTokens": 100 * calls, "cachedPromptTokens": 0,
+        "costUsd": float(round(Decimal("0.0045") * priced, 12)), "unpricedCalls": unpriced,
+    }  # fmt: skip
+    if unpriced:
+        total["unpricedModels"] = [UNPRICED_JUDGE]
+    result.judge_usage = {"byMetric": {"quality": total}, "total": total}
     return result
 
 

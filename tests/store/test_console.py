@@ -12,7 +12,13 @@ from agenteval.store.connection import Store
 from agenteval.store.console import render_history, render_trend, sparkline
 from agenteval.store.history import HistoryFilters, history_rows
 from agenteval.store.trend import TrendFilters, trend
-from store.store_support import add_history, scripted_result, with_agent_usage, write_result
+from store.store_support import (
+    add_history,
+    scripted_result,
+    with_agent_usage,
+    with_judge_usage,
+    write_result,
+)
 
 
 def _console() -> tuple[Console, io.StringIO]:
@@ -106,4 +112,29 @@ def test_history_view_shows_the_agents_spend_when_a_run_recorded_it(
     assert (
         "6 model calls · 8,100 tok · cost unknown: no price for 3 turns (give --prices FILE)"
         in line[unpriced[0]]
+    )
+
+
+def test_history_view_words_the_judges_cost_as_the_run_did(store: Store, tmp_path: Path) -> None:
+    def added(index: int, priced: int, unpriced: int) -> str:
+        result = with_judge_usage(scripted_result(index), priced, unpriced)
+        return add_results(store, [write_result(result, tmp_path / str(index))])[0]
+
+    priced, mixed, unpriced = added(1, 1, 0), added(2, 2, 1), added(3, 0, 2)
+    with store.transaction() as conn:
+        rows = history_rows(conn, HistoryFilters())
+    buffer = io.StringIO()
+    render_history(Console(file=buffer, width=200, color_system=None), rows, "s")
+    line = {
+        run_id: next(x for x in buffer.getvalue().splitlines() if x.strip().startswith(run_id))
+        for run_id in (priced, mixed, unpriced)
+    }
+    # $0.0045 was printed $0.00; $0.009 of the mixed run's calls was printed as its whole cost.
+    assert "1 calls · 1,100 tok · $0.0045 " in line[priced]
+    assert (
+        "3 calls · 3,300 tok · $0.009 + 1 call without a price (openai:house-model) " in line[mixed]
+    )
+    assert (
+        "2 calls · 2,200 tok · cost unknown: no price for 2 calls (openai:house-model) "
+        "(give --prices FILE) " in line[unpriced]
     )

@@ -16,9 +16,11 @@ from agenteval.store.history import HistoryFilters, check_status, history_rows, 
 from store.store_support import (
     AGENT_SPENT,
     T0,
+    UNPRICED_JUDGE,
     add_history,
     scripted_result,
     with_agent_usage,
+    with_judge_usage,
     write_result,
 )
 
@@ -101,3 +103,40 @@ def test_the_agents_spend_beside_the_judges(store: Store, tmp_path: Path) -> Non
         "outputTokens": 2200,
         "costUsd": 0.00342,
     }
+
+
+def test_the_judges_whole_cost_or_the_calls_without_a_price(store: Store, tmp_path: Path) -> None:
+    def added(priced: int, unpriced: int, name: str, group: str | None = None) -> str:
+        result = with_judge_usage(scripted_result(len(rows_made) + 1), priced, unpriced)
+        rows_made.append(name)
+        return add_results(store, [write_result(result, tmp_path / name)], run_group=group)[0]
+
+    rows_made: list[str] = []
+    priced = added(1, 0, "priced")
+    mixed = added(2, 1, "mixed")
+    added(1, 0, "g1", "nightly")
+    added(2, 0, "g2", "nightly")
+    added(2, 0, "h1", "mixed-group")
+    added(0, 2, "h2", "mixed-group")
+    with store.transaction() as conn:
+        rows = {row["runId"]: row["judge"] for row in history_rows(conn, HistoryFilters())}
+    tokens = {"cacheHits": 0, "retries": 0}
+    assert rows[priced] == {
+        "calls": 1, **tokens, "promptTokens": 1000, "completionTokens": 100,
+        "costUsd": 0.0045, "pricedCostUsd": 0.0045, "unpricedCalls": 0, "unpricedModels": [],
+    }  # fmt: skip
+    # $0.009 of its calls is known, the whole is not: costUsd null, never 0.009.
+    assert rows[mixed] == {
+        "calls": 3, **tokens, "promptTokens": 3000, "completionTokens": 300,
+        "costUsd": None, "pricedCostUsd": 0.009, "unpricedCalls": 1,
+        "unpricedModels": [UNPRICED_JUDGE],
+    }  # fmt: skip
+    # A group sums its members in Decimal (floats give 0.013499999999999998) …
+    assert rows["nightly"]["costUsd"] == rows["nightly"]["pricedCostUsd"] == 0.0135
+    # … and its cost is unknown when a member's is.
+    assert {k: rows["mixed-group"][k] for k in ("costUsd", "pricedCostUsd", "unpricedCalls")} == {
+        "costUsd": None,
+        "pricedCostUsd": 0.009,
+        "unpricedCalls": 2,
+    }
+    assert rows["mixed-group"]["unpricedModels"] == [UNPRICED_JUDGE]

@@ -15,7 +15,7 @@ from sqlalchemy import Column, Connection, Integer, inspect, select, text, updat
 
 from agenteval import __version__
 from agenteval.schema.result import EvalSetResult
-from agenteval.store import agent_spend, tables
+from agenteval.store import agent_spend, judge_spend, tables
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store, StoreError, open_store
 from agenteval.store.history import HistoryFilters, history_rows
@@ -26,9 +26,11 @@ from agenteval.store.writer import FinishedSet, RunMeta, RunOutcome, RunRecorder
 from store.store_support import (
     AGENT_SPENT,
     T0,
+    UNPRICED_JUDGE,
     add_history,
     scripted_result,
     with_agent_usage,
+    with_judge_usage,
     write_result,
 )
 
@@ -168,7 +170,7 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
 # The columns each schema version added: dropped, they make a store of the version before.
 _ADDED = {
     2: [("run_sets", "case_ids"), ("run_sets", "case_statuses")],
-    3: [("runs", column) for column in agent_spend.COLUMNS],
+    3: [("runs", column) for column in (*agent_spend.COLUMNS, judge_spend.UNPRICED_COLUMN)],
 }
 
 
@@ -326,3 +328,66 @@ def test_a_version_2_store_gets_the_agents_spend_from_what_each_run_stored(
     assert rows[ids["added"]]["agentUsage"] == AGENT_SPENT
     assert rows[ids["no_usage"]]["agentUsage"] is None
     assert rows[ids["unpriced"]]["agentUsage"]["costUsd"] is None
+
+
+def _judge_columns(conn: Connection) -> dict[str, tuple[Any, ...]]:
+    runs = tables.runs
+    query = select(runs.c.run_id, runs.c.judge_cost_usd, runs.c.judge_unpriced_calls)
+    return {row[0]: tuple(row[1:]) for row in conn.execute(query)}
+
+
+def test_a_version_2_store_gets_the_judges_unpriced_calls_and_loses_its_partial_sums(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    store = open_store(store_url, write=True)
+
+    def added(result: EvalSetResult, name: str) -> str:
+        return add_results(store, [write_result(result, tmp_path / name)])[0]
+
+    unpriced_before_pricing = scripted_result(4)
+    unpriced_before_pricing.judge_usage = {"total": {"calls": 3, "promptTokens": 3000}}
+    ids = {
+        "priced": added(with_judge_usage(scripted_result(1), 2), "priced"),
+        "mixed": added(with_judge_usage(scripted_result(2), 2, 1), "mixed"),
+        "unpriced": added(with_judge_usage(scripted_result(3), 0, 2), "unpriced"),
+        "before_pricing": added(unpriced_before_pricing, "before_pricing"),
+        "damaged": added(with_judge_usage(scripted_result(5), 1, 1), "damaged"),
+        "no_judge": added(scripted_result(6), "no_judge"),
+    }
+    # judge_cost_usd as schema 2's writer left it: the priced calls' sum, whatever had no price.
+    version_2 = {
+        "priced": (0.009, None), "mixed": (0.009, None), "unpriced": (0.0, None),
+        "before_pricing": (None, None), "damaged": (0.0045, None), "no_judge": (None, None),
+    }  # fmt: skip
+    with store.transaction() as conn:
+        written = _judge_columns(conn)
+        _take_back(conn, 2)
+        runs, sets = tables.runs, tables.run_sets
+        for name, (cost, _) in version_2.items():
+            conn.execute(update(runs).where(runs.c.run_id == ids[name]).values(judge_cost_usd=cost))
+        key = select(runs.c.id).where(runs.c.run_id == ids["damaged"]).scalar_subquery()
+        conn.execute(update(sets).where(sets.c.run == key).values(judge_usage='{"total": '))
+    store.close()
+    expected = {
+        "priced": (0.009, 0),
+        "mixed": (None, 1),  # $0.009 known of an unknown whole: NULL
+        "unpriced": (None, 2),
+        "before_pricing": (None, None),
+        "damaged": (None, None),  # unknown, not a migration that fails
+        "no_judge": (None, None),
+    }
+    assert written == {ids[name]: value for name, value in expected.items()} | {
+        ids["damaged"]: (None, 1)
+    }
+    store = open_store(store_url, write=False)  # migrated by a writer's transaction first
+    try:
+        with store.transaction() as conn:
+            assert stored_version(conn) == (CURRENT_VERSION, __version__)
+            migrated = _judge_columns(conn)
+            rows = {row["runId"]: row["judge"] for row in history_rows(conn, HistoryFilters())}
+    finally:
+        store.close()
+    assert migrated == {ids[name]: value for name, value in expected.items()}
+    assert rows[ids["mixed"]]["pricedCostUsd"] == 0.009
+    assert rows[ids["mixed"]]["unpricedModels"] == [UNPRICED_JUDGE]
+    assert rows[ids["damaged"]]["costUsd"] is None

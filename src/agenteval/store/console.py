@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agenteval.report.judge_cost import priced_text
+from agenteval.report.judge_cost import priced_text, usd
 from agenteval.report.safe_text import escape_control
 from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
@@ -62,14 +62,26 @@ def _status(row: dict[str, Any]) -> Text:
     return Text(state, style=_STATE_STYLES.get(state, ""))
 
 
-def _judge(judge: dict[str, Any]) -> str:
+def _judge(judge: dict[str, Any]) -> Text:
+    """``3 calls · 3,300 tok · $0.0135``, worded as the run worded it (report.judge_cost):
+    ``$0.0045 + 2 calls without a price (openai:x)``, never the priced part as the whole."""
     if not judge["calls"] and not judge["cacheHits"]:
-        return ""
+        return Text("")
     tokens = judge["promptTokens"] + judge["completionTokens"]
     text = f"{judge['calls']} calls · {tokens:,} tok"
-    if judge["costUsd"] is not None:
-        text += f" · ${judge['costUsd']:.2f}"
-    return text
+    unpriced = judge.get("unpricedCalls") or 0
+    if unpriced:
+        # pricedCostUsd None: what the priced calls cost is not known either ("cost unknown").
+        usage = {
+            "costUsd": judge.get("pricedCostUsd") or 0,
+            "unpricedCalls": unpriced,
+            "unpricedModels": judge.get("unpricedModels"),
+        }
+        text += f" · {priced_text(usage, 'unpricedCalls', 'call')}"
+    elif judge["costUsd"] is not None:
+        text += f" · {usd(judge['costUsd'])}"
+    # Model names come from the judged metrics' files.
+    return Text(_safe(text))
 
 
 def _agent(usage: dict[str, Any] | None) -> str:

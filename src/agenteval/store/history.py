@@ -2,9 +2,11 @@
 
 One row per logical run (a run group is one row, ``partial`` until every shard
 reported): state and outcome, pass rate, metric averages (per metric name, over its
-eval sets, weighted by evaluated results), judge calls / tokens / cost, the agent's
-model calls / tokens / cost, commit, branch, CI job.  Filters: ``--evalset``, ``--branch``, ``--since`` (a date, a time, or ``7d`` /
-``24h`` / ``30m`` ago), ``--status`` (an outcome or a state), ``--last N``.
+eval sets, weighted by evaluated results), judge calls / tokens / cost (the whole cost or
+unknown, with the calls that had no price: :func:`judge_cost`), the agent's model calls /
+tokens / cost, commit, branch, CI job.  Filters: ``--evalset``, ``--branch``, ``--since``
+(a date, a time, or ``7d`` / ``24h`` / ``30m`` ago), ``--status`` (an outcome or a state),
+``--last N``.
 
 Tested in tests/store/test_history.py.
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +23,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.store.judge_spend import PricedPart, priced_parts, summed_dollars
 from agenteval.store.queries import LogicalRun, logical_runs, stored_metrics
 
 OUTCOMES = ("passed", "failed", "incomplete", "not_evaluated")
@@ -108,10 +111,36 @@ def metric_averages(conn: Connection, runs: Sequence[LogicalRun]) -> dict[str, d
     }
 
 
+def judge_cost(run: LogicalRun, parts: Mapping[int, PricedPart]) -> dict[str, Any]:
+    """The ``judge`` keys of a run's dollars: ``costUsd`` the whole cost (None: unknown, a call
+    without a price included), ``pricedCostUsd`` what the priced calls cost, ``unpricedCalls``
+    (None: unknown) and ``unpricedModels``; ``parts``: :func:`priced_parts` of its members."""
+    priced: list[float] = []
+    models: set[str] = set()
+    known = True
+    for member in run.runs:
+        part = parts.get(member.key)
+        if member.judge_cost_usd is not None:
+            priced.append(member.judge_cost_usd)
+        elif part is not None:
+            priced.append(part.cost_usd)
+            models.update(part.models)
+        elif member.judge["calls"] or member.judge_unpriced_calls:
+            known = False
+    return {
+        "costUsd": run.judge_cost_usd,
+        "pricedCostUsd": summed_dollars(priced) if known and priced else None,
+        "unpricedCalls": run.judge_unpriced_calls,
+        "unpricedModels": sorted(models),
+    }
+
+
 def history_rows(conn: Connection, filters: HistoryFilters) -> list[dict[str, Any]]:
     """The ``history --json`` rows (the console table shows the same data)."""
     runs = select_runs(conn, filters)
     averages = metric_averages(conn, runs)
+    unpriced = [m.key for run in runs for m in run.runs if m.judge_unpriced_calls]
+    parts = priced_parts(conn, unpriced)
     rows = []
     for run in runs:
         first = run.first
@@ -156,7 +185,7 @@ def history_rows(conn: Connection, filters: HistoryFilters) -> list[dict[str, An
                     "retries": judge["retries"],
                     "promptTokens": judge["prompt_tokens"],
                     "completionTokens": judge["completion_tokens"],
-                    "costUsd": run.judge_cost_usd,
+                    **judge_cost(run, parts),
                 },
                 # Beside the judge's: what the agent under test spent (None: no turn said).
                 "agentUsage": run.agent_usage,
@@ -173,6 +202,7 @@ __all__ = [
     "check_status",
     "history_rows",
     "iso",
+    "judge_cost",
     "metric_averages",
     "parse_since",
     "select_runs",

@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, Connection, Table, select
 
 from agenteval.store import tables
 from agenteval.store.agent_spend import agent_usage_of, summed_usage
+from agenteval.store.judge_spend import summed_dollars
 
 # Keys per IN (...) list: well under SQLite's and PostgreSQL's parameter limits.
 _IN_CHUNK = 500
@@ -67,6 +68,8 @@ class StoredRun:
     document_keys: str | None
     # What the agent under test spent, as agentUsage JSON (costUsd None: unknown); None: no usage.
     agent_usage: dict[str, Any] | None = None
+    # Judge calls without a price (judge_cost_usd then None); None: unknown.
+    judge_unpriced_calls: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,7 @@ def _stored_run(row: Any) -> StoredRun:
         config_hash=m["config_hash"],
         document_keys=m["document_keys"],
         agent_usage=agent_usage_of(m),
+        judge_unpriced_calls=m["judge_unpriced_calls"],
     )
 
 
@@ -273,9 +277,22 @@ class LogicalRun:
 
     @property
     def judge_cost_usd(self) -> float | None:
-        """The judge's cost when the members recorded one."""
-        costs = [run.judge_cost_usd for run in self.runs if run.judge_cost_usd is not None]
-        return sum(costs) if costs else None
+        """The judge's whole cost over the members (Decimal-added, as the run document adds
+        it); None when a member that asked the judge has no whole cost (store.judge_spend)."""
+        costs = []
+        for run in self.runs:
+            if run.judge_cost_usd is not None:
+                costs.append(run.judge_cost_usd)
+            elif run.judge["calls"] or run.judge_unpriced_calls:
+                return None
+        return summed_dollars(costs) if costs else None
+
+    @property
+    def judge_unpriced_calls(self) -> int | None:
+        """Judge calls without a price over the members that know it; None when none does."""
+        counts = [run.judge_unpriced_calls for run in self.runs]
+        known = [count for count in counts if count is not None]
+        return sum(known) if known else None
 
     @property
     def agent_usage(self) -> dict[str, Any] | None:

@@ -85,7 +85,8 @@ def _agent_usage() -> list[Column[Any]]:
     NULL, every one, when no turn reported usage (runs from before agenteval counted it,
     traces without usage): unknown, never 0.  ``agent_cost_usd`` is NULL too when any turn
     had no price (``agent_unpriced_turns`` says how many), so a partial sum never reads as
-    the run's cost.  Last in ``runs``: a migrated store appends them, a new one matches.
+    the run's cost.  Last in ``runs`` (then ``judge_unpriced_calls``): a migrated store
+    appends them, a new one matches.
     """
     counts = [
         Column(f"agent_{name}", BigInteger if name.endswith("tokens") else Integer)
@@ -159,6 +160,8 @@ runs = Table(
     Column("origin", String(16), nullable=False),
     *_case_counts(),
     *_judge_counts("calls", "cache_hits", "retries"),
+    # The judge's whole cost; NULL when unknown, a call without a price included (schema 3:
+    # before it, the priced calls' sum).  store/judge_spend.py says why.
     Column("judge_cost_usd", Float),
     Column("agent_sessions", Integer),
     Column("agent_tool_calls", Integer),
@@ -167,6 +170,8 @@ runs = Table(
     # The run document's own keys (header and trailer, JSON): `store export --json` rebuilds it.
     Column("document_keys", Text),
     *_agent_usage(),
+    # Schema version 3: the judge calls whose model had no price (NULL: unknown).
+    Column("judge_unpriced_calls", Integer),
 )
 Index("runs_branch_started", runs.c.git_branch, runs.c.started_at)
 Index("runs_started", runs.c.started_at)

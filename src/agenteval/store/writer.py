@@ -14,8 +14,8 @@ The order of writes is what keeps a store consistent through a crash:
    follow;
 3. :meth:`RunRecorder.finish` — after the result files are written: each eval set's
    document (:mod:`agenteval.store.documents`), then one last transaction that sets the
-   run's totals (judge and agent spend included: :mod:`agenteval.store.agent_spend`) and
-   its state ``finished`` (or ``interrupted``).
+   run's totals (judge and agent spend included: :mod:`agenteval.store.judge_spend`,
+   :mod:`agenteval.store.agent_spend`) and its state ``finished`` (or ``interrupted``).
 
 A kill at any moment leaves the run ``running`` ("unfinished" in ``history``), never
 ``finished`` with rows missing.  A database error in any step stops the recording — the
@@ -50,6 +50,7 @@ from agenteval.store.connection import Store, StoreError
 from agenteval.store.context import RunContext
 from agenteval.store.documents import DocumentSource, write_document
 from agenteval.store.fingerprints import StoredFingerprint, run_config_hash, set_fingerprint
+from agenteval.store.judge_spend import judge_cost_columns
 
 if TYPE_CHECKING:
     from agenteval.api import ResultSink
@@ -448,7 +449,6 @@ class RunRecorder:
 
     def _totals(self, outcome: RunOutcome) -> dict[str, Any]:
         judge: dict[str, int] = {}
-        cost: float | None = None
         for usage in self.usage:
             total = _usage_total(usage)
             for column, key in (
@@ -459,9 +459,6 @@ class RunRecorder:
                 ("judge_completion_tokens", "completionTokens"),
             ):
                 judge[column] = judge.get(column, 0) + _int(total.get(key))
-            spent = total.get("costUsd")
-            if isinstance(spent, int | float) and not isinstance(spent, bool):
-                cost = (cost or 0.0) + float(spent)
         agent = outcome.agent or {}
         return {
             "state": "interrupted" if outcome.interrupted else "finished",
@@ -472,7 +469,8 @@ class RunRecorder:
             "cases_total": sum(self.counts.values()),
             **{f"cases_{key}": value for key, value in self.counts.items()},
             **judge,
-            "judge_cost_usd": cost,
+            # The whole cost or NULL, never the priced calls' sum alone (store.judge_spend).
+            **judge_cost_columns(self.usage),
             "agent_sessions": _int(agent.get("sessions")) if agent else None,
             "agent_tool_calls": _int(agent.get("toolCalls")) if agent else None,
             **agent_columns(self.agent_usage),
