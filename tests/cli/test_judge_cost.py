@@ -286,7 +286,7 @@ def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
         for row in rows
     )
     # Was "$0.00" and "$0.01" (the priced part as the whole); the last column (no git here).
-    assert priced_line.endswith(" 1 calls · 1,100 tok · $0.0045")
+    assert priced_line.endswith(" 1 call · 1,100 tok · $0.0045")
     assert mixed_line.endswith(
         " 4 calls · 4,400 tok · $0.009 + 2 calls without a price (openai:house-model)"
     )

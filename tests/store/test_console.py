@@ -130,7 +130,7 @@ def test_history_view_words_the_judges_cost_as_the_run_did(store: Store, tmp_pat
         for run_id in (priced, mixed, unpriced)
     }
     # $0.0045 was printed $0.00; $0.009 of the mixed run's calls was printed as its whole cost.
-    assert "1 calls · 1,100 tok · $0.0045 " in line[priced]
+    assert "1 call · 1,100 tok · $0.0045 " in line[priced]
     assert (
         "3 calls · 3,300 tok · $0.009 + 1 call without a price (openai:house-model) " in line[mixed]
     )

@@ -68,7 +68,8 @@ def _judge(judge: dict[str, Any]) -> Text:
     if not judge["calls"] and not judge["cacheHits"]:
         return Text("")
     tokens = judge["promptTokens"] + judge["completionTokens"]
-    text = f"{judge['calls']} calls · {tokens:,} tok"
+    calls = judge["calls"]
+    text = f"{calls:,} call{'s' if calls != 1 else ''} · {tokens:,} tok"
     unpriced = judge.get("unpricedCalls") or 0
     if unpriced:
         # pricedCostUsd None: what the priced calls cost is not known either ("cost unknown").
