@@ -234,6 +234,55 @@ def test_plugin_file_that_fails_to_import(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+def test_a_plugin_evaluator_that_raises_loses_no_finished_work(tmp_path: Path) -> None:
+    """An evaluator bug on one case: that metric is not evaluated there, everything else is
+    scored and written, the run is INCOMPLETE (exit 3, not an internal error: exit 4)."""
+    suite = write_suite(tmp_path)
+    plugin = tmp_path / "buggy.py"
+    plugin.write_text(
+        textwrap.dedent(
+            """
+            from agenteval.evaluators.base import Evaluator, average_turns, binary_turn
+            from agenteval.plugins import register_evaluator
+
+            @register_evaluator
+            class Buggy(Evaluator):
+                name = "buggy"
+                description = "raises on the case named bad"
+
+                def evaluate(self, metric, actuals, expecteds, context):
+                    if context.case.eval_id == "bad":
+                        raise KeyError("missing")
+                    turns = [binary_turn(True, "ok", metric.threshold) for _ in actuals]
+                    return average_turns(turns, metric.threshold)
+            """
+        )
+    )
+    metrics = json.loads((tmp_path / "suite.metrics.json").read_text())
+    metrics.append({"metricName": "buggy", "threshold": 1})
+    (tmp_path / "suite.metrics.json").write_text(json.dumps(metrics))
+    out = tmp_path / "out"
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--plugin", str(plugin), "--output", str(out)
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "internal error" not in proc.stdout + proc.stderr
+    assert "INCOMPLETE: 1 of 2 cases passed (1 incomplete)" in proc.stdout
+    # The reason under the case, wrapped to the terminal's width.
+    shown = " ".join(proc.stdout.split())
+    assert "buggy · turn 1: not evaluated: evaluator buggy raised KeyError: 'missing' (at" in shown
+    (written,) = out.glob("*.evalset_result.json")
+    result = load_result(written)
+    assert result.judge_failures == ["bad"]
+    statuses = {
+        c.eval_id: {m.metric_name: m.eval_status.value for m in c.overall_eval_metric_results or []}
+        for c in result.case_results()
+    }
+    assert statuses["good"]["buggy"] == "passed"
+    assert statuses["bad"]["buggy"] == "not_evaluated"
+    assert statuses["bad"]["tool_trajectory_avg_score"] == "failed"
+
+
 def test_shipped_example_runs(tmp_path: Path) -> None:
     """The example in evalsets/ + metrics/ scores with some passing and some failing cases."""
     proc = agenteval_cli(
@@ -364,7 +413,9 @@ def test_junit_markdown_and_github_outputs(tmp_path: Path) -> None:
 
 
 def test_an_unexpected_exception_is_an_internal_error_exit_4(tmp_path: Path) -> None:
-    """A bug (here a plugin evaluator that raises) exits 4, not 2; --verbose adds the traceback."""
+    """A bug before anything is scored (here a plugin evaluator's config check that raises)
+    exits 4, not 2; --verbose adds the traceback.  (While scoring, an evaluator's bug leaves
+    only its metric unevaluated: test_a_plugin_evaluator_that_raises_loses_no_finished_work.)"""
     plugin = tmp_path / "boom.py"
     plugin.write_text(
         textwrap.dedent(
@@ -377,7 +428,7 @@ def test_an_unexpected_exception_is_an_internal_error_exit_4(tmp_path: Path) -> 
                 name = "boom"
                 description = "raises"
 
-                def evaluate(self, metric, actuals, expecteds, context):
+                def check(self, metric):
                     raise RuntimeError("kaboom")
             """
         )

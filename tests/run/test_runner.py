@@ -224,6 +224,46 @@ def test_an_evaluator_error_fails_only_its_case() -> None:
     assert failed.overall_eval_metric_results is None
 
 
+class Crashes(Evaluator):
+    """A buggy evaluator: divides by zero on case c2, scores every other case 1."""
+
+    name = "test_crashes"
+
+    def evaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        """1 per turn, except on c2."""
+        zero = 0 if context.case.eval_id == "c2" else 1
+        return average_turns(
+            [binary_turn(1 / zero == 1, "", metric.threshold) for _ in actuals], metric.threshold
+        )
+
+
+def test_an_evaluator_that_raises_leaves_its_metric_unevaluated_and_the_run_going() -> None:
+    settings = RunSettings()
+    result = asyncio.run(run_evalset(plan(CASES, exact(), (metric("m"), Crashes())), settings))
+    c1, c2 = result.eval_case_results
+    # c1 is scored as if nothing had happened.
+    assert [(m.metric_name, m.eval_status) for m in c1.overall_eval_metric_results or []] == [
+        ("exact_match", P),
+        ("m", P),
+    ]
+    # c2 keeps exact_match's score; its other metric is not evaluated on each of its 2 turns,
+    # with where the evaluator raised.
+    assert not c2.error_message
+    exact_result, crashed = c2.overall_eval_metric_results or []
+    assert (exact_result.score, exact_result.eval_status) == (0.5, F)
+    assert (crashed.score, crashed.eval_status) == (0.0, EvalStatus.NOT_EVALUATED)
+    reason = "evaluator test_crashes raised ZeroDivisionError: division by zero (at test_runner.py:"
+    turns = [t.eval_metric_results or [] for t in c2.eval_metric_result_per_invocation or []]
+    assert [r[1].eval_status for r in turns] == [EvalStatus.NOT_EVALUATED] * 2
+    assert all(r[1].details is not None and r[1].details.reason.startswith(reason) for r in turns)
+    # Go's case status (a failed metric wins); every report shows the case INCOMPLETE,
+    # since the run lists it among those it could not evaluate.
+    assert c2.final_eval_status is F
+    assert settings.incomplete == {("s", "c2")}
+
+
 def test_a_case_without_its_turns_fails_with_the_layout_error() -> None:
     broken = EvalCase.model_validate({"evalId": "c9", "evalMode": "trace", "conversation": []})
     result = asyncio.run(evaluate_case(plan([broken], exact()), broken, 1, RunSettings()))

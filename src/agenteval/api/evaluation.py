@@ -695,7 +695,8 @@ async def _run_set(
     resumed = prepared.resumed.get(plan.eval_set_id)
     sink.begin_set(plan.eval_set_id, settings.num_runs)
     fresh = _FreshCases(plan.eval_set_id, settings.skip)
-    not_run: list[str] = []  # cases whose agent could not be started: incomplete, not failed
+    # Cases left unevaluated by an agent not started or an evaluator that raised: incomplete.
+    incomplete: list[str] = []
     agent_spent = AgentUsage()  # this run's cases' (a resumed part adds its own below)
 
     def deliver(case: EvalCaseResult) -> None:
@@ -703,8 +704,8 @@ async def _run_set(
             fresh.see(case)
         if case.model_extra and AGENT_USAGE_KEY in case.model_extra and fresh.fresh(case):
             agent_spent.add(case.model_extra[AGENT_USAGE_KEY])
-        if settings.not_run and (plan.eval_set_id, case.eval_id) in settings.not_run:
-            not_run.append(case.eval_id)
+        if settings.incomplete and (plan.eval_set_id, case.eval_id) in settings.incomplete:
+            incomplete.append(case.eval_id)
         sink.add(case)
 
     set_usage = judge.client.usage.begin_scope() if judge is not None else None
@@ -725,11 +726,11 @@ async def _run_set(
         if len(judge.outcome.failures) > failures_before:
             # The INCOMPLETE cases: reports, `show` and --resume read them from here.
             head.judge_failures = fresh.judge_failures(judge.session.incomplete)
-    if not_run:
+    if incomplete:
         # One list of INCOMPLETE cases, whatever left them so: reports, `show` and --resume
         # read it (the key keeps its first name).
         earlier = head.judge_failures if isinstance(head.judge_failures, list) else []
-        head.judge_failures = list(dict.fromkeys([*earlier, *not_run]))
+        head.judge_failures = list(dict.fromkeys([*earlier, *incomplete]))
     if resumed is not None:
         head = _resumed_head(resumed.head, head)
     if run is not None:

@@ -5,8 +5,10 @@ Tested in tests/evaluators/test_deterministic_evaluators.py.
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 from agenteval.errors import CaseError
@@ -51,6 +53,27 @@ class EvaluateResult:
     turns: list[TurnResult]
     # Extra keys for the overall metric result (Go readers ignore them).
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def crashed_result(name: str, exc: Exception, turns: int) -> EvaluateResult:
+    """What an evaluator that raised unexpectedly gives on a case: every turn not evaluated.
+
+    A bug in an evaluator (a plugin's, or ours) must not take down the run and lose the
+    cases already scored: the metric is not evaluated on this case, so the case is
+    incomplete everywhere (exit 3), and the reason names the exception and the line that
+    raised it (the file's name only: result files do not carry the machine's paths).
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    reason = f"evaluator {name} raised {type(exc).__name__}: {exc}{where}"
+    return EvaluateResult(
+        0.0,
+        EvalStatus.NOT_EVALUATED,
+        [
+            TurnResult(0.0, EvalStatus.NOT_EVALUATED, MetricDetails(reason=reason, score=0.0))
+            for _ in range(turns)
+        ],
+    )
 
 
 @dataclass(frozen=True, slots=True)

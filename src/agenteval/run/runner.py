@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
+from agenteval.errors import AgentEvalError
+from agenteval.evaluators.base import (
+    EvalContext,
+    EvaluateResult,
+    Evaluator,
+    EvaluatorError,
+    crashed_result,
+)
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
 from agenteval.judge.stop_refusals import count_refusals
@@ -165,9 +172,10 @@ class RunSettings:
     on_case_done: Callable[[], None] | None = None
     # --agent: drives default-mode and scenario cases live (agents/driver.py).
     agent: AgentDriver | None = None
-    # (evalSetId, evalId) of the case runs whose agent could not be started or reached:
-    # incomplete, not failed (the eval set's result lists them with ``judgeFailures``).
-    not_run: set[tuple[str, str]] = field(default_factory=set)
+    # (evalSetId, evalId) of the case runs left unevaluated by a cause outside the case: an
+    # agent that could not be started or reached, an evaluator that raised.  Incomplete, not
+    # failed (the eval set's result lists them with ``judgeFailures``).
+    incomplete: set[tuple[str, str]] = field(default_factory=set)
     # Case runs in flight at once on the concurrent path: results are delivered in order,
     # so a slow case holds back at most this many finished ones (memory stays bounded).
     window: int = 1024
@@ -332,7 +340,7 @@ async def evaluate_case(
             driven, driven_expected = await agent.drive(case, run_id, plan.all_metrics, judge)
         except AgentRunError as exc:
             if isinstance(exc, AgentNotStarted):
-                settings.not_run.add((plan.eval_set_id, case.eval_id))
+                settings.incomplete.add((plan.eval_set_id, case.eval_id))
             return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     try:
         actuals, expecteds = case_turns(
@@ -342,7 +350,7 @@ async def evaluate_case(
     except (CaseLayoutError, CaseRubricError) as exc:
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     context = EvalContext(plan.eval_set_id, case, run_id, settings.judge, settings.prices)
-    scored = await _score_metrics(plan, rubrics, actuals, expecteds, context)
+    scored = await _score_metrics(plan, rubrics, actuals, expecteds, context, settings.incomplete)
     if isinstance(scored, str):
         return _failed_case(plan.eval_set_id, case, run_id, session_id, scored)
     overall_results, turn_results, ran_metrics = scored
@@ -390,8 +398,12 @@ async def _score_metrics(
     actuals: list[Invocation],
     expecteds: list[Invocation],
     context: EvalContext,
+    incomplete: set[tuple[str, str]],
 ) -> Scored | str:
-    """Every metric's overall and per-turn results and the metrics run, or why one failed."""
+    """Every metric's overall and per-turn results and the metrics run, or why one failed.
+
+    An evaluator that raises leaves its metric unevaluated and the case in ``incomplete``.
+    """
     overall_results: list[EvalMetricResult] = []
     turn_results: list[list[EvalMetricResult]] = [[] for _ in actuals]
     n_turns = len(turn_results)
@@ -408,6 +420,11 @@ async def _score_metrics(
                 result = evaluator.evaluate(metric, actuals, expecteds, context)
         except EvaluatorError as exc:
             return f"run evaluation for metric {metric.metric_name}: {exc}"
+        except AgentEvalError:
+            raise  # ours (interrupted, budgets, configuration): each has its own handling
+        except Exception as exc:  # a bug in the evaluator: this metric, not the run, is lost
+            result = crashed_result(evaluator.name, exc, n_turns)
+            incomplete.add((plan.eval_set_id, context.case.eval_id))
         overall, per_turn = _metric_results(metric, result)
         overall_results.append(overall)
         ran_metrics.append(metric)
