@@ -16,9 +16,13 @@ import pytest
 from rouge_score import rouge_scorer
 
 from agenteval import api
+from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, Turns
 from agenteval.explain.console import explanation_lines
 from agenteval.explain.core import Target, explain_evalset
 from agenteval.explain.model import Explanation
+from agenteval.plugins import register_evaluator
+from agenteval.schema.metric import EvalMetric
+from agenteval.schema.status import EvalStatus
 
 
 def msg(text: str, role: str = "assistant") -> dict[str, str]:
@@ -344,3 +348,28 @@ def test_console_wraps_at_spaces_only(tmp_path: Path) -> None:
     # Every run of x is the whole word, or the evaluator's own excerpt of it (cut with "…").
     for run in re.finditer("x{3,}", output):
         assert len(run.group()) == 70 or output[run.end()] == "…", run.group()
+
+
+@register_evaluator
+class _Crashes(Evaluator):
+    """A buggy evaluator: indexes past the turns."""
+
+    name = "test_explain_crashes"
+    description = "raises IndexError"
+
+    def evaluate(
+        self, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+    ) -> EvaluateResult:
+        return EvaluateResult(0.0, EvalStatus.PASSED, [], {"x": actuals[5]})
+
+
+def test_an_evaluator_that_raises_is_explained_as_run_scores_it(tmp_path: Path) -> None:
+    metric = {"metricName": "test_explain_crashes", "threshold": 1}
+    explanation = explain_case(tmp_path, metric, [turn("a"), turn("b")], [turn("a"), turn("b")])
+    reason = "evaluator test_explain_crashes raised IndexError: list index out of range (at"
+    assert [t.status for t in explanation.turns] == ["not_evaluated", "not_evaluated"]
+    assert all(
+        t.reason.startswith(reason) and "test_core.py:" in t.reason for t in explanation.turns
+    )
+    assert explanation.case.status == "not_evaluated"
+    assert f"reason: {reason}" in rendered(explanation)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from agenteval.errors import CaseError
+from agenteval.errors import AgentEvalError, CaseError
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric
@@ -53,6 +53,8 @@ class EvaluateResult:
     turns: list[TurnResult]
     # Extra keys for the overall metric result (Go readers ignore them).
     extra: dict[str, Any] = field(default_factory=dict)
+    # The evaluator raised instead of scoring (crashed_result): the case is incomplete.
+    crashed: bool = False
 
 
 def crashed_result(name: str, exc: Exception, turns: int) -> EvaluateResult:
@@ -73,6 +75,7 @@ def crashed_result(name: str, exc: Exception, turns: int) -> EvaluateResult:
             TurnResult(0.0, EvalStatus.NOT_EVALUATED, MetricDetails(reason=reason, score=0.0))
             for _ in range(turns)
         ],
+        crashed=True,
     )
 
 
@@ -216,3 +219,29 @@ def average_turns(turns: list[TurnResult], threshold: float) -> EvaluateResult:
         return EvaluateResult(0.0, EvalStatus.NOT_EVALUATED, turns)
     score = sum(scored) / len(scored)
     return EvaluateResult(score, status_for(score, threshold), turns)
+
+
+def scored(
+    evaluator: Evaluator, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+) -> EvaluateResult:
+    """``evaluator.evaluate`` on one case, as ``run`` and ``explain`` both call it: agenteval's
+    own errors (``EvaluatorError`` fails the case) go on up, any other exception is the
+    evaluator's bug and gives :func:`crashed_result`."""
+    try:
+        return evaluator.evaluate(metric, actuals, expecteds, context)
+    except AgentEvalError:
+        raise
+    except Exception as exc:
+        return crashed_result(evaluator.name, exc, len(actuals))
+
+
+async def ascored(
+    evaluator: Evaluator, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
+) -> EvaluateResult:
+    """:func:`scored` through ``evaluator.aevaluate`` (judge and other awaited evaluators)."""
+    try:
+        return await evaluator.aevaluate(metric, actuals, expecteds, context)
+    except AgentEvalError:
+        raise
+    except Exception as exc:
+        return crashed_result(evaluator.name, exc, len(actuals))

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, EvaluatorError
+from agenteval.evaluators.base import (
+    EvalContext,
+    EvaluateResult,
+    Evaluator,
+    EvaluatorError,
+    ascored,
+    scored,
+)
 from agenteval.evaluators.registry import evaluators
 from agenteval.explain.criterion import resolve_criterion
 from agenteval.explain.json_paths import path_rows
@@ -118,8 +125,8 @@ async def _run_evaluator(subject: Subject, judge: JudgeOptions) -> Scored:
 async def _evaluate(subject: Subject, context: EvalContext) -> tuple[EvaluateResult | None, str]:
     evaluator = subject.evaluator
     try:
-        result = await evaluator.aevaluate(
-            subject.metric, subject.actuals, subject.expecteds, context
+        result = await ascored(
+            evaluator, subject.metric, subject.actuals, subject.expecteds, context
         )
     except EvaluatorError as exc:
         return None, f"run evaluation for metric {subject.metric.metric_name}: {exc}"
@@ -140,7 +147,7 @@ def score_explained(subject: Subject, judge: JudgeOptions | None) -> Scored:
     context = EvalContext(subject.eval_set_id, subject.case, subject.run_id)
     with recording() as recorder:
         try:
-            result = evaluator.evaluate(subject.metric, subject.actuals, subject.expecteds, context)
+            result = scored(evaluator, subject.metric, subject.actuals, subject.expecteds, context)
         except EvaluatorError as exc:
             error = f"run evaluation for metric {subject.metric.metric_name}: {exc}"
             return Scored(None, error, recorder.steps)

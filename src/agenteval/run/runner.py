@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from agenteval.errors import AgentEvalError
 from agenteval.evaluators.base import (
     EvalContext,
     EvaluateResult,
     Evaluator,
     EvaluatorError,
-    crashed_result,
+    ascored,
+    scored,
 )
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
@@ -415,15 +415,12 @@ async def _score_metrics(
         evaluator = planned.evaluator
         try:
             if evaluator.is_async:
-                result = await evaluator.aevaluate(metric, actuals, expecteds, context)
+                result = await ascored(evaluator, metric, actuals, expecteds, context)
             else:
-                result = evaluator.evaluate(metric, actuals, expecteds, context)
+                result = scored(evaluator, metric, actuals, expecteds, context)
         except EvaluatorError as exc:
             return f"run evaluation for metric {metric.metric_name}: {exc}"
-        except AgentEvalError:
-            raise  # ours (interrupted, budgets, configuration): each has its own handling
-        except Exception as exc:  # a bug in the evaluator: this metric, not the run, is lost
-            result = crashed_result(evaluator.name, exc, n_turns)
+        if result.crashed:  # a bug in the evaluator: this metric, not the run, is lost
             incomplete.add((plan.eval_set_id, context.case.eval_id))
         overall, per_turn = _metric_results(metric, result)
         overall_results.append(overall)
