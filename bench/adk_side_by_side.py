@@ -69,6 +69,17 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         plain data by a walker of the result models (377 k -> 304 k instructions a case, ~4 %
         of the run) -- a second writer of the result format beside pydantic's, with a
         fallback to it for what orjson cannot write; not worth two paths for one job.
+    main 70eb4e5 (2026-12-02, evening, load ~1, no change on this path since d73d5d3 but the
+        JSON compare's one member loop): ratio 0.418 (5 rounds 0.384-0.481), cpu ratio 0.411,
+        agenteval cpu 287 µs/case (adk 699); one 10,000-case run alone: 2.64 s wall, 2.44 s
+        CPU; a 10-case run 0.37-0.40 s (pydantic's plugin scan of the installed
+        distributions 0.03 s of it, not ours to switch off).  py-spy of the 10,000-case run:
+        imports 13.6 %, the up-front checks 12.2 %, building each case again 8.2 %, scoring
+        26 % (the two evaluators 15 %), the result document 28 % (a case result's JSON 15 %:
+        31 µs, of which each invocation 5 µs and a trajectory metric result 7 µs with its
+        criterion), the console's 200 failed cases 6.8 %.  0.25 needs 1.7x less; plain
+        result records written by orjson (below) would give ~1.3x, both cores ~1.5-1.8x of
+        wall only -- and neither alone reaches it.
 
 What stands between this and 0.25, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
