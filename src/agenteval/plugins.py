@@ -1,9 +1,10 @@
 """Plugins: modules that register evaluators, compare functions, tokenizers and aggregators.
 
 Judge operators too: response scorers, structured outputs and samples /
-invocations aggregators that ``llm_judge_template`` metrics name; and judge
+invocations aggregators that ``llm_judge_template`` metrics name; judge
 providers (``register_judge_provider``), which a metric's
-``judgeModel.providerName`` names like a built-in one.
+``judgeModel.providerName`` names like a built-in one; and report formats
+(``register_reporter``), which ``run --report NAME=FILE`` names like ``junit``.
 
 A plugin is a Python module (an importable name or a ``.py`` file) that uses the
 decorators below when imported.  Installed packages announce theirs in the
@@ -33,6 +34,7 @@ from agenteval.evaluators.registry import (
     register_evaluator,
 )
 from agenteval.judge.provider import judge_providers, register_judge_provider
+from agenteval.report.reporters import reporters
 
 ENTRY_POINT_GROUP = "agenteval.plugins"
 
@@ -40,6 +42,7 @@ register_text_compare = text_compares.register
 register_json_compare = json_compares.register
 register_turn_compare = turn_compares.register
 register_tokenizer = tokenizers.register
+register_reporter = reporters.register
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -53,6 +56,7 @@ __all__ = [
     "register_invocations_aggregator",
     "register_json_compare",
     "register_judge_provider",
+    "register_reporter",
     "register_response_scorer",
     "register_samples_aggregator",
     "register_structured_output",

@@ -803,6 +803,7 @@ def _evaluate_reported(
     from agenteval.report.run_reports import RunReporter
     from agenteval.report.set_tally import NOTHING_SHOWN, ReportSink
 
+    load_plugins(opts.plugins)  # a plugin's reporter is among the reports
     problems = reports.problems()
     if problems:
         raise ConfigError(problems)

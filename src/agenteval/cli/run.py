@@ -27,6 +27,7 @@ from agenteval.cli.run_settings import RunFlags
 from agenteval.cli.saved_results import stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.plugins import load_plugins
 from agenteval.report.progress import RunProgress
 from agenteval.report.run_reports import RunReporter, RunReports
 from agenteval.report.set_tally import ReportSink
@@ -58,7 +59,7 @@ def _watch(flags: RunFlags) -> int:
     options = flags.options(
         resume=[Path(p) for p in flags.resume], stop=StopSignal(), progress=None, sink=None
     )
-    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--html": flags.html, "--labels": flags.labels, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
+    reports = {"--output": flags.output, "--json": flags.json_file, "--junit": flags.junit, "--markdown": flags.markdown, "--report": flags.report or None, "--html": flags.html, "--labels": flags.labels, "--record": flags.record, "--store": flags.store, "--baseline": flags.baseline, "--run-group": flags.run_group}  # fmt: skip
     code = watch_run(list(flags.evalset), options, flags.view(), reports)
     entry.interrupt_handled()  # Ctrl-C is how a watch ends: exit 0, not "interrupted"
     return code
@@ -78,6 +79,7 @@ def run_flags(flags: RunFlags) -> int:
         run_signal_policy(policy),
         stored_inputs(resumed, flags.store) as resume_files,  # @latest … read from the store
     ):
+        load_plugins(flags.plugin)  # a plugin's reporter is named by --report
         problems = flags.reports().problems()
         if problems:
             raise ConfigError(problems)

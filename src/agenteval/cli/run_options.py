@@ -55,6 +55,15 @@ MarkdownOpt = Annotated[
         "--markdown", "Write a Markdown summary; also appended to $GITHUB_STEP_SUMMARY when set."
     ),
 ]
+ReportOpt = Annotated[
+    tuple[str, ...],
+    typer.Option(
+        "--report",
+        metavar="NAME=FILE",
+        help="Write FILE with the reporter NAME (a plugin's register_reporter, or junit, "
+        "markdown). Repeatable.",
+    ),
+]
 ShardOpt = Annotated[
     str | None,
     typer.Option(

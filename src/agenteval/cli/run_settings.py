@@ -60,6 +60,7 @@ from agenteval.cli.run_options import (
     PricesOpt,
     RateLimitOpt,
     RecordOpt,
+    ReportOpt,
     ResumeOpt,
     RunGroupOpt,
     ShardOpt,
@@ -101,6 +102,7 @@ class RunFlags(EvalSetFlags):
     output: OutputOpt = None
     junit: JunitOpt = None
     markdown: MarkdownOpt = None
+    report: ReportOpt = ()
     shard: ShardOpt = None
     json_file: JsonFileOpt = None
     html: HtmlOpt = None
@@ -154,6 +156,7 @@ class RunFlags(EvalSetFlags):
             markdown=self.markdown,
             html=self.html,
             pages=self._pages(),
+            formats=tuple(_named_file(value) for value in self.report),
         )
 
     def view(self) -> console_report.ConsoleView:
@@ -251,6 +254,15 @@ class RunFlags(EvalSetFlags):
             traces=self.traces,
             case_aggregator=self.case_aggregator,
         )
+
+
+def _named_file(value: str) -> tuple[str, Path]:
+    """``--report NAME=FILE`` as (NAME, FILE); ConfigError when it is not of that form."""
+    name, equals, file = value.partition("=")
+    if not (equals and name.strip() and file):
+        problem = Problem("--report", value, "expected NAME=FILE", "e.g. --report junit=out.xml")
+        raise ConfigError([problem])
+    return name.strip(), Path(file)
 
 
 __all__ = ["RunFlags", "input_options"]

@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.report import github, result_files
-from agenteval.report.junit import write_junit_reports
-from agenteval.report.markdown import STEP_SUMMARY_ENV, write_markdown_reports
+from agenteval.report.markdown import STEP_SUMMARY_ENV
 from agenteval.report.output_paths import check_outputs
 from agenteval.report.report_jobs import ReportJob, write_reports
+from agenteval.report.reporters import reporter_problems, write_with
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.run_notes import RunNotes
 from agenteval.report.set_tally import ReportSink, SetReport, overall_status
@@ -58,7 +58,9 @@ class RunReports:
     ``ci``: the GitHub Actions outputs when the environment asks for them
     (``$GITHUB_STEP_SUMMARY`` gets the Markdown summary; with ``GITHUB_ACTIONS=true`` an
     annotation per case not passed and per warning is printed), as ``agenteval run`` does;
-    ``pages``: more tabs of the HTML page (``run --labels``' Calibration page).
+    ``pages``: more tabs of the HTML page (``run --labels``' Calibration page);
+    ``formats``: (reporter name, file) of more files (``--report NAME=FILE``: a plugin's
+    format, or ``junit`` / ``markdown`` again; report/reporters.py).
     """
 
     output: Path | None = None
@@ -68,18 +70,28 @@ class RunReports:
     html: Path | None = None
     ci: bool = True
     pages: tuple[ReportPage, ...] = ()
+    formats: tuple[tuple[str, Path], ...] = ()
 
     def problems(self) -> list[Problem]:
-        """What is wrong with the destinations, found before anything is scored."""
-        return check_outputs(
+        """What is wrong with the destinations, found before anything is scored (a plugin's
+        reporter is known once the plugins are loaded)."""
+        named = {f"--report {name}": path for name, path in self.formats}
+        problems = reporter_problems([name for name, _ in self.formats])
+        return problems + check_outputs(
             {"--output": self.output},
             {
                 "--json": self.json,
                 "--junit": self.junit,
                 "--markdown": self.markdown,
+                **named,
                 "--html": self.html,
             },
         )
+
+    def files(self) -> list[tuple[str, Path]]:
+        """(reporter name, file) of every file a reporter writes, in the order written."""
+        given = [("junit", self.junit), ("markdown", self.markdown)]
+        return [(name, path) for name, path in given if path is not None] + list(self.formats)
 
     @property
     def needs_documents(self) -> bool:
@@ -220,16 +232,9 @@ class RunReporter:
             jobs.extend(_result_job(item, wanted.output) for item in self.sink.sets)
         if wanted.json is not None:
             jobs.append(ReportJob(str(wanted.json), partial(self._write_json, wanted.json, keys)))
-        if wanted.junit is not None:
-            write = partial(
-                write_junit_reports, wanted.junit, reports, elapsed=elapsed, notes=notes
-            )
-            jobs.append(ReportJob(str(wanted.junit), write))
-        if wanted.markdown is not None:
-            write = partial(
-                write_markdown_reports, wanted.markdown, reports, elapsed=elapsed, notes=notes
-            )
-            jobs.append(ReportJob(str(wanted.markdown), write))
+        for name, path in wanted.files():
+            formatted = partial(write_with, name, path, reports, elapsed=elapsed, notes=notes)
+            jobs.append(ReportJob(str(path), formatted))
         if wanted.html is not None and self.page is not None:
             extras = {"durationSeconds": elapsed, "warnings": notes.lines()}
             write = partial(_write_html, wanted.html, self.page, extras, wanted.pages)
