@@ -20,6 +20,11 @@ def _file(flag: str, help: str) -> Any:
     return typer.Option(flag, metavar="FILE", help=help)
 
 
+def _repeatable(flag: str, metavar: str, help: str) -> Any:
+    """An option given once per value (``--report``, ``--resume``)."""
+    return typer.Option(flag, metavar=metavar, help=f"{help} Repeatable.")
+
+
 def _number(flag: str, metavar: str, help: str, *, least: float) -> Any:
     """A number of at least ``least`` (a count, a size, dollars); typer refuses a smaller one."""
     return typer.Option(flag, metavar=metavar, min=least, help=help)
@@ -57,11 +62,10 @@ MarkdownOpt = Annotated[
 ]
 ReportOpt = Annotated[
     tuple[str, ...],
-    typer.Option(
+    _repeatable(
         "--report",
-        metavar="NAME=FILE",
-        help="Write FILE with the reporter NAME (a plugin's register_reporter, or junit, "
-        "markdown). Repeatable.",
+        "NAME=FILE",
+        "Write FILE with the reporter NAME (a plugin's register_reporter, or junit, markdown).",
     ),
 ]
 ShardOpt = Annotated[
@@ -179,11 +183,11 @@ JudgeMaxReplyBytesOpt = Annotated[
 ]
 ResumeOpt = Annotated[
     tuple[str, ...],
-    typer.Option(
+    _repeatable(
         "--resume",
-        metavar="RESULT.json",
-        help="Finish an interrupted run: keep the cases of these result files (or a stored "
-        "run, @RUN_ID), score only the rest. Repeatable.",
+        "RESULT.json",
+        "Finish an interrupted run: keep the cases of these result files (or a stored run, "
+        "@RUN_ID), score only the rest.",
     ),
 ]
 NoProgressOpt = Annotated[

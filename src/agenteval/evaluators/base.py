@@ -224,24 +224,28 @@ def average_turns(turns: list[TurnResult], threshold: float) -> EvaluateResult:
 def scored(
     evaluator: Evaluator, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
 ) -> EvaluateResult:
-    """``evaluator.evaluate`` on one case, as ``run`` and ``explain`` both call it: agenteval's
-    own errors (``EvaluatorError`` fails the case) go on up, any other exception is the
+    """``evaluator.evaluate`` on one case, as ``run`` and ``explain`` call it: agenteval's own
+    errors (``EvaluatorError`` fails the case) go on up; any other exception is the
     evaluator's bug and gives :func:`crashed_result`."""
     try:
         return evaluator.evaluate(metric, actuals, expecteds, context)
-    except AgentEvalError:
-        raise
     except Exception as exc:
-        return crashed_result(evaluator.name, exc, len(actuals))
+        return _crashed(evaluator, exc, len(actuals))
 
 
-async def ascored(
+async def score_case(
     evaluator: Evaluator, metric: EvalMetric, actuals: Turns, expecteds: Turns, context: EvalContext
 ) -> EvaluateResult:
-    """:func:`scored` through ``evaluator.aevaluate`` (judge and other awaited evaluators)."""
+    """:func:`scored` through ``aevaluate`` for an awaited evaluator (judges), else directly."""
+    if not evaluator.is_async:
+        return scored(evaluator, metric, actuals, expecteds, context)
     try:
         return await evaluator.aevaluate(metric, actuals, expecteds, context)
-    except AgentEvalError:
-        raise
     except Exception as exc:
-        return crashed_result(evaluator.name, exc, len(actuals))
+        return _crashed(evaluator, exc, len(actuals))
+
+
+def _crashed(evaluator: Evaluator, exc: Exception, turns: int) -> EvaluateResult:
+    if isinstance(exc, AgentEvalError):
+        raise exc  # ours (interrupted, budgets, a case the evaluator refuses): handled above
+    return crashed_result(evaluator.name, exc, turns)

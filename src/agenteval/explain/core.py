@@ -24,7 +24,7 @@ from agenteval.evaluators.base import (
     EvaluateResult,
     Evaluator,
     EvaluatorError,
-    ascored,
+    score_case,
     scored,
 )
 from agenteval.evaluators.registry import evaluators
@@ -125,7 +125,7 @@ async def _run_evaluator(subject: Subject, judge: JudgeOptions) -> Scored:
 async def _evaluate(subject: Subject, context: EvalContext) -> tuple[EvaluateResult | None, str]:
     evaluator = subject.evaluator
     try:
-        result = await ascored(
+        result = await score_case(
             evaluator, subject.metric, subject.actuals, subject.expecteds, context
         )
     except EvaluatorError as exc:

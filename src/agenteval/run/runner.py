@@ -18,8 +18,7 @@ from agenteval.evaluators.base import (
     EvaluateResult,
     Evaluator,
     EvaluatorError,
-    ascored,
-    scored,
+    score_case,
 )
 from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
@@ -414,10 +413,7 @@ async def _score_metrics(
             metric = with_rubrics(metric, rubrics[metric.metric_name])
         evaluator = planned.evaluator
         try:
-            if evaluator.is_async:
-                result = await ascored(evaluator, metric, actuals, expecteds, context)
-            else:
-                result = scored(evaluator, metric, actuals, expecteds, context)
+            result = await score_case(evaluator, metric, actuals, expecteds, context)
         except EvaluatorError as exc:
             return f"run evaluation for metric {metric.metric_name}: {exc}"
         if result.crashed:  # a bug in the evaluator: this metric, not the run, is lost
