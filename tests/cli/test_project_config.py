@@ -44,6 +44,19 @@ def test_run_with_no_flags_scores_the_shipped_examples_from_a_subdirectory(proje
     assert not (sub / "out").exists()
 
 
+def test_a_report_from_the_file_is_written_relative_to_the_file(project: Path) -> None:
+    with (project / "pyproject.toml").open("a") as file:
+        file.write('report = ["junit=reports/run.xml"]\n')
+    (project / "reports").mkdir()
+    sub = project / "src"
+    sub.mkdir()
+    proc = cli("run", cwd=sub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    # NAME=FILE: the reporter's name is kept, the file is the project's.
+    assert 'tests="13" failures="6"' in (project / "reports" / "run.xml").read_text()
+    assert not (sub / "reports").exists()
+
+
 def test_show_config_names_each_source_and_flags_win(project: Path) -> None:
     proc = cli(
         "run",

@@ -55,7 +55,7 @@ NOT_SETTINGS = frozenset({"show-config", "watch", "help"})
 # Options resolved elsewhere from the same table (store/urls.py: env before file).
 OWN_RESOLUTION = frozenset({"store"})
 # String options that name files (the Path-typed ones are found by their type).
-_PATH_KEYS = frozenset({"evalset", "metrics", "traces", "resume", "cache"})
+_PATH_KEYS = frozenset({"evalset", "metrics", "traces", "resume", "cache", "report"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +156,9 @@ def _resolve(setting: Setting, value: Any, base: Path, cwd: Path) -> Any:
         return value  # a stored run, not a file
     if setting.key == "plugin" and not (value.endswith(".py") or "/" in value):
         return value  # a module name
+    if setting.key == "report":
+        name, equals, file = value.partition("=")  # NAME=FILE: only FILE is a path
+        return f"{name}={_relative(file, base, cwd)}" if equals and file else value
     return _relative(value, base, cwd)
 
 
