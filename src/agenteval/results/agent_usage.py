@@ -92,7 +92,7 @@ class AgentUsage:
                 self.counts[key] += value
         cost = data.get("costUsd")
         if isinstance(cost, int | float) and not isinstance(cost, bool):
-            self.cost_usd += Decimal(repr(float(cost)))
+            self.cost_usd += exact_usd(cost)
         models = data.get("unpricedModels")
         if isinstance(models, list):
             self._unpriced(str(m) for m in models)
@@ -103,10 +103,27 @@ class AgentUsage:
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON for result files and the run document."""
         data: dict[str, Any] = dict(self.counts)
-        data["costUsd"] = float(round(self.cost_usd, _COST_DECIMALS))
+        data["costUsd"] = usd_json(self.cost_usd)
         if self.unpriced_models:
             data["unpricedModels"] = list(self.unpriced_models)
         return data
+
+
+def exact_usd(amount: float) -> Decimal:
+    """A dollar amount read back from a file as the Decimal it was written from (the float's
+    shortest form), so amounts read back add up exactly as they did when written."""
+    return Decimal(repr(float(amount)))
+
+
+def usd_json(amount: Decimal) -> float:
+    """Dollars as the files hold them: at most :data:`_COST_DECIMALS` decimals."""
+    return float(round(amount, _COST_DECIMALS))
+
+
+def summed_usd(amounts: Iterable[float]) -> float:
+    """Dollar amounts read back, added exactly and written again (eval sets into a run,
+    runs into a group)."""
+    return usd_json(sum((exact_usd(amount) for amount in amounts), Decimal()))
 
 
 def case_agent_usage(
@@ -129,4 +146,13 @@ def summed(parts: Iterable[object]) -> dict[str, Any] | None:
     return total.to_json() if total.active else None
 
 
-__all__ = ["AGENT_USAGE_KEY", "COUNTS", "AgentUsage", "case_agent_usage", "summed"]
+__all__ = [
+    "AGENT_USAGE_KEY",
+    "COUNTS",
+    "AgentUsage",
+    "case_agent_usage",
+    "exact_usd",
+    "summed",
+    "summed_usd",
+    "usd_json",
+]

@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import Any
 
-from agenteval.results.agent_usage import COUNTS, AgentUsage
+from agenteval.results.agent_usage import COUNTS, AgentUsage, summed_usd
 from agenteval.store import tables
 
 # runs column → the agentUsage key it holds (the same order).
 COLUMN_KEYS = {f"agent_{name}": key for name, key in zip(tables.AGENT_COUNTS, COUNTS, strict=True)}
-# Dollar amounts keep at most this many decimals (as results.agent_usage writes them).
-_COST_DECIMALS = 12
 COST_COLUMN = "agent_cost_usd"
 COLUMNS = (*COLUMN_KEYS, COST_COLUMN)
 # The key a run's or an eval set's result document holds it under.
@@ -67,8 +64,7 @@ def summed_usage(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any] | 
     if usage["unpricedTurns"] or any(cost is None for cost in costs):
         usage["costUsd"] = None
     else:
-        total = sum((Decimal(repr(float(cost))) for cost in costs), Decimal())
-        usage["costUsd"] = float(round(total, _COST_DECIMALS))
+        usage["costUsd"] = summed_usd(costs)
     return usage
 
 

@@ -23,7 +23,8 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.store.judge_spend import PricedPart, priced_parts, summed_dollars
+from agenteval.results.agent_usage import summed_usd
+from agenteval.store.judge_spend import PricedPart, priced_parts
 from agenteval.store.queries import LogicalRun, logical_runs, stored_metrics
 
 OUTCOMES = ("passed", "failed", "incomplete", "not_evaluated")
@@ -129,7 +130,7 @@ def judge_cost(run: LogicalRun, parts: Mapping[int, PricedPart]) -> dict[str, An
             known = False
     return {
         "costUsd": run.judge_cost_usd,
-        "pricedCostUsd": summed_dollars(priced) if known and priced else None,
+        "pricedCostUsd": summed_usd(priced) if known and priced else None,
         "unpricedCalls": run.judge_unpriced_calls,
         "unpricedModels": sorted(models),
     }

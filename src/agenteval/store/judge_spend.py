@@ -32,12 +32,11 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from agenteval.results.agent_usage import exact_usd, usd_json
 from agenteval.store import tables
 
 COST_COLUMN = "judge_cost_usd"
 UNPRICED_COLUMN = "judge_unpriced_calls"
-# Dollar amounts keep at most this many decimals (as judge.usage writes them).
-_COST_DECIMALS = 12
 # Run keys per IN (...) list.
 _IN_CHUNK = 500
 
@@ -49,13 +48,7 @@ def _count(value: object) -> int:
 def _dollars(value: object) -> Decimal | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    return Decimal(repr(float(value)))
-
-
-def summed_dollars(amounts: Iterable[float]) -> float:
-    """Dollar amounts added in Decimal (each from its shortest form), rounded as written."""
-    total = sum((Decimal(repr(float(amount))) for amount in amounts), Decimal())
-    return float(round(total, _COST_DECIMALS))
+    return exact_usd(value)
 
 
 def _total(usage: object) -> Mapping[str, Any]:
@@ -79,7 +72,7 @@ def judge_cost_columns(usages: Iterable[object]) -> dict[str, Any]:
         unpriced += _count(total.get("unpricedCalls"))
     if unknown or not priced:
         return {COST_COLUMN: None, UNPRICED_COLUMN: None}
-    whole = float(round(sum(priced, Decimal()), _COST_DECIMALS))
+    whole = usd_json(sum(priced, Decimal()))
     return {COST_COLUMN: None if unpriced else whole, UNPRICED_COLUMN: unpriced}
 
 
@@ -130,9 +123,7 @@ def priced_parts(conn: Connection, keys: Sequence[int]) -> dict[int, PricedPart]
             for model in total["unpricedModels"]
         }
         costs = [_dollars(total.get("costUsd")) or Decimal() for total in totals]
-        parts[key] = PricedPart(
-            float(round(sum(costs, Decimal()), _COST_DECIMALS)), tuple(sorted(models))
-        )
+        parts[key] = PricedPart(usd_json(sum(costs, Decimal())), tuple(sorted(models)))
     return parts
 
 
@@ -143,5 +134,4 @@ __all__ = [
     "judge_cost_columns",
     "priced_parts",
     "stored_usage",
-    "summed_dollars",
 ]

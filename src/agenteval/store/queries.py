@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Table, select
 
+from agenteval.results.agent_usage import summed_usd
 from agenteval.store import tables
 from agenteval.store.agent_spend import agent_usage_of, summed_usage
-from agenteval.store.judge_spend import summed_dollars
 
 # Keys per IN (...) list: well under SQLite's and PostgreSQL's parameter limits.
 _IN_CHUNK = 500
@@ -285,7 +285,7 @@ class LogicalRun:
                 costs.append(run.judge_cost_usd)
             elif run.judge["calls"] or run.judge_unpriced_calls:
                 return None
-        return summed_dollars(costs) if costs else None
+        return summed_usd(costs) if costs else None
 
     @property
     def judge_unpriced_calls(self) -> int | None:
