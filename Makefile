@@ -27,34 +27,30 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-# The HTML report's browser tests drive Debian's Chromium through Playwright (its own browser
-# download is not reachable from CI). Installed here when missing and possible (root with
-# apt-get), announced first; otherwise said once, and pytest skips those tests with one line.
-chromium:
-	@if [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
+# $(call system_package,PRESENT,PACKAGE,SIZE,TESTS,MISSING): Debian's PACKAGE, which TESTS
+# need, installed when the shell test PRESENT fails and it is possible (root with apt-get),
+# announced first; otherwise MISSING is said once, and pytest skips TESTS with one line.
+define system_package
+	@if $(1); then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing Debian's chromium (~480 MB) for the HTML report's browser tests"; \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
-	    || echo "chromium could not be installed: the HTML report's browser tests will be skipped"; \
+	  echo "installing Debian's $(2) ($(3)) for the $(4)"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); } \
+	    || echo "$(2) could not be installed: the $(4) will be skipped"; \
 	else \
-	  echo "no chromium at $(CHROMIUM), and installing it needs apt-get as root:" \
-	    "the HTML report's browser tests will be skipped"; \
+	  echo "$(5), and installing it needs apt-get as root: the $(4) will be skipped"; \
 	fi
+endef
+
+# The HTML report's browser tests drive Debian's Chromium through Playwright (its own browser
+# download is not reachable from CI).
+chromium:
+	$(call system_package,[ -x "$(CHROMIUM)" ],chromium,~480 MB,HTML report's browser tests,no chromium at $(CHROMIUM))
 
 # The run-store tests start Debian's PostgreSQL 15 server binaries themselves (as the postgres
-# user, in a temp directory, on a Unix socket).  Installed here when missing and possible (root
-# with apt-get), announced first; otherwise said once, and pytest skips those tests with one line.
+# user, in a temp directory, on a Unix socket).
 PG_BIN ?= /usr/lib/postgresql/15/bin
 postgres:
-	@if [ -x "$(PG_BIN)/initdb" ] && [ -x "$(PG_BIN)/pg_ctl" ]; then exit 0; fi; \
-	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing Debian's postgresql (~60 MB) for the PostgreSQL run-store tests"; \
-	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; } \
-	    || echo "postgresql could not be installed: the PostgreSQL run-store tests will be skipped"; \
-	else \
-	  echo "no PostgreSQL server binaries in $(PG_BIN), and installing them needs apt-get as" \
-	    "root: the PostgreSQL run-store tests will be skipped"; \
-	fi
+	$(call system_package,[ -x "$(PG_BIN)/initdb" ] && [ -x "$(PG_BIN)/pg_ctl" ],postgresql,~60 MB,PostgreSQL run-store tests,no PostgreSQL server binaries in $(PG_BIN))
 
 # The shipped example has failing cases on purpose: exit 1 (cases failed) is the expected outcome;
 # 2 (bad input) or 3 (incomplete) would be a real problem.
