@@ -40,7 +40,6 @@ from agenteval.sqlite.busy import BUSY_TIMEOUT_SECONDS, open_when_free
 from agenteval.store.migrations import SchemaProblem, ensure_schema
 from agenteval.store.urls import StoreUrl, store_setting
 
-SQLITE_BUSY_SECONDS = BUSY_TIMEOUT_SECONDS
 # Bulk rows on SQLite: this many rows per INSERT, within its 32,766 parameters per statement.
 SQLITE_ROWS = 200
 SQLITE_PARAMETERS = 32_766
@@ -65,7 +64,10 @@ _KNOWN = (
     ("no space left on device", "the store is full"),
     ("disk quota exceeded", "the store is full"),
     ("file too large", "the store is full"),
-    ("database is locked", "the store is locked by another writer (waited 30 s)"),
+    (
+        "database is locked",
+        f"the store is locked by another writer (waited {BUSY_TIMEOUT_SECONDS:g} s)",
+    ),
     ("permission denied", "permission denied"),
     ("password authentication failed", "cannot connect: wrong user name or password"),
     ("connection refused", "cannot connect: connection refused"),
@@ -169,7 +171,7 @@ class Store:
 
 def _sqlite_connection(target: str, *, wal: bool) -> sqlite3.Connection:
     """A connection to the store file (``wal``: a writer's, switching the file to WAL)."""
-    conn = sqlite3.connect(target, uri=True, timeout=SQLITE_BUSY_SECONDS, check_same_thread=False)
+    conn = sqlite3.connect(target, uri=True, timeout=BUSY_TIMEOUT_SECONDS, check_same_thread=False)
     try:
         # Transactions are begun by the engine's "begin" hook, DDL included.
         conn.isolation_level = None
