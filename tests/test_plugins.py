@@ -27,6 +27,7 @@ from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric, res
 from agenteval.evaluators.llm.operators.structured import structured_outputs
 from agenteval.judge import JudgeReply, StructuredOutput
 from agenteval.plugins import (
+    load_plugins,
     register_invocations_aggregator,
     register_response_scorer,
     register_samples_aggregator,
@@ -271,3 +272,17 @@ def test_prepare_skips_case_checks_of_skipped_metrics(tmp_path: Path) -> None:
         [str(sets)], Options(metrics=str(metrics), cache=None, skip_metrics=["graded"])
     )
     assert prepared.plans[0].metrics == []
+
+
+def test_a_plugin_file_runs_again_only_when_it_changed(tmp_path: Path) -> None:
+    log = tmp_path / "imports.log"
+    plugin = tmp_path / "counted.py"
+    plugin.write_text(f"open({str(log)!r}, 'a').write('v1\\n')\n")
+    load_plugins([str(plugin)])
+    load_plugins([str(plugin)])  # as run does: its --report names, then the planning
+    assert log.read_text() == "v1\n"
+    # Edited (as --watch sees it between passes): executed again, once.
+    plugin.write_text(f"open({str(log)!r}, 'a').write('v2\\n')\n")
+    load_plugins([str(plugin)])
+    load_plugins([str(plugin)])
+    assert log.read_text() == "v1\nv2\n"

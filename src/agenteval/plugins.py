@@ -96,7 +96,16 @@ def _exit_message(exc: SystemExit) -> str:
     return f"failed to load: it called sys.exit({exc.code!r}) while being imported"
 
 
+# Each plugin file as it was last executed, by its resolved path: a file runs again only when
+# it changed (run checks its --report names before planning loads the plugins; --watch
+# loads them on every pass and must pick up an edited one).
+_executed: dict[Path, bytes] = {}
+
+
 def _import_path(path: Path) -> None:
+    source = path.read_bytes()
+    if _executed.get(path.resolve()) == source:
+        return
     name = f"agenteval_plugin_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -104,6 +113,7 @@ def _import_path(path: Path) -> None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    _executed[path.resolve()] = source
 
 
 def load_plugins(modules: Iterable[str]) -> None:

@@ -13,6 +13,7 @@ import ast
 import asyncio
 import logging
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -112,9 +113,15 @@ def test_every_built_in_provider_is_one_registry_entry() -> None:
 
 
 @pytest.fixture()
-def cohere() -> Iterator[None]:
-    """The test plugin's ``cohere`` provider, loaded as ``--plugin`` loads it, then forgotten."""
-    load_plugins([str(PLUGIN)])
+def cohere(tmp_path: Path) -> Iterator[None]:
+    """The test plugin's ``cohere`` provider, loaded as ``--plugin`` loads it, then forgotten.
+
+    From a copy of its own: a plugin file runs once per content and path, like an imported
+    module, so the file this worker already ran would register nothing again.
+    """
+    copy = tmp_path / PLUGIN.name
+    shutil.copyfile(PLUGIN, copy)
+    load_plugins([str(copy)])
     try:
         yield
     finally:
