@@ -128,8 +128,10 @@ def test_a_reporters_own_value_error_is_kept_as_it_is(tmp_path: Path) -> None:
 def test_problems_name_a_report_file_that_cannot_be_written(tmp_path: Path) -> None:
     blocked = tmp_path / "file"
     blocked.write_text("")
-    problems = RunReports(formats=(("junit", blocked / "x.xml"),)).problems()
-    # Located as --junit's would be: the file, then the flag and the OS error.
+    formats = (("junit", blocked / "x.xml"), ("junit", tmp_path / "fine.xml"))
+    problems = RunReports(formats=formats).problems()
+    # Located as --junit's would be: the file, then the flag and the OS error; a reporter
+    # named twice has each of its files checked.
     assert [(p.file, p.message) for p in problems] == [
         (str(blocked / "x.xml"), "--report junit: Not a directory")
     ]

@@ -27,7 +27,7 @@ from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.report import github, result_files
 from agenteval.report.markdown import STEP_SUMMARY_ENV
-from agenteval.report.output_paths import check_outputs
+from agenteval.report.output_paths import check_output_file, check_outputs
 from agenteval.report.report_jobs import ReportJob, write_reports
 from agenteval.report.reporters import reporter_problems, write_with
 from agenteval.report.result_stream import write_result_document, write_run_document
@@ -75,18 +75,15 @@ class RunReports:
     def problems(self) -> list[Problem]:
         """What is wrong with the destinations, found before anything is scored (a plugin's
         reporter is known once the plugins are loaded)."""
-        named = {f"--report {name}": path for name, path in self.formats}
         problems = reporter_problems([name for name, _ in self.formats])
-        return problems + check_outputs(
+        problems += check_outputs(
             {"--output": self.output},
-            {
-                "--json": self.json,
-                "--junit": self.junit,
-                "--markdown": self.markdown,
-                **named,
-                "--html": self.html,
-            },
+            {"--json": self.json, "--junit": self.junit, "--markdown": self.markdown},
         )
+        # One check per --report: the same reporter may write several files.
+        for name, path in self.formats:
+            problems += check_output_file(f"--report {name}", path)
+        return problems + check_outputs({}, {"--html": self.html})
 
     def files(self) -> list[tuple[str, Path]]:
         """(reporter name, file) of every file a reporter writes, in the order written."""
