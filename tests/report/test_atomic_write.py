@@ -209,3 +209,17 @@ def test_streamed_file_into_a_fifo(tmp_path: Path) -> None:
 def test_streamed_file_refuses_a_directory(tmp_path: Path) -> None:
     with pytest.raises(IsADirectoryError):
         StreamedFile(tmp_path)
+
+
+def test_streamed_file_gets_its_name_by_a_link_not_a_copy(tmp_path: Path) -> None:
+    # The written file is the unnamed temp file itself, linked into place (same inode):
+    # a copy would write and fsync the whole result file a second time.
+    if not hasattr(os, "O_TMPFILE"):
+        pytest.skip("no O_TMPFILE on this platform")
+    target = tmp_path / "r.json"
+    streamed = StreamedFile(target)
+    streamed.write(b"{}")
+    written = os.fstat(streamed.handle.fileno()).st_ino
+    streamed.commit()
+    assert target.stat().st_ino == written
+    assert target.read_bytes() == b"{}"

@@ -164,7 +164,7 @@ class StreamedFile:
         os.unlink(name)
         try:
             try:
-                os.link(f"/proc/self/fd/{self.handle.fileno()}", name, follow_symlinks=True)
+                _link_open_file(self.handle.fileno(), name)
             except OSError:
                 # No /proc: copy the pieces into a named temp file instead.
                 with open(name, "xb") as out:
@@ -197,6 +197,22 @@ class StreamedFile:
 
 
 _COPY_CHUNK = 1 << 20
+
+
+def _link_open_file(fd: int, name: str) -> None:
+    """Give the open file ``fd`` the name ``name`` through its ``/proc/self/fd`` entry.
+
+    ``os.link(path, name, follow_symlinks=True)`` without a directory descriptor calls
+    link(2), which on Linux links the ``/proc`` symlink itself and fails with EXDEV, so
+    every result file was copied and fsynced a second time (~0.06 s for 64 MB).  With
+    ``src_dir_fd`` CPython calls linkat(2) with AT_SYMLINK_FOLLOW, which follows it to
+    the file.
+    """
+    proc_fds = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.link(str(fd), name, src_dir_fd=proc_fds, follow_symlinks=True)
+    finally:
+        os.close(proc_fds)
 
 
 def _special(path: Path) -> bool:
