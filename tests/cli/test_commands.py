@@ -283,6 +283,40 @@ def test_a_plugin_evaluator_that_raises_loses_no_finished_work(tmp_path: Path) -
     assert statuses["bad"]["tool_trajectory_avg_score"] == "failed"
 
 
+def test_a_case_aggregator_that_raises_makes_its_case_incomplete(tmp_path: Path) -> None:
+    """No verdict is no failure of the agent: exit 3, the metric results kept and written."""
+    suite = write_suite(tmp_path)
+    plugin = tmp_path / "picky.py"
+    plugin.write_text(
+        textwrap.dedent(
+            """
+            from agenteval.plugins import register_case_aggregator
+
+            @register_case_aggregator("picky")
+            def picky(case, metrics, results):
+                if case.eval_id == "bad":
+                    raise ValueError("cannot decide")
+                return 1.0, "passed"
+            """
+        )
+    )
+    out = tmp_path / "out"
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--plugin", str(plugin),
+        "--case-aggregator", "picky", "--output", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "INCOMPLETE: 1 of 2 cases passed (1 incomplete)" in proc.stdout
+    shown = " ".join(proc.stdout.split())
+    assert "case aggregator raised ValueError: cannot decide (at picky.py:7)" in shown
+    (written,) = out.glob("*.evalset_result.json")
+    result = load_result(written)
+    assert result.judge_failures == ["bad"]
+    (bad,) = [c for c in result.case_results() if c.eval_id == "bad"]
+    kept = {m.metric_name: m.eval_status.value for m in bad.overall_eval_metric_results or []}
+    assert kept == {"tool_trajectory_avg_score": "failed", "answer": "passed"}
+
+
 def test_shipped_example_runs(tmp_path: Path) -> None:
     """The example in evalsets/ + metrics/ scores with some passing and some failing cases."""
     proc = agenteval_cli(

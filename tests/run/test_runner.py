@@ -288,10 +288,18 @@ def test_case_aggregator_decides_and_its_failures_are_reported() -> None:
     result = asyncio.run(evaluate_case(two, c2, 1, RunSettings(case_aggregator=best)))
     # exact_match 0.5, short 1.0 ("4" and "blue" both have at most 4 characters): best is 1.
     assert (result.score, result.final_eval_status) == (1.0, P)
-    result = asyncio.run(evaluate_case(two, c2, 1, RunSettings(case_aggregator=broken)))
-    assert result.error_message == "case aggregator failed: no"
-    result = asyncio.run(evaluate_case(two, c2, 1, RunSettings(case_aggregator=nan)))
-    assert result.error_message.startswith("case aggregator returned an invalid result (score nan")
+    # An aggregator's bug gives no verdict: the case is incomplete (exit 3), not failed by
+    # the agent, and its metric results are kept.
+    for aggregator, message in (
+        (broken, "case aggregator raised RuntimeError: no (at test_runner.py:"),
+        (nan, "case aggregator returned an invalid result (score nan"),
+    ):
+        settings = RunSettings(case_aggregator=aggregator)
+        result = asyncio.run(evaluate_case(two, c2, 1, settings))
+        assert result.error_message.startswith(message)
+        assert settings.incomplete == {(two.eval_set_id, c2.eval_id)}
+        scores = [(m.metric_name, m.score) for m in result.overall_eval_metric_results or []]
+        assert scores == [("exact_match", 0.5), ("short", 1.0)]
 
 
 def test_a_stopped_run_starts_nothing_and_is_marked_partial() -> None:

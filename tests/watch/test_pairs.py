@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from agenteval import api
+from agenteval.evaluators.registry import case_aggregators, evaluators
 from agenteval.watch.pairs import PassOutcome, score_pass
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +95,48 @@ def test_an_edited_case_rescores_only_that_case(files: tuple[Path, Path]) -> Non
     assert len(second.rescored) == 3
     full = api.evaluate([str(evalset)], api.Options(cache=None))
     assert table(second.results) == table(full.results)
+
+
+def test_a_pass_is_incomplete_where_a_run_is(files: tuple[Path, Path], tmp_path: Path) -> None:
+    """An evaluator that raises on one case, and a case aggregator that raises on another:
+    the pass gives the run's results, INCOMPLETE cases and exit code (3)."""
+    evalset, metrics = files
+    plugin = tmp_path / "raising_plugin.py"
+    plugin.write_text(
+        "from agenteval.evaluators.base import Evaluator, average_turns, binary_turn\n"
+        "from agenteval.plugins import register_case_aggregator, register_evaluator\n"
+        "\n"
+        "@register_evaluator\n"
+        "class RaisesOnWeather(Evaluator):\n"
+        "    name = 'test_raises_on_weather'\n"
+        "    description = 'raises on weather_paris'\n"
+        "\n"
+        "    def evaluate(self, metric, actuals, expecteds, context):\n"
+        "        if context.case.eval_id == 'weather_paris':\n"
+        "            raise KeyError('weather')\n"
+        "        return average_turns([binary_turn(True, '', 1.0) for _ in actuals], 1.0)\n"
+        "\n"
+        "@register_case_aggregator('test_raises_on_currency')\n"
+        "def raises_on_currency(case, metrics, results):\n"
+        "    if case.eval_id == 'currency_wrong_amount':\n"
+        "        raise ValueError('no verdict')\n"
+        "    return 1.0, 'passed'\n"
+    )
+    edit(metrics, lambda data: data.append({"metricName": "test_raises_on_weather"}))
+    options = api.Options(
+        cache=None, plugins=[str(plugin)], case_aggregator="test_raises_on_currency"
+    )
+    try:
+        prepared = api.prepare([str(evalset)], options)
+        outcome = score_pass(prepared, options, {})
+        full = api.evaluate([str(evalset)], options)
+    finally:  # this worker's later tests see the built-in registries only
+        evaluators.unregister("test_raises_on_weather")
+        case_aggregators.unregister("test_raises_on_currency")
+    assert table(outcome.results) == table(full.results)
+    errors = {c.eval_id: c.error_message for r in outcome.results for c in r.case_results()}
+    assert errors["currency_wrong_amount"].startswith("case aggregator raised ValueError")
+    incomplete = [["weather_paris", "currency_wrong_amount"]]  # in file order
+    assert [r.judge_failures for r in outcome.results] == incomplete
+    assert [r.judge_failures for r in full.results] == incomplete
+    assert outcome.exit_code == full.exit_code == api.EXIT_INCOMPLETE

@@ -57,17 +57,25 @@ class EvaluateResult:
     crashed: bool = False
 
 
+def raised_text(exc: BaseException) -> str:
+    """``raised KeyError: 'x' (at plugin.py:12)``: what a plugin's code raised, and where.
+
+    The file's name only: result files do not carry the machine's paths.
+    """
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"raised {type(exc).__name__}: {exc}{where}"
+
+
 def crashed_result(name: str, exc: Exception, turns: int) -> EvaluateResult:
     """What an evaluator that raised unexpectedly gives on a case: every turn not evaluated.
 
     A bug in an evaluator (a plugin's, or ours) must not take down the run and lose the
     cases already scored: the metric is not evaluated on this case, so the case is
     incomplete everywhere (exit 3), and the reason names the exception and the line that
-    raised it (the file's name only: result files do not carry the machine's paths).
+    raised it (:func:`raised_text`).
     """
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    reason = f"evaluator {name} raised {type(exc).__name__}: {exc}{where}"
+    reason = f"evaluator {name} {raised_text(exc)}"
     return EvaluateResult(
         0.0,
         EvalStatus.NOT_EVALUATED,

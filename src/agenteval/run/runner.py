@@ -18,6 +18,7 @@ from agenteval.evaluators.base import (
     EvaluateResult,
     Evaluator,
     EvaluatorError,
+    raised_text,
     score_case,
 )
 from agenteval.evaluators.registry import CaseAggregator
@@ -357,7 +358,9 @@ async def evaluate_case(
         case, ran_metrics, overall_results, settings.case_aggregator
     )
     if problem:
-        return _failed_case(plan.eval_set_id, case, run_id, session_id, problem)
+        # A bug in a plugin's aggregator: no verdict, so the case is incomplete (exit 3),
+        # but its metric results were scored and are kept.
+        settings.incomplete.add((plan.eval_set_id, case.eval_id))
     per_invocation = [
         _new_turn_results(
             {
@@ -379,6 +382,7 @@ async def evaluate_case(
             "eval_metric_result_per_invocation": per_invocation or None,
             "session_id": session_id,
             "user_id": case.session_input.user_id if case.session_input else "",
+            **({"error_message": problem} if problem else {}),
         }
     )
     # What the agent spent, whether or not a usage metric runs (an extra key Go ignores).
@@ -442,7 +446,7 @@ def _aggregate(
         score, status = aggregator(case, metrics, results)
         score = float(score)
     except Exception as exc:  # a plugin's aggregator may raise anything
-        return 0.0, EvalStatus.FAILED, f"case aggregator failed: {exc}"
+        return 0.0, EvalStatus.FAILED, f"case aggregator {raised_text(exc)}"
     valid = (EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED)
     if not math.isfinite(score) or status not in valid:
         return (

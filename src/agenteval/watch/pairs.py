@@ -42,6 +42,8 @@ class PairResult:
 
     digest: str
     case: EvalCaseResult  # the single-metric case result it was cut from
+    # Its run left the case INCOMPLETE (an evaluator that raised, a judge that failed).
+    incomplete: bool = False
 
     @property
     def overall(self) -> EvalMetricResult | None:
@@ -71,7 +73,7 @@ class PassOutcome:
     @property
     def exit_code(self) -> int:
         """What ``run`` would exit with for these results."""
-        if self.judge_failures:
+        if self.judge_failures or any(result.judge_failures for result in self.results):
             return api.EXIT_INCOMPLETE
         statuses = [
             case.final_eval_status for result in self.results for case in result.case_results()
@@ -177,11 +179,12 @@ def _combined_case(
     case: EvalCase,
     parts: list[PairResult],
     prepared: api.Prepared,
-) -> EvalCaseResult:
-    """One case's result from its metrics' parts, aggregated as the runner aggregates."""
+) -> tuple[EvalCaseResult, bool]:
+    """One case's result from its metrics' parts, aggregated as the runner aggregates, and
+    whether the case aggregator failed to give a verdict (the case is then incomplete)."""
     failed = next((p.case for p in parts if p.overall is None), None)
     if failed is not None or not parts:
-        return failed if failed is not None else _no_metric_case(plan, case)
+        return (failed if failed is not None else _no_metric_case(plan, case)), False
     base = parts[0].case
     overall = [part.overall for part in parts if part.overall is not None]
     turns = []
@@ -202,9 +205,9 @@ def _combined_case(
         "overall_eval_metric_results": overall,
         "eval_metric_result_per_invocation": turns or None,
     }
-    if problem:
-        update = {"final_eval_status": EvalStatus.FAILED, "error_message": problem}
-    return base.model_copy(update=update)
+    if problem:  # as in a run: the error, and the metric results kept
+        update["error_message"] = problem
+    return base.model_copy(update=update), bool(problem)
 
 
 def _no_metric_case(plan: EvalSetPlan, case: EvalCase) -> EvalCaseResult:
@@ -239,9 +242,11 @@ def score_pass(
     fresh: dict[PairKey, PairResult] = {}
     for plan, result in zip(subplans, sink.results, strict=True):
         (metric,) = [p.metric.metric_name for p in plan.metrics]
+        failures = result.judge_failures  # a count in files older than the list
+        incomplete = set(failures) if isinstance(failures, list) else set()
         for case_result in result.case_results():
             key = (plan.eval_set_id, case_result.eval_id, metric)
-            fresh[key] = PairResult(digests[key][0], case_result)
+            fresh[key] = PairResult(digests[key][0], case_result, case_result.eval_id in incomplete)
     pairs = {key: fresh.get(key) or previous[key] for key in digests}
     results = _assemble(prepared, pairs)
     return PassOutcome(
@@ -261,10 +266,17 @@ def _assemble(prepared: api.Prepared, pairs: Mapping[PairKey, PairResult]) -> li
     for plan in prepared.plans:
         sink.begin_set(plan.eval_set_id, 1)
         names = [p.metric.metric_name for p in plan.metrics]
+        incomplete: list[str] = []
         for case in plan.cases:
             parts = [pairs[(plan.eval_set_id, case.eval_id, name)] for name in names]
-            sink.add(_combined_case(plan, case, parts, prepared))
-        sink.end_set(EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint))
+            combined, undecided = _combined_case(plan, case, parts, prepared)
+            if undecided or any(part.incomplete for part in parts):
+                incomplete.append(case.eval_id)
+            sink.add(combined)
+        head = EvalSetResult(eval_set_id=plan.eval_set_id, fingerprint=plan.fingerprint)
+        # The INCOMPLETE cases, where a run's result keeps them (the console reads them).
+        head.judge_failures = incomplete or None
+        sink.end_set(head)
     return sink.results
 
 
