@@ -331,6 +331,13 @@ class JudgeServer:
     async def _shutdown(self) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+        # A handler still waiting (a hanging reply whose client went away) would be
+        # destroyed pending when the loop closes ("Task was destroyed but it is pending"
+        # at the test worker's exit): cancel what is left and let it finish here.
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
 
     async def _pause(self, seconds: float) -> None:
         # A plain sleep is the cheapest wait; on stop, the runner cancels hanging handlers.
