@@ -155,7 +155,10 @@ def _case_value(decoded: Any, text: str) -> Any:
     """
     if limit_problem(text) is not None:
         raise NotStreamable("a number too long")  # read_text names it with its line
-    if "\\ud" in text or "\\uD" in text or text.count("[") + text.count("{") > _SHALLOW:
+    # One backslash search (memchr) first: most cases hold no escape at all, and the two
+    # three-character searches cost ~2.3 µs a bench case.
+    escaped = "\\" in text and ("\\ud" in text or "\\uD" in text)
+    if escaped or text.count("[") + text.count("{") > _SHALLOW:
         return _parsed(text, 2)
     return decoded
 
