@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import Console, Group, NewLine, RenderableType
+from rich.console import Console
 from rich.padding import Padding
-from rich.rule import Rule
 from rich.text import Text
 
 from agenteval.report.agent_cost import agent_usage_text
@@ -97,10 +96,6 @@ def render_sets(console: Console, reports: Sequence[SetReport]) -> None:
 
 
 def _render_eval_set(console: Console, report: SetReport) -> None:
-    # Everything goes to the console in one print: rich's set-up per print (options,
-    # width, the output buffer) was a third of printing 200 failed cases (82 -> 56 ms
-    # for 84 of them, the same text).
-    out: list[RenderableType] = []
     view = report.view
     multi_run = report.num_runs > 1
     total = len(report.statuses)
@@ -110,7 +105,7 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
         detail = f"{total} case{'s' if total != 1 else ''}"
         detail += f" · {report.num_runs} runs" if multi_run else ""
         title.append(f"  {detail}", style="dim")
-        out.append(Rule(title, align="left"))
+        console.rule(title, align="left")
     shown = 0
     hidden: list[str] = []
     hidden_count = 0
@@ -125,51 +120,45 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
                     hidden.append(eval_id)
             continue
         shown += 1
-        _render_case(out, report.shown[eval_id], multi_run=multi_run, report=report)
+        _render_case(console, report.shown[eval_id], multi_run=multi_run, report=report)
     if view.at_limit(shown) and total > shown:
-        _render_hidden(out, total - shown, hidden, hidden_count)
+        _render_hidden(console, total - shown, hidden, hidden_count)
     if not view.quiet:
-        _render_summary(out, report)
-    if out:
-        console.print(Group(*out))
+        _render_summary(console, report)
 
 
-def _render_case(
-    out: list[RenderableType], case: ShownCase, *, multi_run: bool, report: SetReport
-) -> None:
+def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: SetReport) -> None:
     if report.view.quiet:
-        out.append(
+        console.print(
             _header(case.eval_id, case.status, case.passed_runs, case.run_count, case.score)
             if multi_run
             else _header(case.eval_id, case.status, 0, 0, case.score)
         )
         if case.lines:
-            out.append(reason_grid(case.lines, indent=2))
+            console.print(reason_grid(case.lines, indent=2))
         return
     runs = case.runs
-    out.append(_case_header(case.eval_id, runs, case.status, multi_run=multi_run))
+    console.print(_case_header(case.eval_id, runs, case.status, multi_run=multi_run))
     table = case_table(runs, multi_run=multi_run)
     if table is not None:
-        out.append(Padding(table, (0, 0, 0, 2), expand=False))
+        console.print(Padding(table, (0, 0, 0, 2), expand=False))
     elif not any(run.error_message for run in runs):
-        out.append(Text("  no metric ran for this case", style="dim"))
+        console.print(Text("  no metric ran for this case", style="dim"))
     lines = [
         line
         for run in runs
         for line in reason_lines(run, multi_run=multi_run, verbose=report.view.verbose)
     ]
     if lines:
-        out.append(reason_grid(lines, indent=2))
+        console.print(reason_grid(lines, indent=2))
     for run in runs:
         spent = agent_usage_text((run.model_extra or {}).get(AGENT_USAGE_KEY))
         if spent:
             which = f"run {run.run_id} " if multi_run else ""
-            out.append(Text(f"  {which}agent usage: {escape_control(spent)}", style="dim"))
+            console.print(Text(f"  {which}agent usage: {escape_control(spent)}", style="dim"))
 
 
-def _render_hidden(
-    out: list[RenderableType], count: int, listed_ids: list[str], not_passed: int
-) -> None:
+def _render_hidden(console: Console, count: int, listed_ids: list[str], not_passed: int) -> None:
     note = Text(f"… {count} more case{'s' if count != 1 else ''} not shown in detail", style="dim")
     if not_passed:
         listed = ", ".join(listed_ids)
@@ -178,7 +167,7 @@ def _render_hidden(
             f"; not passed: {listed}" + (f" and {more} more" if more > 0 else ""), style="dim"
         )
     note.append(" (every case is in the result files; --max-shown 0 shows all)", style="dim")
-    out.append(note)
+    console.print(note)
 
 
 def _case_header(
@@ -208,7 +197,7 @@ def _header(eval_id: str, status: EvalStatus, passed: int, run_count: int, score
     return header
 
 
-def _render_summary(out: list[RenderableType], report: SetReport) -> None:
+def _render_summary(console: Console, report: SetReport) -> None:
     passed = report.count(EvalStatus.PASSED)
     failed = report.count(EvalStatus.FAILED)
     incomplete = report.count(EvalStatus.INCOMPLETE)
@@ -225,33 +214,33 @@ def _render_summary(out: list[RenderableType], report: SetReport) -> None:
     if incomplete:
         line.append(", ")
         line.append(f"{incomplete} incomplete", style=STATUS_STYLES[EvalStatus.INCOMPLETE])
-    out.append(line)
+    console.print(line)
     if report.unstable:
         note = Text("judge variance: ", style="bold")
         note.append(
             _unstable_text(report.unstable) + " (the judge samples disagreed)", style="yellow"
         )
-        out.append(note)
+        console.print(note)
     for name, methods in report.gate_methods.items():
         note = Text(f"{name} decided by: ", style="bold")
         note.append(" · ".join(f"{count} {method}" for method, count in methods.items()))
-        out.append(note)
+        console.print(note)
     usage = judge_usage_text(report.judge_usage)
     if usage:
-        out.append(Text("judge: ", style="bold") + Text(escape_control(usage), style="dim"))
+        console.print(Text("judge: ", style="bold") + Text(escape_control(usage), style="dim"))
         for line in judge_cost_lines(report):
-            out.append(line)
+            console.print(line)
     for line in agent_cost_lines(report):
-        out.append(line)
+        console.print(line)
     averages = summary_table(report.metric_summaries)
     if averages is not None:
-        out.append(Text("metric averages over all cases and runs", style="bold"))
-        out.append(Padding(averages, (0, 0, 0, 2), expand=False))
+        console.print(Text("metric averages over all cases and runs", style="bold"))
+        console.print(Padding(averages, (0, 0, 0, 2), expand=False))
     if report.num_runs > 1 and report.pass_counts:
-        out.append(Text(f"pass@k and pass^k over {report.num_runs} runs", style="bold"))
+        console.print(Text(f"pass@k and pass^k over {report.num_runs} runs", style="bold"))
         table = pass_count_table(report.pass_counts, report.num_runs)
-        out.append(Padding(table, (0, 0, 0, 2), expand=False))
-    out.append(NewLine())
+        console.print(Padding(table, (0, 0, 0, 2), expand=False))
+    console.print()
 
 
 def gate_methods(cases: Iterable[EvalCaseResult]) -> dict[str, dict[str, int]]:
