@@ -93,8 +93,9 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         (adk 1,227); ``--instructions``: 18.48 G against 18.55 G before these changes
         (7.18 M a case for ADK): 0.257.  What changed: a result file is linked into place
         instead of copied and fsynced again (atomic_write.py; it failed over to the copy on
-        every Linux), the console prints an eval set's cases in one print, the scan looks
-        for a backslash before two surrogate-escape searches.  The instruction ratio is
+        every Linux) and the scan looks for a backslash before two surrogate-escape
+        searches (a console printing each eval set in one print was reverted: it
+        shortened the window of a signal trial for ~9 ms).  The instruction ratio is
         within 3 % of 0.25; the time ratio is 1.5x worse because the CLI runs ~4.1 G
         instructions a second (start-up 3.6 G) against ADK's warm loop's ~6 G.
 
