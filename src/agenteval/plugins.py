@@ -112,7 +112,10 @@ def _import_path(path: Path) -> None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    # The bytes just compared are the code executed: the loader's own exec_module would take a
+    # cached .pyc, which it trusts by the source's mtime (whole seconds) and size, so an edit
+    # within the same second that keeps the size ran the old code (seen with --watch).
+    exec(compile(source, str(path), "exec"), module.__dict__)
     _executed[path.resolve()] = source
 
 
