@@ -161,5 +161,11 @@ def test_a_literal_path_beside_the_checkout_is_reported(tmp_path: Path) -> None:
     root = tmp_path / "checkout"
     module = root / "tests" / "test_x.py"
     module.parent.mkdir(parents=True)
-    module.write_text(f"DATA = {str(tmp_path / 'shared' / 'fixtures')!r}\n")
+    (tmp_path / "shared").mkdir()
+    module.write_text(
+        f"DATA = {str(tmp_path / 'shared' / 'fixtures')!r}\n"
+        f"MADE_UP = {str(tmp_path / 'no-such-dir' / 'run.json')!r}\n"
+    )
+    # Only the first names what lies beside the checkout; the second is data, as a test's
+    # made-up /tmp path is in a clone made in /tmp.
     assert outside_references(module, root) == ["tests/test_x.py:1"]
