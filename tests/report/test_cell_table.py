@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
+import pytest
+from rich import box
 from rich.console import Console
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from agenteval.report.cell_table import PROSE_MIN_WIDTH, CellTable, Column
@@ -78,6 +83,75 @@ def test_a_cell_wider_than_the_line_still_shows() -> None:
     table = CellTable([Column("case", "left", key=True, labelled=False), Column("score")])
     table.add_row("x" * 50, "1")
     assert rendered(table, 30) == ["x" * 30, "x" * 20, "    score 1"]
+
+
+def rich_table(table: CellTable) -> Table:
+    """The same rows in the rich ``Table`` the layout stands in for."""
+    reference = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
+    for column in table.columns:
+        reference.add_column(
+            column.header, justify=column.justify, no_wrap=not column.prose, overflow="fold"
+        )
+    for row in table.rows:
+        reference.add_row(*row)
+    return reference
+
+
+def rich_table_lines(table: CellTable, width: int) -> list[str]:
+    reference = rich_table(table)
+    console = Console(width=width, color_system=None, record=True)
+    with console.capture() as captured:
+        console.print(reference)
+    return [line.rstrip() for line in captured.get().splitlines()]
+
+
+def prose_table() -> CellTable:
+    table = CellTable(
+        [Column("change", "left", key=True, labelled=False), Column("score"),
+         Column("why", "left", prose=True)]
+    )  # fmt: skip
+    table.add_row("regressed", "0.25", "status passed → failed; score 1 → 0 and some more words")
+    table.add_row("improved", "1", "short")
+    table.add_row("new", "", "a reason that is long enough to wrap over three lines at least")
+    return table
+
+
+@pytest.mark.parametrize("make", [metric_table, prose_table])
+def test_the_table_layout_is_rich_tables_text(make: object) -> None:
+    table = make()  # type: ignore[operator]
+    full = sum(table._full_widths()) + 3 * (len(table.columns) - 1)
+    widths = sorted({table.table_width(), table.table_width() + 7, full, full + 20})
+    for width in widths:
+        assert rendered(table, width) == rich_table_lines(table, width), width
+    # The prose column gives way only as far as the line needs.
+    assert max(map(len, rendered(table, table.table_width() + 7))) == min(
+        full, table.table_width() + 7
+    )
+
+
+def test_indent_prefixes_every_line_as_padding_did() -> None:
+    table = metric_table()
+    padded = rendered(table, table.table_width() + 2, indent=2)
+    table.indent = 2
+    assert rendered(table, table.table_width() + 2) == padded
+    assert rendered(table, table.table_width() + 1) == rendered(
+        metric_table(), table.table_width() + 1, indent=2
+    )
+    wide = CellTable([Column("case", "left", key=True, labelled=False)], indent=3)
+    wide.add_row("y" * 20)
+    assert rendered(wide, 13) == ["   " + "y" * 10, "   " + "y" * 10]
+
+
+def test_the_rule_is_ascii_where_the_console_cannot_show_box_lines() -> None:
+    def ascii_lines(renderable: object) -> list[str]:
+        out = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
+        Console(file=out, width=100, color_system=None).print(renderable)
+        out.seek(0)
+        return [line.rstrip() for line in out.read().splitlines()]
+
+    lines = ascii_lines(metric_table())
+    assert set(lines[1]) == {"-", "+"}
+    assert lines == ascii_lines(rich_table(metric_table()))
 
 
 def test_wrong_cell_count_is_refused() -> None:

@@ -27,7 +27,7 @@ from rich import box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.measure import Measurement
-from rich.table import Table
+from rich.segment import Segment
 from rich.text import Text
 
 # Columns between two cells of the table (padding 1 + separator 1 + padding 1).
@@ -54,9 +54,12 @@ class Column:
 class CellTable:
     """Rows of cells under headers: a rich table when it fits, one block per row when not."""
 
-    def __init__(self, columns: Sequence[Column]) -> None:
+    def __init__(self, columns: Sequence[Column], *, indent: int = 0) -> None:
         self.columns = list(columns)
         self.rows: list[list[Text]] = []
+        # Columns of blank before every line: what a ``Padding`` gave, without its
+        # measuring and re-splitting every line again (half of a case table's cost).
+        self.indent = indent
 
     def add_row(self, *cells: Text | str) -> None:
         """Add a row; a ``str`` cell is plain text (never read as markup)."""
@@ -79,33 +82,96 @@ class CellTable:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         """As wide as the table, or the whole width when it folds."""
         width = options.max_width
-        needed = self.table_width()
+        needed = self.table_width() + self.indent
         if needed > width:
             return Measurement(width, width)
-        full = Measurement.get(console, options, self._table())
-        return Measurement(min(needed, full.maximum), full.maximum)
+        full = self._full_widths()
+        return Measurement(needed, min(width, sum(full) + _GAP * (len(full) - 1) + self.indent))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         """The table, or the folded rows when the table does not fit ``options.max_width``."""
-        width = options.max_width
+        width = options.max_width - self.indent
         if self.table_width() <= width:
-            yield self._table()
-            return
-        for row in self.rows:
-            yield from self._block(row, width)
-
-    def _table(self) -> Table:
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False)
-        for column in self.columns:
-            table.add_column(
-                column.header,
-                justify=column.justify,
-                no_wrap=not column.prose,
-                overflow="fold",
+            lines = self._table_lines(console, options, width)
+        else:
+            lines = (line for row in self.rows for line in self._block(row, width))
+        margin = Segment(" " * self.indent)
+        new_line = Segment.line()
+        for line in lines:
+            # A line fits, so it is rendered as is, without the wrapping pass a Text
+            # would get; only a single cell wider than the whole line folds.
+            folded = (
+                console.render_lines(line, options.update_width(width), pad=False)
+                if line.cell_len > width
+                else [list(line.render(console))]
             )
+            for segments in folded:
+                if self.indent:
+                    yield margin
+                yield from segments
+                yield new_line
+
+    def _full_widths(self) -> list[int]:
+        """Each column as wide as its widest cell or header."""
+        return [
+            max([cell_len(column.header), *(row[index].cell_len for row in self.rows)])
+            for index, column in enumerate(self.columns)
+        ]
+
+    def _table_lines(self, console: Console, options: ConsoleOptions, width: int) -> Iterator[Text]:
+        """The table layout, laid out here rather than by a rich ``Table``.
+
+        The same text as rich's ``Table(box=SIMPLE_HEAD, pad_edge=False, show_edge=False)``
+        (header, rule, rows; free text wrapped between words in its column), at a quarter
+        of the cost: rich measured and rendered every cell through a ``Padding`` several
+        times.  Printing the 200 case tables of a 10,000-case run took 0.73 s through rich
+        and 0.18 s with this (best of 5, in-process, a slow day); tests/report/
+        test_cell_table.py checks the text against rich's table at several widths.
+        """
+        widths = self._full_widths()
+        excess = sum(widths) + _GAP * (len(widths) - 1) - width
+        minimum = {
+            i: self._prose_minimum(i) for i, column in enumerate(self.columns) if column.prose
+        }
+        while excess > 0 and minimum:
+            # As rich collapses a table: the widest free-text column gives way first.
+            widest = max(minimum, key=lambda index: widths[index])
+            if widths[widest] <= minimum[widest]:
+                break
+            widths[widest] -= 1
+            excess -= 1
+        # rich's box characters (its ASCII box where the console cannot show "─").
+        lines = box.SIMPLE_HEAD.substitute(options, safe=console.safe_box)
+        headers = [Text(column.header, style="bold") for column in self.columns]
+        yield self._line(headers, widths, f" {lines.head_vertical} ")
+        padded = [w + (len(widths) > 1) + (0 < i < len(widths) - 1) for i, w in enumerate(widths)]
+        yield Text(lines.get_row(padded, "head", edge=False))
+        separator = f" {lines.mid_vertical} "
         for row in self.rows:
-            table.add_row(*row)
-        return table
+            cells = [
+                cell.wrap(console, widths[index], overflow="fold") if column.prose else [cell]
+                for index, (column, cell) in enumerate(zip(self.columns, row, strict=True))
+            ]
+            for depth in range(max(len(wrapped) for wrapped in cells)):
+                parts = [wrapped[depth] if depth < len(wrapped) else Text() for wrapped in cells]
+                yield self._line(parts, widths, separator)
+
+    def _prose_minimum(self, index: int) -> int:
+        # Where table_width() let the table fit: its longest word, and PROSE_MIN_WIDTH.
+        longest = max([0, *(_longest_word(row[index]) for row in self.rows)])
+        return max(cell_len(self.columns[index].header), longest, PROSE_MIN_WIDTH)
+
+    def _line(self, cells: Sequence[Text], widths: Sequence[int], separator: str) -> Text:
+        line = Text()
+        for index, (column, cell, width) in enumerate(
+            zip(self.columns, cells, widths, strict=True)
+        ):
+            if index:
+                line.append(separator)
+            aligned = cell.copy()
+            aligned.align("right" if column.justify == "right" else "left", width)
+            line.append_text(aligned)
+        return line
 
     def _block(self, row: Sequence[Text], width: int) -> Iterator[Text]:
         """One row as lines no wider than ``width``, broken only between pieces or words."""

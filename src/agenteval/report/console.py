@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.padding import Padding
 from rich.text import Text
 
 from agenteval.report.agent_cost import agent_usage_text
@@ -141,7 +140,8 @@ def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: 
     console.print(_case_header(case.eval_id, runs, case.status, multi_run=multi_run))
     table = case_table(runs, multi_run=multi_run)
     if table is not None:
-        console.print(Padding(table, (0, 0, 0, 2), expand=False))
+        table.indent = 2
+        console.print(table)
     elif not any(run.error_message for run in runs):
         console.print(Text("  no metric ran for this case", style="dim"))
     lines = [
@@ -235,11 +235,13 @@ def _render_summary(console: Console, report: SetReport) -> None:
     averages = summary_table(report.metric_summaries)
     if averages is not None:
         console.print(Text("metric averages over all cases and runs", style="bold"))
-        console.print(Padding(averages, (0, 0, 0, 2), expand=False))
+        averages.indent = 2
+        console.print(averages)
     if report.num_runs > 1 and report.pass_counts:
         console.print(Text(f"pass@k and pass^k over {report.num_runs} runs", style="bold"))
         table = pass_count_table(report.pass_counts, report.num_runs)
-        console.print(Padding(table, (0, 0, 0, 2), expand=False))
+        table.indent = 2
+        console.print(table)
     console.print()
 
 
