@@ -134,14 +134,24 @@ def third_party(imports: dict[str, set[str]]) -> dict[str, set[str]]:
     return used
 
 
-SRC_USES = third_party(imported_modules([ROOT / "src"]))
-TEST_USES = third_party(imported_modules([ROOT / "tests", ROOT / "bench"]))
+# Computed by the first test that asks, not at import: parsing every file took a third of
+# the suite's collection (each xdist worker collects, so twice; ~5 s on a slow day).
+@cache
+def uses_in_src() -> dict[str, set[str]]:
+    """Distribution -> files of ``src/`` importing it."""
+    return third_party(imported_modules([ROOT / "src"]))
+
+
+@cache
+def uses_in_tests() -> dict[str, set[str]]:
+    """Distribution -> files of ``tests/`` and ``bench/`` importing it."""
+    return third_party(imported_modules([ROOT / "tests", ROOT / "bench"]))
 
 
 def test_src_imports_only_runtime_dependencies() -> None:
     undeclared = {
         dist: sorted(files)
-        for dist, files in SRC_USES.items()
+        for dist, files in uses_in_src().items()
         if dist not in RUNTIME
         and not (dist in PYTEST_EXTRA and all(f.endswith(PYTEST_PLUGIN) for f in files))
     }
@@ -150,17 +160,17 @@ def test_src_imports_only_runtime_dependencies() -> None:
 
 def test_tests_and_bench_import_only_declared_dependencies() -> None:
     undeclared = {
-        dist: sorted(files) for dist, files in TEST_USES.items() if dist not in RUNTIME | TEST
+        dist: sorted(files) for dist, files in uses_in_tests().items() if dist not in RUNTIME | TEST
     }
     assert undeclared == {}
 
 
 def test_every_runtime_dependency_is_imported_by_src() -> None:
-    assert sorted(RUNTIME - SRC_USES.keys() - USED_OTHERWISE.get("runtime", {}).keys()) == []
+    assert sorted(RUNTIME - uses_in_src().keys() - USED_OTHERWISE.get("runtime", {}).keys()) == []
 
 
 def test_every_test_dependency_is_imported_by_tests_or_bench() -> None:
-    assert sorted(TEST - TEST_USES.keys() - USED_OTHERWISE["test"].keys()) == []
+    assert sorted(TEST - uses_in_tests().keys() - USED_OTHERWISE["test"].keys()) == []
 
 
 def test_no_dependency_is_declared_twice() -> None:
@@ -171,7 +181,7 @@ def test_what_is_used_otherwise_is_declared_and_not_imported() -> None:
     # An allow-list entry that became an import (or left pyproject) must leave the list.
     for extra, entries in USED_OTHERWISE.items():
         names = RUNTIME if extra == "runtime" else TEST
-        uses = SRC_USES if extra == "runtime" else TEST_USES
+        uses = uses_in_src() if extra == "runtime" else uses_in_tests()
         assert sorted(set(entries) - names) == []
         assert sorted(set(entries) & uses.keys()) == []
 
