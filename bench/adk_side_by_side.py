@@ -98,6 +98,18 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         shortened the window of a signal trial for ~9 ms).  The instruction ratio is
         within 3 % of 0.25; the time ratio is 1.5x worse because the CLI runs ~4.1 G
         instructions a second (start-up 3.6 G) against ADK's warm loop's ~6 G.
+    main 2026-12-03 (a slow day: a 10^7-step Python loop took 1.7-2.0 s against 0.56-0.69 s
+        the evening before; ADK 1,381-1,853 µs/case): ratio 0.380 (rounds 0.369-0.392), cpu
+        ratio 0.382, agenteval cpu 682 µs/case (adk 1,785), against 0.387 (rounds 0.346-0.426)
+        for ea7eaa1 two hours earlier; ``--instructions``: 18.59 G against ADK's 7.13 M a
+        case: 0.261.  The same CLI command under cachegrind: 20.93 G at 426331f, 18.67 G
+        after this change (-10.8 %).  What changed: the console's case tables are laid out
+        by report/cell_table.py itself instead of a rich ``Table`` inside a ``Padding`` (the
+        200 tables printed in 0.18 s instead of 0.73 s in-process).  What is left is where
+        the night's entry says: a case result's pydantic serialisation measured 67-97 µs
+        today (orjson writes the same data as a dict in 5.5 µs), and the gap between the
+        instruction and the time ratios is the CLI's ~2.7 G instructions a second against
+        ADK's warm loop's ~3.9 G on this slow day (18.6 G in 7.0 s, 71.3 G in 18.5 s).
 
 What stands between this and 0.25, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
