@@ -4,8 +4,8 @@ rich fits a table to the width by folding cells inside words: at 80 columns
 ``tool_trajectory_avg_score`` became ``tool_trajectory_a`` / ``vg_score`` and a status
 was cut from its score.  A :class:`CellTable` keeps every cell whole.  When the
 columns fit at their full widths (free-text columns at their longest word, and at
-least :data:`PROSE_MIN_WIDTH` wide) it is the same rich table as before; when they do
-not, each row becomes a block: its key cells (the case or metric it is about) on the
+least :data:`PROSE_MIN_WIDTH` wide) it is laid out as rich's table was (the same
+text, laid out here for speed); when they do not, each row becomes a block: its key cells (the case or metric it is about) on the
 first line, then ``header value`` pairs, wrapped only between pairs (free text between
 words) onto lines indented under the key::
 
@@ -52,7 +52,7 @@ class Column:
 
 
 class CellTable:
-    """Rows of cells under headers: a rich table when it fits, one block per row when not."""
+    """Rows of cells under headers: a table when it fits, one block per row when not."""
 
     def __init__(self, columns: Sequence[Column], *, indent: int = 0) -> None:
         self.columns = list(columns)
