@@ -6,6 +6,7 @@ import io
 
 import pytest
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
@@ -116,7 +117,23 @@ def prose_table() -> CellTable:
     return table
 
 
-@pytest.mark.parametrize("make", [metric_table, prose_table])
+def wide_characters_table() -> CellTable:
+    table = CellTable(
+        [Column("case", "left", key=True, labelled=False), Column("score"),
+         Column("why", "left", prose=True)]
+    )  # fmt: skip
+    table.add_row(
+        "天气预报_案例", "0.5", "原因 是 很长 的 一段 文字 😀 and some english words to wrap"
+    )
+    table.add_row("x", "1", "")
+    return table
+
+
+def empty_table() -> CellTable:
+    return CellTable([Column("a"), Column("b", "left")])
+
+
+@pytest.mark.parametrize("make", [metric_table, prose_table, wide_characters_table, empty_table])
 def test_the_table_layout_is_rich_tables_text(make: object) -> None:
     table = make()  # type: ignore[operator]
     full = sum(table._full_widths()) + 3 * (len(table.columns) - 1)
@@ -124,7 +141,7 @@ def test_the_table_layout_is_rich_tables_text(make: object) -> None:
     for width in widths:
         assert rendered(table, width) == rich_table_lines(table, width), width
     # The prose column gives way only as far as the line needs.
-    assert max(map(len, rendered(table, table.table_width() + 7))) == min(
+    assert max(map(cell_len, rendered(table, table.table_width() + 7))) == min(
         full, table.table_width() + 7
     )
 
