@@ -5,8 +5,8 @@ rich fits a table to the width by folding cells inside words: at 80 columns
 was cut from its score.  A :class:`CellTable` keeps every cell whole.  When the
 columns fit at their full widths (free-text columns at their longest word, and at
 least :data:`PROSE_MIN_WIDTH` wide) it is laid out as rich's table was (the same
-text, laid out here for speed); when they do not, each row becomes a block: its key cells (the case or metric it is about) on the
-first line, then ``header value`` pairs, wrapped only between pairs (free text between
+text, laid out here for speed); when they do not, each row becomes a block: its key
+cells (the case or metric it is about) on the first line, then ``header value`` pairs, wrapped only between pairs (free text between
 words) onto lines indented under the key::
 
     tool_trajectory_avg_score  turn 1 1 · score 1 · threshold 1
@@ -69,30 +69,41 @@ class CellTable:
 
     def table_width(self) -> int:
         """Columns needed by the table layout, every cell whole."""
-        widths = []
+        return _span(self._narrowest(self._full_widths()))
+
+    def _full_widths(self) -> list[int]:
+        """Each column as wide as its widest cell or header."""
+        return [
+            max([cell_len(column.header), *(row[index].cell_len for row in self.rows)])
+            for index, column in enumerate(self.columns)
+        ]
+
+    def _narrowest(self, full: Sequence[int]) -> list[int]:
+        """``full`` with each free-text column at its longest word (at least
+        :data:`PROSE_MIN_WIDTH`): the narrowest the table layout goes."""
+        widths = list(full)
         for index, column in enumerate(self.columns):
-            cells = [row[index] for row in self.rows]
-            full = max([cell_len(column.header), *(cell.cell_len for cell in cells)])
             if column.prose:
-                longest = max([0, *(_longest_word(cell) for cell in cells)])
-                full = min(full, max(longest, PROSE_MIN_WIDTH))
-            widths.append(full)
-        return sum(widths) + _GAP * (len(widths) - 1)
+                longest = max([0, *(_longest_word(row[index]) for row in self.rows)])
+                widths[index] = min(full[index], max(longest, PROSE_MIN_WIDTH))
+        return widths
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         """As wide as the table, or the whole width when it folds."""
         width = options.max_width
-        needed = self.table_width() + self.indent
+        full = self._full_widths()
+        needed = _span(self._narrowest(full)) + self.indent
         if needed > width:
             return Measurement(width, width)
-        full = self._full_widths()
-        return Measurement(needed, min(width, sum(full) + _GAP * (len(full) - 1) + self.indent))
+        return Measurement(needed, min(width, _span(full) + self.indent))
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         """The table, or the folded rows when the table does not fit ``options.max_width``."""
         width = options.max_width - self.indent
-        if self.table_width() <= width:
-            lines = self._table_lines(console, options, width)
+        full = self._full_widths()
+        narrowest = self._narrowest(full)
+        if _span(narrowest) <= width:
+            lines = self._table_lines(console, options, full, narrowest, width)
         else:
             lines = (line for row in self.rows for line in self._block(row, width))
         margin = Segment(" " * self.indent)
@@ -111,14 +122,14 @@ class CellTable:
                 yield from segments
                 yield new_line
 
-    def _full_widths(self) -> list[int]:
-        """Each column as wide as its widest cell or header."""
-        return [
-            max([cell_len(column.header), *(row[index].cell_len for row in self.rows)])
-            for index, column in enumerate(self.columns)
-        ]
-
-    def _table_lines(self, console: Console, options: ConsoleOptions, width: int) -> Iterator[Text]:
+    def _table_lines(
+        self,
+        console: Console,
+        options: ConsoleOptions,
+        full: Sequence[int],
+        narrowest: Sequence[int],
+        width: int,
+    ) -> Iterator[Text]:
         """The table layout, laid out here rather than by a rich ``Table``.
 
         The same text as rich's ``Table(box=SIMPLE_HEAD, pad_edge=False, show_edge=False)``
@@ -128,10 +139,13 @@ class CellTable:
         and 0.18 s with this (best of 5, in-process, a slow day); tests/report/
         test_cell_table.py checks the text against rich's table at several widths.
         """
-        widths = self._full_widths()
-        excess = sum(widths) + _GAP * (len(widths) - 1) - width
+        widths = list(full)
+        excess = _span(widths) - width
+        # A free-text column gives way down to its narrowest, never below its header.
         minimum = {
-            i: self._prose_minimum(i) for i, column in enumerate(self.columns) if column.prose
+            i: max(narrowest[i], cell_len(column.header))
+            for i, column in enumerate(self.columns)
+            if column.prose
         }
         while excess > 0 and minimum:
             # As rich collapses a table: the widest free-text column gives way first.
@@ -155,11 +169,6 @@ class CellTable:
             for depth in range(max(len(wrapped) for wrapped in cells)):
                 parts = [wrapped[depth] if depth < len(wrapped) else Text() for wrapped in cells]
                 yield self._line(parts, widths, separator)
-
-    def _prose_minimum(self, index: int) -> int:
-        # Where table_width() let the table fit: its longest word, and PROSE_MIN_WIDTH.
-        longest = max([0, *(_longest_word(row[index]) for row in self.rows)])
-        return max(cell_len(self.columns[index].header), longest, PROSE_MIN_WIDTH)
 
     def _line(self, cells: Sequence[Text], widths: Sequence[int], separator: str) -> Text:
         line = Text()
@@ -216,6 +225,11 @@ def _labelled(column: Column, cell: Text) -> Text:
     text = Text(f"{column.header} ", style="dim")
     text.append_text(cell)
     return text
+
+
+def _span(widths: Sequence[int]) -> int:
+    """Columns a table of these column widths takes, gaps included."""
+    return sum(widths) + _GAP * (len(widths) - 1)
 
 
 def _longest_word(cell: Text) -> int:
