@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from agenteval.results.sharding import shard_of
-from cli_process import run_cli
+from cli_process import run_cli, startup_environment
 
 CASES = ("alpha", "beta", "gamma")
 # One case of CASES per shard of 3 (checked by test_each_case_has_its_own_shard).
@@ -24,9 +24,8 @@ SHARDS = 3
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli(
-        args, timeout=120, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
-    )
+    env = {**startup_environment(), "COLUMNS": "200", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    return run_cli(args, timeout=120, env=env)
 
 
 def turn(eval_id: str, answer: str) -> dict[str, Any]:
