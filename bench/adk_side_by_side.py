@@ -110,6 +110,9 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         today (orjson writes the same data as a dict in 5.5 µs), and the gap between the
         instruction and the time ratios is the CLI's ~2.7 G instructions a second against
         ADK's warm loop's ~3.9 G on this slow day (18.6 G in 7.0 s, 71.3 G in 18.5 s).
+    main 023d21b again (2026-12-03, 08:2x, loop 1.6-1.9 s, load ~1.1; nothing on this path
+        changed): ratio 0.364 (rounds 0.421, 0.351, 0.436), cpu ratio 0.361, agenteval
+        cpu 455 µs/case (adk 1,258).
 
 What stands between this and 0.25, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
