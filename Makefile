@@ -8,12 +8,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 CHROMIUM ?= /usr/bin/chromium
-# pytest-xdist, one worker per core. worksteal splits the tests in two runs of whole modules
-# (module fixtures built once per worker) and moves work only when a worker runs dry: in a full
-# run on the shared 2-core box the wall came within 6 % of the ideal split, so no scheduler can
-# gain more than that (compare on a quiet machine: `make test PYTEST_DIST=loadgroup`).
-# tests/conftest.py runs the modules with the longest single tests first, so both end on short ones.
-PYTEST_WORKERS ?= auto
+# pytest-xdist, one worker per core and one more: a fifth of a worker's time is spent waiting
+# (on a browser, a PostgreSQL server, a command's pipes), which the extra worker fills. On the
+# 2-core box, back to back: 3 workers 4:48 and 4:51, 2 workers 5:13, 4 workers 4:55.
+# worksteal splits the tests in runs of whole modules (module fixtures built once per worker)
+# and moves work only when a worker runs dry (compare: `make test PYTEST_DIST=loadgroup`).
+# tests/conftest.py runs the modules with the longest single tests first, so all end on short ones.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 PYTEST_DIST ?= worksteal
 PYTEST_PARALLEL := -n $(PYTEST_WORKERS) --dist $(PYTEST_DIST)
 
@@ -82,9 +83,9 @@ test: install chromium postgres
 
 # The long trials (pytest -m slow): the 20,000-case signal trials, the 1,000-case trials' other
 # stop points and the 100,000-case benches' correctness checks. .ci/run runs them after
-# `make test`.
+# `make test`. They hardly wait, so they run one worker per core.
 test-long: install chromium postgres
-	AGENTEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -m slow $(PYTEST_PARALLEL) --durations=40
+	AGENTEVAL_CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -m slow -n auto --dist $(PYTEST_DIST) --durations=40
 
 bench: install
 	$(BIN)/python bench/rouge.py

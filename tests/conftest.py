@@ -27,7 +27,7 @@ NO_CHROMIUM = f"no Chromium at {CHROMIUM}"
 
 
 # Modules holding the suite's longest single tests (4-11 s each on the quiet 2-core machine):
-# run first, so that under pytest-xdist the two workers end on short tests and together,
+# run first, so that under pytest-xdist the workers end on short tests and together,
 # not one idle while the other finishes a long one. Whole modules move (their module
 # fixtures are built once); the order within a module and of the rest is kept.
 LONG_TESTS_FIRST = (
