@@ -6,8 +6,9 @@ was cut from its score.  A :class:`CellTable` keeps every cell whole.  When the
 columns fit at their full widths (free-text columns at their longest word, and at
 least :data:`PROSE_MIN_WIDTH` wide) it is laid out as rich's table was (the same
 text, laid out here for speed); when they do not, each row becomes a block: its key
-cells (the case or metric it is about) on the first line, then ``header value`` pairs, wrapped only between pairs (free text between
-words) onto lines indented under the key::
+cells (the case or metric it is about) on the first line, then ``header value``
+pairs, wrapped only between pairs (free text between words) onto lines indented under
+the key::
 
     tool_trajectory_avg_score  turn 1 1 · score 1 · threshold 1
         status passed
