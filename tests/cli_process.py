@@ -77,9 +77,13 @@ class _Zygote:
 
     def serves(self, env: Mapping[str, str]) -> bool:
         """Whether a fork of the zygote starts as ``python`` would with ``env``."""
-        names = {n for n in (*env, *self.environment) if n.startswith("PYTHON")}
-        names.update(_STARTUP_VARIABLES)
+        names = {n for n in (*env, *self.environment) if _read_at_startup(n)}
         return all(env.get(n) == self.environment.get(n) for n in names)
+
+
+def _read_at_startup(name: str) -> bool:
+    """Whether a new interpreter reads the variable ``name`` when it starts."""
+    return name.startswith("PYTHON") or name in _STARTUP_VARIABLES
 
 
 def startup_environment() -> dict[str, str]:
@@ -87,11 +91,7 @@ def startup_environment() -> dict[str, str]:
     the locale's).  A test that runs a command in a minimal environment builds it on
     these: the command sees nothing else of this process, and the zygote can serve it
     (a request whose startup variables differ runs as a fresh interpreter, ~0.5 s more)."""
-    return {
-        name: value
-        for name, value in os.environ.items()
-        if name.startswith("PYTHON") or name in _STARTUP_VARIABLES
-    }
+    return {name: value for name, value in os.environ.items() if _read_at_startup(name)}
 
 
 _zygote: list[_Zygote] = []
