@@ -8,7 +8,6 @@ differ between any two runs and are masked.
 
 from __future__ import annotations
 
-import ast
 import re
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from cli.test_readme_examples import (
 )
 from cli_process import run_cli
 from judge_server import JudgeServer
+from test_dependencies import imported_modules
 
 # Hex ids (uuids, run ids, commits) and numbers (durations, timestamps).
 VARYING = re.compile(
@@ -104,27 +104,16 @@ def test_a_command_past_its_timeout_is_killed() -> None:
     assert "order-api" in timed_out.value.output
 
 
-def _lazily_imported() -> set[str]:
-    """The libraries src/ imports inside a function (not the standard library's)."""
-    found = set()
-    for path in (REPO / "src" / "agenteval").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for function in ast.walk(tree):
-            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            for node in ast.walk(function):
-                if isinstance(node, ast.Import):
-                    found.update(alias.name for alias in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    found.add(node.module)
-    return {m for m in found if m.split(".")[0] not in {"agenteval", *sys.stdlib_module_names}}
-
-
 def test_the_zygote_preloads_every_library_a_command_imports_lazily() -> None:
     # A library missing from cli_process._LAZY_LIBRARIES costs every forked command that
     # needs it its import again (jsonschema: ~0.12 s), which nothing else would notice.
-    lazy = _lazily_imported()
-    assert {"jsonschema", "sqlalchemy.engine", "watchfiles"} <= lazy  # the walk finds them
+    # Every library src/ imports, at the top of a module or inside a function.
+    libraries = {
+        module
+        for module in imported_modules([REPO / "src"])
+        if module.split(".")[0] not in {"agenteval", *sys.stdlib_module_names}
+    }
+    assert {"jsonschema", "sqlalchemy.engine", "watchfiles"} <= libraries  # lazy ones found
     probe = (
         "import sys; sys.path.insert(0, 'tests'); import cli_process; cli_process._preload(); "
         "print('\\n'.join(sys.modules))"
@@ -132,4 +121,4 @@ def test_the_zygote_preloads_every_library_a_command_imports_lazily() -> None:
     done = subprocess.run(
         [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
     )
-    assert sorted(lazy - set(done.stdout.split())) == []
+    assert sorted(libraries - set(done.stdout.split())) == []
