@@ -113,6 +113,17 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
     main 023d21b again (2026-12-03, 08:2x, loop 1.6-1.9 s, load ~1.1; nothing on this path
         changed): ratio 0.364 (rounds 0.421, 0.351, 0.436), cpu ratio 0.361, agenteval
         cpu 455 µs/case (adk 1,258).
+    main c9950c2 (2026-12-03, 10:2x-10:4x, a fast, quiet machine: loop 0.27-0.38 s, load
+        0.1-0.8; nothing on this path changed): ratio 0.404 (rounds 0.404, 0.416, 0.320) and
+        0.401 (rounds 0.401, 0.516, 0.461), agenteval cpu 624 and 423 µs/case (adk 1,556 and
+        1,063).  A faster machine does not move the ratio: both sides speed up alike.
+        py-spy of one 10,000-case run (4,131 samples at 500 Hz): imports 13 %, the up-front
+        checks 13 %, building each case again 7 %, scoring 16 % (trajectory 6 %, ROUGE 7 %),
+        building the result objects 4 %, the case result's pydantic serialisation 15 %, the
+        case summaries and tallies 8 %, the rest 23 % (the runner's loop and each case's
+        own steps, the console's 200 failed cases, hashing the inputs, spreading thin).
+        Even if the result objects, their serialisation, indenting and the summaries cost
+        nothing (27 % of the run), the ratio would be ~0.29: 0.25 needs every stage cut.
 
 What stands between this and 0.25, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
