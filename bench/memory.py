@@ -36,36 +36,19 @@ encoded whole (~349 MB).
 from __future__ import annotations
 
 import argparse
-import json
 import linecache
 import os
-import random
 import sys
 import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
-from deterministic import METRICS, make_case, run_cli
+from deterministic import run_cli, write_suite
 
 TARGET_PEAK_MB = 800.0
 TARGET_RATIO = 1.10
 DEFAULT_SIZES = "10000,50000,100000"
-
-
-def write_suite(root: Path, cases: int) -> Path:
-    """Write an eval set of ``cases`` cases (streamed, case by case) and its metric file."""
-    rng = random.Random(7)
-    evalset = root / f"mem{cases}.evalset.json"
-    with evalset.open("w", encoding="utf-8") as out:
-        out.write(f'{{"evalSetId": "mem{cases}", "evalCases": [')
-        for index in range(cases):
-            if index:
-                out.write(",")
-            out.write(json.dumps(make_case(index, rng)))
-        out.write("]}")
-    (root / f"mem{cases}.metrics.json").write_text(json.dumps(METRICS))
-    return evalset
 
 
 def measure(sizes: list[int]) -> None:
