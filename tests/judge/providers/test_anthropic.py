@@ -17,6 +17,7 @@ from agenteval.judge import (
     JudgeRequestError,
     StructuredOutput,
 )
+from agenteval.judge.errors import JudgeRejected
 from judge_server import JudgeServer, Reply
 
 KEY = "sk-ant-test-0123456789abcdef"
@@ -154,13 +155,13 @@ def test_reply_text_skips_thinking_and_usage_is_read(server: JudgeServer) -> Non
 
 def test_error_type_is_named(server: JudgeServer) -> None:
     server.enqueue(Reply.status_error(400, "max_tokens: too large"))
-    with pytest.raises(Exception, match="invalid_request_error: max_tokens: too large"):
+    with pytest.raises(JudgeRejected, match="invalid_request_error: max_tokens: too large"):
         ask(settings_for(server))
 
 
 def test_x_should_retry_false_is_final(server: JudgeServer) -> None:
     server.enqueue(Reply.status_error(500, "broken", headers={"x-should-retry": "false"}))
-    with pytest.raises(Exception, match="broken"):
+    with pytest.raises(JudgeRejected, match="broken"):
         ask(settings_for(server))
     assert server.count == 1
 

@@ -9,6 +9,7 @@ import pytest
 from judge_support import ABSENT, ask, last_request, provider_server, settings_for
 
 from agenteval.judge import JudgeReplyError, StructuredOutput, TokenLogprob, TopLogprob
+from agenteval.judge.errors import JudgeUnavailable
 from judge_server import JudgeServer, Reply
 
 KEY = "AIza-test-0123456789abcdef"
@@ -138,5 +139,5 @@ def test_thought_parts_are_not_the_answer(server: JudgeServer) -> None:
 
 def test_resource_exhausted_error_is_named(server: JudgeServer) -> None:
     server.default = Reply.rate_limited(retry_after="0")
-    with pytest.raises(Exception, match="RESOURCE_EXHAUSTED: Rate limit reached"):
+    with pytest.raises(JudgeUnavailable, match="RESOURCE_EXHAUSTED: Rate limit reached"):
         ask(settings_for(server))

@@ -9,6 +9,7 @@ import pytest
 from judge_support import ABSENT, ask, last_request, provider_server, settings_for
 
 from agenteval.judge import JudgeReplyError, StructuredOutput, TokenLogprob, TopLogprob
+from agenteval.judge.errors import JudgeRejected
 from judge_server import JudgeServer, Reply
 
 SCHEMA = StructuredOutput(
@@ -86,7 +87,7 @@ def test_reply_content_logprobs_and_counts(server: JudgeServer) -> None:
 
 def test_error_string_is_named(server: JudgeServer) -> None:
     server.enqueue(Reply.status_error(404, 'model "qwen3:8b" not found, try pulling it first'))
-    with pytest.raises(Exception, match='model "qwen3:8b" not found'):
+    with pytest.raises(JudgeRejected, match='model "qwen3:8b" not found'):
         ask(settings_for(server))
     assert server.count == 1
 
