@@ -306,3 +306,42 @@ def test_a_turn_without_usage_is_not_evaluated_and_tool_calls_still_count(tmp_pa
     assert metrics["token_usage"]["evalStatus"] == "not_evaluated"
     assert metrics["inference_call_count"]["evalStatus"] == "not_evaluated"
     assert "the trace carries no usage" in run.stdout
+    # Not evaluated is never passed: the case is incomplete everywhere (exit 3).
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "● trip  INCOMPLETE" in run.stdout
+    document = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))
+    assert document["overallStatus"] == "incomplete"
+    assert document["evalSetResults"][0]["judgeFailures"] == ["trip"]
+
+
+def test_a_case_with_one_turn_without_usage_is_incomplete_not_passed(tmp_path: Path) -> None:
+    # Turn 1 spent 50 + 10 tokens, turn 2 reports nothing: the counted 60 is under the
+    # bound of 100, but the case spent an unknown amount more, so it cannot pass.
+    first = {
+        "invocationId": "t1",
+        "userContent": {"role": "user", "content": "weather in paris?"},
+        "finalResponse": {"role": "assistant", "content": "sunny"},
+        "usage": {"inputTokens": 50, "outputTokens": 10, "inferenceCalls": 1},
+    }
+    second = {
+        "invocationId": "t2",
+        "userContent": {"role": "user", "content": "and rome?"},
+        "finalResponse": {"role": "assistant", "content": "sunny too"},
+    }
+    turns = {**case("trace"), "conversation": [first, second]}
+    turns["actualConversation"] = turns["conversation"]
+    metrics = [{"metricName": "token_usage", "threshold": 100}]
+    evalset = write_evalset(tmp_path, "trip", [turns], metrics)
+    run = run_cli("run", "--evalset", str(evalset), "--json", str(tmp_path / "run.json"))
+    (result,) = case_results(tmp_path / "run.json").values()
+    (usage,) = result["overallEvalMetricResults"]
+    assert (usage["score"], usage["evalStatus"]) == (60, "passed")
+    statuses = [
+        m["evalStatus"]
+        for t in result["evalMetricResultPerInvocation"]
+        for m in t["evalMetricResults"]
+    ]
+    assert statuses == ["passed", "not_evaluated"]
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "● trip  INCOMPLETE" in run.stdout
+    assert "INCOMPLETE: 0 of 1 cases passed (1 incomplete)" in run.stdout

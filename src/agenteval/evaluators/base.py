@@ -53,8 +53,9 @@ class EvaluateResult:
     turns: list[TurnResult]
     # Extra keys for the overall metric result (Go readers ignore them).
     extra: dict[str, Any] = field(default_factory=dict)
-    # The evaluator raised instead of scoring (crashed_result): the case is incomplete.
-    crashed: bool = False
+    # The metric could not be evaluated on this case -- the evaluator raised
+    # (crashed_result) or a turn lacks what it needs (usage_counts): the case is incomplete.
+    incomplete: bool = False
 
 
 def raised_text(exc: BaseException) -> str:
@@ -83,7 +84,7 @@ def crashed_result(name: str, exc: Exception, turns: int) -> EvaluateResult:
             TurnResult(0.0, EvalStatus.NOT_EVALUATED, MetricDetails(reason=reason, score=0.0))
             for _ in range(turns)
         ],
-        crashed=True,
+        incomplete=True,
     )
 
 

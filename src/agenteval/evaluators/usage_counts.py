@@ -11,7 +11,8 @@ e.g. 0.5).  The metric summaries follow the same rule
 two read the turn's ``usage`` (:class:`agenteval.schema.evalset.Usage`), which the
 ``cmd:`` protocol, AG-UI events, OTLP GenAI spans, ADK's ``usage_metadata`` (``import
 adk``) and trpc-agent-go's ``executionTrace`` fill in; a turn without it is not
-evaluated, with the reason, never counted as 0.  ``token_usage`` keeps the input and
+evaluated, with the reason, never counted as 0, and its case is incomplete (exit 3)
+however the other turns score: their sum falls short of what the case spent.  ``token_usage`` keeps the input and
 output tokens in its details and, when the turn's model has a price in the run's table
 (the built-in one with ``--prices`` over it), ``costUsd``.  What the agent spent is
 also counted without any of these metrics (:mod:`agenteval.results.agent_usage`).
@@ -105,11 +106,17 @@ class _CountEvaluator(Evaluator):
                 )
             )
         if not known:
-            return EvaluateResult(0.0, NOT_EVALUATED, turns)
+            return EvaluateResult(0.0, NOT_EVALUATED, turns, incomplete=True)
         if costs and all(c is not None for c in costs):
             extra["costUsd"] = float(sum(c for c in costs if c is not None))
+        # A turn without usage leaves the total short of what the case spent: incomplete,
+        # never passed on the part that was counted.
         return EvaluateResult(
-            float(total), metric_status(self.name, total, metric.threshold), turns, extra
+            float(total),
+            metric_status(self.name, total, metric.threshold),
+            turns,
+            extra,
+            incomplete=known < len(turns),
         )
 
 

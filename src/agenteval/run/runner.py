@@ -405,7 +405,8 @@ async def _score_metrics(
 ) -> Scored | str:
     """Every metric's overall and per-turn results and the metrics run, or why one failed.
 
-    An evaluator that raises leaves its metric unevaluated and the case in ``incomplete``.
+    An evaluator that raises, or that says its metric could not be evaluated, leaves the
+    case in ``incomplete``.
     """
     overall_results: list[EvalMetricResult] = []
     turn_results: list[list[EvalMetricResult]] = [[] for _ in actuals]
@@ -420,7 +421,7 @@ async def _score_metrics(
             result = await score_case(evaluator, metric, actuals, expecteds, context)
         except EvaluatorError as exc:
             return f"run evaluation for metric {metric.metric_name}: {exc}"
-        if result.crashed:  # a bug in the evaluator: this metric, not the run, is lost
+        if result.incomplete:  # e.g. a bug in the evaluator: this metric, not the run, is lost
             incomplete.add((plan.eval_set_id, context.case.eval_id))
         overall, per_turn = _metric_results(metric, result)
         overall_results.append(overall)
