@@ -157,3 +157,30 @@ def test_trpc_execution_trace_usage_becomes_the_actual_turns_usage() -> None:
     # A turn that says its usage itself keeps it.
     case.actual_conversation[0].usage = Usage(input_tokens=1)  # type: ignore[index]
     assert case_turns(case)[0][0].usage == Usage(input_tokens=1)
+
+
+@pytest.mark.parametrize(
+    "spent",
+    [
+        {"prompt_tokens": "x", "completion_tokens": 3},
+        {"prompt_tokens": -5, "completion_tokens": 3},
+        {"prompt_tokens": 5, "completion_tokens": 1e300},
+        {"prompt_tokens": 5, "completion_tokens": 2.5},
+        {"prompt_tokens": 5, "completion_tokens": True},
+        {"prompt_tokens": 5, "prompt_tokens_details": {"cached_tokens": "all"}},
+    ],
+)
+def test_a_step_whose_count_is_no_count_leaves_the_turns_usage_unknown(
+    spent: dict[str, Any],
+) -> None:
+    from agenteval.schema.evalset import Usage, execution_trace_usage
+
+    # Never read as 0 tokens: a turn of unknown usage is not evaluated by token_usage.
+    good = {"Usage": {"prompt_tokens": 10, "completion_tokens": 2}}
+    assert execution_trace_usage({"Steps": [good]}) == Usage(
+        input_tokens=10, output_tokens=2, inference_calls=1
+    )
+    assert execution_trace_usage({"Steps": [good, {"Usage": spent}]}) is None
+    # Absent or null counts are Go's zero value.
+    absent = {"Usage": {"prompt_tokens": None}}
+    assert execution_trace_usage({"Steps": [absent]}) == Usage(inference_calls=1)

@@ -72,9 +72,15 @@ def _go_field(data: dict[str, Any], name: str) -> Any:
     return next((v for k, v in data.items() if k.casefold() == folded), None)
 
 
-def _count(data: dict[str, Any], key: str) -> int:
+def _count(data: dict[str, Any], key: str) -> int | None:
+    """A token count of a Go ``model.Usage``: absent or null is 0 (Go's zero value); None
+    for anything Go could not have written (a string, a fraction, a negative number)."""
     value = data.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
 
 
 def execution_trace_usage(trace: Any) -> Usage | None:
@@ -84,7 +90,8 @@ def execution_trace_usage(trace: Any) -> Usage | None:
     ``prompt_tokens_details.cached_tokens``) on each step that called a model and their
     sum on the trace (``agent/trace``: fields without JSON tags, so ``Steps`` and
     ``Usage``).  Each step with usage is one inference call; the trace names no model,
-    so such a turn has no price.  None when no step reports usage.  ``model.Usage`` has no
+    so such a turn has no price.  None when no step reports usage, or when a step's count
+    is not a count (a string, a fraction, a negative number).  ``model.Usage`` has no
     count of prompt-cache writes, so none is read.
     """
     steps = _go_field(trace, "Steps") if isinstance(trace, dict) else None
@@ -93,14 +100,19 @@ def execution_trace_usage(trace: Any) -> Usage | None:
         spent = _go_field(step, "Usage") if isinstance(step, dict) else None
         if not isinstance(spent, dict):
             continue
+        details = spent.get("prompt_tokens_details")
+        tokens_in = _count(spent, "prompt_tokens")
+        tokens_out = _count(spent, "completion_tokens")
+        cached = _count(details, "cached_tokens") if isinstance(details, dict) else 0
+        if tokens_in is None or tokens_out is None or cached is None:
+            # A count that is no token count: what the turn spent is unknown, never 0.
+            return None
         if usage is None:
             usage = Usage()
         usage.inference_calls += 1
-        usage.input_tokens += _count(spent, "prompt_tokens")
-        usage.output_tokens += _count(spent, "completion_tokens")
-        details = spent.get("prompt_tokens_details")
-        if isinstance(details, dict):
-            usage.cached_input_tokens += _count(details, "cached_tokens")
+        usage.input_tokens += tokens_in
+        usage.output_tokens += tokens_out
+        usage.cached_input_tokens += cached
     return usage
 
 
