@@ -87,8 +87,10 @@ def test_thresholds_within_the_range_are_fine(threshold: float) -> None:
     assert issues(builtin("exact_match"), threshold=threshold) == []
 
 
-def test_a_missing_threshold_warns_that_the_metric_always_passes() -> None:
-    assert issues(builtin("exact_match")) == [
+@pytest.mark.parametrize("fields", [{}, {"threshold": None}], ids=["absent", "null"])
+def test_a_missing_threshold_warns_that_the_metric_always_passes(fields: dict[str, Any]) -> None:
+    # Null equals absent (formats.md §0.1): a null threshold warns as a missing one does.
+    assert issues(builtin("exact_match"), **fields) == [
         (
             "threshold",
             "no threshold, so this metric always passes (a missing threshold is 0)",

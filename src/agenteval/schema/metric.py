@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field, PrivateAttr, field_serializer
+from pydantic import ConfigDict, Field, PrivateAttr, field_serializer, model_validator
 from pydantic.alias_generators import to_camel
 
 from agenteval.schema.base import Bool, Model, NullAs, Str, none_as
@@ -197,6 +197,15 @@ class EvalMetric(Model):
     threshold: Annotated[float, NullAs(0.0)] = 0.0
     criterion: Criterion | None = None
     extension: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_threshold_is_absent(cls, data: Any) -> Any:
+        # Null equals absent (formats.md §0.1): a null threshold is a missing one, so it
+        # gets the missing threshold's warning instead of passing every score silently.
+        if isinstance(data, dict) and "threshold" in data and data["threshold"] is None:
+            return {key: value for key, value in data.items() if key != "threshold"}
+        return data
 
     @property
     def evaluator(self) -> str:
