@@ -180,3 +180,21 @@ def test_diff_tolerance_inf_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stdout + done.stderr
     assert "Invalid value for '--tolerance': must be a finite number, got inf" in done.stderr
     assert not page.exists()
+
+
+def test_a_malformed_turn_list_is_a_located_error_not_an_internal_one(tmp_path: Path) -> None:
+    # Telling the file's kind walked these values before the checks could locate them.
+    case = {"evalId": "c", "evalMode": "trace", "actualConversation": [turn("a")],
+            "conversation": 7, "sessionInput": {}}  # fmt: skip
+    done = cli("run", "--evalset", str(suite(tmp_path, [case])))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "s.evalset.json: evalCases[0].conversation: expected an array, got a number" in (
+        done.stderr
+    )
+    result = tmp_path / "r.evalset_result.json"
+    result.write_text(json.dumps({"evalSetResultId": "r", "evalCaseResults": [
+        {"evalId": "c", "evalMetricResultPerInvocation": 5}]}))  # fmt: skip
+    done = cli("show", str(result))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "evalCaseResults[0].evalMetricResultPerInvocation: expected an array" in done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr

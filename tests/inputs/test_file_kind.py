@@ -42,3 +42,22 @@ def test_wrong_kind_message_names_what_it_looks_like_and_how_to_convert() -> Non
     )
     assert describe(FileKind.RUN) == "an agenteval --json run document"
     assert wrong_kind_message("a metric file", FileKind.OTHER)[1] == ""
+
+
+@pytest.mark.parametrize(
+    ("data", "kind"),
+    [
+        ({"evalSetId": "e", "evalCases": [{"evalId": "c", "conversation": 7}]}, FileKind.EVALSET),
+        ({"evalSetId": "e", "evalCases": [{"conversation": True}]}, FileKind.EVALSET),
+        ({"evalSetId": "e", "evalCases": [{"conversation": {"a": 1}}]}, FileKind.EVALSET),
+        ({"evalCaseResults": [{"evalMetricResultPerInvocation": 5}]}, FileKind.RESULT),
+        ({"evalCaseResults": [{"evalMetricResultPerInvocation": "s"}]}, FileKind.RESULT),
+        ({"evalCaseResults": [{"evalMetricResultPerInvocation": [5, None]}]}, FileKind.RESULT),
+    ],
+)
+def test_a_malformed_value_inside_does_not_stop_the_kind_from_being_told(
+    data: object, kind: FileKind
+) -> None:
+    # The checks after it report the value at its path (exit 2); telling the kind raised
+    # TypeError / AttributeError here, an internal error (exit 4).
+    assert kind_of(data) is kind

@@ -59,7 +59,9 @@ def _adk_turns(cases: Any) -> bool:
     for case in cases[:_SAMPLED_CASES]:
         if not isinstance(case, Mapping):
             continue
-        for turn in case.get("conversation") or ():
+        turns = case.get("conversation")
+        # The kind is told from the shape alone: a malformed value is the checks' to report.
+        for turn in turns if isinstance(turns, list) else ():
             if not isinstance(turn, Mapping):
                 continue
             for key in ("userContent", "user_content", "finalResponse", "final_response"):
@@ -76,15 +78,19 @@ def _adk_results(results: Any) -> bool:
     if not isinstance(results, list):
         return False
     turns = [
-        {
-            "conversation": [
-                p.get("actualInvocation") for p in r.get("evalMetricResultPerInvocation") or []
-            ]
-        }
+        {"conversation": [p.get("actualInvocation") for p in _mappings(r.get(_PER_TURN))]}
         for r in results[:_SAMPLED_CASES]
         if isinstance(r, Mapping)
     ]
     return _adk_turns(turns)
+
+
+_PER_TURN = "evalMetricResultPerInvocation"
+
+
+def _mappings(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of ``value`` when it is a list (anything else holds none)."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
 def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
