@@ -198,3 +198,17 @@ def test_a_malformed_turn_list_is_a_located_error_not_an_internal_one(tmp_path: 
     assert done.returncode == 2, done.stdout + done.stderr
     assert "evalCaseResults[0].evalMetricResultPerInvocation: expected an array" in done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+def test_paths_of_written_files_are_escaped_and_never_read_as_markup(tmp_path: Path) -> None:
+    case = {"evalId": "c", "evalMode": "trace", "actualConversation": [turn("a")],
+            "conversation": [turn("a")], "sessionInput": {}}  # fmt: skip
+    evalset = suite(tmp_path, [case])
+    doc = tmp_path / "d\x1b[2J[bold]x.json"
+    md = tmp_path / "m\x1b]0;title\x07.md"
+    done = cli("run", "--evalset", str(evalset), "--json", str(doc), "--markdown", str(md))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert doc.is_file() and md.is_file()
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout
+    assert f"wrote {tmp_path}/d\\x1b[2J[bold]x.json" in done.stdout
+    assert f"wrote {tmp_path}/m\\x1b]0;title\\x07.md" in done.stdout

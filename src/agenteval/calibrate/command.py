@@ -25,7 +25,7 @@ from rich.console import Console
 from agenteval.calibrate.spot import SpotScoring
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
-from agenteval.report.safe_text import escape_control
+from agenteval.report.safe_text import escape_control, wrote_line
 
 # Prints warnings the way every command does (cli/guard.py's print_warnings).
 Warn = Callable[[list[Problem]], object]
@@ -104,7 +104,7 @@ def run_calibrate(
     if settings.html is not None:
         write_bytes_atomic(settings.html, render_html(data).encode("utf-8"))
         if not settings.as_json:
-            out.print(f"wrote {escape_control(str(settings.html))}", highlight=False)
+            out.print(wrote_line(settings.html), highlight=False, markup=False)
     where = ("in unknownLabels", "in notEvaluated") if settings.as_json else ("above", "above")
     return report_gaps(data, misses, err, where)
 

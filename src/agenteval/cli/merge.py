@@ -22,6 +22,7 @@ from agenteval.report import console as console_report
 from agenteval.report.merge_writer import MERGE_VIEW, spool_merge, write_merged
 from agenteval.report.merge_writer import close as close_spools
 from agenteval.report.run_notes import RunNotes
+from agenteval.report.safe_text import wrote_line
 from agenteval.results.fingerprints import digest_file
 from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
 
@@ -127,7 +128,7 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     console_report.render_reports(console, reports, notes=notes)
     if not settings.quiet:
         for path in written:
-            console.print(f"wrote {path}", soft_wrap=True)
+            console.print(wrote_line(path), highlight=False, soft_wrap=True, markup=False)
     return saved_exit_code([item.head for item in planned], reports)
 
 

@@ -26,6 +26,7 @@ from agenteval.cli.saved_results import pinned_name, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.output_paths import check_outputs
+from agenteval.report.safe_text import wrote_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +133,7 @@ def _trend_page(settings: ReportSettings) -> int:
     filters = trend_filters(settings.metric, settings.trend_evalset, settings.branch, settings.last)
     written = write_trend_page(settings.store, settings.html, filters, title=settings.title)
     if not settings.quiet:
-        stdout().print(f"wrote {written}", highlight=False, soft_wrap=True)
+        stdout().print(wrote_line(written), highlight=False, soft_wrap=True, markup=False)
     return 0
 
 
@@ -166,7 +167,7 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun], source: list[st
         reason = exc.strerror or str(exc)
         raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
     if not settings.quiet:
-        stdout().print(f"wrote {html}", highlight=False, soft_wrap=True)
+        stdout().print(wrote_line(html), highlight=False, soft_wrap=True, markup=False)
     if calibration is None:
         return 0
     from agenteval.calibrate.command import report_gaps

@@ -24,7 +24,7 @@ from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.judge_cost import cost_text
 from agenteval.report.run_reports import ReportsWritten, RunReporter
-from agenteval.report.safe_text import escape_control
+from agenteval.report.safe_text import escape_control, wrote_line
 
 if TYPE_CHECKING:
     from agenteval.store.recording import Concluded
@@ -60,7 +60,7 @@ def report_run(
     written = reporter.write(result, notes, stopped_writing=stopped_writing)
     if not quiet:
         for path in written.written:
-            out.print(f"wrote {path}", highlight=False, soft_wrap=True)
+            out.print(wrote_line(path), highlight=False, soft_wrap=True, markup=False)
     for failure in written.failures:
         stderr().print(
             f"error: {escape_control(failure)}", highlight=False, soft_wrap=True, markup=False

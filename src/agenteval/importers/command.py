@@ -28,6 +28,7 @@ from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
+from agenteval.report.safe_text import wrote_line
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
 
@@ -133,12 +134,11 @@ def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) ->
 
 
 def _report(written: list[tuple[Path, int]]) -> None:
-    from agenteval.importers.otel_traces import printable  # protobuf: loaded only here
 
     out = Console(highlight=False, soft_wrap=True)
     for path, cases in written:
         suffix = f" ({cases} case{'s' if cases != 1 else ''})" if cases >= 0 else ""
-        out.print(f"wrote {printable(str(path))}{suffix}", markup=False)
+        out.print(f"{wrote_line(path)}{suffix}", markup=False, highlight=False)
 
 
 def _adk_file(path: Path) -> adk.Imported:

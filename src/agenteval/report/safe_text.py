@@ -44,4 +44,11 @@ def escape_control(text: str, keep: str = "") -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-__all__ = ["BIDI_CONTROLS", "escape_control"]
+def wrote_line(path: object) -> str:
+    r"""``wrote PATH``, the line a command prints for each file it wrote: the path escaped
+    (a path is an input too: ``--json "$(printf 'x\e[2J.json')"``).  Print it without markup,
+    or a ``[`` in the path is read as a style."""
+    return f"wrote {escape_control(str(path))}"
+
+
+__all__ = ["BIDI_CONTROLS", "escape_control", "wrote_line"]

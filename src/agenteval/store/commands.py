@@ -20,6 +20,7 @@ from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.atomic_write import write_bytes_atomic
+from agenteval.report.safe_text import wrote_line
 from agenteval.store.baselines import PREFIX, ReferenceProblem, resolve
 from agenteval.store.connection import open_for_reading, open_store
 from agenteval.store.history import HistoryFilters, check_status, history_rows, parse_since
@@ -194,7 +195,7 @@ def export_command(
         store.close()
     if not quiet:
         for path in written:
-            console.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+            console.print(wrote_line(path), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
