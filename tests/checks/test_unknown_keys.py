@@ -13,7 +13,7 @@ from agenteval.checks.unknown_keys import (
     metrics_unknown_keys,
     sort_unknown,
 )
-from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, Message, SessionInput, Tool
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 
 
@@ -117,6 +117,21 @@ def test_the_two_flags_are_one_strictness(
 )  # fmt: skip
 def test_typos_are_near_misses(key: str, model: type) -> None:
     assert is_near_miss(key, closest_key(key, model)), closest_key(key, model)
+
+
+@pytest.mark.parametrize(
+    ("key", "model", "meant"),
+    [
+        ("args", Tool, "arguments"), ("res", Tool, "result"),
+        ("response", Invocation, "finalResponse"),
+        ("thresh", EvalMetric, "threshold"),
+    ],
+)  # fmt: skip
+def test_abbreviations_are_near_misses(key: str, model: type, meant: str) -> None:
+    # An abbreviated key reads as absent on both sides when the reference uses it too,
+    # so the comparison passes: an error, not a warning.
+    assert closest_key(key, model) == meant
+    assert is_near_miss(key, meant)
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,8 @@ class UnknownKey(Problem):
 # 0.91); keys of one's own that merely share letters with a format key score less
 # (version/conversation 0.74, enabled/evalId 0.62), and stay warnings.
 _NEAR_RATIO = 0.8
-# A shared start this long, covering this much of the shorter key, is a near miss too:
+# A shared start this long, covering this much of the shorter key, is a near miss too
+# (and so is an abbreviation, :func:`_abbreviates`):
 # tool_calls for tools (the issue-12 misspelling that made trajectories pass), evaluator
 # for evaluatorName.
 _NEAR_PREFIX, _NEAR_PREFIX_SHARE = 4, 0.8
@@ -74,9 +75,27 @@ def is_near_miss(key: str, meant: str) -> bool:
         return True
     if difflib.SequenceMatcher(None, a, b).ratio() >= _NEAR_RATIO:
         return True
+    if _abbreviates(a, b):
+        return True
     shorter = min(len(a), len(b))
     shared = next((i for i in range(shorter) if a[i] != b[i]), shorter)
     return shared >= _NEAR_PREFIX and shared >= _NEAR_PREFIX_SHARE * shorter
+
+
+def _abbreviates(key: str, meant: str) -> bool:
+    """``key`` shortens ``meant`` (folded): args for arguments, res for result, response for
+    finalResponse.  Such a key reads as absent, and when the reference turns use it too,
+    both sides compare equal: a warning would let the comparison pass unnoticed."""
+    if len(key) < _ABBREVIATION or len(key) >= len(meant):
+        return False
+    if meant.startswith(key) or meant.endswith(key):
+        return True
+    letters = iter(meant)
+    return key[0] == meant[0] and all(char in letters for char in key)
+
+
+# The shortest abbreviation taken for one: two letters (id, to) say too little.
+_ABBREVIATION = 3
 
 
 class Strictness(Enum):
