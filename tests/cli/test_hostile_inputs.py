@@ -212,3 +212,16 @@ def test_paths_of_written_files_are_escaped_and_never_read_as_markup(tmp_path: P
     assert "\x1b" not in done.stdout and "\x07" not in done.stdout
     assert f"wrote {tmp_path}/d\\x1b[2J[bold]x.json" in done.stdout
     assert f"wrote {tmp_path}/m\\x1b]0;title\\x07.md" in done.stdout
+
+
+def test_a_misspelt_key_in_a_traces_record_stops_the_run(tmp_path: Path) -> None:
+    case = {"evalId": "c", "conversation": [turn("a")], "sessionInput": {}}
+    evalset = suite(tmp_path, [case])
+    record = {"evalId": "c", "actualConversation": [{**turn("a"), "tools": [{"nmae": "x"}]}]}
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(json.dumps(record) + "\n")
+    done = cli("run", "--evalset", str(evalset), "--traces", str(traces))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "t.jsonl: line 1.actualConversation[0].tools[0].nmae: 'nmae' is not a field" in (
+        done.stderr
+    )

@@ -23,6 +23,7 @@ from agenteval.checks.cross_file import (
     check_filters,
 )
 from agenteval.checks.numbers import num_runs_problem
+from agenteval.checks.trace_records import TraceRecordChecks
 from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import (
@@ -392,11 +393,14 @@ def _load_traces(
             traces, warnings = load_otlp_traces(path, options.traces_match)
             found.warnings.extend(warnings)
             return traces, True
-        records, problems = loading.read_traces(path)
+        checks = TraceRecordChecks(str(path))
+        records, problems = loading.read_traces(path, checks)
     except ConfigError as exc:
         found.problems.extend(exc.problems)
         return None, otlp
-    found.problems.extend(problems)
+    errors, warnings = checks.sorted(Strictness.of(strict=options.strict, lenient=options.lenient))
+    found.problems.extend(problems + errors)
+    found.warnings.extend(warnings)
     return records, False
 
 

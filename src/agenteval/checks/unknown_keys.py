@@ -27,11 +27,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
 
 from agenteval.errors import Problem
 from agenteval.inputs import locations
-from agenteval.schema.evalset import EvalCase, EvalSet
+from agenteval.schema.base import Model
+from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 from agenteval.schema.own_keys import AGENTEVAL_KEYS
 
@@ -310,6 +312,27 @@ def case_unknown_keys(data: Any, file: str, index: int) -> list[Problem]:
     """Unknown keys of entry ``index`` of a parsed eval set's ``evalCases``."""
     walk = _Walk(file, _closed)
     walk.document(data, EvalCase, ["evalCases", index])
+    return walk.problems
+
+
+class _TraceRecord(Model):
+    """A ``--traces`` record (inputs/trace_records.py), described for the walk only."""
+
+    model_config = ConfigDict(alias_generator=to_camel)
+
+    eval_id: str = ""
+    run_id: int = 1
+    actual_conversation: list[Invocation | None] | None = None
+    error_message: str | None = None
+
+
+_DISPLAY[_TraceRecord] = "trace record"
+
+
+def trace_record_unknown_keys(data: Any, file: str, where: str) -> list[Problem]:
+    """Unknown keys of one ``--traces`` record found at ``where`` (``line 7``, ``[3]``)."""
+    walk = _Walk(file, _closed)
+    walk.document(data, _TraceRecord, [where])
     return walk.problems
 
 

@@ -29,6 +29,7 @@ from agenteval.inputs.input_limits import (
 )
 from agenteval.inputs.metrics_file import metric_rules, null_tool_strategies
 from agenteval.inputs.trace_records import (
+    Inspect,
     check_record,
     duplicate_problem,
     parse_line,
@@ -275,8 +276,12 @@ def load_result(path: Path) -> EvalSetResult:
     return result
 
 
-def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], list[Problem]]:
-    """Parse a traces file: a trpc-agent-go result file, or JSON/JSONL ``{evalId, actualConversation}`` records."""
+def parse_traces(
+    text: str, file: str, inspect: Inspect | None = None
+) -> tuple[dict[str, list[Invocation]], list[Problem]]:
+    """Parse a traces file: a trpc-agent-go result file, or JSON/JSONL ``{evalId, actualConversation}`` records.
+
+    ``inspect`` is called with each valid record (not a result file's cases)."""
     stripped = text.lstrip()
     if stripped.startswith("{") and '"evalCaseResults"' in text:
         result, problems = parse_result(text, file)
@@ -310,16 +315,18 @@ def parse_traces(text: str, file: str) -> tuple[dict[str, list[Invocation]], lis
                 records.append((f"line {lineno}", parse_line(line, f"line {lineno}", file)))
             except ConfigError as exc:
                 return {}, exc.problems
-    return _trace_records(records, file)
+    return _trace_records(records, file, inspect)
 
 
 def _trace_records(
-    records: Iterable[tuple[str, Any]], file: str
+    records: Iterable[tuple[str, Any]], file: str, inspect: Inspect | None
 ) -> tuple[dict[str, list[Invocation]], list[Problem]]:
     traces: dict[str, list[Invocation]] = {}
     problems: list[Problem] = []
     for where, record in records:
         checked = check_record(record, where, file)
+        if inspect is not None and not isinstance(checked, list):
+            inspect(record, where, None)
         if isinstance(checked, list):
             problems.extend(checked)
         elif checked.key in traces:
@@ -344,7 +351,9 @@ def _is_json_lines(path: Path) -> bool:
     return False
 
 
-def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Problem]]:
+def read_traces(
+    path: Path, inspect: Inspect | None = None
+) -> tuple[Mapping[str, list[Invocation]], list[Problem]]:
     """A traces file's records by trace key, and its problems; ConfigError when it cannot be read.
 
     JSON lines are checked line by line and indexed, never held whole
@@ -354,8 +363,8 @@ def read_traces(path: Path) -> tuple[Mapping[str, list[Invocation]], list[Proble
     if refused is not None:
         raise ConfigError([refused])
     if _is_json_lines(path):
-        return read_trace_lines(path)
-    return parse_traces(read_text(path), str(path))
+        return read_trace_lines(path, inspect)
+    return parse_traces(read_text(path), str(path), inspect)
 
 
 def load_traces(path: Path) -> Mapping[str, list[Invocation]]:

@@ -21,7 +21,7 @@ import json
 import os
 import weakref
 from array import array
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -183,7 +183,13 @@ class TraceRecords(Mapping[str, list[Invocation]]):
         return self._index.spans[4 * self._index.positions[key] + 3]
 
 
-def read_trace_lines(path: Path) -> tuple[TraceRecords, list[Problem]]:
+# Called with each valid record, where it is and its JSON text: the checks above inputs/.
+Inspect = Callable[[Any, str, str | None], None]
+
+
+def read_trace_lines(
+    path: Path, inspect: Inspect | None = None
+) -> tuple[TraceRecords, list[Problem]]:
     """Check every line of a JSON-lines traces file and index it; ConfigError if one is no JSON."""
     file = str(path)
     index = _Index()
@@ -196,7 +202,10 @@ def read_trace_lines(path: Path) -> tuple[TraceRecords, list[Problem]]:
                 if not line.strip():
                     continue
                 where = f"line {lineno}"
-                checked = check_record(parse_line(line, where, file), where, file)
+                record = parse_line(line, where, file)
+                checked = check_record(record, where, file)
+                if inspect is not None and not isinstance(checked, list):
+                    inspect(record, where, line.decode("utf-8", "surrogateescape"))
                 if isinstance(checked, list):
                     problems.extend(checked)
                 elif checked.key in index.positions:
@@ -238,6 +247,7 @@ def unmatched_records(
 
 
 __all__ = [
+    "Inspect",
     "TraceRecords",
     "check_record",
     "duplicate_problem",

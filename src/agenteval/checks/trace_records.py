@@ -1,0 +1,39 @@
+"""Up-front checks of ``--traces`` records: unknown keys and non-finite numbers, as in eval sets.
+
+``inputs/trace_records.py`` and ``inputs/loading.py`` read and validate each record; they
+hand each valid record to a :class:`TraceRecordChecks` that ``api`` passes down (inputs
+sit below checks).  A record with ``"nmae"`` in a tool call or ``NaN`` in its arguments
+was scored as if the key were absent or the value a number.
+
+Tested in tests/checks/test_trace_records.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenteval.checks.numbers import non_finite_numbers
+from agenteval.checks.unknown_keys import Strictness, sort_unknown, trace_record_unknown_keys
+from agenteval.errors import Problem
+
+
+class TraceRecordChecks:
+    """Collects the problems of every record it is called with (``record, where, text``)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.non_finite: list[Problem] = []
+        self.unknown: list[Problem] = []
+
+    def __call__(self, record: Any, where: str, text: str | None = None) -> None:
+        """Check one parsed record found at ``where`` (``text``: its JSON, to skip the walk)."""
+        self.non_finite.extend(non_finite_numbers(record, self.file, text, [where]))
+        self.unknown.extend(trace_record_unknown_keys(record, self.file, where))
+
+    def sorted(self, strictness: Strictness) -> tuple[list[Problem], list[Problem]]:
+        """(errors, warnings): non-finite numbers always, unknown keys as ``strictness`` says."""
+        errors, warnings = sort_unknown(self.unknown, strictness)
+        return self.non_finite + errors, warnings
+
+
+__all__ = ["TraceRecordChecks"]
