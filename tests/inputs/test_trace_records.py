@@ -138,3 +138,40 @@ def test_run_warns_about_records_no_case_asks_for(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         f"warning: {traces}: line 2: no case has evalId 'c-renamed'; its 1 turn(s) are not scored"
     ]
+
+
+RECORD_TURN = {"userContent": {"role": "user", "content": "q"}}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "looks_like"),
+    [
+        ("evalset-one-line.jsonl", json.dumps({"evalSetId": "e", "evalCases": []}), "an eval set"),
+        ("evalset.json", json.dumps({"evalSetId": "e", "evalCases": []}, indent=2), "an eval set"),
+        ("metrics.json", json.dumps([{"metricName": "m", "threshold": 1}]), "a metric file"),
+        (
+            "run.json",
+            json.dumps({"agentevalVersion": "1", "evalSetResults": [{"evalCaseResults": []}]}),
+            "an agenteval --json run document",
+        ),
+    ],
+)
+def test_a_file_of_another_kind_is_named(
+    tmp_path: Path, name: str, text: str, looks_like: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    traces, problems = read_traces(path)
+    assert not traces
+    assert [p.message for p in problems] == [f"not a traces file (looks like {looks_like})"]
+
+
+def test_a_pretty_printed_record_is_read_as_one_record(tmp_path: Path) -> None:
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"evalId": "c1", "actualConversation": [RECORD_TURN]}, indent=2))
+    traces, problems = read_traces(path)
+    assert problems == []
+    assert [turn.user_content.content for turn in traces["c1"] if turn.user_content] == ["q"]
+    # A broken one is still reported at its first bad line, as JSON lines are.
+    path.write_text('{\n  "evalId": "c1",\n  "actualConversation": [\n')
+    assert [p.path for p in read_traces(path)[1]] == ["line 1"]

@@ -32,6 +32,7 @@ from agenteval.inputs.trace_records import (
     Inspect,
     check_record,
     duplicate_problem,
+    not_traces,
     parse_line,
     read_trace_lines,
 )
@@ -287,6 +288,8 @@ def parse_traces(
         result, problems = parse_result(text, file)
         if result is None:
             return {}, problems
+        if "agentevalVersion" in (result.model_extra or {}):
+            return {}, not_traces({"agentevalVersion": None}, file)  # a --json run document
         traces: dict[str, list[Invocation]] = {}
         for case in result.case_results():
             if case.eval_id in traces or not case.eval_metric_result_per_invocation:
@@ -306,7 +309,16 @@ def parse_traces(
             ]
         except RecursionError as exc:
             return {}, [Problem(file, "", nesting_problem(exc))]
+        refused = not_traces(data, file)
+        if refused:
+            return {}, refused
         records = [(f"[{i}]", item) for i, item in enumerate(data)]
+    elif stripped.startswith("{") and (whole := _one_object(text)) is not None:
+        # One object, not one per line: a pretty-printed record, or a file of another kind.
+        refused = not_traces(whole, file)
+        if refused:
+            return {}, refused
+        records = [("$", whole)]
     else:
         for lineno, line in enumerate(text.encode("utf-8").splitlines(), start=1):
             if not line.strip():
@@ -316,6 +328,15 @@ def parse_traces(
             except ConfigError as exc:
                 return {}, exc.problems
     return _trace_records(records, file, inspect)
+
+
+def _one_object(text: str) -> dict[str, Any] | None:
+    """``text`` as one JSON object, or None (JSON lines, or broken: read line by line)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _trace_records(

@@ -30,6 +30,7 @@ import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.inputs.input_limits import limit_problem, nesting_problem
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
@@ -44,6 +45,21 @@ _turns_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
 def _json_type(value: Any) -> str:
     kind = json_kind(value)
     return kind if kind == "null" else f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+# Kinds of file that are plainly not traces (a result file is: its actualInvocations).
+_OTHER_KINDS = frozenset(
+    {FileKind.EVALSET, FileKind.ADK_EVALSET, FileKind.METRICS, FileKind.RUN, FileKind.OTLP}
+)
+
+
+def not_traces(data: Any, file: str) -> list[Problem]:
+    """The error of a parsed document (or a first record) that is another kind of file."""
+    kind = kind_of(data)
+    if kind not in _OTHER_KINDS:
+        return []
+    message, hint = wrong_kind_message("a traces file", kind)
+    return [Problem(file, "", message, hint)]
 
 
 @dataclass(slots=True)
@@ -203,6 +219,10 @@ def read_trace_lines(
                     continue
                 where = f"line {lineno}"
                 record = parse_line(line, where, file)
+                if not index.positions and not problems:
+                    refused = not_traces(record, file)  # an eval set on one line, ...
+                    if refused:
+                        return TraceRecords(path, index), refused
                 checked = check_record(record, where, file)
                 if inspect is not None and not isinstance(checked, list):
                     inspect(record, where, line.decode("utf-8", "surrogateescape"))
@@ -251,6 +271,7 @@ __all__ = [
     "TraceRecords",
     "check_record",
     "duplicate_problem",
+    "not_traces",
     "parse_line",
     "read_trace_lines",
     "unmatched_records",
