@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from otel_spans import PerTraceIds, Recorder, record_semconv
 
+from agenteval.errors import ConfigError
 from agenteval.importers.otel import map_spans
 from agenteval.inputs.otlp_file import read_spans
 from agenteval.schema.base import dump
@@ -319,3 +320,39 @@ def test_every_file_is_checked_before_one_is_written(tmp_path: Path, spans_json:
         f"error: {packed}: gzip file: decompress first",
     ]
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            json.dumps({"evalSetId": "e", "evalCases": []}),
+            "not OTLP trace JSON (looks like an eval set)",
+        ),
+        (
+            json.dumps({"evalSetId": "e", "evalCases": []}, indent=2),
+            "not OTLP trace JSON (looks like an eval set)",
+        ),
+        (json.dumps([{"metricName": "m"}]), "not OTLP trace JSON (looks like a metric file)"),
+        (
+            json.dumps({"agentevalVersion": "1", "evalSetResults": []}),
+            "not OTLP trace JSON (looks like an agenteval --json run document)",
+        ),
+        (json.dumps({"foo": 1}), "not OTLP trace JSON: no resourceSpans"),
+    ],
+)
+def test_a_json_file_of_another_kind_is_refused_not_read_as_no_spans(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    # import otel wrote an empty eval set (exit 0) from an eval set given by mistake.
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        read_spans(path)
+    assert [p.message for p in caught.value.problems] == [message]
+
+
+def test_an_empty_export_is_no_spans(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    path.write_text("{}")
+    assert read_spans(path).spans == []

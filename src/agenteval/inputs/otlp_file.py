@@ -35,6 +35,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.file_kind import HINTS, kind_of, wrong_kind_message
 from agenteval.inputs.input_limits import compressed_problem, input_file_problem
 from agenteval.schema.gojson import json_kind
 
@@ -200,8 +201,18 @@ def _document_spans(document: Any, where: str, file: str, out: SpanFile) -> None
             [Problem(file, f"{prefix}{path}", f"not OTLP trace JSON: {message}", hint)]
         )
 
-    if not isinstance(document, dict):
-        raise refuse("$", f"expected an object, got {_json_type(document)}")
+    if not isinstance(document, dict) or (
+        document and "resourceSpans" not in document and "resource_spans" not in document
+    ):
+        # An empty export is {}; anything else without spans is another file (an eval set
+        # given to import otel wrote an empty eval set).
+        kind = kind_of(document)
+        if kind in HINTS:
+            message, hint = wrong_kind_message("OTLP trace JSON", kind)
+            raise ConfigError([Problem(file, prefix.removesuffix(": "), message, hint)])
+        if not isinstance(document, dict):
+            raise refuse("$", f"expected an object, got {_json_type(document)}")
+        raise refuse("$", "no resourceSpans")
     resources = _listed(document, "resourceSpans", "resource_spans")
     if not isinstance(resources, list):
         raise refuse("resourceSpans", f"expected an array, got {_json_type(resources)}")
@@ -361,7 +372,8 @@ def read_spans(path: Path) -> SpanFile:
             if compressed is not None:
                 raise ConfigError([compressed])
             handle.seek(0)
-            if is_json_head(head):
+            # A JSON array is no OTLP document, but _read_json names what it is (a metric file).
+            if is_json_head(head) or head.removeprefix(_BOM).lstrip(_BLANKS)[:1] == b"[":
                 _read_json(handle, file, out)
                 return out
             data = handle.read()
