@@ -184,3 +184,14 @@ def test_a_step_whose_count_is_no_count_leaves_the_turns_usage_unknown(
     # Absent or null counts are Go's zero value.
     absent = {"Usage": {"prompt_tokens": None}}
     assert execution_trace_usage({"Steps": [absent]}) == Usage(inference_calls=1)
+
+
+@pytest.mark.parametrize("trace", [5, "x", True, [1]])
+def test_an_execution_trace_that_is_no_object_is_a_located_error(trace: Any) -> None:
+    # Go decodes it into its trace struct and refuses anything else; it was read silently.
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        Invocation.model_validate({"executionTrace": trace})
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("executionTrace",)

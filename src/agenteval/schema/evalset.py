@@ -129,7 +129,7 @@ class Invocation(Model):
     tool_mock: Any = None
     intermediate_responses: list[Message] | None = None
     creation_timestamp: float | None = None
-    execution_trace: Any = None
+    execution_trace: dict[str, Any] | None = None
     # What the agent spent on the turn, when its traces or protocol said (agenteval's own).
     usage: Usage | None = None
 
