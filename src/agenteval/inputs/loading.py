@@ -124,6 +124,10 @@ def read_text(path: Path) -> str:
         ) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
+    if text.startswith("\ufeff"):
+        # JSON (and Go's decoder) refuses it; say what it is rather than "expected value".
+        message = "starts with a byte order mark (U+FEFF), which JSON does not allow"
+        raise ConfigError([Problem(str(path), "", message, "save it as UTF-8 without a BOM")])
     exceeded = limit_problem(text)
     if exceeded is not None:
         raise ConfigError([Problem(str(path), "", exceeded)])
