@@ -225,3 +225,18 @@ def test_a_misspelt_key_in_a_traces_record_stops_the_run(tmp_path: Path) -> None
     assert "t.jsonl: line 1.actualConversation[0].tools[0].nmae: 'nmae' is not a field" in (
         done.stderr
     )
+
+
+def test_a_traces_file_given_as_another_input_is_named(tmp_path: Path) -> None:
+    traces = tmp_path / "t.json"
+    traces.write_text(json.dumps([{"evalId": "c", "actualConversation": [turn("a")]}]))
+    looks = "not {} (looks like a traces file) (pass it with --traces)"
+    evalset = suite(tmp_path, [{"evalId": "c", "conversation": [turn("a")]}])
+    for args, noun in [
+        (("run", "--evalset", str(traces)), "an eval set"),
+        (("run", "--evalset", str(evalset), "--metrics", str(traces)), "a metric file"),
+        (("show", str(traces)), "an agenteval or trpc-agent-go result"),
+    ]:
+        done = cli(*args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert f"t.json: {looks.format(noun)}" in done.stderr

@@ -24,6 +24,15 @@ from agenteval.inputs.file_kind import FileKind, describe, kind_of, wrong_kind_m
         ),
         ([{"query": "q", "expected_tool_use": [], "reference": "r"}], FileKind.ADK_EVALSET),
         ({"resourceSpans": []}, FileKind.OTLP),
+        ([{"evalId": "c", "actualConversation": []}], FileKind.TRACES),
+        (
+            [{"evalId": "c", "runId": 2, "errorMessage": "x", "actualConversation": []}],
+            FileKind.TRACES,
+        ),
+        ({"evalId": "c", "actualConversation": []}, FileKind.TRACES),
+        # An eval case holds keys a record has not: not a traces record.
+        ({"evalId": "c", "evalMode": "trace", "actualConversation": []}, FileKind.OTHER),
+        ([{"evalId": "c", "actualConversation": [], "zzz": 1}], FileKind.OTHER),
         ({}, FileKind.EMPTY),
         ([], FileKind.EMPTY),
         ({"foo": 1}, FileKind.OTHER),

@@ -26,10 +26,24 @@ from agenteval.errors import Problem
 from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
 
 _NOT_EVALSET = frozenset(
-    {FileKind.METRICS, FileKind.RESULT, FileKind.RUN, FileKind.ADK_EVALSET, FileKind.OTLP}
+    {
+        FileKind.METRICS,
+        FileKind.RESULT,
+        FileKind.RUN,
+        FileKind.ADK_EVALSET,
+        FileKind.OTLP,
+        FileKind.TRACES,
+    }
 )
 _NOT_METRICS = frozenset(
-    {FileKind.EVALSET, FileKind.RESULT, FileKind.RUN, FileKind.ADK_EVALSET, FileKind.OTLP}
+    {
+        FileKind.EVALSET,
+        FileKind.RESULT,
+        FileKind.RUN,
+        FileKind.ADK_EVALSET,
+        FileKind.OTLP,
+        FileKind.TRACES,
+    }
 )
 # What a reader expects: the kinds it refuses, and its own name for the error message.
 _EVALSET = (_NOT_EVALSET, "an eval set")

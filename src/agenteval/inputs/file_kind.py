@@ -22,6 +22,7 @@ class FileKind(StrEnum):
     RUN = "run"
     ADK_EVALSET = "adk"
     OTLP = "otel"
+    TRACES = "traces"
     EMPTY = "empty"
     OTHER = "other"
 
@@ -33,6 +34,7 @@ DESCRIPTIONS = {
     FileKind.RUN: "an agenteval --json run document",
     FileKind.ADK_EVALSET: "a Google ADK eval set",
     FileKind.OTLP: "an OpenTelemetry (OTLP/JSON) export",
+    FileKind.TRACES: "a traces file",
     FileKind.EMPTY: "an empty document",
     FileKind.OTHER: "none of the known file kinds",
 }
@@ -43,6 +45,7 @@ HINTS = {
     FileKind.RESULT: "pass it to show, diff, merge, --resume or --traces",
     FileKind.RUN: "pass it to show, diff, merge or --resume",
     FileKind.METRICS: "pass it with --metrics",
+    FileKind.TRACES: "pass it with --traces",
     FileKind.EVALSET: "pass it with --evalset",
 }
 
@@ -93,6 +96,15 @@ def _mappings(value: Any) -> list[Mapping[str, Any]]:
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
 
 
+# The keys of a --traces record (inputs/trace_records.py), as --record writes them.
+_RECORD_KEYS = frozenset({"evalId", "runId", "actualConversation", "errorMessage"})
+
+
+def _is_record(entry: Mapping[str, Any]) -> bool:
+    """A --traces record: an evalId and its turns, nothing an eval case has besides."""
+    return "evalId" in entry and "actualConversation" in entry and entry.keys() <= _RECORD_KEYS
+
+
 def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
     if not data:
         return FileKind.EMPTY
@@ -113,7 +125,7 @@ def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
         return FileKind.EVALSET
     if "summary" in data and "evalSetId" in data:
         return FileKind.RESULT
-    return FileKind.OTHER
+    return FileKind.TRACES if _is_record(data) else FileKind.OTHER
 
 
 def _kind_of_list(data: list[Any]) -> FileKind:
@@ -126,6 +138,8 @@ def _kind_of_list(data: list[Any]) -> FileKind:
         # ADK's oldest format: a list of {"query", "expected_tool_use", "reference"} records.
         if any("query" in e and ("reference" in e or "expected_tool_use" in e) for e in entries):
             return FileKind.ADK_EVALSET
+        if all(_is_record(e) for e in entries):
+            return FileKind.TRACES
     return FileKind.OTHER
 
 
