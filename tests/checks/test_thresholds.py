@@ -178,3 +178,12 @@ def test_the_template_judge_range_is_its_scorers_when_the_aggregators_keep_it() 
         ("threshold", "4 is outside the scores of llm_judge_template (0 to 1)")
     ]
     assert threshold_issues(template_metric("stars_ranged_test", 4), judge) == []
+
+
+@pytest.mark.parametrize("threshold", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_threshold_is_left_to_the_non_finite_check(threshold: float) -> None:
+    # That check already says "nan is not a finite number" at the threshold: one error.
+    found = threshold_issues(
+        EvalMetric(metric_name="m", threshold=threshold), builtin("exact_match")
+    )
+    assert found == []

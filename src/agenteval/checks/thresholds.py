@@ -10,6 +10,8 @@ threshold.  An evaluator that declares no range (a plugin's) is not checked.
 
 from __future__ import annotations
 
+import math
+
 from agenteval.evaluators.base import ConfigIssue, Evaluator, ScoreRange
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.status import UPPER_BOUND_METRICS
@@ -26,8 +28,8 @@ def threshold_issues(metric: EvalMetric, evaluator: Evaluator) -> list[ConfigIss
         return []
     low, high = scores
     threshold = metric.threshold
-    if low <= threshold <= high:
-        return []
+    if low <= threshold <= high or not math.isfinite(threshold):
+        return []  # NaN and infinities are the non-finite check's error, said once
     return [_outside(threshold, scores, evaluator.name)]
 
 
