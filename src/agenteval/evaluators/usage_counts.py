@@ -12,9 +12,10 @@ two read the turn's ``usage`` (:class:`agenteval.schema.evalset.Usage`), which t
 ``cmd:`` protocol, AG-UI events, OTLP GenAI spans, ADK's ``usage_metadata`` (``import
 adk``) and trpc-agent-go's ``executionTrace`` fill in; a turn without it is not
 evaluated, with the reason, never counted as 0, and its case is incomplete (exit 3)
-however the other turns score: their sum falls short of what the case spent.  ``token_usage`` keeps the input and
-output tokens in its details and, when the turn's model has a price in the run's table
-(the built-in one with ``--prices`` over it), ``costUsd``.  What the agent spent is
+however the other turns score: their sum falls short of what the case spent.
+``token_usage`` keeps the input and output tokens in its details and, when the turn's
+model has a price in the run's table (the built-in one with ``--prices`` over it),
+``costUsd``.  What the agent spent is
 also counted without any of these metrics (:mod:`agenteval.results.agent_usage`).
 
 Tested in tests/evaluators/test_usage_counts.py.

@@ -134,7 +134,6 @@ def _write(out: Path, evalset: EvalSet, metrics: list[dict[str, Any]] | None) ->
 
 
 def _report(written: list[tuple[Path, int]]) -> None:
-
     out = Console(highlight=False, soft_wrap=True)
     for path, cases in written:
         suffix = f" ({cases} case{'s' if cases != 1 else ''})" if cases >= 0 else ""
