@@ -61,7 +61,7 @@ def test_set_extra_routes_run_state_to_the_fields() -> None:
     assert dump(result) == {"evalSetId": "s", "judgeUsage": USAGE, "durationSeconds": 0.5}
 
 
-@pytest.mark.parametrize("status", ["passed", "failed", "not_evaluated", "unknown", "incomplete"])
+@pytest.mark.parametrize("status", ["passed", "failed", "not_evaluated"])
 def test_a_status_reads_by_its_text_in_python_mode_as_in_json_mode(status: str) -> None:
     """result_validation.py validates parsed JSON: its texts must read as JSON mode reads them."""
     from_data = EvalCaseResult.model_validate({"finalEvalStatus": status})
@@ -79,3 +79,19 @@ def test_anything_else_is_refused_in_both_modes(value: object) -> None:
     with pytest.raises(ValidationError) as in_json:
         EvalCaseResult.model_validate_json(json.dumps({"finalEvalStatus": value}))
     assert in_python.value.errors()[0]["type"] == in_json.value.errors()[0]["type"]
+
+
+@pytest.mark.parametrize("status", ["unknown", "incomplete"])
+@pytest.mark.parametrize("mode", ["python", "json"])
+def test_a_status_no_result_file_holds_is_refused(status: str, mode: str) -> None:
+    # trpc-agent-go's summaries refuse "unknown" too; agenteval's readers crashed on them
+    # (exit 4). "incomplete" is a report's word, never a result file's.
+    data = {"finalEvalStatus": "passed", "overallEvalMetricResults": [{"evalStatus": status}]}
+    with pytest.raises(ValidationError) as caught:
+        if mode == "python":
+            EvalCaseResult.model_validate(data)
+        else:
+            EvalCaseResult.model_validate_json(json.dumps(data))
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("overallEvalMetricResults", 0, "evalStatus")
+    assert error["msg"] == "expected passed, failed or not_evaluated"

@@ -9,7 +9,7 @@ Tested in tests/report/test_result_files.py.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 from pydantic import ConfigDict, GetCoreSchemaHandler, PlainSerializer, WrapSerializer
 from pydantic.alias_generators import to_camel
@@ -37,19 +37,33 @@ def go_number(value: float) -> float | int:
 Score = Annotated[float, NullAs(0.0), PlainSerializer(go_number, return_type=Any, when_used="json")]
 
 
+# The statuses a result file holds: trpc-agent-go writes these three, and its summaries
+# refuse any other ("unexpected eval status"); ``incomplete`` is agenteval's in reports only.
+FILE_STATUSES = (EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED)
+
+
 class _WrittenAsText:
-    """Marker: write a str-valued enum member as its text in pydantic's core.
+    """Marker: a result file's status, written as its text in pydantic's core.
 
     The default enum serializer reads ``.value`` through a Python descriptor for
-    every status of every result; a ``str`` subclass can be written as it is.
+    every status of every result; a ``str`` subclass can be written as it is.  Only
+    :data:`FILE_STATUSES` are read: ``unknown`` or ``incomplete`` in a file is a located
+    error, where it crashed the readers' summaries (exit 4).
     """
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> CoreSchema:
-        schema = dict(handler(source))
-        schema["serialization"] = core_schema.simple_ser_schema("str")
-        return cast(CoreSchema, schema)
+        # A literal of the members, not an enum schema: pydantic's lax enum validator falls
+        # back to calling the class, which reads "unknown" too.  A literal gives the member
+        # itself back for its text, in Python mode as in JSON, with no Python call.
+        return core_schema.custom_error_schema(
+            core_schema.literal_schema(
+                list(FILE_STATUSES), serialization=core_schema.simple_ser_schema("str")
+            ),
+            custom_error_type="status",
+            custom_error_message="expected passed, failed or not_evaluated",
+        )
 
 
 Status = Annotated[EvalStatus, _WrittenAsText()]
