@@ -54,9 +54,13 @@ def saved_unfinished(heads: Sequence[EvalSetResult]) -> list[str]:
 
 
 def saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]) -> int:
-    """The exit code the run that wrote these results had: 3 when it could not finish."""
-    unfinished = any(head.partial or head.judge_failures for head in heads)
-    return outcome(reports, unfinished=unfinished).exit_code
+    """The exit code the run that wrote these results had: 3 when it could not finish.
+
+    ``judgeFailures`` counts through the reports (its cases are INCOMPLETE there), as the
+    verdict line reads them: an id no case of the file has no longer gave exit 3 under a
+    PASSED line.
+    """
+    return outcome(reports, unfinished=bool(saved_unfinished(heads))).exit_code
 
 
 __all__ = ["pinned_name", "refuse_no_cases", "saved_exit_code", "saved_unfinished", "stored_inputs"]
