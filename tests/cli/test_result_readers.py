@@ -232,3 +232,58 @@ def test_an_empty_directory_is_exit_2(tmp_path: Path) -> None:
     proc = cli("show", str(tmp_path / "nothing"))
     assert proc.returncode == 2
     assert "no result files" in proc.stderr
+
+
+def _two_cases(judge_failures: Any = None, second_status: str = "passed") -> dict[str, Any]:
+    """A trpc-agent-go style result: two passed cases, the second's metric ``second_status``."""
+
+    def case(eval_id: str, status: str) -> dict[str, Any]:
+        return {
+            "evalSetId": "s", "evalId": eval_id, "finalEvalStatus": "passed",
+            "overallEvalMetricResults": [
+                {"metricName": "m", "score": 1, "evalStatus": status, "threshold": 1}],
+        }  # fmt: skip
+
+    result: dict[str, Any] = {
+        "evalSetResultId": "r", "evalSetId": "s",
+        "evalCaseResults": [case("a", "passed"), case("b", second_status)],
+    }  # fmt: skip
+    if judge_failures is not None:
+        result["judgeFailures"] = judge_failures
+    return result
+
+
+@pytest.mark.parametrize("command", ["show", "merge"])
+def test_a_metric_not_evaluated_makes_its_case_incomplete_without_judge_failures(
+    tmp_path: Path, command: str
+) -> None:
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(_two_cases(second_status="not_evaluated")))
+    args = [command, str(path)] + (["-o", str(tmp_path / "m.json")] if command == "merge" else [])
+    done = cli(*args)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "INCOMPLETE: 1 of 2 cases passed (1 incomplete)" in done.stdout
+
+
+def test_the_verdict_line_and_the_exit_code_agree_on_a_judge_failure_of_no_case(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(_two_cases(judge_failures=["ghost"])))
+    done = cli("show", str(path))
+    assert (done.returncode, done.stdout.strip().splitlines()[-1]) == (
+        0,
+        "PASSED: 2 of 2 cases passed · 1 eval set",
+    ), done.stderr
+
+
+@pytest.mark.parametrize("status", ["unknown", "incomplete"])
+def test_a_status_no_result_file_holds_is_a_located_error(tmp_path: Path, status: str) -> None:
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(_two_cases(second_status=status)))
+    done = cli("show", str(path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert (
+        "evalCaseResults[1].overallEvalMetricResults[0].evalStatus: "
+        "expected passed, failed or not_evaluated"
+    ) in done.stderr

@@ -114,11 +114,12 @@ def test_counts_and_times_equal_the_run(schema: xmlschema.XMLSchema) -> None:
     schema.validate(text)
     doc = JUnitXml.fromstring(text)
     counts = run_counts(results)
-    assert counts[P] and counts[F] and counts[N]  # the data exercises every outcome
+    # The data exercises every outcome; incomplete cases are errors, as not evaluated ones.
+    assert counts[P] and counts[F] and counts[N] and counts[EvalStatus.INCOMPLETE]
     assert (doc.tests, doc.failures, doc.errors, doc.skipped) == (
         sum(counts.values()),
         counts[F],
-        counts[N],
+        counts[N] + counts[EvalStatus.INCOMPLETE],
         0,
     )
     assert doc.time == 4.125
@@ -130,7 +131,7 @@ def test_counts_and_times_equal_the_run(schema: xmlschema.XMLSchema) -> None:
         assert [c.name for c in suite] == list(statuses)
         outcome = {c.name: (type(c.result[0]).__name__ if c.result else "passed") for c in suite}
         expected = {
-            eval_id: {P: "passed", F: "Failure", N: "Error"}[status]
+            eval_id: {P: "passed", F: "Failure", N: "Error", EvalStatus.INCOMPLETE: "Error"}[status]
             for eval_id, status in statuses.items()
         }
         assert outcome == expected

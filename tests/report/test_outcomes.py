@@ -5,7 +5,7 @@ from __future__ import annotations
 from agenteval.report.outcomes import CaseOutcome, OutcomeText, cap, case_outcomes, run_record
 from agenteval.report.set_tally import REASON_KEEP
 from agenteval.schema.status import EvalStatus
-from sample_results import F, N, case_result, eval_set_result, metric
+from sample_results import N, case_result, eval_set_result, metric
 
 LONG = "why " * 1500  # 6,000 characters
 
@@ -57,12 +57,13 @@ def test_case_outcome_text_is_the_records_text() -> None:
         ),
     ]
     (outcome,) = case_outcomes(eval_set_result("s", cases, num_runs=3))
-    assert outcome.status is F
+    # Failed by its averages; incomplete, since run 3 left metric b not evaluated.
+    assert outcome.status is EvalStatus.INCOMPLETE
     text = outcome.text()
     assert [r.run_id for r in text.runs] == [1, 2, 3]
     (shortfall,) = text.shortfalls()
     assert shortfall.text() == "a: average over 3 runs 0.4 < threshold 1: bad"
-    assert outcome.headline() == text.headline() == shortfall.text()
+    assert outcome.headline() == text.headline() == f"b not evaluated; {shortfall.text()}"
     assert text.run_lines() == [
         "run 1: failed",
         "  a: score 0.2 < threshold 1: bad",
@@ -74,4 +75,4 @@ def test_case_outcome_text_is_the_records_text() -> None:
     ]
     assert text.passed_runs == 0
     assert text.runs[0].metrics[1].reason == ""  # a passing metric keeps no reason
-    assert text.status is EvalStatus.FAILED
+    assert text.status is EvalStatus.INCOMPLETE

@@ -15,6 +15,7 @@ from agenteval.results.aggregation import (
     PASS_HAT_K_KEY,
     Outcome,
     SummaryTally,
+    _averaged_case_status,
     build_summary,
     case_pass_rates,
     case_statuses,
@@ -412,8 +413,10 @@ def test_case_statuses_multi_run_averages_with_first_evaluated_threshold() -> No
             case("c", 3, F, [metric("m", 0.4, F, 0.5)]),
         ]
     )
-    # in memory: (0.6 + 0.4) / 2 = 0.5 >= 0.5 (threshold of run 2) → passed
-    assert case_statuses(result) == {"c": P}
+    # in memory: (0.6 + 0.4) / 2 = 0.5 >= 0.5 (threshold of run 2) → passed by the averages,
+    # and incomplete in every report, since run 1's metric was not evaluated
+    assert _averaged_case_status(result.case_results()) is P
+    assert case_statuses(result) == {"c": EvalStatus.INCOMPLETE}
     # the file summary takes the first threshold seen (0.9) → failed
     summary = build_summary(result.case_results(), 3)
     assert (summary.eval_case_summaries or [])[0].overall_status is F
@@ -580,12 +583,17 @@ def test_a_case_listed_in_judge_failures_is_incomplete_never_passed() -> None:
     ]
 
 
-def test_a_count_from_an_older_file_marks_every_case_with_a_not_evaluated_metric() -> None:
+def test_every_case_with_a_not_evaluated_metric_is_incomplete_whatever_judge_failures_says() -> (
+    None
+):
     from agenteval.results.aggregation import incomplete_cases
 
-    assert incomplete_cases(_with_incomplete(2)) == ["judged"]
-    assert incomplete_cases(_with_incomplete(0)) == []
-    assert incomplete_cases(_with_incomplete([])) == []
+    # A count (older files), none (trpc-agent-go's, an edited file) or an empty list: the
+    # case whose metric was not evaluated is incomplete, never passed.
+    for marked in (2, 0, [], None):
+        assert incomplete_cases(_with_incomplete(marked)) == ["judged"], marked
+    # A listed case counts even when its metrics say nothing of it.
+    assert incomplete_cases(_with_incomplete(["fine"])) == ["fine", "judged"]
 
 
 def test_emitted_case_summaries_are_the_kept_ones_as_data() -> None:

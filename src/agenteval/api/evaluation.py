@@ -45,7 +45,7 @@ from agenteval.results.aggregation import (
     run_outcome,
 )
 from agenteval.results.fingerprints import digest_file
-from agenteval.results.merging import MergedSet, incomplete_ids, merge_extras, plan_merge
+from agenteval.results.merging import MergedSet, merge_extras, part_incomplete_ids, plan_merge
 from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.results.sharding import Shard, parse_shard, shard_of
 from agenteval.run import planning
@@ -486,7 +486,7 @@ def _load_resumed(
 
 def _finished_cases(part: CaseSource) -> CaseSource:
     """``part`` without its INCOMPLETE cases and their ``judgeFailures`` mark."""
-    incomplete = set(incomplete_ids(part))
+    incomplete = set(part_incomplete_ids(part))
     if not incomplete:
         return part
     indices = [i for i, eval_id in enumerate(part.eval_ids) if eval_id not in incomplete]

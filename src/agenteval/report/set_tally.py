@@ -42,7 +42,12 @@ from agenteval.report.judge_cost import CostliestCases
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
 from agenteval.results.agent_usage import AGENT_USAGE_KEY
-from agenteval.results.aggregation import Outcome, any_not_evaluated, run_outcome
+from agenteval.results.aggregation import (
+    Outcome,
+    any_not_evaluated,
+    incomplete_ids,
+    run_outcome,
+)
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,
@@ -330,11 +335,7 @@ class SetTally:
         return tuple(sorted(records, key=lambda r: r.run_id))
 
     def _incomplete(self, head: EvalSetResult) -> set[str]:
-        # As aggregation.incomplete_cases: a list of evalIds, or (older files) a count.
-        marked = head.judge_failures
-        if isinstance(marked, list):
-            return {str(eval_id) for eval_id in marked}
-        return set(self._not_evaluated) if marked else set()
+        return set(incomplete_ids(head.judge_failures, self._not_evaluated))
 
     def _shown_cases(
         self, statuses: dict[str, EvalStatus], outcomes: dict[str, OutcomeText]

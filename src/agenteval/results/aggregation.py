@@ -521,19 +521,23 @@ def any_not_evaluated(case: EvalCaseResult) -> bool:
     )
 
 
-def incomplete_cases(result: EvalSetResult) -> list[str]:
-    """The evalIds of the cases with a metric that could not be evaluated (``judgeFailures``).
+def incomplete_ids(marked: list[str] | int | None, not_evaluated: Iterable[str]) -> list[str]:
+    """The INCOMPLETE evalIds: those ``judgeFailures`` lists, then every case with a metric
+    result that is ``not_evaluated`` (``not_evaluated``: their ids, in order).
 
-    agenteval writes the ids as a list; files of older versions hold only a count,
-    and then every case with a ``not_evaluated`` metric result counts.
+    agenteval writes the list; files of older versions hold a count, trpc-agent-go's none.
+    Whatever the key says, a case with a metric that could not be evaluated is never
+    passed: a file without the key read such a case as passed on the console, in JUnit
+    and in the exit code, while the HTML report said incomplete.
     """
-    marked = result.judge_failures
-    if isinstance(marked, list):
-        return [str(eval_id) for eval_id in dict.fromkeys(marked)]
-    if not marked:
-        return []
-    cases = [c.eval_id for c in result.case_results() if any_not_evaluated(c)]
-    return list(dict.fromkeys(cases))
+    listed = [str(eval_id) for eval_id in marked] if isinstance(marked, list) else []
+    return list(dict.fromkeys([*listed, *not_evaluated]))
+
+
+def incomplete_cases(result: EvalSetResult) -> list[str]:
+    """The evalIds of the cases with a metric that could not be evaluated (:func:`incomplete_ids`)."""
+    not_evaluated = (c.eval_id for c in result.case_results() if any_not_evaluated(c))
+    return incomplete_ids(result.judge_failures, not_evaluated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,6 +596,7 @@ __all__ = [
     "case_statuses",
     "default_case_aggregate",
     "incomplete_cases",
+    "incomplete_ids",
     "metric_summaries",
     "overall_status",
     "pass_at_k",

@@ -62,7 +62,12 @@ from typing import Any, TypedDict, Unpack
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult
-from agenteval.results.aggregation import INCOMPLETE_KEY, any_not_evaluated, build_summary
+from agenteval.results.aggregation import (
+    INCOMPLETE_KEY,
+    any_not_evaluated,
+    build_summary,
+    incomplete_ids,
+)
 from agenteval.results.fingerprints import differences, joined, without_shard
 from agenteval.results.sharding import Shard, parse_shard
 from agenteval.schema.result import EvalCaseResult, EvalSetResult, Fingerprint, extra, set_extra
@@ -160,22 +165,17 @@ def merge_extras(parts: Sequence[EvalSetResult | CaseSource]) -> dict[str, Any]:
     return merged
 
 
-def incomplete_ids(part: CaseSource) -> list[str]:
-    """A part's INCOMPLETE evalIds (as aggregation.incomplete_cases; a count from an older
-    file marks every case with a not_evaluated metric, read for it)."""
-    marked = part.head.judge_failures
-    if isinstance(marked, list):
-        return [str(eval_id) for eval_id in dict.fromkeys(marked)]
-    if not marked:
-        return []
-    return list(dict.fromkeys(c.eval_id for c in part.cases() if any_not_evaluated(c)))
+def part_incomplete_ids(part: CaseSource) -> list[str]:
+    """A part's INCOMPLETE evalIds (aggregation.incomplete_ids of its cases, read for it)."""
+    not_evaluated = (c.eval_id for c in part.cases() if any_not_evaluated(c))
+    return incomplete_ids(part.head.judge_failures, not_evaluated)
 
 
 def _union(parts: Sequence[CaseSource], seen: Sequence[Any]) -> Any:
     """The INCOMPLETE evalIds of every part (a count from an older file becomes its ids)."""
     if all(isinstance(value, list) for value in seen):
         return list(dict.fromkeys(str(i) for value in seen for i in value))
-    ids = [eval_id for part in parts for eval_id in incomplete_ids(part)]
+    ids = [eval_id for part in parts for eval_id in part_incomplete_ids(part)]
     return list(dict.fromkeys(ids))
 
 
@@ -561,9 +561,9 @@ __all__ = [
     "MergedSet",
     "case_ranks",
     "group_fingerprint",
-    "incomplete_ids",
     "merge_extras",
     "merge_results",
+    "part_incomplete_ids",
     "plan_merge",
     "sum_numbers",
 ]
