@@ -124,6 +124,13 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         own steps, the console's 200 failed cases, hashing the inputs, spreading thin).
         Even if the result objects, their serialisation, indenting and the summaries cost
         nothing (27 % of the run), the ratio would be ~0.29: 0.25 needs every stage cut.
+    main 85e14be (2026-12-03, 12:19, load 1.2, a noisy machine; this path unchanged but for
+        a status read as a literal and the trace usage rules): rounds 0.383, 0.617, 0.389,
+        median ratio 0.494 (ADK 10.49 s, agenteval 5.18 s; round 2 an outlier).  With and
+        without ``--output`` the same run takes 5.2-6.3 and 3.7-4.3 s of CPU: the result
+        file is a third of it, and a case result's pydantic serialisation 48-75 µs of that
+        (orjson writes the same data from a dict in ~5 µs; the ``go_number`` callback is
+        5-10 % of the serialisation).
 
 What stands between this and 0.25, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
