@@ -80,11 +80,22 @@ def test_a_case_with_a_metric_not_evaluated_is_incomplete_never_passed() -> None
     assert status_label(EvalStatus.FAILED, True) == "failed"
     index = built(result).index()
     assert index["counts"] == {"passed": 1, "failed": 1, "incomplete": 1}
-    assert index["overallStatus"] == "failed"
+    # The run's verdict, as the console and the exit code (3) give it: incomplete
+    # outranks failed.
+    assert index["overallStatus"] == "incomplete"
     rows = {row[1]: row for row in index["cases"]}
     assert rows["half"][4] == ["j"]  # the metric that kept it from passing
     assert rows["bad"][2:5] == ["failed", 0.0, ["m"]]
     assert [row[6] for row in index["cases"]] == [[0], [1], [2]]
+
+
+def test_a_partial_eval_set_leaves_the_page_incomplete() -> None:
+    # A merge with shards missing (--allow-partial): every case passed, the run did not
+    # finish; the page said passed where `show` said INCOMPLETE.
+    result = eval_set_result("s", [case_result("s", "a", [metric("m", 1.0)])])
+    assert built(result).index()["overallStatus"] == "passed"
+    result.partial = True
+    assert built(result).index()["overallStatus"] == "incomplete"
 
 
 def test_a_case_judge_failures_names_is_incomplete() -> None:

@@ -43,7 +43,7 @@ from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import NOTHING_SHOWN, SetTally
 from agenteval.report.set_tally import num_runs as runs_of
 from agenteval.report.verdicts import summary_verdicts
-from agenteval.results.aggregation import CaseSummaryData, SummaryTally, run_id_of
+from agenteval.results.aggregation import CaseSummaryData, SummaryTally, run_id_of, run_outcome
 from agenteval.schema.base import dump
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -445,9 +445,13 @@ class RunBuilder:
         counts = {"passed": 0, "failed": 0, "incomplete": 0}
         for row in self.rows:
             counts[row[2]] += 1
-        overall = "failed" if counts["failed"] or not self.rows else "passed"
-        if overall == "passed" and counts["incomplete"]:
-            overall = "incomplete"
+        # The one rule (aggregation.run_outcome), as the console's verdict and the exit
+        # code: incomplete outranks failed, and a partial eval set leaves the run
+        # incomplete (a partial merge's page said passed where `show` said INCOMPLETE).
+        reached = [EvalStatus(status) for status, count in counts.items() if count]
+        partial = any(eval_set.get("partial") for eval_set in self.eval_sets)
+        status = run_outcome(reached, unfinished=partial).status
+        overall = "failed" if not self.rows else status.value
         return {
             "label": self.label,
             "sources": self.sources,
