@@ -287,3 +287,15 @@ def test_a_status_no_result_file_holds_is_a_located_error(tmp_path: Path, status
         "evalCaseResults[1].overallEvalMetricResults[0].evalStatus: "
         "expected passed, failed or not_evaluated"
     ) in done.stderr
+
+
+def test_diff_refuses_a_case_given_twice_on_one_side(tmp_path: Path) -> None:
+    # diff kept whichever copy came last: the order of the files decided the answer.
+    base = tmp_path / "base.evalset_result.json"
+    base.write_text(json.dumps(_two_cases()))
+    again = tmp_path / "again.evalset_result.json"
+    again.write_text(json.dumps(_two_cases(second_status="failed")))
+    for new in ([str(base), str(again)], [str(again), str(base)]):
+        done = cli("diff", str(base), "--new", new[0], "--new", new[1])
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert "case 'a' run 1 of eval set 's' is also in" in done.stderr
