@@ -6,7 +6,6 @@ Tested in tests/cli/test_commands.py and tests/report/test_diff.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -18,8 +17,9 @@ from agenteval.cli.guard import stdout
 from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.inputs.result_inputs import ResultPart, raise_problems, read_parts
+from agenteval.inputs.result_inputs import raise_problems, read_parts
 from agenteval.report.gc_pause import collector_paused
+from agenteval.results.merging import repeated_cases
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +66,9 @@ def compare_results(settings: DiffSettings) -> int:
         base_parts, new_parts = read_parts(paths[:cut]), read_parts(paths[cut:])
         refuse_no_cases("compare", base_parts, base_files)
         refuse_no_cases("compare", new_parts, new_files)
-        raise_problems(_repeated_cases(base_parts) + _repeated_cases(new_parts))
+        # A case twice on one side: diff would keep whichever file came last.
+        once = "give each case and run once on each side of a diff"
+        raise_problems(repeated_cases(base_parts, once) + repeated_cases(new_parts, once))
         problems: list[Problem] = []
         with collector_paused():  # cases are read and reduced one at a time
             changes = diff_results(base_parts, new_parts, settings.tolerance, problems=problems)
@@ -80,29 +82,6 @@ def compare_results(settings: DiffSettings) -> int:
     else:
         render_diff(stdout(), changes)
     return 1 if changes.regressed else 0
-
-
-def _repeated_cases(parts: Sequence[ResultPart]) -> list[Problem]:
-    """A case and run found twice on one side: diff would keep whichever came last, so the
-    order of the files decided whether anything regressed (merge and report refuse it too)."""
-    first: dict[tuple[str, str, int], str] = {}
-    problems: list[Problem] = []
-    for part in parts:
-        for index, (eval_id, run_id) in enumerate(zip(part.eval_ids, part.run_ids, strict=True)):
-            where = f"{part.where + '.' if part.where else ''}evalCaseResults[{index}]"
-            key = (part.eval_set_id, eval_id, run_id or 1)
-            earlier = first.setdefault(key, f"{part.source} ({where})")
-            if earlier != f"{part.source} ({where})":
-                problems.append(
-                    Problem(
-                        part.source,
-                        where,
-                        f"case {eval_id!r} run {run_id or 1} of eval set {part.eval_set_id!r}"
-                        f" is also in {earlier}",
-                        "give each case and run once on each side of a diff",
-                    )
-                )
-    return problems
 
 
 diff = settings_command(

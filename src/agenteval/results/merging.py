@@ -191,8 +191,11 @@ def _num_runs(part: CaseSource) -> int:
     return max(declared, highest, 1)
 
 
+_SHARD_HINT = "each case and run must come from exactly one shard"
+
+
 def _conflicts(
-    eval_set_id: str, placed: Sequence[_Placed], sources: Sequence[str]
+    eval_set_id: str, placed: Sequence[_Placed], sources: Sequence[str], hint: str = _SHARD_HINT
 ) -> list[Problem]:
     first: dict[tuple[str, int], _Placed] = {}
     problems: list[Problem] = []
@@ -207,7 +210,7 @@ def _conflicts(
                 f"evalCaseResults[{item.index}]",
                 f"case {item.eval_id!r} run {item.run_id} of eval set {eval_set_id!r}"
                 f" is also in {sources[earlier.part]} (evalCaseResults[{earlier.index}])",
-                "each case and run must come from exactly one shard",
+                hint,
             )
         )
     return problems
@@ -461,6 +464,49 @@ def _sources(parts: Sequence[EvalSetResult | CaseSource]) -> list[CaseSource]:
     return [HeldResult(p) if isinstance(p, EvalSetResult) else p for p in parts]
 
 
+def _names(parts: Sequence[CaseSource], sources: Sequence[str] | None) -> Sequence[str]:
+    """The parts' names in problems: ``sources``, else each part's own (``part N``)."""
+    if sources is None:
+        sources = [m.source or f"part {i + 1}" for i, m in enumerate(parts)]
+    if len(sources) != len(parts):
+        raise ValueError(f"{len(sources)} source names for {len(parts)} parts")
+    return sources
+
+
+def _placements(
+    parts: Sequence[CaseSource],
+) -> tuple[dict[str, list[int]], dict[str, list[_Placed]]]:
+    """The parts of each evalSetId, and each one's case results by where they are."""
+    groups: dict[str, list[int]] = {}
+    for index, part in enumerate(parts):
+        groups.setdefault(part.head.eval_set_id, []).append(index)
+    placed = {
+        eval_set_id: [
+            _Placed(position, j, eval_id, _run_id(run_id))
+            for position, i in enumerate(members)
+            for j, (eval_id, run_id) in enumerate(
+                zip(parts[i].eval_ids, parts[i].run_ids, strict=True)
+            )
+        ]
+        for eval_set_id, members in groups.items()
+    }
+    return groups, placed
+
+
+def repeated_cases(parts: Sequence[CaseSource], hint: str) -> list[Problem]:
+    """Every (evalSetId, evalId, runId) found a second time among ``parts``, located, with
+    ``hint``: the check ``plan_merge`` makes, for readers of several results (``diff``)."""
+    sources = _names(parts, None)
+    groups, placed = _placements(parts)
+    return [
+        problem
+        for eval_set_id, items in placed.items()
+        for problem in _conflicts(
+            eval_set_id, items, [sources[i] for i in groups[eval_set_id]], hint
+        )
+    ]
+
+
 def plan_merge(
     parts: Sequence[EvalSetResult | CaseSource],
     *,
@@ -477,23 +523,8 @@ def plan_merge(
     problem ``complete`` finds.
     """
     members_of = _sources(parts)
-    if sources is None:
-        sources = [m.source or f"part {i + 1}" for i, m in enumerate(members_of)]
-    if len(sources) != len(members_of):
-        raise ValueError(f"{len(sources)} source names for {len(members_of)} parts")
-    groups: dict[str, list[int]] = {}
-    for index, part in enumerate(members_of):
-        groups.setdefault(part.head.eval_set_id, []).append(index)
-    placed = {
-        eval_set_id: [
-            _Placed(position, j, eval_id, _run_id(run_id))
-            for position, i in enumerate(members)
-            for j, (eval_id, run_id) in enumerate(
-                zip(members_of[i].eval_ids, members_of[i].run_ids, strict=True)
-            )
-        ]
-        for eval_set_id, members in groups.items()
-    }
+    sources = _names(members_of, sources)
+    groups, placed = _placements(members_of)
     problems = [
         problem
         for eval_set_id, items in placed.items()
@@ -565,5 +596,6 @@ __all__ = [
     "merge_results",
     "part_incomplete_ids",
     "plan_merge",
+    "repeated_cases",
     "sum_numbers",
 ]
