@@ -20,6 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.evalset_file import case_rules
+from agenteval.inputs.file_kind import FileKind
 from agenteval.inputs.foreign_files import foreign_evalset_problem
 from agenteval.inputs.input_limits import (
     compressed_problem,
@@ -35,6 +36,7 @@ from agenteval.inputs.trace_records import (
     not_traces,
     parse_line,
     read_trace_lines,
+    wrong_kind,
 )
 from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.gojson import json_kind
@@ -293,7 +295,7 @@ def parse_traces(
         if result is None:
             return {}, problems
         if "agentevalVersion" in (result.model_extra or {}):
-            return {}, not_traces({"agentevalVersion": None}, file)  # a --json run document
+            return {}, wrong_kind(FileKind.RUN, file)  # a --json run document
         traces: dict[str, list[Invocation]] = {}
         for case in result.case_results():
             if case.eval_id in traces or not case.eval_metric_result_per_invocation:

@@ -56,8 +56,11 @@ _OTHER_KINDS = frozenset(
 def not_traces(data: Any, file: str) -> list[Problem]:
     """The error of a parsed document (or a first record) that is another kind of file."""
     kind = kind_of(data)
-    if kind not in _OTHER_KINDS:
-        return []
+    return wrong_kind(kind, file) if kind in _OTHER_KINDS else []
+
+
+def wrong_kind(kind: FileKind, file: str) -> list[Problem]:
+    """The error of a file of ``kind`` given as traces."""
     message, hint = wrong_kind_message("a traces file", kind)
     return [Problem(file, "", message, hint)]
 
@@ -275,4 +278,5 @@ __all__ = [
     "parse_line",
     "read_trace_lines",
     "unmatched_records",
+    "wrong_kind",
 ]
