@@ -67,6 +67,21 @@ which is its extra time.  ``report`` of two runs (a comparison) still reads both
 for the comparison table.
 Profile of a resume of 10,000 cases (cProfile): 42 s preparing (25 s the eval set's
 checks, as in any run; ~15 s reading the kept cases twice), 39 s scoring and writing.
+
+2026-12-03, the readers check every piece as an eval set is checked (numbers JSON cannot
+hold, misspelt and unknown keys: inputs/result_inputs.piece_problems), 10,000 cases,
+``--legacy`` = the commit before, load ~1:
+
+    python bench/result_reading.py --cases 10000 --legacy /tmp/legacy/src --commands show,diff,merge
+    show    after     62 MB    3.3 s   before     66 MB    3.0 s   0.94x RSS, 1.12x time
+    diff    after     75 MB    7.3 s   before     75 MB    5.2 s   1.00x RSS, 1.40x time
+    merge   after     66 MB    6.5 s   before     66 MB    5.2 s   1.00x RSS, 1.24x time
+
+(a noisy machine: diff alone, 3 alternated runs each, 4.7-6.7 s against 3.7-5.2 s).  A
+case costs ~25-45 µs more (a parse that refuses NaN and Infinity itself, a C look for an
+overflowing exponent, the key walk with each distinct criterion walked once per file):
+about half of validating it.  The first cut cost 1.4-2x: the stdlib-text gate sent
+every case whose session id held a digit-e-three-digits shape to the value walk.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
-from agenteval.checks.unknown_keys import Strictness
+from agenteval.inputs.unknown_keys import Strictness
 
 
 def test_near_misses_are_errors_unless_lenient_other_keys_warnings_unless_strict() -> None:

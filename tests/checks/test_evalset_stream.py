@@ -10,8 +10,8 @@ import pytest
 
 from agenteval import api
 from agenteval.checks.evalset_stream import check_evalset_stream
-from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError
+from agenteval.inputs.unknown_keys import Strictness
 from agenteval.plugins import load_builtins
 from agenteval.run import planning
 

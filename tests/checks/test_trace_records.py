@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agenteval.checks.trace_records import TraceRecordChecks
-from agenteval.checks.unknown_keys import Strictness
 from agenteval.inputs.loading import read_traces
+from agenteval.inputs.unknown_keys import Strictness
 
 TURN = {
     "userContent": {"role": "user", "content": "q"},

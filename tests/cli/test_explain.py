@@ -480,3 +480,22 @@ def test_a_turn_past_the_last_is_a_usage_error_before_any_output() -> None:
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert "--turn: the case has 1 turn(s)" in proc.stderr
+
+
+def test_an_eval_sets_warnings_are_printed_and_listed(tmp_path: Path) -> None:
+    # explain scores through the same checks as run: what they warn of is never dropped.
+    data = json.loads((REPO / "evalsets/order-api.evalset.json").read_text(encoding="utf-8"))
+    data["reviewedBy"] = "qa"
+    evalset = tmp_path / "order-api.evalset.json"
+    evalset.write_text(json.dumps(data), encoding="utf-8")
+    args = ["--case", "refund_amount_off", "--metric", "json_answer"]
+    common = ["explain", "--evalset", str(evalset), "-m", str(REPO / "metrics"), *args]
+    proc = run(None, *common)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    warning = f"{evalset}: reviewedBy: 'reviewedBy' is not a field of EvalSet"
+    assert [line for line in proc.stderr.splitlines() if "warning:" in line] == [
+        line for line in proc.stderr.splitlines() if line.startswith(f"warning: {warning}")
+    ]
+    assert any(line.startswith(f"warning: {warning}") for line in proc.stderr.splitlines())
+    data = as_json(run(None, *common, "--json"))
+    assert [line.split(" (", 1)[0] for line in data["warnings"]] == [warning]

@@ -299,3 +299,85 @@ def test_diff_refuses_a_case_given_twice_on_one_side(tmp_path: Path) -> None:
         done = cli("diff", str(base), "--new", new[0], "--new", new[1])
         assert done.returncode == 2, done.stdout + done.stderr
         assert "case 'a' run 1 of eval set 's' is also in" in done.stderr
+
+
+def _edited(
+    runs: dict[str, dict[str, Path]], tmp_path: Path, edit: Any, name: str = "edited"
+) -> Path:
+    """The base run's result file with ``edit(data)`` applied, as a hand or a tool may."""
+    data = json.loads(runs["base"]["result"].read_text(encoding="utf-8"))
+    edit(data)
+    path = tmp_path / f"{name}.evalset_result.json"
+    path.write_text(json.dumps(data).replace("12345", "1e999"), encoding="utf-8")
+    return path
+
+
+def _note_key(data: dict[str, Any]) -> None:
+    turn = data["evalCaseResults"][1]["evalMetricResultPerInvocation"][0]
+    turn["actualInvocation"]["reviewNote"] = "checked by hand"
+
+
+NOTE_WARNING = (
+    "evalCaseResults[1].evalMetricResultPerInvocation[0].actualInvocation.reviewNote: "
+    "'reviewNote' is not a field of Invocation"
+)
+
+
+def test_every_reader_prints_an_unknown_key_and_still_reads(
+    runs: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    edited = _edited(runs, tmp_path, _note_key)
+    base = runs["base"]
+    html = tmp_path / "r.html"
+    commands = {
+        "show": ["show", str(edited)],
+        "show --quiet": ["show", str(edited), "--quiet"],
+        "diff": ["diff", str(runs["new"]["result"]), str(edited)],
+        "merge": ["merge", str(edited), "-o", str(tmp_path / "m.json"), "--quiet"],
+        "report": ["report", str(edited), "--html", str(html), "--quiet"],
+        "explain": [
+            "explain", str(edited), "--case", "beta", "--metric", "final_response_avg_score",
+        ],
+        "resume": [
+            "run", "--evalset", str(base["evalset"]), "--metrics", str(base["metrics"]),
+            "--resume", str(edited), "--output", str(tmp_path / "resumed"),
+        ],
+    }  # fmt: skip
+    for name, args in commands.items():
+        proc = cli(*args)
+        assert proc.returncode in (0, 1), (name, proc.stdout + proc.stderr)
+        # Never hidden, not even by --quiet: one warning line on stderr, counted where a
+        # verdict line is printed.
+        lines = [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+        assert len(lines) == 1, (name, proc.stderr)
+        assert lines[0].startswith(f"warning: {edited}: {NOTE_WARNING} (known: "), name
+        if name.startswith("show"):
+            assert "· 1 warning" in proc.stdout, (name, proc.stdout)
+
+
+def test_a_misspelt_key_or_an_infinite_score_stops_every_reader(
+    runs: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    def misspelt(data: dict[str, Any]) -> None:
+        metric = data["evalCaseResults"][2]["overallEvalMetricResults"][0]
+        metric["scroe"] = metric.pop("score")
+
+    def infinite(data: dict[str, Any]) -> None:
+        data["evalCaseResults"][2]["overallEvalMetricResults"][0]["score"] = 12345
+
+    spelt = _edited(runs, tmp_path, misspelt, "spelt")
+    spelt_error = (
+        f"error: {spelt}: evalCaseResults[2].overallEvalMetricResults[0].scroe: 'scroe' is "
+        "not a field of EvalMetricResult (did you mean 'score'?)"
+    )
+    big = _edited(runs, tmp_path, infinite, "big")  # 1e999 in the file
+    big_error = (
+        f"error: {big}: evalCaseResults[2].overallEvalMetricResults[0].score: inf is not a "
+        "finite number (NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)"
+    )
+    for path, error in ((spelt, spelt_error), (big, big_error)):
+        for args in (["show", str(path)], ["diff", str(runs["new"]["result"]), str(path)]):
+            proc = cli(*args)
+            assert proc.returncode == 2, proc.stdout + proc.stderr
+            assert error in proc.stderr.splitlines(), proc.stderr
+            assert "Traceback" not in proc.stderr

@@ -11,7 +11,6 @@ import pytest
 import typer.main
 from jsonschema import Draft202012Validator
 
-from agenteval.checks.unknown_keys import UnknownKey
 from agenteval.cli import app
 from agenteval.config.run_settings import (
     config_json_schema,
@@ -20,6 +19,7 @@ from agenteval.config.run_settings import (
     run_settings,
 )
 from agenteval.errors import ConfigError
+from agenteval.inputs.unknown_keys import UnknownKey
 
 ROOT = Path(__file__).resolve().parents[2]
 

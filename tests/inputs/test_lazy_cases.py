@@ -7,8 +7,8 @@ import json
 import pydantic_core
 
 from agenteval.checks.evalset_stream import check_evalset_stream
-from agenteval.checks.unknown_keys import Strictness
 from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, PlannedCases
+from agenteval.inputs.unknown_keys import Strictness
 from agenteval.schema.evalset import EvalSet
 
 CASES = [

@@ -8,6 +8,7 @@ import os
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -224,3 +225,90 @@ def test_the_readers_fold_what_the_whole_result_gives(tmp_path: Path, num_runs: 
     streamed = diff_results(parts[:1], parts[1:], 0.1).to_json()
     assert streamed == diff_results(wholes[:1], wholes[1:], 0.1).to_json()
     assert streamed["comparedCases"] == 25 and streamed["changes"]
+
+
+def _written(tmp_path: Path, data: Any, name: str = "r.evalset_result.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def _scored(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The case results of ``data`` that hold metric results (generated ones may not)."""
+    return [c for c in data["evalCaseResults"] if c.get("overallEvalMetricResults")]
+
+
+def _problems_of(path: Path) -> list[str]:
+    found: list[Problem] = []
+    for part in read_parts([path]):
+        list(part.cases(found))
+        list(part.case_summaries(found))
+    return [str(problem) for problem in found]
+
+
+def test_a_number_json_cannot_hold_is_an_error_where_it_stands(tmp_path: Path) -> None:
+    # 1e400 reads as an infinite score: it passed every threshold in show and diff.
+    data = criteria_result(cases=2, num_runs=1)
+    data["evalCaseResults"][1]["score"] = 12345
+    text = json.dumps(data).replace("12345", "1e400")
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(text, encoding="utf-8")
+    (problem,) = _problems_of(path)
+    assert problem == (
+        f"{path}: evalCaseResults[1].score: inf is not a finite number "
+        "(NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)"
+    )
+    path.write_text(text.replace("1e400", "NaN"), encoding="utf-8")
+    assert _problems_of(path) == [problem.replace("inf is", "nan is")]
+
+
+def test_a_non_finite_number_in_the_head_stops_the_reading(tmp_path: Path) -> None:
+    path = _written(tmp_path, {**RESULT, "creationTimestamp": float("inf")})
+    with pytest.raises(ConfigError) as raised:
+        read_parts([path])
+    assert [str(p) for p in raised.value.problems] == [
+        f"{path}: creationTimestamp: inf is not a finite number "
+        "(NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)"
+    ]
+
+
+def test_a_misspelt_key_of_a_result_object_is_an_error(tmp_path: Path) -> None:
+    # Result objects keep keys of their own, but one that nearly spells a defined key
+    # read as its absence: a metric's score of 0, a case not evaluated.
+    data = criteria_result(cases=6, num_runs=1)
+    scored = _scored(data)
+    metric = scored[-1]["overallEvalMetricResults"][0]
+    metric["scroe"] = metric.pop("score")
+    data["evalCaseResults"][0]["finalEvalStaus"] = "passed"
+    last = data["evalCaseResults"].index(scored[-1])
+    assert _problems_of(_written(tmp_path, data)) == [
+        f"{tmp_path / 'r.evalset_result.json'}: evalCaseResults[0].finalEvalStaus: "
+        "'finalEvalStaus' is not a field of EvalCaseResult (did you mean 'finalEvalStatus'?)",
+        f"{tmp_path / 'r.evalset_result.json'}: evalCaseResults[{last}].overallEvalMetricResults"
+        "[0].scroe: 'scroe' is not a field of EvalMetricResult (did you mean 'score'?)",
+    ]
+
+
+def test_own_keys_are_kept_and_closed_objects_warn(tmp_path: Path) -> None:
+    data = criteria_result(cases=6, num_runs=1)
+    first = _scored(data)[0]
+    first["teamNote"] = "kept, as Go keeps what it does not know"  # an open object's own key
+    first["overallEvalMetricResults"][0]["details"]["samples"] = [1, 2]  # the evaluator's
+    data["summary"]["runStatusCounts"]["skipped"] = 1  # a closed object: a warning
+    for case in _scored(data):  # a criterion's key: once per file, not per case
+        for metric in case["overallEvalMetricResults"]:
+            if "finalResponse" in (metric.get("criterion") or {}):
+                metric["criterion"]["finalResponse"]["zzz"] = {}
+    path = _written(tmp_path, data)
+    (part,) = read_parts([path])
+    assert [str(w) for w in part.warnings] == [
+        f"{path}: summary.runStatusCounts.skipped: 'skipped' is not a field of StatusCounts "
+        "(known: passed, failed, notEvaluated)"
+    ]
+    cases = {case.eval_id: case for case in part.cases()}
+    assert (cases[first["evalId"]].model_extra or {})["teamNote"].startswith("kept")
+    criterion_warnings = [w for w in result_inputs.reading_warnings([part]) if "zzz" in w.path]
+    assert len(criterion_warnings) == 1
+    assert criterion_warnings[0].path.startswith(
+        f"evalCaseResults[{data['evalCaseResults'].index(first)}]."
+    )

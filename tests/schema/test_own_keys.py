@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.checks.unknown_keys import evalset_unknown_keys, known_keys
+from agenteval.inputs.unknown_keys import evalset_unknown_keys, known_keys
 from agenteval.schema.evalset import EvalSet
 from agenteval.schema.json_schema import json_schema
 from agenteval.schema.metric import Criterion

@@ -24,7 +24,6 @@ from agenteval.checks.cross_file import (
 )
 from agenteval.checks.numbers import num_runs_problem
 from agenteval.checks.trace_records import TraceRecordChecks
-from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import (
     CaseAggregator,
@@ -34,8 +33,9 @@ from agenteval.exit_codes import ExitCode
 from agenteval.inputs import loading
 from agenteval.inputs.case_sources import CaseSource, Subset
 from agenteval.inputs.input_limits import input_file_problem
-from agenteval.inputs.result_inputs import read_parts
+from agenteval.inputs.result_inputs import read_parts, reading_warnings
 from agenteval.inputs.trace_records import unmatched_records
+from agenteval.inputs.unknown_keys import Strictness
 from agenteval.plugins import load_plugins
 from agenteval.results.agent_usage import AGENT_USAGE_KEY, AgentUsage
 from agenteval.results.aggregation import (
@@ -481,7 +481,8 @@ def _load_resumed(
         raise ConfigError(problems)
     order = {plan.eval_set_id: list(plan.case_ids) for plan in plans}
     merged = plan_merge(kept, case_order=order)
-    return {item.eval_set_id: item for item in merged}, resume_notes(list(tallies.values()))
+    notes = resume_notes(list(tallies.values())) + reading_warnings(parts)
+    return {item.eval_set_id: item for item in merged}, notes
 
 
 def _finished_cases(part: CaseSource) -> CaseSource:

@@ -26,7 +26,13 @@ from agenteval.calibrate import stats
 from agenteval.calibrate.items import Item, ItemKey, case_items
 from agenteval.calibrate.labels import Label
 from agenteval.errors import Problem
-from agenteval.inputs.result_inputs import ResultPart, each_case, raise_problems, read_parts
+from agenteval.inputs.result_inputs import (
+    ResultPart,
+    each_case,
+    raise_problems,
+    read_parts,
+    reading_warnings,
+)
 from agenteval.schema.result import EvalCaseResult
 
 # The positive class of precision / recall: what a judge gate is for is catching failures.
@@ -273,9 +279,19 @@ def saved_cases(parts: Sequence[ResultPart]) -> Iterator[tuple[str, EvalCaseResu
     raise_problems(problems)
 
 
-def calibrate(result: Path, labels: Sequence[Label], *, seed: int = 0) -> Calibration:
-    """Read ``result`` (a result file, run document or directory) and compare it with ``labels``."""
-    items = labelled_items(saved_cases(read_parts([result])), labels)
+def calibrate(
+    result: Path,
+    labels: Sequence[Label],
+    *,
+    seed: int = 0,
+    warnings: list[Problem] | None = None,
+) -> Calibration:
+    """Read ``result`` (a result file, run document or directory) and compare it with ``labels``
+    (``warnings``: what reading it found that is no error goes there)."""
+    parts = read_parts([result])
+    items = labelled_items(saved_cases(parts), labels)
+    if warnings is not None:
+        warnings.extend(reading_warnings(parts))
     return pair_labels(str(result), labels, items, seed)
 
 

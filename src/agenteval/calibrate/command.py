@@ -81,7 +81,10 @@ def calibration(settings: CalibrateSettings, warn: Warn) -> tuple[dict[str, Any]
     labels = read_labels(settings.labels)
     if settings.spot is None:
         assert settings.result is not None
-        return calibrate(settings.result, labels, seed=settings.seed).to_json(), []
+        warnings: list[Problem] = []
+        found = calibrate(settings.result, labels, seed=settings.seed, warnings=warnings)
+        warn(warnings)
+        return found.to_json(), []
     spot = score_labelled(settings.spot, labels)
     warn(spot.warnings)
     name = " ".join(settings.spot.evalsets)

@@ -6,11 +6,10 @@ message (hint)``) or, inside an evaluator's metric, a
 metric or the case.  Problems stop the run (exit 2); warnings are printed and
 the run goes on.  One module per file kind or evaluator family:
 
-- :mod:`.unknown_keys`: keys the formats do not define; a near miss (``did you
-  mean``) is an error unless ``--lenient``, any other a warning unless ``--strict``.
-- :mod:`.numbers`: non-finite numbers, ``numRuns`` bounds.
-- :mod:`.documents`: an eval set or metric file parsed whole: its kind, unknown keys,
-  numbers.
+- :mod:`.numbers`: ``--num-runs`` bounds.
+- :mod:`.documents`: an eval set or metric file parsed whole: its kind, unknown keys and
+  non-finite numbers (found by ``inputs/``'s walks: a near miss, ``did you mean``, is an
+  error unless ``--lenient``, any other unknown key a warning unless ``--strict``).
 - :mod:`.evalset_stream`: the same checks of a large eval set read a case at a time.
 - :mod:`.thresholds`: a threshold within its evaluator's declared score range; a
   missing threshold warns that the metric always passes.

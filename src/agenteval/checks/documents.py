@@ -15,15 +15,15 @@ from typing import Any
 
 import pydantic_core
 
-from agenteval.checks.numbers import non_finite_numbers
-from agenteval.checks.unknown_keys import (
+from agenteval.errors import Problem
+from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.finite_numbers import non_finite_numbers
+from agenteval.inputs.unknown_keys import (
     Strictness,
     evalset_unknown_keys,
     metrics_unknown_keys,
     sort_unknown,
 )
-from agenteval.errors import Problem
-from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
 
 _NOT_EVALSET = frozenset(
     {

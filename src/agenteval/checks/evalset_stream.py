@@ -34,20 +34,20 @@ from agenteval.checks.cross_file import (
     check_case,
     regex_targets,
 )
-from agenteval.checks.numbers import non_finite_numbers
 from agenteval.checks.trace_match import trace_mismatch_problem
-from agenteval.checks.unknown_keys import (
+from agenteval.errors import Problem
+from agenteval.inputs.evalset_file import CaseRules
+from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
+from agenteval.inputs.file_kind import FileKind, kind_of
+from agenteval.inputs.finite_numbers import non_finite_numbers
+from agenteval.inputs.foreign_files import adk_case, kind_of_data
+from agenteval.inputs.lazy_cases import LazyCases
+from agenteval.inputs.unknown_keys import (
     Strictness,
     case_unknown_keys,
     evalset_unknown_keys,
     sort_unknown,
 )
-from agenteval.errors import Problem
-from agenteval.inputs.evalset_file import CaseRules
-from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
-from agenteval.inputs.file_kind import FileKind, kind_of
-from agenteval.inputs.foreign_files import adk_case, kind_of_data
-from agenteval.inputs.lazy_cases import LazyCases
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.checks.numbers import non_finite_numbers
-from agenteval.checks.unknown_keys import Strictness, sort_unknown, trace_record_unknown_keys
 from agenteval.errors import Problem
+from agenteval.inputs.finite_numbers import non_finite_numbers
+from agenteval.inputs.unknown_keys import Strictness, sort_unknown, trace_record_unknown_keys
 
 
 class TraceRecordChecks:

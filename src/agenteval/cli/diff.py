@@ -13,11 +13,11 @@ from typing import Annotated
 import typer
 
 from agenteval.cli.flags import settings_command
-from agenteval.cli.guard import stdout
+from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.inputs.result_inputs import raise_problems, read_parts
+from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
 from agenteval.report.gc_pause import collector_paused
 from agenteval.results.merging import repeated_cases
 
@@ -72,7 +72,9 @@ def compare_results(settings: DiffSettings) -> int:
         problems: list[Problem] = []
         with collector_paused():  # cases are read and reduced one at a time
             changes = diff_results(base_parts, new_parts, settings.tolerance, problems=problems)
-    raise_problems(problems)
+    warnings = reading_warnings([*base_parts, *new_parts])
+    raise_problems(problems, warnings)
+    print_warnings(warnings)
     if changes.compared_cases == 0:
         raise ConfigError(
             [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from agenteval import api
-from agenteval.cli.guard import guard
+from agenteval.cli.guard import guard, print_warnings
 from agenteval.cli.options import StoreOpt, shared_option
 from agenteval.cli.saved_results import pinned_name, stored_inputs
 from agenteval.explain.command import ExplainSettings, explain, render
@@ -103,4 +103,6 @@ def _explained(settings: ExplainSettings, store: str | None) -> int:
             results=tuple(str(path) for path in paths),
             named=partial(pinned_name, pinned=pinned),
         )
-        return render(explain(read), settings.json)
+        explanation = explain(read)
+        print_warnings(explanation.warnings)
+        return render(explanation, settings.json)

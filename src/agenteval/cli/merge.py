@@ -12,12 +12,12 @@ from typing import Annotated
 
 import typer
 
-from agenteval.cli.guard import exit_with, print_problems, stdout
+from agenteval.cli.guard import exit_with, print_problems, print_warnings, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
 from agenteval.cli.saved_results import refuse_no_cases, saved_exit_code, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
-from agenteval.inputs.result_inputs import read_parts
+from agenteval.inputs.result_inputs import read_parts, reading_warnings
 from agenteval.report import console as console_report
 from agenteval.report.merge_writer import MERGE_VIEW, spool_merge, write_merged
 from agenteval.report.merge_writer import close as close_spools
@@ -124,7 +124,9 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     console = stdout()
     # The merged run's failures and summary line; --quiet leaves out the written paths.
     reports = [item.report for item in spooled]
-    notes = RunNotes(unfinished=["interrupted"] if any(r.partial for r in reports) else [])
+    shown = print_warnings(reading_warnings(loaded))
+    unfinished = ["interrupted"] if any(r.partial for r in reports) else []
+    notes = RunNotes(shown.warnings, shown.warning_count, unfinished)
     console_report.render_reports(console, reports, notes=notes)
     if not settings.quiet:
         for path in written:

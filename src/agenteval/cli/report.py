@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from agenteval.cli.flags import settings_command
-from agenteval.cli.guard import stdout
+from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import (
     TREND_LAST,
     QuietOpt,
@@ -166,6 +166,7 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun], source: list[st
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
+    print_warnings([warning for run in runs for warning in run.warnings])
     if not settings.quiet:
         stdout().print(wrote_line(html), highlight=False, soft_wrap=True, markup=False)
     if calibration is None:

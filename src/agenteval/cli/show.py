@@ -12,11 +12,11 @@ from typing import Annotated
 import typer
 
 from agenteval.cli.flags import settings_command
-from agenteval.cli.guard import stdout
+from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import saved_exit_code, saved_unfinished, stored_inputs
 from agenteval.errors import Problem
-from agenteval.inputs.result_inputs import raise_problems, read_parts
+from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
 from agenteval.report import console as console_report
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.run_notes import RunNotes
@@ -52,11 +52,12 @@ def show_results(settings: ShowSettings) -> int:
         )
         with collector_paused():  # cases are read and tallied one at a time
             reports = [source_report(part, view=view, problems=problems) for part in parts]
-    raise_problems(problems)
+    warnings = reading_warnings(parts)
+    raise_problems(problems, warnings)
     heads = [part.head for part in parts]
-    console_report.render_reports(
-        stdout(), reports, notes=RunNotes(unfinished=saved_unfinished(heads))
-    )
+    shown = print_warnings(warnings)
+    notes = RunNotes(shown.warnings, shown.warning_count, saved_unfinished(heads))
+    console_report.render_reports(stdout(), reports, notes=notes)
     return saved_exit_code(heads, reports)
 
 

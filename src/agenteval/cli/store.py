@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from agenteval.cli.flags import settings_command
-from agenteval.cli.guard import stdout
+from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import (
     QuietOpt,
     StoreOpt,
@@ -87,6 +87,7 @@ def add_results(settings: AddSettings) -> int:
         branch=settings.branch,
         run_group=settings.run_group,
         quiet=settings.quiet,
+        warn=print_warnings,
     )
 
 

@@ -14,7 +14,7 @@ each value (``run --show-config``).
 other option with a variable).
 
 Every key the command does not have is an error naming the likely key
-(checks/unknown_keys.py), and a value of the wrong type is a located error
+(inputs/unknown_keys.py), and a value of the wrong type is a located error
 (``pyproject.toml: tool.agenteval.concurrency: …``), exit 2.
 
 Tested in tests/config/test_run_settings.py and tests/cli/test_project_config.py.
@@ -44,10 +44,10 @@ from pydantic import (
     create_model,
 )
 
-from agenteval.checks.unknown_keys import UnknownKey, closest_key
 from agenteval.config.project import ProjectFile, find_project_file
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
+from agenteval.inputs.unknown_keys import UnknownKey, closest_key
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Options that are about this invocation, not a project's defaults.

@@ -336,19 +336,23 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
                 f"other metrics of the case not scored here: {', '.join(others)}" if others else ""
             )
             source = f"eval set {plan.path} with metrics {plan.metrics_path}"
-            return build_explanation(source, subject, scored, target, [], note)
+            explanation = build_explanation(source, subject, scored, target, [], note)
+            explanation.warnings = list(prepared.warnings)
+            return explanation
     raise _unknown(", ".join(specs), "case", target.case_id, [])
 
 
 # --- saved results -----------------------------------------------------------------
 
 
-def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResult]:
-    from agenteval.inputs.result_inputs import read_parts
+def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResult, list[Problem]]:
+    """The saved case ``target`` names, its file, and what reading it warned of."""
+    from agenteval.inputs.result_inputs import read_parts, reading_warnings
 
     found: list[tuple[str, EvalCaseResult]] = []
     known: list[str] = []
-    for part in read_parts(paths):
+    parts = read_parts(paths)
+    for part in parts:
         if target.eval_set_id and part.eval_set_id != target.eval_set_id:
             continue
         known.extend(i for i in part.eval_ids if i not in known)
@@ -372,7 +376,7 @@ def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResul
                 )
             ]
         )
-    return found[0]
+    return (*found[0], reading_warnings(parts))
 
 
 def _saved_metric(
@@ -511,13 +515,15 @@ def explain_result(
 ) -> Explanation:
     """Score ``target`` again from a saved result, every step recorded (``named``: how the
     file read is named in what is shown, when not by its path)."""
-    found, case = _find_case(paths, target)
+    found, case, warnings = _find_case(paths, target)
     file = named(found) if named is not None else found
     metric, located, saved = _saved_metric(case, target, metrics_file, file)
     evaluator = _saved_evaluator(metric, case, metrics_file or file)
     subject = _saved_subject(case, metric, evaluator, located, file)
     scored = score_explained(subject, judge)
-    return _explained_saved(file, case, subject, scored, saved, target)
+    explanation = _explained_saved(file, case, subject, scored, saved, target)
+    explanation.warnings = warnings
+    return explanation
 
 
 def explain_case_metric(

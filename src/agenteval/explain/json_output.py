@@ -27,6 +27,7 @@ def _plain(obj: Any) -> Any:
 def explanation_json(explanation: Explanation) -> dict[str, Any]:
     """The explanation as JSON-ready data (steps with their kind, turn and values)."""
     data: dict[str, Any] = _plain(explanation)
+    data["warnings"] = [str(warning) for warning in explanation.warnings]
     data["schemaVersion"] = SCHEMA_VERSION
     data["exitCode"] = explanation.exit_code()
     return data

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenteval.errors import Problem
 from agenteval.steps.record import Step
 
 
@@ -98,6 +99,9 @@ class Explanation:
     # Only this turn is shown (1-based), None: every turn.
     turn: int | None = None
     notes: list[str] = field(default_factory=list)
+    # What reading the inputs found that is no error (unknown keys): printed on stderr by
+    # the command, listed in --json; never dropped.
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:

@@ -33,10 +33,10 @@ from typing import Any
 import pydantic_core
 from pydantic.alias_generators import to_camel
 
-from agenteval.checks.numbers import non_finite_numbers
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers import adk_format as fmt
 from agenteval.importers.adk_format import validate_adk
+from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.loading import read_text
 from agenteval.schema.evalset import (
     ConversationScenario,

@@ -14,6 +14,9 @@ file can be large, and locates every problem (``file: json.path: problem (hint)`
 - result files, ``--json`` run documents and directories of them
   (:mod:`.result_inputs` over :mod:`.result_scan` and :mod:`.result_validation`),
   each a :class:`.case_sources.CaseSource` that every result reader folds over;
+- what a parsed document holds that its format does not: keys it does not define
+  (:mod:`.unknown_keys`, with the likely key meant) and numbers JSON cannot hold
+  (:mod:`.finite_numbers`);
 - JSON paths in messages (:mod:`.locations`), warnings counted past three
   (:mod:`.problem_lists`), ``${VAR}`` expansion of file values (:mod:`.env_expansion`)
   and the secrets a base URL took from the environment (:mod:`.url_secrets`).

@@ -30,11 +30,12 @@ from pathlib import Path
 from typing import IO, Any
 
 import pydantic_core
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
 from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.json_scan import (
     WINDOW_BYTES,
@@ -54,6 +55,7 @@ from agenteval.inputs.result_scan import (
     ScannedResult,
 )
 from agenteval.inputs.result_validation import CaseValidator, validate_head, validate_summary
+from agenteval.inputs.unknown_keys import Strictness, result_unknown_keys, sort_unknown
 from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
 
 NOT_A_RESULT = "an agenteval or trpc-agent-go result"
@@ -174,6 +176,7 @@ class ResultPart:
         scanned: ScannedResult,
         source: _Source,
         document_keys: dict[str, Any] | None = None,
+        warnings: Iterable[Problem] = (),
     ) -> None:
         # Each read once into a plain attribute (the case loops read them often).
         self.head = head
@@ -189,6 +192,10 @@ class ResultPart:
         self.run_ids: Sequence[int] = scanned.run_ids
         # A run document's own keys (all but evalSetResults); None in a result file.
         self.document_keys = document_keys
+        # Keys of closed objects the format does not define, found so far (the head's at
+        # once, each case's when it is read): never an error, never hidden (reading_warnings).
+        self.warnings: list[Problem] = list(warnings)
+        self._criteria: set[bytes] = set()  # walked once each (result_unknown_keys)
 
     def cases(
         self, problems: list[Problem] | None = None, indices: Iterable[int] | None = None
@@ -217,7 +224,7 @@ class ResultPart:
             for index in range(self.case_count) if indices is None else indices:
                 data = bytes(read(spans[2 * index], spans[2 * index + 1]))
                 path = locations.join(self.where, CASES_KEY, index)
-                parsed = self._parsed(data, path, problems)
+                parsed = self._parsed(data, path, problems, EvalCaseResult)
                 if parsed is None:
                     yield None
                     continue
@@ -236,7 +243,7 @@ class ResultPart:
             for index in range(len(spans) // 2):
                 data = bytes(read(spans[2 * index], spans[2 * index + 1]))
                 path = locations.join(self.where, "summary", CASE_SUMMARIES_KEY, index)
-                parsed = self._parsed(data, path, found)
+                parsed = self._parsed(data, path, found, EvalCaseSummary)
                 if parsed is None:
                     continue
                 try:
@@ -246,13 +253,26 @@ class ResultPart:
         if problems is None and len(found) > before:
             raise ConfigError(found)
 
-    def _parsed(self, data: bytes, path: str, found: list[Problem]) -> Any:
-        """A piece's JSON as pydantic-core reads it; None (a problem noted) when it refuses."""
+    def _parsed(self, data: bytes, path: str, found: list[Problem], model: type[BaseModel]) -> Any:
+        """A piece's JSON as pydantic-core reads it; None (its problems noted) when it
+        refuses it, or when the piece holds what its format cannot (:func:`piece_problems`)."""
         try:
-            return pydantic_core.from_json(data)
-        except ValueError as exc:  # the stdlib read it; pydantic-core refuses lone surrogates
-            found.append(Problem(self.source, path, f"invalid JSON: {exc}"))
+            # NaN and Infinity refused by the parser, beyond float64 looked for in the text:
+            # a walk of the value only where one may be.
+            parsed = pydantic_core.from_json(data, allow_inf_nan=False)
+            walk = may_overflow(data)
+        except ValueError:
+            try:  # NaN or Infinity (the walk locates them), or what the stdlib read only
+                parsed, walk = pydantic_core.from_json(data), True
+            except ValueError as exc:  # pydantic-core refuses lone surrogates
+                found.append(Problem(self.source, path, f"invalid JSON: {exc}"))
+                return None
+        errors, warnings = piece_problems(parsed, self.source, model, path, walk, self._criteria)
+        self.warnings.extend(warnings)
+        if errors:
+            found.extend(errors)
             return None
+        return parsed
 
     def whole(self, problems: list[Problem] | None = None) -> EvalSetResult | None:
         """The whole eval set result (a fold over its cases); None when a piece is invalid."""
@@ -296,19 +316,47 @@ def _ranked(exc: ValidationError, problems: list[Problem]) -> list[tuple[float, 
     return list(zip(ranks, problems, strict=True))
 
 
+def piece_problems(
+    parsed: Any,
+    file: str,
+    model: type[BaseModel],
+    where: str,
+    walk: bool = True,
+    criteria: set[bytes] | None = None,
+) -> tuple[list[Problem], list[Problem]]:
+    """(errors, warnings) of one parsed piece of a result (``model``: its head, a case result
+    or a case summary) at ``where``, beyond what validating it finds.
+
+    Errors: a number JSON cannot hold (``1e400`` reads as an infinite score, which passes
+    any threshold; Go's decoder refuses it) and a key that nearly spells a defined one
+    (``scroe`` reads as a score of 0).  Warnings: any other key a closed object does not
+    define (:func:`~agenteval.inputs.unknown_keys.result_unknown_keys`).  ``walk``: False
+    when the text was found to hold no such number; ``criteria``: those already walked.
+    """
+    base = [where] if where else []
+    errors = non_finite_numbers(parsed, file, None, base) if walk else []
+    unknown = result_unknown_keys(parsed, file, model, base, criteria)
+    near, others = sort_unknown(unknown, Strictness.DEFAULT)
+    return errors + near, others
+
+
 def _head(
     scanned: ScannedResult, file: str
-) -> tuple[EvalSetResult | None, list[tuple[float, Problem]]]:
+) -> tuple[EvalSetResult | None, list[tuple[float, Problem]], list[Problem]]:
+    """The validated head, its problems ranked (:func:`_ranked`), and its warnings."""
+    errors, warnings = piece_problems(scanned.head, file, EvalSetResult, scanned.where)
+    if errors:
+        return None, [(-1.0, problem) for problem in errors], warnings
     try:
-        return validate_head(scanned.head), []
+        return validate_head(scanned.head), [], warnings
     except ValidationError as exc:
-        return None, _ranked(exc, validation_problems(file, exc, scanned.where))
+        return None, _ranked(exc, validation_problems(file, exc, scanned.where)), warnings
 
 
 def _folded(scanned: ScannedResult, source: _Source) -> tuple[EvalSetResult | None, list[Problem]]:
     """One eval set result read whole, or every problem of it in whole-validation order."""
-    head, ranked = _head(scanned, source.name)
-    part = ResultPart(head or EvalSetResult(), scanned, source)
+    head, ranked, warnings = _head(scanned, source.name)
+    part = ResultPart(head or EvalSetResult(), scanned, source, warnings=warnings)
     case_problems: list[Problem] = []
     summary_problems: list[Problem] = []
     with building_long_lived(source.size):
@@ -413,10 +461,10 @@ def _parts(
         keys = {k: v for k, v in document.skeleton.items() if k != ENTRIES_KEY}
     parts: list[ResultPart] = []
     for item in scanned:
-        head, ranked = _head(item, source.name)
+        head, ranked, warnings = _head(item, source.name)
         problems.extend(problem for _, problem in ranked)
         if head is not None:
-            parts.append(ResultPart(head, item, source, keys))
+            parts.append(ResultPart(head, item, source, keys, warnings))
     return parts, problems, kind
 
 
@@ -479,14 +527,19 @@ def read_parts(paths: Sequence[Path | str]) -> list[ResultPart]:
     return parts
 
 
-def read_results(paths: Sequence[Path | str]) -> tuple[list[EvalSetResult], list[str]]:
+def read_results(
+    paths: Sequence[Path | str], warnings: list[Problem] | None = None
+) -> tuple[list[EvalSetResult], list[str]]:
     """Every eval set result of ``paths`` whole, with the file each came from (a fold over
-    :func:`read_parts`); ConfigError lists all problems."""
+    :func:`read_parts`); ConfigError lists all problems (``warnings``: what reading found
+    that is no error goes there)."""
     parts = read_parts(paths)
     problems: list[Problem] = []
     results = [part.whole(problems) for part in parts]
+    if warnings is not None:
+        warnings.extend(reading_warnings(parts))
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, reading_warnings(parts))
     return [r for r in results if r is not None], [part.source for part in parts]
 
 
@@ -537,10 +590,15 @@ def each_case(
             yield part, case
 
 
-def raise_problems(problems: list[Problem]) -> None:
-    """Raise the problems collected while reading (ConfigError), if any."""
+def reading_warnings(parts: Iterable[ResultPart]) -> list[Problem]:
+    """The warnings of every part, in order, of what has been read of them so far."""
+    return [warning for part in parts for warning in part.warnings]
+
+
+def raise_problems(problems: list[Problem], warnings: Sequence[Problem] = ()) -> None:
+    """Raise the problems collected while reading (ConfigError, with ``warnings``), if any."""
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, warnings)
 
 
 __all__ = [
@@ -553,4 +611,5 @@ __all__ = [
     "read_as_result",
     "read_parts",
     "read_results",
+    "reading_warnings",
 ]

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from agenteval.errors import Problem
-from agenteval.inputs.result_inputs import ResultPart, raise_problems, read_parts
+from agenteval.inputs.result_inputs import (
+    ResultPart,
+    raise_problems,
+    read_parts,
+    reading_warnings,
+)
 from agenteval.results.merging import merge_results
 from agenteval.schema.result import EvalSetResult
 
@@ -30,6 +35,13 @@ class ReportRun:
     sources: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)  # run-document keys: duration, warnings
     parts: list[ResultPart] = field(default_factory=list)
+    # The shards joined into ``results`` (read whole), kept for what reading them found.
+    shards: list[ResultPart] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[Problem]:
+        """What reading the run's files found so far that is no error (unknown keys)."""
+        return reading_warnings([*self.parts, *self.shards])
 
     @property
     def eval_set_ids(self) -> list[str]:
@@ -68,7 +80,8 @@ def load_runs(paths: Sequence[Path]) -> list[ReportRun]:
         label = Path(files[0]).name if len(files) == 1 else "results"
         if len({part.eval_set_id for part in plain}) < len(plain):
             # Shards of one run: joined as `agenteval merge` joins them (overlaps refused).
-            runs.append(ReportRun(label=label, results=merge_results(plain), sources=files))
+            merged = merge_results(plain)
+            runs.append(ReportRun(label=label, results=merged, sources=files, shards=plain))
         else:
             runs.append(ReportRun(label=label, results=[], sources=files, parts=plain))
     return runs

@@ -19,12 +19,12 @@ from agenteval.checks.cross_file import Findings, check_cases, check_metrics, ch
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.trace_match import trace_mismatch_problem
-from agenteval.checks.unknown_keys import Strictness
 from agenteval.errors import ConfigError, Problem
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
 from agenteval.inputs import loading
 from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.lazy_cases import LoadedCases, PlannedCases
+from agenteval.inputs.unknown_keys import Strictness
 from agenteval.results.fingerprints import digest_bytes, digest_file, fingerprint
 from agenteval.run.runner import EvalSetPlan, PlannedMetric
 from agenteval.schema.evalset import EvalSet, Invocation

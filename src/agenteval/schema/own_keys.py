@@ -1,7 +1,7 @@
 """Keys agenteval itself defines beside trpc-agent-go's, with their JSON Schema.
 
 The JSON Schemas (:mod:`.json_schema`) make them fields; the unknown-key check
-(``checks/unknown_keys.py``) accepts them.  They live apart from the schemas so that
+(``inputs/unknown_keys.py``) accepts them.  They live apart from the schemas so that
 a run, which checks keys but never prints a schema, does not build the models of
 the files it never reads (prices, labels, the ``--json`` run document): ~41 M
 instructions of a ~1.6 G start-up (valgrind, ``import agenteval.schema.json_schema``

@@ -55,8 +55,8 @@ class _Input:
     mtime: float = 0.0
 
 
-def _inputs(paths: Sequence[Path]) -> list[_Input]:
-    results, sources = read_results(paths)
+def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> list[_Input]:
+    results, sources = read_results(paths, warnings)
     by_source: dict[str, list[EvalSetResult]] = {}
     for result, source in zip(results, sources, strict=True):
         by_source.setdefault(source, []).append(result)
@@ -139,9 +139,11 @@ def add_results(
     commit: str | None = None,
     branch: str | None = None,
     run_group: str | None = None,
+    warnings: list[Problem] | None = None,
 ) -> list[str]:
-    """Add the runs in ``paths``; returns their new run ids (ConfigError / StoreError)."""
-    inputs = _inputs(paths)
+    """Add the runs in ``paths``; returns their new run ids (ConfigError / StoreError;
+    ``warnings``: what reading them found that is no error goes there)."""
+    inputs = _inputs(paths, warnings)
     if not inputs:
         raise ConfigError([Problem(", ".join(map(str, paths)), "", "no results to add")])
     _refuse_stored_twice(store, inputs)

@@ -142,8 +142,10 @@ def add_command(
     branch: str | None,
     run_group: str | None,
     quiet: bool,
+    warn: Callable[[list[Problem]], object] = lambda _: None,
 ) -> int:
-    """``agenteval store add RESULT…``."""
+    """``agenteval store add RESULT…`` (``warn`` prints what reading them found that is no
+    error, as every command prints warnings)."""
     from agenteval.store.adding import add_results
 
     setting = store_setting(flag)
@@ -153,9 +155,13 @@ def add_command(
         )
     store = open_store(setting.parse(), write=True)
     try:
-        added = add_results(store, paths, commit=commit, branch=branch, run_group=run_group)
+        warnings: list[Problem] = []
+        added = add_results(
+            store, paths, commit=commit, branch=branch, run_group=run_group, warnings=warnings
+        )
     finally:
         store.close()
+    warn(warnings)
     if not quiet:
         for run_id in added:
             console.print(f"stored run {run_id} in {store.where}", markup=False, highlight=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.checks.unknown_keys import (
+from agenteval.inputs.unknown_keys import (
     Strictness,
     UnknownKey,
     closest_key,

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import difflib
 import functools
+import marshal
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, Union, get_args, get_origin
@@ -36,6 +37,7 @@ from agenteval.schema.base import Model
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric, LLMCriterion
 from agenteval.schema.own_keys import AGENTEVAL_KEYS
+from agenteval.schema.result import MetricDetails
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +225,18 @@ def _is_mapping(value: Any) -> bool:
     return type(value) is dict or isinstance(value, Mapping)
 
 
+def _closed(model: type[BaseModel]) -> bool:
+    return False
+
+
+def _defines_all(data: Mapping[str, Any], model: type[BaseModel]) -> bool:
+    """Whether ``data`` is an object of ``model`` that holds no other model and defines every
+    key (a message, a tool call: most objects of a file): decided in C, without a call of
+    ``_Walk.model`` (half of the walk of a result file's case)."""
+    known, nested = _plan(model)
+    return not nested and data.keys() <= known
+
+
 class _Walk:
     """One pass over a parsed document against the models that describe it.
 
@@ -230,9 +244,22 @@ class _Walk:
     formatting a path for every value of a large eval set cost more than the walk.
     """
 
-    def __init__(self, file: str, is_open: OpenModel) -> None:
+    def __init__(
+        self,
+        file: str,
+        is_open: OpenModel,
+        near_only: OpenModel | None = None,
+        criteria: set[bytes] | None = None,
+    ) -> None:
         self.file = file
         self.is_open = is_open
+        # Open models whose keys of their own sit beside the format's: a key that nearly
+        # spells a defined one is still reported there (``scroe`` reads as a score of 0).
+        self.near_only = near_only or _closed
+        # The criteria already walked (marshal keeps 1, 1.0 and true apart): every metric
+        # result of a result file repeats its metric's criterion, a third of a case's
+        # objects; walking each distinct one once also reports its key once, not per case.
+        self.criteria = criteria
         self.problems: list[Problem] = []
         self.parts: list[int | str] = []
 
@@ -250,7 +277,7 @@ class _Walk:
                 for index, item in enumerate(value):
                     parts.append(index)
                     if item_kind == "model":  # a list of turns or tool calls: no dispatch
-                        if _is_mapping(item):
+                        if _is_mapping(item) and not _defines_all(item, item_model):
                             self.model(item, item_model)
                     else:
                         self.value(item, inner)
@@ -262,6 +289,15 @@ class _Walk:
                 parts.pop()
 
     def model(self, data: Mapping[str, Any], model: type[BaseModel]) -> None:
+        if model is Criterion and self.criteria is not None and type(data) is dict:
+            try:
+                seen = marshal.dumps(data)
+            except ValueError:  # a value marshal cannot write: walked every time
+                seen = b""
+            if seen in self.criteria:
+                return
+            if seen:
+                self.criteria.add(seen)
         known, nested = _plan(model)
         # An object that can hold no model (a message, a tool call: most objects of a
         # file) is decided by one set operation in C when it defines every key.
@@ -271,24 +307,29 @@ class _Walk:
         for key, item in data.items():
             shape = nested.get(key)
             if shape is None:
-                if key not in known and not self.is_open(model):
+                if key in known:
+                    continue
+                if not self.is_open(model):
                     self.report(str(key), model)
+                elif self.near_only(model):
+                    self.report(str(key), model, near_only=True)
                 continue
             parts.append(key)
             if shape[0] == "model":  # a message, a session: no dispatch
-                if _is_mapping(item):
+                if _is_mapping(item) and not _defines_all(item, shape[1]):
                     self.model(item, shape[1])
             else:
                 self.value(item, shape)
             parts.pop()
 
-    def report(self, key: str, model: type[BaseModel]) -> None:
+    def report(self, key: str, model: type[BaseModel], *, near_only: bool = False) -> None:
+        meant, near = _meant(key, model)
+        if near_only and not near:
+            return
         name = _DISPLAY.get(model, model.__name__)
-        meant = closest_key(key, model)
         hint = f"did you mean {meant!r}?" if meant else f"known: {', '.join(known_keys(model))}"
         where = locations.render([*self.parts, key])
         message = f"{key!r} is not a field of {name}"
-        near = is_near_miss(key, meant)
         self.problems.append(UnknownKey(self.file, where, message, hint, meant, near))
 
     def document(self, data: Any, model: type[BaseModel], base: list[int | str]) -> None:
@@ -297,8 +338,12 @@ class _Walk:
         self.value(data, ("model", model))
 
 
-def _closed(model: type[BaseModel]) -> bool:
-    return False
+@functools.lru_cache(maxsize=4096)
+def _meant(key: str, model: type[BaseModel]) -> tuple[str, bool]:
+    """(the key ``key`` most likely meant, whether it is a near miss of it), memoised: an
+    extra key of an open object is seen again in every case of a file."""
+    meant = closest_key(key, model)
+    return meant, is_near_miss(key, meant)
 
 
 def evalset_unknown_keys(data: Any, file: str) -> list[Problem]:
@@ -333,6 +378,46 @@ def trace_record_unknown_keys(data: Any, file: str, where: str) -> list[Problem]
     """Unknown keys of one ``--traces`` record found at ``where`` (``line 7``, ``[3]``)."""
     walk = _Walk(file, _closed)
     walk.document(data, _TraceRecord, [where])
+    return walk.problems
+
+
+def _keeps_extras(model: type[BaseModel]) -> bool:
+    return model.model_config.get("extra") == "allow"
+
+
+def _evaluators_own(model: type[BaseModel]) -> bool:
+    # A metric result's details and criterion hold whatever keys its evaluator (a plugin's
+    # too) gives them: no key there is a misspelling of ours.
+    return model is MetricDetails or model is Criterion or model is LLMCriterion
+
+
+def _open_in_results(model: type[BaseModel]) -> bool:
+    return _keeps_extras(model) or _evaluators_own(model)
+
+
+def _near_only_in_results(model: type[BaseModel]) -> bool:
+    return _keeps_extras(model) and not _evaluators_own(model)
+
+
+def result_unknown_keys(
+    data: Any,
+    file: str,
+    model: type[BaseModel],
+    base: Sequence[int | str],
+    criteria: set[bytes] | None = None,
+) -> list[Problem]:
+    """Unknown keys of one parsed piece of a result file (``model``: its head, a case result
+    or a case summary) found at ``base``.
+
+    Result objects keep keys they do not define and write them back (agenteval's run
+    state, an evaluator's extras), so in those only a near miss of a defined key is
+    reported (``scroe`` reads as a score of 0, ``evalStaus`` as not evaluated); an unknown
+    key of a closed object (a turn, a tool call, status counts) is reported as in an
+    eval set; an evaluator's details and criterion hold keys of its own.  ``criteria``:
+    those walked in the file's earlier pieces, each walked once.
+    """
+    walk = _Walk(file, _open_in_results, _near_only_in_results, criteria)
+    walk.document(data, model, list(base))
     return walk.problems
 
 
