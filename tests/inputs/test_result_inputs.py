@@ -312,3 +312,33 @@ def test_own_keys_are_kept_and_closed_objects_warn(tmp_path: Path) -> None:
     assert criterion_warnings[0].path.startswith(
         f"evalCaseResults[{data['evalCaseResults'].index(first)}]."
     )
+
+
+def test_a_run_cut_out_or_given_twice_is_an_error(tmp_path: Path) -> None:
+    # A deleted failing run made its case pass; a case joined twice was counted twice.
+    data = criteria_result(cases=3, num_runs=2)
+    cases = data["evalCaseResults"]
+    cut = {
+        **data,
+        "evalCaseResults": [c for c in cases if (c["evalId"], c["runId"]) != ("case_001", 2)],
+    }
+    path = _written(tmp_path, cut, "cut.evalset_result.json")
+    with pytest.raises(ConfigError) as raised:
+        read_parts([path])
+    assert [str(p) for p in raised.value.problems] == [
+        f"{path}: evalCaseResults: case 'case_001' lacks run 2 of the summary's numRuns 2 "
+        "(was the file cut short? a run stopped early is marked partial)"
+    ]
+    # A run stopped early says so: its missing runs are no error.
+    (part,) = read_parts([_written(tmp_path, {**cut, "partial": True}, "p.evalset_result.json")])
+    assert part.case_count == len(cases) - 1
+    twice = {**data, "evalCaseResults": [*cases, cases[1], {**cases[0], "runId": -2}]}
+    path = _written(tmp_path, twice, "twice.evalset_result.json")
+    with pytest.raises(ConfigError) as raised:
+        read_parts([path])
+    assert [str(p) for p in raised.value.problems] == [
+        f"{path}: evalCaseResults[{len(cases)}]: case {cases[1]['evalId']!r} run "
+        f"{cases[1]['runId']} is also at evalCaseResults[1] (a result holds each case's run "
+        "once; agenteval merge joins shards)",
+        f"{path}: evalCaseResults[{len(cases) + 1}].runId: -2 is no run: runs count from 1",
+    ]

@@ -288,6 +288,64 @@ class ResultPart:
         return _assembled(self.head, self._scanned, cases, summaries)
 
 
+def layout_problems(part: ResultPart) -> list[Problem]:
+    """A result's cases and runs that cannot both be true: a case's run found twice, and (in
+    a run not marked ``partial``) a case lacking some of the summary's ``numRuns`` runs.
+
+    Either way the file was joined twice or cut short, and its verdict would be counted
+    from what is left: a deleted failing run made its case pass.  Each case's runs are
+    one int of bits (a small int, shared, for up to 8 runs): the check holds ~100 bytes a
+    case while the first pass's spans are held anyway.
+    """
+    problems: list[Problem] = []
+    runs: dict[str, int] = {}
+    for index, (eval_id, run) in enumerate(zip(part.eval_ids, part.run_ids, strict=True)):
+        if run < 0:
+            where = locations.join(part.where, CASES_KEY, index, "runId")
+            problems.append(Problem(part.source, where, f"{run} is no run: runs count from 1"))
+            continue
+        if not eval_id:
+            continue  # no evalId: validating the case says so
+        bit = 1 << ((run or 1) - 1)
+        held = runs.get(eval_id, 0)
+        if held & bit:
+            problems.append(_repeated(part, index, eval_id, run or 1))
+        runs[eval_id] = held | bit
+    summary = part.head.summary
+    num_runs = summary.num_runs if summary is not None else 0
+    if num_runs > 1 and not part.head.partial:
+        every = (1 << num_runs) - 1
+        for eval_id, held in runs.items():
+            if held & every != every:
+                missing = [n for n in range(1, num_runs + 1) if not held & (1 << (n - 1))]
+                listed = ", ".join(map(str, missing))
+                problems.append(
+                    Problem(
+                        part.source,
+                        locations.join(part.where, CASES_KEY),
+                        f"case {eval_id!r} lacks run{'s' if len(missing) > 1 else ''} "
+                        f"{listed} of the summary's numRuns {num_runs}",
+                        "was the file cut short? a run stopped early is marked partial",
+                    )
+                )
+    return problems
+
+
+def _repeated(part: ResultPart, index: int, eval_id: str, run: int) -> Problem:
+    """Case ``index``, whose run is also at an earlier place (found again: a rare path)."""
+    earlier = next(
+        i
+        for i, (other, other_run) in enumerate(zip(part.eval_ids, part.run_ids, strict=True))
+        if other == eval_id and (other_run or 1) == run
+    )
+    return Problem(
+        part.source,
+        locations.join(part.where, CASES_KEY, index),
+        f"case {eval_id!r} run {run} is also at {locations.join(part.where, CASES_KEY, earlier)}",
+        "a result holds each case's run once; agenteval merge joins shards",
+    )
+
+
 def _assembled(
     head: EvalSetResult,
     scanned: ScannedResult,
@@ -362,7 +420,7 @@ def _folded(scanned: ScannedResult, source: _Source) -> tuple[EvalSetResult | No
     with building_long_lived(source.size):
         cases = list(part.cases(case_problems))
         summaries = list(part.case_summaries(summary_problems))
-    ranked += [(_CASES_RANK, problem) for problem in case_problems]
+    ranked += [(_CASES_RANK, problem) for problem in layout_problems(part) + case_problems]
     ranked += [(_SUMMARY_RANK + 0.5, problem) for problem in summary_problems]
     if ranked:
         return None, [problem for _, problem in sorted(ranked, key=lambda item: item[0])]
@@ -464,7 +522,9 @@ def _parts(
         head, ranked, warnings = _head(item, source.name)
         problems.extend(problem for _, problem in ranked)
         if head is not None:
-            parts.append(ResultPart(head, item, source, keys, warnings))
+            part = ResultPart(head, item, source, keys, warnings)
+            problems.extend(layout_problems(part))
+            parts.append(part)
     return parts, problems, kind
 
 
@@ -606,6 +666,7 @@ __all__ = [
     "ResultPart",
     "case_count",
     "each_case",
+    "layout_problems",
     "parse_results",
     "raise_problems",
     "read_as_result",
