@@ -298,12 +298,29 @@ def test_saved_deterministic_result_needs_no_metric_file(tmp_path: Path) -> None
     [
         (["--case", "nope", "--metric", "json_answer"], "'nope' matches nothing"),
         (["--case", "refund_amount_off", "--metric", "json_answr"], "'json_answr' matches nothing"),
+        (
+            ["--case", "refund_amount_off", "--metric", "json_answer", "--eval-set", "order"],
+            "no eval set 'order' (did you mean 'order-api'? known: order-api)",
+        ),
     ],
 )
 def test_unknown_case_or_metric_is_a_located_error(args: list[str], message: str) -> None:
     proc = run(None, "explain", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", *args)
     assert proc.returncode == 2
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_eval_set_no_saved_result_holds_is_named(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run(None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "-o", str(out))
+    (result,) = out.glob("*.json")
+    args = ["--case", "refund_amount_off", "--metric", "json_answer", "--eval-set", "orders"]
+    proc = run(None, "explain", str(result), *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (
+        f"error: {result}: no eval set 'orders' (did you mean 'order-api'? known: order-api)"
+        in (proc.stderr.splitlines())
+    )
 
 
 def test_needs_one_input() -> None:

@@ -294,3 +294,14 @@ def test_ids_and_metric_paths_follow_the_go_convention() -> None:
     assert default_metrics_path(Path("d/order-api.evalset.json")) == Path(
         "d/order-api.metrics.json"
     )
+
+
+def test_every_arm_of_a_union_refusing_a_value_is_one_problem() -> None:
+    from agenteval.schema.result import EvalSetResult
+
+    with pytest.raises(ValidationError) as raised:
+        EvalSetResult.model_validate_json('{"judgeFailures": "x", "partial": "y"}')
+    assert [str(p) for p in validation_problems("r.json", raised.value)] == [
+        "r.json: partial: expected true or false, got a string",
+        "r.json: judgeFailures: expected an array or an integer, got a string",
+    ]

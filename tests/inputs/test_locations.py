@@ -14,6 +14,10 @@ from agenteval.inputs.locations import join, render
         ((0, "metricName"), "[0].metricName"),
         (("criterion", "function-after[check()]", "gate", "rougeF1"), "criterion.gate.rougeF1"),
         (("a", "union[str,int]", "nullable[int]", 3), "a[3]"),
+        # The arm of a plain union the error is about: judgeFailures is list[str] | int.
+        (("judgeFailures", "list[str]"), "judgeFailures"),
+        (("judgeFailures", "int"), "judgeFailures"),
+        (("x", "literal['a']", "dict[str,any]", "y"), "x.y"),
         ((), ""),
     ],
 )

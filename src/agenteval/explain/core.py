@@ -321,6 +321,9 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
     options.cases = (target.case_id,)
     options.only_metrics = (target.metric_name,)
     prepared = api.prepare(specs, options)
+    sets = [plan.eval_set_id for plan in prepared.plans]
+    if target.eval_set_id and target.eval_set_id not in sets:
+        raise _unknown(", ".join(specs), "eval set", target.eval_set_id, sets)
     for plan in prepared.plans:
         if target.eval_set_id and plan.eval_set_id != target.eval_set_id:
             continue
@@ -352,6 +355,9 @@ def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResul
     found: list[tuple[str, EvalCaseResult]] = []
     known: list[str] = []
     parts = read_parts(paths)
+    sets = list(dict.fromkeys(part.eval_set_id for part in parts))
+    if target.eval_set_id and target.eval_set_id not in sets:
+        raise _unknown(", ".join(paths), "eval set", target.eval_set_id, sets)
     for part in parts:
         if target.eval_set_id and part.eval_set_id != target.eval_set_id:
             continue

@@ -100,7 +100,29 @@ def validation_problems(
         else:
             message = item["msg"]
         problems.append(Problem(file, path, message))
-    return problems
+    return _arms_joined(problems)
+
+
+def _arms_joined(problems: list[Problem]) -> list[Problem]:
+    """One problem per place where each arm of a union refused the value: ``judgeFailures:
+    expected an array or an integer, got a string``, not one line per arm."""
+    joined: list[Problem] = []
+    for problem in problems:
+        last = joined[-1] if joined else None
+        if (
+            last is not None
+            and (last.file, last.path) == (problem.file, problem.path)
+            and problem.message.startswith("expected ")
+            and last.message.startswith("expected ")
+        ):
+            wanted, _, got = problem.message.partition(", got ")
+            before, _, last_got = last.message.partition(", got ")
+            if got and got == last_got:
+                message = f"{before} or {wanted.removeprefix('expected ')}, got {got}"
+                joined[-1] = Problem(last.file, last.path, message, last.hint)
+                continue
+        joined.append(problem)
+    return joined
 
 
 def read_text(path: Path) -> str:

@@ -12,7 +12,12 @@ _TAG_PREFIXES = (
     "nullable",
     "union[",
     "tagged-union",
+    # The arm of a plain union an error is about (``judgeFailures: list[str] | int``).
+    "list[",
+    "dict[",
+    "literal[",
 )
+_UNION_ARMS = frozenset({"int", "str", "float", "bool", "none"})
 
 
 def render(loc: Iterable[int | str]) -> str:
@@ -22,7 +27,7 @@ def render(loc: Iterable[int | str]) -> str:
         if isinstance(part, int):
             out.append(f"[{part}]")
             continue
-        if part.startswith(_TAG_PREFIXES):
+        if part.startswith(_TAG_PREFIXES) or part in _UNION_ARMS:
             continue
         out.append(f".{part}" if out else part)
     return "".join(out)
