@@ -168,8 +168,13 @@ def test_resume_gives_the_same_answer_from_every_form(
 def not_results(runs: dict[str, dict[str, Path]], tmp_path: Path) -> list[tuple[Path, str]]:
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
+    # --record's JSON lines: a document, then more ("extra data" to a reader of one).
+    traces = tmp_path / "traces.jsonl"
+    record = {"evalId": "alpha", "actualConversation": []}
+    traces.write_text(json.dumps(record) + "\n" + json.dumps({**record, "evalId": "beta"}) + "\n")
     return [
         (empty, "not an agenteval or trpc-agent-go result (looks like an empty document)"),
+        (traces, "not an agenteval or trpc-agent-go result (looks like a traces file)"),
         (
             runs["base"]["evalset"],
             "not an agenteval or trpc-agent-go result (looks like an eval set)",

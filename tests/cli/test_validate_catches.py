@@ -292,6 +292,34 @@ def test_an_eval_set_given_as_metric_file_is_named(tmp_path: Path) -> None:
     )
 
 
+def test_an_adk_test_config_given_as_metric_file_is_named(tmp_path: Path) -> None:
+    config = {"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}
+    evalset_path, metrics_path = write(tmp_path, evalset_of(case()), config)
+    proc = cli("validate", "--evalset", str(evalset_path), "--metrics", str(metrics_path))
+    assert proc.returncode == 2
+    assert (
+        f"error: {metrics_path}: not a metric file (looks like a Google ADK test_config.json) "
+        "(`agenteval import adk EVALSET -o DIR` converts it with the eval set beside it)"
+    ) in proc.stderr.splitlines()
+
+
+def test_json_lines_of_traces_given_as_eval_set_or_metric_file_are_named(tmp_path: Path) -> None:
+    evalset_path, metrics_path = write(tmp_path, evalset_of(case()), TEXT_METRIC)
+    traces = tmp_path / "recorded.jsonl"
+    record = {"evalId": "c1", "actualConversation": []}
+    traces.write_text(json.dumps(record) + "\n" + json.dumps({**record, "evalId": "c2"}) + "\n")
+    for flags, noun in (
+        (["--evalset", str(evalset_path), "--metrics", str(traces)], "a metric file"),
+        (["--evalset", str(traces), "--metrics", str(metrics_path)], "an eval set"),
+    ):
+        proc = cli("validate", *flags)
+        assert proc.returncode == 2, proc.stderr
+        assert (
+            f"error: {traces}: not {noun} (looks like a traces file) (pass it with --traces)"
+            in proc.stderr.splitlines()
+        ), proc.stderr
+
+
 def test_the_valid_suite_still_validates(tmp_path: Path) -> None:
     evalset_path, metrics_path = write(tmp_path, evalset_of(case()), TEXT_METRIC)
     proc = cli("validate", "--evalset", str(evalset_path), "--metrics", str(metrics_path))

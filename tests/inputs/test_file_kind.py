@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.inputs.file_kind import FileKind, describe, kind_of, wrong_kind_message
+from agenteval.inputs.file_kind import (
+    FileKind,
+    describe,
+    first_line_kind,
+    kind_of,
+    wrong_kind_message,
+)
 
 
 @pytest.mark.parametrize(
@@ -24,6 +30,9 @@ from agenteval.inputs.file_kind import FileKind, describe, kind_of, wrong_kind_m
         ),
         ([{"query": "q", "expected_tool_use": [], "reference": "r"}], FileKind.ADK_EVALSET),
         ({"resourceSpans": []}, FileKind.OTLP),
+        # ADK's test_config.json: what --metrics was given instead of a metric file.
+        ({"criteria": {"tool_trajectory_avg_score": 1.0}}, FileKind.ADK_CONFIG),
+        ({"criteria": 1}, FileKind.OTHER),
         ([{"evalId": "c", "actualConversation": []}], FileKind.TRACES),
         (
             [{"evalId": "c", "runId": 2, "errorMessage": "x", "actualConversation": []}],
@@ -50,6 +59,10 @@ def test_wrong_kind_message_names_what_it_looks_like_and_how_to_convert() -> Non
         "convert it with `agenteval import otel FILE -o DIR`",
     )
     assert describe(FileKind.RUN) == "an agenteval --json run document"
+    assert wrong_kind_message("a metric file", FileKind.ADK_CONFIG) == (
+        "not a metric file (looks like a Google ADK test_config.json)",
+        "`agenteval import adk EVALSET -o DIR` converts it with the eval set beside it",
+    )
     assert wrong_kind_message("a metric file", FileKind.OTHER)[1] == ""
 
 
@@ -70,3 +83,13 @@ def test_a_malformed_value_inside_does_not_stop_the_kind_from_being_told(
     # The checks after it report the value at its path (exit 2); telling the kind raised
     # TypeError / AttributeError here, an internal error (exit 4).
     assert kind_of(data) is kind
+
+
+def test_the_first_line_of_json_lines_tells_their_kind() -> None:
+    record = '{"evalId": "c", "actualConversation": []}'
+    assert first_line_kind(f"{record}\n{record}\n") is FileKind.TRACES
+    assert first_line_kind(f'  [{{"metricName": "m"}}]\n{record}') is FileKind.METRICS
+    # One document alone, an unknown first line, or no JSON there: nothing to tell.
+    assert first_line_kind(f"{record}\n\n") is None
+    assert first_line_kind('{"foo": 1}\n{"foo": 2}') is None
+    assert first_line_kind('{"evalId": \n"c"}\n{}') is None

@@ -16,7 +16,7 @@ from typing import Any
 import pydantic_core
 
 from agenteval.errors import Problem
-from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.unknown_keys import (
     Strictness,
@@ -31,6 +31,7 @@ _NOT_EVALSET = frozenset(
         FileKind.RESULT,
         FileKind.RUN,
         FileKind.ADK_EVALSET,
+        FileKind.ADK_CONFIG,
         FileKind.OTLP,
         FileKind.TRACES,
     }
@@ -41,6 +42,7 @@ _NOT_METRICS = frozenset(
         FileKind.RESULT,
         FileKind.RUN,
         FileKind.ADK_EVALSET,
+        FileKind.ADK_CONFIG,
         FileKind.OTLP,
         FileKind.TRACES,
     }
@@ -59,6 +61,17 @@ def parsed(text: str) -> Any:
 
 
 Outcome = tuple[bool, list[Problem], list[Problem]]
+
+
+def json_lines_problem(text: str, file: str, metrics: bool) -> Problem | None:
+    """A text that is no JSON document because it is JSON lines of another kind (a traces
+    file given as an eval set or metric file), named as any file of another kind is."""
+    refused, noun = _METRICS if metrics else _EVALSET
+    kind = first_line_kind(text)
+    if kind is None or kind not in refused:
+        return None
+    message, hint = wrong_kind_message(noun, kind)
+    return Problem(file, "", message, hint)
 
 
 def check_evalset_document(

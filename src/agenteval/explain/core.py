@@ -355,9 +355,9 @@ def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResul
     found: list[tuple[str, EvalCaseResult]] = []
     known: list[str] = []
     parts = read_parts(paths)
-    sets = list(dict.fromkeys(part.eval_set_id for part in parts))
-    if target.eval_set_id and target.eval_set_id not in sets:
-        raise _unknown(", ".join(paths), "eval set", target.eval_set_id, sets)
+    held = list(dict.fromkeys(part.eval_set_id for part in parts))
+    if target.eval_set_id and target.eval_set_id not in held:
+        raise _unknown(", ".join(paths), "eval set", target.eval_set_id, held)
     for part in parts:
         if target.eval_set_id and part.eval_set_id != target.eval_set_id:
             continue

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
+import pydantic_core
+
 
 class FileKind(StrEnum):
     """The kinds of JSON document agenteval can tell apart."""
@@ -21,6 +23,7 @@ class FileKind(StrEnum):
     RESULT = "result"
     RUN = "run"
     ADK_EVALSET = "adk"
+    ADK_CONFIG = "adk-config"
     OTLP = "otel"
     TRACES = "traces"
     EMPTY = "empty"
@@ -33,6 +36,7 @@ DESCRIPTIONS = {
     FileKind.RESULT: "a result file",
     FileKind.RUN: "an agenteval --json run document",
     FileKind.ADK_EVALSET: "a Google ADK eval set",
+    FileKind.ADK_CONFIG: "a Google ADK test_config.json",
     FileKind.OTLP: "an OpenTelemetry (OTLP/JSON) export",
     FileKind.TRACES: "a traces file",
     FileKind.EMPTY: "an empty document",
@@ -41,6 +45,9 @@ DESCRIPTIONS = {
 
 HINTS = {
     FileKind.ADK_EVALSET: "convert it with `agenteval import adk FILE -o DIR`",
+    # import adk reads the test_config.json beside the eval set it converts.
+    FileKind.ADK_CONFIG: "`agenteval import adk EVALSET -o DIR` converts it with the eval set "
+    "beside it",
     FileKind.OTLP: "convert it with `agenteval import otel FILE -o DIR`",
     FileKind.RESULT: "pass it to show, diff, merge, --resume or --traces",
     FileKind.RUN: "pass it to show, diff, merge or --resume",
@@ -117,6 +124,8 @@ def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
         )
     if "resourceSpans" in data:
         return FileKind.OTLP
+    if isinstance(data.get("criteria"), Mapping):
+        return FileKind.ADK_CONFIG
     if "eval_cases" in data or "eval_set_id" in data:
         return FileKind.ADK_EVALSET
     if "evalCases" in data:
@@ -150,6 +159,20 @@ def kind_of(data: Any) -> FileKind:
     if isinstance(data, list):
         return _kind_of_list(data)
     return FileKind.OTHER
+
+
+def first_line_kind(text: str) -> FileKind | None:
+    """The kind of a JSON-lines text's first line: one that is a JSON document alone, of a
+    known kind, with more text after it (``extra data`` to a reader of one document)."""
+    head, newline, rest = text.lstrip().partition("\n")
+    if not newline or not rest.strip():
+        return None
+    try:
+        data = pydantic_core.from_json(head)
+    except ValueError:
+        return None
+    kind = kind_of(data)
+    return None if kind in (FileKind.OTHER, FileKind.EMPTY) else kind
 
 
 def describe(kind: FileKind) -> str:

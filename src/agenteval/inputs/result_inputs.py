@@ -34,7 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
-from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
 from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.json_scan import (
@@ -448,6 +448,12 @@ def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem]]:
             line, column = line_and_column(read, source.size, exc.offset)
             if not exc.json:
                 return None, [Problem(source.name, "", exc.message, _binary_hint(source))]
+            if line > 1:  # a document and more after it: JSON lines of another kind?
+                start = bytes(read(0, min(source.size, exc.offset + 64))).decode("utf-8", "replace")
+                kind = first_line_kind(start)
+                if kind is not None and kind not in (FileKind.RESULT, FileKind.RUN):
+                    message, hint = wrong_kind_message(NOT_A_RESULT, kind)
+                    return None, [Problem(source.name, "", message, hint)]
             return None, [
                 Problem(
                     source.name, "", f"invalid JSON: {exc.message} at line {line} column {column}"

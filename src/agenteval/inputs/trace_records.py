@@ -49,7 +49,14 @@ def _json_type(value: Any) -> str:
 
 # Kinds of file that are plainly not traces (a result file is: its actualInvocations).
 _OTHER_KINDS = frozenset(
-    {FileKind.EVALSET, FileKind.ADK_EVALSET, FileKind.METRICS, FileKind.RUN, FileKind.OTLP}
+    {
+        FileKind.EVALSET,
+        FileKind.ADK_EVALSET,
+        FileKind.ADK_CONFIG,
+        FileKind.METRICS,
+        FileKind.RUN,
+        FileKind.OTLP,
+    }
 )
 
 

@@ -16,7 +16,12 @@ from pathlib import Path
 
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import Findings, check_cases, check_metrics, check_regexes
-from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.checks.documents import (
+    check_evalset_document,
+    check_metrics_document,
+    json_lines_problem,
+    parsed,
+)
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.errors import ConfigError, Problem
@@ -85,7 +90,13 @@ def _plan_metrics(
         if seen_metric_files is not None:
             seen_metric_files.add(metrics_path.resolve())
         metrics_data = parsed(metrics_text) if metrics_text is not None else None
-        if metrics_text is not None and (
+        lines = None
+        if metrics_text is not None and metrics_data is None:
+            lines = json_lines_problem(metrics_text, str(metrics_path), metrics=True)
+        if lines is not None:
+            if first_time:
+                found.problems.append(lines)
+        elif metrics_text is not None and (
             not first_time
             or metrics_data is None
             or _document_ok(
@@ -144,6 +155,10 @@ def plan_evalset(
     if text is None:
         return None
     data = parsed(text)
+    lines = json_lines_problem(text, str(path), metrics=False) if data is None else None
+    if lines is not None:
+        found.problems.append(lines)
+        return None
     if data is not None and not _document_ok(
         check_evalset_document(data, str(path), rules.strictness, text=text),
         found,
