@@ -200,6 +200,25 @@ def test_a_baseline_sharing_no_case_is_incomplete_and_says_so_last(
     assert [line for line in lines if VERDICT_WORD.match(line)] == [lines[-1]]
 
 
+def test_a_baseline_files_unknown_key_is_a_warning_printed_before_scoring(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    other = write_big_suite(tmp_path / "other", 3, "other")
+    made = in_process("run", "--evalset", str(other), "--output", "base", "-q", cwd=tmp_path)
+    assert made.returncode == 1, made.stderr
+    [made_file] = list((tmp_path / "base").iterdir())
+    data = json.loads(made_file.read_text(encoding="utf-8"))
+    data["summary"]["runStatusCounts"]["skipped"] = 0  # a closed object's unknown key
+    baseline = workspace.root / "noted.evalset_result.json"
+    baseline.write_text(json.dumps(data), encoding="utf-8")
+    proc = in_process(*workspace.run_args("--baseline", baseline.name), cwd=workspace.root)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"warning: {baseline.name}: summary.runStatusCounts.skipped: 'skipped' is not a field "
+        "of StatusCounts (known: passed, failed, notEvaluated)"
+    ), proc.stderr
+
+
 def _bump_schema(path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE agenteval_schema SET version = 99, written_by = '9.0.0'")

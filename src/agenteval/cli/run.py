@@ -21,7 +21,7 @@ import typer
 
 from agenteval import api, entry
 from agenteval.cli.flags import context_settings_command
-from agenteval.cli.guard import print_problems, stderr, stdout
+from agenteval.cli.guard import print_problems, print_warnings, stderr, stdout
 from agenteval.cli.run_console import report_run
 from agenteval.cli.run_settings import RunFlags
 from agenteval.cli.saved_results import stored_inputs
@@ -85,6 +85,7 @@ def run_flags(flags: RunFlags) -> int:
             raise ConfigError(problems)
         if stored is not None:
             stored.start()  # store, baseline and the run's row: exit 2 before scoring
+            print_warnings(stored.warnings)
         try:
             code = _score_and_report(flags, stored, policy, progress, resume_files)
         finally:

@@ -85,6 +85,9 @@ class StoreRun:
     baseline_results: list[EvalSetResult] | None = None
     baseline_label: str = ""
     messages: list[str] = field(default_factory=list)
+    # What reading a --baseline result file found that is no error (unknown keys): the
+    # command prints them before scoring, as every reader of results does.
+    warnings: list[Problem] = field(default_factory=list)
 
     @property
     def records(self) -> bool:
@@ -141,7 +144,7 @@ class StoreRun:
         text = self.baseline
         assert text is not None
         if not is_reference(text):
-            self.baseline_results = read_results([Path(text)])[0]
+            self.baseline_results = read_results([Path(text)], self.warnings)[0]
             self.baseline_label = text
             return
         store = self.store
