@@ -342,3 +342,16 @@ def test_a_run_cut_out_or_given_twice_is_an_error(tmp_path: Path) -> None:
         "once; agenteval merge joins shards)",
         f"{path}: evalCaseResults[{len(cases) + 1}].runId: -2 is no run: runs count from 1",
     ]
+
+
+def test_a_run_id_past_any_run_count_is_not_held_as_bits(tmp_path: Path) -> None:
+    # A hostile runId of 10**9 held as one bit a run would cost 125 MB.
+    data = criteria_result(cases=2, num_runs=1)
+    data["evalCaseResults"][0]["runId"] = 10**9
+    data["summary"]["numRuns"] = 10**9
+    tracemalloc.start()
+    (part,) = read_parts([_written(tmp_path, data)])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert part.run_ids[0] == 10**9
+    assert peak < 16 << 20, peak  # the reading windows (4 MB), not 125 MB of bits

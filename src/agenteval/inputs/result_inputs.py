@@ -288,6 +288,10 @@ class ResultPart:
         return _assembled(self.head, self._scanned, cases, summaries)
 
 
+# The highest run id tracked as a bit (agenteval's --num-runs stops at 1,000).
+_MAX_RUN_BITS = 4096
+
+
 def layout_problems(part: ResultPart) -> list[Problem]:
     """A result's cases and runs that cannot both be true: a case's run found twice, and (in
     a run not marked ``partial``) a case lacking some of the summary's ``numRuns`` runs.
@@ -304,8 +308,10 @@ def layout_problems(part: ResultPart) -> list[Problem]:
             where = locations.join(part.where, CASES_KEY, index, "runId")
             problems.append(Problem(part.source, where, f"{run} is no run: runs count from 1"))
             continue
-        if not eval_id:
-            continue  # no evalId: validating the case says so
+        if not eval_id or run > _MAX_RUN_BITS:
+            # No evalId: validating the case says so.  A run id past any --num-runs would
+            # cost its own size in bits (a hostile 10**9 is 125 MB): not tracked.
+            continue
         bit = 1 << ((run or 1) - 1)
         held = runs.get(eval_id, 0)
         if held & bit:
@@ -313,7 +319,7 @@ def layout_problems(part: ResultPart) -> list[Problem]:
         runs[eval_id] = held | bit
     summary = part.head.summary
     num_runs = summary.num_runs if summary is not None else 0
-    if num_runs > 1 and not part.head.partial:
+    if 1 < num_runs <= _MAX_RUN_BITS and not part.head.partial:
         every = (1 << num_runs) - 1
         for eval_id, held in runs.items():
             if held & every != every:
