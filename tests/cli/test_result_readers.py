@@ -386,3 +386,48 @@ def test_a_misspelt_key_or_an_infinite_score_stops_every_reader(
             assert proc.returncode == 2, proc.stdout + proc.stderr
             assert error in proc.stderr.splitlines(), proc.stderr
             assert "Traceback" not in proc.stderr
+
+
+def test_resume_refuses_a_case_its_eval_set_lacks_and_runs_past_num_runs(
+    runs: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    base = runs["base"]
+
+    def renamed(data: dict[str, Any]) -> None:
+        data["evalCaseResults"][2]["evalId"] = "ghost"  # the same eval set file otherwise
+        data["evalCaseResults"][2]["finalEvalStatus"] = "passed"
+
+    ghost = _edited(runs, tmp_path, renamed, "ghost")
+    run_args = ["run", "--evalset", str(base["evalset"]), "--metrics", str(base["metrics"])]
+    proc = cli(*run_args, "--resume", str(ghost), "--output", str(tmp_path / "g"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"error: {ghost}: evalCaseResults[2].evalId: case 'ghost' is not in eval set 'suite' "
+        "(resume a result of this eval set's cases)"
+    )
+    twice = tmp_path / "twice"
+    made = cli(*run_args, "--num-runs", "2", "--output", str(twice))
+    assert made.returncode == 1, made.stdout + made.stderr
+    (two_runs,) = twice.glob("*.evalset_result.json")
+    proc = cli(*run_args, "--resume", str(two_runs), "--output", str(tmp_path / "o"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr  # was an internal error, exit 4
+    (line, *_) = proc.stderr.splitlines()
+    assert line.startswith(f"error: {two_runs}: evalCaseResults[") and line.endswith(
+        "; this run has --num-runs 1 (resume with the --num-runs the result was scored with)"
+    ), proc.stderr
+
+
+def test_show_of_a_run_document_prints_the_warnings_its_run_printed(tmp_path: Path) -> None:
+    evalset, metrics = write_suite(tmp_path / "in", {"alpha": "ok", "beta": "ok", "gamma": "ok"})
+    data = json.loads(evalset.read_text())
+    data["evalCases"][0]["conversation"][0]["reviewNote"] = "x"
+    evalset.write_text(json.dumps(data))
+    document = tmp_path / "run.json"
+    live = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--json", str(document))
+    assert live.returncode == 0, live.stdout + live.stderr
+    warned = [line for line in live.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warned) == 1 and "'reviewNote' is not a field" in warned[0]
+    shown = cli("show", str(document), "--quiet")
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert [line for line in shown.stderr.splitlines() if line.startswith("warning:")] == warned
+    assert shown.stdout.splitlines()[-1].endswith("· 1 eval set · 1 warning"), shown.stdout

@@ -326,9 +326,17 @@ def test_a_run_cut_out_or_given_twice_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as raised:
         read_parts([path])
     assert [str(p) for p in raised.value.problems] == [
-        f"{path}: evalCaseResults: case 'case_001' lacks run 2 of the summary's numRuns 2 "
-        "(was the file cut short? a run stopped early is marked partial)"
+        f"{path}: evalCaseResults: case 'case_001' lacks run 2 of 2 (every case holds each "
+        "run of a result: was the file cut short? a run stopped early is marked partial)"
     ]
+    # Nor can a summary that says fewer runs hide it.
+    for num_runs, extra in ((0, []), (1, ["summary.numRuns: 1, but case results hold run 2"])):
+        lowered = {**cut, "summary": {**cut["summary"], "numRuns": num_runs}}
+        path = _written(tmp_path, lowered, f"nr{num_runs}.evalset_result.json")
+        with pytest.raises(ConfigError) as raised:
+            read_parts([path])
+        found = [f"{p.path}: {p.message}" for p in raised.value.problems]
+        assert found == [*extra, "evalCaseResults: case 'case_001' lacks run 2 of 2"]
     # A run stopped early says so: its missing runs are no error.
     (part,) = read_parts([_written(tmp_path, {**cut, "partial": True}, "p.evalset_result.json")])
     assert part.case_count == len(cases) - 1

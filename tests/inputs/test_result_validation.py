@@ -74,11 +74,18 @@ def layout_errors(data: dict[str, Any]) -> list[str]:
             errors.append(f"case {eval_id!r} run {run} is also at")
         seen[eval_id].append(run)
     num_runs = summary.get("numRuns") if isinstance(summary, dict) else None
-    if isinstance(num_runs, int) and num_runs > 1 and data.get("partial") is not True:
+    num_runs = num_runs if isinstance(num_runs, int) and not isinstance(num_runs, bool) else 0
+    highest = max((max(runs) for runs in seen.values()), default=0)
+    if num_runs < 0:
+        errors.append("is no run count")
+    if 0 < num_runs < highest:
+        errors.append(f"{num_runs}, but case results hold run {highest}")
+    expected = max(num_runs, highest)
+    if expected > 1 and data.get("partial") is not True:
         errors += [
             f"case {eval_id!r} lacks run"
             for eval_id, runs in seen.items()
-            if set(range(1, num_runs + 1)) - set(runs)
+            if set(range(1, expected + 1)) - set(runs)
         ]
     return errors
 

@@ -30,10 +30,10 @@ from agenteval.evaluators.registry import (
     case_aggregators,
 )
 from agenteval.exit_codes import ExitCode
-from agenteval.inputs import loading
+from agenteval.inputs import loading, locations
 from agenteval.inputs.case_sources import CaseSource, Subset
 from agenteval.inputs.input_limits import input_file_problem
-from agenteval.inputs.result_inputs import read_parts, reading_warnings
+from agenteval.inputs.result_inputs import ResultPart, read_parts, reading_warnings
 from agenteval.inputs.trace_records import unmatched_records
 from agenteval.inputs.unknown_keys import Strictness
 from agenteval.plugins import load_plugins
@@ -259,7 +259,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     if shared is not None:
         found.warnings.append(shared)
     prepared = Prepared(plans, traces, aggregator, found.warnings)
-    prepared.resumed, notes = _load_resumed(options.resume, plans)
+    prepared.resumed, notes = _load_resumed(options.resume, plans, options.num_runs)
     prepared.warnings.extend(notes)
     prepared.prices = prices
     return prepared
@@ -439,7 +439,7 @@ def _in_shard(eval_set_id: str, shard: Shard, eval_id: str) -> bool:
 
 
 def _load_resumed(
-    paths: Sequence[str], plans: Sequence[EvalSetPlan]
+    paths: Sequence[str], plans: Sequence[EvalSetPlan], num_runs: int = 1
 ) -> tuple[dict[str, MergedSet], list[Problem]]:
     """Earlier results by evalSetId, several files of one eval set merged, and what was not kept.
 
@@ -470,10 +470,13 @@ def _load_resumed(
             if part.case_count:
                 tally.rescored[why] = tally.rescored.get(why, 0) + part.case_count
             continue
+        problems += _unplaced(part, by_id[part.eval_set_id], num_runs)
         finished = _finished_cases(part)
         tally.kept += finished.case_count
         tally.incomplete += part.case_count - finished.case_count
         kept.append(finished)
+    if problems:
+        raise ConfigError(problems)
     for source in kept:
         for _ in source.cases(problems):
             pass  # every kept case validated before the run starts
@@ -483,6 +486,38 @@ def _load_resumed(
     merged = plan_merge(kept, case_order=order)
     notes = resume_notes(list(tallies.values())) + reading_warnings(parts)
     return {item.eval_set_id: item for item in merged}, notes
+
+
+def _unplaced(part: ResultPart, plan: EvalSetPlan, num_runs: int) -> list[Problem]:
+    """Kept case results this run has no place for: a case its eval set (the same file, by
+    the fingerprint) does not hold, and a run past ``--num-runs``.  The first was counted
+    as passed beside the eval set's own cases; the second was an internal error."""
+    known = set(plan.case_ids)
+    problems: list[Problem] = []
+    past: tuple[int, str, int] | None = None  # the first run past --num-runs: one line a file
+    for index, (eval_id, run) in enumerate(zip(part.eval_ids, part.run_ids, strict=True)):
+        if eval_id and eval_id not in known:
+            problems.append(
+                Problem(
+                    part.source,
+                    locations.join(part.where, "evalCaseResults", index, "evalId"),
+                    f"case {eval_id!r} is not in eval set {part.eval_set_id!r}",
+                    "resume a result of this eval set's cases",
+                )
+            )
+        elif run > num_runs and past is None:
+            past = (index, eval_id, run)
+    if past is not None:
+        index, eval_id, run = past
+        problems.append(
+            Problem(
+                part.source,
+                locations.join(part.where, "evalCaseResults", index, "runId"),
+                f"run {run} of case {eval_id!r}; this run has --num-runs {num_runs}",
+                "resume with the --num-runs the result was scored with",
+            )
+        )
+    return problems
 
 
 def _finished_cases(part: CaseSource) -> CaseSource:

@@ -48,6 +48,23 @@ def refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]
         raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
+def saved_warnings(parts: Sequence[ResultPart]) -> list[Problem]:
+    """The warnings a ``--json`` run document saved (what its run printed), once a document.
+
+    Each was written as its one line, ``file: json.path: message (hint)``; it is given back
+    as a problem that prints that line again.
+    """
+    found: list[Problem] = []
+    documents = {part.source: part.document_keys for part in parts if part.document_keys}
+    for keys in documents.values():
+        lines = keys.get("warnings")
+        for line in lines if isinstance(lines, list) else []:
+            if isinstance(line, str):
+                file, _, rest = line.partition(": ")
+                found.append(Problem(file, "", rest) if rest else Problem("", "", line))
+    return found
+
+
 def saved_unfinished(heads: Sequence[EvalSetResult]) -> list[str]:
     """Why saved results are INCOMPLETE beyond their case statuses: a run stopped early."""
     return ["interrupted"] if any(head.partial for head in heads) else []
@@ -63,4 +80,11 @@ def saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]
     return outcome(reports, unfinished=bool(saved_unfinished(heads))).exit_code
 
 
-__all__ = ["pinned_name", "refuse_no_cases", "saved_exit_code", "saved_unfinished", "stored_inputs"]
+__all__ = [
+    "pinned_name",
+    "refuse_no_cases",
+    "saved_exit_code",
+    "saved_unfinished",
+    "saved_warnings",
+    "stored_inputs",
+]

@@ -14,7 +14,12 @@ import typer
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, shared_option
-from agenteval.cli.saved_results import saved_exit_code, saved_unfinished, stored_inputs
+from agenteval.cli.saved_results import (
+    saved_exit_code,
+    saved_unfinished,
+    saved_warnings,
+    stored_inputs,
+)
 from agenteval.errors import Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
 from agenteval.report import console as console_report
@@ -52,7 +57,8 @@ def show_results(settings: ShowSettings) -> int:
         )
         with collector_paused():  # cases are read and tallied one at a time
             reports = [source_report(part, view=view, problems=problems) for part in parts]
-    warnings = reading_warnings(parts)
+    # The run's own warnings (a run document keeps them) first, as the run printed them.
+    warnings = saved_warnings(parts) + reading_warnings(parts)
     raise_problems(problems, warnings)
     heads = [part.head for part in parts]
     shown = print_warnings(warnings)

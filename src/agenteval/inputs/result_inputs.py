@@ -293,8 +293,9 @@ _MAX_RUN_BITS = 4096
 
 
 def layout_problems(part: ResultPart) -> list[Problem]:
-    """A result's cases and runs that cannot both be true: a case's run found twice, and (in
-    a run not marked ``partial``) a case lacking some of the summary's ``numRuns`` runs.
+    """A result's cases and runs that cannot all be true: a case's run found twice, a
+    summary's ``numRuns`` below 1 or below the runs the cases hold, and (in a run not marked
+    ``partial``) a case lacking some of the runs (``numRuns``, or the most any case holds).
 
     Either way the file was joined twice or cut short, and its verdict would be counted
     from what is left: a deleted failing run made its case pass.  Each case's runs are
@@ -319,7 +320,25 @@ def layout_problems(part: ResultPart) -> list[Problem]:
         runs[eval_id] = held | bit
     summary = part.head.summary
     num_runs = summary.num_runs if summary is not None else 0
-    if 1 < num_runs <= _MAX_RUN_BITS and not part.head.partial:
+    if num_runs < 0:
+        problems.append(
+            Problem(part.source, locations.join(part.where, "summary", "numRuns"),
+                    f"{num_runs} is no run count: runs count from 1")
+        )  # fmt: skip
+    highest = max(runs.values(), default=0).bit_length()
+    if num_runs > 0 and highest > num_runs:
+        # A summary saying fewer runs than the cases hold would let a run be cut unseen.
+        problems.append(
+            Problem(
+                part.source,
+                locations.join(part.where, "summary", "numRuns"),
+                f"{num_runs}, but case results hold run {highest}",
+                "a result's numRuns is the runs of every case",
+            )
+        )
+    expected = max(num_runs, highest)
+    if 1 < expected <= _MAX_RUN_BITS and not part.head.partial:
+        num_runs = expected
         every = (1 << num_runs) - 1
         for eval_id, held in runs.items():
             if held & every != every:
@@ -330,8 +349,9 @@ def layout_problems(part: ResultPart) -> list[Problem]:
                         part.source,
                         locations.join(part.where, CASES_KEY),
                         f"case {eval_id!r} lacks run{'s' if len(missing) > 1 else ''} "
-                        f"{listed} of the summary's numRuns {num_runs}",
-                        "was the file cut short? a run stopped early is marked partial",
+                        f"{listed} of {num_runs}",
+                        "every case holds each run of a result: was the file cut short? "
+                        "a run stopped early is marked partial",
                     )
                 )
     return problems
