@@ -11,6 +11,7 @@ from rich.console import Console
 from agenteval.inputs.loading import load_result
 from agenteval.report.diff import ChangeKind, diff_results, render_diff
 from agenteval.schema.result import EvalSetResult
+from agenteval.schema.status import EvalStatus
 from sample_results import F, N, P, case_result, eval_set_result, metric
 from trpc_fixtures import FIXTURES
 
@@ -172,6 +173,29 @@ def test_several_runs_use_case_status_and_metric_averages() -> None:
         ("m", ("status passed → failed", "score 0.8333 → 0.6667 (−0.1667)")),
     ]
     assert diff.regressed
+
+
+def test_a_case_that_became_incomplete_is_a_regression() -> None:
+    # A judge that failed in one run of two: the metric's average over the other run hid it,
+    # while show, merge and the exit code said INCOMPLETE.
+    def runs(second: EvalStatus | None) -> EvalSetResult:
+        cases = [
+            case_result("s", "c", [metric("m", 1.0, 0.8)], run_id=1),
+            case_result("s", "c", [metric("m", 1.0, 0.8, status=second)], run_id=2),
+        ]
+        return eval_set_result("s", cases, num_runs=2)
+
+    diff = diff_results([runs(None)], [runs(N)], tolerance=0.0)
+    assert [(c.metric_name, c.reasons) for c in diff.changes] == [
+        (None, ("status passed → not_evaluated",)),
+    ]
+    assert diff.regressed
+    # judgeFailures says so too, for a case whose metric results were all written.
+    marked = runs(None)
+    marked.judge_failures = ["c"]
+    assert [c.reasons for c in diff_results([runs(None)], [marked], 0.0).changes] == [
+        ("status passed → not_evaluated",)
+    ]
 
 
 def test_render_diff() -> None:

@@ -2,8 +2,9 @@
 
 Compared per case (evalSetId, evalId) and per case metric (evalSetId,
 evalId, metricName).  A case's status is its in-memory status (the one that
-decides the exit code) and its score the mean case score over its evaluated
-runs; a metric's status and score are its overall result for one run, or
+decides the exit code), not_evaluated when it is INCOMPLETE (a metric not evaluated in
+any run, or listed in ``judgeFailures``: the rule every reader counts by), and its
+score the mean case score over its evaluated runs; a metric's status and score are its overall result for one run, or
 its average over runs (metric summary, not_evaluated runs skipped) for
 several.
 
@@ -202,11 +203,18 @@ def _metric_sides(runs: Sequence[_Run]) -> Iterator[tuple[str, Side]]:
         yield summary.metric_name, Side(summary.eval_status, score, summary.threshold)
 
 
-def _add_case(shot: Snapshot, eval_set_id: str, eval_id: str, runs: list[_Run]) -> None:
-    """A case's side and its metrics' sides (its status as case_statuses gives it, without
-    judgeFailures: diff compares what the metrics said)."""
+def _add_case(
+    shot: Snapshot, eval_set_id: str, eval_id: str, runs: list[_Run], marked: bool = False
+) -> None:
+    """A case's side and its metrics' sides (its status as case_statuses gives it;
+    not_evaluated when INCOMPLETE: ``marked`` in judgeFailures, or a metric of a run not
+    evaluated, which an average over the other runs would hide)."""
     runs.sort(key=lambda run: run[0].run_id)
     status = case_status([record for record, _ in runs])
+    if marked or any(
+        metric.eval_status is _NOT_EVALUATED for record, _ in runs for metric in record.metrics
+    ):
+        status = _NOT_EVALUATED
     scores = [score for record, score in runs if record.final_eval_status is not _NOT_EVALUATED]
     shot.cases[(eval_set_id, eval_id)] = Side(status, _mean(scores))
     for name, side in _metric_sides(runs):
@@ -229,19 +237,25 @@ def snapshot(
     shot = Snapshot()
     for eval_set_id, members in by_set.items():
         seen = Counter(eval_id for member in members for eval_id in member.eval_ids)
+        marked = {
+            str(eval_id)
+            for member in members
+            if isinstance(member.head.judge_failures, list)
+            for eval_id in member.head.judge_failures
+        }
         waiting: dict[str, list[_Run]] = {}
         for member in members:
             for case in member.cases(problems):
                 key = (eval_set_id, case.eval_id)
                 run = (run_record(case, 0), case.score)
                 if seen[case.eval_id] <= 1 and key not in shot.cases:
-                    _add_case(shot, eval_set_id, case.eval_id, [run])
+                    _add_case(shot, eval_set_id, case.eval_id, [run], case.eval_id in marked)
                     continue
                 if key not in shot.cases:
                     shot.cases[key] = _WAITING  # keeps the case's place (first appearance)
                 waiting.setdefault(case.eval_id, []).append(run)
         for eval_id, runs in waiting.items():
-            _add_case(shot, eval_set_id, eval_id, runs)
+            _add_case(shot, eval_set_id, eval_id, runs, eval_id in marked)
     return shot
 
 
