@@ -363,3 +363,21 @@ def test_a_run_id_past_any_run_count_is_not_held_as_bits(tmp_path: Path) -> None
     tracemalloc.stop()
     assert part.run_ids[0] == 10**9
     assert peak < 16 << 20, peak  # the reading windows (4 MB), not 125 MB of bits
+
+
+def test_a_run_documents_own_keys_are_checked_too(tmp_path: Path) -> None:
+    document = {
+        "agentevalVersion": "1",
+        "durationSeconds": float("nan"),
+        "overallStatsu": "passed",
+        "caseStatusCounts": {"passed": 1, "skipped": 0},
+        "evalSetResults": [RESULT],
+    }
+    path = _written(tmp_path, document, "run.json")
+    with pytest.raises(ConfigError) as raised:
+        read_parts([path])
+    assert [str(p).split(" (")[0] for p in raised.value.problems] == [
+        f"{path}: durationSeconds: nan is not a finite number",
+        f"{path}: overallStatsu: 'overallStatsu' is not a field of RunDocument",
+    ]
+    assert [w.path for w in raised.value.warnings] == ["caseStatusCounts.skipped"]

@@ -547,11 +547,20 @@ def _parts(
     """The eval set results of a scanned document with validated heads, or its problems."""
     scanned, problems, kind = _results_in(source, document)
     keys = None
+    # The run document's own keys: checked once, their warnings given to its first part.
+    document_warnings: list[Problem] = []
     if kind is FileKind.RUN and isinstance(document.skeleton, dict):
         keys = {k: v for k, v in document.skeleton.items() if k != ENTRIES_KEY}
+        # Imported here: a run, which may read no result, does not build this model.
+        from agenteval.schema.run_document import RunDocument
+
+        errors, document_warnings = piece_problems(keys, source.name, RunDocument, "")
+        problems.extend(errors)
     parts: list[ResultPart] = []
     for item in scanned:
         head, ranked, warnings = _head(item, source.name)
+        if not parts:
+            warnings = document_warnings + warnings
         problems.extend(problem for _, problem in ranked)
         if head is not None:
             part = ResultPart(head, item, source, keys, warnings)
@@ -615,7 +624,7 @@ def read_parts(paths: Sequence[Path | str]) -> list[ResultPart]:
         parts.extend(found)
         problems.extend(found_problems)
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, reading_warnings(parts))
     return parts
 
 
