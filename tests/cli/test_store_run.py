@@ -177,13 +177,19 @@ def test_baseline_from_the_store_exits_1_on_a_regression_and_0_without(
     assert len(_history(workspace, store)) == 3
 
 
-def test_a_baseline_sharing_no_case_is_incomplete_and_says_so_last(
-    workspace: Workspace, tmp_path: Path
-) -> None:
+def _other_suites_result(tmp_path: Path) -> Path:
+    """The result file of a run of another eval set (no case shared with the workspace's)."""
     other = write_big_suite(tmp_path / "other", 3, "other")
     made = in_process("run", "--evalset", str(other), "--output", "base", "-q", cwd=tmp_path)
     assert made.returncode == 1, made.stderr
     [made_file] = list((tmp_path / "base").iterdir())
+    return made_file
+
+
+def test_a_baseline_sharing_no_case_is_incomplete_and_says_so_last(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    made_file = _other_suites_result(tmp_path)
     baseline = "main.evalset_result.json"  # a short name: the verdict line fits on one line
     (workspace.root / baseline).write_bytes(made_file.read_bytes())
     proc = in_process(*workspace.run_args("--baseline", baseline), cwd=workspace.root)
@@ -203,10 +209,7 @@ def test_a_baseline_sharing_no_case_is_incomplete_and_says_so_last(
 def test_a_baseline_files_unknown_key_is_a_warning_printed_before_scoring(
     workspace: Workspace, tmp_path: Path
 ) -> None:
-    other = write_big_suite(tmp_path / "other", 3, "other")
-    made = in_process("run", "--evalset", str(other), "--output", "base", "-q", cwd=tmp_path)
-    assert made.returncode == 1, made.stderr
-    [made_file] = list((tmp_path / "base").iterdir())
+    made_file = _other_suites_result(tmp_path)
     data = json.loads(made_file.read_text(encoding="utf-8"))
     data["summary"]["runStatusCounts"]["skipped"] = 0  # a closed object's unknown key
     baseline = workspace.root / "noted.evalset_result.json"

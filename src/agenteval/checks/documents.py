@@ -25,9 +25,9 @@ from agenteval.inputs.unknown_keys import (
     sort_unknown,
 )
 
-_NOT_EVALSET = frozenset(
+# Kinds no run input is: each input also refuses the other input's kind.
+_NOT_INPUT = frozenset(
     {
-        FileKind.METRICS,
         FileKind.RESULT,
         FileKind.RUN,
         FileKind.ADK_EVALSET,
@@ -36,17 +36,8 @@ _NOT_EVALSET = frozenset(
         FileKind.TRACES,
     }
 )
-_NOT_METRICS = frozenset(
-    {
-        FileKind.EVALSET,
-        FileKind.RESULT,
-        FileKind.RUN,
-        FileKind.ADK_EVALSET,
-        FileKind.ADK_CONFIG,
-        FileKind.OTLP,
-        FileKind.TRACES,
-    }
-)
+_NOT_EVALSET = _NOT_INPUT | {FileKind.METRICS}
+_NOT_METRICS = _NOT_INPUT | {FileKind.EVALSET}
 # What a reader expects: the kinds it refuses, and its own name for the error message.
 _EVALSET = (_NOT_EVALSET, "an eval set")
 _METRICS = (_NOT_METRICS, "a metric file")

@@ -623,8 +623,7 @@ def read_parts(paths: Sequence[Path | str]) -> list[ResultPart]:
         found, found_problems = _directory_parts(path) if path.is_dir() else _files_parts([path])
         parts.extend(found)
         problems.extend(found_problems)
-    if problems:
-        raise ConfigError(problems, reading_warnings(parts))
+    raise_problems(problems, reading_warnings(parts))
     return parts
 
 
@@ -639,8 +638,7 @@ def read_results(
     results = [part.whole(problems) for part in parts]
     if warnings is not None:
         warnings.extend(reading_warnings(parts))
-    if problems:
-        raise ConfigError(problems, reading_warnings(parts))
+    raise_problems(problems, reading_warnings(parts))
     return [r for r in results if r is not None], [part.source for part in parts]
 
 

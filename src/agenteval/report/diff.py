@@ -41,7 +41,7 @@ from agenteval.report.json_keys import camel_fields
 from agenteval.report.outcomes import RunRecord, run_record
 from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import case_status
-from agenteval.results.aggregation import metric_summaries
+from agenteval.results.aggregation import any_not_evaluated, incomplete_ids, metric_summaries
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -204,17 +204,12 @@ def _metric_sides(runs: Sequence[_Run]) -> Iterator[tuple[str, Side]]:
 
 
 def _add_case(
-    shot: Snapshot, eval_set_id: str, eval_id: str, runs: list[_Run], marked: bool = False
+    shot: Snapshot, eval_set_id: str, eval_id: str, runs: list[_Run], incomplete: bool = False
 ) -> None:
     """A case's side and its metrics' sides (its status as case_statuses gives it;
-    not_evaluated when INCOMPLETE: ``marked`` in judgeFailures, or a metric of a run not
-    evaluated, which an average over the other runs would hide)."""
+    not_evaluated when ``incomplete``, which an average over the other runs would hide)."""
     runs.sort(key=lambda run: run[0].run_id)
-    status = case_status([record for record, _ in runs])
-    if marked or any(
-        metric.eval_status is _NOT_EVALUATED for record, _ in runs for metric in record.metrics
-    ):
-        status = _NOT_EVALUATED
+    status = _NOT_EVALUATED if incomplete else case_status([record for record, _ in runs])
     scores = [score for record, score in runs if record.final_eval_status is not _NOT_EVALUATED]
     shot.cases[(eval_set_id, eval_id)] = Side(status, _mean(scores))
     for name, side in _metric_sides(runs):
@@ -237,25 +232,24 @@ def snapshot(
     shot = Snapshot()
     for eval_set_id, members in by_set.items():
         seen = Counter(eval_id for member in members for eval_id in member.eval_ids)
-        marked = {
-            str(eval_id)
-            for member in members
-            if isinstance(member.head.judge_failures, list)
-            for eval_id in member.head.judge_failures
-        }
+        # INCOMPLETE by the one rule (aggregation.incomplete_ids): judgeFailures, then any
+        # case with a metric not evaluated in some run, found as its runs are read.
+        incomplete = {i for m in members for i in incomplete_ids(m.head.judge_failures, ())}
         waiting: dict[str, list[_Run]] = {}
         for member in members:
             for case in member.cases(problems):
                 key = (eval_set_id, case.eval_id)
                 run = (run_record(case, 0), case.score)
+                if any_not_evaluated(case):
+                    incomplete.add(case.eval_id)
                 if seen[case.eval_id] <= 1 and key not in shot.cases:
-                    _add_case(shot, eval_set_id, case.eval_id, [run], case.eval_id in marked)
+                    _add_case(shot, eval_set_id, case.eval_id, [run], case.eval_id in incomplete)
                     continue
                 if key not in shot.cases:
                     shot.cases[key] = _WAITING  # keeps the case's place (first appearance)
                 waiting.setdefault(case.eval_id, []).append(run)
         for eval_id, runs in waiting.items():
-            _add_case(shot, eval_set_id, eval_id, runs, eval_id in marked)
+            _add_case(shot, eval_set_id, eval_id, runs, eval_id in incomplete)
     return shot
 
 
