@@ -431,3 +431,47 @@ def test_show_of_a_run_document_prints_the_warnings_its_run_printed(tmp_path: Pa
     assert shown.returncode == 0, shown.stdout + shown.stderr
     assert [line for line in shown.stderr.splitlines() if line.startswith("warning:")] == warned
     assert shown.stdout.splitlines()[-1].endswith("· 1 eval set · 1 warning"), shown.stdout
+
+
+def test_a_summary_edited_apart_from_its_runs_is_warned_of_and_never_counted(
+    tmp_path: Path,
+) -> None:
+    # gamma fails both runs; its summary edited to say 2 passed made show's pass@k table say
+    # "2/2 stable pass" beside "0/2 runs passed", and the HTML report's verdicts likewise.
+    saved = saved_run(tmp_path, "twice", {"alpha": "ok", "beta": "ok", "gamma": "no"},
+                      "--num-runs", "2")  # fmt: skip
+    data = json.loads(saved["result"].read_text(encoding="utf-8"))
+    summaries = data["summary"]["evalCaseSummaries"]
+    index = next(i for i, s in enumerate(summaries) if s["evalId"] == "gamma")
+    assert summaries[index]["runStatusCounts"] == {"passed": 0, "failed": 2, "notEvaluated": 0}
+    summaries[index]["runStatusCounts"] = {"passed": 2}
+    summaries[index]["overallStatus"] = "passed"
+    edited = tmp_path / "edited.evalset_result.json"
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    warning = (
+        f"warning: {edited}: summary.evalCaseSummaries[{index}].runStatusCounts: says 2 passed, "
+        "0 failed, 0 not evaluated runs for case 'gamma', but its case results hold 0 passed, "
+        "2 failed, 0 not evaluated runs"
+    )
+    shown = cli("show", str(edited))
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    assert [line for line in shown.stderr.splitlines() if line.startswith("warning:")] == [
+        warning + " (reports count the case results; was the summary edited or joined apart?)"
+    ]
+    (row,) = [line.split() for line in shown.stdout.splitlines() if line.startswith("  gamma ")]
+    assert row[1:4] == ["0/2", "stable", "fail"], shown.stdout
+    html = tmp_path / "r.html"
+    reported = cli("report", str(edited), "--html", str(html), "--quiet")
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    assert warning in reported.stderr
+    page = html.read_text(encoding="utf-8")
+    verdicts = json.loads(
+        page[page.index('"verdicts":') + len('"verdicts":') :].split("]")[0] + "]"
+    )
+    assert {v["evalId"]: (v["verdict"], v["passedRuns"]) for v in verdicts} == {
+        "alpha": ("stable_pass", 2),
+        "beta": ("stable_pass", 2),
+        "gamma": ("stable_fail", 0),
+    }
+    # As written by the run, the summary agrees with its runs: no warning.
+    assert "warning" not in cli("show", str(saved["result"]), "--quiet").stderr

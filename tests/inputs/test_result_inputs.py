@@ -381,3 +381,44 @@ def test_a_run_documents_own_keys_are_checked_too(tmp_path: Path) -> None:
         f"{path}: overallStatsu: 'overallStatsu' is not a field of RunDocument",
     ]
     assert [w.path for w in raised.value.warnings] == ["caseStatusCounts.skipped"]
+
+
+def _summary_warnings(path: Path) -> list[str]:
+    found: list[Problem] = []
+    (part,) = read_parts([path])
+    list(part.cases(found))
+    list(part.case_summaries(found))
+    assert found == []
+    return [str(w) for w in part.warnings if "runStatusCounts" in w.path]
+
+
+def test_a_case_summary_whose_run_counts_are_not_its_case_results_warns(tmp_path: Path) -> None:
+    # A summary edited apart from its cases said "2/2 stable pass" beside "0/2 runs passed".
+    data = criteria_result(cases=4, num_runs=2)
+    assert _summary_warnings(_written(tmp_path, data)) == []  # as written: no warning
+    summaries = data["summary"]["evalCaseSummaries"]
+    index, summary = next(
+        (i, s) for i, s in enumerate(summaries) if s["runStatusCounts"].get("failed")
+    )
+    held = summary["runStatusCounts"]
+    summary["runStatusCounts"] = {"passed": 2}
+    path = _written(tmp_path, data)
+    assert _summary_warnings(path) == [
+        f"{path}: summary.evalCaseSummaries[{index}].runStatusCounts: says 2 passed, 0 failed, "
+        f"0 not evaluated runs for case {summary['evalId']!r}, but its case results hold "
+        f"{held.get('passed', 0)} passed, {held.get('failed', 0)} failed, "
+        f"{held.get('notEvaluated', 0)} not evaluated runs (reports count the case results; "
+        "was the summary edited or joined apart?)"
+    ]
+
+
+def test_the_run_counts_are_not_compared_when_a_case_was_not_read(tmp_path: Path) -> None:
+    data = criteria_result(cases=4, num_runs=2)
+    data["summary"]["evalCaseSummaries"][0]["runStatusCounts"] = {"notEvaluated": 5}
+    data["evalCaseResults"][1]["runId"] = "two"  # does not validate: no case-result truth
+    path = _written(tmp_path, data)
+    found: list[Problem] = []
+    (part,) = read_parts([path])
+    list(part.cases(found))
+    list(part.case_summaries(found))
+    assert found and all("runStatusCounts" not in w.path for w in part.warnings)

@@ -158,6 +158,14 @@ def held(
     return [HeldResult(result, name) for result, name in zip(results, names, strict=True)]
 
 
+def check_case_summaries(source: CaseSource, problems: list[Problem] | None = None) -> None:
+    """Read ``source``'s case summaries for their problems and warnings alone (after its
+    cases: a file's reader then checks each one's run counts against its case results);
+    ``problems`` as in :meth:`CaseSource.case_summaries`."""
+    for _ in source.case_summaries(problems):
+        pass
+
+
 def runs_of(source: CaseSource) -> int:
     """N of a result: the summary's numRuns, else the highest runId (at least 1)."""
     summary = source.head.summary
@@ -166,4 +174,4 @@ def runs_of(source: CaseSource) -> int:
     return max(source.run_ids, default=1) or 1
 
 
-__all__ = ["CaseSource", "HeldResult", "Subset", "held", "runs_of"]
+__all__ = ["CaseSource", "HeldResult", "Subset", "check_case_summaries", "held", "runs_of"]

@@ -57,6 +57,7 @@ from agenteval.inputs.result_scan import (
 from agenteval.inputs.result_validation import CaseValidator, validate_head, validate_summary
 from agenteval.inputs.unknown_keys import Strictness, result_unknown_keys, sort_unknown
 from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
+from agenteval.schema.status import EvalStatus
 
 NOT_A_RESULT = "an agenteval or trpc-agent-go result"
 # A result reader given a run's input says how to run it (the generic hints name flags
@@ -196,6 +197,9 @@ class ResultPart:
         # once, each case's when it is read): never an error, never hidden (reading_warnings).
         self.warnings: list[Problem] = list(warnings)
         self._criteria: set[bytes] = set()  # walked once each (result_unknown_keys)
+        # Each case's finalEvalStatus once every case was read in order (a byte a case,
+        # _STATUS_CODES; 0: did not validate): the case summaries are checked against them.
+        self._statuses: bytearray | None = None
 
     def cases(
         self, problems: list[Problem] | None = None, indices: Iterable[int] | None = None
@@ -220,6 +224,7 @@ class ResultPart:
         problems in ``problems``): for callers that read several sources in step."""
         spans = self._scanned.cases
         validator = CaseValidator()
+        statuses = bytearray(self.case_count) if indices is None else None
         with self._source.reading() as read:
             for index in range(self.case_count) if indices is None else indices:
                 data = bytes(read(spans[2 * index], spans[2 * index + 1]))
@@ -229,16 +234,22 @@ class ResultPart:
                     yield None
                     continue
                 try:
-                    yield validator.case(parsed, lambda data=data: data)  # type: ignore[misc]
+                    case = validator.case(parsed, lambda data=data: data)  # type: ignore[misc]
                 except ValidationError as exc:
                     problems.extend(validation_problems(self.source, exc, path))
                     yield None
+                    continue
+                if statuses is not None:
+                    statuses[index] = _STATUS_CODES.get(case.final_eval_status, 0)
+                yield case
+        self._statuses = statuses
 
     def case_summaries(self, problems: list[Problem] | None = None) -> Iterator[EvalCaseSummary]:
         """The summary's case summaries in order (problems as in :meth:`cases`)."""
         found: list[Problem] = [] if problems is None else problems
         before = len(found)
         spans = self._scanned.summaries
+        counted = self._run_counts()
         with self._source.reading() as read:
             for index in range(len(spans) // 2):
                 data = bytes(read(spans[2 * index], spans[2 * index + 1]))
@@ -247,11 +258,52 @@ class ResultPart:
                 if parsed is None:
                     continue
                 try:
-                    yield validate_summary(parsed, lambda data=data: data)  # type: ignore[misc]
+                    summary = validate_summary(parsed, lambda data=data: data)  # type: ignore[misc]
                 except ValidationError as exc:
                     found.extend(validation_problems(self.source, exc, path))
+                    continue
+                if counted is not None:
+                    self._check_counts(summary, counted.get(summary.eval_id), path)
+                yield summary
         if problems is None and len(found) > before:
             raise ConfigError(found)
+
+    def _run_counts(self) -> dict[str, list[int]] | None:
+        """Per evalId, its runs' [passed, failed, not evaluated] as the case results say;
+        None unless every case was read, validated and holds one of those statuses."""
+        statuses = self._statuses
+        if statuses is None or len(statuses) != self.case_count or 0 in statuses:
+            return None
+        counted: dict[str, list[int]] = {}
+        for eval_id, code in zip(self.eval_ids, statuses, strict=True):
+            counts = counted.get(eval_id)
+            if counts is None:
+                counts = counted[eval_id] = [0, 0, 0]
+            counts[code - 1] += 1
+        return counted
+
+    def _check_counts(self, summary: EvalCaseSummary, runs: list[int] | None, path: str) -> None:
+        """Warn when a case summary's run counts are not those of its case results.
+
+        Every reader counts a case's runs from its case results (what the status column
+        shows); a summary edited or joined apart from them said "2/2 stable pass" in the
+        pass@k table beside "0/2 runs passed".  A warning, not an error: the case results
+        are whole and the verdicts do not read the summary.
+        """
+        said = summary.run_status_counts
+        said_runs = [said.passed, said.failed, said.not_evaluated] if said else [0, 0, 0]
+        held = runs or [0, 0, 0]
+        if said is None or said_runs == held:
+            return
+        self.warnings.append(
+            Problem(
+                self.source,
+                locations.join(path, "runStatusCounts"),
+                f"says {_run_counts_text(said_runs)} for case {summary.eval_id!r}, but its case "
+                f"results hold {_run_counts_text(held)}",
+                "reports count the case results; was the summary edited or joined apart?",
+            )
+        )
 
     def _parsed(self, data: bytes, path: str, found: list[Problem], model: type[BaseModel]) -> Any:
         """A piece's JSON as pydantic-core reads it; None (its problems noted) when it
@@ -286,6 +338,16 @@ class ResultPart:
                 raise ConfigError(found)
             return None
         return _assembled(self.head, self._scanned, cases, summaries)
+
+
+# A case's finalEvalStatus as one byte (0: the case did not validate, or holds another
+# status, unknown or incomplete: then its summary is not compared).
+_STATUS_CODES = {EvalStatus.PASSED: 1, EvalStatus.FAILED: 2, EvalStatus.NOT_EVALUATED: 3}
+
+
+def _run_counts_text(counts: list[int]) -> str:
+    passed, failed, not_evaluated = counts
+    return f"{passed} passed, {failed} failed, {not_evaluated} not evaluated runs"
 
 
 # The highest run id tracked as a bit (agenteval's --num-runs stops at 1,000).

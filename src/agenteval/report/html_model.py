@@ -37,7 +37,7 @@ import orjson
 
 from agenteval import __version__
 from agenteval.errors import Problem
-from agenteval.inputs.case_sources import CaseSource
+from agenteval.inputs.case_sources import CaseSource, check_case_summaries
 from agenteval.inputs.case_sources import runs_of as source_runs
 from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import NOTHING_SHOWN, SetTally
@@ -47,7 +47,6 @@ from agenteval.results.aggregation import CaseSummaryData, SummaryTally, run_id_
 from agenteval.schema.base import dump
 from agenteval.schema.result import (
     EvalCaseResult,
-    EvalCaseSummary,
     EvalMetricResult,
     EvalSetResult,
     EvalSetResultSummary,
@@ -398,14 +397,13 @@ class RunBuilder:
         for metric in case.overall_eval_metric_results or ():
             self._stats.setdefault(metric.metric_name, _MetricStats()).add(metric)
 
-    def end_set(
-        self, head: EvalSetResult, case_summaries: Iterable[EvalCaseSummary] | None = None
-    ) -> None:
-        """Finish the eval set with its head (``judgeFailures``, summary and extras set);
-        ``case_summaries``: a saved file's, read apart from ``head`` (SetTally.finish)."""
+    def end_set(self, head: EvalSetResult) -> None:
+        """Finish the eval set with its head (``judgeFailures``, summary and extras set)."""
         assert self._tally is not None and self._summary is not None, "end_set before begin_set"
-        statuses = self._tally.finish(head, case_summaries).statuses
-        summary = head.summary if head.summary is not None else self._summary.finish()
+        statuses = self._tally.finish(head).statuses
+        # The summary of the cases added, never a saved one: pass@k and the verdicts agree
+        # with the case rows even when a file's summary was edited apart from its cases.
+        summary = self._summary.finish()
         self._tally = self._summary = None
         rows = [entry.row(statuses[eval_id]) for eval_id, entry in self._cases.items()]
         self.rows.extend(rows)
@@ -437,7 +435,8 @@ class RunBuilder:
         self.begin_set(source.head.eval_set_id, runs)
         for case in source.cases(problems):
             self.add(case)
-        self.end_set(source.head, source.case_summaries(problems) if runs > 1 else None)
+        check_case_summaries(source, problems)
+        self.end_set(source.head)
         return self
 
     def index(self) -> dict[str, Any]:

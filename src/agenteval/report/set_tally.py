@@ -31,12 +31,12 @@ only its status behind: ~80 bytes, against ~0.8 KB for a failing case and
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agenteval.errors import Problem
-from agenteval.inputs.case_sources import CaseSource, HeldResult, runs_of
+from agenteval.inputs.case_sources import CaseSource, HeldResult, check_case_summaries, runs_of
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
 from agenteval.report.judge_cost import CostliestCases
 from agenteval.report.metric_averages import MetricAverages
@@ -50,7 +50,6 @@ from agenteval.results.aggregation import (
 )
 from agenteval.schema.result import (
     EvalCaseResult,
-    EvalCaseSummary,
     EvalSetResult,
     MetricSummary,
     extra,
@@ -281,14 +280,8 @@ class SetTally:
         if lines:
             quiet_case.lines.append((case.run_id, lines))
 
-    def finish(
-        self, head: EvalSetResult, case_summaries: Iterable[EvalCaseSummary] | None = None
-    ) -> SetReport:
-        """The eval set's report; ``head`` is its result without cases (extras set).
-
-        ``case_summaries``: those of a saved file's summary when read apart from ``head``
-        (pass@k reads them for several runs); None: ``head.summary``'s own.
-        """
+    def finish(self, head: EvalSetResult) -> SetReport:
+        """The eval set's report; ``head`` is its result without cases (extras set)."""
         self._finished = True
         incomplete = self._incomplete(head)
         statuses: dict[str, EvalStatus] = {}
@@ -315,7 +308,7 @@ class SetTally:
             metric_summaries=self._metrics.summaries(),
             unstable=self._unstable,
             gate_methods=self._gates,
-            pass_counts=self._pass_counts(head, case_summaries),
+            pass_counts=self._pass_counts(),
             judge_usage=head.judge_usage,
             eval_set_result_id=head.eval_set_result_id,
             creation_timestamp=head.creation_timestamp,
@@ -368,19 +361,12 @@ class SetTally:
             )
         return shown
 
-    def _pass_counts(
-        self, head: EvalSetResult, case_summaries: Iterable[EvalCaseSummary] | None
-    ) -> list[tuple[str, int]]:
+    def _pass_counts(self) -> list[tuple[str, int]]:
+        # Counted from the runs, as the status column is, never from a saved summary: one
+        # edited apart from its case results said "2/2 stable pass" beside "0/2 runs passed"
+        # (the reader warns of such a summary, inputs/result_inputs.py).
         if self.num_runs <= 1:
             return []
-        if head.summary is not None:
-            # A saved file's own summary, as the console always read it.
-            if case_summaries is None:
-                case_summaries = head.summary.eval_case_summaries or []
-            return [
-                (case.eval_id, case.run_status_counts.passed if case.run_status_counts else 0)
-                for case in case_summaries
-            ]
         return [
             (eval_id, sum(1 for r in self._runs(eval_id) if r.final_eval_status is _PASSED))
             for eval_id in sorted(self._status)
@@ -521,8 +507,8 @@ def source_report(
     tally = saved_tally(source.head.eval_set_id, runs_of(source), source.eval_ids, view=view)
     for case in source.cases(problems):
         tally.add(case)
-    summaries = source.case_summaries(problems) if tally.num_runs > 1 else None
-    return tally.finish(source.head, summaries)
+    check_case_summaries(source, problems)
+    return tally.finish(source.head)
 
 
 __all__ = [
