@@ -475,3 +475,25 @@ def test_a_summary_edited_apart_from_its_runs_is_warned_of_and_never_counted(
     }
     # As written by the run, the summary agrees with its runs: no warning.
     assert "warning" not in cli("show", str(saved["result"]), "--quiet").stderr
+
+
+def test_every_file_after_new_or_base_is_that_sides(runs: dict[str, dict[str, Path]],
+                                                    tmp_path: Path) -> None:  # fmt: skip
+    # `diff base/*.json --new new/*.json` with two files a side took the second new file as
+    # BASE: the base side then held one eval set twice (or a NEW set was "disappeared").
+    other = saved_run(tmp_path, "other", {"alpha": "ok", "beta": "ok", "gamma": "ok"})
+    twin = tmp_path / "twin.evalset_result.json"
+    data = json.loads(other["result"].read_text(encoding="utf-8"))
+    for case in data["evalCaseResults"]:
+        case["evalSetId"] = "twin"
+    data["evalSetId"] = "twin"
+    twin.write_text(json.dumps(data), encoding="utf-8")
+    base, new = runs["base"]["result"], runs["new"]["result"]
+    done = cli("diff", str(base), str(twin), "--new", str(new), str(twin), "--json")
+    assert done.returncode == 1, done.stdout + done.stderr  # beta regressed in suite
+    compared = json.loads(done.stdout)
+    assert compared["comparedCases"] == 6
+    assert {(c["evalSetId"], c["evalId"]) for c in compared["changes"] if c["regression"]} == {
+        ("suite", "beta")
+    }
+    assert compared["counts"]["disappeared"] == 0

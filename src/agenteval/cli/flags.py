@@ -30,6 +30,7 @@ from functools import partial
 from typing import Annotated, Any, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
 
 import typer
+from typer.core import TyperCommand
 
 from agenteval.cli.guard import exit_with
 
@@ -100,10 +101,19 @@ def _parsed(settings: type[Any], given: dict[str, Any]) -> Any:
 
 
 def settings_command(
-    settings: type[S], body: Callable[[S], int], *, doc: str
+    settings: type[S],
+    body: Callable[[S], int],
+    *,
+    doc: str,
+    command_class: type[TyperCommand] | None = None,
 ) -> Callable[..., None]:
-    """The typer command for ``settings``: parse its flags, run ``body``, exit with its code."""
-    return context_settings_command(settings, lambda flags, _ctx: body(flags), doc=doc)
+    """The typer command for ``settings``: parse its flags, run ``body``, exit with its code.
+
+    ``command_class``: the click command class the program registers it with (its
+    ``command_class`` attribute; None: typer's own)."""
+    command = context_settings_command(settings, lambda flags, _ctx: body(flags), doc=doc)
+    command.command_class = command_class  # type: ignore[attr-defined]
+    return command
 
 
 def context_settings_command(

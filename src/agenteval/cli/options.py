@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from agenteval.importers.traces_match import DEFAULT_MATCH, TracesMatch
 
@@ -68,8 +69,49 @@ def shared_option(flag: str, help: str, *, least: int | None = None) -> Any:
 
 def side_option(side: str, help: str) -> Any:
     """The ``typer.Option`` naming the result files of one side of a comparison by the side's
-    name (``--new NEW.json`` of diff, ``--base BASE.json`` of report), with this help."""
+    name (``--new NEW.json`` of diff, ``--base BASE.json`` of report), with this help.
+
+    Every file after the flag up to the next option is that side's (:func:`side_files`)."""
     return typer.Option(f"--{side.lower()}", metavar=f"{side}.json", help=help)
+
+
+def side_files(args: list[str], flag: str) -> list[str]:
+    """``args`` with ``flag`` put before every file that follows its value, up to an option.
+
+    The parser gives an option one value, so ``diff base/*.json --new new/*.json`` took the
+    first new file as NEW and the others, silently, as BASE: a shell glob of two or more
+    files compared the wrong sides.  Here the files after ``--new`` (or ``--base``) are all
+    that side's, as the help says; an option (``--tolerance``) or ``--`` ends them.
+    """
+    out: list[str] = []
+    taking = False  # each bare argument now is a file of the side
+    value_next = False  # the argument now is the flag's own value
+    for index, arg in enumerate(args):
+        if arg == "--":
+            out.extend(args[index:])
+            break
+        if value_next:
+            out.append(arg)
+            value_next, taking = False, True
+            continue
+        if taking and not arg.startswith("-"):
+            out += [flag, arg]
+            continue
+        out.append(arg)
+        value_next = arg == flag
+        taking = arg.startswith(flag + "=")
+    return out
+
+
+def side_files_command(flag: str) -> type[TyperCommand]:
+    """The command class whose parser reads the files after ``flag`` as that side's."""
+
+    class SideFilesCommand(TyperCommand):
+        def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+            # ctx: the click context of typer's own vendored click (typer._click), private.
+            return super().parse_args(ctx, side_files(args, flag))
+
+    return SideFilesCommand
 
 
 EvalsetOpt = Annotated[

@@ -72,7 +72,7 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
         if isinstance(command, typer.Typer):
             built.add_typer(command, name=name)
         else:
-            built.command(name=name)(command)
+            built.command(name=name, cls=getattr(command, "command_class", None))(command)
     built.callback()(main_options)
     return built
 

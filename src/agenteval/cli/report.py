@@ -20,6 +20,7 @@ from agenteval.cli.options import (
     StoreOpt,
     VerboseOpt,
     shared_option,
+    side_files_command,
     side_option,
 )
 from agenteval.cli.saved_results import pinned_name, stored_inputs
@@ -47,7 +48,11 @@ class ReportSettings:
     ] = ()
     base: Annotated[
         tuple[Path, ...],
-        side_option("BASE", "BASE result file(s) or run document to compare the results with."),
+        side_option(
+            "BASE",
+            "BASE result file(s) or run document to compare the results with: every "
+            "file after --base up to the next option.",
+        ),
     ] = ()
     tolerance: Annotated[
         float,
@@ -193,6 +198,7 @@ html_report = settings_command(
     ReportSettings,
     write_html_report,
     doc="Write one offline HTML report of saved results; two runs become a comparison.",
+    command_class=side_files_command("--base"),
 )
 
 __all__ = ["ReportSettings", "html_report", "write_html_report"]
