@@ -9,6 +9,7 @@ are exit 2 naming the file; diff/merge over zero cases are exit 2.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -453,7 +454,8 @@ def test_a_summary_edited_apart_from_its_runs_is_warned_of_and_never_counted(
         "0 failed, 0 not evaluated runs for case 'gamma', but its case results hold 0 passed, "
         "2 failed, 0 not evaluated runs"
     )
-    shown = cli("show", str(edited))
+    wide = {**os.environ, "COLUMNS": "200"}  # the pass@k table as rows, one per case
+    shown = run_cli(["show", str(edited)], env=wide, timeout=120)
     assert shown.returncode == 1, shown.stdout + shown.stderr
     assert [line for line in shown.stderr.splitlines() if line.startswith("warning:")] == [
         warning + " (reports count the case results; was the summary edited or joined apart?)"

@@ -69,10 +69,13 @@ def check_whole(tmp: Path) -> None:
 
 def killed_while_starting(code: int, sig: int, output: str) -> bool:
     """The signal reached the interpreter before agenteval's first line ran: it died by the
-    signal, or (a KeyboardInterrupt while Python imports ``site``, seen with two test workers
-    on a loaded box) Python itself exited 1 with a fatal error. Neither can be helped."""
+    signal, or (a KeyboardInterrupt while Python imports ``site``, or ``runpy`` for ``-m``,
+    both seen with two test workers on a loaded box) Python itself exited 1 with its own
+    message. None of them can be helped."""
     if "agenteval/entry.py" in output or "agenteval/cli/" in output:
         return False
+    if code == 1 and output.startswith("Could not import runpy module\n"):
+        return True
     return code == -sig or (code == 1 and "Fatal Python error: init_import_site" in output)
 
 
