@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from agenteval.report.console_tables import format_score
 from agenteval.report.safe_text import escape_control
+from agenteval.results.aggregation import case_statuses
 from agenteval.schema.status import EvalStatus
 from agenteval.watch.pairs import PairKey, PassOutcome
 
@@ -32,10 +33,13 @@ class PassChanges:
 
 
 def _statuses(outcome: PassOutcome) -> dict[tuple[str, str], EvalStatus]:
+    # The case status as run reports it (aggregation.case_statuses): a case whose
+    # finalEvalStatus says passed while a metric could not be evaluated is incomplete,
+    # so a change from passed to incomplete is news (not passing any more).
     return {
-        (result.eval_set_id, case.eval_id): case.final_eval_status
+        (result.eval_set_id, eval_id): status
         for result in outcome.results
-        for case in result.case_results()
+        for eval_id, status in case_statuses(result).items()
     }
 
 
