@@ -516,3 +516,132 @@ def test_an_eval_sets_warnings_are_printed_and_listed(tmp_path: Path) -> None:
     assert any(line.startswith(f"warning: {warning}") for line in proc.stderr.splitlines())
     data = as_json(run(None, *common, "--json"))
     assert [line.split(" (", 1)[0] for line in data["warnings"]] == [warning]
+
+
+def _usage_turn(iid: str, usage: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "invocationId": iid,
+        "userContent": {"role": "user", "content": "q"},
+        "finalResponse": {"role": "assistant", "content": "a"},
+    }
+    if usage:
+        data["usage"] = {"inputTokens": 10, "outputTokens": 5, "inferenceCalls": 1}
+    return data
+
+
+def test_a_partly_evaluated_metric_is_incomplete_from_a_result_and_an_eval_set(
+    tmp_path: Path,
+) -> None:
+    # Turn 2 has no usage: token_usage counts 15 <= 100 (passed) on turn 1 alone, and run
+    # calls the case INCOMPLETE (exit 3): explain must not say passed, exit 0.
+    case = {
+        "evalId": "c1",
+        "evalMode": "trace",
+        "sessionInput": {"appName": "a", "userId": "u"},
+        "actualConversation": [_usage_turn("i1", True), _usage_turn("i2", False)],
+        "conversation": [_usage_turn("i1", False), _usage_turn("i2", False)],
+    }
+    evalset = tmp_path / "u.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "u", "evalCases": [case]}))
+    metrics = tmp_path / "tok.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "token_usage", "threshold": 100}]))
+    out = tmp_path / "out"
+    ran = run(None, "run", "-e", str(evalset), "-m", str(metrics), "--output", str(out))
+    assert ran.returncode == 3, ran.stdout + ran.stderr
+    target = ["--case", "c1", "--metric", "token_usage"]
+    for source in (["-e", str(evalset), "-m", str(metrics)], [str(out)]):
+        proc = run(None, "explain", *source, *target)
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+        assert "→ passed" not in proc.stdout.split("\ncase c1: ")[1]
+        data = as_json(run(None, "explain", *source, *target, "--json"))
+        assert (data["case"]["status"], data["exitCode"]) == ("incomplete", 3)
+        assert data["metric"]["incomplete"] is True
+
+
+ANY_METRIC = """
+from agenteval.plugins import register_case_aggregator
+
+@register_case_aggregator("any_metric")
+def any_metric(case, metrics, results):
+    passed = any(r.eval_status == "passed" for r in results)
+    return (1.0 if passed else 0.0), ("passed" if passed else "failed")
+"""
+
+
+def test_the_case_verdict_is_the_runs_or_none(tmp_path: Path) -> None:
+    # currency_wrong_amount: the trajectory fails, the answer's length passes.
+    plugin = tmp_path / "anyagg.py"
+    plugin.write_text(ANY_METRIC)
+    out = tmp_path / "out"
+    ran = run(
+        None,
+        "run",
+        "-e",
+        TRAVEL,
+        "-m",
+        "metrics/",
+        "--plugin",
+        str(plugin),
+        "--case-aggregator",
+        "any_metric",
+        "--output",
+        str(out),
+        "--case",
+        "currency_wrong_amount",
+    )
+    assert ran.returncode == 0, ran.stdout + ran.stderr  # a metric passed: any_metric passes
+    target = ["--case", "currency_wrong_amount", "--metric", "tool_trajectory_avg_score"]
+    data = as_json(run(None, "explain", str(out), *target, "--json"))
+    # The metric explained fails (exit 1), the case is passed as the run's aggregator said.
+    assert (data["metric"]["status"], data["case"]["status"], data["exitCode"]) == (
+        "failed",
+        "passed",
+        1,
+    )
+    # From the eval set explain scores answer_length only: no case verdict is claimed
+    # (run, with every metric and the default aggregator, fails the case).
+    target = ["--case", "currency_wrong_amount", "--metric", "answer_length"]
+    data = as_json(run(None, "explain", "-e", TRAVEL, "-m", "metrics/", *target, "--json"))
+    assert data["metric"]["status"] == "passed" and data["case"]["status"] is None
+    assert data["case"]["arithmetic"].startswith("not computed: explain scored answer_length only")
+
+
+def test_a_metric_file_given_with_a_result_is_checked_as_run_checks_it(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run(None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "-o", str(out))
+    data = json.loads((REPO / "metrics/order-api.metrics.json").read_text(encoding="utf-8"))
+    data[1]["qqq"] = 1
+    warned = tmp_path / "warned.metrics.json"
+    warned.write_text(json.dumps(data))
+    data[1]["criterion"]["finalResponse"]["jsn"] = {}
+    wrong = tmp_path / "wrong.metrics.json"
+    wrong.write_text(json.dumps(data))
+    target = ["--case", "cancel_order", "--metric", "json_answer"]
+    proc = run(None, "explain", str(out), "-m", str(wrong), *target)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"{wrong}: [1].criterion.finalResponse.jsn: 'jsn' is not a field" in proc.stderr
+    assert "(did you mean 'json'?)" in proc.stderr and proc.stdout == ""
+    proc = run(None, "explain", str(out), "-m", str(warned), *target, "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    warning = f"{warned}: [1].qqq: 'qqq' is not a field of EvalMetric"
+    assert f"warning: {warning}" in proc.stderr
+    assert [line.split(" (", 1)[0] for line in as_json(proc)["warnings"]] == [warning]
+
+
+def test_a_case_saved_in_two_files_names_them(tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    for _ in range(2):
+        run(None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "-o", str(out))
+    files = sorted(str(path) for path in out.glob("*.json"))
+    assert len(files) == 2
+    target = ["--case", "cancel_order", "--metric", "json_answer"]
+    for extra in ([], ["--eval-set", "order-api"]):
+        proc = run(None, "explain", str(out), *target, *extra)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        (line,) = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+        assert "pass --eval-set" not in line
+        assert "case 'cancel_order' (run 1) of eval set order-api is in 2 results: " in line
+        assert all(file in line for file in files)
+        assert line.endswith("(pass the one result file to explain)")
+    # Passing one of them, as the message says, explains it.
+    assert run(None, "explain", files[0], *target).returncode == 0

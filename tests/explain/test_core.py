@@ -314,7 +314,12 @@ def test_two_turns_metric_arithmetic_and_turn_filter(tmp_path: Path) -> None:
     assert explanation.metric.arithmetic == (
         "mean of 2 evaluated turn score(s): (1 + 0) / 2 = 0.5; 0.5 < threshold 0.75 → failed"
     )
-    assert explanation.case.arithmetic == "every metric must pass: exact_match failed → failed"
+    # The case's only metric decides it, under the default aggregator, which is said.
+    assert explanation.case.status == "failed"
+    assert explanation.case.arithmetic == (
+        "with the default case aggregator (every metric must pass; run --case-aggregator "
+        "may decide otherwise), its only metric: exact_match failed → failed"
+    )
     explanation.turn = 2
     text = rendered(explanation)
     assert "turn 2" in text and "turn 1\n" not in text
@@ -371,5 +376,95 @@ def test_an_evaluator_that_raises_is_explained_as_run_scores_it(tmp_path: Path) 
     assert all(
         t.reason.startswith(reason) and "test_core.py:" in t.reason for t in explanation.turns
     )
-    assert explanation.case.status == "not_evaluated"
+    # As run: an evaluator that raised leaves the case incomplete (exit 3).
+    assert explanation.case.status == "incomplete"
+    assert explanation.exit_code() == 3
     assert f"reason: {reason}" in rendered(explanation)
+
+
+def usage_turn(answer: str, tools: int, usage: bool) -> dict[str, Any]:
+    data = turn(answer, [tool("t", {}, id_=f"c{k}") for k in range(tools)])
+    if usage:
+        data["usage"] = {"inputTokens": 10, "outputTokens": 5, "inferenceCalls": 1}
+    return data
+
+
+def test_count_metric_sums_its_turns_against_an_upper_bound(tmp_path: Path) -> None:
+    # 1 and 2 tool calls: the case spent 1 + 2 = 3 > 2, while each turn is within 2.
+    metric = {"metricName": "tool_call_count", "threshold": 2}
+    turns = [usage_turn("a", 1, True), usage_turn("b", 2, True)]
+    explanation = explain_case(tmp_path, metric, turns, turns)
+    assert [t.arithmetic for t in explanation.turns] == [
+        "1 <= upper bound 2 → passed",
+        "2 <= upper bound 2 → passed",
+    ]
+    assert explanation.metric.arithmetic == (
+        "sum of 2 evaluated turn count(s): 1 + 2 = 3; 3 > upper bound 2 → failed"
+    )
+    assert explanation.exit_code() == 1
+
+
+def test_count_metric_without_a_positive_threshold_is_informational(tmp_path: Path) -> None:
+    metric = {"metricName": "tool_call_count", "threshold": 0}
+    turns = [usage_turn("a", 1, True), usage_turn("b", 2, True)]
+    explanation = explain_case(tmp_path, metric, turns, turns)
+    assert explanation.metric.arithmetic == (
+        "sum of 2 evaluated turn count(s): 1 + 2 = 3; "
+        "3, informational (threshold 0 is no bound) → passed"
+    )
+
+
+def test_a_partly_evaluated_metric_makes_the_case_incomplete(tmp_path: Path) -> None:
+    # Turn 2 carries no usage: 15 tokens counted <= 100 says passed, but the sum is short of
+    # what the case spent, so run calls the case INCOMPLETE (exit 3), and so must explain.
+    metric = {"metricName": "token_usage", "threshold": 100}
+    turns = [usage_turn("a", 0, True), usage_turn("b", 0, False)]
+    explanation = explain_case(tmp_path, metric, turns, turns)
+    assert explanation.metric.status == "passed" and explanation.metric.incomplete
+    assert explanation.metric.arithmetic == (
+        "sum of 1 evaluated turn count(s): 15 = 15; 15 <= upper bound 100 → passed; "
+        "incomplete: 1 of 2 turn(s) not evaluated, so the case is incomplete"
+    )
+    assert explanation.case.status == "incomplete"
+    assert explanation.exit_code() == 3
+
+
+def test_no_case_verdict_is_claimed_when_other_metrics_decide_it(tmp_path: Path) -> None:
+    # The answer matches, the tools do not: run fails the case on the trajectory; explain
+    # scored exact_match only and must not call the case passed.
+    case = {
+        "evalId": "c1",
+        "evalMode": "trace",
+        "actualConversation": [turn("a", [tool("x", {})])],
+        "conversation": [turn("a", [tool("y", {})])],
+        "sessionInput": {"appName": "app", "userId": "u"},
+    }
+    evalset = tmp_path / "s.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [case]}))
+    metrics = tmp_path / "s.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {"metricName": "exact_match", "threshold": 1},
+                {"metricName": "tool_trajectory_avg_score", "threshold": 1},
+            ]
+        )
+    )
+    options = api.Options(metrics=str(metrics), cache=None)
+    explanation = explain_evalset([str(evalset)], options, Target("c1", "exact_match"))
+    assert explanation.metric.status == "passed"
+    assert explanation.case.status is None
+    assert explanation.case.arithmetic == (
+        "not computed: explain scored exact_match only; the case's verdict also takes "
+        "tool_trajectory_avg_score and the case aggregator (agenteval run gives it)"
+    )
+    # The failing trajectory decides the case under the default aggregator, which is said.
+    explanation = explain_evalset(
+        [str(evalset)], options, Target("c1", "tool_trajectory_avg_score")
+    )
+    assert explanation.case.status == "failed"
+    assert explanation.case.arithmetic == (
+        "with the default case aggregator (every metric must pass; run --case-aggregator "
+        "may decide otherwise), whatever its other metrics say: "
+        "tool_trajectory_avg_score failed → failed"
+    )

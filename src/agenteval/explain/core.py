@@ -15,6 +15,7 @@ import asyncio
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,12 +39,13 @@ from agenteval.explain.model import (
     MetricOutcome,
     SavedScore,
     TurnOutcome,
+    metric_incomplete,
 )
 from agenteval.results.aggregation import default_case_aggregate
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult
-from agenteval.schema.status import EvalStatus
+from agenteval.schema.status import UPPER_BOUND_METRICS, EvalStatus
 from agenteval.steps.record import Step, recording
 
 if TYPE_CHECKING:
@@ -91,10 +93,18 @@ def _fmt(number: float) -> str:
     return f"{number:.6g}"
 
 
-def _comparison(score: float, threshold: float, status: EvalStatus | str) -> str:
+def _comparison(score: float, threshold: float, status: EvalStatus | str, evaluator: str) -> str:
+    """The comparison the evaluator makes (schema.status.metric_status): ``score >= threshold``,
+    or for a count metric an upper bound (none when the threshold is not positive)."""
     value = EvalStatus(status) if isinstance(status, str) else status
     if value is EvalStatus.NOT_EVALUATED:
         return "not evaluated"
+    if evaluator in UPPER_BOUND_METRICS:
+        if threshold <= 0:
+            bound = f"threshold {_fmt(threshold)} is no bound"
+            return f"{_fmt(score)}, informational ({bound}) → {value.value}"
+        sign = "<=" if score <= threshold else ">"
+        return f"{_fmt(score)} {sign} upper bound {_fmt(threshold)} → {value.value}"
     sign = ">=" if score >= threshold else "<"
     return f"{_fmt(score)} {sign} threshold {_fmt(threshold)} → {value.value}"
 
@@ -154,7 +164,7 @@ def score_explained(subject: Subject, judge: JudgeOptions | None) -> Scored:
     return Scored(result, "", recorder.steps)
 
 
-def _turns(scored: Scored, threshold: float) -> list[TurnOutcome]:
+def _turns(scored: Scored, threshold: float, evaluator: str) -> list[TurnOutcome]:
     if scored.result is None:
         return []
     return [
@@ -164,10 +174,22 @@ def _turns(scored: Scored, threshold: float) -> list[TurnOutcome]:
             threshold,
             turn.status.value,
             turn.details.reason,
-            _comparison(turn.score, threshold, turn.status),
+            _comparison(turn.score, threshold, turn.status, evaluator),
         )
         for index, turn in enumerate(scored.result.turns)
     ]
+
+
+def _turns_combined(evaluator: str, counted: Sequence[float], score: float) -> str:
+    """How the evaluator combines its evaluated turns: a count metric sums them
+    (evaluators/usage_counts.py), every other a mean (evaluators/base.average_turns)."""
+    if not counted:
+        return "no evaluated turn"
+    terms = " + ".join(_fmt(s) for s in counted)
+    if evaluator in UPPER_BOUND_METRICS:
+        return f"sum of {len(counted)} evaluated turn count(s): {terms} = {_fmt(score)}"
+    mean = f"mean of {len(counted)} evaluated turn score(s): ({terms}) / {len(counted)}"
+    return f"{mean} = {_fmt(score)}"
 
 
 def _metric(subject: Subject, scored: Scored) -> MetricOutcome:
@@ -185,28 +207,83 @@ def _metric(subject: Subject, scored: Scored) -> MetricOutcome:
         )
     result = scored.result
     counted = [t.score for t in result.turns if t.status is not EvalStatus.NOT_EVALUATED]
-    if counted:
-        terms = " + ".join(_fmt(s) for s in counted)
-        mean = f"mean of {len(counted)} evaluated turn score(s): ({terms}) / {len(counted)}"
-        mean += f" = {_fmt(result.score)}"
-    else:
-        mean = "no evaluated turn"
-    arithmetic = f"{mean}; {_comparison(result.score, metric.threshold, result.status)}"
+    combined = _turns_combined(name, counted, result.score)
+    arithmetic = f"{combined}; {_comparison(result.score, metric.threshold, result.status, name)}"
+    if result.incomplete:
+        missing = len(result.turns) - len(counted)
+        arithmetic += (
+            f"; incomplete: {missing} of {len(result.turns)} turn(s) not evaluated, "
+            "so the case is incomplete"
+        )
     return MetricOutcome(
-        metric.metric_name, name, result.score, metric.threshold, result.status.value, arithmetic
+        metric.metric_name,
+        name,
+        result.score,
+        metric.threshold,
+        result.status.value,
+        arithmetic,
+        incomplete=result.incomplete,
     )
 
 
-def _case(metric: MetricOutcome, others: Sequence[EvalMetricResult], note: str) -> CaseOutcome:
+_INCOMPLETE_RULE = "a metric that could not be evaluated in full makes the case incomplete"
+
+
+def _planned_case(
+    metric: MetricOutcome, judge: JudgeUse | None, others: Sequence[str]
+) -> CaseOutcome:
+    """The case verdict from an eval set, where explain scored one metric of the case.
+
+    Claimed only where this metric decides it as ``run`` would: an incomplete metric makes
+    the case incomplete (runner: ``incomplete``, whatever the aggregator); under the default
+    aggregator (said so) a failed metric fails the case, and the case's only metric decides
+    it.  Otherwise the other metrics and the aggregator decide, and explain does not guess.
+    """
     rows = [(metric.name, metric.status, "explained")]
+    if metric_incomplete(metric, judge):
+        arithmetic = f"{_INCOMPLETE_RULE}: {metric.name} incomplete → incomplete"
+        return CaseOutcome(EvalStatus.INCOMPLETE.value, rows, arithmetic)
+    if others and metric.status != EvalStatus.FAILED.value:
+        arithmetic = (
+            f"not computed: explain scored {metric.name} only; the case's verdict also "
+            f"takes {', '.join(others)} and the case aggregator (agenteval run gives it)"
+        )
+        return CaseOutcome(None, rows, arithmetic)
     statuses = [EvalMetricResult(metric_name=metric.name, eval_status=EvalStatus(metric.status))]
-    for other in others:
-        rows.append((other.metric_name, other.eval_status.value, "saved result"))
-        statuses.append(other)
     _, status = default_case_aggregate(statuses)
+    decides = "whatever its other metrics say" if others else "its only metric"
+    arithmetic = (
+        f"with the default case aggregator (every metric must pass; run --case-aggregator "
+        f"may decide otherwise), {decides}: {metric.name} {metric.status} → {status.value}"
+    )
+    return CaseOutcome(status.value, rows, arithmetic)
+
+
+def _saved_case(
+    metric: MetricOutcome,
+    judge: JudgeUse | None,
+    case: EvalCaseResult,
+    saved_status: EvalStatus,
+) -> CaseOutcome:
+    """The case verdict from a saved result: the run's own (``saved_status``, read by the
+    rule every report uses, aggregation.case_statuses), with the case aggregator it ran."""
+    rows = [
+        (m.metric_name, m.eval_status.value, "saved result")
+        for m in case.overall_eval_metric_results or ()
+        if m is not None
+    ]
     listed = ", ".join(f"{name} {value}" for name, value, _ in rows)
-    arithmetic = f"every metric must pass: {listed} → {status.value}"
-    return CaseOutcome(status.value, rows, arithmetic, note)
+    if metric_incomplete(metric, judge) and saved_status is not EvalStatus.INCOMPLETE:
+        # Scored again the metric is incomplete: never passed on what was scored.
+        again = f"scored again, {metric.name} is incomplete"
+        arithmetic = f"{_INCOMPLETE_RULE}: {again} → incomplete"
+        return CaseOutcome(EvalStatus.INCOMPLETE.value, rows, arithmetic)
+    over = listed or "no metric"
+    arithmetic = f"the run's verdict (its case aggregator over {over}) → {saved_status.value}"
+    note = ""
+    if saved_status is EvalStatus.INCOMPLETE:
+        note = "a metric of the case could not be evaluated in full: the case is incomplete"
+    return CaseOutcome(saved_status.value, rows, arithmetic, note)
 
 
 def _with_paths(steps: list[Step]) -> list[Step]:
@@ -237,10 +314,10 @@ def build_explanation(
     subject: Subject,
     scored: Scored,
     target: Target,
-    others: Sequence[EvalMetricResult],
-    case_note: str = "",
+    case_verdict: Callable[[MetricOutcome, JudgeUse | None], CaseOutcome],
 ) -> Explanation:
-    """The explanation of one scored subject (turns, metric and case arithmetic)."""
+    """The explanation of one scored subject (turns, metric and case arithmetic);
+    ``case_verdict``: what can be said of the case, given the metric explained."""
     metric = _metric(subject, scored)
     return Explanation(
         source=source,
@@ -250,8 +327,8 @@ def build_explanation(
         metric=metric,
         criterion=subject.criterion,
         steps=_with_paths(scored.steps),
-        turns=_turns(scored, subject.metric.threshold),
-        case=_case(metric, others, case_note),
+        turns=_turns(scored, subject.metric.threshold, subject.evaluator.name),
+        case=case_verdict(metric, scored.judge),
         judge=scored.judge,
         turn=target.turn,
     )
@@ -335,11 +412,9 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
             scored = score_explained(subject, api.judge_options(options))
             name = subject.metric.metric_name
             others = [m.metric_name for m in plan.all_metrics if m.metric_name != name]
-            note = (
-                f"other metrics of the case not scored here: {', '.join(others)}" if others else ""
-            )
             source = f"eval set {plan.path} with metrics {plan.metrics_path}"
-            explanation = build_explanation(source, subject, scored, target, [], note)
+            verdict = partial(_planned_case, others=others)
+            explanation = build_explanation(source, subject, scored, target, verdict)
             explanation.warnings = list(prepared.warnings)
             return explanation
     raise _unknown(", ".join(specs), "case", target.case_id, [])
@@ -348,11 +423,52 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
 # --- saved results -----------------------------------------------------------------
 
 
-def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResult, list[Problem]]:
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """The saved case a target names: its file, the case and how its eval set marks it."""
+
+    source: str
+    case: EvalCaseResult
+    # The eval set's ``judgeFailures`` (aggregation.incomplete_ids reads it).
+    marked: list[str] | int | None
+    warnings: list[Problem]
+
+
+def _several(
+    paths: Sequence[str],
+    found: Sequence[tuple[str, EvalCaseResult, object]],
+    target: Target,
+    named: Callable[[str], str],
+) -> ConfigError:
+    """The case is in more than one place: by eval set when they differ (``--eval-set``
+    picks one), else by file (only passing one file picks it)."""
+    sets = sorted({case.eval_set_id for _, case, _ in found})
+    what = f"case {target.case_id!r} (run {target.run_id})"
+    if len(sets) > 1 and target.eval_set_id is None:
+        problem = Problem(
+            ", ".join(named(path) for path in paths),
+            "",
+            f"{what} is in several eval sets: {', '.join(sets)}",
+            "pass --eval-set ID",
+        )
+    else:
+        files = ", ".join(dict.fromkeys(named(source) for source, _, _ in found))
+        problem = Problem(
+            ", ".join(named(path) for path in paths),
+            "",
+            f"{what} of eval set {sets[0]} is in {len(found)} results: {files}",
+            "pass the one result file to explain",
+        )
+    return ConfigError([problem])
+
+
+def _find_case(
+    paths: Sequence[str], target: Target, named: Callable[[str], str] | None = None
+) -> _Found:
     """The saved case ``target`` names, its file, and what reading it warned of."""
     from agenteval.inputs.result_inputs import read_parts, reading_warnings
 
-    found: list[tuple[str, EvalCaseResult]] = []
+    found: list[tuple[str, EvalCaseResult, list[str] | int | None]] = []
     known: list[str] = []
     parts = read_parts(paths)
     held = list(dict.fromkeys(part.eval_set_id for part in parts))
@@ -367,35 +483,55 @@ def _find_case(paths: Sequence[str], target: Target) -> tuple[str, EvalCaseResul
             for i, (eval_id, run) in enumerate(zip(part.eval_ids, part.run_ids, strict=True))
             if eval_id == target.case_id and (run or 1) == target.run_id
         ]
-        found.extend((part.source, case) for case in part.cases(indices=wanted))
+        marked = part.head.judge_failures
+        found.extend((part.source, case, marked) for case in part.cases(indices=wanted))
     if not found:
         raise _unknown(", ".join(paths), f"case (run {target.run_id})", target.case_id, known)
     if len(found) > 1:
-        sets = ", ".join(sorted({case.eval_set_id for _, case in found}))
-        raise ConfigError(
-            [
-                Problem(
-                    found[0][0],
-                    "",
-                    f"case {target.case_id!r} is in several eval sets: {sets}",
-                    "pass --eval-set ID",
-                )
-            ]
-        )
-    return (*found[0], reading_warnings(parts))
+        raise _several(paths, found, target, named or str)
+    source, case, marked = found[0]
+    return _Found(source, case, marked, reading_warnings(parts))
+
+
+def _saved_case_status(case: EvalCaseResult, marked: list[str] | int | None) -> EvalStatus:
+    """The saved case's status as every report reads it (aggregation.case_statuses): its
+    finalEvalStatus, failed when not evaluated with an error, incomplete when its eval set
+    marks it or a metric of it was not evaluated."""
+    from agenteval.results.aggregation import case_statuses
+    from agenteval.schema.result import EvalSetResult
+
+    alone = EvalSetResult(
+        eval_set_id=case.eval_set_id, eval_case_results=[case], judge_failures=marked
+    )
+    return case_statuses(alone)[case.eval_id]
+
+
+def _checked_metrics(metrics_file: str, warnings: list[Problem]) -> list[EvalMetric]:
+    """The metric file read and checked as ``run`` reads it (misspelt keys are errors,
+    unknown ones warnings, added to ``warnings``); plugins are loaded already."""
+    from agenteval import api
+    from agenteval.inputs.loading import load_metrics
+
+    problems, found = api.check_metrics_file(Path(metrics_file), api.Options())
+    if problems:
+        raise ConfigError(problems, [*warnings, *found])
+    warnings.extend(found)
+    return load_metrics(Path(metrics_file))
 
 
 def _saved_metric(
-    case: EvalCaseResult, target: Target, metrics_file: str | None, file: str
+    case: EvalCaseResult,
+    target: Target,
+    metrics_file: str | None,
+    file: str,
+    warnings: list[Problem] | None = None,
 ) -> tuple[EvalMetric, str | None, EvalMetricResult]:
-    from agenteval.inputs.loading import load_metrics
-
     saved = [m for m in case.overall_eval_metric_results or () if m is not None]
     chosen = next((m for m in saved if m.metric_name == target.metric_name), None)
     if chosen is None:
         raise _unknown(file, "metric", target.metric_name, [m.metric_name for m in saved])
     if metrics_file is not None:
-        metrics = load_metrics(Path(metrics_file))
+        metrics = _checked_metrics(metrics_file, warnings if warnings is not None else [])
         names = [m.metric_name for m in metrics]
         if target.metric_name not in names:
             raise _unknown(metrics_file, "metric", target.metric_name, names)
@@ -492,13 +628,10 @@ def _explained_saved(
     scored: Scored,
     saved: EvalMetricResult,
     target: Target,
+    marked: list[str] | int | None = None,
 ) -> Explanation:
-    others = [
-        m
-        for m in case.overall_eval_metric_results or ()
-        if m is not None and m.metric_name != subject.metric.metric_name
-    ]
-    explanation = build_explanation(f"result {file}", subject, scored, target, others)
+    verdict = partial(_saved_case, case=case, saved_status=_saved_case_status(case, marked))
+    explanation = build_explanation(f"result {file}", subject, scored, target, verdict)
     reason = saved.details.reason if saved.details is not None else ""
     explanation.saved = SavedScore(saved.score, saved.eval_status.value, reason)
     if abs(saved.score - explanation.metric.score) > 1e-9 or (
@@ -507,7 +640,8 @@ def _explained_saved(
         explanation.notes.append(
             f"the saved result says {_fmt(saved.score)} {saved.eval_status.value}; scored again "
             f"it gives {_fmt(explanation.metric.score)} {explanation.metric.status} "
-            "(the metric, a plugin or a judge reply changed since)"
+            "(the metric, a plugin or a judge reply changed since); the case verdict is "
+            "the run's, from the saved score"
         )
     return explanation
 
@@ -521,13 +655,15 @@ def explain_result(
 ) -> Explanation:
     """Score ``target`` again from a saved result, every step recorded (``named``: how the
     file read is named in what is shown, when not by its path)."""
-    found, case, warnings = _find_case(paths, target)
-    file = named(found) if named is not None else found
-    metric, located, saved = _saved_metric(case, target, metrics_file, file)
+    found = _find_case(paths, target, named)
+    case = found.case
+    file = named(found.source) if named is not None else found.source
+    warnings = list(found.warnings)
+    metric, located, saved = _saved_metric(case, target, metrics_file, file, warnings)
     evaluator = _saved_evaluator(metric, case, metrics_file or file)
     subject = _saved_subject(case, metric, evaluator, located, file)
     scored = score_explained(subject, judge)
-    explanation = _explained_saved(file, case, subject, scored, saved, target)
+    explanation = _explained_saved(file, case, subject, scored, saved, target, found.marked)
     explanation.warnings = warnings
     return explanation
 

@@ -48,13 +48,23 @@ class MetricOutcome:
     status: str
     arithmetic: str
     error: str = ""
+    # The evaluator said the metric could not be evaluated in full (a turn without the
+    # usage it counts, an evaluator that raised): the case is incomplete, whatever
+    # ``status`` says of the part that was scored (EvaluateResult.incomplete).
+    incomplete: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class CaseOutcome:
-    """The case's status from its metrics' statuses."""
+    """The case's verdict, as far as explain knows it.
 
-    status: str
+    From a saved result: the run's own verdict (its case aggregator over every metric).
+    From an eval set: explain scores one metric, so the verdict is claimed only where that
+    metric alone decides it (incomplete; or the case's only metric under the default
+    aggregator); otherwise ``status`` is None: not computed.
+    """
+
+    status: str | None
     # (metric name, status, where the status comes from: "explained" / "saved result").
     metrics: list[tuple[str, str, str]]
     arithmetic: str
@@ -81,6 +91,16 @@ class SavedScore:
     reason: str
 
 
+def metric_incomplete(metric: MetricOutcome, judge: JudgeUse | None) -> bool:
+    """The metric could not be evaluated in full: a turn (the evaluator says so), all of it,
+    or a judge sample missing or failing. Its case is then incomplete, as in ``run``."""
+    return (
+        metric.incomplete
+        or metric.status == "not_evaluated"
+        or bool(judge and (judge.missing or judge.failures))
+    )
+
+
 @dataclass(slots=True)
 class Explanation:
     """Every step that made one score of one case × metric × run."""
@@ -105,10 +125,8 @@ class Explanation:
 
     @property
     def incomplete(self) -> bool:
-        """Some part could not be evaluated (a judge sample missing or failing)."""
-        return self.metric.status == "not_evaluated" or bool(
-            self.judge and (self.judge.missing or self.judge.failures)
-        )
+        """Some part could not be evaluated (:func:`metric_incomplete`)."""
+        return metric_incomplete(self.metric, self.judge)
 
     def exit_code(self) -> int:
         """0 the metric passed, 1 it failed, 3 incomplete (as ``run`` would say)."""
