@@ -20,8 +20,11 @@ from typing import Any
 
 import pytest
 
+from agenteval.schema.base import dump_json
+from agenteval.schema.result import EvalCaseResult
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
+from sample_results import case_result, eval_set_result, metric
 from trace_cases import trace_case
 
 CASES = [f"c{i}" for i in range(10)]
@@ -328,3 +331,48 @@ def test_a_judge_that_always_prefers_the_first_answer_flips_every_time(
         cli("calibrate", str(tmp_path / "out"), "--labels", str(labels), "--json").stdout
     )
     assert document["groups"][0]["positionBias"] == {"turns": 3, "flips": 3, "flipRate": 1.0}
+
+
+# Results written by hand (tests/sample_results.py): each case's score and verdict chosen.
+
+
+def saved(tmp_path: Path, *cases: EvalCaseResult, set_id: str = "s") -> Path:
+    """A result file of ``cases`` (of eval set ``set_id``) in its own directory."""
+    directory = tmp_path / "result"
+    directory.mkdir(exist_ok=True)
+    path = directory / f"app_{set_id}.evalset_result.json"
+    path.write_text(dump_json(eval_set_result(set_id, cases)))
+    return path
+
+
+def label_file(tmp_path: Path, *lines: dict[str, Any], name: str = "labels.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    return path
+
+
+def lab(eval_id: str, metric_name: str, verdict: str, **more: Any) -> dict[str, Any]:
+    """One pass/fail label of eval set ``s`` (``more``: invocationId, category…)."""
+    line: dict[str, Any] = {"evalSetId": "s", "evalId": eval_id, "metricName": metric_name}
+    line.update({"label": verdict} if verdict else {})
+    line.update(more)
+    return line
+
+
+def test_rich_markup_in_names_from_the_labels_or_the_result_is_printed_as_text(
+    tmp_path: Path,
+) -> None:
+    result = saved(tmp_path, case_result("s", "[/bold]", [metric("m", 1.0)]))
+    labels = label_file(
+        tmp_path,
+        lab("[/bold]", "m", "fail"),  # a disagreement on a case named like a closing tag
+        lab("case_[red]x[/red]_y", "[b]m", "pass"),  # names nothing
+        lab("[/bold]", "[/i]", "pass"),  # names nothing either
+    )
+    run = cli("calibrate", str(result), "--labels", str(labels))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
+    assert "s/[/bold] m: judge pass, people fail (line 1)" in run.stdout
+    assert f"agenteval explain {result} --case '[/bold]' --metric m" in run.stdout
+    assert "line 2: s/case_[red]x[/red]_y [b]m" in run.stdout
+    assert "line 3: s/[/bold] [/i]" in run.stdout

@@ -16,6 +16,7 @@ from typing import Any
 from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
+from rich.text import Text
 
 from agenteval.report.safe_text import escape_control
 
@@ -58,11 +59,12 @@ def confusion_table(confusion: Mapping[str, Any]) -> Table:
     """Rows: the judge's verdict; columns: people's label."""
     classes: Sequence[str] = confusion["classes"]
     table = Table(box=None, pad_edge=False, show_edge=False)
-    table.add_column("judge \\ people")
+    table.add_column(Text("judge \\ people"))
+    # Text cells: a class is a category from the labels or the judge, never rich markup.
     for name in classes:
-        table.add_column(escape_control(name), justify="right")
+        table.add_column(Text(escape_control(name)), justify="right")
     for name, row in zip(classes, confusion["matrix"], strict=True):
-        table.add_row(escape_control(name), *(str(n) for n in row))
+        table.add_row(Text(escape_control(name)), *(Text(str(n)) for n in row))
     return table
 
 
@@ -176,25 +178,30 @@ def entry_text(entry: Mapping[str, Any]) -> str:
 
 
 def render_console(console: Console, data: Mapping[str, Any]) -> None:
-    """The calibration as tables and lines."""
+    """The calibration as tables and lines.
+
+    Names come from the labels and the result: printed without markup, or a ``[/bold]``
+    in an evalId would be read as a style (and an unmatched one raise)."""
+
+    def say(text: str, style: str | None = None) -> None:
+        console.print(text, style=style, markup=False, highlight=False)
+
     for group in data["groups"]:
         for kind, value in _group_parts(group):
             if kind == "heading":
-                console.print(value, style="bold")
+                say(value, "bold")
             elif kind == "line":
-                console.print("  " + value)
+                say("  " + value)
             elif kind == "confusion":
                 console.print(Padding(confusion_table(value), (0, 0, 0, 2), expand=False))
             else:
-                console.print(f"  disagreements ({len(value)}):")
+                say(f"  disagreements ({len(value)}):")
                 for entry in value:
-                    console.print(
-                        f"    {disagreement_text(entry)}\n      {escape_control(entry['explain'])}"
-                    )
+                    say(f"    {disagreement_text(entry)}\n      {escape_control(entry['explain'])}")
     for _, heading, entries in listed(data):
-        console.print(heading, style="yellow")
+        say(heading, "yellow")
         for entry in entries:
-            console.print(f"  {entry_text(entry)}")
+            say(f"  {entry_text(entry)}")
 
 
 def _html_confusion(confusion: Mapping[str, Any]) -> str:

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from agenteval.calibrate.command import CalibrateSettings, run_calibrate
 from agenteval.calibrate.spot import SpotScoring
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings
 from agenteval.cli.options import EvalsetOpt, MetricsOpt, PluginOpt, VerboseOpt, shared_option
+from agenteval.report.log_console import make_console
 
 _CACHE = "With --evalset: the judge cache ($AGENTEVAL_CACHE)."
 
@@ -69,8 +69,9 @@ def calibrate_flags(flags: CalibrateFlags) -> int:
     settings = CalibrateSettings(
         flags.result, flags.labels, flags.as_json, flags.html, flags.seed, spot
     )
-    out = Console(highlight=False, soft_wrap=True)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # Every command's consoles; markup off: names from the labels and the result are text.
+    out = make_console(highlight=False, soft_wrap=True, emoji=False, markup=False)
+    err = make_console(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
     return run_calibrate(settings, out, err, print_warnings)
 
 

@@ -76,7 +76,8 @@ def guard(verbose: bool, action: Callable[[], T]) -> T:
     except AgentEvalError as exc:
         if exc.exit_code == ExitCode.INTERNAL_ERROR:
             internal_error(exc, verbose)
-        stderr().print(f"error: {exc}")
+        # The message may quote input text: printed as text, never as markup.
+        stderr().print(f"error: {escape_control(str(exc))}", markup=False)
         if verbose:
             traceback.print_exc()
         raise typer.Exit(exc.exit_code) from None
@@ -100,7 +101,13 @@ def interrupted() -> NoReturn:
 
 def internal_error(exc: Exception, verbose: bool) -> NoReturn:
     """An exception nobody raised on purpose: say it is our bug, exit 4."""
-    stderr().print(f"internal error: {type(exc).__name__}: {exc} (this is a bug in agenteval)")
+    # The exception's text may quote input (rich's MarkupError quotes the markup it refused):
+    # printed as text, or this handler raises the same error again.
+    stderr().print(
+        f"internal error: {type(exc).__name__}: {escape_control(str(exc))} "
+        "(this is a bug in agenteval)",
+        markup=False,
+    )
     if verbose:
         traceback.print_exc()
     else:
