@@ -24,7 +24,7 @@ from agenteval.schema.base import dump_json
 from agenteval.schema.result import EvalCaseResult
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
-from sample_results import case_result, eval_set_result, metric
+from sample_results import F, P, case_result, eval_set_result, metric
 from trace_cases import trace_case
 
 CASES = [f"c{i}" for i in range(10)]
@@ -376,3 +376,53 @@ def test_rich_markup_in_names_from_the_labels_or_the_result_is_printed_as_text(
     assert f"agenteval explain {result} --case '[/bold]' --metric m" in run.stdout
     assert "line 2: s/case_[red]x[/red]_y [b]m" in run.stdout
     assert "line 3: s/[/bold] [/i]" in run.stdout
+
+
+def test_a_count_metric_is_bounded_above_by_its_threshold(tmp_path: Path) -> None:
+    # few makes 1 tool call, many 3; threshold 2 passes few and fails many, as people say:
+    # κ 1 at threshold 2.  Below 1 nothing would pass, from 3 up both (κ 0).  "calls" is
+    # a tool_call_count metric under another name: its verdicts say it is bounded above.
+    cases = [
+        case_result("s", "few", [metric("tool_call_count", 1, 2, P), metric("calls", 1, 2, P)]),
+        case_result("s", "many", [metric("tool_call_count", 3, 2, F), metric("calls", 3, 2, F)]),
+    ]
+    result = saved(tmp_path, *cases)
+    labels = label_file(
+        tmp_path,
+        *(lab(c, m, v) for m in ("calls", "tool_call_count") for c, v in (("few", "pass"), ("many", "fail"))),
+    )  # fmt: skip
+    run = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    for group in json.loads(run.stdout)["groups"]:
+        block = group["passFail"]
+        assert (block["kappa"], block["threshold"], block["upperBound"]) == (1, 2, True)
+        assert block["suggestedThreshold"] == {"value": 2, "kappa": 1, "applied": False}
+    shown = " ".join(cli("calibrate", str(result), "--labels", str(labels)).stdout.split())
+    assert (
+        "threshold 2 (an upper bound) · the threshold that maximises κ on these labels: 2 (κ 1)"
+        in shown
+    )
+
+
+def test_the_suggested_threshold_never_makes_kappa_worse(tmp_path: Path) -> None:
+    # Scores 1, 0, 1 at threshold 1; people fail, pass, fail: the judge disagrees on each,
+    # po = 0, pe = (2/3)(1/3) + (1/3)(2/3) = 4/9, κ = -(4/9)/(5/9) = -0.8.  Threshold 0
+    # passes all three: po = 1/3 = pe, κ 0.
+    result = saved(
+        tmp_path,
+        *(case_result("s", c, [metric("m", s)]) for c, s in (("a", 1), ("b", 0), ("c", 1))),
+    )
+    labels = label_file(
+        tmp_path, lab("a", "m", "fail"), lab("b", "m", "pass"), lab("c", "m", "fail")
+    )
+    block = json.loads(cli("calibrate", str(result), "--labels", str(labels), "--json").stdout)
+    block = block["groups"][0]["passFail"]
+    assert block["kappa"] == pytest.approx(-0.8, abs=1e-12)
+    assert block["suggestedThreshold"] == {"value": 0, "kappa": 0, "applied": False}
+    # Two passes the judge passed too (accuracy 1): the current threshold stays suggested,
+    # not one above every score that would fail them both.
+    agree = label_file(tmp_path, lab("a", "m", "pass"), lab("c", "m", "pass"), name="agree.jsonl")
+    block = json.loads(cli("calibrate", str(result), "--labels", str(agree), "--json").stdout)
+    block = block["groups"][0]["passFail"]
+    assert block["accuracy"] == 1 and block["kappa"] is None
+    assert block["suggestedThreshold"] == {"value": 1, "kappa": None, "applied": False}

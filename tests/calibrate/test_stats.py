@@ -7,6 +7,7 @@ import math
 import pytest
 
 from agenteval.calibrate.stats import (
+    Threshold,
     accuracy,
     best_threshold,
     bootstrap_kappa,
@@ -88,3 +89,38 @@ def test_precision_and_recall_of_fail() -> None:
     people = ["f", "p", "f", "p"]
     assert precision_recall(judge, people, "f") == (0.5, 0.5)
     assert precision_recall(["p"], ["p"], "f") == (None, None)
+
+
+def test_an_upper_bound_passes_the_counts_up_to_it() -> None:
+    # few (1 call) passes, many (3 calls) fails, as people say: threshold 2 splits them.
+    best = best_threshold([1.0, 3.0], [True, False], current=2.0, upper_bound=True)
+    assert best == Threshold(2.0, 1.0)
+    # From threshold 3 (both pass, κ 0) the split is offered at the midpoint of 1 and 3.
+    assert best_threshold([1.0, 3.0], [True, False], 3.0, upper_bound=True) == Threshold(2.0, 1.0)
+
+
+def test_the_suggestion_never_lowers_kappa_and_never_fails_everything() -> None:
+    # Scores 1, 0, 1; people fail, pass, fail.  At threshold 1 the judge says pass, fail,
+    # pass: po = 0, pe = (2/3)(1/3) + (1/3)(2/3) = 4/9, κ = -(4/9)/(5/9) = -0.8.
+    scores, passed = [1.0, 0.0, 1.0], [False, True, False]
+    assert cohen_kappa([s >= 1.0 for s in scores], passed) == pytest.approx(-0.8)
+    # Threshold 0 passes all three: po = 1/3 = pe, κ 0.  (A threshold above 1 fails all
+    # three, κ 0 too, but no 0..1 score can take it: it is not offered.)
+    assert best_threshold(scores, passed, current=1.0) == Threshold(0.0, 0.0)
+
+
+def test_perfect_agreement_on_one_label_keeps_the_current_threshold() -> None:
+    # Both items pass for judge and people: κ undefined, accuracy 1; failing them is worse.
+    assert best_threshold([1.0, 1.0], [True, True], current=1.0) == Threshold(1.0, None)
+
+
+def test_ties_go_to_the_current_threshold_then_the_nearest_split() -> None:
+    # Scores 0, 1, 2, 3; people fail, pass, fail, pass.  Passing from 1 up: po = 3/4,
+    # pe = (3·2 + 1·2)/16 = 1/2, κ = 0.5; from 3 up: po = 3/4, pe = (1·2 + 3·2)/16, κ = 0.5;
+    # from 2 up: po = 1/2 = pe, κ 0; everything: κ 0.
+    scores, passed = [0.0, 1.0, 2.0, 3.0], [False, True, False, True]
+    assert best_threshold(scores, passed, current=2.5) == Threshold(2.5, 0.5)
+    assert best_threshold(scores, passed, current=0.2) == Threshold(0.2, 0.5)
+    # From 1.5 (κ 0): the split at 1 is 0.5 away, the one from 3 (midpoint 2.5) 1 away.
+    assert best_threshold(scores, passed, current=1.5) == Threshold(1.0, 0.5)
+    assert best_threshold(scores, passed, current=1.9) == Threshold(2.5, 0.5)

@@ -34,6 +34,7 @@ from agenteval.inputs.result_inputs import (
     reading_warnings,
 )
 from agenteval.schema.result import EvalCaseResult
+from agenteval.schema.status import UPPER_BOUND_METRICS, passes
 
 # The positive class of precision / recall: what a judge gate is for is catching failures.
 FAIL = "fail"
@@ -146,8 +147,12 @@ def _pass_fail(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
     precision, recall = stats.precision_recall(judge, people, FAIL)
     thresholds = {p.item.threshold for p in pairs}
     current = thresholds.pop() if len(thresholds) == 1 else None
+    upper = bounded_above(pairs)
     best = stats.best_threshold(
-        [p.item.score for p in pairs], [label == "pass" for label in people], current
+        [p.item.score for p in pairs],
+        [label == "pass" for label in people],
+        current,
+        upper_bound=upper,
     )
     return {
         "items": len(pairs),
@@ -170,10 +175,32 @@ def _pass_fail(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
         "failPrecision": precision,
         "failRecall": recall,
         "threshold": current,
+        # A count metric's threshold bounds the score from above (pass iff score <= it).
+        "upperBound": upper,
         "suggestedThreshold": None
         if best is None
         else {"value": best.value, "kappa": best.kappa, "applied": False},
     }
+
+
+def bounded_above(pairs: Sequence[Pair]) -> bool:
+    """Whether the pairs' metric is a count whose threshold is an upper bound: by its name,
+    as :func:`agenteval.schema.status.metric_status` decides, or, a count evaluator under
+    another ``metricName`` (the result does not name evaluators), because the judge's
+    verdicts fit only an upper bound.  A rubric's verdict is always ``score >= threshold``."""
+    key = pairs[0].label.item
+    if key[5] is not None:
+        return False
+    if key[2] in UPPER_BOUND_METRICS:
+        return True
+
+    def fits(upper: bool) -> bool:
+        return all(
+            (p.item.verdict == "pass") == passes(p.item.score, p.item.threshold, upper_bound=upper)
+            for p in pairs
+        )
+
+    return fits(True) and not fits(False)
 
 
 def _categories(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
@@ -299,6 +326,7 @@ __all__ = [
     "Calibration",
     "Group",
     "Pair",
+    "bounded_above",
     "calibrate",
     "group_name",
     "labelled_cases",

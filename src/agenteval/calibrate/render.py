@@ -99,8 +99,10 @@ def _group_parts(group: Mapping[str, Any]) -> list[Part]:
             parts.append(
                 (
                     "line",
-                    f"threshold {number(pass_fail['threshold'])} · the threshold that maximises "
-                    f"κ on these labels: {number(best['value'])} (κ {number(best['kappa'])}), "
+                    f"threshold {number(pass_fail['threshold'])}"
+                    + (" (an upper bound)" if pass_fail.get("upperBound") else "")
+                    + " · the threshold that maximises "
+                    f"κ on these labels: {number(best['value'])} (κ {_best_kappa(best)}), "
                     "not applied",
                 )
             )
@@ -109,6 +111,13 @@ def _group_parts(group: Mapping[str, Any]) -> list[Part]:
         parts.append(("line", "category labels: " + _kappa_line(categories)))
         parts.append(("confusion", categories["confusion"]))
     return parts + _judge_parts(group)
+
+
+def _best_kappa(best: Mapping[str, Any]) -> str:
+    """κ of the suggested threshold; undefined when judge and people give every item one
+    same label (they agree on all of them)."""
+    kappa = best["kappa"]
+    return number(kappa) if kappa is not None else "n/a: every item has one same label"
 
 
 def _judge_parts(group: Mapping[str, Any]) -> list[Part]:

@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
+from agenteval.schema.status import passes
+
 # Bootstrap resamples and the interval's coverage.
 BOOTSTRAP_RESAMPLES = 1000
 INTERVAL = 0.95
@@ -152,36 +154,94 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class Threshold:
-    """The threshold (pass iff score ≥ it) that maximises κ, and that κ."""
+    """The threshold that maximises κ, and that κ (None: every item, judge and people alike,
+    has one and the same label — perfect agreement, κ undefined)."""
 
     value: float
-    kappa: float
+    kappa: float | None
+
+
+def _candidates(distinct: Sequence[float], current: float | None, upper_bound: bool) -> list[float]:
+    """One threshold per way of splitting the (sorted, distinct) scores into pass and fail.
+
+    Every split is an interval of thresholds; its candidate is the current threshold when
+    that lies in it (the current split is always tried), else the interval's end nearest
+    the current threshold: a real score, or the midpoint of two adjacent scores when that
+    end is open.  The split in which nothing passes is tried only when the current
+    threshold makes it: a threshold beyond every score fails all of them, and a 0..1
+    score cannot take one (the threshold check refuses it).
+    """
+    if upper_bound:
+        return _upper_candidates(distinct, current)
+    # Pass iff score >= t: the split passing s[k] and up is t in (s[k-1], s[k]].
+    found: list[float] = []
+    for k, high in enumerate(distinct):
+        low = distinct[k - 1] if k > 0 else -math.inf
+        if current is not None and low < current <= high:
+            found.append(current)
+        elif current is not None and current <= low:
+            found.append((low + high) / 2)
+        else:
+            found.append(high)
+    if current is not None and current > distinct[-1]:
+        found.append(current)
+    return found
+
+
+def _upper_candidates(distinct: Sequence[float], current: float | None) -> list[float]:
+    """:func:`_candidates` of an upper bound: pass iff score <= t, and every score passes
+    t <= 0 (a count metric without a threshold is informational)."""
+    found: list[float] = []
+    for k, low in enumerate(distinct):
+        # The split passing s[k] and down is t in [s[k], s[k+1]), t > 0 unless it is the top.
+        high = distinct[k + 1] if k + 1 < len(distinct) else math.inf
+        top = high == math.inf
+        if current is not None and _upper_split_has(low, high, current):
+            found.append(current)
+        elif not top and ((current is not None and current >= high) or low <= 0):
+            found.append((max(low, 0.0) + high) / 2)
+        else:
+            found.append(low)
+    if current is not None and 0 < current < distinct[0]:
+        found.append(current)
+    return found
+
+
+def _upper_split_has(low: float, high: float, threshold: float) -> bool:
+    """Whether ``threshold``, an upper bound, passes the scores up to ``low`` and no more
+    (``high``: the next score; the top split, passing everything, is also t <= 0)."""
+    if high == math.inf:
+        return threshold >= low or threshold <= 0
+    return threshold > 0 and low <= threshold < high
 
 
 def best_threshold(
-    scores: Sequence[float], passed: Sequence[bool], current: float | None = None
+    scores: Sequence[float],
+    passed: Sequence[bool],
+    current: float | None = None,
+    *,
+    upper_bound: bool = False,
 ) -> Threshold | None:
     """The score threshold with the largest κ against ``passed`` (people's pass labels).
 
-    Candidates are every distinct score (pass iff score ≥ it) and one above them all
-    (nothing passes).  Ties go to the candidate nearest ``current``, then the lowest.
+    A score passes as :func:`agenteval.schema.status.passes` says (``upper_bound``: the
+    threshold bounds a count from above).  The candidates are :func:`_candidates`; the
+    current threshold's split is among them, so the suggestion never lowers κ.  An
+    undefined κ (judge and people give every item one same label) counts as perfect
+    agreement.  Ties go to the candidate nearest ``current``, then the lowest.
     """
     if not scores:
         return None
-    distinct = sorted(set(scores))
-    candidates = [*distinct, math.nextafter(distinct[-1], math.inf)]
-    best: tuple[float, float, float] | None = None  # (-κ, distance, value)
-    for value in candidates:
-        kappa = cohen_kappa([s >= value for s in scores], list(passed))
-        if kappa is None:
-            continue
+    best: tuple[float, float, float, float | None] | None = None  # (-κ, distance, value, κ)
+    for value in _candidates(sorted(set(scores)), current, upper_bound):
+        verdicts = [passes(s, value, upper_bound=upper_bound) for s in scores]
+        kappa = cohen_kappa(verdicts, list(passed))
         distance = abs(value - current) if current is not None else 0.0
-        key = (-kappa, distance, value)
-        if best is None or key < best:
+        key = (-(1.0 if kappa is None else kappa), distance, value, kappa)
+        if best is None or key[:3] < best[:3]:
             best = key
-    if best is None:
-        return None
-    return Threshold(best[2], -best[0])
+    assert best is not None  # one candidate per distinct score at least
+    return Threshold(best[2], best[3])
 
 
 def precision_recall(

@@ -71,6 +71,12 @@ UPPER_BOUND_METRICS = frozenset({"tool_call_count", "inference_call_count", "tok
 def metric_status(name: str, score: float, threshold: float) -> EvalStatus:
     """``status_for``, except for the count metrics: passed unless a positive threshold
     is exceeded."""
-    if name in UPPER_BOUND_METRICS:
-        return PASSED if threshold <= 0 or score <= threshold else FAILED
-    return PASSED if score >= threshold else FAILED
+    return PASSED if passes(score, threshold, upper_bound=name in UPPER_BOUND_METRICS) else FAILED
+
+
+def passes(score: float, threshold: float, *, upper_bound: bool = False) -> bool:
+    """Whether ``score`` passes ``threshold``: ``score >= threshold``, or for an upper bound
+    (the count metrics) unless a positive threshold is exceeded."""
+    if upper_bound:
+        return threshold <= 0 or score <= threshold
+    return score >= threshold
