@@ -426,3 +426,13 @@ def test_the_suggested_threshold_never_makes_kappa_worse(tmp_path: Path) -> None
     block = block["groups"][0]["passFail"]
     assert block["accuracy"] == 1 and block["kappa"] is None
     assert block["suggestedThreshold"] == {"value": 1, "kappa": None, "applied": False}
+
+
+def test_an_html_page_that_cannot_be_written_is_a_located_error(tmp_path: Path) -> None:
+    result = saved(tmp_path, case_result("s", "a", [metric("m", 1.0)]))
+    labels = label_file(tmp_path, lab("a", "m", "pass"))
+    # The result's own directory given as the page: refused before anything is read.
+    run = cli("calibrate", str(result), "--labels", str(labels), "--html", str(result.parent))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"error: {result.parent}: --html is a directory (give a file name)" in run.stderr
+    assert run.stdout == "" and "internal error" not in run.stderr

@@ -6,7 +6,8 @@ Exit 0 when the calibration was printed (labels that name no scored item are
 listed, and counted in a warning on stderr, never dropped), 3 when labelled items
 were not evaluated by the judge (the calibration is incomplete; the rest is still
 printed; on the spot the judge's reasons, cache misses among them, follow on stderr),
-2 on a bad result, eval set, metrics or labels file (every problem located), 4 on a bug.
+2 on a bad result, eval set, metrics or labels file, or an ``--html`` page that cannot be
+written (every problem located), 4 on a bug.
 
 Tested in tests/calibrate/test_calibrate.py and tests/calibrate/test_spot.py.
 """
@@ -25,6 +26,7 @@ from rich.console import Console
 from agenteval.calibrate.spot import SpotScoring
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.report.output_paths import check_outputs
 from agenteval.report.safe_text import escape_control, wrote_line
 
 # Prints warnings the way every command does (cli/guard.py's print_warnings).
@@ -96,20 +98,37 @@ def run_calibrate(
     settings: CalibrateSettings, out: Console, err: Console, warn: Warn = lambda _: None
 ) -> int:
     """Read (or score), compare, print; the exit code."""
-    from agenteval.calibrate.render import render_console, render_html
-    from agenteval.report.atomic_write import write_bytes_atomic
+    from agenteval.calibrate.render import render_console
 
+    # A page that cannot be written is an error before anything is read or scored, as for
+    # every command's reports (report/output_paths.py).
+    problems = check_outputs({}, {"--html": settings.html})
+    if problems:
+        raise ConfigError(problems)
     data, misses = calibration(settings, warn)
     if settings.as_json:
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
         render_console(out, data)
     if settings.html is not None:
-        write_bytes_atomic(settings.html, render_html(data).encode("utf-8"))
+        _write_page(settings.html, data)
         if not settings.as_json:
             out.print(wrote_line(settings.html), highlight=False, markup=False)
     where = ("in unknownLabels", "in notEvaluated") if settings.as_json else ("above", "above")
     return report_gaps(data, misses, err, where)
+
+
+def _write_page(path: Path, data: dict[str, Any]) -> None:
+    """Write the ``--html`` page; ConfigError naming it when that fails all the same (a disk
+    that fills up, a directory made since the check), as ``report --html`` says it."""
+    from agenteval.calibrate.render import render_html
+    from agenteval.report.atomic_write import write_bytes_atomic
+
+    try:
+        write_bytes_atomic(path, render_html(data).encode("utf-8"))
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise ConfigError([Problem(str(path), "", f"cannot write: {reason}")]) from None
 
 
 def report_gaps(
