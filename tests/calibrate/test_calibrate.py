@@ -14,6 +14,7 @@ judge passes c0..c6: [[6, 1], [0, 3]], pₒ = .9, pₑ = .7·.6 + .3·.4 = .54,
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -436,3 +437,48 @@ def test_an_html_page_that_cannot_be_written_is_a_located_error(tmp_path: Path) 
     assert run.returncode == 2, run.stdout + run.stderr
     assert f"error: {result.parent}: --html is a directory (give a file name)" in run.stderr
     assert run.stdout == "" and "internal error" not in run.stderr
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_explain_line_of_a_labelled_turn_names_it_by_its_place(tmp_path: Path) -> None:
+    # packing_tips_two_turns: turn pack-2 (the second) scores 0 on answer_length.
+    out = tmp_path / "out"
+    run = cli(
+        "run", "--evalset", str(REPO / "evalsets/travel-assistant.evalset.json"),
+        "--metrics", str(REPO / "metrics/travel-assistant.metrics.json"), "--output", str(out),
+    )  # fmt: skip
+    assert run.returncode == 1, run.stdout + run.stderr
+    line = {
+        "evalSetId": "travel-assistant",
+        "evalId": "packing_tips_two_turns",
+        "metricName": "answer_length",
+        "invocationId": "pack-2",
+        "label": "pass",
+    }
+    shown = cli("calibrate", str(out), "--labels", str(label_file(tmp_path, line)), "--json")
+    (entry,) = json.loads(shown.stdout)["groups"][0]["disagreements"]
+    command = (
+        f"agenteval explain {out} --case packing_tips_two_turns --metric answer_length --turn 2"
+    )
+    assert entry["explain"] == command and "explainNeeds" not in entry
+    explained = cli(*shlex.split(command)[1:])
+    assert explained.returncode == 1, explained.stdout + explained.stderr  # the metric failed
+    assert "turn score 0 < threshold 1 → failed" in explained.stdout
+
+
+def test_an_explain_line_says_when_it_needs_the_metric_file(tmp_path: Path) -> None:
+    # "policy" has no criterion and is no evaluator's name: explain cannot tell what scored it.
+    result = saved(tmp_path, case_result("s", "a", [metric("policy", 1.0)]))
+    labels = label_file(tmp_path, lab("a", "policy", "fail"))
+    document = json.loads(cli("calibrate", str(result), "--labels", str(labels), "--json").stdout)
+    (entry,) = document["groups"][0]["disagreements"]
+    assert entry["explain"] == f"agenteval explain {result} --case a --metric policy --metrics FILE"
+    needs = (
+        "FILE: the metric file that defines policy; the result does not say which evaluator "
+        "scored it"
+    )
+    assert entry["explainNeeds"] == needs
+    shown = cli("calibrate", str(result), "--labels", str(labels)).stdout
+    assert f"--metric policy --metrics FILE  ({needs})" in shown

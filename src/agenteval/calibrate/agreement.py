@@ -48,15 +48,38 @@ class Pair:
     item: Item
 
 
-def _explain_command(source: Sequence[str], key: ItemKey) -> str:
+# What stands in an explain line for the metric file a saved result does not name.
+METRIC_FILE = "FILE"
+
+
+def _needs_metric_file(source: Sequence[str], item: Item) -> bool:
+    """Whether explain needs ``--metrics``: the result does not name the evaluator.  Scored on
+    the spot (``--evalset`` in ``source``) explain finds the metrics as the scoring did."""
+    return item.needs_metric_file and "--evalset" not in source
+
+
+def _explain_command(source: Sequence[str], pair: Pair) -> str:
     """The ``agenteval explain`` line of one item; ``source`` names what was scored."""
-    _, eval_id, metric, run_id, invocation, _ = key
+    _, eval_id, metric, run_id, invocation, _ = pair.label.item
     words = ["agenteval", "explain", *source, "--case", eval_id, "--metric", metric]
     if run_id != 1:
         words += ["--run", str(run_id)]
-    if invocation:
-        words += ["--invocation", invocation]
+    if invocation and pair.item.turn is not None:
+        words += ["--turn", str(pair.item.turn)]  # explain names a turn by its place
+    if _needs_metric_file(source, pair.item):
+        words += ["--metrics", METRIC_FILE]
     return shlex.join(words)
+
+
+def _explain_entry(source: Sequence[str], pair: Pair) -> dict[str, str]:
+    """``explain``: the command line; ``explainNeeds``: what to fill in, when anything."""
+    entry = {"explain": _explain_command(source, pair)}
+    if _needs_metric_file(source, pair.item):
+        entry["explainNeeds"] = (
+            f"{METRIC_FILE}: the metric file that defines {pair.label.item[2]}; the result does "
+            "not say which evaluator scored it"
+        )
+    return entry
 
 
 def _where(key: ItemKey) -> dict[str, Any]:
@@ -115,7 +138,7 @@ class Group:
                 "judge": _judge_word(p),
                 "people": _people_word(p.label),
                 "score": p.item.score,
-                "explain": _explain_command(source, p.label.item),
+                **_explain_entry(source, p),
             }
             for p in self.pairs
             if p.label.kind != "score" and _judge_word(p) != _people_word(p.label)

@@ -35,6 +35,9 @@ class Item:
     agreement: float | None = None  # share of samples that agreed with the verdict
     # llm_verifier_pairwise with positionCheck: (turns whose preference flipped, turns checked).
     position: tuple[int, int] | None = None
+    turn: int | None = None  # a turn's item: its place in the case, 1-based (explain --turn N)
+    # The result does not say which evaluator scored the metric: explain needs --metrics.
+    needs_metric_file: bool = False
 
 
 def _verdict(status: EvalStatus) -> str | None:
@@ -91,11 +94,12 @@ def case_items(eval_set_id: str, case: EvalCaseResult) -> dict[ItemKey, Item]:
     # The samples' agreement of a metric's turns, for its case-level item.
     agreements: dict[str, list[float]] = {}
     positions: dict[str, list[tuple[int, int]]] = {}
-    for turn in turns:
+    for number, turn in enumerate(turns, start=1):
         invocation = turn.actual_invocation.invocation_id if turn.actual_invocation else None
         for metric in turn.eval_metric_results or ():
             # A turn without an invocationId cannot be labelled, but its samples still count.
-            for key, item in _metric_items(base, metric, invocation or ""):
+            for key, found in _metric_items(base, metric, invocation or ""):
+                item = replace(found, turn=number)
                 if invocation:
                     items[key] = item
                 if key[5] is None and item.agreement is not None:
@@ -115,7 +119,22 @@ def case_items(eval_set_id: str, case: EvalCaseResult) -> dict[ItemKey, Item]:
                 flips = sum(f for f, _ in checked)
                 item = replace(item, position=(flips, sum(n for _, n in checked)))
             items[key] = item  # the case's own verdict wins over a one-turn alias
-    return items
+    return _mark_unsaved_evaluators(case, items)
+
+
+def _mark_unsaved_evaluators(
+    case: EvalCaseResult, items: dict[ItemKey, Item]
+) -> dict[ItemKey, Item]:
+    """``items`` with the metrics whose evaluator the result does not name marked, as
+    ``agenteval explain`` decides it (a metric named apart from its evaluator, say)."""
+    from agenteval.explain.core import evaluator_is_saved
+
+    names = {key[2] for key in items}
+    unsaved = {name for name in names if not evaluator_is_saved(case, name)}
+    return {
+        key: replace(item, needs_metric_file=True) if key[2] in unsaved else item
+        for key, item in items.items()
+    }
 
 
 __all__ = ["Item", "ItemKey", "case_items"]

@@ -155,6 +155,12 @@ def _judge_parts(group: Mapping[str, Any]) -> list[Part]:
     return parts
 
 
+def explain_text(entry: Mapping[str, Any]) -> str:
+    """The explain line of a disagreement, and what to fill in it (``(FILE: …)``)."""
+    needs = entry.get("explainNeeds")
+    return escape_control(entry["explain"] + (f"  ({needs})" if needs else ""))
+
+
 def disagreement_text(entry: Mapping[str, Any]) -> str:
     """``set/case metric: judge pass, people fail (line 3)``."""
     return (
@@ -206,7 +212,7 @@ def render_console(console: Console, data: Mapping[str, Any]) -> None:
             else:
                 say(f"  disagreements ({len(value)}):")
                 for entry in value:
-                    say(f"    {disagreement_text(entry)}\n      {escape_control(entry['explain'])}")
+                    say(f"    {disagreement_text(entry)}\n      {explain_text(entry)}")
     for _, heading, entries in listed(data):
         say(heading, "yellow")
         for entry in entries:
@@ -247,7 +253,9 @@ def render_html(data: Mapping[str, Any]) -> str:
             else:
                 parts.append("<h3>Disagreements</h3><ul class=disagreements>")
                 parts += [
-                    f"<li>{e(disagreement_text(entry))} <code>{e(entry['explain'])}</code></li>"
+                    f"<li>{e(disagreement_text(entry))} <code>{e(entry['explain'])}</code>"
+                    + (f" ({e(entry['explainNeeds'])})" if "explainNeeds" in entry else "")
+                    + "</li>"
                     for entry in value
                 ]
                 parts.append("</ul>")
@@ -273,7 +281,7 @@ def page_blocks(data: Mapping[str, Any]) -> list[dict[str, Any]]:
                 blocks.append({"table": _confusion_rows(value), "class": "confusion"})
             else:
                 blocks.append({"subheading": f"disagreements ({len(value)}):"})
-                items = [_linked(disagreement_text(e), e, e["explain"]) for e in value]
+                items = [_linked(disagreement_text(e), e, explain_text(e)) for e in value]
                 blocks.append({"items": items, "class": "disagreements"})
     for key, heading, entries in listed(data):
         blocks.append({"subheading": heading})
@@ -304,6 +312,7 @@ __all__ = [
     "confusion_table",
     "disagreement_text",
     "entry_text",
+    "explain_text",
     "listed",
     "number",
     "page_blocks",

@@ -591,6 +591,18 @@ def _saved_evaluator(metric: EvalMetric, case: EvalCaseResult, file: str) -> Eva
     )
 
 
+def evaluator_is_saved(case: EvalCaseResult, metric_name: str) -> bool:
+    """Whether a saved result alone tells which evaluator scored ``metric_name`` of ``case``
+    (:func:`_saved_evaluator`), so ``agenteval explain RESULT`` needs no ``--metrics``."""
+    target = Target(case.eval_id, metric_name, case.run_id or 1)
+    try:
+        metric, _, _ = _saved_metric(case, target, None, "")
+        _saved_evaluator(metric, case, "")
+    except ConfigError:
+        return False
+    return True
+
+
 def _saved_subject(
     case: EvalCaseResult,
     metric: EvalMetric,
