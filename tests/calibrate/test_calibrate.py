@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from agenteval.schema.base import dump_json
-from agenteval.schema.result import EvalCaseResult
+from agenteval.schema.result import DetailValue, EvalCaseResult
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 from sample_results import F, P, case_result, eval_set_result, metric
@@ -482,3 +482,50 @@ def test_an_explain_line_says_when_it_needs_the_metric_file(tmp_path: Path) -> N
     assert entry["explainNeeds"] == needs
     shown = cli("calibrate", str(result), "--labels", str(labels)).stdout
     assert f"--metric policy --metrics FILE  ({needs})" in shown
+
+
+def test_labels_of_a_case_that_failed_before_scoring_are_not_evaluated(tmp_path: Path) -> None:
+    # The agent never ran: the case holds an error and no metric result at all.
+    broken = case_result("s", "broken", [], error="this case needs an agent run")
+    result = saved(tmp_path, broken, case_result("s", "fine", [metric("m", 1.0)]))
+    labels = label_file(
+        tmp_path,
+        lab("broken", "tool_call_count", "pass"),
+        lab("fine", "m", "pass"),
+        lab("ghost", "m", "pass"),  # no such case: names no scored item
+    )
+    run = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert run.returncode == 3, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert [(e["evalId"], e["line"]) for e in document["notEvaluated"]] == [("broken", "line 1")]
+    assert [(e["evalId"], e["line"]) for e in document["unknownLabels"]] == [("ghost", "line 3")]
+    assert "incomplete: the judge did not evaluate 1 labelled item" in run.stderr
+
+
+def test_a_category_label_of_a_metric_that_wrote_no_category_is_not_evaluated(
+    tmp_path: Path,
+) -> None:
+    rated = metric("tone", 1.0)
+    assert rated.details is not None
+    rated.details.value = DetailValue(kind="categorical", categorical="good")
+    result = saved(
+        tmp_path,
+        case_result("s", "a", [metric("m", 1.0), rated]),
+        case_result("s", "b", [rated]),
+    )
+    labels = label_file(
+        tmp_path,
+        lab("a", "m", "", category="good"),  # m wrote no category
+        lab("a", "tone", "", category="good"),
+        lab("b", "tone", "", category="bad"),
+    )
+    run = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert run.returncode == 3, run.stdout + run.stderr
+    document = json.loads(run.stdout)
+    assert [(e["evalId"], e["metricName"]) for e in document["notEvaluated"]] == [("a", "m")]
+    groups = {g["name"]: g for g in document["groups"]}
+    assert groups["m"]["items"] == 0 and "categories" not in groups["m"]
+    # tone: judge good, good; people good, bad: accuracy 1/2, one disagreement.
+    tone = groups["tone"]["categories"]
+    assert tone["accuracy"] == 0.5
+    assert tone["confusion"] == {"classes": ["bad", "good"], "matrix": [[0, 0], [1, 1]]}

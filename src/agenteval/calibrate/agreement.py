@@ -295,7 +295,8 @@ def pair_labels(
             found.unknown.append(label)
             continue
         group = found.groups.setdefault(group_name(label.item), Group(group_name(label.item)))
-        if item.verdict is None:
+        # A category label of a metric that wrote no category has nothing to compare with.
+        if item.verdict is None or (label.kind == "category" and item.category is None):
             group.not_evaluated.append(label)
         else:
             group.pairs.append(Pair(label, item))
@@ -311,7 +312,23 @@ def labelled_items(
     items: dict[ItemKey, Item] = {}
     for set_id, case in cases:
         if (set_id, case.eval_id, case.run_id or 1) in wanted:
-            items.update(case_items(set_id, case))
+            items.update(labelled_case_items(set_id, case, labels))
+    return items
+
+
+def labelled_case_items(
+    set_id: str, case: EvalCaseResult, labels: Iterable[Label]
+) -> dict[ItemKey, Item]:
+    """The items of one case result, and, when the case ended with an error (its agent
+    failed before the metrics scored it, say), every label of the case that names no item
+    of it as an item the judge did not evaluate: never "names no scored item"."""
+    items = case_items(set_id, case)
+    if case.error_message:
+        run = case.run_id or 1
+        for label in labels:
+            key = label.item
+            if key[:2] == (set_id, case.eval_id) and key[3] == run and key not in items:
+                items[key] = Item(None, 0.0, 0.0)
     return items
 
 
@@ -352,6 +369,7 @@ __all__ = [
     "bounded_above",
     "calibrate",
     "group_name",
+    "labelled_case_items",
     "labelled_cases",
     "labelled_items",
     "pair_labels",

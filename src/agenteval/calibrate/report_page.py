@@ -17,8 +17,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from agenteval.calibrate.agreement import labelled_cases, labelled_items, pair_labels, saved_cases
-from agenteval.calibrate.items import Item, ItemKey, case_items
+from agenteval.calibrate.agreement import (
+    labelled_case_items,
+    labelled_cases,
+    labelled_items,
+    pair_labels,
+    saved_cases,
+)
+from agenteval.calibrate.items import Item, ItemKey
 from agenteval.calibrate.labels import read_labels
 from agenteval.calibrate.render import page_blocks
 from agenteval.report.html_inputs import ReportRun
@@ -90,7 +96,7 @@ class RunCalibration:
     def add(self, case: EvalCaseResult) -> None:
         """Keep the items of a case some label names."""
         if (self._set_id, case.eval_id, case.run_id or 1) in self._wanted:
-            self.items.update(case_items(self._set_id, case))
+            self.items.update(labelled_case_items(self._set_id, case, self.labels))
 
     def end_set(self, head: EvalSetResult) -> None:
         """Nothing to do at the end of an eval set."""
