@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from agenteval.calibrate.labels import read_labels
 from agenteval.errors import ConfigError
+from agenteval.schema.base import dump_json
+from sample_results import case_result, eval_set_result, metric
 
 
 def test_jsonl_and_csv_read_the_same_labels(tmp_path: Path) -> None:
@@ -50,3 +53,74 @@ def test_csv_cells_beyond_the_header_and_an_empty_file(tmp_path: Path) -> None:
     empty.write_text("\n")
     with pytest.raises(ConfigError, match="no labels"):
         read_labels(empty)
+
+
+LINE = '{"evalSetId": "s", "evalId": "a", "metricName": "m", "label": "pass"}'
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        read_labels(path)
+    return [str(p) for p in caught.value.problems]
+
+
+def test_a_file_of_another_kind_is_named_once(tmp_path: Path) -> None:
+    metrics = tmp_path / "m.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "m", "threshold": 1}], indent=2))
+    assert problems_of(metrics) == [
+        f"{metrics}: not a labels file (looks like a metric file) (pass it with --metrics)"
+    ]
+    result = tmp_path / "r.evalset_result.json"
+    data = json.loads(dump_json(eval_set_result("s", [case_result("s", "a", [metric("m", 1)])])))
+    result.write_text(json.dumps(data, indent=2))
+    assert problems_of(result) == [
+        f"{result}: not a labels file (looks like a result file) "
+        "(give it as the RESULT: agenteval calibrate RESULT --labels FILE)"
+    ]
+    traces = tmp_path / "t.jsonl"
+    record = {"evalId": "a", "actualConversation": []}
+    traces.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    assert problems_of(traces) == [
+        f"{traces}: not a labels file (looks like a traces file) (pass it with --traces)"
+    ]
+    array = tmp_path / "a.jsonl"
+    array.write_text(f"[{LINE}]\n")
+    assert problems_of(array) == [
+        f"{array}: a JSON array of labels (write one JSON object per line)"
+    ]
+
+
+def test_a_line_that_is_no_json_object_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    path.write_text(LINE + '\n"label: must be pass or fail"\n[1]\n')
+    assert problems_of(path) == [
+        f"{path}: line 2: expected a JSON object (one label per line)",
+        f"{path}: line 3: expected a JSON object (one label per line)",
+    ]
+
+
+def test_lines_end_at_newlines_only(tmp_path: Path) -> None:
+    # U+2028, U+0085 and U+2029 may stand raw in a JSON string; \r\n is a line end too.
+    path = tmp_path / "l.jsonl"
+    path.write_text(
+        '{"evalSetId": "s", "evalId": "a\u2028b\x85c\u2029d", "metricName": "m", "label": "pass"}\r\n'
+        + LINE.replace('"a"', '"e"')
+        + "\r\n",
+        newline="",
+    )
+    labels = read_labels(path)
+    assert [(label.line.eval_id, label.where) for label in labels] == [
+        ("a\u2028b\x85c\u2029d", "line 1"),
+        ("e", "line 2"),
+    ]
+
+
+def test_a_csv_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    # Excel's "CSV UTF-8" starts with U+FEFF; a JSONL file with one is still refused.
+    path = tmp_path / "l.csv"
+    path.write_bytes("\ufeffevalSetId,evalId,metricName,label\ns,a,m,pass\n".encode())
+    (label,) = read_labels(path)
+    assert label.item == ("s", "a", "m", 1, None, None) and label.line.label == "pass"
+    jsonl = tmp_path / "l.jsonl"
+    jsonl.write_bytes(("\ufeff" + LINE + "\n").encode())
+    assert "byte order mark" in problems_of(jsonl)[0]

@@ -84,32 +84,79 @@ def _csv_value(key: str, text: str) -> Any:
     return text
 
 
-def _csv_rows(text: str, file: str) -> list[tuple[str, Any]]:
+# A row as read: where it is and its data, or the problem that stopped reading it.
+Row = tuple[str, Any] | Problem
+
+
+def _csv_rows(text: str, file: str) -> list[Row]:
     reader = csv.DictReader(io.StringIO(text))
-    rows: list[tuple[str, Any]] = []
+    rows: list[Row] = []
     for row in reader:
         where = f"line {reader.line_num}"
         if None in row:
-            rows.append(
-                (where, f"more cells than the header's {len(reader.fieldnames or [])} columns")
-            )
+            count = len(reader.fieldnames or [])
+            rows.append(Problem(file, where, f"more cells than the header's {count} columns"))
             continue
         data = {k: _csv_value(k, v or "") for k, v in row.items() if k is not None}
         rows.append((where, {k: v for k, v in data.items() if v is not None}))
     return rows
 
 
-def _jsonl_rows(text: str) -> list[tuple[str, Any]]:
-    rows: list[tuple[str, Any]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+def _jsonl_rows(text: str, file: str) -> list[Row]:
+    rows: list[Row] = []
+    # Lines end at "\n" only: U+2028 and the other breaks str.splitlines knows may stand
+    # raw inside a JSON string (a "\r" before the "\n" is JSON whitespace).
+    for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"line {lineno}"
         try:
             rows.append((where, pydantic_core.from_json(line)))
         except ValueError as exc:
-            rows.append((where, f"invalid JSON: {exc}"))
+            rows.append(Problem(file, where, f"invalid JSON: {exc}"))
     return rows
+
+
+# The verdict keys only a label line has.
+_VERDICTS = frozenset({"label", "score", "category"})
+
+
+def _is_label_like(data: Any) -> bool:
+    """A label, however wrong (its evalSetId alone reads as an eval set to kind_of): a
+    verdict key, or both the case and the metric named (a metric file names no case)."""
+    return isinstance(data, dict) and (
+        not _VERDICTS.isdisjoint(data) or ("evalId" in data and "metricName" in data)
+    )
+
+
+def _other_kind(text: str, file: str) -> Problem | None:
+    """The one error of a file of another kind given as labels (a metric file, a result, a
+    traces file), as the project's readers name it (inputs/file_kind.py); None otherwise."""
+    from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
+
+    try:
+        whole = pydantic_core.from_json(text)
+    except ValueError:
+        # JSON lines (or no JSON): what its first line is, unless that is a label.
+        head = text.lstrip().partition("\n")[0]
+        try:
+            first = pydantic_core.from_json(head)
+        except ValueError:
+            return None
+        kind = None if _is_label_like(first) else first_line_kind(text)
+    else:
+        if _is_label_like(whole):
+            return None  # a file of one label
+        if isinstance(whole, list) and any(_is_label_like(entry) for entry in whole):
+            return Problem(file, "", "a JSON array of labels", "write one JSON object per line")
+        kind = kind_of(whole)
+        kind = None if kind in (FileKind.OTHER, FileKind.EMPTY) else kind
+    if kind is None:
+        return None
+    message, hint = wrong_kind_message("a labels file", kind)
+    if kind in (FileKind.RESULT, FileKind.RUN):
+        hint = "give it as the RESULT: agenteval calibrate RESULT --labels FILE"
+    return Problem(file, "", message, hint or "give a JSONL or CSV file of labels")
 
 
 def read_labels(path: Path) -> list[Label]:
@@ -117,29 +164,14 @@ def read_labels(path: Path) -> list[Label]:
     from agenteval.inputs.loading import read_text
 
     file = str(path)
-    text = read_text(path)
-    rows = _csv_rows(text, file) if path.suffix.lower() == ".csv" else _jsonl_rows(text)
-    labels: list[Label] = []
-    problems: list[Problem] = []
-    seen: dict[tuple[Any, ...], str] = {}
-    for where, data in rows:
-        if isinstance(data, str):
-            problems.append(Problem(file, where, data))
-            continue
-        checked = _check(data, file, where)
-        if isinstance(checked, list):
-            problems.extend(checked)
-            continue
-        earlier = seen.get(checked.item)
-        if earlier is not None:
-            problems.append(
-                Problem(
-                    file, where, f"labels the same item as {earlier}", "keep one label per item"
-                )
-            )
-            continue
-        seen[checked.item] = where
-        labels.append(checked)
+    is_csv = path.suffix.lower() == ".csv"
+    # Excel's "CSV UTF-8" starts with a byte order mark: taken for CSV, refused for JSON.
+    text = read_text(path, allow_bom=is_csv).removeprefix("\ufeff")
+    other = None if is_csv else _other_kind(text, file)
+    if other is not None:
+        raise ConfigError([other])
+    rows = _csv_rows(text, file) if is_csv else _jsonl_rows(text, file)
+    labels, problems = _checked_rows(rows, file)
     if not labels and not problems:
         problems.append(
             Problem(file, "", "no labels", "one JSON object per line, or a CSV header and rows")
@@ -147,6 +179,32 @@ def read_labels(path: Path) -> list[Label]:
     if problems:
         raise ConfigError(problems)
     return labels
+
+
+def _checked_rows(rows: list[Row], file: str) -> tuple[list[Label], list[Problem]]:
+    """The labels of ``rows`` and the problems of the rest (one label per item)."""
+    labels: list[Label] = []
+    problems: list[Problem] = []
+    seen: dict[tuple[Any, ...], str] = {}
+    for row in rows:
+        if isinstance(row, Problem):
+            problems.append(row)
+            continue
+        checked = _check(row[1], file, row[0])
+        if isinstance(checked, list):
+            problems.extend(checked)
+            continue
+        earlier = seen.get(checked.item)
+        if earlier is not None:
+            problems.append(
+                Problem(
+                    file, row[0], f"labels the same item as {earlier}", "keep one label per item"
+                )
+            )
+            continue
+        seen[checked.item] = row[0]
+        labels.append(checked)
+    return labels, problems
 
 
 __all__ = ["KEYS", "Label", "LabelLine", "read_labels"]

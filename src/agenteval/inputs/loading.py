@@ -125,8 +125,9 @@ def _arms_joined(problems: list[Problem]) -> list[Problem]:
     return joined
 
 
-def read_text(path: Path) -> str:
-    """Read a UTF-8 file, raising ConfigError with a one-line reason."""
+def read_text(path: Path, *, allow_bom: bool = False) -> str:
+    """Read a UTF-8 file, raising ConfigError with a one-line reason (``allow_bom``: a
+    leading byte order mark is kept, for a format that takes one, such as CSV)."""
     refused = input_file_problem(path)
     if refused is not None:
         raise ConfigError([refused])
@@ -148,7 +149,7 @@ def read_text(path: Path) -> str:
         ) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
-    if text.startswith("\ufeff"):
+    if text.startswith("\ufeff") and not allow_bom:
         # JSON (and Go's decoder) refuses it; say what it is rather than "expected value".
         message = "starts with a byte order mark (U+FEFF), which JSON does not allow"
         raise ConfigError([Problem(str(path), "", message, "save it as UTF-8 without a BOM")])
