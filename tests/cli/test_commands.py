@@ -478,3 +478,35 @@ def test_an_unexpected_exception_is_an_internal_error_exit_4(tmp_path: Path) -> 
     verbose = agenteval_cli("run", "--evalset", str(suite), "--plugin", str(plugin), "--verbose")
     assert verbose.returncode == 4
     assert "Traceback" in verbose.stderr
+
+
+def test_an_internal_error_quoting_markup_or_escapes_is_printed_as_text(tmp_path: Path) -> None:
+    """The handler printed the exception's text as rich markup: rich's own MarkupError quotes
+    an unmatched "[/bold]", so the handler raised it again (a traceback)."""
+    plugin = tmp_path / "boom.py"
+    plugin.write_text(
+        textwrap.dedent(
+            """
+            from agenteval.evaluators.base import Evaluator
+            from agenteval.plugins import register_evaluator
+
+            @register_evaluator
+            class Boom(Evaluator):
+                name = "boom"
+                description = "raises"
+
+                def check(self, metric):
+                    raise RuntimeError("closing tag '[/bold]' \\x1b[2J")
+            """
+        )
+    )
+    suite = write_suite(tmp_path)
+    (tmp_path / "suite.metrics.json").write_text(
+        json.dumps([{"metricName": "b", "evaluatorName": "boom", "threshold": 1}])
+    )
+    proc = agenteval_cli("run", "--evalset", str(suite), "--plugin", str(plugin))
+    assert proc.returncode == 4, proc.stderr
+    assert (
+        "internal error: RuntimeError: closing tag '[/bold]' \\x1b[2J (this is a bug" in proc.stderr
+    )
+    assert "Traceback" not in proc.stderr and "\x1b" not in proc.stderr
