@@ -88,6 +88,11 @@ def test_a_file_of_another_kind_is_named_once(tmp_path: Path) -> None:
     assert problems_of(array) == [
         f"{array}: a JSON array of labels (write one JSON object per line)"
     ]
+    pretty = tmp_path / "p.jsonl"
+    pretty.write_text(json.dumps(json.loads(LINE), indent=2) + "\n")
+    assert problems_of(pretty) == [
+        f"{pretty}: one label spread over 6 lines (write each label on one line)"
+    ]
 
 
 def test_a_line_that_is_no_json_object_says_so(tmp_path: Path) -> None:

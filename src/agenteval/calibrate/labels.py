@@ -146,7 +146,12 @@ def _other_kind(text: str, file: str) -> Problem | None:
         kind = None if _is_label_like(first) else first_line_kind(text)
     else:
         if _is_label_like(whole):
-            return None  # a file of one label
+            lines = sum(1 for line in text.split("\n") if line.strip())
+            if lines == 1:
+                return None  # a file of one label
+            return Problem(
+                file, "", f"one label spread over {lines} lines", "write each label on one line"
+            )
         if isinstance(whole, list) and any(_is_label_like(entry) for entry in whole):
             return Problem(file, "", "a JSON array of labels", "write one JSON object per line")
         kind = kind_of(whole)
