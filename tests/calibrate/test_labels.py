@@ -102,6 +102,10 @@ def test_a_line_that_is_no_json_object_says_so(tmp_path: Path) -> None:
         f"{path}: line 2: expected a JSON object (one label per line)",
         f"{path}: line 3: expected a JSON object (one label per line)",
     ]
+    # A first line that lacks its metric and verdict is still a label, not an eval set.
+    path.write_text('{"evalSetId": "s", "evalId": "a"}\n' + LINE + "\n")
+    (problem,) = problems_of(path)
+    assert problem.startswith(f"{path}: line 1: ") and "looks like" not in problem
 
 
 def test_lines_end_at_newlines_only(tmp_path: Path) -> None:

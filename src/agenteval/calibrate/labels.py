@@ -123,9 +123,11 @@ _VERDICTS = frozenset({"label", "score", "category"})
 
 def _is_label_like(data: Any) -> bool:
     """A label, however wrong (its evalSetId alone reads as an eval set to kind_of): a
-    verdict key, or both the case and the metric named (a metric file names no case)."""
+    verdict key, or a case named with its metric or eval set (a metric file, an eval set
+    and a traces record name no more than one of them)."""
     return isinstance(data, dict) and (
-        not _VERDICTS.isdisjoint(data) or ("evalId" in data and "metricName" in data)
+        not _VERDICTS.isdisjoint(data)
+        or ("evalId" in data and ("metricName" in data or "evalSetId" in data))
     )
 
 
