@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -147,3 +148,42 @@ def test_report_trend_page(project: Workspace, tmp_path: Path) -> None:
         "report", "x.json", "--store", "h.sqlite", "--trend", "--html", str(page), cwd=project.root
     )
     assert both.returncode == 2 and "reads the store only; give no result files" in both.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "where", "problem"),
+    [
+        (
+            "UPDATE run_sets SET case_statuses = 'pf' WHERE run = 1",
+            "run_sets run 1 position 0/case_statuses",
+            "2 statuses for 3 case ids",
+        ),
+        ("UPDATE runs SET started_at = 'x'", "runs id 1/started_at", "'x' is not a number"),
+        (
+            "UPDATE agenteval_schema SET version = 'abc'",
+            "agenteval_schema/version",
+            "'abc' is not an integer",
+        ),
+        (
+            "UPDATE run_sets SET case_ids = '[1' WHERE run = 2",
+            "run_sets run 2 position 0/case_ids",
+            "is not a JSON list of evalIds",
+        ),
+    ],
+)
+def test_a_hand_edited_row_is_a_located_exit_2_never_an_internal_error(
+    project: Workspace, edit: str, where: str, problem: str
+) -> None:
+    with sqlite3.connect(project.root / "h.sqlite") as db:
+        db.execute(edit)
+    url = f"sqlite:///{project.root / 'h.sqlite'}"
+    for command in ("trend", "history"):
+        ran = in_process(command, "--store", "h.sqlite", cwd=project.root)
+        if command == "history" and where.startswith("run_sets"):
+            assert ran.returncode == 0, ran.stderr  # history does not read the packed statuses
+            continue
+        assert ran.returncode == 2, ran.stdout + ran.stderr
+        assert ran.stderr == (
+            f"error: {url}: {where}: {problem} "
+            "(the store was changed outside agenteval: restore it from a backup)\n"
+        )

@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from cli.store_workspace import (
+    Ran,
     Workspace,
     agenteval,
     clean_environment,
@@ -556,3 +557,75 @@ def test_the_agents_spend_is_stored_and_history_shows_it_beside_the_judges(
     assert added.exit_code == 0, added.output
     [again] = _history(tmp_path, other)
     assert again["agentUsage"] == row["agentUsage"]
+
+
+def _answers_suite(path: Path, answers: dict[str, str]) -> None:
+    """A trace-mode eval set ``rerun`` whose case ``ID`` answered ``answers[ID]`` ("yes" passes)."""
+
+    def turn(answer: str) -> list[dict[str, object]]:
+        return [
+            {
+                "invocationId": "t1",
+                "userContent": {"role": "user", "content": "q"},
+                "finalResponse": {"role": "assistant", "content": answer},
+            }
+        ]
+
+    cases = [
+        {
+            "evalId": eval_id,
+            "evalMode": "trace",
+            "sessionInput": {"appName": "x", "userId": "u"},
+            "actualConversation": turn(answer),
+            "conversation": turn("yes"),
+        }
+        for eval_id, answer in answers.items()
+    ]
+    path.write_text(json.dumps({"evalSetId": "rerun", "evalCases": cases}))
+
+
+def test_a_shard_run_again_in_its_group_replaces_the_earlier_run_everywhere(
+    tmp_path: Path,
+) -> None:
+    suite = tmp_path / "rerun.evalset.json"
+    (tmp_path / "m.json").write_text('[{"metricName": "exact_match", "threshold": 1.0}]')
+    store = "sqlite:///rerun.sqlite"
+
+    def run(shard: str, *extra: str) -> Ran:
+        args = ("run", "-e", str(suite), "-m", "m.json", "--store", store, "--no-progress")
+        return in_process(*args, "--shard", shard, "--run-group", "g1", *extra, cwd=tmp_path)
+
+    # b and e fail the first time; every case passes when shard 1 runs again (the CI retry).
+    _answers_suite(suite, dict(a="yes", b="no", c="yes", d="yes", e="no", f="yes"))
+    assert run("1/2").returncode in (0, 1) and run("2/2").returncode in (0, 1)
+    [before] = _history(tmp_path, store)
+    assert before["cases"] == {
+        "total": 6, "passed": 4, "failed": 2, "notEvaluated": 0, "incomplete": 0
+    }  # fmt: skip
+    first = before["runs"][0]  # type: ignore[index]
+    _answers_suite(suite, dict.fromkeys("abcdef", "yes"))
+    again = run("1/2")
+    assert again.returncode == 0, again.stderr
+    assert f"rerun that run {first} of this group held: it replaces that run" in again.stderr
+    [row] = _history(tmp_path, store)
+    # 6 cases, each once: the retried shard's cases count, the earlier run's do not.
+    assert row["cases"] == {
+        "total": 6, "passed": 6, "failed": 0, "notEvaluated": 0, "incomplete": 0
+    }  # fmt: skip
+    assert row["replacedRuns"] == [first] and len(row["runs"]) == 2  # type: ignore[arg-type]
+    assert "g1 (group, 1 rerun)" in invoke(tmp_path, "history", "--store", store).stdout
+    trend = json.loads(invoke(tmp_path, "trend", "--store", store, "--json").stdout)
+    assert trend["verdicts"]["stable_pass"] == 6 and trend["verdicts"]["stable_fail"] == 0
+    assert trend["metrics"][0]["averages"] == [1.0]
+    shown = in_process("show", "@g1", "--store", store, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    exported = in_process("store", "export", "g1", "--store", store, "-o", "out", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    [written] = list((tmp_path / "out").iterdir())
+    cases = json.loads(written.read_text())["evalCaseResults"]
+    assert sorted(case["evalId"] for case in cases) == list("abcdef")
+    # As a baseline: the retried shard's passes, so the same answers are no regression.
+    args = ("run", "-e", str(suite), "-m", "m.json", "--store", store, "--baseline", "@g1")
+    baseline = in_process(*args, cwd=tmp_path)
+    assert baseline.returncode == 0, baseline.stderr
+    assert "compared with @g1" in baseline.stdout

@@ -87,8 +87,8 @@ def test_the_agents_spend_beside_the_judges(store: Store, tmp_path: Path) -> Non
     priced = added(with_agent_usage(scripted_result(1)), "priced")
     unpriced = added(with_agent_usage(scripted_result(2), "acme:house-model"), "unpriced")
     bare = added(scripted_result(3), "bare")
-    for index in (4, 5):  # two members of one group, each $0.00171
-        added(with_agent_usage(scripted_result(index)), f"g{index}", "nightly")
+    for index in (4, 5):  # two members of one group (each its own eval set), each $0.00171
+        added(with_agent_usage(scripted_result(index, f"part{index}")), f"g{index}", "nightly")
     with store.transaction() as conn:
         rows = {row["runId"]: row for row in history_rows(conn, HistoryFilters())}
     assert rows[priced]["agentUsage"] == AGENT_SPENT
@@ -107,7 +107,12 @@ def test_the_agents_spend_beside_the_judges(store: Store, tmp_path: Path) -> Non
 
 def test_the_judges_whole_cost_or_the_calls_without_a_price(store: Store, tmp_path: Path) -> None:
     def added(priced: int, unpriced: int, name: str, group: str | None = None) -> str:
-        result = with_judge_usage(scripted_result(len(rows_made) + 1), priced, unpriced)
+        # A group's members score eval sets of their own (one holding another's cases
+        # would replace it: queries.logical_runs).
+        eval_set_id = name if group else "suite"
+        result = with_judge_usage(
+            scripted_result(len(rows_made) + 1, eval_set_id), priced, unpriced
+        )
         rows_made.append(name)
         return add_results(store, [write_result(result, tmp_path / name)], run_group=group)[0]
 

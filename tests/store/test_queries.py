@@ -10,7 +10,7 @@ from agenteval.schema.status import EvalStatus
 from agenteval.store import tables
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
-from agenteval.store.queries import case_outcomes, logical_runs, metric_points
+from agenteval.store.queries import case_outcomes, logical_runs, metric_points, rerun_warning
 from sample_results import case_result, eval_set_result, metric
 from store.store_support import write_result
 
@@ -62,11 +62,11 @@ def test_a_group_is_partial_until_every_shard_reported(store: Store, tmp_path: P
     }
 
 
-def test_a_case_twice_in_one_logical_run_takes_its_last_decided_status(
+def test_a_job_run_again_in_its_group_gives_the_cases_its_statuses(
     store: Store, tmp_path: Path
 ) -> None:
-    # Two jobs of one run group scored the same cases: a passed then was not evaluated (the
-    # decided status stays), b failed then passed (the last decided one wins).
+    # Two jobs of one run group scored the same cases: the second (a retry) replaces the
+    # first, whatever it found: a passed then was not evaluated, b failed then passed.
     for index, (a, b) in enumerate(((P, F), (N, P)), start=1):
         result = eval_set_result(
             "suite",
@@ -80,4 +80,30 @@ def test_a_case_twice_in_one_logical_run_takes_its_last_decided_status(
     with store.transaction() as conn:
         [group] = logical_runs(conn)
         assert group.state == "finished"
-        assert case_outcomes(conn, [group]) == {("suite", "a"): "p", ("suite", "b"): "p"}
+        assert case_outcomes(conn, [group]) == {("suite", "a"): "n", ("suite", "b"): "p"}
+
+
+def test_a_group_member_holding_an_earlier_members_cases_replaces_it(
+    store: Store, tmp_path: Path
+) -> None:
+    # A job retried in its group: the same case "a" again (now passing), beside shard "b".
+    first = eval_set_result("suite", [case_result("suite", "a", [metric("m", 0.0)])])
+    other = eval_set_result("suite", [case_result("suite", "b", [metric("m", 1.0)])])
+    again = eval_set_result("suite", [case_result("suite", "a", [metric("m", 1.0)])])
+    for name, result in (("first", first), ("other", other), ("again", again)):
+        result.eval_set_result_id = name
+        result.creation_timestamp = {"first": 1.0, "other": 2.0, "again": 3.0}[name] * 1e9
+    ids = [
+        add_results(store, [write_result(result, tmp_path / name)], run_group="g")[0]
+        for name, result in (("first", first), ("other", other), ("again", again))
+    ]
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+        told = rerun_warning(conn, "g", ids[2])
+        quiet = rerun_warning(conn, "g", ids[1])
+    assert [run.run_id for run in group.runs] == ids[1:]
+    assert [run.run_id for run in group.replaced] == ids[:1]
+    assert group.counts["total"] == 2 and group.counts["passed"] == 2
+    assert sorted(s.result_id for s in group.sets) == ["again", "other"]
+    assert told is not None and f"that run {ids[0]} of this group held" in told
+    assert quiet is None

@@ -32,6 +32,7 @@ from agenteval.store import tables
 from agenteval.store.connection import Store
 from agenteval.store.context import RunContext
 from agenteval.store.documents import BytesDocument, DocumentSource
+from agenteval.store.queries import rerun_warning
 from agenteval.store.writer import (
     BATCH_CASES,
     FinishedSet,
@@ -149,7 +150,14 @@ def add_results(
     _refuse_stored_twice(store, inputs)
     added: list[str] = []
     for item in inputs:
-        added.append(_add(store, item, RunContext(commit=commit, branch=branch), run_group))
+        run_id = _add(store, item, RunContext(commit=commit, branch=branch), run_group)
+        added.append(run_id)
+        if run_group is not None and warnings is not None:
+            # Cases a group member holds already: this run replaces it there, said, not silent.
+            with store.transaction() as conn:
+                told = rerun_warning(conn, run_group, run_id)
+            if told is not None:
+                warnings.append(Problem(f"--run-group {run_group}", "", told))
     return added
 
 

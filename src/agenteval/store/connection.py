@@ -37,6 +37,7 @@ from sqlalchemy.pool import QueuePool
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.sqlite.busy import BUSY_TIMEOUT_SECONDS, open_when_free
+from agenteval.store import tables
 from agenteval.store.migrations import SchemaProblem, ensure_schema
 from agenteval.store.urls import StoreUrl, store_setting
 
@@ -132,6 +133,10 @@ class Store:
             raise store_error(exc, self.url) from None
         except sqlite3.Error as exc:  # raised by the raw cursor of bulk_insert
             raise store_error(exc, self.url) from None
+        except tables.DamagedRow as damaged:
+            raise StoreError(
+                self.where, f"{damaged.path}: {damaged.message}", tables.DAMAGED_HINT
+            ) from None
 
     def bulk_insert(self, conn: Connection, table: Table, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert ``rows`` (tuples in the table's column order) in ``conn``'s transaction."""

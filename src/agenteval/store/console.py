@@ -123,7 +123,9 @@ def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str)
             f"{_safe(name)} {format_score(value)}" for name, value in row["metricAverages"].items()
         )
         commit = (row["commit"] or "")[:8] + ("*" if row["dirty"] else "")
-        run_id = row["runId"] + (" (group)" if row["group"] else "")
+        reruns = len(row.get("replacedRuns") or ())
+        group = f" (group, {reruns} rerun{'s' if reruns != 1 else ''})" if reruns else " (group)"
+        run_id = row["runId"] + (group if row["group"] else "")
         spent = (_judge(row["judge"]), _agent(row.get("agentUsage")))[: len(spend)]
         table.add_row(
             Text(_safe(run_id)),

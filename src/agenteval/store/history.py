@@ -153,6 +153,8 @@ def history_rows(conn: Connection, filters: HistoryFilters) -> list[dict[str, An
                 "runId": run.id,
                 "group": run.group,
                 "runs": [member.run_id for member in run.runs] if run.group else None,
+                # Members a rerun of their shard replaced (queries.logical_runs): not counted.
+                "replacedRuns": [member.run_id for member in run.replaced] if run.group else None,
                 "shards": {"reported": shards[0], "expected": shards[1]} if shards else None,
                 "state": run.state,
                 "outcome": run.outcome,

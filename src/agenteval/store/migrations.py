@@ -173,6 +173,7 @@ def stored_version(conn: Connection) -> tuple[int, str] | None:
     ).first()
     if row is None:
         return None
+    tables.checked(tables.schema_version, "", dict(row._mapping))
     return int(row[0]), str(row[1])
 
 

@@ -5,6 +5,12 @@ given the same ``--run-group`` (the shards of one sharded run, or jobs that each
 other eval sets).  A group is ``finished`` only when every member finished and, for
 shards, every shard 1..N reported; until then it is ``partial``.
 
+A CI job retried inside a group runs its shard again: a member of the same shard (or both
+unsharded) as an earlier member, holding one of its cases, **replaces** it, the newest
+start winning, in every view of the group (history, trend, ``show @group``, ``store
+export``, baselines); the replaced runs stay stored and are listed as replaced.  Counting
+both made a 6-case set read 8 of 10 failed, and its cases twice blocked its export.
+
 Every number is computed here in Python from the stored sums, in a fixed order, so the
 same history gives the same output on SQLite and on PostgreSQL, digit for digit.
 
@@ -112,6 +118,7 @@ _JUDGE_COLUMNS = ("calls", "cache_hits", "retries", "prompt_tokens", "completion
 
 def _stored_run(row: Any) -> StoredRun:
     m = row._mapping
+    tables.checked(tables.runs, f"id {m['id']}", dict(m))
     return StoredRun(
         key=m["id"],
         run_id=m["run_id"],
@@ -159,14 +166,31 @@ def _run_rows(
     *where: ColumnElement[bool],
 ) -> Iterator[tuple[Any, ...]]:
     """``columns`` of ``table``'s rows of the runs ``keys`` (and ``where``), in ``order`` within
-    each chunk of keys."""
+    each chunk of keys; each checked against the schema (tables.DamagedRow)."""
+    at = columns.index("position") if "position" in columns else None
     for part in _chunks(list(keys)):
         query = (
             select(*(table.c[name] for name in columns))
             .where(table.c.run.in_(part), *where)
             .order_by(*(table.c[name] for name in order))
         )
-        yield from map(tuple, conn.execute(query))
+        for row in conn.execute(query):
+            values = tuple(row)
+            label = f"run {values[0]}" + (f" position {values[at]}" if at is not None else "")
+            tables.checked(table, label, dict(zip(columns, values, strict=True)))
+            yield values
+
+
+def _case_ids(run: int, position: int, text: str | None) -> list[str]:
+    """``run_sets.case_ids`` read back: a JSON list of evalIds (tables.DamagedRow if not)."""
+    try:
+        ids = json.loads(text or "[]")
+    except ValueError:
+        ids = None
+    if not isinstance(ids, list) or not all(isinstance(eval_id, str) for eval_id in ids):
+        where = f"run {run} position {position}"
+        raise tables.DamagedRow("run_sets", where, "case_ids", "is not a JSON list of evalIds")
+    return ids
 
 
 _SET_COLUMNS = (
@@ -214,6 +238,8 @@ class LogicalRun:
     group: bool
     runs: list[StoredRun]
     sets: list[StoredSet] = field(default_factory=list)
+    # Group members a later rerun of the same shard replaced (module docstring), oldest first.
+    replaced: list[StoredRun] = field(default_factory=list)
 
     @property
     def first(self) -> StoredRun:
@@ -311,26 +337,84 @@ class LogicalRun:
         return [run.key for run in self.runs]
 
 
+def _case_keys(conn: Connection, keys: Sequence[int]) -> dict[int, set[tuple[str, str]]]:
+    """Per run key, the (evalSetId, evalId) of every case it stored (``run_sets``' packed ids)."""
+    found: dict[int, set[tuple[str, str]]] = {key: set() for key in keys}
+    columns = ("run", "position", "eval_set_id", "case_ids")
+    for run, position, eval_set_id, eval_ids in _run_rows(
+        conn, tables.run_sets, columns, keys, ("run", "position")
+    ):
+        ids = _case_ids(run, position, eval_ids)
+        found[run].update((eval_set_id, eval_id) for eval_id in ids)
+    return found
+
+
+def _reran(later: StoredRun, earlier: StoredRun, cases: CaseKeys) -> bool:
+    """Whether ``later`` ran ``earlier`` again: the same shard (or both unsharded) and one of
+    its cases (two shards holding one case are no rerun: export names that conflict)."""
+    same = (later.shard_index, later.shard_count) == (earlier.shard_index, earlier.shard_count)
+    return same and not cases.get(later.key, set()).isdisjoint(cases.get(earlier.key, ()))
+
+
+def _join(logical: LogicalRun, run: StoredRun, sets: Sequence[StoredSet], cases: CaseKeys) -> None:
+    """Add the member ``run`` (started after every member so far) to its group; it replaces
+    every earlier member it ran again (:func:`_reran`: a shard or a job retried)."""
+    for earlier in list(logical.runs):
+        if _reran(run, earlier, cases):
+            logical.runs.remove(earlier)
+            logical.sets = [s for s in logical.sets if s.run != earlier.key]
+            logical.replaced.append(earlier)
+    logical.runs.append(run)
+    logical.sets.extend(sets)
+
+
+CaseKeys = dict[int, set[tuple[str, str]]]
+
+
 def logical_runs(conn: Connection, runs: Iterable[StoredRun] | None = None) -> list[LogicalRun]:
     """Every logical run, oldest first (by its first member's start), with its eval sets."""
     members = list(runs) if runs is not None else stored_runs(conn)
+    sets = stored_sets(conn, [run.key for run in members])
+    cases = _case_keys(conn, [run.key for run in members if run.run_group is not None])
     grouped: dict[str, LogicalRun] = {}
     ordered: list[LogicalRun] = []
     for run in members:
+        mine = sets.get(run.key, [])
         if run.run_group is None:
-            ordered.append(LogicalRun(run.run_id, False, [run]))
+            ordered.append(LogicalRun(run.run_id, False, [run], list(mine)))
             continue
         found = grouped.get(run.run_group)
         if found is None:
-            found = grouped[run.run_group] = LogicalRun(run.run_group, True, [run])
+            found = grouped[run.run_group] = LogicalRun(run.run_group, True, [run], list(mine))
             ordered.append(found)
         else:
-            found.runs.append(run)
-    sets = stored_sets(conn, [run.key for run in members])
-    for logical in ordered:
-        for run in logical.runs:
-            logical.sets.extend(sets.get(run.key, []))
+            _join(found, run, mine, cases)
     return ordered
+
+
+def rerun_warning(conn: Connection, group: str, run_id: str) -> str | None:
+    """What the stored run ``run_id`` of ``group`` is told when it replaced earlier members
+    (it holds cases they hold: a shard or a job run again); None when it replaced none."""
+    query = (
+        select(tables.runs)
+        .where(tables.runs.c.run_group == group)
+        .order_by(tables.runs.c.started_at, tables.runs.c.id)
+    )
+    members = [_stored_run(row) for row in conn.execute(query)]
+    ours = next((run for run in members if run.run_id == run_id), None)
+    if ours is None:
+        return None
+    cases = _case_keys(conn, [run.key for run in members])
+    mine = cases[ours.key]
+    replaced = [run.run_id for run in members[: members.index(ours)] if _reran(ours, run, cases)]
+    if not replaced:
+        return None
+    eval_sets = ", ".join(sorted({eval_set_id for eval_set_id, _ in mine}))
+    return (
+        f"run {run_id} holds cases of {eval_sets} that run {', '.join(replaced)} of this "
+        "group held: it replaces that run in the group's history, trend, show, export and "
+        "baselines (the newest run of a shard wins)"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -413,15 +497,23 @@ def case_outcomes(
     by_set: dict[str, list[dict[str, str]]] = {}
     t = tables.run_sets
     where = () if eval_set is None else (t.c.eval_set_id == eval_set,)
-    columns = ("run", "eval_set_id", "case_ids", "case_statuses")
+    columns = ("run", "position", "eval_set_id", "case_ids", "case_statuses")
     order = ("run", "position")
-    for run, eval_set_id, eval_ids, letters in _run_rows(
+    for run, position, eval_set_id, eval_ids, letters in _run_rows(
         conn, t, columns, list(index_of), order, *where
     ):
         runs = by_set.get(eval_set_id)
         if runs is None:
             runs = by_set[eval_set_id] = [{} for _ in logical]
-        found = dict(zip(json.loads(eval_ids or "[]"), letters or "", strict=True))
+        ids = _case_ids(run, position, eval_ids)
+        if len(ids) != len(letters or ""):
+            raise tables.DamagedRow(
+                "run_sets",
+                f"run {run} position {position}",
+                "case_statuses",
+                f"{len(letters or '')} statuses for {len(ids)} case ids",
+            )
+        found = dict(zip(ids, letters or "", strict=True))
         _merge(runs[index_of[run]], found)
     lines: dict[tuple[str, str], str] = {}
     for eval_set_id in sorted(by_set):
@@ -454,6 +546,7 @@ __all__ = [
     "case_outcomes",
     "logical_runs",
     "metric_points",
+    "rerun_warning",
     "stored_metrics",
     "stored_runs",
     "stored_sets",

@@ -45,6 +45,7 @@ from agenteval.store.connection import Store, StoreError, open_store
 from agenteval.store.context import run_context
 from agenteval.store.export import stored_results
 from agenteval.store.fingerprints import FingerprintInputs, computed_fingerprint
+from agenteval.store.queries import rerun_warning
 from agenteval.store.urls import StoreSetting
 from agenteval.store.writer import (
     FinishedSet,
@@ -218,6 +219,7 @@ class StoreRun:
                     code = max(code, ExitCode.INCOMPLETE)
                     unfinished = ("not stored",)
             else:
+                self._warn_rerun(err)
                 if not quiet:
                     out.print(
                         f"stored run {self.recorder.meta.run_id} in {self.store.where}",
@@ -228,6 +230,20 @@ class StoreRun:
         if self.baseline_results is None:
             return Concluded(code, unfinished)
         return self._compare(streamed, code, unfinished, out, err)
+
+    def _warn_rerun(self, err: Console) -> None:
+        """A retried CI job runs its shard again in its group: the run says that it replaced
+        the earlier one (queries.logical_runs), never silently (not even under --quiet)."""
+        if self.run_group is None or self.store is None or self.recorder is None:
+            return
+        try:
+            with self.store.transaction() as conn:
+                told = rerun_warning(conn, self.run_group, self.recorder.meta.run_id)
+        except StoreError as exc:
+            told = f"could not check for earlier runs of its cases: {exc}"
+        if told is not None:
+            problem = Problem(f"--run-group {self.run_group}", "", told)
+            err.print(f"warning: {escape_control(str(problem))}", markup=False, highlight=False)
 
     def _compare(
         self,

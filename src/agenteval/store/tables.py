@@ -29,7 +29,7 @@ Tested in tests/store/test_migrations.py (the schema is created and checked ther
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -47,7 +47,57 @@ from sqlalchemy import (
     Text,
 )
 
+from agenteval.errors import ControlFlow
+
 metadata = MetaData()
+
+
+class DamagedRow(ControlFlow):
+    """A stored value that does not fit the schema (a store edited or damaged by hand).
+
+    Readers raise it where they meet the value; ``Store.transaction`` turns it into the
+    located one-line ``StoreError`` (exit 2): ``store: runs id 3/started_at: problem (hint)``.
+    """
+
+    def __init__(self, table: str, row: str, column: str, message: str) -> None:
+        self.path = f"{table} {row}/{column}" if row else f"{table}/{column}"
+        self.message = message
+        super().__init__(f"{self.path}: {message}")
+
+
+# What a damaged store is told to do (its rows cannot be read as they are).
+DAMAGED_HINT = "the store was changed outside agenteval: restore it from a backup"
+_PYTHON_TYPES: dict[type[Any], tuple[type[Any], ...]] = {
+    Integer: (int,),
+    BigInteger: (int,),
+    Float: (int, float),
+    String: (str,),
+    Text: (str,),
+}
+_TYPE_NAMES = {int: "an integer", float: "a number", str: "a text"}
+
+
+def checked(table: Table, row: str, values: Mapping[str, Any]) -> None:
+    """Every value of a ``table`` row read back is of its column's type (NULL only where the
+    column allows it); :class:`DamagedRow` naming ``row`` (``id 3``) and the column if not.
+
+    SQLite keeps whatever a hand-edit wrote ('x' in a REAL column), where a reader would fail
+    far away with a TypeError; PostgreSQL never lets one in, so this never fires there.
+    """
+    for column in table.columns:
+        if column.name not in values:
+            continue
+        value = values[column.name]
+        if value is None:
+            if not column.nullable:
+                raise DamagedRow(table.name, row, column.name, "is empty (NULL)")
+            continue
+        wanted = _PYTHON_TYPES.get(type(column.type))
+        if wanted is not None and (isinstance(value, bool) or not isinstance(value, wanted)):
+            raise DamagedRow(
+                table.name, row, column.name, f"{value!r} is not {_TYPE_NAMES[wanted[-1]]}"
+            )
+
 
 # runs.agent_<name> of each count of an ``agentUsage`` object (results/agent_usage.COUNTS).
 AGENT_COUNTS = (
@@ -273,10 +323,13 @@ RUN_DOCUMENT_PART = -1
 
 __all__ = [
     "AGENT_COUNTS",
+    "DAMAGED_HINT",
     "OUTCOME_LETTERS",
     "RUN_DOCUMENT_PART",
+    "DamagedRow",
     "case_runs",
     "cases",
+    "checked",
     "document_chunks",
     "metadata",
     "metric_results",
