@@ -41,4 +41,18 @@ def test_one_odd_run_is_not_a_change_and_tiny_steps_are_ignored() -> None:
 def test_short_series() -> None:
     assert change_points([]) == []
     assert change_points([0.5]) == []
-    assert change_points([0.5, 0.9]) == [1]
+    # Fewer than three runs on a side: no shift yet, however large the step.
+    assert change_points([0.5, 0.9]) == []
+    assert change_points([0.5, 0.5, 0.5, 0.9, 0.9]) == []
+    assert change_points([0.5, 0.5, 0.5, 0.9, 0.9, 0.9]) == [3]
+
+
+def test_one_odd_run_in_a_short_series_is_not_a_change() -> None:
+    # Two-run segments took [0, 1] (median 0.5) for a shift from 1; one-run segments [0].
+    assert change_points([1.0, 1.0, 1.0, 1.0, 0.0, 1.0]) == []
+    assert change_points([1.0, 1.0, 1.0, 1.0, 0.0]) == []
+    assert change_points([1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0]) == []
+    # Three runs after the step: a shift, its means 1 and 0.
+    values = [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    assert change_points(values) == [4]
+    assert segment_means(values, [4]) == [1.0, 0.0]

@@ -138,3 +138,19 @@ def test_history_view_words_the_judges_cost_as_the_run_did(store: Store, tmp_pat
         "2 calls · 2,200 tok · cost unknown: no price for 2 calls (openai:house-model) "
         "(give --prices FILE) " in line[unpriced]
     )
+
+
+def test_history_view_escapes_the_commit(store: Store, tmp_path: Path) -> None:
+    # $GITHUB_SHA or store add --commit holding a clear-screen and a colour; "[red]" is markup.
+    hostile = "\x1b[2J\x1b[31mdeadbeefcafe"
+    add_results(store, [write_result(scripted_result(1), tmp_path / "a")], commit=hostile)
+    add_results(store, [write_result(scripted_result(2), tmp_path / "b")], commit="[red]x]y")
+    with store.transaction() as conn:
+        rows = history_rows(conn, HistoryFilters())
+    console, buffer = _console()
+    render_history(console, rows, "the store")
+    text = buffer.getvalue()
+    assert "\x1b" not in text
+    # The first 8 characters of each commit, escaped: "\x1b[2J\x1b[31" and "[red]x]y".
+    assert "\\x1b[2J\\x1b[31" in text
+    assert "[red]x]y" in text

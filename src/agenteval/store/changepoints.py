@@ -4,9 +4,11 @@ A series of run averages is split where splitting explains the most variance (le
 squares), recursively, as long as a split lowers the squared error by more than a
 penalty of ``2·σ²·ln(n)`` (σ estimated from the run-to-run differences, robustly: the
 median absolute difference / 0.6745 / √2) and moves the median of the runs on each side
-by at least ``min_shift``.  Segments are at least three runs long once the series has
-nine (two from six), so one odd run is not a change: a step shows after three runs.
-Deterministic metrics (σ = 0) split at every lasting step of at least ``min_shift``.
+by at least ``min_shift``.  Segments are at least three runs long, so one odd run is not
+a change (the median of three runs holding it does not move) and a step shows after three
+runs: two-run segments called ``1 1 1 1 0 1`` a change to 0.5 (the median of [0, 1]), and
+one-run segments ``1 1 1 1 0`` a change to 0.  Deterministic metrics (σ = 0) split at every
+step of at least ``min_shift`` that lasted three runs.
 
 Why not a library: ``ruptures`` implements the same binary segmentation but needs numpy
 and scipy at run time for series of at most a few hundred points; this is 40 lines.
@@ -41,9 +43,8 @@ def noise(values: Sequence[float]) -> float:
     return statistics.median(steps) / 0.6745 / math.sqrt(2)
 
 
-def _min_size(n: int) -> int:
-    """The shortest segment: three runs once there are nine, two from six, else one."""
-    return 3 if n >= 9 else 2 if n >= 6 else 1
+# The shortest segment (module docstring): a shift shows after three runs.
+MIN_SEGMENT = 3
 
 
 def change_points(values: Sequence[float], *, min_shift: float = DEFAULT_MIN_SHIFT) -> list[int]:
@@ -58,7 +59,7 @@ def change_points(values: Sequence[float], *, min_shift: float = DEFAULT_MIN_SHI
         squares.append(squares[-1] + value * value)
     sigma = noise(values)
     penalty = 2 * sigma * sigma * math.log(n)
-    min_size = _min_size(n)
+    min_size = MIN_SEGMENT
     found: list[int] = []
     pending = [(0, n)]
     while pending:
@@ -86,4 +87,4 @@ def segment_means(values: Sequence[float], points: Sequence[int]) -> list[float]
     return [statistics.fmean(values[a:b]) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-__all__ = ["DEFAULT_MIN_SHIFT", "change_points", "noise", "segment_means"]
+__all__ = ["DEFAULT_MIN_SHIFT", "MIN_SEGMENT", "change_points", "noise", "segment_means"]

@@ -122,7 +122,8 @@ def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str)
         averages = "\n".join(
             f"{_safe(name)} {format_score(value)}" for name, value in row["metricAverages"].items()
         )
-        commit = (row["commit"] or "")[:8] + ("*" if row["dirty"] else "")
+        # The commit comes from git or $GITHUB_SHA / store add --commit: input like any other.
+        commit = _safe((row["commit"] or "")[:8]) + ("*" if row["dirty"] else "")
         reruns = len(row.get("replacedRuns") or ())
         group = f" (group, {reruns} rerun{'s' if reruns != 1 else ''})" if reruns else " (group)"
         run_id = row["runId"] + (group if row["group"] else "")
@@ -135,7 +136,7 @@ def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str)
             Text(averages),
             *spent,
             Text(_safe(row["branch"])),
-            commit,
+            Text(commit),
         )
     console.print(table)
     console.print(
