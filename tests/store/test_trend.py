@@ -111,3 +111,32 @@ def test_json_text_is_json_dumps_of_to_json_character_for_character(
     assert found.json_text() == json.dumps(found.to_json(), indent=2, ensure_ascii=False)
     assert json.loads(found.json_text())["cases"][0]["evalId"] in odd
     assert nothing.json_text() == json.dumps(nothing.to_json(), indent=2, ensure_ascii=False)
+
+
+def test_every_repeat_of_a_num_runs_run_counts_in_the_verdict(store: Store, tmp_path: Path) -> None:
+    # Two stored runs of -n 2: "yn" passes its first repeat and fails its second each time
+    # (each run calls it failed), "ok" passes all four repeats.
+    ids = []
+    for index in (1, 2):
+        cases = [
+            case_result("s", "yn", [metric("m", 1.0)], run_id=1),
+            case_result("s", "yn", [metric("m", 0.0)], run_id=2),
+            case_result("s", "ok", [metric("m", 1.0)], run_id=1),
+            case_result("s", "ok", [metric("m", 1.0)], run_id=2),
+        ]
+        result = eval_set_result("s", cases, num_runs=2)
+        result.eval_set_result_id = f"r{index}"
+        result.creation_timestamp = 1_767_225_600.0 + index
+        ids += add_results(store, [write_result(result, tmp_path / str(index))])
+    with store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    by_case = {case.eval_id: case for case in found.cases}
+    yn = by_case["yn"]
+    # Repeats pass, fail, pass, fail: 2 of 4, flips at the 2nd (run 1), 3rd and 4th (run 2).
+    assert yn.verdict.verdict is Verdict.FLAKY
+    assert (yn.verdict.passed, yn.verdict.runs) == (2, 4)
+    assert yn.flip_runs == (ids[0], ids[1])
+    assert yn.outcomes == (False, False)  # each run's own status
+    ok = by_case["ok"]
+    assert (ok.verdict.verdict, ok.verdict.passed, ok.verdict.runs) == (Verdict.STABLE_PASS, 4, 4)
+    assert found.verdict_counts()["flaky"] == 1

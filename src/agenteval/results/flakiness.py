@@ -2,7 +2,8 @@
 
 One rule for both places a case runs more than once: the repeats of one run
 (``--num-runs N``: the console's pass@k table, the run document's ``caseVerdicts``,
-the HTML report) and the stored runs of a history (``agenteval trend``).  A case
+the HTML report) and the stored runs of a history (``agenteval trend``, which counts
+every repeat of each stored ``--num-runs N`` run, not only the run's final status).  A case
 that passed every decided run is a **stable pass**, one that passed none a **stable
 fail**, anything in between **flaky**.  The pass rate comes with its Wilson score
 interval (95 %), which stays inside [0, 1] and is honest for few runs (2 of 3 is

@@ -527,6 +527,31 @@ def case_outcomes(
     return lines
 
 
+def case_repeats(
+    conn: Connection, logical: Sequence[LogicalRun], eval_set: str | None = None
+) -> dict[tuple[str, str], dict[int, str]]:
+    """Per (evalSetId, evalId), per index of a logical run that ran it ``--num-runs N`` times
+    (N > 1), its status in each repeat, in repeat order, one letter each
+    (``tables.OUTCOME_LETTERS``).  Read from ``case_runs``, only for those runs: a run of
+    one repeat has its status in ``case_outcomes`` already."""
+    index_of = {run.key: i for i, lr in enumerate(logical) for run in lr.runs if run.num_runs > 1}
+    set_of = {(s.run, s.position): s.eval_set_id for lr in logical for s in lr.sets}
+    found: dict[tuple[str, str], dict[int, str]] = {}
+    columns = ("run", "position", "eval_id", "repeat", "status")
+    order = ("run", "position", "eval_id", "repeat")
+    for run, position, eval_id, _, status in _run_rows(
+        conn, tables.case_runs, columns, list(index_of), order
+    ):
+        eval_set_id = set_of.get((run, position))
+        if eval_set_id is None or (eval_set is not None and eval_set_id != eval_set):
+            continue
+        letter = tables.OUTCOME_LETTERS.get(status, "?")
+        by_run = found.setdefault((eval_set_id, eval_id), {})
+        at = index_of[run]
+        by_run[at] = by_run.get(at, "") + letter
+    return found
+
+
 def _merge(column: dict[str, str], found: dict[str, str]) -> None:
     """Add one row's statuses to a logical run's: a passed or failed status wins over others."""
     if column.keys().isdisjoint(found):
@@ -544,6 +569,7 @@ __all__ = [
     "StoredRun",
     "StoredSet",
     "case_outcomes",
+    "case_repeats",
     "logical_runs",
     "metric_points",
     "rerun_warning",

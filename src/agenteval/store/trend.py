@@ -10,8 +10,8 @@ Over the last N finished logical runs (``--last``, default 20; ``--branch``,
   shift or not; new traces are what is evaluated, not a configuration change);
 * per case its outcome in each run, its verdict — stable pass, flaky, stable fail
   (:mod:`agenteval.results.flakiness`) over the runs where it was decided (passed or failed;
-  incomplete and not-run don't count) — with the pass rate's Wilson interval and the
-  runs where it flipped; flaky cases first.
+  incomplete and not-run don't count), every repeat of a ``--num-runs N`` run counted —
+  with the pass rate's Wilson interval and the runs where it flipped; flaky cases first.
 
 Tested in tests/store/test_trend.py.
 """
@@ -33,6 +33,7 @@ from agenteval.store.queries import (
     LogicalRun,
     MetricPoint,
     case_outcomes,
+    case_repeats,
     logical_runs,
     metric_points,
 )
@@ -273,17 +274,42 @@ def trend(conn: Connection, filters: TrendFilters) -> Trend:
         line.change_points = _change_points(line, runs)
         series.append(line)
     cases = []
+    repeats = case_repeats(conn, runs, filters.eval_set)
     # Most cases share their line of statuses (every run passed): each line is judged once.
-    judged: dict[str, tuple[tuple[bool | None, ...], CaseVerdict, tuple[str, ...]]] = {}
+    judged: dict[tuple[str, Repeats], _Judged] = {}
     for (eval_set_id, eval_id), letters in case_outcomes(conn, runs, filters.eval_set).items():
-        found = judged.get(letters)
+        shape = letters, tuple(sorted(repeats.get((eval_set_id, eval_id), {}).items()))
+        found = judged.get(shape)
         if found is None:
-            outcomes = tuple(map(_DECIDED.get, letters))
-            verdict = verdict_of(outcomes)
-            found = judged[letters] = outcomes, verdict, tuple(runs[i].id for i in verdict.flips)
+            found = judged[shape] = _judged(letters, dict(shape[1]), runs)
         cases.append(CaseTrend(eval_set_id, eval_id, *found))
     cases.sort(key=lambda case: order_key((case.eval_set_id, case.eval_id), case.verdict))
     return Trend(runs, series, cases)
+
+
+# A case's repeats per run index (queries.case_repeats), as a hashable line.
+Repeats = tuple[tuple[int, str], ...]
+_Judged = tuple[tuple[bool | None, ...], CaseVerdict, tuple[str, ...]]
+
+
+def _judged(letters: str, repeats: dict[int, str], runs: Sequence[LogicalRun]) -> _Judged:
+    """A case's outcome per run, its verdict and the runs where it flipped.
+
+    The verdict counts every repeat of a ``--num-runs N`` run where the case was decided
+    (results.flakiness: one rule for repeats and stored runs): a case passing 1 of 2
+    repeats in each of two runs is flaky 2/4, not a stable fail of its two failed runs.
+    """
+    sequence: list[bool | None] = []
+    run_at: list[int] = []
+    for index, letter in enumerate(letters):
+        decided = _DECIDED.get(letter)
+        each = [_DECIDED.get(one) for one in repeats.get(index, "")] if decided is not None else []
+        for outcome in each or [decided]:
+            sequence.append(outcome)
+            run_at.append(index)
+    verdict = verdict_of(sequence)
+    flipped = dict.fromkeys(runs[run_at[position]].id for position in verdict.flips)
+    return tuple(map(_DECIDED.get, letters)), verdict, tuple(flipped)
 
 
 __all__ = [
