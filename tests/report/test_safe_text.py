@@ -23,3 +23,28 @@ def test_bidi_controls_are_escaped() -> None:
         "ok\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c"
     )
     assert escape_control("עברית العربية") == "עברית العربية"  # right-to-left text itself stays
+
+
+def test_exact_never_prints_two_different_texts_alike() -> None:
+    # "z" + BEL and the four characters "z\x07" printed the same "z\x07".
+    assert escape_control("z\x07", exact=True) == "z\\x07"
+    assert escape_control("z\\x07", exact=True) == "z\\\\x07"
+    # A backslash before an escaped character is doubled too: "\\" then "\x07".
+    assert escape_control("\\\x07", exact=True) == "\\\\\\x07"
+    assert escape_control("a\\nb", exact=True) == "a\\\\nb"
+    # Two backslashes then "b": the first doubled (a backslash follows), the second kept.
+    assert escape_control("a\\\\b", exact=True) == "a\\\\\\b"
+    # Backslashes that start no escape stay: paths and the like print as they are.
+    assert escape_control("C:\\Users\\a\\b.json", exact=True) == "C:\\Users\\a\\b.json"
+    assert escape_control("x\\", exact=True) == "x\\"
+    # A backslash before a kept character stays (a raw newline is no escape).
+    assert escape_control("a\\\nb", keep="\n", exact=True) == "a\\\nb"
+    # Without exact, backslashes are left alone (JSON-quoted values stay readable).
+    assert escape_control('"a\\u001b"') == '"a\\u001b"'
+
+
+def test_invisible_characters_are_escaped() -> None:
+    assert escape_control("z\u200bq") == "z\\u200bq"
+    assert escape_control("\ufeffa\u2060b") == "\\ufeffa\\u2060b"
+    # Joiners stay: emoji sequences and scripts need them.
+    assert escape_control("👨\u200d👩") == "👨\u200d👩"

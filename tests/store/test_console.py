@@ -12,6 +12,7 @@ from agenteval.store.connection import Store
 from agenteval.store.console import render_history, render_trend, sparkline
 from agenteval.store.history import HistoryFilters, history_rows
 from agenteval.store.trend import TrendFilters, trend
+from sample_results import case_result, eval_set_result, metric
 from store.store_support import (
     add_history,
     scripted_result,
@@ -154,3 +155,16 @@ def test_history_view_escapes_the_commit(store: Store, tmp_path: Path) -> None:
     # The first 8 characters of each commit, escaped: "\x1b[2J\x1b[31" and "[red]x]y".
     assert "\\x1b[2J\\x1b[31" in text
     assert "[red]x]y" in text
+
+
+def test_trend_view_prints_different_ids_differently(store: Store, tmp_path: Path) -> None:
+    # "z" + BEL, the four characters "z\x07" and "z" + a zero-width space: three cases.
+    ids = ["z\x07", "z\\x07", "z\u200b"]
+    result = eval_set_result("s", [case_result("s", i, [metric("m", 0.0)]) for i in ids])
+    add_results(store, [write_result(result, tmp_path)])
+    with store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    console, buffer = _console()
+    render_trend(console, found, "the store", max_shown=None)
+    rows = [line.split()[2] for line in buffer.getvalue().splitlines() if "s / z" in line]
+    assert sorted(rows) == sorted(["z\\x07", "z\\\\x07", "z\\u200b"])

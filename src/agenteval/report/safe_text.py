@@ -5,8 +5,14 @@ Actions runs it as a workflow command; clear-screen and window-title escapes in 
 reason reached the terminal.  Every reporter passes such text through
 :func:`escape_control` before printing it: C0 and C1 control characters, DEL, the
 Unicode line and paragraph separators, the bidirectional formatting characters
-(:data:`BIDI_CONTROLS`) and lone surrogates become visible escapes (``\\n``,
-``\\x1b``, ``\\u202e``, ``\\ud800``); all other text, non-ASCII included, is kept.
+(:data:`BIDI_CONTROLS`), invisible zero-width characters (:data:`INVISIBLE`) and lone
+surrogates become visible escapes (``\\n``, ``\\x1b``, ``\\u202e``, ``\\ud800``); all other
+text, non-ASCII included, is kept.  With ``exact=True`` (where ids are told apart: the
+store's ``history`` and ``trend``) a backslash that would read as the start of such an
+escape is doubled too (``\\\\x07``), so two different ids never print alike: the evalId
+``z`` + BEL and the text ``z\\x07`` printed the same ``z\\x07`` in ``trend``.  Other
+backslashes (``C:\\Users``, ``a\\b``) stay as they are.  Not the default: every reporter
+prints JSON-quoted values (``"a\\u001b"``), whose backslashes would all double.
 JSON and XML outputs escape by their own rules; JUnit and Markdown add
 :data:`BIDI_CONTROLS` to theirs.
 """
@@ -21,12 +27,22 @@ import re
 # U+200E, U+200F and U+061C are invisible and reorder what sits next to them.  A log
 # reader must see them, so they are escaped like control characters.
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}\ud800-\udfff]")
+# Characters that print as nothing: the zero-width space, the word joiner and invisible
+# operators, the byte-order mark.  An id holding one looks like another that does not.
+# (The zero-width (non-)joiners stay: scripts and emoji sequences need them.)
+INVISIBLE = "\u200b\u2060-\u2064\ufeff"
+_CLASS = f"[\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}{INVISIBLE}\ud800-\udfff]"
+_UNSAFE = re.compile(_CLASS)
+# An unsafe character, or a backslash before what would read as an escape: \n \r \t \x \u,
+# another backslash, or an unsafe character (which becomes an escape itself).
+_TO_ESCAPE = re.compile(f"\\\\(?=[\\\\nrtxu]|{_CLASS})|{_CLASS}")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def _escape(match: re.Match[str]) -> str:
     char = match.group()
+    if char == "\\":
+        return "\\\\"
     named = _NAMED.get(char)
     if named is not None:
         return named
@@ -34,14 +50,28 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def escape_control(text: str, keep: str = "") -> str:
-    """``text`` with every control, line separator, bidi control and lone surrogate escaped.
+def escape_control(text: str, keep: str = "", *, exact: bool = False) -> str:
+    """``text`` with every control, line separator, bidi control, invisible character and
+    lone surrogate escaped.
 
     Characters in ``keep`` stay (a format with its own escape for them, e.g. ``\n``).
+    ``exact``: a backslash that would read as an escape is doubled (module docstring).
     """
+    found = _TO_ESCAPE if exact else _UNSAFE
     if keep:
-        return _UNSAFE.sub(lambda m: m.group() if m.group() in keep else _escape(m), text)
-    return _UNSAFE.sub(_escape, text)
+        return found.sub(lambda m: _kept(m, keep), text)
+    return found.sub(_escape, text)
+
+
+def _kept(match: re.Match[str], keep: str) -> str:
+    """:func:`_escape`, but characters in ``keep`` stay, and so does a backslash before one
+    (a raw newline after it cannot be read as an escape)."""
+    char = match.group()
+    if char in keep:
+        return char
+    if char == "\\" and match.string[match.end()] in keep:
+        return char
+    return _escape(match)
 
 
 def wrote_line(path: object) -> str:
@@ -51,4 +81,4 @@ def wrote_line(path: object) -> str:
     return f"wrote {escape_control(str(path))}"
 
 
-__all__ = ["BIDI_CONTROLS", "escape_control", "wrote_line"]
+__all__ = ["BIDI_CONTROLS", "INVISIBLE", "escape_control", "wrote_line"]

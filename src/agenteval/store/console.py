@@ -44,7 +44,8 @@ _VERDICT_STYLES = {
 
 
 def _safe(text: str | None) -> str:
-    return escape_control(text) if text else ""
+    # exact: two different ids never print alike ("z" + BEL and the text "z\x07").
+    return escape_control(text, exact=True) if text else ""
 
 
 def _when(iso_text: str | None) -> str:
