@@ -20,6 +20,7 @@ Tested in tests/store/test_queries.py.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -356,6 +357,10 @@ def _reran(later: StoredRun, earlier: StoredRun, cases: CaseKeys) -> bool:
     return same and not cases.get(later.key, set()).isdisjoint(cases.get(earlier.key, ()))
 
 
+def _slot(run: StoredRun) -> tuple[str | None, int | None, int | None]:
+    return run.run_group, run.shard_index, run.shard_count
+
+
 def _join(logical: LogicalRun, run: StoredRun, sets: Sequence[StoredSet], cases: CaseKeys) -> None:
     """Add the member ``run`` (started after every member so far) to its group; it replaces
     every earlier member it ran again (:func:`_reran`: a shard or a job retried)."""
@@ -375,7 +380,10 @@ def logical_runs(conn: Connection, runs: Iterable[StoredRun] | None = None) -> l
     """Every logical run, oldest first (by its first member's start), with its eval sets."""
     members = list(runs) if runs is not None else stored_runs(conn)
     sets = stored_sets(conn, [run.key for run in members])
-    cases = _case_keys(conn, [run.key for run in members if run.run_group is not None])
+    # Only members sharing their group and shard with another can be reruns: their case ids
+    # are read (a JSON list per eval set), nobody else's.
+    slots = Counter(_slot(run) for run in members if run.run_group is not None)
+    cases = _case_keys(conn, [run.key for run in members if slots[_slot(run)] > 1])
     grouped: dict[str, LogicalRun] = {}
     ordered: list[LogicalRun] = []
     for run in members:
