@@ -345,3 +345,53 @@ def test_a_case_with_one_turn_without_usage_is_incomplete_not_passed(tmp_path: P
     assert run.returncode == 3, run.stdout + run.stderr
     assert "● trip  INCOMPLETE" in run.stdout
     assert "INCOMPLETE: 0 of 1 cases passed (1 incomplete)" in run.stdout
+
+
+def _calls_case(eval_id: str, calls: int) -> dict[str, Any]:
+    turn = {
+        "userContent": {"role": "user", "content": "how many?"},
+        "finalResponse": {"role": "assistant", "content": "done"},
+        "tools": [{"id": f"c{i}", "name": "lookup", "arguments": {}} for i in range(calls)],
+    }
+    return {
+        "evalId": eval_id,
+        "evalMode": "trace",
+        "sessionInput": {"appName": "app", "userId": "u"},
+        "conversation": [turn],
+        "actualConversation": [turn],
+    }
+
+
+def test_a_count_metric_named_apart_from_its_evaluator_averages_against_an_upper_bound(
+    tmp_path: Path,
+) -> None:
+    # "calls_max" counts tool calls (evaluatorName) with the bound 2. Over two runs the
+    # averages are 1 (few: within the bound) and 3 (many: above it); read as score >= 2
+    # the file's summary passed "many" and failed "few", and the average 2 read backwards.
+    metrics = [{"metricName": "calls_max", "evaluatorName": "tool_call_count", "threshold": 2}]
+    cases = [_calls_case("few", 1), _calls_case("many", 3), _calls_case("four", 4)]
+    evalset = write_evalset(tmp_path, "calls", cases, metrics)
+    out = tmp_path / "out"
+    run = run_cli("run", "--evalset", str(evalset), "-n", "2", "--output", str(out))
+    assert run.returncode == 1, run.stdout + run.stderr
+    (written,) = out.glob("*.evalset_result.json")
+    result = json.loads(written.read_text(encoding="utf-8"))
+    overall = result["evalCaseResults"][0]["overallEvalMetricResults"][0]
+    assert overall["upperBound"] is True  # the result says its threshold bounds
+    summary = result["summary"]
+    assert {s["evalId"]: s["overallStatus"] for s in summary["evalCaseSummaries"]} == {
+        "few": "passed",
+        "four": "failed",
+        "many": "failed",
+    }
+    # The run's metric average: (1 + 3 + 4) / 3 = 8/3 > 2, failed (it read as passed).
+    (average,) = summary["runSummaries"][0]["metricSummaries"]
+    assert (average["averageScore"], average["evalStatus"]) == (8 / 3, "failed")
+    assert "calls_max    2.6667           2   failed        2        4" in run.stdout
+    # A count metric under its own name needs no such key: the name says it.
+    own = write_evalset(tmp_path, "own", [_calls_case("few", 1)], [
+        {"metricName": "tool_call_count", "threshold": 2}
+    ])  # fmt: skip
+    run = run_cli("run", "--evalset", str(own), "--json", str(tmp_path / "own.json"))
+    (case,) = case_results(tmp_path / "own.json").values()
+    assert "upperBound" not in case["overallEvalMetricResults"][0]

@@ -31,7 +31,12 @@ from agenteval.evaluators.registry import register_evaluator
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
-from agenteval.schema.status import NOT_EVALUATED, metric_status
+from agenteval.schema.status import (
+    NOT_EVALUATED,
+    UPPER_BOUND_KEY,
+    UPPER_BOUND_METRICS,
+    metric_status,
+)
 
 NO_USAGE = (
     "the trace carries no usage for this turn (cmd: usage lines, AG-UI, OTLP gen_ai.usage.*, "
@@ -72,6 +77,10 @@ class _CountEvaluator(Evaluator):
         turns: list[TurnResult] = []
         total, known = 0, 0
         extra: dict[str, Any] = {}
+        if metric.metric_name not in UPPER_BOUND_METRICS:
+            # Named apart from this evaluator: every average of it must know its threshold
+            # is an upper bound (an average of 3 calls against 2 read as passed).
+            extra[UPPER_BOUND_KEY] = True
         costs: list[Decimal | None] = []
         for turn in actuals:
             count, details = self.count(turn, context)
@@ -107,7 +116,7 @@ class _CountEvaluator(Evaluator):
                 )
             )
         if not known:
-            return EvaluateResult(0.0, NOT_EVALUATED, turns, incomplete=True)
+            return EvaluateResult(0.0, NOT_EVALUATED, turns, extra, incomplete=True)
         if costs and all(c is not None for c in costs):
             extra["costUsd"] = float(sum(c for c in costs if c is not None))
         # A turn without usage leaves the total short of what the case spent: incomplete,

@@ -10,7 +10,7 @@ shortfalls of a case that ran several times read them.
 from __future__ import annotations
 
 from agenteval.schema.result import MetricSummary, StatusCounts
-from agenteval.schema.status import EvalStatus, metric_status
+from agenteval.schema.status import EvalStatus, passes
 
 
 class MetricAverage:
@@ -25,21 +25,29 @@ class MetricAverage:
         "reason",
         "score_sum",
         "threshold",
+        "upper_bound",
     )
 
-    def __init__(self, threshold: float, name: str = "") -> None:
+    def __init__(self, threshold: float, name: str = "", upper_bound: bool = False) -> None:
         self.threshold = threshold
         self.name = name
+        self.upper_bound = upper_bound  # a count metric (schema.status.is_upper_bound)
         self.evaluated = self.passed = self.failed = self.not_evaluated = 0
         self.score_sum = 0.0
         self.reason = ""  # the first failing result's reason
 
     @property
     def status(self) -> EvalStatus:
-        """``score >= threshold`` of the mean; not_evaluated when nothing was evaluated."""
+        """``score >= threshold`` of the mean (a count metric: not above it); not_evaluated
+        when nothing was evaluated."""
         if not self.evaluated:
             return EvalStatus.NOT_EVALUATED
-        return metric_status(self.name, self.mean, self.threshold)
+        upper = self.upper_bound
+        return (
+            EvalStatus.PASSED
+            if passes(self.mean, self.threshold, upper_bound=upper)
+            else (EvalStatus.FAILED)
+        )
 
     @property
     def mean(self) -> float:
@@ -56,12 +64,21 @@ class MetricAverages:
         self.by_name: dict[str, MetricAverage] = {}
 
     def add(
-        self, name: str, status: EvalStatus, score: float, threshold: float, reason: str = ""
+        self,
+        name: str,
+        status: EvalStatus,
+        score: float,
+        threshold: float,
+        reason: str = "",
+        upper_bound: bool = False,
     ) -> None:
-        """Count one metric result (``reason`` kept when it is the first failing one)."""
+        """Count one metric result (``reason`` kept when it is the first failing one;
+        ``upper_bound``: a count metric, its threshold an upper bound)."""
         average = self.by_name.get(name)
         if average is None:
             average = self.by_name[name] = MetricAverage(threshold, name)
+        if upper_bound:
+            average.upper_bound = True
         if status is EvalStatus.PASSED:
             average.passed += 1
         elif status is EvalStatus.FAILED:

@@ -41,6 +41,7 @@ class MetricRecord(NamedTuple):
     score: float
     threshold: float
     reason: str  # metric_reason(), kept only for a metric that did not pass
+    upper_bound: bool = False  # a count metric (EvalMetricResult.upper_bound)
 
 
 class RunRecord(NamedTuple):
@@ -62,6 +63,7 @@ def metric_record(metric: EvalMetricResult, keep: int | None = None) -> MetricRe
         metric.score,
         metric.threshold,
         reason if keep is None else reason[:keep],
+        metric.upper_bound,
     )
 
 
@@ -218,7 +220,7 @@ def _averaged_shortfalls(metrics: Iterable[MetricRecord]) -> list[MetricShortfal
     """
     averages = MetricAverages()
     for m in metrics:
-        averages.add(m.metric_name, m.eval_status, m.score, m.threshold, m.reason)
+        averages.add(m.metric_name, m.eval_status, m.score, m.threshold, m.reason, m.upper_bound)
     return [
         MetricShortfall(name, average.mean, average.threshold, average.reason, average.evaluated)
         for name, average in averages.sorted()

@@ -45,6 +45,7 @@ from agenteval.results.agent_usage import AGENT_USAGE_KEY
 from agenteval.results.aggregation import (
     Outcome,
     any_not_evaluated,
+    averaged_status,
     incomplete_ids,
     run_outcome,
 )
@@ -54,7 +55,7 @@ from agenteval.schema.result import (
     MetricSummary,
     extra,
 )
-from agenteval.schema.status import EvalStatus, metric_status, summarize
+from agenteval.schema.status import EvalStatus, summarize
 
 # Reasons and errors are kept to one character more than the largest cap a report
 # applies (JUnit's 2,000-character bodies), so every capped text is unchanged.
@@ -251,7 +252,11 @@ class SetTally:
     def _tally_metrics(self, case: EvalCaseResult) -> None:
         for metric in case.overall_eval_metric_results or ():
             self._metrics.add(
-                metric.metric_name, metric.eval_status, metric.score, metric.threshold
+                metric.metric_name,
+                metric.eval_status,
+                metric.score,
+                metric.threshold,
+                upper_bound=metric.upper_bound,
             )
             methods = (metric.model_extra or {}).get("methods")
             if isinstance(methods, dict):
@@ -434,21 +439,7 @@ def case_status(runs: Sequence[RunRecord]) -> EvalStatus:
 
 
 def _averaged_status(runs: Sequence[RunRecord]) -> EvalStatus:
-    # Unlike the file summary, the threshold comes from the first evaluated run.
-    sums: dict[str, list[float]] = {}
-    for run in runs:
-        for metric in run.metrics:
-            if metric.eval_status is _NOT_EVALUATED:
-                continue
-            entry = sums.get(metric.metric_name)
-            if entry is None:
-                entry = sums[metric.metric_name] = [metric.threshold, 0.0, 0.0]
-            entry[1] += 1
-            entry[2] += metric.score
-    return summarize(
-        metric_status(name, total / count, threshold)
-        for name, (threshold, count, total) in sums.items()
-    )
+    return averaged_status(metric for run in runs for metric in run.metrics)
 
 
 def num_runs(result: EvalSetResult) -> int:

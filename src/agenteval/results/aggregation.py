@@ -30,7 +30,7 @@ from agenteval.schema.status import FAILED as _FAILED
 from agenteval.schema.status import INCOMPLETE as _INCOMPLETE
 from agenteval.schema.status import NOT_EVALUATED as _NOT_EVALUATED
 from agenteval.schema.status import PASSED as _PASSED
-from agenteval.schema.status import EvalStatus, metric_status, summarize
+from agenteval.schema.status import EvalStatus, passes, summarize
 
 # Extra summary keys (not read by Go): pass@k and pass^k keyed by str(k).
 PASS_AT_K_KEY = "passAtK"
@@ -118,14 +118,27 @@ class _MetricTally:
     evaluated: int = 0
     score_sum: float = 0.0
     counts: _Counts = field(default_factory=_Counts)
+    # A count metric: its average passes unless it exceeds the threshold (is_upper_bound).
+    upper_bound: bool = False
+
+    def add_score(self, result: ScoredMetric) -> None:
+        """Count an evaluated result's score (and whether it says its threshold bounds)."""
+        self.evaluated += 1
+        self.score_sum += result.score
+        if not self.upper_bound:
+            self.upper_bound = result.upper_bound
+
+    def status(self) -> EvalStatus:
+        """The average's status (not_evaluated when no result was evaluated)."""
+        if not self.evaluated:
+            return _NOT_EVALUATED
+        average = self.score_sum / self.evaluated
+        return _PASSED if passes(average, self.threshold, upper_bound=self.upper_bound) else _FAILED
 
     def data(self, name: str) -> dict[str, Any]:
         """The metric's summary as the data of its file keys (a ``MetricSummary``)."""
-        average = 0.0
-        status = _NOT_EVALUATED
-        if self.evaluated:
-            average = self.score_sum / self.evaluated
-            status = metric_status(name, average, self.threshold)
+        average = self.score_sum / self.evaluated if self.evaluated else 0.0
+        status = self.status()
         data: dict[str, Any] = {
             "metricName": name,
             "averageScore": go_number(average),
@@ -156,6 +169,9 @@ class ScoredMetric(Protocol):
     @property
     def threshold(self) -> float: ...
 
+    @property
+    def upper_bound(self) -> bool: ...
+
 
 def _tally(tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric]) -> None:
     for result in results:
@@ -166,8 +182,7 @@ def _tally(tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric]) ->
         # not_evaluated results would dilute the average: they are counted only.
         if result.eval_status is _NOT_EVALUATED:
             continue
-        tally.evaluated += 1
-        tally.score_sum += result.score
+        tally.add_score(result)
 
 
 def _summaries(tallies: dict[str, _MetricTally]) -> list[MetricSummary] | None:
@@ -469,20 +484,22 @@ def case_pass_rates(case: EvalCaseSummary, key: str) -> dict[str, float]:
 
 def _averaged_case_status(runs: Sequence[EvalCaseResult]) -> EvalStatus:
     """Metrics averaged across runs (not_evaluated skipped), then summarized."""
+    return averaged_status(m for run in runs for m in run.overall_eval_metric_results or [])
+
+
+def averaged_status(metrics: Iterable[ScoredMetric]) -> EvalStatus:
+    """Each metric's results (a case's runs) averaged, not_evaluated ones skipped, then
+    summarized: a case's status over several runs (formats.md §7)."""
     tallies: dict[str, _MetricTally] = {}
-    for run in runs:
-        for metric in run.overall_eval_metric_results or []:
-            # Unlike the file summary, the threshold comes from the first evaluated run.
-            if metric.eval_status is _NOT_EVALUATED:
-                continue
-            tally = tallies.get(metric.metric_name)
-            if tally is None:
-                tally = tallies[metric.metric_name] = _MetricTally(threshold=metric.threshold)
-            tally.evaluated += 1
-            tally.score_sum += metric.score
-    return summarize(
-        metric_status(name, t.score_sum / t.evaluated, t.threshold) for name, t in tallies.items()
-    )
+    for metric in metrics:
+        # Unlike the file summary, the threshold comes from the first evaluated run.
+        if metric.eval_status is _NOT_EVALUATED:
+            continue
+        tally = tallies.get(metric.metric_name)
+        if tally is None:
+            tally = tallies[metric.metric_name] = _MetricTally(threshold=metric.threshold)
+        tally.add_score(metric)
+    return summarize(t.status() for t in tallies.values())
 
 
 def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
@@ -591,6 +608,7 @@ __all__ = [
     "Outcome",
     "SummaryTally",
     "any_not_evaluated",
+    "averaged_status",
     "build_summary",
     "case_pass_rates",
     "case_statuses",

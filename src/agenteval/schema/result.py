@@ -18,7 +18,7 @@ from pydantic_core import CoreSchema, core_schema
 from agenteval.schema.base import Model, NullAs, Str, once_per_dump
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import Criterion
-from agenteval.schema.status import EvalStatus
+from agenteval.schema.status import EvalStatus, is_upper_bound
 
 _camel = ConfigDict(alias_generator=to_camel)
 _camel_extra = ConfigDict(alias_generator=to_camel, extra="allow")
@@ -115,6 +115,11 @@ class EvalMetricResult(MetricOutcome):
 
     criterion: SharedCriterion = None
     details: MetricDetails | None = None
+
+    @property
+    def upper_bound(self) -> bool:
+        """Whether its threshold is an upper bound (a count metric: status.is_upper_bound)."""
+        return is_upper_bound(self.metric_name, self.__pydantic_extra__)
 
 
 class EvalMetricResultPerInvocation(Model):

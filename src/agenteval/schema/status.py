@@ -5,7 +5,7 @@ Tested in tests/results/test_aggregation.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any, cast
 
@@ -66,6 +66,18 @@ def status_for(score: float, threshold: float) -> EvalStatus:
 # Metrics whose score is a count (ADK's names): informational with no positive
 # threshold, else the threshold is an upper bound (evaluators/usage_counts.py).
 UPPER_BOUND_METRICS = frozenset({"tool_call_count", "inference_call_count", "token_usage"})
+
+
+# The extra key of a count metric's overall result when the metric is named apart from its
+# evaluator (``evaluatorName``): the result then says itself that its threshold is an upper
+# bound, so an average of it is compared the same way (Go readers ignore the key).
+UPPER_BOUND_KEY = "upperBound"
+
+
+def is_upper_bound(name: str, extra: Mapping[str, Any] | None = None) -> bool:
+    """Whether metric ``name``'s threshold is an upper bound: a count metric by its own name,
+    or a result whose extra keys (``extra``) say so (:data:`UPPER_BOUND_KEY`)."""
+    return name in UPPER_BOUND_METRICS or (extra is not None and extra.get(UPPER_BOUND_KEY) is True)
 
 
 def metric_status(name: str, score: float, threshold: float) -> EvalStatus:

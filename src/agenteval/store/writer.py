@@ -169,7 +169,13 @@ class SetRows:
         )
         for metric in case.overall_eval_metric_results or ():
             reason = metric.details.reason if metric.details is not None else ""
-            self.metrics.add(metric.metric_name, metric.eval_status, metric.score, metric.threshold)
+            self.metrics.add(
+                metric.metric_name,
+                metric.eval_status,
+                metric.score,
+                metric.threshold,
+                upper_bound=metric.upper_bound,
+            )
             self.metric_results.append(
                 (
                     self.run,
