@@ -122,11 +122,12 @@ class _MetricTally:
     upper_bound: bool = False
 
     def add_score(self, result: ScoredMetric) -> None:
-        """Count an evaluated result's score (and whether it says its threshold bounds)."""
+        """Count an evaluated result's score; the first says whether the threshold bounds
+        (every result of a metric does alike: one evaluator wrote them)."""
+        if not self.evaluated:
+            self.upper_bound = result.upper_bound
         self.evaluated += 1
         self.score_sum += result.score
-        if not self.upper_bound:
-            self.upper_bound = result.upper_bound
 
     def status(self) -> EvalStatus:
         """The average's status (not_evaluated when no result was evaluated)."""
