@@ -32,7 +32,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
         └── xml_check._Malformed, knowledge_recall._Mismatch, jsonpath._ConstantRejected,
             evalset_scan.NotStreamable, json_scan.ScanError, cmd_agent._LineTooLong,
             store: baselines.ReferenceProblem, documents.DamagedDocument,
-            migrations.SchemaProblem
+            migrations.SchemaProblem, tables.DamagedRow
 
 Warnings are not errors and stay outside the tree: the pytest plugin's
 ``integrations.pytest_plugin.AgentEvalWarning`` is a pytest warning category.
