@@ -242,6 +242,36 @@ def test_max_judge_cost_stops_at_a_reply_whose_cost_has_no_bound(
     assert len(only_result(tmp_path / "out")["judgeFailures"]) == len(ids) - 1
 
 
+def test_a_judge_reply_without_usage_is_never_counted_as_free(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    # An OpenAI-compatible server that sends no usage block: the replies cost something,
+    # but how much is unknown.  The run says so (even with -q) and --max-judge-cost stops
+    # after the first reply instead of counting every call as $0.
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": VALID}}]}
+    server.default = Reply(body=json.dumps(body).encode())
+    ids = tuple(f"city{i}" for i in range(4))
+    args = write_suite(tmp_path, server.base_url, ids)
+    run = cli(
+        "run", *args, "--no-cache", "-q", "--max-judge-cost", "1", "--concurrency", "1",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert server.count == 1
+    assert (
+        "warning: judge: openai:m: a reply reported no usable token usage: its tokens are not "
+        "counted and its cost is unknown (counted among the calls without a price)"
+    ) in flat(run.stderr)
+    assert (
+        "judge budget stopped: the cost of a reply could not be computed (openai:m: a reply "
+        "reported no usable token usage), so max_judge_cost=1.0 USD could no longer be kept"
+    ) in flat(run.stdout)
+    result = only_result(tmp_path / "out")
+    total = result["judgeUsage"]["total"]
+    assert (total["calls"], total["costUsd"], total["unpricedCalls"]) == (1, 0.0, 1)
+    assert len(result["judgeFailures"]) == len(ids) - 1
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
     server: JudgeServer, tmp_path: Path, backend: str, request: pytest.FixtureRequest

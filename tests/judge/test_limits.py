@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import random
 from email.utils import formatdate
 from pathlib import Path
@@ -283,3 +284,18 @@ def test_usage_is_counted_per_metric_and_per_run(judge_server: JudgeServer, tmp_
 def test_invalid_options_are_refused(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         JudgeOptions(**bad)  # type: ignore[arg-type]
+
+
+def test_max_tokens_budget_stops_at_a_reply_without_usage(judge_server: JudgeServer) -> None:
+    # The reply has no usage block: counting it as 0 tokens would let every call through.
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "x"}}]}
+    judge_server.default = Reply(body=json.dumps(body).encode())
+    settings = settings_for(judge_server)
+    results = run_calls(settings, ["a", "b", "c"], fast_options(max_tokens=30))
+    kinds = [type(r).__name__ for r in results]
+    assert kinds == ["JudgeReply", "JudgeBudgetExhausted", "JudgeBudgetExhausted"]
+    assert str(results[1]) == (
+        "judge budget stopped: a reply reported no usable token usage, so "
+        "max_judge_tokens=30 could no longer be kept"
+    )
+    assert judge_server.count == 1

@@ -233,3 +233,73 @@ def test_a_run_answered_from_the_cache_costs_nothing(tmp_path: Path) -> None:
     assert first.usage.total.cost_usd == Decimal("0.00035")
     assert second.usage.total.cost_usd == 0
     assert (second.usage.total.calls, second.usage.total.cache_hits) == (0, 1)
+
+
+# Replies in each provider's shape that carry no usage block at all.
+NO_USAGE = {
+    "openai": {"choices": [{"index": 0, "message": {"role": "assistant", "content": "x"}}]},
+    "anthropic": {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "x"}],
+        "stop_reason": "end_turn",
+    },
+    "gemini": {"candidates": [{"content": {"role": "model", "parts": [{"text": "x"}]}}]},
+    "ollama": {"message": {"role": "assistant", "content": "x"}, "done": True},
+    "hunyuan": {"Response": {"Choices": [{"Message": {"Role": "assistant", "Content": "x"}}]}},
+}
+
+
+def unusable_usage(provider: str, fault: str) -> Reply:
+    """A reply whose token counts are missing, negative or impossible."""
+    if fault == "missing":
+        return Reply(body=json.dumps(NO_USAGE[provider]).encode())
+    if fault == "negative":
+        return Reply(content="x", prompt_tokens=1000, completion_tokens=-400)
+    # More tokens served from the prompt cache than the whole prompt had.
+    return Reply(content="x", prompt_tokens=100, completion_tokens=5, cached_tokens=400)
+
+
+@pytest.mark.parametrize(
+    ("provider", "fault"),
+    [
+        *((p, f) for p in NO_USAGE for f in ("missing", "negative")),
+        ("openai", "cached-beyond-prompt"),
+        ("gemini", "cached-beyond-prompt"),
+    ],
+)
+def test_a_reply_without_usable_usage_has_no_cost_never_zero(provider: str, fault: str) -> None:
+    # Counted as reported, a missing usage cost $0 and -400 completion tokens cost
+    # (1000 × 2.5 − 400 × 10) / 1e6 = −$0.0015: a cheaper run than the one paid for.
+    key = f"{provider}:judge-model"
+    prices = PriceTable({key: GPT}, "test table")
+    with provider_server(provider) as server:
+        server.default = unusable_usage(provider, fault)
+        settings = settings_for(server)
+
+        async def go() -> JudgeClient:
+            async with JudgeClient(fast_options(prices=prices)) as client:
+                reply = await client.complete(
+                    JudgeRequest.user_prompt(settings, "one"), metric_name="m"
+                )
+                assert reply.text == "x"
+            return client
+
+        client = asyncio.run(go())
+    total = client.usage.total
+    assert (total.calls, total.unpriced_calls, total.cost_usd) == (1, 1, Decimal(0))
+    assert total.unpriced_models == {key}
+    assert (total.prompt_tokens, total.completion_tokens, total.cached_prompt_tokens) == (0, 0, 0)
+    assert client.notes == [
+        (
+            "judge",
+            f"{key}: a reply reported no usable token usage: its tokens are not counted "
+            "and its cost is unknown (counted among the calls without a price)",
+        )
+    ]
+
+
+def test_unreported_usage_has_neither_a_cost_nor_an_upper_bound() -> None:
+    unreported = TokenUsage(reported=False)
+    assert GPT.cost(unreported) == (None, "a reply reported no usable token usage")
+    assert GPT.upper_bound(unreported) is None

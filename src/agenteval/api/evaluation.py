@@ -545,8 +545,8 @@ class JudgeOutcome:
     usage: dict[str, object] | None = None
     failures: list[str] = field(default_factory=list)
     agent: AgentStats | None = None
-    # What the judge client said once for the run (a cost bound counted an upper bound).
-    notes: list[str] = field(default_factory=list)
+    # What the judge client said once for the run, as (what it concerns, note).
+    notes: list[tuple[str, str]] = field(default_factory=list)
     # What the agent under test spent over the run's eval sets (their ``agentUsage``).
     agent_spent: AgentUsage = field(default_factory=AgentUsage)
 
@@ -884,7 +884,7 @@ def _evaluate(specs: list[str], opts: Options, started: float) -> RunResult:
         status=verdict.status,
         exit_code=verdict.exit_code,
         elapsed=time.perf_counter() - started,
-        warnings=[*prepared.warnings, *(Problem("--max-judge-cost", "", n) for n in judge.notes)],
+        warnings=[*prepared.warnings, *(Problem(origin, "", n) for origin, n in judge.notes)],
         judge_usage=judge.usage,
         agent_usage=judge.agent_spent.to_json() if judge.agent_spent.active else None,
         judge_failures=judge.failures,

@@ -82,13 +82,16 @@ class TokenUsage:
 
     ``cached_prompt_tokens`` is the part of ``prompt_tokens`` the provider read from its
     own prompt cache (billed at the cached-input price); ``cache_write_tokens`` the part it
-    wrote to that cache (Anthropic bills those above the input price).
+    wrote to that cache (Anthropic bills those above the input price).  ``reported`` is
+    False when the reply carried no usable usage (none, a negative or non-integer count):
+    its tokens are then 0 here but unknown, so its cost is unknown too, never $0.
     """
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_prompt_tokens: int = 0
     cache_write_tokens: int = 0
+    reported: bool = True
 
     @property
     def total(self) -> int:

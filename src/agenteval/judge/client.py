@@ -33,7 +33,13 @@ from agenteval.judge.errors import (
     redact,
 )
 from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
-from agenteval.judge.prices import CallCost, PriceTable, builtin_prices, price_key
+from agenteval.judge.prices import (
+    UNREPORTED_USAGE,
+    CallCost,
+    PriceTable,
+    builtin_prices,
+    price_key,
+)
 from agenteval.judge.provider import provider_spec
 from agenteval.judge.stop_refusals import note_refusal
 from agenteval.judge.usage import UsageLedger
@@ -105,9 +111,11 @@ class JudgeClient:
         self.prices = self.options.prices if self.options.prices is not None else builtin_prices()
         max_cost = self.options.max_cost
         self._cost_budget = CostBudget(max_cost) if max_cost is not None else None
-        # What the run should be told once (a cost bound counted an upper bound), in order.
-        self.notes: list[str] = []
+        # What the run should be told once, in order, as (what it concerns, note): a cost
+        # bound counted an upper bound, a model's replies reported no token usage.
+        self.notes: list[tuple[str, str]] = []
         self._bounded_models: set[str] = set()
+        self._unreported_models: set[str] = set()
         self._limiter = CallLimiter(
             self.options.concurrency,
             self.options.retry_policy,
@@ -220,10 +228,11 @@ class JudgeClient:
             cost = self.prices.cost(settings.provider, settings.model, reply.usage)
             spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
             self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
+            self._note_unreported(reply, cost)
         finally:
             if self._cost_budget is not None:
                 await self._cost_budget.settle(spent)
-        self._budget.spend_tokens(reply.usage.total)
+        self._budget.spend(reply.usage)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
         redacted = _redacted(reply.text, request.settings.secrets())
@@ -267,11 +276,27 @@ class JudgeClient:
         if cost.key not in self._bounded_models:
             self._bounded_models.add(cost.key)
             self.notes.append(
-                f"{cost.why}: --max-judge-cost counts its cached input tokens at the input "
-                "price (an upper bound); give cachedInputPerMillion with --prices FILE for "
-                "the exact cost"
+                (
+                    "--max-judge-cost",
+                    f"{cost.why}: --max-judge-cost counts its cached input tokens at the "
+                    "input price (an upper bound); give cachedInputPerMillion with --prices "
+                    "FILE for the exact cost",
+                )
             )
         return bound
+
+    def _note_unreported(self, reply: JudgeReply, cost: CallCost) -> None:
+        """Say once per model that its replies' tokens and cost are unknown (not $0)."""
+        if reply.usage.reported or cost.key in self._unreported_models:
+            return
+        self._unreported_models.add(cost.key)
+        self.notes.append(
+            (
+                "judge",
+                f"{cost.key}: {UNREPORTED_USAGE}: its tokens are not counted and its cost "
+                "is unknown (counted among the calls without a price)",
+            )
+        )
 
     @property
     def cost_budget(self) -> CostBudget | None:

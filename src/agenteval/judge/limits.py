@@ -46,6 +46,7 @@ from tenacity import (
 from tenacity.wait import wait_base
 
 from agenteval import settings as defaults
+from agenteval.judge.backend import TokenUsage
 from agenteval.judge.errors import JudgeBudgetExhausted, JudgeTransientError, JudgeUnavailable
 
 _log = logging.getLogger("agenteval.judge")
@@ -248,9 +249,16 @@ class Budget:
         self.max_tokens = max_tokens
         self.calls = 0
         self.tokens = 0
+        # Set when a reply's tokens are unknown: the token bound can no longer be kept.
+        self.closed = ""
 
     def reserve_call(self) -> None:
         """Count one more call, or raise ``JudgeBudgetExhausted`` if a limit is reached."""
+        if self.closed:
+            raise JudgeBudgetExhausted(
+                f"judge budget stopped: {self.closed}, so max_judge_tokens="
+                f"{self.max_tokens} could no longer be kept"
+            )
         if self.max_calls is not None and self.calls >= self.max_calls:
             raise JudgeBudgetExhausted(
                 f"judge budget exhausted: max_judge_calls={self.max_calls} reached"
@@ -265,6 +273,13 @@ class Budget:
     def spend_tokens(self, tokens: int) -> None:
         """Add the tokens of a finished call."""
         self.tokens += tokens
+
+    def spend(self, usage: TokenUsage) -> None:
+        """Add a finished call's usage; one whose tokens are unknown stops a token bound
+        (counting it as 0 tokens would let every further call through)."""
+        self.spend_tokens(usage.total)
+        if not usage.reported and self.max_tokens is not None:
+            self.closed = self.closed or "a reply reported no usable token usage"
 
 
 class CostBudget:

@@ -55,6 +55,8 @@ _WORDING = {"key": 'expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'
 BUILTIN_FILE = "prices.json"
 # How a turn whose usage names no model (or several) is listed among the unpriced.
 UNNAMED_MODEL = "(no single model named)"
+# Why a reply without usable token counts has no cost (:attr:`TokenUsage.reported`).
+UNREPORTED_USAGE = "a reply reported no usable token usage"
 ENTRY_KEYS = (
     "inputPerMillion",
     "outputPerMillion",
@@ -93,6 +95,8 @@ class Price:
 
     def cost(self, usage: TokenUsage) -> tuple[Decimal | None, str]:
         """``(USD, "")``, or ``(None, why)`` when this price cannot say what the call cost."""
+        if not usage.reported:
+            return None, UNREPORTED_USAGE
         prompt, cached, written = (
             usage.prompt_tokens,
             usage.cached_prompt_tokens,
@@ -112,7 +116,10 @@ class Price:
     def upper_bound(self, usage: TokenUsage) -> Decimal | None:
         """The most the call can have cost: cached tokens at the input price when they
         have none (no provider bills cached input above fresh input); None when even
-        that is unknown (prompt-cache writes, a prompt beyond ``maxPromptTokens``)."""
+        that is unknown (no usage reported, prompt-cache writes, a prompt beyond
+        ``maxPromptTokens``)."""
+        if not usage.reported:
+            return None
         usd, _ = self.cost(usage)
         unpriced_writes = usage.cache_write_tokens and self.cache_write_input_per_million is None
         if usd is not None or unpriced_writes:

@@ -28,7 +28,7 @@ import orjson
 
 from agenteval import settings as defaults
 from agenteval.judge.aiohttp_client import USER_AGENT
-from agenteval.judge.backend import JudgeReply, JudgeRequest, PreparedCall
+from agenteval.judge.backend import JudgeReply, JudgeRequest, PreparedCall, TokenUsage
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import (
     JudgeConfigError,
@@ -52,8 +52,10 @@ __all__ = [
     "header_value",
     "int_field",
     "json_headers",
+    "reported_usage",
     "sdk_should_retry",
     "system_and_turns",
+    "token_count",
 ]
 
 
@@ -181,6 +183,36 @@ def int_field(data: Any, name: str) -> int:
     """``data[name]`` when it is an integer, else 0 (usage numbers are advisory)."""
     value = data.get(name) if isinstance(data, dict) else None
     return value if type(value) is int else 0
+
+
+def token_count(data: Any, name: str, *, required: bool = True) -> int | None:
+    """``data[name]`` as a token count; None when it is not a non-negative integer.
+
+    An absent count is 0 when not ``required`` (a provider that leaves out zero counts,
+    or an optional part such as cached tokens), else None like a malformed one.
+    """
+    if not isinstance(data, dict):
+        return None
+    value = data.get(name)
+    if value is None and not required:
+        return 0
+    return value if type(value) is int and value >= 0 else None
+
+
+def reported_usage(
+    prompt: int | None, completion: int | None, cached: int | None = 0, written: int | None = 0
+) -> TokenUsage:
+    """The usage of a reply from its :func:`token_count` counts.
+
+    A missing or impossible count (None, or cached and written tokens beyond the prompt)
+    makes the usage unreported: its tokens and cost are unknown, which a report and a
+    budget must say rather than count the reply as free.
+    """
+    if prompt is None or completion is None or cached is None or written is None:
+        return TokenUsage(reported=False)
+    if cached + written > prompt:
+        return TokenUsage(reported=False)
+    return TokenUsage(prompt, completion, cached_prompt_tokens=cached, cache_write_tokens=written)
 
 
 def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, str]]]:

@@ -16,16 +16,17 @@ from typing import Any, ClassVar
 
 import httpx
 
-from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenUsage
+from agenteval.judge.backend import JudgeReply, JudgeRequest
 from agenteval.judge.errors import JudgeReplyError, JudgeRequestError
 from agenteval.judge.provider import STRUCTURED_OUTPUT, register_judge_provider
 from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     given,
-    int_field,
+    reported_usage,
     sdk_should_retry,
     system_and_turns,
+    token_count,
 )
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -152,14 +153,13 @@ class AnthropicBackend(JsonJudgeBackend):
             raise JudgeReplyError(f"no final response ({who} refused: stop_reason refusal)")
         usage = data.get("usage")
         # input_tokens leaves out what the prompt cache served or stored; the prompt is all three.
-        read = int_field(usage, "cache_read_input_tokens")
-        written = int_field(usage, "cache_creation_input_tokens")
+        fresh = token_count(usage, "input_tokens")
+        read = token_count(usage, "cache_read_input_tokens", required=False)
+        written = token_count(usage, "cache_creation_input_tokens", required=False)
+        prompt = (
+            None if fresh is None or read is None or written is None else fresh + read + written
+        )
         return JudgeReply(
             text="".join(str(t) for t in texts),
-            usage=TokenUsage(
-                int_field(usage, "input_tokens") + read + written,
-                int_field(usage, "output_tokens"),
-                cached_prompt_tokens=read,
-                cache_write_tokens=written,
-            ),
+            usage=reported_usage(prompt, token_count(usage, "output_tokens"), read, written),
         )

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, TokenUsage, TopLogprob
+from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, TopLogprob
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.limits import parse_retry_after
 from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
@@ -28,8 +28,9 @@ from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     given,
-    int_field,
+    reported_usage,
     system_and_turns,
+    token_count,
 )
 
 # Finish reasons that mean the candidate was withheld rather than finished.
@@ -148,17 +149,17 @@ class GeminiBackend(JsonJudgeBackend):
             str(p.get("text", "")) for p in parts if "text" in p and not p.get("thought")
         )
         usage = data.get("usageMetadata")
-        completion = int_field(usage, "candidatesTokenCount") + int_field(
-            usage, "thoughtsTokenCount"
-        )
+        # Gemini's JSON leaves out counts that are 0 (an empty answer, no thoughts).
+        answer = token_count(usage, "candidatesTokenCount", required=False)
+        thoughts = token_count(usage, "thoughtsTokenCount", required=False)
         return JudgeReply(
             text=text,
             logprobs=_logprobs(first.get("logprobsResult"), who),
-            usage=TokenUsage(
-                int_field(usage, "promptTokenCount"),
-                completion,
+            usage=reported_usage(
+                token_count(usage, "promptTokenCount"),
+                None if answer is None or thoughts is None else answer + thoughts,
                 # Part of promptTokenCount, read from a context cache.
-                cached_prompt_tokens=int_field(usage, "cachedContentTokenCount"),
+                token_count(usage, "cachedContentTokenCount", required=False),
             ),
         )
 

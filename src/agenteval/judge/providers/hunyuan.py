@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenUsage
+from agenteval.judge.backend import JudgeReply, JudgeRequest
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import (
     JudgeConfigError,
@@ -40,7 +40,14 @@ from agenteval.judge.provider import (
     register_judge_provider,
 )
 from agenteval.judge.providers.tc3 import authorization
-from agenteval.judge.wire import USER_AGENT, JsonJudgeBackend, decode_json, header_value, int_field
+from agenteval.judge.wire import (
+    USER_AGENT,
+    JsonJudgeBackend,
+    decode_json,
+    header_value,
+    reported_usage,
+    token_count,
+)
 
 ACTION = "ChatCompletions"
 VERSION = "2023-09-01"
@@ -175,7 +182,7 @@ class HunyuanBackend(JsonJudgeBackend):
         usage = response.get("Usage")
         return JudgeReply(
             text=content,
-            usage=TokenUsage(
-                int_field(usage, "PromptTokens"), int_field(usage, "CompletionTokens")
+            usage=reported_usage(
+                token_count(usage, "PromptTokens"), token_count(usage, "CompletionTokens")
             ),
         )

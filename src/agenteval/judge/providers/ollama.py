@@ -19,7 +19,6 @@ from agenteval.judge.backend import (
     JudgeReply,
     JudgeRequest,
     LogprobsFormatError,
-    TokenUsage,
     logprobs_from_json,
 )
 from agenteval.judge.errors import JudgeReplyError
@@ -28,7 +27,8 @@ from agenteval.judge.wire import (
     JsonJudgeBackend,
     decode_json,
     given,
-    int_field,
+    reported_usage,
+    token_count,
 )
 
 # Ollama's port, where OLLAMA_HOST names none and by default.
@@ -121,5 +121,9 @@ class OllamaBackend(JsonJudgeBackend):
         return JudgeReply(
             text=content,
             logprobs=logprobs,
-            usage=TokenUsage(int_field(data, "prompt_eval_count"), int_field(data, "eval_count")),
+            # Ollama leaves prompt_eval_count out when its own cache held the whole prompt.
+            usage=reported_usage(
+                token_count(data, "prompt_eval_count", required=False),
+                token_count(data, "eval_count"),
+            ),
         )

@@ -40,7 +40,9 @@ from agenteval.judge.wire import (
     decode_json,
     error_detail,
     given,
+    reported_usage,
     sdk_should_retry,
+    token_count,
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1/"
@@ -211,17 +213,11 @@ def _content_text(content: Any) -> str | None:
 
 
 def _usage(data: Any) -> TokenUsage:
-    if not isinstance(data, dict):
-        return TokenUsage()
-    prompt = data.get("prompt_tokens")
-    completion = data.get("completion_tokens")
     # The share of the prompt served from OpenAI's prompt cache (billed at the cached price).
-    details = data.get("prompt_tokens_details")
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
-    return TokenUsage(
-        prompt_tokens=prompt if type(prompt) is int else 0,
-        completion_tokens=completion if type(completion) is int else 0,
-        cached_prompt_tokens=cached if type(cached) is int and cached > 0 else 0,
+    details = data.get("prompt_tokens_details") if isinstance(data, dict) else None
+    cached = token_count(details, "cached_tokens", required=False) if details is not None else 0
+    return reported_usage(
+        token_count(data, "prompt_tokens"), token_count(data, "completion_tokens"), cached
     )
 
 
