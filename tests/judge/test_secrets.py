@@ -9,7 +9,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from judge_support import cache_files, fast_options, settings_for
+from judge_support import cache_files, fast_options, key_for, provider_server, settings_for
 
 from agenteval.errors import JudgeError
 from agenteval.judge import (
@@ -135,3 +135,34 @@ def test_key_a_header_cannot_carry_is_a_config_error_without_the_key(
     assert "holds characters an HTTP header cannot carry" in text
     assert key not in text
     assert judge_server.count == 0
+
+
+@pytest.mark.parametrize("provider", ["openai", "hunyuan"])
+def test_a_key_echoed_without_its_head_is_hidden(provider: str, tmp_path: Path) -> None:
+    # A judge that echoes the key's tail: an OpenAI key without its "sk-", or hunyuan's
+    # SecretKey, the secret part of its "SecretId:SecretKey" apiKey.
+    key = key_for(provider, f"sk-{secrets.token_hex(16)}")
+    tail = key.partition(":")[2] if provider == "hunyuan" else key[3:]
+    cache = tmp_path / "cache.sqlite"
+    with provider_server(provider) as server:
+        server.when("fails", Reply.status_error(401, f"key {tail} was revoked"))
+        server.when("echoes", Reply(content=f"the key is {tail}"))
+        settings = settings_for(server, api_key=key)
+
+        async def go() -> tuple[str, str]:
+            async with JudgeClient(fast_options(cache_path=cache)) as client:
+                reply = await client.complete(
+                    JudgeRequest.user_prompt(settings, "echoes"), metric_name="m"
+                )
+                with pytest.raises(JudgeError) as failure:
+                    await client.complete(
+                        JudgeRequest.user_prompt(settings, "fails"), metric_name="m"
+                    )
+            return reply.text, str(failure.value)
+
+        text, error = asyncio.run(go())
+    assert text == "the key is ***"
+    assert ": key *** was revoked (" in error
+    assert tail not in error
+    for path in cache_files(cache):
+        assert tail.encode() not in path.read_bytes()

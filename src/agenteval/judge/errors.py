@@ -60,16 +60,24 @@ class JudgeTransientError(JudgeError):
         self.retry_after = retry_after
 
 
+# The shortest part of a key that is hidden when it appears on its own.
+_SHORTEST_PART = 8
+
+
 def redact(text: str, secret: str) -> str:
-    """Replace every occurrence of ``secret`` (and of its long prefixes) in ``text``."""
+    """Replace every occurrence of ``secret`` (and of its long prefixes and suffixes) in ``text``."""
     if not secret:
         return text
     text = text.replace(secret, "***")
     # Servers often echo a truncated key ("sk-abc...xyz"); hide long leading parts too.
-    for size in range(len(secret) - 1, 7, -1):
-        head = secret[:size]
-        if head in text:
-            text = text.replace(head, "***")
+    if secret[:_SHORTEST_PART] in text:
+        for size in range(len(secret) - 1, _SHORTEST_PART - 1, -1):
+            text = text.replace(secret[:size], "***")
+    # And long trailing ones: a key echoed without its "sk-" prefix, or hunyuan's
+    # SecretKey, the secret part of its "SecretId:SecretKey" apiKey.
+    if secret[-_SHORTEST_PART:] in text:
+        for size in range(len(secret) - 1, _SHORTEST_PART - 1, -1):
+            text = text.replace(secret[-size:], "***")
     return text
 
 
