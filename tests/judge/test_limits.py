@@ -299,3 +299,27 @@ def test_max_tokens_budget_stops_at_a_reply_without_usage(judge_server: JudgeSer
         "max_judge_tokens=30 could no longer be kept"
     )
     assert judge_server.count == 1
+
+
+def test_a_sample_cancelled_before_it_was_sent_is_no_call(judge_server: JudgeServer) -> None:
+    # Three samples of one turn with room for two calls, one at a time: sample 1 goes out,
+    # sample 2 waits for the slot, sample 3 is refused and the turn's samples are
+    # cancelled.  Sample 2 never left: it is no call and its place in the budget is free,
+    # so the next turn's single call still goes out.
+    from agenteval.evaluators.llm.pipeline import collect_samples
+
+    judge_server.latency = 0.3
+    settings = settings_for(judge_server)
+
+    async def go() -> tuple[JudgeClient, JudgeReply]:
+        async with JudgeClient(fast_options(max_calls=2, concurrency=1)) as client:
+            turn = JudgeRequest.user_prompt(settings, "three samples")
+            with pytest.raises(JudgeBudgetExhausted, match="max_judge_calls=2"):
+                await collect_samples(client, turn, "m", range(3))
+            next_turn = JudgeRequest.user_prompt(settings, "next turn")
+            return client, await client.complete(next_turn, metric_name="m")
+
+    client, reply = asyncio.run(go())
+    assert reply.text
+    assert client.usage.total.calls == 2  # sample 1 (cancelled on the wire) and the next turn
+    assert client.budget.calls == 2

@@ -10,6 +10,7 @@ providers alike, none of them imported here.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import random
 from dataclasses import dataclass
@@ -214,17 +215,7 @@ class JudgeClient:
         spent = Decimal(0)
         try:
             self._budget.reserve_call()
-            self.usage.count(metric_name, "calls")
-            try:
-                reply = await self._limiter.call(
-                    lambda: self._send(backend, call, metric_name),
-                    who=who,
-                    label=metric_name,
-                    on_retry=lambda: self.usage.count(metric_name, "retries"),
-                )
-            except JudgeError:
-                self.usage.count(metric_name, "failed_calls")
-                raise
+            reply = await self._call(backend, call, metric_name, who)
             cost = self.prices.cost(settings.provider, settings.model, reply.usage)
             spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
             self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
@@ -307,14 +298,44 @@ class JudgeClient:
         """Send no further request (a signal arrived); calls already on the wire finish and are cached."""
         self._stopping = True
 
-    async def _send(
-        self, backend: JudgeBackend, call: PreparedCall, metric_name: str
+    async def _call(
+        self, backend: JudgeBackend, call: PreparedCall, metric_name: str, who: str
     ) -> JudgeReply:
-        # Checked per attempt, after waiting for a concurrency slot: queued calls and retries stop too.
-        if self._stopping:
-            note_refusal()
-            raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
-        return await backend.send(call)
+        """The call with its retries, counted once its first request goes out.
+
+        A call that ends before that (cancelled with its turn's other samples while it
+        waited for a slot, or refused by a stop) was never made: it is no call in the
+        reports and gives its place in ``--max-judge-calls`` back.
+        """
+        sent = False
+
+        async def attempt() -> JudgeReply:
+            nonlocal sent
+            # Checked per attempt, after waiting for a concurrency slot: queued calls and
+            # retries stop too.
+            if self._stopping:
+                note_refusal()
+                raise JudgeInterrupted(
+                    f"run interrupted before judge call for metric {metric_name!r}"
+                )
+            if not sent:
+                sent = True
+                self.usage.count(metric_name, "calls")
+            return await backend.send(call)
+
+        try:
+            return await self._limiter.call(
+                attempt,
+                who=who,
+                label=metric_name,
+                on_retry=lambda: self.usage.count(metric_name, "retries"),
+            )
+        except (JudgeError, asyncio.CancelledError) as exc:
+            if not sent:
+                self._budget.refund_call()
+            elif isinstance(exc, JudgeError):
+                self.usage.count(metric_name, "failed_calls")
+            raise
 
     def _backend_for(self, settings: JudgeSettings) -> JudgeBackend:
         if self._override is not None:

@@ -270,6 +270,10 @@ class Budget:
             )
         self.calls += 1
 
+    def refund_call(self) -> None:
+        """A reserved call was never sent: its place is free again."""
+        self.calls -= 1
+
     def spend_tokens(self, tokens: int) -> None:
         """Add the tokens of a finished call."""
         self.tokens += tokens
