@@ -48,3 +48,16 @@ def test_num_samples_bounds() -> None:
     assert issues(numSamples=10**12) == [
         (f"{JUDGE_MODEL}.numSamples", "num samples must be at most 100, got 1000000000000")
     ]
+
+
+def test_an_api_key_the_provider_refuses_is_an_issue_before_any_call() -> None:
+    # Found only when a case ran, it failed every case (exit 1) instead of a config error.
+    secret = "only-one-part-of-the-key"
+    assert issues(providerName="hunyuan", apiKey=secret) == [
+        (
+            JUDGE_MODEL,
+            "the apiKey of hunyuan judge model 'm' at http://127.0.0.1:9/v1 must be "
+            "'SecretId:SecretKey' (e.g. \"${HUNYUAN_SECRET_ID}:${HUNYUAN_SECRET_KEY}\")",
+        )
+    ]
+    assert issues(providerName="hunyuan", apiKey="AKIDid:secret-key") == []

@@ -82,7 +82,24 @@ def check_judge_config(metric: EvalMetric) -> list[ConfigIssue]:
         )
     issues.extend(_generation_issues(model))
     issues.extend(_connection_issues(model))
+    if not issues:
+        issues.extend(_backend_issues(model))
     return issues
+
+
+def _backend_issues(model: JudgeModel) -> list[ConfigIssue]:
+    """What the provider's backend refuses on every call (hunyuan: an apiKey that is not
+    ``SecretId:SecretKey``), found by making it as a run would, without a connection."""
+    from agenteval.judge import JudgeConfigError, resolve_settings
+
+    spec = provider_spec(model.provider_name)
+    if spec is None:
+        return []
+    try:
+        spec.backend(resolve_settings(model), None)
+    except JudgeConfigError as exc:
+        return [ConfigIssue(JUDGE_MODEL, str(exc))]
+    return []
 
 
 def _connection_issues(model: JudgeModel) -> list[ConfigIssue]:
