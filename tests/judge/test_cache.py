@@ -105,6 +105,22 @@ def test_rows_hold_text_logprobs_and_usage_under_the_hashed_key(
     assert rows == [(key, "row text", json.dumps(LOGPROBS), 21, 4)]
 
 
+@pytest.mark.parametrize("tokens", ["eleven", ""])
+def test_a_damaged_row_is_asked_again(
+    judge_server: JudgeServer, tmp_path: Path, tokens: str
+) -> None:
+    # A row whose token count another program overwrote: ignored like an unreadable
+    # logprobs column, and the judge asked again, instead of a crash.
+    path = tmp_path / "c.sqlite"
+    settings = settings_for(judge_server)
+    ask(settings, options=fast_options(cache_path=path))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE judge_replies SET prompt_tokens = ?", (tokens,))
+    again = ask(settings, options=fast_options(cache_path=path))
+    assert not again.cached
+    assert judge_server.count == 2
+
+
 def test_default_cache_path(
     judge_server: JudgeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

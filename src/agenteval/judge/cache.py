@@ -142,10 +142,11 @@ class JudgeCache:
         text, logprobs_text, prompt_tokens, completion_tokens = row
         try:
             logprobs = logprobs_from_json(json.loads(logprobs_text))
-        except (ValueError, LogprobsFormatError) as exc:
+            # A row another program wrote (or damaged) may hold anything in these columns.
+            usage = TokenUsage(int(prompt_tokens), int(completion_tokens))
+        except (ValueError, TypeError, LogprobsFormatError) as exc:
             _log.warning("judge cache %s: unreadable row ignored: %s", self.path, exc)
             return None
-        usage = TokenUsage(int(prompt_tokens), int(completion_tokens))
         return JudgeReply(text=str(text), logprobs=logprobs, usage=usage, cached=True)
 
     def _write(self, key: str, reply: JudgeReply) -> None:
