@@ -79,10 +79,31 @@ def test_an_unparsable_verdict_fails_the_case(
     assert "Traceback" not in proc.stderr
 
 
+def openai_reply(message: dict[str, Any], finish_reason: str) -> Reply:
+    """An OpenAI chat completion with this message and finish reason."""
+    choice = {"index": 0, "message": message, "finish_reason": finish_reason}
+    usage = {"prompt_tokens": 11, "completion_tokens": 0}
+    return Reply(body=json.dumps({"choices": [choice], "usage": usage}).encode())
+
+
+# OpenAI's refusal (content null, the words in message.refusal) and a reply its content
+# filter removed: no verdict to read, like Anthropic's refusal or Gemini's blocked prompt.
+REFUSED = openai_reply(
+    {"role": "assistant", "content": None, "refusal": "I can't help with that."}, "stop"
+)
+FILTERED = openai_reply({"role": "assistant", "content": None}, "content_filter")
+
+
 @pytest.mark.parametrize(
     "reply",
-    [Reply.malformed(), Reply.error_body("model overloaded"), Reply.no_choices()],
-    ids=["malformed-json", "error-body", "no-choices"],
+    [
+        Reply.malformed(),
+        Reply.error_body("model overloaded"),
+        Reply.no_choices(),
+        REFUSED,
+        FILTERED,
+    ],
+    ids=["malformed-json", "error-body", "no-choices", "refused", "content-filter"],
 )
 def test_an_unreadable_reply_makes_the_case_incomplete(
     judge_server: JudgeServer, tmp_path: Path, reply: Reply

@@ -191,6 +191,8 @@ def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
         reasoning = message.get("reasoning_content")
         if isinstance(reasoning, str):
             text = reasoning
+    if not text:
+        _raise_if_refused(message, first.get("finish_reason"), who)
     logprobs_block = first.get("logprobs")
     try:
         logprobs = logprobs_from_json(
@@ -199,6 +201,18 @@ def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
     except LogprobsFormatError as exc:
         raise JudgeReplyError(f"response error: malformed logprobs from {who}: {exc}") from None
     return JudgeReply(text=text, logprobs=logprobs, usage=_usage(data.get("usage")))
+
+
+def _raise_if_refused(message: Any, finish_reason: Any, who: str) -> None:
+    """An empty answer the model refused or the provider filtered: no verdict to read,
+    as Anthropic's ``stop_reason: refusal`` and Gemini's blocked candidates."""
+    refusal = message.get("refusal") if isinstance(message, dict) else None
+    if isinstance(refusal, str) and refusal.strip():
+        raise JudgeReplyError(f"no final response ({who} refused: {refusal.strip()})")
+    if finish_reason == "content_filter":
+        raise JudgeReplyError(
+            f"no final response ({who} filtered the reply: finish_reason content_filter)"
+        )
 
 
 def _content_text(content: Any) -> str | None:
