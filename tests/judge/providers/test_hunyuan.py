@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -136,6 +137,22 @@ def test_reply_without_response_is_a_reply_error(server: JudgeServer) -> None:
     server.enqueue(Reply(body=b'{"Choices": []}'))
     with pytest.raises(JudgeReplyError, match="no Response object"):
         ask(settings_for(server))
+
+
+def test_a_reply_withheld_by_content_review_is_a_reply_error(server: JudgeServer) -> None:
+    # FinishReason "sensitive" with no content: Tencent's review withheld the verdict.  Read
+    # as an empty verdict it failed the case (exit 1) instead of leaving it not evaluated.
+    choice = {
+        "Index": 0,
+        "FinishReason": "sensitive",
+        "Message": {"Role": "assistant", "Content": ""},
+    }
+    usage = {"PromptTokens": 5, "CompletionTokens": 0, "TotalTokens": 5}
+    body = {"Response": {"Choices": [choice], "Usage": usage, "RequestId": "r"}}
+    server.enqueue(Reply(body=json.dumps(body).encode()))
+    with pytest.raises(JudgeReplyError, match=r"filtered the reply: FinishReason sensitive\)$"):
+        ask(settings_for(server))
+    assert server.count == 1
 
 
 def test_api_key_must_be_id_colon_key(server: JudgeServer) -> None:

@@ -179,6 +179,11 @@ class HunyuanBackend(JsonJudgeBackend):
         content = message.get("Content", "") if isinstance(message, dict) else None
         if not isinstance(content, str):
             raise JudgeReplyError(f"response error: message content from {who} is not text")
+        if not content and first.get("FinishReason") == "sensitive":
+            # Tencent's content review withheld the answer: no verdict to read.
+            raise JudgeReplyError(
+                f"no final response ({who} filtered the reply: FinishReason sensitive)"
+            )
         usage = response.get("Usage")
         return JudgeReply(
             text=content,
