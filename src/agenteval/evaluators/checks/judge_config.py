@@ -99,6 +99,9 @@ def _backend_issues(model: JudgeModel) -> list[ConfigIssue]:
         spec.backend(resolve_settings(model), None)
     except JudgeConfigError as exc:
         return [ConfigIssue(JUDGE_MODEL, str(exc))]
+    except Exception:
+        # A plugin's factory may need a connection to be made: the run reports what it raises.
+        return []
     return []
 
 
