@@ -194,6 +194,12 @@ def test_s32_no_label_after_the_tag_inside_a_token(judge_server: JudgeServer) ->
             "score_A: score token logprobs are all negative infinity",
         ),
         ([tok("<score_A>"), tok("A", math.nan)], "score_A: score token logprob is NaN"),
+        # JSON's 1e400 reads as +inf (Go's decoder refuses it); no probability's log is
+        # above 0, and the softmax of it gave a NaN score, a case failed on "score_A nan".
+        (
+            [tok("<score_A>"), tok("A", math.inf, ("B", -1.0))],
+            "score_A: score token logprob is positive infinity",
+        ),
     ],
 )
 def test_s33_s34_malformed_streams(

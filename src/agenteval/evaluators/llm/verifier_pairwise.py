@@ -210,6 +210,9 @@ def expected_score(found: dict[int, float]) -> float:
     for logprob in found.values():
         if math.isnan(logprob):
             raise OperatorError("score token logprob is NaN")
+        if logprob == math.inf:
+            # Only from JSON like 1e400, which Go's decoder refuses; its softmax is NaN.
+            raise OperatorError("score token logprob is positive infinity")
         best = max(best, logprob)
     if best == -math.inf:
         raise OperatorError("score token logprobs are all negative infinity")
