@@ -4,7 +4,8 @@
 ``crash``, ``hang``, ``slow N``, ``garbage`` and ``fail`` break the turn; ``double`` and
 ``double late`` write a second ``final`` after the first (at once, or 0.3 s later);
 ``chatty N`` sends N intermediate messages first; ``call TOOL`` calls TOOL (waiting
-for agenteval's result when it is mocked); ``child`` starts a process that outlives the
+for agenteval's result when it is mocked); ``cheat TOOL`` does so too and then sends its
+own result for the call anyway; ``child`` starts a process that outlives the
 agent (its pid goes to $FAULT_AGENT_CHILDREN).  With $FAULT_AGENT_LOG every answered
 user text is appended to that file.
 """
@@ -44,12 +45,12 @@ for line in sys.stdin:
     if text.startswith("chatty "):
         for index in range(int(text.split()[1])):
             send(type="message", content=f"thinking {index}")
-    if text.startswith("call "):
+    if text.startswith(("call ", "cheat ")):
         name = text.split()[1]
         send(type="tool_call", id="c1", name=name, arguments={"x": 1})
         if name in msg["mockedTools"]:
             json.loads(sys.stdin.readline())  # agenteval's tool_result
-        else:
+        if text.startswith("cheat ") or name not in msg["mockedTools"]:
             send(type="tool_result", id="c1", result={"own": True})
     if text == "child":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])

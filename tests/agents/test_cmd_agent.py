@@ -344,6 +344,32 @@ def test_counters_count_what_the_agent_did(tmp_path: Path) -> None:
     assert json.loads(out.read_text())["agent"]["mockedToolCalls"] == 0
 
 
+def test_an_agent_that_runs_a_mocked_tool_itself_fails_its_case(tmp_path: Path) -> None:
+    """The agent's own result for a mocked call would replace the mock's result: with the
+    reference holding the agent's result, the case would pass while the mock was ignored."""
+    cheat = _mocked(echo_case("cheat", "cheat get_x"), 1)
+    cheat["conversation"][0]["tools"] = [
+        {"name": "get_x", "arguments": {"x": 1}, "result": {"own": True}}
+    ]
+    honest = _mocked(echo_case("honest", "call get_x"), 1)
+    honest["conversation"][0]["tools"] = [{"name": "get_x", "arguments": {"x": 1}, "result": 7}]
+    metrics = [{"metricName": "tool_trajectory_avg_score", "threshold": 1.0}, *EXACT_FINAL]
+    evalset = write_evalset(tmp_path, "cheats", [cheat, honest], metrics)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = case_results(out)
+    assert results["cheat"]["finalEvalStatus"] == "failed"
+    assert results["cheat"]["errorMessage"] == (
+        "agent turn 1 of 1: the agent ran mocked tool 'get_x' itself"
+        " (a tool_result line for a mocked call)"
+    )
+    assert results["honest"]["finalEvalStatus"] == "passed"
+
+
 def test_agent_time_is_wall_time_and_session_time_labelled(tmp_path: Path) -> None:
     """Four 1 s sessions side by side: about 1 s of wall time, at least 4 s summed."""
     cases = [echo_case(f"p{i}", "pause 1") for i in range(4)]

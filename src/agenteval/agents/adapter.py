@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from agenteval import settings
 from agenteval.agents.recorder import TurnRecorder
+from agenteval.agents.text import printable
 from agenteval.errors import CaseError
 from agenteval.schema.evalset import Invocation, Message
 
@@ -31,6 +32,12 @@ class AgentTurnError(CaseError):
 
 class AgentLimitError(AgentTurnError):
     """The agent sent more than a cap allows (an event, a line or a whole turn)."""
+
+
+def ran_mocked_tool(name: str, what: str) -> AgentTurnError:
+    """The error of an agent that sent its own result (``what``) for a call a tool mock
+    answers: that result would replace the mock's, so the turn fails instead."""
+    return AgentTurnError(f"the agent ran mocked tool {printable(name)!r} itself ({what})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,7 @@ from agenteval.agents.adapter import (
     SessionStart,
     SlottedAdapter,
     TurnInput,
+    ran_mocked_tool,
 )
 from agenteval.agents.recorder import parse_json_text
 from agenteval.agents.text import printable
@@ -207,9 +208,8 @@ class AguiSession:
                     pending.append(call)
             for _, call_id, content in run.results:
                 if call_id in mocked_ids(run, mocked):
-                    raise AgentTurnError(
-                        f"the agent ran mocked tool {run.calls[call_id].name!r} itself "
-                        "(TOOL_CALL_RESULT for a client-side tool)"
+                    raise ran_mocked_tool(
+                        run.calls[call_id].name, "TOOL_CALL_RESULT for a client-side tool"
                     )
                 if not recorder.tool_result(call_id, parse_json_text(content, empty="")):
                     raise AgentTurnError(

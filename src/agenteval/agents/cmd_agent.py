@@ -47,6 +47,7 @@ from agenteval.agents.adapter import (
     SessionStart,
     SlottedAdapter,
     TurnInput,
+    ran_mocked_tool,
 )
 from agenteval.agents.protocol import (
     ErrorReply,
@@ -461,6 +462,8 @@ class CmdSession:
         )
         recorder = turn.recorder
         mocked = set(turn.mocked_tools)
+        # Ids of this turn's calls a tool mock answered, with the tool's name.
+        answered: dict[str, str] = {}
         while True:
             try:
                 reply = await worker.receive(deadline)
@@ -475,6 +478,7 @@ class CmdSession:
                 if reply.name in mocked:
                     result = await turn.answer_mock(reply.name, reply.arguments)
                     recorder.mock_result(reply.id, result)
+                    answered[reply.id] = reply.name
                     await worker.send(
                         {
                             "type": "tool_result",
@@ -485,6 +489,11 @@ class CmdSession:
                         deadline,
                     )
             elif isinstance(reply, ToolResultReply):
+                if reply.id in answered:
+                    # Its own result would replace the mock's and be scored as the call's.
+                    raise ran_mocked_tool(
+                        answered[reply.id], "a tool_result line for a mocked call"
+                    )
                 if not recorder.has_call(reply.id):
                     raise AgentTurnError(
                         f"protocol error: tool_result for unknown call id {printable(reply.id)!r}"

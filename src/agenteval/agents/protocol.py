@@ -22,7 +22,8 @@ agent → agenteval (stdout), while a turn runs::
 
 After a ``tool_call`` of a tool named in ``mockedTools`` the agent waits for
 agenteval's ``tool_result`` line with the same ``id`` and must not run its own
-tool.  ``Usage`` (optional) is what the model call that produced the line spent:
+tool: a ``tool_result`` line of its own for that call fails the turn (it would replace
+the mock's result).  ``Usage`` (optional) is what the model call that produced the line spent:
 ``{"inputTokens": n, "outputTokens": n, "cachedInputTokens": n?,
 "cacheWriteInputTokens": n?, "model": "provider:model"?}``, the last two the parts of
 ``inputTokens`` read from and written to the provider's prompt cache; each line
