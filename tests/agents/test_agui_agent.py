@@ -128,7 +128,28 @@ class ScriptedAgent:
         if text == "garbage":
             return ['data: {"type": "NOT_AN_EVENT"}\n\n']
         turn["final"] = f"echo: {text}"
+        if text in OUT_OF_ORDER:
+            return [*OUT_OF_ORDER[text], *self.text("m-4", "echo: ", text)]
         return self.text("m-3", "echo: ", text)
+
+
+def _call_events(*kinds: str) -> list[Any]:
+    """Events of one call ``tc-x`` of ``delete_all`` with arguments ``{}``, in ``kinds`` order."""
+    make = {
+        "start": lambda: ToolCallStartEvent(tool_call_id="tc-x", tool_call_name="delete_all"),
+        "args": lambda: ToolCallArgsEvent(tool_call_id="tc-x", delta="{}"),
+        "end": lambda: ToolCallEndEvent(tool_call_id="tc-x"),
+    }
+    return [make[kind]() for kind in kinds]
+
+
+# User texts whose run sends its tool call's events against AG-UI's order.
+OUT_OF_ORDER = {
+    "unended": _call_events("start", "args"),
+    "ended twice": _call_events("start", "args", "end", "end"),
+    "args after end": _call_events("start", "end", "args"),
+    "in order": _call_events("start", "args", "end"),
+}
 
 
 @pytest.fixture
@@ -227,6 +248,37 @@ def test_run_error_and_garbage_fail_only_their_case(
     assert results["garbage"]["errorMessage"].startswith(
         "agent turn 1 of 1: protocol error: not an AG-UI event"
     )
+
+
+def test_tool_call_events_out_of_order_fail_their_case(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    """A call never ended would go unrecorded (the no-tool reference would pass), and events
+    after a call's TOOL_CALL_END would change or repeat a call already recorded."""
+    _, url = scripted
+    one_call = [{"name": "delete_all", "arguments": {}}]
+    cases = [echo_case("unended", "unended")]
+    for eval_id in ("ended twice", "args after end", "in order"):
+        case = echo_case(eval_id.replace(" ", "_"), eval_id)
+        case["conversation"][0]["tools"] = one_call
+        cases.append(case)
+    evalset = write_evalset(tmp_path, "agui_order", cases, TRAJECTORY)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = case_results(out)
+    assert results["in_order"]["finalEvalStatus"] == "passed"
+    assert {eval_id: r.get("errorMessage") for eval_id, r in results.items()} == {
+        "unended": "agent turn 1 of 1: protocol error: RUN_FINISHED before TOOL_CALL_END"
+        " of call 'tc-x' ('delete_all')",
+        "ended_twice": "agent turn 1 of 1: protocol error: TOOL_CALL_END after TOOL_CALL_END"
+        " for call 'tc-x'",
+        "args_after_end": "agent turn 1 of 1: protocol error: TOOL_CALL_ARGS after"
+        " TOOL_CALL_END for call 'tc-x'",
+        "in_order": None,
+    }
 
 
 def test_unreachable_agent_fails_cases_with_the_reason(tmp_path: Path) -> None:

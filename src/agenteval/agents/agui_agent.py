@@ -11,6 +11,10 @@ The event stream is capped like a ``cmd:`` agent's lines: one event may be at mo
 ``--agent-max-event-bytes`` and everything the runs of one turn send at most
 ``--agent-max-turn-bytes`` (decoded bytes, counted as they arrive), so an endless
 stream or a giant event ends the turn instead of filling memory.
+
+Tool-call events are held to AG-UI's order (its client's event verifier says the same):
+a call still open at ``RUN_FINISHED``, or any event of a call after its ``TOOL_CALL_END``,
+fails the turn as a protocol error, so no call the agent made is dropped or altered.
 """
 
 from __future__ import annotations
@@ -93,6 +97,8 @@ class _Call:
     name: str
     parent: str | None
     args: list[str] = field(default_factory=list)
+    # TOOL_CALL_END came (or the call came as TOOL_CALL_CHUNKs, which need none).
+    ended: bool = False
 
 
 @dataclass(slots=True)
@@ -328,6 +334,61 @@ def _tool_call(call: _Call) -> ToolCall:
     return ToolCall(id=call.id, function=FunctionCall(name=call.name, arguments="".join(call.args)))
 
 
+_TOOL_CALL_EVENTS = frozenset(
+    {
+        EventType.TOOL_CALL_START,
+        EventType.TOOL_CALL_ARGS,
+        EventType.TOOL_CALL_CHUNK,
+        EventType.TOOL_CALL_END,
+    }
+)
+
+
+def _protocol_error(what: str, call_id: str) -> AgentTurnError:
+    return AgentTurnError(f"protocol error: {what} for call {printable(call_id)!r}")
+
+
+def _apply_tool_call(run: _Run, event: Any) -> None:
+    """Fold one TOOL_CALL_START/ARGS/CHUNK/END into the run, in AG-UI's order: a call is
+    recorded at its TOOL_CALL_END, and nothing of it may follow that END."""
+    kind = event.type
+    call = run.calls.get(event.tool_call_id) if event.tool_call_id else None
+    if kind is EventType.TOOL_CALL_CHUNK:
+        call_id = event.tool_call_id or (run.ended[-1].id if run.ended else "")
+        call = run.calls.get(call_id)
+        if call is None:
+            call = _Call(call_id, event.tool_call_name or "", event.parent_message_id, ended=True)
+            run.calls[call_id] = call
+            run.ended.append(call)
+        call.args.append(event.delta or "")
+    elif kind is EventType.TOOL_CALL_START:
+        if call is not None and not call.ended:
+            raise _protocol_error("TOOL_CALL_START while the call is in progress", call.id)
+        run.calls[event.tool_call_id] = _Call(
+            event.tool_call_id, event.tool_call_name, event.parent_message_id
+        )
+    elif call is None:
+        raise _protocol_error(f"{kind.value} before TOOL_CALL_START", event.tool_call_id)
+    elif call.ended:
+        raise _protocol_error(f"{kind.value} after TOOL_CALL_END", call.id)
+    elif kind is EventType.TOOL_CALL_ARGS:
+        call.args.append(event.delta)
+    else:  # TOOL_CALL_END
+        call.ended = True
+        run.ended.append(call)
+
+
+def _check_calls_ended(run: _Run) -> None:
+    """A call without TOOL_CALL_END at RUN_FINISHED: the agent called a tool that would go
+    unrecorded (a trajectory could pass without it), so the turn fails."""
+    for call in run.calls.values():
+        if not call.ended:
+            raise AgentTurnError(
+                f"protocol error: RUN_FINISHED before TOOL_CALL_END of call "
+                f"{printable(call.id)!r} ({printable(call.name)!r})"
+            )
+
+
 def _apply(run: _Run, event: Any) -> None:
     """Fold one event into the run."""
     kind = event.type
@@ -341,30 +402,8 @@ def _apply(run: _Run, event: Any) -> None:
         message_id = event.message_id or run.last_text or str(uuid.uuid4())
         run.texts.setdefault(message_id, []).append(event.delta or "")
         run.last_text = message_id
-    elif kind is EventType.TOOL_CALL_START:
-        run.calls[event.tool_call_id] = _Call(
-            event.tool_call_id, event.tool_call_name, event.parent_message_id
-        )
-    elif kind is EventType.TOOL_CALL_ARGS:
-        call = run.calls.get(event.tool_call_id)
-        if call is None:
-            raise AgentTurnError(
-                f"protocol error: TOOL_CALL_ARGS before TOOL_CALL_START for {printable(event.tool_call_id)!r}"
-            )
-        call.args.append(event.delta)
-    elif kind is EventType.TOOL_CALL_CHUNK:
-        call_id = event.tool_call_id or (run.ended[-1].id if run.ended else "")
-        if call_id not in run.calls:
-            run.calls[call_id] = _Call(call_id, event.tool_call_name or "", event.parent_message_id)
-            run.ended.append(run.calls[call_id])
-        run.calls[call_id].args.append(event.delta or "")
-    elif kind is EventType.TOOL_CALL_END:
-        call = run.calls.get(event.tool_call_id)
-        if call is None:
-            raise AgentTurnError(
-                f"protocol error: TOOL_CALL_END for unknown call {printable(event.tool_call_id)!r}"
-            )
-        run.ended.append(call)
+    elif kind in _TOOL_CALL_EVENTS:
+        _apply_tool_call(run, event)
     elif kind is EventType.TOOL_CALL_RESULT:
         content = (
             event.content
@@ -376,6 +415,7 @@ def _apply(run: _Run, event: Any) -> None:
         code = f" (code {printable(event.code)})" if event.code else ""
         raise AgentTurnError(f"agent sent RUN_ERROR: {printable(event.message)}{code}")
     elif kind is EventType.RUN_FINISHED:
+        _check_calls_ended(run)
         run.finished = True
         for entry in getattr(event, "usage", None) or ():
             model = f"{entry.provider}:{entry.model}" if entry.provider and entry.model else ""
