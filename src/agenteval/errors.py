@@ -15,7 +15,8 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     │   ├── template.jsonpath.PathError, template.trace.TraceError
     │   ├── template.placeholders.UnresolvedPlaceholders
     │   └── agents: adapter.AgentTurnError ── AgentLimitError, driver.AgentRunError ──
-    │       AgentStopped, AgentNotStarted, tool_mocks.ToolMockError, user_simulator.ScenarioError
+    │       AgentStopped, AgentIncomplete ── AgentNotStarted, tool_mocks.ToolMockError ──
+    │       driver._GeneratorJudgeError, user_simulator.ScenarioError
     ├── FormatError (also ValueError)   a value without the shape it must have
     │   ├── gojson.GoJSONError, judge.backend.LogprobsFormatError
     │   ├── evaluators.llm.gate_judge.JudgeReplyFormatError

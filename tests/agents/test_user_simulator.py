@@ -253,15 +253,39 @@ def test_agent_output_is_made_printable() -> None:
 def test_offline_cache_miss_of_the_simulator_makes_the_run_incomplete(
     tmp_path: Path, judge_server: JudgeServer
 ) -> None:
+    """The judge playing the user or writing a mock's result failed, not the agent: those
+    cases are incomplete everywhere (not failed), the case beside them still passes."""
+    generated = echo_case("generated", "weather in Oslo")
+    generated["conversation"][0]["toolMock"] = {
+        "actual": [{"name": "get_weather", "llmGenerator": {"prompt": "Invent a weather."}}]
+    }
+    plain = echo_case("plain", "calc add 2 3")
+    plain["conversation"][0]["finalResponse"]["content"] = "calc result: 5"
     evalset = write_evalset(
-        tmp_path, "sim", [_scenario(maxAllowedInvocations=2)], _judge_metrics(judge_server.base_url)
+        tmp_path, "sim", [_scenario(maxAllowedInvocations=2), generated, plain], EXACT_FINAL
     )
-    out = tmp_path / "run.json"
+    # The judge model of the simulated user and of llmGenerator comes from the metric file.
+    metrics = json.loads((tmp_path / "sim.metrics.json").read_text())
+    metrics[0]["criterion"]["llmJudge"] = _judge_metrics(judge_server.base_url)[0]["criterion"][
+        "llmJudge"
+    ]
+    (tmp_path / "sim.metrics.json").write_text(json.dumps(metrics))
+    out, junit = tmp_path / "run.json", tmp_path / "junit.xml"
     proc = run_cli(
         "run", "--evalset", str(evalset), "--agent", f"cmd:{EXAMPLE_AGENT}",
         "--offline", "--cache", str(tmp_path / "empty.sqlite"), "--json", str(out),
+        "--junit", str(junit),
     )  # fmt: skip
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    message = case_results(out)["chat"]["errorMessage"]
+    results = case_results(out)
+    message = results["chat"]["errorMessage"]
     assert message.startswith("user simulator before turn 1: offline: no cached judge reply")
+    assert results["generated"]["errorMessage"].startswith(
+        "agent turn 1 of 1: llmGenerator: offline: no cached judge reply"
+    )
+    assert "● chat  INCOMPLETE" in proc.stdout
+    assert "● generated  INCOMPLETE" in proc.stdout
+    assert "● plain  PASSED" in proc.stdout
+    assert "0 failed" in proc.stdout.split("cases:")[1].splitlines()[0]
+    assert junit.read_text().count('type="incomplete"') == 2
     assert judge_server.count == 0

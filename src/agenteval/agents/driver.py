@@ -54,8 +54,16 @@ class AgentStopped(AgentRunError):
     """The run is stopping: no new session or turn starts, those in flight are cancelled."""
 
 
-class AgentNotStarted(AgentRunError):
+class AgentIncomplete(AgentRunError):
+    """The case run could not be driven through no fault of the agent: incomplete, not failed."""
+
+
+class AgentNotStarted(AgentIncomplete):
     """The agent could not be started or reached: the case run is incomplete, not failed."""
+
+
+class _GeneratorJudgeError(ToolMockError):
+    """The judge that writes an ``llmGenerator`` mock's result failed (not the agent)."""
 
 
 def _run_error(message: str, exc: AgentTurnError) -> AgentRunError:
@@ -411,7 +419,11 @@ class AgentDriver:
                         raise AgentRunError(
                             f"user simulator before turn {len(captured) + 1}: {exc}"
                         ) from None
-                    except Exception as exc:  # a judge error: the user could not be simulated
+                    except JudgeError as exc:  # the judge failed, not the agent: incomplete
+                        raise AgentIncomplete(
+                            f"user simulator before turn {len(captured) + 1}: {exc}"
+                        ) from None
+                    except Exception as exc:  # the user could not be simulated
                         raise AgentRunError(
                             f"user simulator before turn {len(captured) + 1}: {exc}"
                         ) from None
@@ -452,7 +464,9 @@ class AgentDriver:
                 self.stats.turns -= 1  # never reached the agent
             raise _run_error(f"{_who(side)}agent turn {number}{of}: {exc}", exc) from None
         except ToolMockError as exc:
-            raise AgentRunError(f"{_who(side)}agent turn {number}{of}: {exc}") from None
+            # A judge that failed to write a mock's result leaves the case incomplete.
+            error = AgentIncomplete if isinstance(exc, _GeneratorJudgeError) else AgentRunError
+            raise error(f"{_who(side)}agent turn {number}{of}: {exc}") from None
         finally:
             self.stats.tool_calls += len(recorder.tools)
             self.stats.mocked_calls += recorder.mocked
@@ -472,7 +486,9 @@ def _generator(chat: ChatCall | None) -> Any:
     async def generate(prompt: str, arguments: str) -> Any:
         try:
             text = await chat([("system", prompt), ("user", arguments)])
-        except Exception as exc:  # a judge failure ends the turn like a failed mock
+        except JudgeError as exc:  # ends the turn like a failed mock, the case incomplete
+            raise _GeneratorJudgeError(f"llmGenerator: {exc}") from None
+        except Exception as exc:
             raise ToolMockError(f"llmGenerator: {exc}") from None
         value = parse_json_text(text, empty=None)
         if value is None:

@@ -333,13 +333,13 @@ async def evaluate_case(
     driven_expected: list[Invocation] | None = None
     agent = settings.agent
     if agent is not None and agent.wants(case, bool(traces and case.eval_id in traces)):
-        from agenteval.agents.driver import AgentNotStarted, AgentRunError
+        from agenteval.agents.driver import AgentIncomplete, AgentRunError
 
         judge = cast("JudgeSession | None", settings.judge)
         try:
             driven, driven_expected = await agent.drive(case, run_id, plan.all_metrics, judge)
         except AgentRunError as exc:
-            if isinstance(exc, AgentNotStarted):
+            if isinstance(exc, AgentIncomplete):  # not started, or its judge failed
                 settings.incomplete.add((plan.eval_set_id, case.eval_id))
             return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     try:
