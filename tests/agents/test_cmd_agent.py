@@ -412,6 +412,40 @@ def test_reply_line_and_turn_byte_caps_are_configurable(tmp_path: Path) -> None:
     )
 
 
+def test_resume_with_record_replaces_the_case_runs_it_drives_again(tmp_path: Path) -> None:
+    """Cases left incomplete (the agent could not start) are driven again by --resume; the
+    appended record keeps only their new lines, so it replays (a case twice is exit 2)."""
+    evalset = write_evalset(
+        tmp_path, "again", [echo_case("one", "hi"), echo_case("two", "a", "b")], EXACT_FINAL
+    )
+    record, first, second = tmp_path / "record.jsonl", tmp_path / "first", tmp_path / "second"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{tmp_path / 'missing_agent'}",
+        "--no-cache", "--record", str(record), "--output", str(first),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    recorded = [json.loads(line) for line in record.read_text().splitlines()]
+    assert sorted(line["evalId"] for line in recorded) == ["one", "two"]
+    assert all("errorMessage" in line for line in recorded)
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--record", str(record), "--resume", str(first), "--output", str(second),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [json.loads(line) for line in record.read_text().splitlines()]
+    assert sorted(line["evalId"] for line in lines) == ["one", "two"]
+    assert all("errorMessage" not in line for line in lines)
+    out = tmp_path / "replay.json"
+    replay = run_cli(
+        "run", "--evalset", str(evalset), "--traces", str(record), "--no-cache", "--json", str(out)
+    )
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert {k: r["finalEvalStatus"] for k, r in case_results(out).items()} == {
+        "one": "passed",
+        "two": "passed",
+    }
+
+
 def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) -> None:
     """Crashes, protocol errors, agent errors and unmatched mocks are recorded with their
     error; replaying the record fails the same cases with the same messages, no agent needed."""

@@ -129,10 +129,11 @@ class AgentStats:
 class PendingRecord:
     """The ``--record`` line of one case run, waiting for the runner to deliver the case."""
 
-    __slots__ = ("line",)
+    __slots__ = ("line", "run")
 
     def __init__(self) -> None:
         self.line: str | None = None
+        self.run: tuple[str, int] = ("", 1)  # the line's (evalId, runId)
 
 
 # The case run's slot, set by the runner in the case's own task (like stop_refusals' count).
@@ -226,7 +227,7 @@ class AgentDriver:
     def commit(self, slot: PendingRecord) -> None:
         """Write a delivered case's ``--record`` line (and flush it)."""
         if slot.line is not None and self.record is not None:
-            self.record.append(slot.line)
+            self.record.append(slot.line, slot.run)
 
     def cancel_in_flight(self) -> None:
         """Cancel every case being driven (the loop calls this once a stop is requested)."""
@@ -285,6 +286,7 @@ class AgentDriver:
         slot = _pending_record.get()
         if slot is not None and self.record is not None:
             slot.line = self.record.line(eval_id, run_id, turns, error)
+            slot.run = (eval_id, run_id)
 
     async def _drive(
         self, case: EvalCase, chat: ChatCall | None, actuals: list[Invocation]

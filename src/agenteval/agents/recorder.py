@@ -130,11 +130,18 @@ class TraceRecordFile:
     fails that case with the same message.  The runner writes a line when it delivers the
     case (``line`` is built when the driving ends, ``append`` writes it), so the file holds
     exactly the case runs the result files hold, even when a signal stops the run.
+
+    Appended to (``--resume``), the file may already hold a case run that this run drives
+    again (it was incomplete, or its inputs changed); ``close`` then keeps only the newest
+    line of each case run, so the file still replays (``--traces`` refuses a case twice).
     """
 
     def __init__(self, path: Path, *, append: bool = False) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        # The case runs of the lines already in the file, and those written again since.
+        self._earlier = _recorded_runs(path) if append else set()
+        self._again: set[tuple[str, int]] = set()
         self._file: IO[str] = path.open("a" if append else "w", encoding="utf-8")
         self._lock = threading.Lock()
 
@@ -149,16 +156,55 @@ class TraceRecordFile:
         record["actualConversation"] = [dump(turn) for turn in turns]
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
-    def append(self, line: str) -> None:
-        """Append one line and flush it to the operating system."""
+    def append(self, line: str, run: tuple[str, int]) -> None:
+        """Append the line of case run ``run`` (evalId, runId) and flush it to the system."""
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
+            if run in self._earlier:
+                self._again.add(run)
 
     def write(self, eval_id: str, run_id: int, turns: list[Invocation]) -> None:
         """Append one case run's captured turns and flush."""
-        self.append(self.line(eval_id, run_id, turns))
+        self.append(self.line(eval_id, run_id, turns), (eval_id, run_id))
 
     def close(self) -> None:
-        """Close the file."""
+        """Close the file; drop the earlier lines of case runs recorded again."""
         self._file.close()
+        if self._again:
+            _keep_newest(self.path, self._again)
+
+
+def _run_of(line: str) -> tuple[str, int] | None:
+    """The (evalId, runId) of a record line; None for a line that is not one."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("evalId"), str):
+        return None
+    run_id = record.get("runId", 1)
+    return (record["evalId"], run_id) if isinstance(run_id, int) else None
+
+
+def _recorded_runs(path: Path) -> set[tuple[str, int]]:
+    """The case runs a record file already holds (none when it does not exist yet)."""
+    if not path.is_file():
+        return set()
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        return {run for line in lines if (run := _run_of(line)) is not None}
+
+
+def _keep_newest(path: Path, again: set[tuple[str, int]]) -> None:
+    """Rewrite ``path`` without the older lines of the case runs in ``again``."""
+    from agenteval.report.atomic_write import write_text_atomic
+
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    runs = [_run_of(line) if line.strip() else None for line in lines]
+    last = {run: index for index, run in enumerate(runs) if run in again}
+    kept = [
+        line
+        for index, (line, run) in enumerate(zip(lines, runs, strict=True))
+        if run not in again or last[run] == index
+    ]
+    write_text_atomic(path, "".join(kept))
