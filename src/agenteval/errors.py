@@ -7,7 +7,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     ├── ConfigError                     bad input files or options, every Problem (exit 2)
     ├── CaseError                       one case or turn cannot be scored; its message
     │   │                               goes into the result and the run goes on
-    │   ├── turns.CaseLayoutError, caserubrics.CaseRubricError
+    │   ├── turns.CaseLayoutError ── RecordedIncomplete, caserubrics.CaseRubricError
     │   ├── evaluators.base.EvaluatorError
     │   ├── evaluators.llm.operators.registry.OperatorError
     │   │   ├── RegistrationError (also ValueError), DecodeError, CategoryError

@@ -413,8 +413,9 @@ def test_reply_line_and_turn_byte_caps_are_configurable(tmp_path: Path) -> None:
 
 
 def test_resume_with_record_replaces_the_case_runs_it_drives_again(tmp_path: Path) -> None:
-    """Cases left incomplete (the agent could not start) are driven again by --resume; the
-    appended record keeps only their new lines, so it replays (a case twice is exit 2)."""
+    """Cases left incomplete (the agent could not start) are recorded as such and replay as
+    incomplete; --resume drives them again and the appended record keeps only their new
+    lines, so it still replays (a case twice is exit 2)."""
     evalset = write_evalset(
         tmp_path, "again", [echo_case("one", "hi"), echo_case("two", "a", "b")], EXACT_FINAL
     )
@@ -426,7 +427,12 @@ def test_resume_with_record_replaces_the_case_runs_it_drives_again(tmp_path: Pat
     assert proc.returncode == 3, proc.stdout + proc.stderr
     recorded = [json.loads(line) for line in record.read_text().splitlines()]
     assert sorted(line["evalId"] for line in recorded) == ["one", "two"]
-    assert all("errorMessage" in line for line in recorded)
+    assert all("errorMessage" in line and line["incomplete"] is True for line in recorded)
+    # Replayed, the record scores as the run did: incomplete (exit 3), not failed (exit 1).
+    replay = run_cli("run", "--evalset", str(evalset), "--traces", str(record), "--no-cache")
+    assert replay.returncode == 3, replay.stdout + replay.stderr
+    assert "● one  INCOMPLETE" in replay.stdout and "● two  INCOMPLETE" in replay.stdout
+    assert "warning" not in replay.stdout
     proc = run_cli(
         "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
         "--record", str(record), "--resume", str(first), "--output", str(second),

@@ -272,7 +272,7 @@ class AgentDriver:
             if not isinstance(exc, AgentStopped):
                 self.stats.failures += 1
                 self.stats.first_failure = self.stats.first_failure or f"{case.eval_id}: {exc}"
-                self._keep(case.eval_id, run_id, actuals, str(exc))
+                self._keep(case.eval_id, run_id, actuals, exc)
             raise
         finally:
             if task is not None:
@@ -281,11 +281,19 @@ class AgentDriver:
         self._keep(case.eval_id, run_id, actuals, None)
         return actuals, expecteds
 
-    def _keep(self, eval_id: str, run_id: int, turns: list[Invocation], error: str | None) -> None:
+    def _keep(
+        self, eval_id: str, run_id: int, turns: list[Invocation], error: AgentRunError | None
+    ) -> None:
         """Build the case run's ``--record`` line for the runner to write on delivery."""
         slot = _pending_record.get()
         if slot is not None and self.record is not None:
-            slot.line = self.record.line(eval_id, run_id, turns, error)
+            slot.line = self.record.line(
+                eval_id,
+                run_id,
+                turns,
+                None if error is None else str(error),
+                incomplete=isinstance(error, AgentIncomplete),
+            )
             slot.run = (eval_id, run_id)
 
     async def _drive(

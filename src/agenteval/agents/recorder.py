@@ -146,13 +146,23 @@ class TraceRecordFile:
         self._lock = threading.Lock()
 
     @staticmethod
-    def line(eval_id: str, run_id: int, turns: list[Invocation], error: str | None = None) -> str:
-        """One case run's record line (without the newline)."""
+    def line(
+        eval_id: str,
+        run_id: int,
+        turns: list[Invocation],
+        error: str | None = None,
+        *,
+        incomplete: bool = False,
+    ) -> str:
+        """One case run's record line (without the newline); ``incomplete``: the run failed
+        through no fault of the agent, and a replay leaves the case incomplete again."""
         record: dict[str, Any] = {"evalId": eval_id}
         if run_id != 1:
             record["runId"] = run_id
         if error is not None:
             record["errorMessage"] = error
+            if incomplete:
+                record["incomplete"] = True
         record["actualConversation"] = [dump(turn) for turn in turns]
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 

@@ -104,7 +104,7 @@ def _mappings(value: Any) -> list[Mapping[str, Any]]:
 
 
 # The keys of a --traces record (inputs/trace_records.py), as --record writes them.
-_RECORD_KEYS = frozenset({"evalId", "runId", "actualConversation", "errorMessage"})
+_RECORD_KEYS = frozenset({"evalId", "runId", "actualConversation", "errorMessage", "incomplete"})
 
 
 def _is_record(entry: Mapping[str, Any]) -> bool:

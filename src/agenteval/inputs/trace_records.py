@@ -10,7 +10,10 @@ A JSON array and a trpc-agent-go result file are read whole (``loading.parse_tra
 Record rules (every problem located at its line or index): an object; ``evalId`` a
 non-empty string; ``runId`` an integer ≥ 1 (``--num-runs`` replays, absent = 1);
 ``actualConversation`` the schema's invocations (``null`` turns dropped); one record per
-``evalId`` and run.
+``evalId`` and run.  ``--record`` adds ``errorMessage`` for a case run whose agent failed
+(a replay fails it again) and ``"incomplete": true`` when that run was left incomplete
+(the agent could not be started, the judge playing its user failed): a replay leaves the
+case incomplete again.
 
 Tested in tests/inputs/test_trace_records.py.
 """
@@ -99,10 +102,15 @@ def check_record(record: Any, where: str, file: str) -> CheckedRecord | list[Pro
     error = record.get("errorMessage")
     if error is not None and not isinstance(error, str):
         return [Problem(file, f"{where}.errorMessage", "must be a string")]
+    incomplete = record.get("incomplete", False)
+    if not isinstance(incomplete, bool):
+        return [Problem(file, f"{where}.incomplete", "must be true or false")]
     kept = [t for t in turns or [] if t is not None]
-    # A run --record kept with its agent's error: replaying it fails the case again.
+    # A run --record kept with its agent's error: replaying it fails the case again (or
+    # leaves it incomplete again, when the agent could not be started or its judge failed).
     return CheckedRecord(
-        run_trace_key(eval_id, run_id), FailedRun(kept, error) if error is not None else kept
+        run_trace_key(eval_id, run_id),
+        FailedRun(kept, error, incomplete) if error is not None else kept,
     )
 
 

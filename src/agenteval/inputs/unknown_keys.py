@@ -369,6 +369,7 @@ class _TraceRecord(Model):
     run_id: int = 1
     actual_conversation: list[Invocation | None] | None = None
     error_message: str | None = None
+    incomplete: bool = False
 
 
 _DISPLAY[_TraceRecord] = "trace record"

@@ -47,7 +47,7 @@ from agenteval.schema.result import (
     set_extra,
 )
 from agenteval.schema.status import EvalStatus
-from agenteval.schema.turns import CaseLayoutError, case_turns, run_trace_key
+from agenteval.schema.turns import CaseLayoutError, RecordedIncomplete, case_turns, run_trace_key
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver, PendingRecord
@@ -348,6 +348,8 @@ async def evaluate_case(
         )
         rubrics = _case_rubrics(plan, case)
     except (CaseLayoutError, CaseRubricError) as exc:
+        if isinstance(exc, RecordedIncomplete):  # as incomplete as when it was recorded
+            settings.incomplete.add((plan.eval_set_id, case.eval_id))
         return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
     context = EvalContext(plan.eval_set_id, case, run_id, settings.judge, settings.prices)
     scored = await _score_metrics(plan, rubrics, actuals, expecteds, context, settings.incomplete)

@@ -23,13 +23,20 @@ class CaseLayoutError(CaseError):
     """The case cannot be scored; its message becomes the case's errorMessage."""
 
 
+class RecordedIncomplete(CaseLayoutError):
+    """A replayed case run that could not be driven through no fault of the agent (``--record``'s
+    ``"incomplete": true``): the case is incomplete again, not failed."""
+
+
 class FailedRun(list[Invocation]):
     """A recorded case run whose agent failed (``--record``'s ``errorMessage``): the turns
-    it finished, and the error that a replay fails the case with again."""
+    it finished, and the error that a replay fails the case with again (``incomplete``: the
+    run was left incomplete, e.g. the agent could not be started)."""
 
-    def __init__(self, turns: Sequence[Invocation], error: str) -> None:
+    def __init__(self, turns: Sequence[Invocation], error: str, incomplete: bool = False) -> None:
         super().__init__(turns)
         self.error = error
+        self.incomplete = incomplete
 
 
 def recorded_failure(case: EvalCase, traces: Mapping[str, list[Invocation]] | None) -> str | None:
@@ -46,7 +53,10 @@ def _recorded(
     """The case's turns from ``--traces``; CaseLayoutError replays a recorded failure."""
     error = recorded_failure(case, traces)
     if error is not None:
-        raise CaseLayoutError(error)
+        assert traces is not None
+        recorded = traces[case.eval_id]
+        incomplete = isinstance(recorded, FailedRun) and recorded.incomplete
+        raise (RecordedIncomplete if incomplete else CaseLayoutError)(error)
     return traces.get(case.eval_id) if traces else None
 
 
