@@ -5,7 +5,8 @@
 ``double late`` write a second ``final`` after the first (at once, or 0.3 s later);
 ``chatty N`` sends N intermediate messages first; ``call TOOL`` calls TOOL (waiting
 for agenteval's result when it is mocked); ``cheat TOOL`` does so too and then sends its
-own result for the call anyway; ``child`` starts a process that outlives the
+own result for the call anyway; ``spend N M`` reports a model call of N input and M output
+tokens of "test:model" on its final line; ``child`` starts a process that outlives the
 agent (its pid goes to $FAULT_AGENT_CHILDREN).  With $FAULT_AGENT_LOG every answered
 user text is appended to that file.
 """
@@ -56,6 +57,11 @@ for line in sys.stdin:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
         with open(os.environ["FAULT_AGENT_CHILDREN"], "a") as pids:
             pids.write(f"{child.pid}\n")
+    if text.startswith("spend "):  # the final line reports a model call of N in, M out tokens
+        tokens_in, tokens_out = (int(n) for n in text.split()[1:])
+        usage = {"inputTokens": tokens_in, "outputTokens": tokens_out, "model": "test:model"}
+        send(type="final", content=f"echo: {text}", usage=usage)
+        continue
     send(type="final", content=f"echo: {text}")
     if text.startswith("double"):
         if text == "double late":

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from agent_cli import (
     EXACT_FINAL,
     EXAMPLE_AGENT,
@@ -450,6 +451,38 @@ def test_resume_with_record_replaces_the_case_runs_it_drives_again(tmp_path: Pat
         "one": "passed",
         "two": "passed",
     }
+
+
+def test_a_failed_case_still_counts_what_its_finished_turns_spent(tmp_path: Path) -> None:
+    """Turn 1 spent 1,000 input + 200 output tokens before the agent crashed in turn 2: the
+    case, the eval set and the run report that spend, live and replayed from the record."""
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"test:model": {"inputPerMillion": 3, "outputPerMillion": 15}}))
+    cases = [echo_case("crashes", "spend 1000 200", "crash"), echo_case("fine", "spend 10 2")]
+    evalset = write_evalset(tmp_path, "spend", cases, EXACT_FINAL)
+    record, live, replayed = (tmp_path / name for name in ("r.jsonl", "live.json", "re.json"))
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--prices", str(prices), "--record", str(record), "--json", str(live),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    replay = run_cli(
+        "run", "--evalset", str(evalset), "--traces", str(record), "--no-cache",
+        "--prices", str(prices), "--json", str(replayed),
+    )  # fmt: skip
+    assert replay.returncode == 1, replay.stdout + replay.stderr
+    for out in (live, replayed):
+        crashed = case_results(out)["crashes"]
+        assert crashed["errorMessage"].startswith("agent turn 2 of 2: agent process exited")
+        spent = crashed["agentUsage"]
+        assert (spent["turns"], spent["inferenceCalls"]) == (1, 1)
+        assert (spent["inputTokens"], spent["outputTokens"]) == (1000, 200)
+        # 1,000 x $3/M + 200 x $15/M = $0.003 + $0.003
+        assert spent["costUsd"] == pytest.approx(0.006)
+        run_spent = json.loads(out.read_text())["agentUsage"]
+        assert (run_spent["inputTokens"], run_spent["outputTokens"]) == (1010, 202)
+        # + 10 x $3/M + 2 x $15/M = $0.00003 + $0.00003 for the case that passed
+        assert run_spent["costUsd"] == pytest.approx(0.00606)
 
 
 def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) -> None:

@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 class AgentRunError(CaseError):
     """A case run could not be driven; the text is the case's errorMessage."""
 
+    # The actual turns finished before the fault: what they spent is still the agent's.
+    finished: Sequence[Invocation] = ()
+
 
 class AgentStopped(AgentRunError):
     """The run is stopping: no new session or turn starts, those in flight are cancelled."""
@@ -269,6 +272,7 @@ class AgentDriver:
             note_refusal()  # not finished: the runner drops it, --resume drives it again
             raise AgentStopped("run interrupted during the agent session") from None
         except AgentRunError as exc:
+            exc.finished = list(actuals)
             if not isinstance(exc, AgentStopped):
                 self.stats.failures += 1
                 self.stats.first_failure = self.stats.first_failure or f"{case.eval_id}: {exc}"

@@ -47,7 +47,13 @@ from agenteval.schema.result import (
     set_extra,
 )
 from agenteval.schema.status import EvalStatus
-from agenteval.schema.turns import CaseLayoutError, RecordedIncomplete, case_turns, run_trace_key
+from agenteval.schema.turns import (
+    CaseLayoutError,
+    FailedRun,
+    RecordedIncomplete,
+    case_turns,
+    run_trace_key,
+)
 
 if TYPE_CHECKING:
     from agenteval.agents.driver import AgentDriver, PendingRecord
@@ -341,7 +347,8 @@ async def evaluate_case(
         except AgentRunError as exc:
             if isinstance(exc, AgentIncomplete):  # not started, or its judge failed
                 settings.incomplete.add((plan.eval_set_id, case.eval_id))
-            return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
+            failed = _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
+            return _with_agent_usage(failed, exc.finished, settings.prices)
     try:
         actuals, expecteds = case_turns(
             case, traces, driven=driven, driven_expected=driven_expected
@@ -350,7 +357,11 @@ async def evaluate_case(
     except (CaseLayoutError, CaseRubricError) as exc:
         if isinstance(exc, RecordedIncomplete):  # as incomplete as when it was recorded
             settings.incomplete.add((plan.eval_set_id, case.eval_id))
-        return _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
+        failed = _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
+        recorded = traces.get(case.eval_id) if traces else None
+        # A recorded agent failure: its finished turns cost what they cost when driven.
+        finished = recorded if isinstance(recorded, FailedRun) else ()
+        return _with_agent_usage(failed, finished, settings.prices)
     context = EvalContext(plan.eval_set_id, case, run_id, settings.judge, settings.prices)
     scored = await _score_metrics(plan, rubrics, actuals, expecteds, context, settings.incomplete)
     if isinstance(scored, str):
@@ -387,8 +398,15 @@ async def evaluate_case(
             **({"error_message": problem} if problem else {}),
         }
     )
-    # What the agent spent, whether or not a usage metric runs (an extra key Go ignores).
-    spent = case_agent_usage(actuals, settings.prices)
+    return _with_agent_usage(result, actuals, settings.prices)
+
+
+def _with_agent_usage(
+    result: EvalCaseResult, turns: Sequence[Invocation], prices: Any
+) -> EvalCaseResult:
+    """``result`` with what the agent spent on ``turns`` (an extra key Go ignores), whether
+    or not a usage metric runs, and also when the case failed after some turns."""
+    spent = case_agent_usage(turns, prices)
     if spent is not None:
         set_extra(result, AGENT_USAGE_KEY, spent)
     return result
