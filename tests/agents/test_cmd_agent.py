@@ -485,6 +485,26 @@ def test_a_failed_case_still_counts_what_its_finished_turns_spent(tmp_path: Path
         assert run_spent["costUsd"] == pytest.approx(0.00606)
 
 
+def test_a_record_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    """Found before the agent is started: exit 2 with the located line, not exit 4."""
+    evalset = write_evalset(tmp_path, "rec", [echo_case("one", "hi")], EXACT_FINAL)
+    log = tmp_path / "agent.log"
+    (tmp_path / "a_dir").mkdir()
+    (tmp_path / "a_file").write_text("{}")
+    for record, problem in [
+        (tmp_path / "a_dir", "--record is a directory (give a file name)"),
+        (tmp_path / "a_file" / "r.jsonl", "--record: Not a directory"),
+    ]:
+        proc = run_cli(
+            "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+            "--record", str(record), env={"FAULT_AGENT_LOG": str(log)},
+        )  # fmt: skip
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f"error: {record}: {problem}" in proc.stdout + proc.stderr
+        assert "internal error" not in proc.stdout + proc.stderr
+    assert not log.exists()  # the agent never answered a turn
+
+
 def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) -> None:
     """Crashes, protocol errors, agent errors and unmatched mocks are recorded with their
     error; replaying the record fails the same cases with the same messages, no agent needed."""

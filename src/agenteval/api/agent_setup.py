@@ -16,6 +16,7 @@ from agenteval.agents.driver import AgentDriver, check_case, needs_agent
 from agenteval.agents.recorder import TraceRecordFile
 from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
 from agenteval.errors import Problem
+from agenteval.report.output_paths import check_output_file
 from agenteval.run.runner import call_soon_in
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ def check_agent_options(
         problems.append(Problem("--agent-concurrency", "", "must be at least 1"))
     if not options.agent_timeout > 0:
         problems.append(Problem("--agent-timeout", "", "must be positive"))
+    if options.record is not None:
+        # Opened before the first case is driven: a bad path is a usage error (exit 2).
+        problems.extend(check_output_file("--record", Path(options.record)))
     for flag, value in (
         ("--agent-max-event-bytes", options.agent_max_event_bytes),
         ("--agent-max-turn-bytes", options.agent_max_turn_bytes),
