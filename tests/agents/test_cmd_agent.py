@@ -485,6 +485,21 @@ def test_a_failed_case_still_counts_what_its_finished_turns_spent(tmp_path: Path
         assert run_spent["costUsd"] == pytest.approx(0.00606)
 
 
+def test_nan_in_a_reply_line_is_a_protocol_error(tmp_path: Path) -> None:
+    """JSON has no NaN: read as a number it was recorded as null, and the replay of the
+    record scored another value than the live run."""
+    evalset = write_evalset(tmp_path, "nan", [echo_case("nan", "nan")], EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--json", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert case_results(out)["nan"]["errorMessage"].startswith(
+        "agent turn 1 of 1: protocol error: arguments.x[1]: nan is not a finite number"
+    )
+
+
 def test_a_record_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
     """Found before the agent is started: exit 2 with the located line, not exit 4."""
     evalset = write_evalset(tmp_path, "rec", [echo_case("one", "hi")], EXACT_FINAL)

@@ -15,6 +15,10 @@ def test_json_text_rules() -> None:
     assert parse_json_text('  {"a": 1} ', empty={}) == {"a": 1}
     assert parse_json_text("   ", empty={}) == {}
     assert parse_json_text("not json", empty={}) == "not json"
+    # Not JSON either (Go's decoder refuses them): kept as the text, never read as numbers.
+    for text in ('{"x": NaN}', "Infinity", "[-Infinity]", '{"big": 1e400}'):
+        assert parse_json_text(text, empty={}) == text
+    assert parse_json_text("[1e308, 0.5]", empty={}) == [1e308, 0.5]
 
 
 def test_results_attach_to_calls_by_id() -> None:

@@ -61,6 +61,7 @@ from agenteval.agents.protocol import (
 from agenteval.agents.text import printable
 from agenteval.agents.tool_mocks import ToolMockError
 from agenteval.errors import ControlFlow
+from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation
 
@@ -204,6 +205,30 @@ class _StderrTail(asyncio.Protocol):
         """The pipe is closed."""
         if not self.closed.done():
             self.closed.set_result(None)
+
+
+def _shown(line: bytes) -> str:
+    """The start of a reply line, printable, for an error message."""
+    return printable(line.decode("utf-8", "replace").strip()[:200])
+
+
+def _check_finite(reply: Any, line: bytes) -> None:
+    """AgentTurnError for NaN, Infinity or 1e400 in a call's arguments or result: JSON has
+    none, pydantic's reader takes them, and --record would write them as null (a replay
+    would then score other values than the live run)."""
+    if isinstance(reply, ToolCallReply):
+        field, value = "arguments", reply.arguments
+    elif isinstance(reply, ToolResultReply):
+        field, value = "result", reply.result
+    else:
+        return
+    found = non_finite_numbers(value, "", text=line, base=[field])
+    if found:
+        problem = found[0]
+        raise AgentTurnError(
+            f"protocol error: {problem.path}: {problem.message} ({problem.hint}) "
+            f"in reply line {_shown(line)!r}"
+        )
 
 
 class CmdWorker:
@@ -358,13 +383,16 @@ class CmdWorker:
             raise self.limits.turn_too_long()
         self.replied = True
         try:
-            return reply_adapter.validate_json(line)
+            reply = reply_adapter.validate_json(line)
         except ValidationError as exc:
-            shown = printable(line.decode("utf-8", "replace").strip()[:200])
             problem = exc.errors()[0]
             where = ".".join(str(p) for p in problem["loc"])
             detail = f"{where}: {problem['msg']}" if where else problem["msg"]
-            raise AgentTurnError(f"protocol error: {detail} in reply line {shown!r}") from None
+            raise AgentTurnError(
+                f"protocol error: {detail} in reply line {_shown(line)!r}"
+            ) from None
+        _check_finite(reply, line)
+        return reply
 
     async def gone(self) -> AgentTurnError:
         """The error for a process that stopped answering (stdout closed or stdin broken)."""

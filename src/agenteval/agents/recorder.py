@@ -9,6 +9,7 @@ likewise, a result attaches to the call with the same id.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 import uuid
@@ -21,14 +22,30 @@ from agenteval.settings import AGENT_MAX_MESSAGES
 
 
 def parse_json_text(text: str, *, empty: Any) -> Any:
-    """A JSON text's value; ``empty`` for blank text, the text itself when it is not JSON."""
+    """A JSON text's value; ``empty`` for blank text, the text itself when it is not JSON.
+
+    NaN, Infinity and 1e400 are not JSON (Go's decoder refuses them, so Go keeps such a
+    text as text): read as numbers they would be written as null by ``--record``, and a
+    replay would score another value than the live run.
+    """
     trimmed = text.strip()
     if not trimmed:
         return empty
     try:
-        return json.loads(trimmed)
+        return json.loads(trimmed, parse_constant=_not_json, parse_float=_finite)
     except ValueError:
         return text
+
+
+def _not_json(literal: str) -> Any:
+    raise ValueError(f"{literal} is not JSON")
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise ValueError(f"{literal} is beyond float64")
+    return value
 
 
 class TurnRecorder:
