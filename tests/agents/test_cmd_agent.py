@@ -500,6 +500,21 @@ def test_nan_in_a_reply_line_is_a_protocol_error(tmp_path: Path) -> None:
     )
 
 
+def test_record_into_the_traces_file_is_refused_before_it_is_emptied(tmp_path: Path) -> None:
+    """The record file is opened empty: the --traces file it also is would lose its turns."""
+    evalset = write_evalset(tmp_path, "same", [echo_case("one", "hi")], EXACT_FINAL)
+    traces = tmp_path / "traces.jsonl"
+    kept = json.dumps({"evalId": "other", "actualConversation": []}) + "\n"
+    traces.write_text(kept)
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--traces", str(traces), "--record", str(tmp_path / "." / "traces.jsonl"),
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--record is also the --traces file" in proc.stdout + proc.stderr
+    assert traces.read_text() == kept
+
+
 def test_a_record_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
     """Found before the agent is started: exit 2 with the located line, not exit 4."""
     evalset = write_evalset(tmp_path, "rec", [echo_case("one", "hi")], EXACT_FINAL)

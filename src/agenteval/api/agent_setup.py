@@ -6,6 +6,7 @@ Tested in tests/agents/test_agent_interrupt.py and tests/agents/test_cmd_agent.p
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -46,6 +47,18 @@ def check_agent_options(
     if options.record is not None:
         # Opened before the first case is driven: a bad path is a usage error (exit 2).
         problems.extend(check_output_file("--record", Path(options.record)))
+        # Without --resume the record starts empty: a --traces file given again would be lost.
+        traces = options.traces
+        if traces is not None and not options.resume and _same_file(options.record, traces):
+            problems.append(
+                Problem(
+                    options.record,
+                    "",
+                    "--record is also the --traces file: recording would overwrite the "
+                    "turns it holds",
+                    "give --record another file, or add --resume to append to it",
+                )
+            )
     for flag, value in (
         ("--agent-max-event-bytes", options.agent_max_event_bytes),
         ("--agent-max-turn-bytes", options.agent_max_turn_bytes),
@@ -63,6 +76,14 @@ def check_agent_options(
                     where, text = "", problem
                 path = f"evalCases[{index}]" + (f".{where}" if where else "")
                 problems.append(Problem(str(plan.path), path, text))
+
+
+def _same_file(first: str, second: str) -> bool:
+    """Whether two paths name one existing file (links and relative paths included)."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
 
 
 def driven_cases(plans: Sequence[EvalSetPlan]) -> int:
