@@ -56,7 +56,11 @@ class ScriptedAgent:
                 yield event
             else:
                 yield encoder.encode(event)
-        yield encoder.encode(RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id))
+        last = data.messages[-1]
+        outcome = OUTCOMES.get(str(last.content)) if last.role == "user" else None
+        yield encoder.encode(
+            RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id, outcome=outcome)
+        )
 
     def text(self, message_id: str, *parts: str) -> list[Any]:
         return [
@@ -142,6 +146,12 @@ def _call_events(*kinds: str) -> list[Any]:
     }
     return [make[kind]() for kind in kinds]
 
+
+# User texts whose RUN_FINISHED carries an outcome other than success (the text is echoed).
+OUTCOMES: dict[str, Any] = {
+    "cancel": {"type": "cancelled"},
+    "approve": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "ok?"}]},
+}
 
 # User texts whose run sends its tool call's events against AG-UI's order.
 OUT_OF_ORDER = {
@@ -279,6 +289,30 @@ def test_tool_call_events_out_of_order_fail_their_case(
         " TOOL_CALL_END for call 'tc-x'",
         "in_order": None,
     }
+
+
+def test_a_cancelled_or_interrupted_run_fails_its_case(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    """Its text so far matches the reference, but the run produced no result (cancelled) or
+    waits for an answer (interrupt): the case fails instead of passing on that text."""
+    _, url = scripted
+    cases = [echo_case("cancel", "cancel"), echo_case("approve", "approve"), echo_case("ok", "hi")]
+    evalset = write_evalset(tmp_path, "agui_outcomes", cases, EXACT_FINAL)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = case_results(out)
+    assert results["ok"]["finalEvalStatus"] == "passed"
+    assert results["cancel"]["errorMessage"] == (
+        'agent turn 1 of 1: the agent\'s run was cancelled (RUN_FINISHED outcome "cancelled")'
+    )
+    assert results["approve"]["errorMessage"] == (
+        "agent turn 1 of 1: the agent's run paused on 1 interrupt(s): 'ok?' "
+        '(RUN_FINISHED outcome "interrupt"); agenteval cannot answer interrupts'
+    )
 
 
 def test_unreachable_agent_fails_cases_with_the_reason(tmp_path: Path) -> None:

@@ -389,6 +389,24 @@ def _check_calls_ended(run: _Run) -> None:
             )
 
 
+def _check_outcome(outcome: Any) -> None:
+    """A run that finished cancelled produced no result, and one paused on interrupts waits
+    for answers agenteval cannot give: either fails the turn instead of scoring what the
+    run said so far as its answer.  (``getattr``: releases before 1.0 have no outcome.)"""
+    kind = getattr(outcome, "type", "success")
+    if kind == "cancelled":
+        raise AgentTurnError('the agent\'s run was cancelled (RUN_FINISHED outcome "cancelled")')
+    if kind == "interrupt":
+        interrupts = getattr(outcome, "interrupts", None) or []
+        first = interrupts[0] if interrupts else None
+        what = getattr(first, "message", None) or getattr(first, "reason", None) or ""
+        shown = f": {printable(what, 200)!r}" if what else ""
+        raise AgentTurnError(
+            f"the agent's run paused on {len(interrupts)} interrupt(s){shown} "
+            '(RUN_FINISHED outcome "interrupt"); agenteval cannot answer interrupts'
+        )
+
+
 def _apply(run: _Run, event: Any) -> None:
     """Fold one event into the run."""
     kind = event.type
@@ -416,6 +434,7 @@ def _apply(run: _Run, event: Any) -> None:
         raise AgentTurnError(f"agent sent RUN_ERROR: {printable(event.message)}{code}")
     elif kind is EventType.RUN_FINISHED:
         _check_calls_ended(run)
+        _check_outcome(getattr(event, "outcome", None))
         run.finished = True
         for entry in getattr(event, "usage", None) or ():
             model = f"{entry.provider}:{entry.model}" if entry.provider and entry.model else ""
