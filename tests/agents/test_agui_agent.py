@@ -278,6 +278,8 @@ def test_tool_call_events_out_of_order_fail_their_case(
         "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
+    # A call made in a run that then failed still counts (as it does for a cmd: agent).
+    assert "agent: 4 sessions, 4 turns, 4 tool calls (0 mocked), 3 failed" in proc.stdout
     results = case_results(out)
     assert results["in_order"]["finalEvalStatus"] == "passed"
     assert {eval_id: r.get("errorMessage") for eval_id, r in results.items()} == {

@@ -205,7 +205,15 @@ class AguiSession:
         mocked = set(turn.mocked_tools)
         texts: list[str] = []
         for _ in range(_MAX_RUNS_PER_TURN):
-            run = await self._run(tools)
+            run = _Run()
+            try:
+                await self._run(tools, run)
+            except BaseException:
+                # The calls of a run that failed (RUN_ERROR, a timeout) were made all the
+                # same: recorded, the run's counters count them as a cmd: agent's are.
+                for call in run.calls.values():
+                    recorder.tool_call(call.id, call.name, None)
+                raise
             pending: list[_Call] = []
             for call in run.ended:
                 arguments = parse_json_text("".join(call.args), empty={})
@@ -264,7 +272,8 @@ class AguiSession:
         for message_id, call_id, content in run.results:
             self.history.append(ToolMessage(id=message_id, tool_call_id=call_id, content=content))
 
-    async def _run(self, tools: list[Tool]) -> _Run:
+    async def _run(self, tools: list[Tool], run: _Run) -> None:
+        """POST one RunAgentInput and fold its event stream into ``run``."""
         body = RunAgentInput(
             thread_id=self.start.session_id,
             run_id=str(uuid.uuid4()),
@@ -274,7 +283,6 @@ class AguiSession:
             context=[],
             forwarded_props={},
         ).model_dump_json(by_alias=True)
-        run = _Run()
         agent = self.agent
         try:
             # pydantic-core writes the JSON body (httpx's json= would dump the model to Python
@@ -322,7 +330,6 @@ class AguiSession:
             raise AgentTurnError(f"HTTP error: {exc}") from None
         if not run.finished:
             raise AgentTurnError("the event stream ended without RUN_FINISHED")
-        return run
 
 
 def mocked_ids(run: _Run, mocked: set[str]) -> set[str]:
