@@ -4,6 +4,7 @@ agent over the cmd: protocol and the loopback judge over real HTTP playing the L
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +155,33 @@ def test_llm_generator_mock_goes_through_the_cached_judge(
         {"role": "system", "content": "Invent a weather report as JSON."},
         {"role": "user", "content": '{"city": "Oslo"}'},
     ]
+
+
+def test_a_slow_llm_generator_mock_is_bounded_by_the_agent_timeout(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    """The judge writing a mock's result takes 6 s; the turn may take 1 s: the case fails
+    after about 1 s, not after the judge answered."""
+    judge_server.when("Invent a weather", Reply(content='{"city": "Oslo"}', delay=6))
+    case = echo_case("slow", "weather in Oslo")
+    case["conversation"][0]["toolMock"] = {
+        "actual": [{"name": "get_weather", "llmGenerator": {"prompt": "Invent a weather."}}]
+    }
+    metrics = [*EXACT_FINAL, *_judge_metrics(judge_server.base_url)]
+    evalset = write_evalset(tmp_path, "slow", [case], metrics)
+    out = tmp_path / "run.json"
+    started = time.monotonic()
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{EXAMPLE_AGENT}", "--no-cache",
+        "--agent-timeout", "1", "--json", str(out),
+    )  # fmt: skip
+    took = time.monotonic() - started
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert case_results(out)["slow"]["errorMessage"] == (
+        "agent turn 1 of 1: no final reply within 1 s (--agent-timeout; the mock of "
+        "'get_weather' was still being answered)"
+    )
+    assert took < 5.5, took  # the run did not wait for the judge's 6 s
 
 
 def test_unmatched_mock_fails_the_turn_with_the_reason(tmp_path: Path) -> None:

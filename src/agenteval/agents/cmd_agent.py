@@ -504,7 +504,7 @@ class CmdSession:
             if isinstance(reply, ToolCallReply):
                 recorder.tool_call(reply.id, reply.name, reply.arguments)
                 if reply.name in mocked:
-                    result = await turn.answer_mock(reply.name, reply.arguments)
+                    result = await self._answer(turn, reply, deadline)
                     recorder.mock_result(reply.id, result)
                     answered[reply.id] = reply.name
                     await worker.send(
@@ -537,6 +537,18 @@ class CmdSession:
                 return recorder.finish(reply.content)
             elif isinstance(reply, ErrorReply):
                 raise AgentTurnError(f"agent reported an error: {printable(reply.message)}")
+
+    async def _answer(self, turn: TurnInput, call: ToolCallReply, deadline: float) -> Any:
+        """The mock's result for ``call``, within the turn's deadline (an ``llmGenerator``
+        mock asks the judge, which may take longer than the turn may)."""
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await turn.answer_mock(call.name, call.arguments)
+        except TimeoutError:
+            raise AgentTurnError(
+                f"no final reply within {self.limits.timeout:g} s (--agent-timeout; the mock of "
+                f"{printable(call.name)!r} was still being answered)"
+            ) from None
 
     async def stray(self, turn: int) -> str:
         """The error of output written after the final reply to ``turn``."""
