@@ -195,11 +195,11 @@ class TraceRecordFile:
         """Append one case run's captured turns and flush."""
         self.append(self.line(eval_id, run_id, turns), (eval_id, run_id))
 
-    def close(self) -> None:
-        """Close the file; drop the earlier lines of case runs recorded again."""
+    def close(self) -> str | None:
+        """Close the file; the text it must be rewritten to (the caller writes it atomically)
+        when case runs recorded earlier were recorded again, else None."""
         self._file.close()
-        if self._again:
-            _keep_newest(self.path, self._again)
+        return _newest_only(self.path, self._again) if self._again else None
 
 
 def _run_of(line: str) -> tuple[str, int] | None:
@@ -222,10 +222,8 @@ def _recorded_runs(path: Path) -> set[tuple[str, int]]:
         return {run for line in lines if (run := _run_of(line)) is not None}
 
 
-def _keep_newest(path: Path, again: set[tuple[str, int]]) -> None:
-    """Rewrite ``path`` without the older lines of the case runs in ``again``."""
-    from agenteval.report.atomic_write import write_text_atomic
-
+def _newest_only(path: Path, again: set[tuple[str, int]]) -> str:
+    """The text of ``path`` without the older lines of the case runs in ``again``."""
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
     runs = [_run_of(line) if line.strip() else None for line in lines]
     last = {run: index for index, run in enumerate(runs) if run in again}
@@ -234,4 +232,4 @@ def _keep_newest(path: Path, again: set[tuple[str, int]]) -> None:
         for index, (line, run) in enumerate(zip(lines, runs, strict=True))
         if run not in again or last[run] == index
     ]
-    write_text_atomic(path, "".join(kept))
+    return "".join(kept)

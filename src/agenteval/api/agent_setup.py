@@ -17,6 +17,7 @@ from agenteval.agents.driver import AgentDriver, check_case, needs_agent
 from agenteval.agents.recorder import TraceRecordFile
 from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
 from agenteval.errors import Problem
+from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.output_paths import check_output_file
 from agenteval.run.runner import call_soon_in
 
@@ -142,4 +143,6 @@ async def open_driver(
                 await expected.aclose()
         finally:
             if record is not None:
-                record.close()
+                rewritten = record.close()
+                if rewritten is not None:
+                    write_text_atomic(record.path, rewritten)
