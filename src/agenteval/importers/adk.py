@@ -35,6 +35,7 @@ from pydantic.alias_generators import to_camel
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers import adk_format as fmt
+from agenteval.importers.adk_config import config_problems, threshold_of
 from agenteval.importers.adk_format import validate_adk
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.loading import read_text
@@ -304,15 +305,6 @@ def evalset_from_results(data: fmt.EvalSetResult, file: str, raw: Any = None) ->
     return out
 
 
-def _threshold(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return float(value)
-    threshold = get(value, "threshold")
-    return float(threshold) if isinstance(threshold, int | float) else None
-
-
 _MATCH_TYPES = {"EXACT": (True, False), "IN_ORDER": (True, True), "ANY_ORDER": (False, True)}
 _MATCH_NUMBERS = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
 
@@ -383,7 +375,7 @@ def metrics_from_config(config: Any, file: str) -> tuple[list[dict[str, Any]], l
     metrics: list[dict[str, Any]] = []
     warnings: list[Problem] = []
     for name, value in criteria.items():
-        threshold = _threshold(value)
+        threshold = threshold_of(value)
         where = f"criteria.{name}"
         if threshold is None:
             warnings.append(Problem(file, where, "no threshold; criterion not imported"))
@@ -462,7 +454,12 @@ def import_adk_file(path: Path, kind: str) -> Imported:
         imported = evalset_from_adk(model, file, data)
     config_path = path.with_name("test_config.json")
     if config_path.is_file():
-        metrics, warnings = metrics_from_config(load_json(config_path), str(config_path))
+        config = load_json(config_path)
+        errors, checked = config_problems(config, str(config_path))
+        if errors:
+            raise ConfigError(errors)
+        metrics, warnings = metrics_from_config(config, str(config_path))
+        warnings = checked + warnings
     else:
         metrics, warnings = metrics_from_config(
             {"criteria": ADK_DEFAULT_CRITERIA}, "(ADK defaults)"
