@@ -406,3 +406,31 @@ def test_a_turn_without_cache_writes_is_priced_as_before(
     assert usage is not None and "cacheWriteInputTokens" not in dump(usage)
     # (1,500 fresh × $3 + 1,000 cached × $0.30 + 90 output × $15) / 1e6
     assert usage_cost(usage).usd == Decimal("0.00615")
+
+
+def test_a_model_call_inside_another_is_counted_once(tmp_path: Path) -> None:
+    """ADK's ``call_llm`` span around the google-genai instrumentation's ``generate_content``
+    span: one inference whose tokens both spans carry (it was counted twice: 2,400 input
+    tokens, 2 calls).  A second, separate call in the same turn still adds up."""
+    recorder = Recorder()
+    tracer = recorder.tracer
+    gemini = {"gen_ai.provider.name": "gcp.gemini", "gen_ai.response.model": "gemini-2.5-flash"}
+    root = {OP: "invoke_agent", "gen_ai.conversation.id": SESSION}
+    with tracer.start_as_current_span("invoke_agent travel_agent", attributes=root):
+        for tokens_in, tokens_out in ((1200, 50), (1300, 40)):
+            spent = {"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out}  # fmt: skip
+            with (
+                tracer.start_as_current_span("call_llm", attributes=spent),
+                tracer.start_as_current_span("retry"),  # a span between the two calls
+                tracer.start_as_current_span(
+                    "generate_content gemini-2.5-flash",
+                    attributes={OP: "generate_content", **gemini, **spent},
+                ),
+            ):
+                pass
+    spans = read_spans(recorder.write_json(tmp_path / "nested.jsonl")).spans
+    (turn,) = map_spans(spans).sessions[SESSION].turns
+    assert turn.usage is not None
+    assert (turn.usage.input_tokens, turn.usage.output_tokens) == (1200 + 1300, 50 + 40)
+    assert turn.usage.inference_calls == 2
+    assert turn.usage.model == "gcp.gemini:gemini-2.5-flash"

@@ -15,7 +15,7 @@ The rule, in order:
    ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` / ``.result`` (ADK's
    ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
    What the model calls spent is the sum of their ``gen_ai.usage.input_tokens`` /
-   ``output_tokens`` (one inference call per span that has them), of the input those
+   ``output_tokens`` (one inference call per span that has them; a call span around another one that has them is that same call, counted once), of the input those
    ``gen_ai.usage.cache_read.input_tokens`` says the provider's cache served and those
    ``gen_ai.usage.cache_creation.input_tokens`` says it wrote to that cache, with
    ``gen_ai.provider.name:gen_ai.response.model`` as the model when all calls share it.
@@ -216,13 +216,53 @@ def _tokens(span: SpanRecord, keys: Sequence[str]) -> int | None:
     return None
 
 
-def turn_usage(calls: Sequence[SpanRecord]) -> Usage | None:
-    """What the turn's model calls spent (``gen_ai.usage.*``); None when no call says."""
+# A span is known by its trace id and span id together: exporters may number spans per trace.
+SpanKey = tuple[str, str]
+
+
+def _key(span: SpanRecord) -> SpanKey:
+    return (span.trace_id, span.span_id)
+
+
+def _parent(span: SpanRecord, by_key: dict[SpanKey, SpanRecord]) -> SpanRecord | None:
+    return by_key.get((span.trace_id, span.parent_id)) if span.parent_id else None
+
+
+def _says_usage(span: SpanRecord) -> bool:
+    return (_tokens(span, _INPUT_TOKENS), _tokens(span, _OUTPUT_TOKENS)) != (None, None)
+
+
+def _innermost_calls(calls: Sequence[SpanRecord], spans: Sequence[SpanRecord]) -> list[SpanRecord]:
+    """The model calls that say what they spent, less those around another one that does.
+
+    A framework's model-call span (ADK's ``call_llm``) around the provider
+    instrumentation's (``generate_content``) is one inference recorded twice, both with
+    its tokens: counting each doubled the turn's usage.  The innermost span is the one
+    closest to the provider.  ``spans`` are the turn's spans, the links between them.
+    """
+    by_key = {_key(span): span for span in spans}
+    call_keys = {_key(span) for span in calls}
+    spent = [span for span in calls if _says_usage(span)]
+    wrapping: set[SpanKey] = set()
+    for span in spent:
+        seen: set[SpanKey] = set()
+        parent = _parent(span, by_key)
+        while parent is not None and _key(parent) not in seen:  # seen: a broken file's cycle
+            seen.add(_key(parent))
+            if _key(parent) in call_keys:
+                wrapping.add(_key(parent))
+            parent = _parent(parent, by_key)
+    return [span for span in spent if _key(span) not in wrapping]
+
+
+def turn_usage(calls: Sequence[SpanRecord], spans: Sequence[SpanRecord] = ()) -> Usage | None:
+    """What the turn's model calls spent (``gen_ai.usage.*``); None when no call says.
+
+    ``spans``: the turn's spans (default: the calls), to tell calls nested in calls.
+    """
     usage: Usage | None = None
-    for span in calls:
+    for span in _innermost_calls(calls, spans or calls):
         spent = (_tokens(span, _INPUT_TOKENS), _tokens(span, _OUTPUT_TOKENS))
-        if spent == (None, None):
-            continue
         provider, model = _first([span], _PROVIDER_KEYS), _first([span], _MODEL_KEYS)
         key = f"{provider}:{model}" if provider and model else ""
         if usage is None:
@@ -260,20 +300,8 @@ def turn_invocation(root: SpanRecord, spans: list[SpanRecord]) -> Invocation:
         final_response=Message(role="assistant", content=final),
         tools=tools,
         creation_timestamp=root.start / 1e9 if root.start else None,
-        usage=turn_usage(calls),
+        usage=turn_usage(calls, spans),
     )
-
-
-# A span is known by its trace id and span id together: exporters may number spans per trace.
-SpanKey = tuple[str, str]
-
-
-def _key(span: SpanRecord) -> SpanKey:
-    return (span.trace_id, span.span_id)
-
-
-def _parent(span: SpanRecord, by_key: dict[SpanKey, SpanRecord]) -> SpanRecord | None:
-    return by_key.get((span.trace_id, span.parent_id)) if span.parent_id else None
 
 
 def _turn_roots(
