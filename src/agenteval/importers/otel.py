@@ -15,7 +15,8 @@ The rule, in order:
    ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` / ``.result`` (ADK's
    ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
    What the model calls spent is the sum of their ``gen_ai.usage.input_tokens`` /
-   ``output_tokens`` (one inference call per span that has them; a call span around another one that has them is that same call, counted once), of the input those
+   ``output_tokens`` (one inference call per span that has them; a call span around
+   another one that has them is that same call, counted once), of the input those
    ``gen_ai.usage.cache_read.input_tokens`` says the provider's cache served and those
    ``gen_ai.usage.cache_creation.input_tokens`` says it wrote to that cache, with
    ``gen_ai.provider.name:gen_ai.response.model`` as the model when all calls share it.
