@@ -338,3 +338,20 @@ def test_a_type_error_in_the_last_case_keeps_the_whole_file_message(tmp_path: Pa
         f"{path}: evalCases[9999].evalId: expected a string, got a number",
         f"{path}: evalCases[9999].sessionInput.appName: expected a string, got an array",
     ]
+
+
+def test_a_trace_for_a_trace_mode_case_is_named_as_unused(tmp_path: Path) -> None:
+    """The case scores its own actualConversation (its answer "Bonn" fails); the --traces
+    record that answers "Berlin" was silently never read."""
+    path = write_suite(tmp_path, ANSWERS)
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(json.dumps({"evalId": "de", "actualConversation": [invocation("Berlin")]}))
+    run = evaluate(path, traces=str(traces))
+    assert [str(w) for w in run.warnings] == [
+        f"{traces}: evalId 'de': case 'de' of 'geo' is in trace mode: its own "
+        "actualConversation is scored, not this trace (drop the case's evalMode and "
+        "actualConversation to score the trace)"
+    ]
+    [result] = run.results
+    statuses = {c.eval_id: c.final_eval_status for c in result.case_results()}
+    assert statuses["de"] == EvalStatus.FAILED

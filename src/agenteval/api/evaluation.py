@@ -33,6 +33,7 @@ from agenteval.exit_codes import ExitCode
 from agenteval.inputs import loading, locations
 from agenteval.inputs.case_sources import CaseSource, Subset
 from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.inputs.result_inputs import ResultPart, read_parts, reading_warnings
 from agenteval.inputs.trace_records import unmatched_records
 from agenteval.inputs.unknown_keys import Strictness
@@ -255,6 +256,8 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     empty = _narrow(plans, options)
     if empty is not None:
         found.warnings.append(empty)
+    if traces and options.traces is not None:
+        found.warnings.extend(_traces_of_trace_mode_cases(plans, traces, options.traces))
     shared = _shared_traces(plans, traces, options.num_runs)
     if shared is not None:
         found.warnings.append(shared)
@@ -344,6 +347,36 @@ def _traces_digest(traces: str | None) -> str | None:
         return digest_file(Path(traces))
     except OSError as exc:
         raise ConfigError([Problem(traces, "", f"cannot read: {exc.strerror}")]) from None
+
+
+def _traces_of_trace_mode_cases(
+    plans: list[EvalSetPlan], traces: Mapping[str, list[Invocation]], file: str
+) -> list[Problem]:
+    """Warnings for ``--traces`` entries whose case is in trace mode: the case scores its
+    own ``actualConversation`` and the entry is never read (it was silently unused)."""
+    items: list[Item] = []
+    for plan in plans:
+        for index, eval_id in enumerate(plan.cases.selected_ids()):
+            if eval_id not in traces or plan.cases[index].eval_mode != "trace":
+                continue
+            items.append(
+                Item(
+                    repr(eval_id),
+                    Problem(
+                        file,
+                        f"evalId {eval_id!r}",
+                        f"case {eval_id!r} of {plan.eval_set_id!r} is in trace mode: its own "
+                        "actualConversation is scored, not this trace",
+                        "drop the case's evalMode and actualConversation to score the trace",
+                    ),
+                )
+            )
+    return listed_or_counted(
+        file,
+        items,
+        "traces",
+        "their cases are in trace mode: the cases' own actualConversation is scored, not these",
+    )
 
 
 def _shared_traces(
