@@ -49,3 +49,20 @@ def test_bad_toml_and_a_table_that_is_not_one_are_located(tmp_path: Path) -> Non
     bad.write_text('[tool]\nagenteval = "x"\n')
     with pytest.raises(ConfigError, match=r"pyproject.toml: tool.agenteval: must be a table"):
         read_project_file(bad)
+
+
+def test_top_level_keys_beside_the_table_in_agenteval_toml_are_errors(tmp_path: Path) -> None:
+    """``concurrency = 7`` above ``[tool.agenteval]`` was silently unused (16 was run)."""
+    path = tmp_path / "agenteval.toml"
+    path.write_text('concurrency = 7\n[tool.agenteval]\nmetrics = "m/"\n')
+    with pytest.raises(ConfigError) as caught:
+        read_project_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: concurrency: a top-level key beside [tool.agenteval], which the settings "
+        "are read from (move it into [tool.agenteval], or drop the table header)"
+    ]
+    # A pyproject.toml's other top-level tables are other tools' business.
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\nname = "x"\n[tool.agenteval]\nmetrics = "m/"\n')
+    found = read_project_file(pyproject)
+    assert found is not None and dict(found.table) == {"metrics": "m/"}

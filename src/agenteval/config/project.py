@@ -73,6 +73,20 @@ def read_project_file(path: Path) -> ProjectFile | None:
     tool = data.get("tool")
     table = tool.get("agenteval") if isinstance(tool, dict) else None
     if isinstance(table, dict):
+        stray = [key for key in data if key != "tool"] if path.name == PROJECT_FILES[0] else []
+        if stray:
+            # Both places in one agenteval.toml: the top-level keys were silently unused.
+            raise ConfigError(
+                [
+                    Problem(
+                        str(path),
+                        key,
+                        f"a top-level key beside [{TABLE}], which the settings are read from",
+                        f"move it into [{TABLE}], or drop the table header",
+                    )
+                    for key in stray
+                ]
+            )
         return ProjectFile(path, table, TABLE)
     if table is not None:
         raise ConfigError([Problem(str(path), TABLE, "must be a table")])
