@@ -355,3 +355,17 @@ def test_a_trace_for_a_trace_mode_case_is_named_as_unused(tmp_path: Path) -> Non
     [result] = run.results
     statuses = {c.eval_id: c.final_eval_status for c in result.case_results()}
     assert statuses["de"] == EvalStatus.FAILED
+
+
+def test_traces_match_on_a_records_file_says_it_has_no_effect(tmp_path: Path) -> None:
+    """Records are matched by evalId: ``--traces-match conversation`` was silently unused."""
+    path = write_suite(tmp_path, ANSWERS)
+    traces = tmp_path / "t.jsonl"
+    traces.write_text(json.dumps({"evalId": "xx", "actualConversation": []}))
+    warnings = prepare([str(path)], Options(traces=str(traces), traces_match="conversation")).warnings  # fmt: skip
+    assert (
+        f"--traces-match: 'conversation' has no effect: {traces} is not an OTLP trace file, "
+        "and its records are matched to cases by evalId"
+    ) in [str(w) for w in warnings]
+    default = prepare([str(path)], Options(traces=str(traces))).warnings
+    assert not any("--traces-match" in str(w) for w in default)

@@ -434,6 +434,16 @@ def _load_traces(
     errors, warnings = checks.sorted(Strictness.of(strict=options.strict, lenient=options.lenient))
     found.problems.extend(problems + errors)
     found.warnings.extend(warnings)
+    if options.traces_match != settings.TRACES_MATCH:
+        # Records name their case by evalId: the choice made here was silently unused.
+        found.warnings.append(
+            Problem(
+                "--traces-match",
+                "",
+                f"{options.traces_match!r} has no effect: {options.traces} is not an OTLP "
+                "trace file, and its records are matched to cases by evalId",
+            )
+        )
     return records, False
 
 
