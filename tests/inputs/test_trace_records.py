@@ -154,6 +154,21 @@ RECORD_TURN = {"userContent": {"role": "user", "content": "q"}}
             json.dumps({"agentevalVersion": "1", "evalSetResults": [{"evalCaseResults": []}]}),
             "an agenteval --json run document",
         ),
+        (
+            # What run --json writes: its overallStatus was read as an unknown key of a
+            # result file ("did you mean 'summary.overallStatus'?").
+            "run-written.json",
+            json.dumps(
+                {
+                    "agentevalVersion": "0.1.0",
+                    "overallStatus": "failed",
+                    "caseStatusCounts": {"passed": 0, "failed": 2, "notEvaluated": 0},
+                    "evalSetResults": [{"evalSetResultId": "r", "evalCaseResults": []}],
+                },
+                indent=2,
+            ),
+            "an agenteval --json run document",
+        ),
     ],
 )
 def test_a_file_of_another_kind_is_named(

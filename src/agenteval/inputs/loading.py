@@ -20,7 +20,7 @@ from pydantic import TypeAdapter, ValidationError
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.evalset_file import case_rules
-from agenteval.inputs.file_kind import FileKind
+from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.foreign_files import foreign_evalset_problem
 from agenteval.inputs.input_limits import (
     compressed_problem,
@@ -315,6 +315,12 @@ def parse_traces(
     stripped = text.lstrip()
     if stripped.startswith("{") and '"evalCaseResults"' in text:
         result, problems = parse_result(text, file)
+        if result is None or problems:
+            # A --json run document holds result files: refused as one, not as a result
+            # file with unknown keys ("'overallStatus' is not a field of EvalSetResult").
+            whole = _one_object(text)
+            if whole is not None and kind_of(whole) is FileKind.RUN:
+                return {}, wrong_kind(FileKind.RUN, file)
         if result is None:
             return {}, problems
         if "agentevalVersion" in (result.model_extra or {}):
