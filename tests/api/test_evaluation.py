@@ -369,3 +369,15 @@ def test_traces_match_on_a_records_file_says_it_has_no_effect(tmp_path: Path) ->
     ) in [str(w) for w in warnings]
     default = prepare([str(path)], Options(traces=str(traces))).warnings
     assert not any("--traces-match" in str(w) for w in default)
+
+
+@pytest.mark.parametrize("text", ["", "[]", '{"resourceSpans": []}'])
+def test_a_traces_file_without_traces_is_named(tmp_path: Path, text: str) -> None:
+    """An empty export was read silently, and the cases said to pass --traces."""
+    path = write_suite(tmp_path, ANSWERS)
+    traces = tmp_path / "t.json"
+    traces.write_text(text)
+    warnings = prepare([str(path)], Options(traces=str(traces))).warnings
+    assert [str(w) for w in warnings] == [
+        f"{traces}: holds no traces: every case that needs one fails"
+    ]

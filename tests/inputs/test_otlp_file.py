@@ -279,9 +279,10 @@ def test_a_flood_of_empty_spans_is_one_warning(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stderr.splitlines() == [
         f"warning: {path}: 300,000 spans: have no spanId (OTLP requires one); not used "
-        "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])"
+        "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])",
+        f"warning: {path}: holds no traces: every case that needs one fails",
     ]
-    assert " · 1 eval set · 1 warning · " in done.stdout.splitlines()[-1], done.stdout
+    assert " · 1 eval set · 2 warnings · " in done.stdout.splitlines()[-1], done.stdout
 
 
 def test_spans_outside_every_turn_are_counted_past_three(tmp_path: Path) -> None:

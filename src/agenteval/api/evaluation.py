@@ -217,6 +217,11 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     found = Findings(problems=list(problems))
     aggregator = _case_aggregator(options.case_aggregator, found)
     traces, otlp = _load_traces(options, found)
+    if options.traces is not None and traces is not None and not traces:
+        # An empty export: each case needing a trace fails saying to pass --traces.
+        found.warnings.append(
+            Problem(options.traces, "", "holds no traces: every case that needs one fails")
+        )
     rules = plan_rules(options)
     plans: list[EvalSetPlan] = []
     all_metric_names: set[str] = set()
