@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,3 +116,21 @@ def test_validate_reads_the_keys_it_shares(project: Path) -> None:
     proc = cli("validate", cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OK: 4 eval set(s), 13 case(s)" in proc.stdout
+
+
+def test_an_agent_command_from_the_file_runs_where_the_file_is(tmp_path: Path) -> None:
+    """``agent = "cmd:… examples/agents/calculator_agent.py"`` names a path relative to the
+    file, as every path in it is; run from a subdirectory the agent was not found and every
+    case failed.  The three shipped cases: two pass, one fails on purpose (exit 1)."""
+    shutil.copytree(ROOT / "evalsets" / "agent", tmp_path / "evalsets")
+    shutil.copytree(ROOT / "examples" / "agents", tmp_path / "agents")
+    python = shlex.quote(sys.executable)
+    (tmp_path / "agenteval.toml").write_text(
+        'evalset = ["evalsets/calculator-agent.evalset.json"]\nno-progress = true\n'
+        f"agent = {json.dumps(f'cmd:{python} agents/calculator_agent.py')}\n"
+    )
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    proc = cli("run", cwd=sub)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "2 passed, 1 failed" in proc.stdout, proc.stdout

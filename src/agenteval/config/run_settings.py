@@ -3,7 +3,8 @@
 The keys are ``run``'s long option names (``evalset``, ``metrics``, ``output``,
 ``traces-match``, ``concurrency``, …), read off the command itself, so a new option is a
 key without a second list to keep.  A repeatable option takes a list; a flag takes
-``true``/``false``.  Relative paths are relative to the file that names them.  The
+``true``/``false``.  Relative paths are relative to the file that names them.  A ``cmd:``
+agent runs in the file's directory.  The
 values become the command's ``default_map`` (click's own mechanism: a flag on the
 command line wins, then an option's environment variable, then the file, then the
 built-in default in settings.py), and ``ctx.get_parameter_source`` says which one gave
@@ -26,6 +27,7 @@ import enum
 import inspect
 import json
 import os
+import shlex
 import types
 import typing
 from collections.abc import Iterator, Mapping
@@ -147,7 +149,22 @@ def _relative(value: str, base: Path, cwd: Path) -> str:
     return os.path.relpath(base / path, cwd)
 
 
+# Options whose ``cmd:COMMAND`` runs through the shell in the working directory.
+_AGENT_KEYS = frozenset({"agent", "expected-agent"})
+
+
+def _agent_command(value: str, base: Path, cwd: Path) -> str:
+    """A ``cmd:`` agent of the file, run in the file's directory (its paths are relative to
+    the file, as every path in it is: from a subdirectory the command was not found)."""
+    command = value.removeprefix("cmd:")
+    if command == value or base.resolve() == cwd.resolve():
+        return value  # agui:URL, or run where the file is
+    return f"cmd:cd {shlex.quote(str(base))} && {command}"
+
+
 def _resolve(setting: Setting, value: Any, base: Path, cwd: Path) -> Any:
+    if setting.key in _AGENT_KEYS and isinstance(value, str):
+        return _agent_command(value, base, cwd)
     if not setting.path:
         return value
     if isinstance(value, list):
