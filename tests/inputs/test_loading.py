@@ -244,6 +244,21 @@ def test_traces_from_jsonl_array_and_result_file() -> None:
     assert final is not None and final.content == "said"
 
 
+def test_each_run_of_a_result_file_is_its_own_trace() -> None:
+    """A --num-runs 2 result file as --traces: run 2's turns were dropped, and both runs
+    replayed run 1's answer ("said"); now run 2 replays its own ("again")."""
+    result = result_json()
+    first = result["evalCaseResults"][0]
+    second = json.loads(json.dumps(first))
+    first["runId"], second["runId"] = 1, 2
+    second["evalMetricResultPerInvocation"][0]["actualInvocation"] = turn("q", "again")
+    result["evalCaseResults"].append(second)
+    traces, problems = parse_traces(json.dumps(result), "r")
+    assert problems == []
+    answers = {k: [t.final_response.content for t in v if t.final_response] for k, v in traces.items()}  # fmt: skip
+    assert answers == {"c1": ["said"], "c1\x00run 2": ["again"]}
+
+
 def test_trace_problems_are_located_per_record() -> None:
     records = [
         [1],

@@ -42,6 +42,7 @@ from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import EvalSetResult
+from agenteval.schema.turns import run_trace_key
 
 EVALSET_SUFFIX = ".evalset.json"
 METRICS_SUFFIX = ".metrics.json"
@@ -327,10 +328,13 @@ def parse_traces(
             return {}, wrong_kind(FileKind.RUN, file)  # a --json run document
         traces: dict[str, list[Invocation]] = {}
         for case in result.case_results():
-            if case.eval_id in traces or not case.eval_metric_result_per_invocation:
+            # Each run of a --num-runs result is its own trace, as --record's runId lines
+            # are (only run 1 was read: every run replayed that one).
+            key = run_trace_key(case.eval_id, max(case.run_id, 1))
+            if key in traces or not case.eval_metric_result_per_invocation:
                 continue
             turns = [p.actual_invocation for p in case.eval_metric_result_per_invocation]
-            traces[case.eval_id] = [t for t in turns if t is not None]
+            traces[key] = [t for t in turns if t is not None]
         return traces, problems
     records: list[tuple[str, Any]] = []
     if stripped.startswith("["):
