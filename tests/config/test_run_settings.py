@@ -109,3 +109,14 @@ def test_the_schema_is_published_and_agrees_with_the_checks(tmp_path: Path) -> N
     assert (ROOT / "schemas" / "config.schema.json").read_text(encoding="utf-8") == text
     shipped = resources.files("agenteval").joinpath("data", "config.schema.json")
     assert shipped.read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize(("value", "resolved"), [("base/r.json", "../base/r.json"), ("@latest", "@latest")])  # fmt: skip
+def test_a_baseline_result_file_is_relative_to_the_file(
+    tmp_path: Path, value: str, resolved: str
+) -> None:
+    """``--baseline`` takes a result file too: it was read from the working directory."""
+    write(tmp_path, f'baseline = "{value}"\n')
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    assert project_defaults(run_command(), sub).values == {"baseline": resolved}

@@ -57,7 +57,7 @@ NOT_SETTINGS = frozenset({"show-config", "watch", "help"})
 # Options resolved elsewhere from the same table (store/urls.py: env before file).
 OWN_RESOLUTION = frozenset({"store"})
 # String options that name files (the Path-typed ones are found by their type).
-_PATH_KEYS = frozenset({"evalset", "metrics", "traces", "resume", "cache", "report"})
+_PATH_KEYS = frozenset({"evalset", "metrics", "traces", "resume", "cache", "report", "baseline"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +169,7 @@ def _resolve(setting: Setting, value: Any, base: Path, cwd: Path) -> Any:
         return value
     if isinstance(value, list):
         return [_resolve(setting, item, base, cwd) for item in value]
-    if setting.key == "resume" and value.startswith("@"):
+    if setting.key in ("resume", "baseline") and value.startswith("@"):
         return value  # a stored run, not a file
     if setting.key == "plugin" and not (value.endswith(".py") or "/" in value):
         return value  # a module name
