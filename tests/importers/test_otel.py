@@ -434,3 +434,18 @@ def test_a_model_call_inside_another_is_counted_once(tmp_path: Path) -> None:
     assert (turn.usage.input_tokens, turn.usage.output_tokens) == (1200 + 1300, 50 + 40)
     assert turn.usage.inference_calls == 2
     assert turn.usage.model == "gcp.gemini:gemini-2.5-flash"
+
+
+def test_a_span_name_with_an_escape_sequence_is_escaped_once(tmp_path: Path) -> None:
+    """The name was escaped, then quoted with repr, which escaped the backslash again:
+    ESC [2J showed as '\\\\x1b[2J', the name of a span that does not exist."""
+    span = {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "b7ad6b7169203332",
+            "name": "stray \x1b[2J", "startTimeUnixNano": "1", "endTimeUnixNano": "2"}  # fmt: skip
+    path = tmp_path / "t.otlp.json"
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
+    done = agenteval("import", "otel", str(path), "-o", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"warning: {path}: span b7ad6b7169203332: 'stray \\x1b[2J' belongs to no agent turn "
+        "(no invoke_agent or invocation span above it); not used"
+    ]

@@ -28,7 +28,7 @@ from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
-from agenteval.report.safe_text import wrote_line
+from agenteval.report.safe_text import escape_control, wrote_line
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
 
@@ -65,12 +65,10 @@ def _stderr() -> Console:
 
 
 def _print(problems: list[Problem], label: str) -> None:
-    from agenteval.importers.otel_traces import printable  # protobuf: loaded only here
-
     err = _stderr()
     shown = collapse(problems) if label == "warning" else problems
     for problem in shown:
-        err.print(f"{label}: {printable(str(problem))}", markup=False, highlight=False)
+        err.print(f"{label}: {escape_control(str(problem))}", markup=False, highlight=False)
 
 
 def _guarded(verbose: bool, body: Callable[[], None]) -> None:

@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 TRACE_FILE_SUFFIXES = (".jsonl", ".json", ".pb", ".binpb", ".proto", ".otlp")
 
 
-def printable(text: str) -> str:
-    """Text from a file made safe for a terminal: control characters escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def is_otlp_file(path: Path) -> bool:
     """True when ``path`` is for the OTLP reader: JSON naming ``resourceSpans`` early, or protobuf.
 
@@ -79,11 +74,13 @@ def span_warnings(file: str, read: SpanFile, mapping: SpanMapping) -> list[Probl
     for unmapped in mapping.unmapped:
         by_reason.setdefault(unmapped.reason, []).append(unmapped)
     for reason, group in by_reason.items():
-        said = f"{printable(reason)}; not used"
+        # Span names and ids are printed as they are: the printer escapes the whole line
+        # once (escaped here too, an ESC showed as '\\x1b', another name than the span's).
+        said = f"{reason}; not used"
         items = [
             Item(
-                f"{_span(u)} {printable(u.name)!r}",
-                Problem(file, _span(u), f"{printable(u.name)!r} {said}"),
+                f"{_span(u)} {u.name!r}",
+                Problem(file, _span(u), f"{u.name!r} {said}"),
             )
             for u in group
         ]
@@ -92,9 +89,9 @@ def span_warnings(file: str, read: SpanFile, mapping: SpanMapping) -> list[Probl
 
 
 def _span(unmapped: Unmapped) -> str:
-    span = f"span {printable(unmapped.span_id)}"
+    span = f"span {unmapped.span_id}"
     if unmapped.reason.startswith("repeats"):
-        return f"{span} of trace {printable(unmapped.trace_id)}"
+        return f"{span} of trace {unmapped.trace_id}"
     return span
 
 
@@ -113,11 +110,11 @@ def unmatched_sessions(
     """Warnings for the sessions no case's evalId names (their turns are not scored), counted past three."""
     items = [
         Item(
-            repr(printable(key)),
+            repr(key),
             Problem(
                 file,
-                f"session {printable(key)}",
-                f"no case has evalId {printable(key)!r}; its {len(turns)} turn(s) are not scored",
+                f"session {key}",
+                f"no case has evalId {key!r}; its {len(turns)} turn(s) are not scored",
                 f"--traces-match {match}",
             ),
         )
