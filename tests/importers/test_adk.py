@@ -151,6 +151,18 @@ CONFIGS = {
             "response_match_score": {"threshold": 0.4},
         }
     },
+    "in_order": {
+        "criteria": {
+            "tool_trajectory_avg_score": {"threshold": 0.5, "match_type": "IN_ORDER"},
+            "response_match_score": {"threshold": 0.5},
+        }
+    },
+    "ignore_args": {
+        "criteria": {
+            "tool_trajectory_avg_score": {"threshold": 1.0, "ignore_args": True},
+            "response_match_score": 0.3,
+        }
+    },
 }
 
 
