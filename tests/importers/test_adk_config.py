@@ -3,8 +3,9 @@
 Each of these used to be imported with exit 0: ``criterias`` and an empty ``criteria``
 wrote an empty metric file, ``threshhold`` and a misspelt criterion name dropped that
 metric with only a warning, ``"match_type": "IN_ORDR"`` became EXACT, ``ignore_arg``
-compared the arguments after all, and a threshold written as text (``"0.7"``, which ADK
-reads as 0.7) dropped the metric.
+compared the arguments after all, a threshold written as text (``"0.7"``, which ADK
+reads as 0.7) dropped the metric, and a judge model of ``5`` or a rubric without text
+was written into the metric file as it was.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ BAD_CONFIGS: list[tuple[Any, str]] = [
     ({"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDR"}}}, "criteria.tool_trajectory_avg_score.match_type: unknown match_type 'IN_ORDR' (one of EXACT, IN_ORDER, ANY_ORDER)"),
     ({"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "ignore_arg": True}}}, "criteria.tool_trajectory_avg_score.ignore_arg: 'ignore_arg' is not a setting of tool_trajectory_avg_score (did you mean 'ignore_args'?)"),
     ({"criteria": {"response_match_score": "high"}}, "criteria.response_match_score: not a threshold number (give a number or {threshold: number, …})"),
+    ({"criteria": {"rubric_based_final_response_quality_v1": {"threshold": 0.5, "rubrics": [{"rubric_id": "a"}]}}}, "criteria.rubric_based_final_response_quality_v1.rubrics[0]: a rubric without text: the judge would be asked about nothing (expected {rubric_id, rubric_content: {text_property: TEXT}})"),
+    ({"criteria": {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"judge_model": 5}}}}, "criteria.final_response_match_v2.judge_model_options.judge_model: expected a model name"),
+    ({"criteria": {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 0}}}}, "criteria.final_response_match_v2.judge_model_options.num_samples: expected an integer >= 1"),
+    ({"criteria": {"hallucinations_v1": {"threshold": 0.5, "judge_model_options": {"judge_modle": "x"}}}}, "criteria.hallucinations_v1.judge_model_options.judge_modle: 'judge_modle' is not a judge model option (did you mean 'judge_model'?)"),
 ]
 # fmt: on
 

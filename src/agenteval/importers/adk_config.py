@@ -149,6 +149,48 @@ def _criterion_problems(file: str, name: str, value: Any) -> list[Problem]:
                 "not imported: agenteval scores the final response only",
             )
         )
+    if name not in _CRITERION_KEYS:
+        problems.extend(_judge_problems(file, where, value))
+    return problems
+
+
+def _judge_problems(file: str, where: str, value: dict[str, Any]) -> list[Problem]:
+    """A judged criterion's judge options and rubrics: what the metric file's llmJudge gets
+    (a judge_model of 5, a rubric without text, were written as they were)."""
+    problems: list[Problem] = []
+    options = _get(value, "judge_model_options")
+    at = f"{where}.judge_model_options"
+    if options is not None and not isinstance(options, dict):
+        problems.append(Problem(file, at, "expected an object"))
+    elif options is not None:
+        known = ("judge_model", "judge_model_config", "num_samples", "parallelism_limit")
+        problems += [
+            _key_problem(file, f"{at}.{key}", key, known, "a judge model option")
+            for key in options
+            if key not in _both_styles(known)
+        ]
+        model, samples = _get(options, "judge_model"), _get(options, "num_samples")
+        if model is not None and (not isinstance(model, str) or not model):
+            problems.append(Problem(file, f"{at}.judge_model", "expected a model name"))
+        if samples is not None and (
+            isinstance(samples, bool) or not isinstance(samples, int) or samples < 1
+        ):
+            problems.append(Problem(file, f"{at}.num_samples", "expected an integer >= 1"))
+    rubrics = _get(value, "rubrics")
+    if rubrics is not None and not isinstance(rubrics, list):
+        return [*problems, Problem(file, f"{where}.rubrics", "expected an array of rubrics")]
+    for index, rubric in enumerate(rubrics or []):
+        content = _get(rubric, "rubric_content") if isinstance(rubric, dict) else None
+        text = _get(content, "text_property") if isinstance(content, dict) else None
+        if not isinstance(text, str) or not text.strip():
+            problems.append(
+                Problem(
+                    file,
+                    f"{where}.rubrics[{index}]",
+                    "a rubric without text: the judge would be asked about nothing",
+                    "expected {rubric_id, rubric_content: {text_property: TEXT}}",
+                )
+            )
     return problems
 
 
