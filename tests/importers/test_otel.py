@@ -449,3 +449,32 @@ def test_a_span_name_with_an_escape_sequence_is_escaped_once(tmp_path: Path) -> 
         f"warning: {path}: span b7ad6b7169203332: 'stray \\x1b[2J' belongs to no agent turn "
         "(no invoke_agent or invocation span above it); not used"
     ]
+
+
+def _two_call_turn(tmp_path: Path, second: dict[str, Any]) -> Usage | None:
+    """The usage of one turn of two ``chat`` calls: 1,200 in / 50 out, then ``second``."""
+    recorder = Recorder()
+    tracer = recorder.tracer
+    root = {OP: "invoke_agent", "gen_ai.conversation.id": SESSION}
+    with tracer.start_as_current_span("invoke_agent travel_agent", attributes=root):
+        first = {"gen_ai.usage.input_tokens": 1200, "gen_ai.usage.output_tokens": 50}
+        for attributes in (first, second):
+            with tracer.start_as_current_span("chat gpt-4o", attributes={OP: "chat", **attributes}):
+                pass
+    spans = read_spans(recorder.write_json(tmp_path / "calls.jsonl")).spans
+    (turn,) = map_spans(spans).sessions[SESSION].turns
+    return turn.usage
+
+
+def test_a_model_call_without_tokens_leaves_the_turn_usage_unknown(tmp_path: Path) -> None:
+    """The second call's tokens are unknown: the turn said 1,200 tokens and 1 call, so a
+    token budget passed on half of what was spent; now its usage is unknown (not evaluated)."""
+    assert _two_call_turn(tmp_path, {}) is None
+
+
+def test_token_counts_written_as_doubles_are_counted(tmp_path: Path) -> None:
+    """An exporter writing 300.0 (a double): the call was dropped from the sum."""
+    second = {"gen_ai.usage.input_tokens": 300.0, "gen_ai.usage.output_tokens": 20.0}
+    usage = _two_call_turn(tmp_path, second)
+    assert usage is not None
+    assert (usage.input_tokens, usage.output_tokens, usage.inference_calls) == (1200 + 300, 50 + 20, 2)  # fmt: skip

@@ -16,7 +16,8 @@ The rule, in order:
    ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
    What the model calls spent is the sum of their ``gen_ai.usage.input_tokens`` /
    ``output_tokens`` (one inference call per span that has them; a call span around
-   another one that has them is that same call, counted once), of the input those
+   another one that has them is that same call, counted once; a call that says nothing
+   of them leaves the turn's usage unknown, never too low), of the input those
    ``gen_ai.usage.cache_read.input_tokens`` says the provider's cache served and those
    ``gen_ai.usage.cache_creation.input_tokens`` says it wrote to that cache, with
    ``gen_ai.provider.name:gen_ai.response.model`` as the model when all calls share it.
@@ -35,7 +36,7 @@ The rule, in order:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -212,7 +213,10 @@ def _tokens(span: SpanRecord, keys: Sequence[str]) -> int | None:
         value = span.attributes.get(key)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             return value
-        if isinstance(value, str) and value.isdigit():
+        # A double with a whole value (an exporter that writes every number as one).
+        if isinstance(value, float) and value.is_integer() and value >= 0:
+            return int(value)
+        if isinstance(value, str) and value.isascii() and value.isdigit():
             return int(value)
     return None
 
@@ -233,36 +237,53 @@ def _says_usage(span: SpanRecord) -> bool:
     return (_tokens(span, _INPUT_TOKENS), _tokens(span, _OUTPUT_TOKENS)) != (None, None)
 
 
-def _innermost_calls(calls: Sequence[SpanRecord], spans: Sequence[SpanRecord]) -> list[SpanRecord]:
-    """The model calls that say what they spent, less those around another one that does.
+def _ancestors(span: SpanRecord, by_key: dict[SpanKey, SpanRecord]) -> Iterator[SpanKey]:
+    seen: set[SpanKey] = set()
+    parent = _parent(span, by_key)
+    while parent is not None and _key(parent) not in seen:  # seen: a broken file's cycle
+        seen.add(_key(parent))
+        yield _key(parent)
+        parent = _parent(parent, by_key)
+
+
+def _counted_calls(
+    calls: Sequence[SpanRecord], spans: Sequence[SpanRecord]
+) -> tuple[list[SpanRecord], int]:
+    """The model calls whose tokens count, and how many calls say nothing of theirs.
 
     A framework's model-call span (ADK's ``call_llm``) around the provider
     instrumentation's (``generate_content``) is one inference recorded twice, both with
-    its tokens: counting each doubled the turn's usage.  The innermost span is the one
-    closest to the provider.  ``spans`` are the turn's spans, the links between them.
+    its tokens: counting each doubled the turn's usage.  The innermost span with tokens
+    counts; a call span around or inside one with tokens is that same call.  A call that
+    is neither and has no tokens is silent.  ``spans``: the turn's spans (their links).
     """
     by_key = {_key(span): span for span in spans}
     call_keys = {_key(span) for span in calls}
     spent = [span for span in calls if _says_usage(span)]
-    wrapping: set[SpanKey] = set()
-    for span in spent:
-        seen: set[SpanKey] = set()
-        parent = _parent(span, by_key)
-        while parent is not None and _key(parent) not in seen:  # seen: a broken file's cycle
-            seen.add(_key(parent))
-            if _key(parent) in call_keys:
-                wrapping.add(_key(parent))
-            parent = _parent(parent, by_key)
-    return [span for span in spent if _key(span) not in wrapping]
+    spent_keys = {_key(span) for span in spent}
+    wrapping = {key for span in spent for key in _ancestors(span, by_key) if key in call_keys}
+    silent = sum(
+        1
+        for span in calls
+        if _key(span) not in spent_keys
+        and _key(span) not in wrapping
+        and not any(key in spent_keys for key in _ancestors(span, by_key))
+    )
+    return [span for span in spent if _key(span) not in wrapping], silent
 
 
 def turn_usage(calls: Sequence[SpanRecord], spans: Sequence[SpanRecord] = ()) -> Usage | None:
-    """What the turn's model calls spent (``gen_ai.usage.*``); None when no call says.
+    """What the turn's model calls spent (``gen_ai.usage.*``); None when some call does not say.
 
     ``spans``: the turn's spans (default: the calls), to tell calls nested in calls.
     """
+    counted, silent = _counted_calls(calls, spans or calls)
+    if silent:
+        # Some call's tokens are unknown: the sum would be short of what the turn spent
+        # (a token budget passed on it), so the turn's usage is unknown, never too low.
+        return None
     usage: Usage | None = None
-    for span in _innermost_calls(calls, spans or calls):
+    for span in counted:
         spent = (_tokens(span, _INPUT_TOKENS), _tokens(span, _OUTPUT_TOKENS))
         provider, model = _first([span], _PROVIDER_KEYS), _first([span], _MODEL_KEYS)
         key = f"{provider}:{model}" if provider and model else ""
