@@ -240,3 +240,35 @@ def test_well_formed_files_validate_in_both_key_styles() -> None:
     assert problems == []
     events = model.eval_cases[0].conversation[0].intermediate_data.invocation_events
     assert events[0].content.parts[0].function_call.name == "t"
+
+
+# (file name, its text, how import adk names it)
+OTHER_KINDS: list[tuple[str, str, str]] = [
+    (
+        "e.evalset.json",
+        json.dumps({"evalSetId": "e", "evalCases": []}),
+        "looks like an eval set) (pass it with --evalset",
+    ),
+    (
+        "t.jsonl",
+        '{"evalId": "a", "actualConversation": []}\n{"evalId": "b", "actualConversation": []}\n',
+        "looks like a traces file) (pass it with --traces",
+    ),
+    (
+        "test_config.json",
+        json.dumps({"criteria": {"response_match_score": 0.7}}),
+        "looks like a Google ADK test_config.json) (`agenteval import adk EVALSET -o DIR` "
+        "converts it with the eval set beside it",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "named"), OTHER_KINDS)
+def test_a_file_of_another_kind_is_named(tmp_path: Path, name: str, text: str, named: str) -> None:
+    """Each was 'not a Google ADK eval file', or for JSON lines 'invalid JSON: trailing
+    characters', without a word of what the file is or where it goes."""
+    path = tmp_path / name
+    path.write_text(text)
+    done = agenteval("import", "adk", str(path), "-o", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [f"error: {path}: not a Google ADK eval file ({named})"]

@@ -149,12 +149,33 @@ def _adk_file(path: Path) -> adk.Imported:
         raise ConfigError([refused])
     kind = kind_of_file(path)
     if kind is None:
-        adk.load_json(path)  # a file that is no JSON says what is wrong with it
-        raise ConfigError([Problem(str(path), "", "not a Google ADK eval file")])
+        raise ConfigError([_not_adk(path)])
     if kind not in ADK_KINDS:
         hint = "use agenteval import otel" if kind.startswith("otlp") else ""
         raise ConfigError([Problem(str(path), "", KIND_NAMES[kind], hint)])
     return adk.import_adk_file(path, kind)
+
+
+def _not_adk(path: Path) -> Problem:
+    """The problem of a file that is no ADK file, naming the kind it is (an eval set, a
+    traces file …) with where it goes, as --traces and --evalset name theirs; ConfigError
+    when it is no JSON at all."""
+    from agenteval.importers import adk
+    from agenteval.inputs.file_kind import HINTS, first_line_kind, kind_of, wrong_kind_message
+    from agenteval.inputs.loading import read_text
+
+    try:
+        found = kind_of(adk.load_json(path))
+    except ConfigError:
+        # JSON lines (a --traces file) are no one document: named by their first line.
+        line_kind = first_line_kind(read_text(path))
+        if line_kind is None:
+            raise  # a file that is no JSON says what is wrong with it
+        found = line_kind
+    if found in HINTS:
+        message, hint = wrong_kind_message("a Google ADK eval file", found)
+        return Problem(str(path), "", message, hint)
+    return Problem(str(path), "", "not a Google ADK eval file")
 
 
 @import_app.command("adk")
