@@ -134,3 +134,26 @@ def test_an_agent_command_from_the_file_runs_where_the_file_is(tmp_path: Path) -
     proc = cli("run", cwd=sub)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "2 passed, 1 failed" in proc.stdout, proc.stdout
+
+
+def test_a_strictness_flag_overrides_the_files_other_choice(tmp_path: Path) -> None:
+    """strict and lenient are one choice: ``--lenient`` against ``strict = true`` in the file
+    (or $AGENTEVAL_STRICT against ``lenient = true``) was refused as a conflict, exit 2.
+    The flag wins: the misspelt key (``nmae``) is a warning under --lenient, an error under
+    --strict."""
+    evalset = tmp_path / "e.evalset.json"
+    case = {"evalId": "a", "evalMode": "trace", "sessionInput": {"appName": "x", "userId": "u"},
+            "actualConversation": [{"userContent": {"role": "user", "content": "q"}, "nmae": 1}]}  # fmt: skip
+    evalset.write_text(json.dumps({"evalSetId": "e", "evalCases": [case]}))
+    (tmp_path / "e.metrics.json").write_text('[{"metricName": "tool_call_count"}]')
+    toml = tmp_path / "agenteval.toml"
+    toml.write_text('evalset = ["e.evalset.json"]\nstrict = true\n')
+    lenient = cli("validate", "--lenient", cwd=tmp_path)
+    assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+    assert "'nmae' is not a field of Invocation" in lenient.stderr
+    toml.write_text('evalset = ["e.evalset.json"]\nlenient = true\n')
+    strict = cli("validate", cwd=tmp_path, env={"AGENTEVAL_STRICT": "1"})
+    assert strict.returncode == 2, strict.stdout + strict.stderr
+    assert "'nmae' is not a field of Invocation" in strict.stderr
+    both = cli("validate", "--strict", "--lenient", cwd=tmp_path)  # one place: a conflict
+    assert both.returncode == 2 and "cannot be combined with --strict" in both.stderr

@@ -11,9 +11,10 @@ Tested in tests/cli/test_project_config.py.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agenteval.report.safe_text import escape_control
 
@@ -40,6 +41,33 @@ def install_defaults(ctx: Any) -> None:
     command = command_named(ctx, name)
     own = {param.name for param in command.params}
     ctx.default_map = {name: {k: v for k, v in defaults.values.items() if k in own}}
+
+
+# How strongly each of click's parameter sources speaks (compared by name: typer ships its
+# own copy of click): a flag, then an option's environment variable, then the file.
+_SOURCE_RANK = {"COMMANDLINE": 3, "ENVIRONMENT": 2, "DEFAULT_MAP": 1}
+
+S = TypeVar("S")
+
+
+def _rank(ctx: Any, name: str) -> int:
+    return _SOURCE_RANK.get(getattr(ctx.get_parameter_source(name), "name", ""), 0)
+
+
+def strictness_by_source(settings: S, ctx: Any) -> S:
+    """``settings`` with the weaker of ``strict`` and ``lenient`` dropped when both are set
+    from sources of different rank: they are one choice, so ``--lenient`` on the command
+    line overrides ``strict = true`` in the project file (it was refused as a conflict)."""
+    inputs = settings.inputs  # type: ignore[attr-defined]
+    if not (inputs.strict and inputs.lenient):
+        return settings
+    strict, lenient = _rank(ctx, "strict"), _rank(ctx, "lenient")
+    if strict == lenient:
+        return settings  # both from one place: a real conflict, refused later
+    kept = replace(inputs, strict=strict > lenient, lenient=lenient > strict)
+    # --show-config prints ctx.params: the value in force, not the one overridden.
+    ctx.params.update(strict=kept.strict, lenient=kept.lenient)
+    return replace(settings, inputs=kept)  # type: ignore[type-var]
 
 
 def _shown(value: Any) -> str:
@@ -82,4 +110,10 @@ def show_config(ctx: Any) -> int:
     return 0
 
 
-__all__ = ["COMMANDS", "install_defaults", "show_config", "show_config_lines"]
+__all__ = [
+    "COMMANDS",
+    "install_defaults",
+    "show_config",
+    "show_config_lines",
+    "strictness_by_source",
+]

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 def run_command(flags: RunFlags, ctx: typer.Context) -> int:
     """``agenteval run``: print the settings (``--show-config``), watch, or run once."""
+    from agenteval.cli.project_config import strictness_by_source
+
+    flags = strictness_by_source(flags, ctx)
     if flags.show_config:
         from agenteval.cli.project_config import show_config
 

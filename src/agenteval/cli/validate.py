@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import typer
 from rich.console import Console
 
 from agenteval import api
-from agenteval.cli.flags import settings_command
+from agenteval.cli.flags import context_settings_command
 from agenteval.cli.guard import print_warnings, stdout, warnings_part
 from agenteval.cli.options import CaseInputFlags, EvalSetFlags, PluginOpt, SkipOpt, VerboseOpt
 from agenteval.cli.run_settings import input_options
@@ -46,9 +47,15 @@ def validate_inputs(settings: ValidateSettings) -> int:
     return 0
 
 
-validate = settings_command(
+def _validate(settings: ValidateSettings, ctx: typer.Context) -> int:
+    from agenteval.cli.project_config import strictness_by_source
+
+    return validate_inputs(strictness_by_source(settings, ctx))
+
+
+validate = context_settings_command(
     ValidateSettings,
-    validate_inputs,
+    _validate,
     doc="Check eval sets and metric files; print every problem. Exit 0 when valid, 2 otherwise.",
 )
 
