@@ -66,3 +66,15 @@ def test_top_level_keys_beside_the_table_in_agenteval_toml_are_errors(tmp_path: 
     pyproject.write_text('[project]\nname = "x"\n[tool.agenteval]\nmetrics = "m/"\n')
     found = read_project_file(pyproject)
     assert found is not None and dict(found.table) == {"metrics": "m/"}
+
+
+def test_a_byte_order_mark_is_named(tmp_path: Path) -> None:
+    """tomllib's words were "Invalid statement (at line 1, column 1)"."""
+    path = tmp_path / "pyproject.toml"
+    path.write_bytes(b"\xef\xbb\xbf[tool.agenteval]\nconcurrency = 2\n")
+    with pytest.raises(ConfigError) as caught:
+        read_project_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: starts with a byte order mark (U+FEFF), which TOML readers refuse "
+        "(save it as UTF-8 without a BOM)"
+    ]

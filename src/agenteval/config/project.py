@@ -65,7 +65,12 @@ def find_project_file(start: Path | None = None) -> ProjectFile | None:
 def read_project_file(path: Path) -> ProjectFile | None:
     """The agenteval settings of ``path`` (None: a pyproject.toml without them)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if text.startswith("\ufeff"):
+            # tomllib says "Invalid statement (at line 1, column 1)": name the cause.
+            message = "starts with a byte order mark (U+FEFF), which TOML readers refuse"
+            raise ConfigError([Problem(str(path), "", message, "save it as UTF-8 without a BOM")])
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(
             [Problem(str(path), "", f"cannot read the project settings: {exc}")]
