@@ -75,7 +75,8 @@ def test_a_misspelt_threshold_names_the_key_meant(tmp_path: Path) -> None:
 
 def test_unknown_keys_and_unused_settings_are_warnings(tmp_path: Path) -> None:
     config = {
-        "criteria": {"response_match_score": "0.7", "my_metric": 1},
+        # safety_v2: a later version of an ADK criterion, not a typo of safety_v1.
+        "criteria": {"response_match_score": "0.7", "my_metric": 1, "safety_v2": 0.5},
         "user_simulator_config": {},
         "notes": "x",
     }
@@ -86,6 +87,8 @@ def test_unknown_keys_and_unused_settings_are_warnings(tmp_path: Path) -> None:
         f"warning: {file}: user_simulator_config: ADK setting not imported",
         f"warning: {file}: notes: 'notes' is not a key of test_config.json; ignored",
         f"warning: {file}: criteria.my_metric: ADK criterion 'my_metric' has no agenteval "
+        "equivalent; not imported",
+        f"warning: {file}: criteria.safety_v2: ADK criterion 'safety_v2' has no agenteval "
         "equivalent; not imported",
     ]
     # "0.7" is read as ADK's pydantic reads it: the number 0.7.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -99,6 +100,14 @@ def _key_problem(file: str, where: str, key: str, known: Iterable[str], what: st
     near = is_near_miss(key, meant)
     said = f"{key!r} is not {what}" + ("" if near else "; ignored")
     return UnknownKey(file, where, said, hint, meant, near)
+
+
+_VERSION = re.compile(r"_v\d+$")
+
+
+def _other_version(name: str, meant: str) -> bool:
+    """``safety_v2`` beside ``safety_v1``: another version ADK may add, not a typo."""
+    return bool(_VERSION.search(name)) and _VERSION.sub("", name) == _VERSION.sub("", meant)
 
 
 def _is_error(problem: Problem) -> bool:
@@ -226,7 +235,7 @@ def _all_problems(config: Any, file: str) -> list[Problem]:
     for name, value in criteria.items():
         if name not in ADK_METRICS:
             problem = _key_problem(file, f"criteria.{name}", name, ADK_METRICS, "an ADK criterion")
-            if _is_error(problem):
+            if _is_error(problem) and not _other_version(name, problem.meant):
                 problems.append(problem)
             continue  # an unknown criterion's warning comes from the conversion
         problems.extend(_criterion_problems(file, name, value))
