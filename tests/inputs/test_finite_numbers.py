@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pydantic_core
+import json
+import re
 
-from agenteval.inputs.finite_numbers import non_finite_numbers
+import pydantic_core
+import pytest
+
+from agenteval.inputs.finite_numbers import FiniteJsonHooks, non_finite_numbers
 
 
 def test_every_non_finite_number_is_located_in_document_order() -> None:
@@ -40,3 +44,16 @@ def test_overflowing_exponents_are_found_through_the_text_gate() -> None:
 def test_finite_exponents_and_look_alikes_pass_the_gate_unwalked() -> None:
     for text in ['{"v": 1e-400}', '{"v": 9e99}', '{"v": "1e400"}', '{"v": "e400 4e0"}']:
         assert non_finite_numbers(pydantic_core.from_json(text), "e.json", text) == [], text
+
+
+def test_the_json_hooks_refuse_what_go_refuses_in_the_readers_words() -> None:
+    hooks = FiniteJsonHooks("{literal} is not JSON ({first!r})", "{literal} is beyond float64")
+    decode = {"parse_constant": hooks.parse_constant, "parse_float": hooks.parse_float}
+    assert json.loads('{"a": 1.5e3, "b": -2.0}', **decode) == {"a": 1500.0, "b": -2.0}
+    for text, message in [
+        ("NaN", "NaN is not JSON ('N')"),
+        ("-Infinity", "-Infinity is not JSON ('-')"),
+        ("[1e400]", "1e400 is beyond float64"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            json.loads(text, **decode)

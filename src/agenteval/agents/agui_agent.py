@@ -45,13 +45,13 @@ from ag_ui.core import (
 from httpx_sse import EventSource, SSEError, aconnect_sse
 from pydantic import TypeAdapter, ValidationError
 
+from agenteval.agents import adapter
 from agenteval.agents.adapter import (
     AgentLimits,
     AgentTurnError,
     SessionStart,
     SlottedAdapter,
     TurnInput,
-    ran_mocked_tool,
 )
 from agenteval.agents.recorder import parse_json_text
 from agenteval.agents.text import printable
@@ -222,7 +222,7 @@ class AguiSession:
                     pending.append(call)
             for _, call_id, content in run.results:
                 if call_id in mocked_ids(run, mocked):
-                    raise ran_mocked_tool(
+                    raise adapter.ran_mocked_tool(
                         run.calls[call_id].name, "TOOL_CALL_RESULT for a client-side tool"
                     )
                 if not recorder.tool_result(call_id, parse_json_text(content, empty="")):

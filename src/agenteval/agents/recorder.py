@@ -9,13 +9,13 @@ likewise, a result attaches to the call with the same id.
 from __future__ import annotations
 
 import json
-import math
 import threading
 import time
 import uuid
 from pathlib import Path
 from typing import IO, Any
 
+from agenteval.inputs.finite_numbers import FiniteJsonHooks
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation, Message, Tool, Usage
 from agenteval.settings import AGENT_MAX_MESSAGES
@@ -32,20 +32,14 @@ def parse_json_text(text: str, *, empty: Any) -> Any:
     if not trimmed:
         return empty
     try:
-        return json.loads(trimmed, parse_constant=_not_json, parse_float=_finite)
+        return json.loads(
+            trimmed, parse_constant=_HOOKS.parse_constant, parse_float=_HOOKS.parse_float
+        )
     except ValueError:
         return text
 
 
-def _not_json(literal: str) -> Any:
-    raise ValueError(f"{literal} is not JSON")
-
-
-def _finite(literal: str) -> float:
-    value = float(literal)
-    if not math.isfinite(value):
-        raise ValueError(f"{literal} is beyond float64")
-    return value
+_HOOKS = FiniteJsonHooks("{literal} is not JSON", "{literal} is beyond float64")
 
 
 class TurnRecorder:

@@ -14,13 +14,7 @@ import typer
 
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout
-from agenteval.cli.options import (
-    StoreOpt,
-    VerboseOpt,
-    shared_option,
-    side_files_command,
-    side_option,
-)
+from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
@@ -100,7 +94,7 @@ diff = settings_command(
     DiffSettings,
     compare_results,
     doc="List regressions and improvements between two results. Exit 1 when anything regressed.",
-    command_class=side_files_command("--new"),
+    side_flag="--new",
 )
 
 __all__ = ["DiffSettings", "compare_results", "diff"]

@@ -30,9 +30,9 @@ from functools import partial
 from typing import Annotated, Any, Protocol, TypeVar, cast, get_args, get_origin, get_type_hints
 
 import typer
-from typer.core import TyperCommand
 
 from agenteval.cli.guard import exit_with
+from agenteval.cli.options import side_files_command
 
 
 class CommandSettings(Protocol):
@@ -105,13 +105,15 @@ def settings_command(
     body: Callable[[S], int],
     *,
     doc: str,
-    command_class: type[TyperCommand] | None = None,
+    side_flag: str | None = None,
 ) -> Callable[..., None]:
     """The typer command for ``settings``: parse its flags, run ``body``, exit with its code.
 
-    ``command_class``: the click command class the program registers it with (its
-    ``command_class`` attribute; None: typer's own)."""
+    ``side_flag``: the option naming one side of a comparison (``--new``), which takes every
+    file after it (options.side_files); the program registers the command with the class
+    in its ``command_class`` attribute (None: typer's own)."""
     command = context_settings_command(settings, lambda flags, _ctx: body(flags), doc=doc)
+    command_class = side_files_command(side_flag) if side_flag is not None else None
     command.command_class = command_class  # type: ignore[attr-defined]
     return command
 

@@ -20,7 +20,6 @@ from agenteval.cli.options import (
     StoreOpt,
     VerboseOpt,
     shared_option,
-    side_files_command,
     side_option,
 )
 from agenteval.cli.saved_results import pinned_name, stored_inputs
@@ -198,7 +197,7 @@ html_report = settings_command(
     ReportSettings,
     write_html_report,
     doc="Write one offline HTML report of saved results; two runs become a comparison.",
-    command_class=side_files_command("--base"),
+    side_flag="--base",
 )
 
 __all__ = ["ReportSettings", "html_report", "write_html_report"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agenteval.errors import Problem
@@ -114,4 +115,26 @@ def non_finite_numbers(
     return problems
 
 
-__all__ = ["may_overflow", "non_finite_numbers"]
+@dataclass(frozen=True, slots=True)
+class FiniteJsonHooks:
+    """``json`` decoder hooks (``parse_constant``, ``parse_float``) that refuse what Go's
+    decoder refuses, each with its reader's own words: ``constant`` and ``beyond`` are
+    messages formatted with ``literal`` (the text read) and ``first`` (its first character).
+    """
+
+    constant: str
+    beyond: str
+
+    def parse_constant(self, literal: str) -> Any:
+        """NaN, Infinity, -Infinity: not JSON."""
+        raise ValueError(self.constant.format(literal=literal, first=literal[0]))
+
+    def parse_float(self, literal: str) -> float:
+        """A number, unless it lies beyond float64 (``1e400`` reads as infinity)."""
+        value = float(literal)
+        if not math.isfinite(value):
+            raise ValueError(self.beyond.format(literal=literal, first=literal[0]))
+        return value
+
+
+__all__ = ["FiniteJsonHooks", "may_overflow", "non_finite_numbers"]

@@ -14,12 +14,12 @@ Tested in tests/evaluators/llm/operators/test_rubrics.py.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from agenteval.evaluators.llm.operators.registry import OperatorError
+from agenteval.inputs.finite_numbers import FiniteJsonHooks
 from agenteval.schema.gojson import json_kind
 
 if TYPE_CHECKING:
@@ -94,21 +94,16 @@ def reply_text(reply: JudgeReply | None) -> str:
     return text
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
-
-
-def _finite_float(literal: str) -> float:
-    value = float(literal)
-    if not math.isfinite(value):
-        raise ValueError(f"number {literal} out of range")
-    return value
+# Go's decoder's words for a constant it refuses and a number beyond float64.
+_HOOKS = FiniteJsonHooks(
+    "invalid character {first!r} looking for beginning of value", "number {literal} out of range"
+)
 
 
 _DECODER = json.JSONDecoder(
     object_pairs_hook=JsonObject,
-    parse_float=_finite_float,
-    parse_constant=_reject_constant,
+    parse_float=_HOOKS.parse_float,
+    parse_constant=_HOOKS.parse_constant,
 )
 
 
