@@ -10,7 +10,7 @@ shortfalls of a case that ran several times read them.
 from __future__ import annotations
 
 from agenteval.schema.result import MetricSummary, StatusCounts
-from agenteval.schema.status import EvalStatus, passes
+from agenteval.schema.status import EvalStatus, status_for
 
 
 class MetricAverage:
@@ -42,12 +42,7 @@ class MetricAverage:
         when nothing was evaluated."""
         if not self.evaluated:
             return EvalStatus.NOT_EVALUATED
-        upper = self.upper_bound
-        return (
-            EvalStatus.PASSED
-            if passes(self.mean, self.threshold, upper_bound=upper)
-            else (EvalStatus.FAILED)
-        )
+        return status_for(self.mean, self.threshold, upper_bound=self.upper_bound)
 
     @property
     def mean(self) -> float:
@@ -73,12 +68,11 @@ class MetricAverages:
         upper_bound: bool = False,
     ) -> None:
         """Count one metric result (``reason`` kept when it is the first failing one;
-        ``upper_bound``: a count metric, its threshold an upper bound)."""
+        ``upper_bound``: a count metric, its threshold an upper bound; read from the first
+        result, as the threshold)."""
         average = self.by_name.get(name)
         if average is None:
-            average = self.by_name[name] = MetricAverage(threshold, name)
-        if upper_bound:
-            average.upper_bound = True
+            average = self.by_name[name] = MetricAverage(threshold, name, upper_bound)
         if status is EvalStatus.PASSED:
             average.passed += 1
         elif status is EvalStatus.FAILED:

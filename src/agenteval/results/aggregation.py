@@ -30,7 +30,7 @@ from agenteval.schema.status import FAILED as _FAILED
 from agenteval.schema.status import INCOMPLETE as _INCOMPLETE
 from agenteval.schema.status import NOT_EVALUATED as _NOT_EVALUATED
 from agenteval.schema.status import PASSED as _PASSED
-from agenteval.schema.status import EvalStatus, passes, summarize
+from agenteval.schema.status import EvalStatus, status_for, summarize
 
 # Extra summary keys (not read by Go): pass@k and pass^k keyed by str(k).
 PASS_AT_K_KEY = "passAtK"
@@ -118,23 +118,16 @@ class _MetricTally:
     evaluated: int = 0
     score_sum: float = 0.0
     counts: _Counts = field(default_factory=_Counts)
-    # A count metric: its average passes unless it exceeds the threshold (is_upper_bound).
+    # A count metric: its average passes unless it exceeds the threshold. Read from the
+    # first result, as the threshold: one evaluator wrote every result of a metric.
     upper_bound: bool = False
-
-    def add_score(self, result: ScoredMetric) -> None:
-        """Count an evaluated result's score; the first says whether the threshold bounds
-        (every result of a metric does alike: one evaluator wrote them)."""
-        if not self.evaluated:
-            self.upper_bound = result.upper_bound
-        self.evaluated += 1
-        self.score_sum += result.score
 
     def status(self) -> EvalStatus:
         """The average's status (not_evaluated when no result was evaluated)."""
         if not self.evaluated:
             return _NOT_EVALUATED
         average = self.score_sum / self.evaluated
-        return _PASSED if passes(average, self.threshold, upper_bound=self.upper_bound) else _FAILED
+        return status_for(average, self.threshold, upper_bound=self.upper_bound)
 
     def data(self, name: str) -> dict[str, Any]:
         """The metric's summary as the data of its file keys (a ``MetricSummary``)."""
@@ -178,12 +171,15 @@ def _tally(tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric]) ->
     for result in results:
         tally = tallies.get(result.metric_name)
         if tally is None:
-            tally = tallies[result.metric_name] = _MetricTally(threshold=result.threshold)
+            tally = tallies[result.metric_name] = _MetricTally(
+                threshold=result.threshold, upper_bound=result.upper_bound
+            )
         tally.counts.add(result.eval_status)
         # not_evaluated results would dilute the average: they are counted only.
         if result.eval_status is _NOT_EVALUATED:
             continue
-        tally.add_score(result)
+        tally.evaluated += 1
+        tally.score_sum += result.score
 
 
 def _summaries(tallies: dict[str, _MetricTally]) -> list[MetricSummary] | None:
@@ -498,8 +494,11 @@ def averaged_status(metrics: Iterable[ScoredMetric]) -> EvalStatus:
             continue
         tally = tallies.get(metric.metric_name)
         if tally is None:
-            tally = tallies[metric.metric_name] = _MetricTally(threshold=metric.threshold)
-        tally.add_score(metric)
+            tally = tallies[metric.metric_name] = _MetricTally(
+                threshold=metric.threshold, upper_bound=metric.upper_bound
+            )
+        tally.evaluated += 1
+        tally.score_sum += metric.score
     return summarize(t.status() for t in tallies.values())
 
 

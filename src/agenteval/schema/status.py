@@ -58,8 +58,11 @@ def summarize(statuses: Iterable[EvalStatus]) -> EvalStatus:
     return PASSED if seen_passed else NOT_EVALUATED
 
 
-def status_for(score: float, threshold: float) -> EvalStatus:
-    """The pass rule used everywhere: ``score >= threshold``."""
+def status_for(score: float, threshold: float, *, upper_bound: bool = False) -> EvalStatus:
+    """The pass rule used everywhere: ``score >= threshold``; for an upper bound (a count
+    metric) passed unless a positive threshold is exceeded."""
+    if upper_bound:
+        return PASSED if threshold <= 0 or score <= threshold else FAILED
     return PASSED if score >= threshold else FAILED
 
 
@@ -83,12 +86,9 @@ def is_upper_bound(name: str, extra: Mapping[str, Any] | None = None) -> bool:
 def metric_status(name: str, score: float, threshold: float) -> EvalStatus:
     """``status_for``, except for the count metrics: passed unless a positive threshold
     is exceeded."""
-    return PASSED if passes(score, threshold, upper_bound=name in UPPER_BOUND_METRICS) else FAILED
+    return status_for(score, threshold, upper_bound=name in UPPER_BOUND_METRICS)
 
 
 def passes(score: float, threshold: float, *, upper_bound: bool = False) -> bool:
-    """Whether ``score`` passes ``threshold``: ``score >= threshold``, or for an upper bound
-    (the count metrics) unless a positive threshold is exceeded."""
-    if upper_bound:
-        return threshold <= 0 or score <= threshold
-    return score >= threshold
+    """Whether ``score`` passes ``threshold`` (:func:`status_for`'s rule)."""
+    return status_for(score, threshold, upper_bound=upper_bound) is PASSED
