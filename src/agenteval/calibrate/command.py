@@ -123,12 +123,10 @@ def _write_page(path: Path, data: dict[str, Any]) -> None:
     that fills up, a directory made since the check), as ``report --html`` says it."""
     from agenteval.calibrate.render import render_html
     from agenteval.report.atomic_write import write_bytes_atomic
+    from agenteval.report.output_paths import write_refused
 
-    try:
+    with write_refused(path):
         write_bytes_atomic(path, render_html(data).encode("utf-8"))
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ConfigError([Problem(str(path), "", f"cannot write: {reason}")]) from None
 
 
 def report_gaps(

@@ -25,7 +25,7 @@ from agenteval.cli.options import (
 from agenteval.cli.saved_results import pinned_name, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.report.html_inputs import ReportRun, load_runs
-from agenteval.report.output_paths import check_outputs
+from agenteval.report.output_paths import check_outputs, write_refused
 from agenteval.report.safe_text import wrote_line
 
 
@@ -157,7 +157,7 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun], source: list[st
         )
     html = settings.html
     calibration = _calibration(settings, runs, source)
-    try:
+    with write_refused(html):
         # The page shows explain's steps under each failing metric: loading explain plugs
         # them in (report sits below explain), as for run --html.
         import agenteval.explain  # noqa: F401
@@ -167,9 +167,6 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun], source: list[st
             html, runs, title=settings.title, tolerance=settings.tolerance,
             pages=[calibration[0]] if calibration else [],
         )  # fmt: skip
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ConfigError([Problem(str(html), "", f"cannot write: {reason}")]) from None
     print_warnings([warning for run in runs for warning in run.warnings])
     if not settings.quiet:
         stdout().print(wrote_line(html), highlight=False, soft_wrap=True, markup=False)

@@ -21,10 +21,10 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from agenteval.errors import Problem
+from agenteval.errors import ConfigError, Problem
 from agenteval.report.atomic_write import hold_open, is_stdout
 
 # The caller's own open descriptors: written through as given.
@@ -133,4 +133,21 @@ def _probe(flag: str, directory: Path) -> list[Problem]:
     return []
 
 
-__all__ = ["check_output_dir", "check_output_file", "check_outputs"]
+@contextlib.contextmanager
+def write_refused(path: Path) -> Iterator[None]:
+    """Writing ``path`` inside: an OSError (a disk that fills up, a directory made since the
+    check) becomes the located one-line ``path: cannot write: reason`` (exit 2)."""
+    try:
+        yield
+    except OSError as exc:
+        raise ConfigError(
+            [Problem(str(path), "", f"cannot write: {exc.strerror or exc}")]
+        ) from None
+
+
+__all__ = [
+    "check_output_dir",
+    "check_output_file",
+    "check_outputs",
+    "write_refused",
+]

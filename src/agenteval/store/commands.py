@@ -125,12 +125,10 @@ def write_trend_page(flag: str | None, html: Path, filters: TrendFilters, *, tit
 
     found, where = _read(flag, "report --trend", lambda conn: trend(conn, filters))
     page = render_trend_page(found, title=title or f"agenteval trend: {where}")
-    try:
+    from agenteval.report.output_paths import write_refused
+
+    with write_refused(html):
         return write_bytes_atomic(html, page)
-    except OSError as exc:
-        raise ConfigError(
-            [Problem(str(html), "", f"cannot write: {exc.strerror or exc}")]
-        ) from None
 
 
 def add_command(

@@ -412,7 +412,8 @@ def rerun_warning(conn: Connection, group: str, run_id: str) -> str | None:
     ours = next((run for run in members if run.run_id == run_id), None)
     if ours is None:
         return None
-    cases = _case_keys(conn, [run.key for run in members])
+    # Only members of its own shard can have been run again by it: their case ids alone.
+    cases = _case_keys(conn, [run.key for run in members if _slot(run) == _slot(ours)])
     mine = cases[ours.key]
     replaced = [run.run_id for run in members[: members.index(ours)] if _reran(ours, run, cases)]
     if not replaced:

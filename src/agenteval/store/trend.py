@@ -278,10 +278,11 @@ def trend(conn: Connection, filters: TrendFilters) -> Trend:
     # Most cases share their line of statuses (every run passed): each line is judged once.
     judged: dict[tuple[str, Repeats], _Judged] = {}
     for (eval_set_id, eval_id), letters in case_outcomes(conn, runs, filters.eval_set).items():
-        shape = letters, tuple(sorted(repeats.get((eval_set_id, eval_id), {}).items()))
+        own = repeats.get((eval_set_id, eval_id), {})
+        shape = letters, tuple(sorted(own.items()))
         found = judged.get(shape)
         if found is None:
-            found = judged[shape] = _judged(letters, dict(shape[1]), runs)
+            found = judged[shape] = _judged(letters, own, runs)
         cases.append(CaseTrend(eval_set_id, eval_id, *found))
     cases.sort(key=lambda case: order_key((case.eval_set_id, case.eval_id), case.verdict))
     return Trend(runs, series, cases)
