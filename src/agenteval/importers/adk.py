@@ -35,7 +35,13 @@ from pydantic.alias_generators import to_camel
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.importers import adk_format as fmt
-from agenteval.importers.adk_config import config_problems, threshold_of
+from agenteval.importers.adk_config import (
+    MATCH_NUMBERS,
+    MATCH_TYPES,
+    config_problems,
+    get,
+    threshold_of,
+)
 from agenteval.importers.adk_format import validate_adk
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.loading import read_text
@@ -57,15 +63,6 @@ ADK_DEFAULT_CRITERIA: dict[str, Any] = {
 }
 ADK_DEFAULT_JUDGE = "gemini-2.5-flash"
 ADK_DEFAULT_SAMPLES = 5
-
-
-def get(data: Any, snake: str) -> Any:
-    """``data[snake]``, or its camelCase spelling: the two key styles ADK writes."""
-    if not isinstance(data, dict):
-        return None
-    if snake in data:
-        return data[snake]
-    return data.get(to_camel(snake))
 
 
 @dataclass(slots=True)
@@ -305,16 +302,10 @@ def evalset_from_results(data: fmt.EvalSetResult, file: str, raw: Any = None) ->
     return out
 
 
-_MATCH_TYPES = {"EXACT": (True, False), "IN_ORDER": (True, True), "ANY_ORDER": (False, True)}
-_MATCH_NUMBERS = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
-
-
 def _trajectory(value: Any, threshold: float) -> dict[str, Any]:
     raw = get(value, "match_type")
-    match = (
-        _MATCH_NUMBERS.get(raw, "EXACT") if isinstance(raw, int) else str(raw or "EXACT").upper()
-    )
-    ordered, subset = _MATCH_TYPES.get(match, (True, False))
+    match = MATCH_NUMBERS.get(raw, "EXACT") if isinstance(raw, int) else str(raw or "EXACT").upper()
+    ordered, subset = MATCH_TYPES.get(match, (True, False))
     # ADK compares names and args (Python equality), never results.
     strategy: dict[str, Any] = {"name": {"matchStrategy": "exact"}}
     if not get(value, "ignore_args"):

@@ -60,7 +60,10 @@ _CRITERION_KEYS: dict[str, tuple[str, ...]] = {
     "response_match_score": _BASE_KEYS,
 }
 _JUDGE_KEYS = (*_BASE_KEYS, "judge_model_options", "rubrics", "evaluate_intermediate_nl_responses")
-MATCH_TYPES = ("EXACT", "IN_ORDER", "ANY_ORDER")
+# ADK's MatchType by name: (ordered, subset) as the trajectory criterion reads them; and by
+# the number ADK's enum gives each name.
+MATCH_TYPES = {"EXACT": (True, False), "IN_ORDER": (True, True), "ANY_ORDER": (False, True)}
+MATCH_NUMBERS = {0: "EXACT", 1: "IN_ORDER", 2: "ANY_ORDER"}
 
 
 class _Warning(UnknownKey):
@@ -83,8 +86,13 @@ def threshold_of(value: Any) -> float | None:
     return None
 
 
-def _get(data: dict[str, Any], snake: str) -> Any:
-    return data.get(snake, data.get(to_camel(snake)))
+def get(data: Any, snake: str) -> Any:
+    """``data[snake]``, or its camelCase spelling: the two key styles ADK writes."""
+    if not isinstance(data, dict):
+        return None
+    if snake in data:
+        return data[snake]
+    return data.get(to_camel(snake))
 
 
 def _both_styles(keys: Iterable[str]) -> set[str]:
@@ -118,7 +126,7 @@ def _is_match_type(value: Any) -> bool:
     """ADK's MatchType by name (any case, as the conversion reads it) or by number."""
     if isinstance(value, str):
         return value.upper() in MATCH_TYPES
-    return isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2)
+    return isinstance(value, int) and not isinstance(value, bool) and value in MATCH_NUMBERS
 
 
 def _criterion_problems(file: str, name: str, value: Any) -> list[Problem]:
@@ -140,7 +148,7 @@ def _criterion_problems(file: str, name: str, value: Any) -> list[Problem]:
         )
     if not isinstance(value, dict):
         return problems
-    match = _get(value, "match_type")
+    match = get(value, "match_type")
     if name == "tool_trajectory_avg_score" and match is not None and not _is_match_type(match):
         problems.append(
             Problem(
@@ -150,7 +158,7 @@ def _criterion_problems(file: str, name: str, value: Any) -> list[Problem]:
                 f"one of {', '.join(MATCH_TYPES)}",
             )
         )
-    if _get(value, "include_intermediate_responses_in_final") is True:
+    if get(value, "include_intermediate_responses_in_final") is True:
         problems.append(
             _Warning(
                 file,
@@ -167,7 +175,7 @@ def _judge_problems(file: str, where: str, value: dict[str, Any]) -> list[Proble
     """A judged criterion's judge options and rubrics: what the metric file's llmJudge gets
     (a judge_model of 5, a rubric without text, were written as they were)."""
     problems: list[Problem] = []
-    options = _get(value, "judge_model_options")
+    options = get(value, "judge_model_options")
     at = f"{where}.judge_model_options"
     if options is not None and not isinstance(options, dict):
         problems.append(Problem(file, at, "expected an object"))
@@ -178,19 +186,19 @@ def _judge_problems(file: str, where: str, value: dict[str, Any]) -> list[Proble
             for key in options
             if key not in _both_styles(known)
         ]
-        model, samples = _get(options, "judge_model"), _get(options, "num_samples")
+        model, samples = get(options, "judge_model"), get(options, "num_samples")
         if model is not None and (not isinstance(model, str) or not model):
             problems.append(Problem(file, f"{at}.judge_model", "expected a model name"))
         if samples is not None and (
             isinstance(samples, bool) or not isinstance(samples, int) or samples < 1
         ):
             problems.append(Problem(file, f"{at}.num_samples", "expected an integer >= 1"))
-    rubrics = _get(value, "rubrics")
+    rubrics = get(value, "rubrics")
     if rubrics is not None and not isinstance(rubrics, list):
         return [*problems, Problem(file, f"{where}.rubrics", "expected an array of rubrics")]
     for index, rubric in enumerate(rubrics or []):
-        content = _get(rubric, "rubric_content") if isinstance(rubric, dict) else None
-        text = _get(content, "text_property") if isinstance(content, dict) else None
+        content = get(rubric, "rubric_content") if isinstance(rubric, dict) else None
+        text = get(content, "text_property") if isinstance(content, dict) else None
         if not isinstance(text, str) or not text.strip():
             problems.append(
                 Problem(

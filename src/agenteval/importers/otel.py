@@ -272,12 +272,12 @@ def _counted_calls(
     return [span for span in spent if _key(span) not in wrapping], silent
 
 
-def turn_usage(calls: Sequence[SpanRecord], spans: Sequence[SpanRecord] = ()) -> Usage | None:
+def turn_usage(calls: Sequence[SpanRecord], spans: Sequence[SpanRecord]) -> Usage | None:
     """What the turn's model calls spent (``gen_ai.usage.*``); None when some call does not say.
 
-    ``spans``: the turn's spans (default: the calls), to tell calls nested in calls.
+    ``spans``: the turn's spans, to tell calls nested in calls.
     """
-    counted, silent = _counted_calls(calls, spans or calls)
+    counted, silent = _counted_calls(calls, spans)
     if silent:
         # Some call's tokens are unknown: the sum would be short of what the turn spent
         # (a token budget passed on it), so the turn's usage is unknown, never too low.

@@ -76,6 +76,11 @@ class TokenLogprob:
     top_logprobs: tuple[TopLogprob, ...] = ()
 
 
+# Why a reply without usable token counts has no cost and stops a token budget
+# (:attr:`TokenUsage.reported`; judge/prices.py, judge/limits.py).
+UNREPORTED_USAGE = "a reply reported no usable token usage"
+
+
 @dataclass(frozen=True)
 class TokenUsage:
     """Tokens a reply cost, as the endpoint reported them.

@@ -23,7 +23,13 @@ import httpx
 from agenteval import settings as defaults
 from agenteval.errors import JudgeError
 from agenteval.judge.aiohttp_client import open_http_client
-from agenteval.judge.backend import JudgeBackend, JudgeReply, JudgeRequest, PreparedCall
+from agenteval.judge.backend import (
+    UNREPORTED_USAGE,
+    JudgeBackend,
+    JudgeReply,
+    JudgeRequest,
+    PreparedCall,
+)
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.config import JudgeSettings
 from agenteval.judge.errors import (
@@ -35,7 +41,6 @@ from agenteval.judge.errors import (
 )
 from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
 from agenteval.judge.prices import (
-    UNREPORTED_USAGE,
     CallCost,
     PriceTable,
     builtin_prices,

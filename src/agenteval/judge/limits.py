@@ -46,7 +46,7 @@ from tenacity import (
 from tenacity.wait import wait_base
 
 from agenteval import settings as defaults
-from agenteval.judge.backend import TokenUsage
+from agenteval.judge.backend import UNREPORTED_USAGE, TokenUsage
 from agenteval.judge.errors import JudgeBudgetExhausted, JudgeTransientError, JudgeUnavailable
 
 _log = logging.getLogger("agenteval.judge")
@@ -283,7 +283,7 @@ class Budget:
         (counting it as 0 tokens would let every further call through)."""
         self.spend_tokens(usage.total)
         if not usage.reported and self.max_tokens is not None:
-            self.closed = self.closed or "a reply reported no usable token usage"
+            self.closed = self.closed or UNREPORTED_USAGE
 
 
 class CostBudget:

@@ -46,7 +46,7 @@ from pydantic import ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.own_formats import strict_problems
-from agenteval.judge.backend import TokenUsage
+from agenteval.judge.backend import UNREPORTED_USAGE, TokenUsage
 from agenteval.schema.evalset import Usage
 from agenteval.schema.prices import PriceEntry, PriceFile
 
@@ -55,8 +55,6 @@ _WORDING = {"key": 'expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'
 BUILTIN_FILE = "prices.json"
 # How a turn whose usage names no model (or several) is listed among the unpriced.
 UNNAMED_MODEL = "(no single model named)"
-# Why a reply without usable token counts has no cost (:attr:`TokenUsage.reported`).
-UNREPORTED_USAGE = "a reply reported no usable token usage"
 ENTRY_KEYS = (
     "inputPerMillion",
     "outputPerMillion",
