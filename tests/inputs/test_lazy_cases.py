@@ -7,7 +7,7 @@ import json
 import pydantic_core
 
 from agenteval.checks.evalset_stream import check_evalset_stream
-from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, PlannedCases
+from agenteval.inputs.lazy_cases import LazyCases, LoadedCases, OwnTurns, PlannedCases
 from agenteval.inputs.unknown_keys import Strictness
 from agenteval.schema.evalset import EvalSet
 
@@ -84,3 +84,20 @@ def test_a_lazy_case_is_the_case_validated_from_its_parsed_value() -> None:
     dump = {"exclude_unset": True, "by_alias": True}
     assert repr(lazy_case.model_dump(**dump)) == repr(whole.model_dump(**dump))
     assert lazy_case.model_dump(**dump)["evalId"] == "y"
+
+
+def test_cases_scoring_their_own_turns_are_known_without_building_one() -> None:
+    cases = [
+        {"evalId": "t", "evalMode": "trace", "actualConversation": [{"invocationId": "t1"}]},
+        {"evalId": "own", "actualConversation": [{"invocationId": "o1"}]},
+        {"evalId": "plain", "conversation": [{"invocationId": "p1"}]},
+        {"evalId": "bare", "evalMode": "trace"},
+    ]
+    document = json.dumps({"evalSetId": "s", "evalCases": cases}).encode()
+    reference = LoadedCases.of_evalset(EvalSet.model_validate_json(document))
+    expected = OwnTurns(frozenset({"t", "bare"}), frozenset({"t", "own"}))
+    for planned in (lazy(document), reference):
+        assert planned.own_turns == expected
+        # A narrower selection still knows them: the warnings read the selected ids.
+        assert planned.where({"own"}.__contains__).own_turns == expected
+        assert planned[1:].own_turns == expected

@@ -361,8 +361,9 @@ def _traces_of_trace_mode_cases(
     own ``actualConversation`` and the entry is never read (it was silently unused)."""
     items: list[Item] = []
     for plan in plans:
-        for index, eval_id in enumerate(plan.cases.selected_ids()):
-            if eval_id not in traces or plan.cases[index].eval_mode != "trace":
+        trace_mode = plan.cases.own_turns.trace_mode
+        for eval_id in plan.cases.selected_ids():
+            if eval_id not in traces or eval_id not in trace_mode:
                 continue
             items.append(
                 Item(
@@ -391,15 +392,17 @@ def _shared_traces(
     every run then scores that same trace, and pass^k measures nothing about stability."""
     if num_runs < 2 or not traces:
         return None
-    shared = sum(
-        1
-        for plan in plans
-        for case in plan.cases
-        if case.eval_mode != "trace"
-        and not case.actual_conversation
-        and case.eval_id in traces
-        and run_trace_key(case.eval_id, 2) not in traces
-    )
+    shared = 0
+    for plan in plans:
+        trace_mode, conversation = plan.cases.own_turns
+        shared += sum(
+            1
+            for eval_id in plan.cases.selected_ids()
+            if eval_id in traces
+            and eval_id not in trace_mode
+            and eval_id not in conversation
+            and run_trace_key(eval_id, 2) not in traces
+        )
     if not shared:
         return None
     return Problem(

@@ -41,7 +41,7 @@ from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
 from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.foreign_files import adk_case, kind_of_data
-from agenteval.inputs.lazy_cases import LazyCases
+from agenteval.inputs.lazy_cases import LazyCases, OwnTurns, note
 from agenteval.inputs.unknown_keys import (
     Strictness,
     case_unknown_keys,
@@ -99,6 +99,8 @@ def check_evalset_stream(
     sample: list[Any] = []
     spans = array("q")
     ids: list[str] = []
+    trace_mode: set[str] = set()
+    conversation: set[str] = set()
     try:
         for scanned in scan.cases():
             index, raw = scanned.index, scanned.data
@@ -126,6 +128,7 @@ def check_evalset_stream(
                 found.mismatched.append(mismatch)
             spans.extend((scanned.start, scanned.end, index))
             ids.append(case.eval_id)
+            note(case, trace_mode, conversation)
     except (NotStreamable, ValidationError):
         return None
     head = _top_level(scan, sample, file)
@@ -134,7 +137,8 @@ def check_evalset_stream(
     evalset, non_finite_before, non_finite_after, unknown_before, unknown_after = head
     non_finite = non_finite_before + found.non_finite + non_finite_after
     unknown = unknown_before + found.unknown + unknown_after
-    result = StreamedEvalSet(evalset, LazyCases(data, spans, ids))
+    own_turns = OwnTurns(frozenset(trace_mode), frozenset(conversation))
+    result = StreamedEvalSet(evalset, LazyCases(data, spans, ids, own_turns=own_turns))
     errors, warnings = sort_unknown(unknown, strictness)
     result.head.problems = non_finite + errors + rules.problems
     result.head.warnings = warnings

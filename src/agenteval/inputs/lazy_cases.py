@@ -12,8 +12,9 @@ checks already read every case once, so a valid set's cases always validate).
 (files read whole: small, unusual or built by code).
 
 Both know every evalId of the file in order (:attr:`PlannedCases.ids`),
-whatever the selection, and make narrower selections by evalId without
-building a case (:meth:`PlannedCases.where`: ``--case``, ``--shard``).
+whatever the selection, which cases score their own turns (:class:`OwnTurns`), and
+make narrower selections by evalId without building a case
+(:meth:`PlannedCases.where`: ``--case``, ``--shard``).
 
 Tested in tests/inputs/test_lazy_cases.py.
 """
@@ -22,18 +23,51 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from typing import overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple, overload
 
 from agenteval.schema.evalset import EvalCase, EvalSet
+
+
+class OwnTurns(NamedTuple):
+    """The evalIds of the file's cases that score turns of their own, whatever ``--traces``
+    holds: in trace mode, or with an ``actualConversation``.  Noted while the cases are
+    checked, so the run's ``--traces`` warnings build no case again (~30 µs a case)."""
+
+    trace_mode: frozenset[str] = frozenset()
+    conversation: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, cases: Iterable[EvalCase]) -> OwnTurns:
+        """The evalIds of ``cases`` in trace mode and with an ``actualConversation``."""
+        trace_mode: set[str] = set()
+        conversation: set[str] = set()
+        for case in cases:
+            note(case, trace_mode, conversation)
+        return cls(frozenset(trace_mode), frozenset(conversation))
+
+
+# No case scores turns of its own (the default of a selection built by code).
+NO_OWN_TURNS = OwnTurns()
+
+
+def note(case: EvalCase, trace_mode: set[str], conversation: set[str]) -> None:
+    """Add ``case``'s evalId to the sets of :class:`OwnTurns` it belongs to."""
+    if case.eval_mode == "trace":
+        trace_mode.add(case.eval_id)
+    if case.actual_conversation:
+        conversation.add(case.eval_id)
 
 
 class PlannedCases(ABC, Sequence[EvalCase]):
     """Selected cases of one eval set in file order, plus every evalId of the file."""
 
-    def __init__(self, ids: Sequence[str], selected: Sequence[int]) -> None:
+    def __init__(
+        self, ids: Sequence[str], selected: Sequence[int], own_turns: OwnTurns = NO_OWN_TURNS
+    ) -> None:
         self._ids = ids
         self._selected = selected  # positions among the file's non-null cases
+        self.own_turns = own_turns
 
     @property
     def ids(self) -> Sequence[str]:
@@ -93,9 +127,11 @@ class LazyCases(PlannedCases):
         spans: array[int],
         ids: Sequence[str],
         selected: Sequence[int] | None = None,
+        own_turns: OwnTurns = NO_OWN_TURNS,
     ) -> None:
         # spans: (start, end, index in evalCases) per non-null case, flat.
-        super().__init__(ids, range(len(spans) // 3) if selected is None else selected)
+        every = range(len(spans) // 3)
+        super().__init__(ids, every if selected is None else selected, own_turns)
         self._data = data
         self._spans = spans
 
@@ -112,7 +148,7 @@ class LazyCases(PlannedCases):
         return self._spans[3 * position + 2]
 
     def _narrowed(self, selected: Sequence[int]) -> LazyCases:
-        return LazyCases(self._data, self._spans, self._ids, selected)
+        return LazyCases(self._data, self._spans, self._ids, selected, self.own_turns)
 
 
 class LoadedCases(PlannedCases):
@@ -125,7 +161,9 @@ class LoadedCases(PlannedCases):
         selected: Sequence[int] | None = None,
     ) -> None:
         super().__init__(
-            [case.eval_id for case in cases], range(len(cases)) if selected is None else selected
+            [case.eval_id for case in cases],
+            range(len(cases)) if selected is None else selected,
+            OwnTurns.of(cases),
         )
         self._cases = cases
         self._indices = range(len(cases)) if indices is None else indices
@@ -144,10 +182,10 @@ class LoadedCases(PlannedCases):
 
     def _narrowed(self, selected: Sequence[int]) -> LoadedCases:
         narrowed = LoadedCases.__new__(LoadedCases)
-        PlannedCases.__init__(narrowed, self._ids, selected)
+        PlannedCases.__init__(narrowed, self._ids, selected, self.own_turns)
         narrowed._cases = self._cases
         narrowed._indices = self._indices
         return narrowed
 
 
-__all__ = ["LazyCases", "LoadedCases", "PlannedCases"]
+__all__ = ["NO_OWN_TURNS", "LazyCases", "LoadedCases", "OwnTurns", "PlannedCases", "note"]
