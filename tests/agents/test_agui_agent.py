@@ -418,3 +418,75 @@ def test_counters_count_own_and_mocked_calls(
     assert "agent: 3 sessions, 4 turns, 2 tool calls (1 mocked), 1 failed" in proc.stdout
     agent = json.loads(out.read_text())["agent"]
     assert (agent["turns"], agent["toolCalls"], agent["mockedToolCalls"]) == (4, 2, 1)
+
+
+class EchoingAgent:
+    """Calls ``get_weather`` as ``tc-1`` in every turn (its ids count per turn); a follow-up
+    run first re-announces the tool results of the earlier turns as TOOL_CALL_RESULTs, as a
+    server replaying its thread does, then answers with the tool message it got."""
+
+    def __init__(self) -> None:
+        self.inputs: list[RunAgentInput] = []
+
+    async def endpoint(self, request: Request) -> StreamingResponse:
+        data = RunAgentInput.model_validate(await request.json())
+        self.inputs.append(data)
+        return StreamingResponse(self.events(data), media_type="text/event-stream")
+
+    async def events(self, data: RunAgentInput) -> AsyncIterator[str]:
+        encoder = EventEncoder()
+        yield encoder.encode(RunStartedEvent(thread_id=data.thread_id, run_id=data.run_id))
+        last = data.messages[-1]
+        if last.role == "tool":
+            last_user = max(i for i, m in enumerate(data.messages) if m.role == "user")
+            for earlier in data.messages[:last_user]:
+                if earlier.role == "tool":
+                    yield encoder.encode(
+                        ToolCallResultEvent(
+                            message_id=earlier.id,
+                            tool_call_id=earlier.tool_call_id,
+                            content=earlier.content,
+                        )
+                    )
+            weather = json.loads(last.content)
+            final = f"{weather['city']}: {weather['condition']}"
+            for event in ScriptedAgent().text("m-final", final):
+                yield encoder.encode(event)
+        else:
+            city = str(last.content).removeprefix("weather in ")
+            yield encoder.encode(
+                ToolCallStartEvent(tool_call_id="tc-1", tool_call_name="get_weather")
+            )
+            yield encoder.encode(
+                ToolCallArgsEvent(tool_call_id="tc-1", delta=json.dumps({"city": city}))
+            )
+            yield encoder.encode(ToolCallEndEvent(tool_call_id="tc-1"))
+        yield encoder.encode(RunFinishedEvent(thread_id=data.thread_id, run_id=data.run_id))
+
+
+def test_an_echoed_earlier_result_does_not_replace_a_mocked_one(tmp_path: Path) -> None:
+    """Turn 2's mock says rain; the follow-up run echoes turn 1's result (snow) for the same
+    call id: the echo is dropped, so turn 2 keeps the mock's rain, and the thread's history
+    holds each tool message once."""
+    agent = EchoingAgent()
+    case = echo_case("two_days", "weather in Oslo", "weather in Oslo")
+    for turn, condition in zip(case["conversation"], ("snow", "rain"), strict=True):
+        weather = {"city": "Oslo", "condition": condition}
+        turn["finalResponse"]["content"] = f"Oslo: {condition}"
+        turn["tools"] = [{"name": "get_weather", "arguments": {"city": "Oslo"}, "result": weather}]
+        turn["toolMock"] = {"actual": [{"name": "get_weather", "result": weather}]}
+    evalset = write_evalset(tmp_path, "echo", [case], TRAJECTORY)
+    out = tmp_path / "run.json"
+    app = Starlette(routes=[Route("/agent", agent.endpoint, methods=["POST"])])
+    with LoopbackServer(app) as server:
+        proc = run_cli(
+            "run", "--evalset", str(evalset), "--agent", f"agui:{server.url}agent",
+            "--no-cache", "--json", str(out),
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    turns = case_results(out)["two_days"]["evalMetricResultPerInvocation"]
+    results = [t["actualInvocation"]["tools"][0]["result"]["condition"] for t in turns]
+    assert results == ["snow", "rain"]
+    assert len(agent.inputs) == 4  # two runs a turn: the call, then the mock's result
+    tool_messages = [m.content for m in agent.inputs[-1].messages if m.role == "tool"]
+    assert [json.loads(m)["condition"] for m in tool_messages] == ["snow", "rain"]

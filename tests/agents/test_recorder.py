@@ -36,6 +36,19 @@ def test_results_attach_to_calls_by_id() -> None:
     assert [m.content for m in turn.intermediate_responses or []] == ["thinking"]
 
 
+def test_the_recorder_knows_which_calls_a_mock_answered() -> None:
+    """The one record of a mock's answer: its result, its count and the call's tool name."""
+    recorder = TurnRecorder(Message(role="user", content="hi"))
+    recorder.tool_call("m", "get_weather", {})
+    recorder.tool_call("own", "calculator", {})
+    recorder.mock_result("m", "get_weather", {"condition": "snow"})
+    assert recorder.mocked_tool("m") == "get_weather"
+    assert recorder.mocked_tool("own") is None and recorder.mocked_tool("zzz") is None
+    assert recorder.mocked == 1
+    turn = recorder.finish("done")
+    assert [t.result for t in turn.tools or []] == [{"condition": "snow"}, None]
+
+
 def recorded_usage(*calls: tuple[int, int, int, str]) -> Usage | None:
     recorder = TurnRecorder(Message(role="user", content="hi"))
     for tokens_in, tokens_out, cached, model in calls:

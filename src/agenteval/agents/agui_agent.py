@@ -53,7 +53,7 @@ from agenteval.agents.adapter import (
     SlottedAdapter,
     TurnInput,
 )
-from agenteval.agents.recorder import parse_json_text
+from agenteval.agents.recorder import TurnRecorder, parse_json_text
 from agenteval.agents.text import printable
 from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
 from agenteval.schema.evalset import Invocation, Usage
@@ -220,15 +220,7 @@ class AguiSession:
                 recorder.tool_call(call.id, call.name, arguments)
                 if call.name in mocked:
                     pending.append(call)
-            for _, call_id, content in run.results:
-                if call_id in mocked_ids(run, mocked):
-                    raise adapter.ran_mocked_tool(
-                        run.calls[call_id].name, "TOOL_CALL_RESULT for a client-side tool"
-                    )
-                if not recorder.tool_result(call_id, parse_json_text(content, empty="")):
-                    raise AgentTurnError(
-                        f"protocol error: TOOL_CALL_RESULT for unknown call {printable(call_id)!r}"
-                    )
+            self._own_results(run, recorder, mocked)
             texts.extend("".join(parts) for parts in run.texts.values())
             for spent in run.usage:
                 recorder.model_usage(spent)  # each usage entry: one model call
@@ -238,7 +230,7 @@ class AguiSession:
             for call in pending:
                 arguments = parse_json_text("".join(call.args), empty={})
                 result = await turn.answer_mock(call.name, arguments)
-                recorder.mock_result(call.id, result)
+                recorder.mock_result(call.id, call.name, result)
                 self.history.append(
                     ToolMessage(
                         id=str(uuid.uuid4()), tool_call_id=call.id, content=_tool_text(result)
@@ -250,6 +242,32 @@ class AguiSession:
         for text in texts:
             recorder.message(text)
         return recorder.finish(final)
+
+    def _own_results(self, run: _Run, recorder: TurnRecorder, mocked: set[str]) -> None:
+        """Record the run's TOOL_CALL_RESULTs, the results of the agent's own tools.
+
+        A result that repeats, word for word, a tool message the thread already holds for a
+        call not made in this run is an echo (a server re-announcing earlier results in a
+        follow-up run): it is dropped, so it cannot replace a mock's result, nor another
+        turn's result a later call with the same id got, and the history keeps it once.
+        Any other result for a call a tool mock answers means the agent ran that tool itself.
+        """
+        earlier = {(m.tool_call_id, m.content) for m in self.history if isinstance(m, ToolMessage)}
+        kept: list[tuple[str, str, Any]] = []
+        for message_id, call_id, content in run.results:
+            if call_id not in run.calls and (call_id, content) in earlier:
+                continue
+            call = run.calls.get(call_id)
+            name = call.name if call is not None and call.name in mocked else None
+            name = name or recorder.mocked_tool(call_id)
+            if name is not None:
+                raise adapter.ran_mocked_tool(name, "TOOL_CALL_RESULT for a client-side tool")
+            if not recorder.tool_result(call_id, parse_json_text(content, empty="")):
+                raise AgentTurnError(
+                    f"protocol error: TOOL_CALL_RESULT for unknown call {printable(call_id)!r}"
+                )
+            kept.append((message_id, call_id, content))
+        run.results = kept
 
     def _remember(self, run: _Run) -> None:
         """Add what the agent said and called to the thread's history."""
@@ -330,11 +348,6 @@ class AguiSession:
             raise AgentTurnError(f"HTTP error: {exc}") from None
         if not run.finished:
             raise AgentTurnError("the event stream ended without RUN_FINISHED")
-
-
-def mocked_ids(run: _Run, mocked: set[str]) -> set[str]:
-    """Ids of this run's calls of mocked tools."""
-    return {call.id for call in run.calls.values() if call.name in mocked}
 
 
 def _tool_call(call: _Call) -> ToolCall:

@@ -490,8 +490,6 @@ class CmdSession:
         )
         recorder = turn.recorder
         mocked = set(turn.mocked_tools)
-        # Ids of this turn's calls a tool mock answered, with the tool's name.
-        answered: dict[str, str] = {}
         while True:
             try:
                 reply = await worker.receive(deadline)
@@ -505,8 +503,7 @@ class CmdSession:
                 recorder.tool_call(reply.id, reply.name, reply.arguments)
                 if reply.name in mocked:
                     result = await self._answer(turn, reply, deadline)
-                    recorder.mock_result(reply.id, result)
-                    answered[reply.id] = reply.name
+                    recorder.mock_result(reply.id, reply.name, result)
                     await worker.send(
                         {
                             "type": "tool_result",
@@ -517,11 +514,10 @@ class CmdSession:
                         deadline,
                     )
             elif isinstance(reply, ToolResultReply):
-                if reply.id in answered:
+                name = recorder.mocked_tool(reply.id)
+                if name is not None:
                     # Its own result would replace the mock's and be scored as the call's.
-                    raise ran_mocked_tool(
-                        answered[reply.id], "a tool_result line for a mocked call"
-                    )
+                    raise ran_mocked_tool(name, "a tool_result line for a mocked call")
                 if not recorder.has_call(reply.id):
                     raise AgentTurnError(
                         f"protocol error: tool_result for unknown call id {printable(reply.id)!r}"

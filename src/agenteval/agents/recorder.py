@@ -56,8 +56,9 @@ class TurnRecorder:
         self._by_id: dict[str, Tool] = {}
         self.messages: list[str] = []
         self.more_messages = 0
-        # Calls answered by a tool mock (agenteval sent the result).
-        self.mocked = 0
+        # Calls answered by a tool mock (agenteval sent the result): call id -> tool name.
+        self._mocked: dict[str, str] = {}
+        self.mocked = 0  # how many answers a tool mock gave (an id may repeat)
         self.final: str | None = None
         self.started = time.time()
         self.usage: Usage | None = None  # what the agent said its model calls used
@@ -91,17 +92,26 @@ class TurnRecorder:
         return call_id in self._by_id
 
     def tool_result(self, call_id: str, result: Any) -> bool:
-        """Attach a result to its call; False when no call has that id."""
+        """Attach the agent's own result to its call; False when no call has that id.
+
+        The adapters refuse a result for a call a tool mock answered (``mocked_tool``)
+        before they get here: it would replace the mock's result and be scored as the call's.
+        """
         tool = self._by_id.get(call_id)
         if tool is None:
             return False
         tool.result = result
         return True
 
-    def mock_result(self, call_id: str, result: Any) -> None:
-        """A tool mock answered the call ``call_id``."""
+    def mock_result(self, call_id: str, name: str, result: Any) -> None:
+        """A tool mock answered the call ``call_id`` of tool ``name``."""
         self.mocked += 1
+        self._mocked[call_id] = name
         self.tool_result(call_id, result)
+
+    def mocked_tool(self, call_id: str) -> str | None:
+        """The tool's name when a tool mock answered the call ``call_id`` in this turn."""
+        return self._mocked.get(call_id)
 
     def message(self, text: str) -> None:
         """An intermediate response."""
