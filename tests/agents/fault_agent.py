@@ -6,7 +6,8 @@
 ``chatty N`` sends N intermediate messages first; ``call TOOL`` calls TOOL (waiting
 for agenteval's result when it is mocked); ``cheat TOOL`` does so too and then sends its
 own result for the call anyway; ``spend N M`` reports a model call of N input and M output
-tokens of "test:model" on its final line; ``nan`` calls a tool with NaN in its arguments; ``child`` starts a process that outlives the
+tokens of "test:model" on its final line; ``waste N M`` reports such a call on a message
+line and then fails the turn with an error line; ``nan`` calls a tool with NaN in its arguments; ``child`` starts a process that outlives the
 agent (its pid goes to $FAULT_AGENT_CHILDREN).  With $FAULT_AGENT_LOG every answered
 user text is appended to that file.
 """
@@ -60,6 +61,12 @@ for line in sys.stdin:
     if text == "nan":  # Python's json writes NaN, which JSON does not have
         send(type="tool_call", id="c1", name="own_tool", arguments={"x": [1, float("nan")]})
         send(type="tool_result", id="c1", result=1)
+    if text.startswith("waste "):  # a model call spent, then the turn fails
+        tokens_in, tokens_out = (int(n) for n in text.split()[1:])
+        usage = {"inputTokens": tokens_in, "outputTokens": tokens_out, "model": "test:model"}
+        send(type="message", content="thinking", usage=usage)
+        send(type="error", message="model quota exceeded")
+        continue
     if text.startswith("spend "):  # the final line reports a model call of N in, M out tokens
         tokens_in, tokens_out = (int(n) for n in text.split()[1:])
         usage = {"inputTokens": tokens_in, "outputTokens": tokens_out, "model": "test:model"}

@@ -485,6 +485,44 @@ def test_a_failed_case_still_counts_what_its_finished_turns_spent(tmp_path: Path
         assert run_spent["costUsd"] == pytest.approx(0.00606)
 
 
+def test_a_failed_turn_counts_what_it_spent_before_it_failed(tmp_path: Path) -> None:
+    """Turn 2 reported a model call of 500 + 100 tokens, then an error: the case counts both
+    turns' spend, live and replayed from the record, which keeps turn 2 as far as it got."""
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"test:model": {"inputPerMillion": 3, "outputPerMillion": 15}}))
+    evalset = write_evalset(
+        tmp_path, "waste", [echo_case("fails", "spend 1000 200", "waste 500 100")], EXACT_FINAL
+    )
+    record, live, replayed = (tmp_path / name for name in ("r.jsonl", "live.json", "re.json"))
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--prices", str(prices), "--record", str(record), "--json", str(live),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    (line,) = (json.loads(text) for text in record.read_text().splitlines())
+    assert [t["userContent"]["content"] for t in line["actualConversation"]] == [
+        "spend 1000 200",
+        "waste 500 100",
+    ]
+    assert "finalResponse" not in line["actualConversation"][1]  # the turn did not finish
+    replay = run_cli(
+        "run", "--evalset", str(evalset), "--traces", str(record), "--no-cache",
+        "--prices", str(prices), "--json", str(replayed),
+    )  # fmt: skip
+    assert replay.returncode == 1, replay.stdout + replay.stderr
+    for out in (live, replayed):
+        failed = case_results(out)["fails"]
+        assert failed["errorMessage"] == (
+            "agent turn 2 of 2: agent reported an error: model quota exceeded"
+        )
+        spent = failed["agentUsage"]
+        assert (spent["turns"], spent["inferenceCalls"]) == (2, 2)
+        assert (spent["inputTokens"], spent["outputTokens"]) == (1500, 300)
+        # 1,500 x $3/M + 300 x $15/M = $0.0045 + $0.0045
+        assert spent["costUsd"] == pytest.approx(0.009)
+        assert json.loads(out.read_text())["agentUsage"]["inputTokens"] == 1500
+
+
 def test_nan_in_a_reply_line_is_a_protocol_error(tmp_path: Path) -> None:
     """JSON has no NaN: read as a number it was recorded as null, and the replay of the
     record scored another value than the live run."""

@@ -49,8 +49,11 @@ if TYPE_CHECKING:
 class AgentRunError(CaseError):
     """A case run could not be driven; the text is the case's errorMessage."""
 
-    # The actual turns finished before the fault: what they spent is still the agent's.
+    # The actual turns finished before the fault, and the failing one as far as it got when
+    # the agent reported what it spent in it: what they spent is still the agent's.
     finished: Sequence[Invocation] = ()
+    # That failing actual turn (TurnRecorder.unfinished), set where the turn failed.
+    unfinished: Invocation | None = None
 
 
 class AgentStopped(AgentRunError):
@@ -272,11 +275,11 @@ class AgentDriver:
             note_refusal()  # not finished: the runner drops it, --resume drives it again
             raise AgentStopped("run interrupted during the agent session") from None
         except AgentRunError as exc:
-            exc.finished = list(actuals)
+            exc.finished = [*actuals, *([exc.unfinished] if exc.unfinished else [])]
             if not isinstance(exc, AgentStopped):
                 self.stats.failures += 1
                 self.stats.first_failure = self.stats.first_failure or f"{case.eval_id}: {exc}"
-                self._keep(case.eval_id, run_id, actuals, exc)
+                self._keep(case.eval_id, run_id, list(exc.finished), exc)
             raise
         finally:
             if task is not None:
@@ -476,17 +479,28 @@ class AgentDriver:
             if exc.not_started:
                 self.stats.not_started += 1
                 self.stats.turns -= 1  # never reached the agent
-            raise _run_error(f"{_who(side)}agent turn {number}{of}: {exc}", exc) from None
+            error = _run_error(f"{_who(side)}agent turn {number}{of}: {exc}", exc)
+            raise _spent(error, recorder, side) from None
         except ToolMockError as exc:
             # A judge that failed to write a mock's result leaves the case incomplete.
-            error = AgentIncomplete if isinstance(exc, _GeneratorJudgeError) else AgentRunError
-            raise error(f"{_who(side)}agent turn {number}{of}: {exc}") from None
+            kind = AgentIncomplete if isinstance(exc, _GeneratorJudgeError) else AgentRunError
+            raise _spent(
+                kind(f"{_who(side)}agent turn {number}{of}: {exc}"), recorder, side
+            ) from None
         finally:
             self.stats.tool_calls += len(recorder.tools)
             self.stats.mocked_calls += recorder.mocked
         if self.on_turn is not None:
             self.on_turn()
         return turn
+
+
+def _spent(error: AgentRunError, recorder: TurnRecorder, side: str) -> AgentRunError:
+    """``error`` carrying the failed actual turn as far as it got, when the agent reported
+    usage in it (the expected agent's turns are not the spend of the agent under test)."""
+    if side == "actual":
+        error.unfinished = recorder.unfinished()
+    return error
 
 
 def _who(side: str) -> str:

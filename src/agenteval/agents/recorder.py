@@ -123,10 +123,19 @@ class TurnRecorder:
     def finish(self, final: str) -> Invocation:
         """The recorded turn, with ``final`` as its final response."""
         self.final = final
+        return self._invocation(Message(role="assistant", content=final))
+
+    def unfinished(self) -> Invocation | None:
+        """A turn that failed, as far as it got (no final response), when the agent reported
+        what model calls in it spent: that spend is the agent's all the same.  None when it
+        reported none (the turn adds nothing to count)."""
+        return None if self.usage is None else self._invocation(None)
+
+    def _invocation(self, final: Message | None) -> Invocation:
         fields: dict[str, Any] = {
             "invocation_id": str(uuid.uuid4()),
             "user_content": self.user_content,
-            "final_response": Message(role="assistant", content=final),
+            "final_response": final,
             "creation_timestamp": self.started,
         }
         if self.tools:
@@ -147,8 +156,9 @@ class TraceRecordFile:
     """``--record FILE``: one ``--traces`` JSONL line per driven case run.
 
     A case run whose agent failed (a crash, a protocol error, an unmatched tool mock) is
-    recorded too, with the turns it finished and its ``errorMessage``: replaying the file
-    fails that case with the same message.  The runner writes a line when it delivers the
+    recorded too, with the turns it finished (and the failing turn as far as it got, when
+    the agent reported usage in it: ``TurnRecorder.unfinished``) and its ``errorMessage``:
+    replaying the file fails that case with the same message and counts the same spend.  The runner writes a line when it delivers the
     case (``line`` is built when the driving ends, ``append`` writes it), so the file holds
     exactly the case runs the result files hold, even when a signal stops the run.
 

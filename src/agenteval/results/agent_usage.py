@@ -4,7 +4,7 @@ The turns' ``usage`` (:class:`agenteval.schema.evalset.Usage`: ``cmd:`` usage li
 AG-UI ``RUN_FINISHED``, OTLP ``gen_ai.usage.*``, ADK ``usage_metadata``, trpc-agent-go's
 ``Usage``) is counted for every case whose trace carries it, whether or not a
 ``token_usage`` metric is configured (a case whose driven agent failed counts the turns it
-finished, live and replayed from ``--record``): the runner writes it on the case result as
+finished and the usage the failing turn reported, live and replayed from ``--record``): the runner writes it on the case result as
 ``agentUsage``, an eval set's result adds up its cases under the same key, and the run
 document adds up its eval sets.  It is kept apart from ``judgeUsage`` (what scoring the
 run cost): the agent's spend is what the product costs, the judge's what testing it costs.

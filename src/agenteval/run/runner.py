@@ -359,7 +359,7 @@ async def evaluate_case(
             settings.incomplete.add((plan.eval_set_id, case.eval_id))
         failed = _failed_case(plan.eval_set_id, case, run_id, session_id, str(exc))
         recorded = traces.get(case.eval_id) if traces else None
-        # A recorded agent failure: its finished turns cost what they cost when driven.
+        # A recorded agent failure: its turns cost what they cost when driven.
         finished = recorded if isinstance(recorded, FailedRun) else ()
         return _with_agent_usage(failed, finished, settings.prices)
     context = EvalContext(plan.eval_set_id, case, run_id, settings.judge, settings.prices)
