@@ -255,6 +255,55 @@ def test_expected_agent_produces_the_expected_turns(tmp_path: Path) -> None:
     assert json.loads(out.read_text())  # the earlier document is untouched by the refused run
 
 
+def test_expected_agent_turns_are_recorded_and_replayed(tmp_path: Path) -> None:
+    """--record keeps what --expected-agent produced (expectedRunnerEnabled, a scenario driven
+    by the expected agent, toolMock.expected); replayed, the record scores exactly as the live
+    run did: not "needs a second agent", and not against the eval set's own expected turns."""
+    runner = echo_case("runner", "weather in Oslo")
+    del runner["conversation"][0]["finalResponse"]
+    runner["expectedRunnerEnabled"] = True
+    mocked = echo_case("mocked", "weather in Oslo")  # the eval set's reference: sunny
+    mocked["conversation"][0]["finalResponse"]["content"] = "Oslo: sunny, 21 °C"
+    for case in (runner, mocked):
+        case["conversation"][0]["toolMock"] = {
+            "expected": [
+                {
+                    "name": "get_weather",
+                    "result": {"city": "Oslo", "condition": "snow", "tempC": -4},
+                }
+            ]
+        }
+    led = _scenario(startingPrompt="calc add 2 2", maxAllowedInvocations=1, driver="expected")
+    metrics = [{"metricName": "tool_trajectory_avg_score", "threshold": 1.0}, *EXACT_FINAL]
+    evalset = write_evalset(tmp_path, "expected", [runner, mocked, led], metrics)
+    record, live, replayed = (tmp_path / name for name in ("r.jsonl", "live.json", "re.json"))
+    agent = f"cmd:{EXAMPLE_AGENT}"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", agent, "--expected-agent", agent,
+        "--no-cache", "--record", str(record), "--json", str(live),
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    lines = {r["evalId"]: r for r in map(json.loads, record.read_text().splitlines())}
+    expected = lines["mocked"]["expectedConversation"][0]
+    assert expected["finalResponse"]["content"] == "Oslo: snow, -4 °C"
+    assert lines["chat"]["expectedConversation"][0]["userContent"]["content"] == "calc add 2 2"
+    replay = run_cli(
+        "run", "--evalset", str(evalset), "--traces", str(record), "--no-cache",
+        "--json", str(replayed),
+    )  # fmt: skip
+    assert replay.returncode == 1, replay.stdout + replay.stderr
+    first, second = case_results(live), case_results(replayed)
+    assert {k: r["finalEvalStatus"] for k, r in first.items()} == {
+        "runner": "failed",  # the expected agent got snow from its mock, the agent sunny
+        "mocked": "failed",
+        "chat": "passed",
+    }
+    for results in (first, second):
+        for result in results.values():
+            result.pop("sessionId")
+    assert first == second
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [

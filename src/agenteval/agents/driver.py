@@ -285,13 +285,19 @@ class AgentDriver:
             if task is not None:
                 self._active.discard(task)
                 self._stopped.discard(task)
-        self._keep(case.eval_id, run_id, actuals, None)
+        self._keep(case.eval_id, run_id, actuals, None, expecteds)
         return actuals, expecteds
 
     def _keep(
-        self, eval_id: str, run_id: int, turns: list[Invocation], error: AgentRunError | None
+        self,
+        eval_id: str,
+        run_id: int,
+        turns: list[Invocation],
+        error: AgentRunError | None,
+        expected: list[Invocation] | None = None,
     ) -> None:
-        """Build the case run's ``--record`` line for the runner to write on delivery."""
+        """Build the case run's ``--record`` line for the runner to write on delivery (with
+        the expected agent's turns, when it produced them: a replay scores against those)."""
         slot = _pending_record.get()
         if slot is not None and self.record is not None:
             slot.line = self.record.line(
@@ -300,6 +306,7 @@ class AgentDriver:
                 turns,
                 None if error is None else str(error),
                 incomplete=isinstance(error, AgentIncomplete),
+                expected=expected,
             )
             slot.run = (eval_id, run_id)
 

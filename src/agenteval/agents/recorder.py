@@ -184,9 +184,11 @@ class TraceRecordFile:
         error: str | None = None,
         *,
         incomplete: bool = False,
+        expected: list[Invocation] | None = None,
     ) -> str:
         """One case run's record line (without the newline); ``incomplete``: the run failed
-        through no fault of the agent, and a replay leaves the case incomplete again."""
+        through no fault of the agent, and a replay leaves the case incomplete again;
+        ``expected``: the turns ``--expected-agent`` produced, which a replay scores against."""
         record: dict[str, Any] = {"evalId": eval_id}
         if run_id != 1:
             record["runId"] = run_id
@@ -195,6 +197,8 @@ class TraceRecordFile:
             if incomplete:
                 record["incomplete"] = True
         record["actualConversation"] = [dump(turn) for turn in turns]
+        if expected is not None:
+            record["expectedConversation"] = [dump(turn) for turn in expected]
         return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
     def append(self, line: str, run: tuple[str, int]) -> None:

@@ -104,7 +104,9 @@ def _mappings(value: Any) -> list[Mapping[str, Any]]:
 
 
 # The keys of a --traces record (inputs/trace_records.py), as --record writes them.
-_RECORD_KEYS = frozenset({"evalId", "runId", "actualConversation", "errorMessage", "incomplete"})
+_RECORD_KEYS = frozenset(
+    {"evalId", "runId", "actualConversation", "expectedConversation", "errorMessage", "incomplete"}
+)
 
 
 def _is_record(entry: Mapping[str, Any]) -> bool:

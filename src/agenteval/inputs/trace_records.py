@@ -10,7 +10,8 @@ A JSON array and a trpc-agent-go result file are read whole (``loading.parse_tra
 Record rules (every problem located at its line or index): an object; ``evalId`` a
 non-empty string; ``runId`` an integer ≥ 1 (``--num-runs`` replays, absent = 1);
 ``actualConversation`` the schema's invocations (``null`` turns dropped); one record per
-``evalId`` and run.  ``--record`` adds ``errorMessage`` for a case run whose agent failed
+``evalId`` and run.  ``--record`` adds ``expectedConversation`` when ``--expected-agent``
+produced the expected turns (a replay scores against them, not the eval set's).  ``--record`` adds ``errorMessage`` for a case run whose agent failed
 (a replay fails it again) and ``"incomplete": true`` when that run was left incomplete
 (the agent could not be started, the judge playing its user failed): a replay leaves the
 case incomplete again.
@@ -38,7 +39,7 @@ from agenteval.inputs.input_limits import limit_problem, nesting_problem
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.gojson import json_kind
-from agenteval.schema.turns import FailedRun, run_trace_key
+from agenteval.schema.turns import FailedRun, RecordedRun, run_trace_key
 
 _turns_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
     list[Invocation | None] | None
@@ -95,22 +96,28 @@ def check_record(record: Any, where: str, file: str) -> CheckedRecord | list[Pro
     run_id = record.get("runId", 1)
     if not isinstance(run_id, int) or isinstance(run_id, bool) or run_id < 1:
         return [Problem(file, f"{where}.runId", "runId must be an integer >= 1")]
-    try:
-        turns = _turns_adapter.validate_python(record.get("actualConversation"))
-    except ValidationError as exc:
-        return validation_problems(file, exc, f"{where}.actualConversation")
+    conversations: list[list[Invocation]] = []
+    for key in ("actualConversation", "expectedConversation"):
+        try:
+            turns = _turns_adapter.validate_python(record.get(key))
+        except ValidationError as exc:
+            return validation_problems(file, exc, f"{where}.{key}")
+        conversations.append([t for t in turns or [] if t is not None])
+    kept, expected = conversations
     error = record.get("errorMessage")
     if error is not None and not isinstance(error, str):
         return [Problem(file, f"{where}.errorMessage", "must be a string")]
     incomplete = record.get("incomplete", False)
     if not isinstance(incomplete, bool):
         return [Problem(file, f"{where}.incomplete", "must be true or false")]
-    kept = [t for t in turns or [] if t is not None]
-    # A run --record kept with its agent's error: replaying it fails the case again (or
-    # leaves it incomplete again, when the agent could not be started or its judge failed).
+    key = run_trace_key(eval_id, run_id)
+    if error is not None:
+        # A run --record kept with its agent's error: replaying it fails the case again (or
+        # leaves it incomplete again, when the agent could not be started or its judge failed).
+        return CheckedRecord(key, FailedRun(kept, error, incomplete))
+    # The expected agent's turns of the run, scored against as when it was driven.
     return CheckedRecord(
-        run_trace_key(eval_id, run_id),
-        FailedRun(kept, error, incomplete) if error is not None else kept,
+        key, RecordedRun(kept, expected) if "expectedConversation" in record else kept
     )
 
 

@@ -368,6 +368,7 @@ class _TraceRecord(Model):
     eval_id: str = ""
     run_id: int = 1
     actual_conversation: list[Invocation | None] | None = None
+    expected_conversation: list[Invocation | None] | None = None
     error_message: str | None = None
     incomplete: bool = False
 

@@ -28,6 +28,21 @@ class RecordedIncomplete(CaseLayoutError):
     ``"incomplete": true``): the case is incomplete again, not failed."""
 
 
+class RecordedRun(list[Invocation]):
+    """A recorded case run's actual turns with the expected turns ``--expected-agent``
+    produced for it (``--record``'s ``expectedConversation``): a replay scores against
+    those, as the live run did."""
+
+    def __init__(self, turns: Sequence[Invocation], expected: Sequence[Invocation]) -> None:
+        super().__init__(turns)
+        self.expected = list(expected)
+
+
+def _recorded_expected(turns: Sequence[Invocation] | None) -> list[Invocation] | None:
+    """The expected turns recorded with ``turns`` (None when none were)."""
+    return turns.expected if isinstance(turns, RecordedRun) else None
+
+
 class FailedRun(list[Invocation]):
     """A recorded case run whose agent failed (``--record``'s ``errorMessage``): the turns
     it finished, and the error that a replay fails the case with again (``incomplete``: the
@@ -98,7 +113,8 @@ def case_turns(
     """The index-aligned (actual, expected) turns of a case, or CaseLayoutError.
 
     ``driven`` are the actual turns agenteval just captured from the agent (``--agent``);
-    ``driven_expected`` the expected turns from ``--expected-agent``.
+    ``driven_expected`` the expected turns from ``--expected-agent`` (or, replayed, those
+    recorded with the trace: :class:`RecordedRun`).
     """
     if case.session_input is None:
         raise CaseLayoutError("session input is nil")
@@ -132,6 +148,7 @@ def case_turns(
             raise CaseLayoutError("conversation and conversationScenario cannot both be configured")
         if scenario is not None:
             simulated = driven if driven is not None else _recorded(case, traces)
+            driven_expected = driven_expected or _recorded_expected(simulated)
             if simulated is None:
                 raise CaseLayoutError(
                     "conversationScenario needs a live user simulator and agent; " + _NEEDS_TRACE
@@ -142,6 +159,7 @@ def case_turns(
             if conversation is None:
                 raise CaseLayoutError("invocations are empty")
             recorded = driven if driven is not None else _recorded(case, traces)
+            driven_expected = driven_expected or _recorded_expected(recorded)
             if recorded is None:
                 raise CaseLayoutError(_NEEDS_TRACE)
             actuals = _checked_actuals(recorded)
