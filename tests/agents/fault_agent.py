@@ -8,7 +8,8 @@ for agenteval's result when it is mocked); ``cheat TOOL`` does so too and then s
 own result for the call anyway; ``spend N M`` reports a model call of N input and M output
 tokens of "test:model" on its final line; ``waste N M`` reports such a call on a message
 line and then fails the turn with an error line; ``nan`` calls a tool with NaN in its arguments; ``child`` starts a process that outlives the
-agent (its pid goes to $FAULT_AGENT_CHILDREN).  With $FAULT_AGENT_LOG every answered
+agent (its pid goes to $FAULT_AGENT_CHILDREN), ``detached`` one that also leaves the
+agent's process group and session (setsid).  With $FAULT_AGENT_LOG every answered
 user text is appended to that file.
 """
 
@@ -56,6 +57,12 @@ for line in sys.stdin:
             send(type="tool_result", id="c1", result={"own": True})
     if text == "child":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+        with open(os.environ["FAULT_AGENT_CHILDREN"], "a") as pids:
+            pids.write(f"{child.pid}\n")
+    if text == "detached":  # its own session: the agent's process group does not hold it
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True
+        )
         with open(os.environ["FAULT_AGENT_CHILDREN"], "a") as pids:
             pids.write(f"{child.pid}\n")
     if text == "nan":  # Python's json writes NaN, which JSON does not have

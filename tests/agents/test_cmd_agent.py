@@ -306,6 +306,28 @@ def test_a_child_of_the_agent_is_killed_with_it(tmp_path: Path) -> None:
     assert "Exception ignored" not in proc.stderr and "Event loop is closed" not in proc.stderr
 
 
+def test_a_process_that_left_the_agents_session_is_killed_with_it(tmp_path: Path) -> None:
+    """A process the agent started in a session of its own (setsid) is out of the agent's
+    process group: the kill after turn 2 timed out reaches it all the same."""
+    children = tmp_path / "children.txt"
+    proc, results = _faults_run(
+        tmp_path, [echo_case("loner", "detached", "hang")], "--agent-timeout", "1",
+        env={"FAULT_AGENT_CHILDREN": str(children)},
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert results["loner"]["errorMessage"] == (
+        "agent turn 2 of 2: no final reply within 1 s (--agent-timeout)"
+    )
+    (pid,) = (int(line) for line in children.read_text().split())
+    deadline = time.monotonic() + 10
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    alive = _alive(pid)
+    if alive:
+        os.kill(pid, 9)  # not left behind by a failing test
+    assert not alive
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

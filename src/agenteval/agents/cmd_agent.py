@@ -5,7 +5,9 @@ is reused for the next.  A worker that crashed, hung past the turn timeout or
 broke the protocol is killed and a fresh one is started for the next session.
 Workers run in their own process group, so the terminal's Ctrl-C reaches only
 agenteval, which then stops starting sessions; when a worker is let go its whole
-group is killed, so a process the agent started does not outlive it.
+group is killed, and so is every process carrying its environment's tag, so a process
+the agent started does not outlive it even when it left the group (``setsid``; see
+``worker_tag.py`` for where that reach ends).
 
 Everything an agent does is bounded: every write to it has the turn's deadline (an
 agent that never reads its stdin fails the turn instead of hanging the run), one reply
@@ -60,6 +62,7 @@ from agenteval.agents.protocol import (
 )
 from agenteval.agents.text import printable
 from agenteval.agents.tool_mocks import ToolMockError
+from agenteval.agents.worker_tag import kill_tagged, new_tag, tagged_environment
 from agenteval.errors import ControlFlow
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.schema.base import dump
@@ -245,6 +248,8 @@ class CmdWorker:
         self._queued: list[bytes] = []
         self.replied = False
         self.turn_bytes = 0
+        # In the environment of the worker and everything it starts: kill() finds them by it.
+        self.tag = new_tag()
 
     async def start(self) -> None:
         """Start the process (its own process group, a pipe on each of its three streams)."""
@@ -258,6 +263,7 @@ class CmdWorker:
                 stdout=out_write,
                 stderr=err_write,
                 start_new_session=True,
+                env=tagged_environment(self.tag),
             )
         except BaseException:
             for fd in (out_read, err_read):
@@ -422,7 +428,8 @@ class CmdWorker:
 
     async def kill(self) -> None:
         """Kill the process group — even when the agent itself exited, a process it started
-        may live on in it — close every pipe, then reap the agent.
+        may live on in it — and every process carrying the worker's tag (one that left the
+        group), close every pipe, then reap the agent.
 
         Everything but the reaping happens before the first await, so a cancellation (a
         second Ctrl-C) cannot leave a pipe open; ``CmdAgent.aclose`` reaps what is left.
@@ -431,6 +438,7 @@ class CmdWorker:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        kill_tagged(self.tag)
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         for transport in (
