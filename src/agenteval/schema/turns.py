@@ -39,8 +39,9 @@ class RecordedRun(list[Invocation]):
 
 
 def _recorded_expected(turns: Sequence[Invocation] | None) -> list[Invocation] | None:
-    """The expected turns recorded with ``turns`` (None when none were)."""
-    return turns.expected if isinstance(turns, RecordedRun) else None
+    """The expected turns recorded with ``turns`` (None when none were: an empty list is
+    no expected turns either, so expectedRunnerEnabled still asks for them)."""
+    return (turns.expected or None) if isinstance(turns, RecordedRun) else None
 
 
 class FailedRun(list[Invocation]):
