@@ -30,7 +30,7 @@ from agenteval.schema.result import EvalSetResult
 from cli.test_readme_examples import environment, script
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
-from sample_results import case_result, eval_set_result, generated_result, metric
+from sample_results import N, case_result, eval_set_result, generated_result, metric
 
 REPO = Path(__file__).resolve().parents[2]
 # The case-view screenshot of the README is written here by every run (a CI artifact).
@@ -635,6 +635,39 @@ def test_bidi_controls_in_a_trace_show_as_escapes(open_report: object, tmp_path:
     assert shown == "paid \\u202e001$ \\u2066x\\u2069"
     body = opened.page.locator("body").inner_text()
     assert not any(char in body for char in "\u202e\u2066\u2069")
+    opened.check_offline()
+
+
+def test_a_not_evaluated_case_is_counted_apart_and_the_run_passes(
+    open_report: object, tmp_path: Path
+) -> None:
+    """The console says ``PASSED: 1 of 2 cases passed (1 not evaluated)`` (exit 0); the page
+    said overall incomplete, 1 incomplete, and listed the case as incomplete."""
+    result = eval_set_result(
+        "s",
+        [
+            case_result("s", "ok", [metric("m", 1.0)]),
+            case_result("s", "undecided", [metric("m", 1.0)], status=N),
+        ],
+    )
+    page_path = tmp_path / "not_evaluated.html"
+    write_report(page_path, [ReportRun("r", [result])])
+    opened = open_report(page_path)  # type: ignore[operator]
+    page = opened.page
+    cards = {
+        card.locator(".muted").inner_text(): card.locator(".big, .badge").first.inner_text()
+        for card in page.locator("#summary .card").all()
+    }
+    assert cards["overall"] == "passed"
+    assert cards["cases passed"] == "1 / 2"
+    assert (cards["not evaluated"], cards["incomplete"]) == ("1", "0")
+    cases_tab(page)
+    page.select_option("#f-status", "not_evaluated")
+    assert page.locator(".row").all_inner_texts()[0].split("\n")[:2] == [
+        "not evaluated",
+        "undecided",
+    ]
+    assert page.locator(".row").count() == 1
     opened.check_offline()
 
 

@@ -79,7 +79,7 @@ def test_a_case_with_a_metric_not_evaluated_is_incomplete_never_passed() -> None
     assert status_label(EvalStatus.INCOMPLETE, False) == "incomplete"
     assert status_label(EvalStatus.FAILED, True) == "failed"
     index = built(result).index()
-    assert index["counts"] == {"passed": 1, "failed": 1, "incomplete": 1}
+    assert index["counts"] == {"passed": 1, "failed": 1, "not_evaluated": 0, "incomplete": 1}
     # The run's verdict, as the console and the exit code (3) give it: incomplete
     # outranks failed.
     assert index["overallStatus"] == "incomplete"
@@ -87,6 +87,27 @@ def test_a_case_with_a_metric_not_evaluated_is_incomplete_never_passed() -> None
     assert rows["half"][4] == ["j"]  # the metric that kept it from passing
     assert rows["bad"][2:5] == ["failed", 0.0, ["m"]]
     assert [row[6] for row in index["cases"]] == [[0], [1], [2]]
+
+
+def test_a_not_evaluated_case_is_not_evaluated_as_in_every_other_report() -> None:
+    # No metric scored it and nothing was left unfinished (here: a case aggregator's
+    # verdict): `run` exits 0 with "PASSED: 1 of 2 cases passed (1 not evaluated)", but
+    # the page called the case incomplete and the run incomplete.
+    result = eval_set_result(
+        "s",
+        [
+            case_result("s", "ok", [metric("m", 1.0)]),
+            case_result("s", "undecided", [metric("m", 1.0)], status=N),
+        ],
+    )
+    assert case_statuses(result)["undecided"] is EvalStatus.NOT_EVALUATED
+    assert status_label(EvalStatus.NOT_EVALUATED, False) == "not_evaluated"
+    index = built(result).index()
+    assert index["overallStatus"] == "passed"
+    assert index["counts"] == {"passed": 1, "failed": 0, "not_evaluated": 1, "incomplete": 0}
+    assert [row[2] for row in index["cases"]] == ["passed", "not_evaluated"]
+    (eval_set,) = index["evalSets"]
+    assert eval_set["counts"] == index["counts"]
 
 
 def test_a_partial_eval_set_leaves_the_page_incomplete() -> None:

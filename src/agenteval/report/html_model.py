@@ -60,6 +60,8 @@ HISTOGRAM_BINS = 10
 SEARCH_TEXT_CHARS = 240
 # Characters of a case's first reason kept in the index (the failures-first list).
 REASON_CHARS = 400
+# A case row's status (:func:`status_label`), the keys of the page's case counts.
+CASE_LABELS = ("passed", "failed", "not_evaluated", "incomplete")
 
 # Criteria leave the per-case details: they are kept once per metric (see module docstring).
 _NO_CRITERIA: Any = {
@@ -81,11 +83,19 @@ _PAIR_DIFF = re.compile(
 
 
 def status_label(status: EvalStatus, not_evaluated: bool) -> str:
-    """``passed``, ``failed`` or ``incomplete`` (any metric not evaluated: never passed)."""
+    """``passed``, ``failed``, ``incomplete`` (any metric not evaluated: never passed) or
+    ``not_evaluated`` (nothing scored it and nothing was left unfinished: a case without
+    metrics, a case aggregator's verdict), the case's status as every other report gives it.
+
+    A not-evaluated case read as incomplete made the page say "incomplete" of a run that
+    exited 0 with ``PASSED: 1 of 2 cases passed (1 not evaluated)``.
+    """
     if status is EvalStatus.FAILED:
         return "failed"
-    if status in (EvalStatus.NOT_EVALUATED, EvalStatus.INCOMPLETE) or not_evaluated:
+    if status is EvalStatus.INCOMPLETE or not_evaluated:
         return "incomplete"
+    if status is EvalStatus.NOT_EVALUATED:
+        return "not_evaluated"
     return "passed"
 
 
@@ -442,7 +452,7 @@ class RunBuilder:
 
     def index(self) -> dict[str, Any]:
         """The run's summary and case rows."""
-        counts = {"passed": 0, "failed": 0, "incomplete": 0}
+        counts = dict.fromkeys(CASE_LABELS, 0)
         for row in self.rows:
             counts[row[2]] += 1
         # The one rule (aggregation.run_outcome), as the console's verdict and the exit
@@ -500,7 +510,7 @@ def _eval_set_summary(
     rows: Sequence[list[Any]],
     stats: dict[str, _MetricStats],
 ) -> dict[str, Any]:
-    counts = {"passed": 0, "failed": 0, "incomplete": 0}
+    counts = dict.fromkeys(CASE_LABELS, 0)
     for row in rows:
         counts[row[2]] += 1
     summary_extra = summary.model_extra or {}

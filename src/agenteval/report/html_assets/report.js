@@ -416,12 +416,14 @@
     const run = runs[state.run];
     const root = document.getElementById("summary");
     root.textContent = "";
-    const total = run.counts.passed + run.counts.failed + run.counts.incomplete;
+    // Every case is in one of the counts; not evaluated is apart from incomplete, as on the console.
+    const total = Object.values(run.counts).reduce((sum, count) => sum + count, 0);
     root.appendChild(el("div", { class: "cards" },
       el("div", { class: "card" }, el("div", { class: "muted" }, "overall"), badge(run.overallStatus)),
       el("div", { class: "card" }, el("div", { class: "muted" }, "cases passed"),
         el("div", { class: "big" }, run.counts.passed + " / " + total)),
       el("div", { class: "card" }, el("div", { class: "muted" }, "failed"), el("div", { class: "big" }, run.counts.failed)),
+      el("div", { class: "card" }, el("div", { class: "muted" }, "not evaluated"), el("div", { class: "big" }, run.counts.not_evaluated)),
       el("div", { class: "card" }, el("div", { class: "muted" }, "incomplete"), el("div", { class: "big" }, run.counts.incomplete)),
       run.durationSeconds != null && el("div", { class: "card" }, el("div", { class: "muted" }, "duration"),
         el("div", { class: "big" }, fmt(run.durationSeconds) + " s")),
