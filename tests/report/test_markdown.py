@@ -18,7 +18,7 @@ from agenteval.report.markdown import (
 )
 from agenteval.report.run_notes import RunNotes
 from agenteval.report.set_tally import set_report
-from sample_results import case_result, eval_set_result, metric
+from sample_results import N, case_result, eval_set_result, metric
 
 NASTY = "want `a|b` <script>x</script> & *not bold* [link](http://x) \\ end\r\nnext\x1b[0m"
 
@@ -132,6 +132,39 @@ def test_pass_rates_and_metric_averages() -> None:
     assert failing[2][3] == "no metric was evaluated for this case"
     assert failing[3][3] == "error: no actual turns"
     assert failing[4][3] == "m: average over 3 runs 0.6667 < threshold 1"
+
+
+def test_incomplete_cases_have_their_own_column_not_the_not_evaluated_one() -> None:
+    # The headline said "1 not evaluated · 2 incomplete"; the table below it, 3 not evaluated.
+    shop = eval_set_result(
+        "shop",
+        [
+            case_result("shop", "ok", [metric("m", 1.0)]),
+            case_result("shop", "bad", [metric("m", 0.0)]),
+            case_result("shop", "no_metrics", []),
+            case_result("shop", "judge_down", [metric("m", 1.0), metric("j", 0.0, status=N)]),
+            case_result("shop", "crashed", [metric("m", 0.0, status=N)]),
+        ],
+    )
+    beta = eval_set_result("beta", [case_result("beta", "x", [metric("m", 1.0)])])
+    text = markdown_summary([shop, beta])
+    assert "**2 of 6 cases passed** (33.3%) · 1 failed · 1 not evaluated · 2 incomplete ·" in text
+    rates = rendered_tables(text)[0]
+    assert rates == [
+        [
+            "eval set",
+            "cases",
+            "passed",
+            "failed",
+            "not evaluated",
+            "incomplete",
+            "pass rate",
+            "runs",
+        ],
+        ["shop", "5", "1", "1", "1", "2", "20%", "1"],
+        ["beta", "1", "1", "0", "0", "0", "100%", "1"],
+        ["total", "6", "2", "1", "1", "2", "33.3%", ""],
+    ]
 
 
 def test_all_passed_has_no_failing_table() -> None:

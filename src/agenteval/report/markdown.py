@@ -74,11 +74,13 @@ def _percent(passed: int, total: int) -> str:
     return f"{value}%"
 
 
-def _counts(report: SetReport) -> tuple[int, int, int, int]:
+def _counts(report: SetReport) -> tuple[int, int, int, int, int]:
+    """Cases, passed, failed, not evaluated and incomplete: apart, as the headline counts them."""
     total = len(report.statuses)
     passed = report.count(EvalStatus.PASSED)
     failed = report.count(EvalStatus.FAILED)
-    return total, passed, failed, total - passed - failed
+    incomplete = report.count(EvalStatus.INCOMPLETE)
+    return total, passed, failed, total - passed - failed - incomplete, incomplete
 
 
 def _headline(
@@ -105,40 +107,22 @@ def _headline(
 
 
 def _pass_rate_table(reports: Sequence[SetReport]) -> list[str]:
-    lines = [
-        _row("eval set", "cases", "passed", "failed", "not evaluated", "pass rate", "runs"),
-        _rule("l", "r", "r", "r", "r", "r", "r"),
-    ]
-    totals = [0, 0, 0, 0]
-    for report in reports:
-        counts = _counts(report)
-        for index, value in enumerate(counts):
-            totals[index] += value
-        total, passed, failed, not_evaluated = counts
-        lines.append(
-            _row(
-                cell(report.eval_set_id or "(unnamed)"),
-                str(total),
-                str(passed),
-                str(failed),
-                str(not_evaluated),
-                _percent(passed, total),
-                str(report.num_runs),
-            )
-        )
+    # An incomplete case is counted in its own column (shown when there is one), never
+    # among the not evaluated: the headline said "1 not evaluated · 2 incomplete" above a
+    # table that said 3 not evaluated.
+    counted = [_counts(report) for report in reports]
+    totals = [sum(counts[index] for counts in counted) for index in range(5)]  # none: zeros
+    incomplete = bool(totals[4])
+    head = ["eval set", "cases", "passed", "failed", "not evaluated"]
+    head += ["incomplete"] if incomplete else []
+    lines = [_row(*head, "pass rate", "runs"), _rule("l", *"r" * (len(head) + 1))]
+    for report, counts in zip(reports, counted, strict=True):
+        numbers = [str(value) for value in counts[: 5 if incomplete else 4]]
+        name = cell(report.eval_set_id or "(unnamed)")
+        lines.append(_row(name, *numbers, _percent(counts[1], counts[0]), str(report.num_runs)))
     if len(reports) > 1:
-        total, passed, failed, not_evaluated = totals
-        lines.append(
-            _row(
-                "**total**",
-                f"**{total}**",
-                f"**{passed}**",
-                f"**{failed}**",
-                f"**{not_evaluated}**",
-                f"**{_percent(passed, total)}**",
-                "",
-            )
-        )
+        numbers = [f"**{value}**" for value in totals[: 5 if incomplete else 4]]
+        lines.append(_row("**total**", *numbers, f"**{_percent(totals[1], totals[0])}**", ""))
     return [*lines, ""]
 
 
