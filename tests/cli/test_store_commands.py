@@ -160,6 +160,11 @@ def test_report_trend_page(project: Workspace, tmp_path: Path) -> None:
         ),
         ("UPDATE runs SET started_at = 'x'", "runs id 1/started_at", "'x' is not a number"),
         (
+            "UPDATE set_metrics SET score_sum = 'x' WHERE run = 1",
+            "set_metrics run 1 position 0/score_sum",
+            "'x' is not a number",
+        ),
+        (
             "UPDATE agenteval_schema SET version = 'abc'",
             "agenteval_schema/version",
             "'abc' is not an integer",

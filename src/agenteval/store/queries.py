@@ -23,6 +23,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Table, select
@@ -119,7 +120,7 @@ _JUDGE_COLUMNS = ("calls", "cache_hits", "retries", "prompt_tokens", "completion
 
 def _stored_run(row: Any) -> StoredRun:
     m = row._mapping
-    tables.checked(tables.runs, f"id {m['id']}", dict(m))
+    tables.checked(tables.runs, lambda: f"id {m['id']}", dict(m))
     return StoredRun(
         key=m["id"],
         run_id=m["run_id"],
@@ -177,9 +178,14 @@ def _run_rows(
         )
         for row in conn.execute(query):
             values = tuple(row)
-            label = f"run {values[0]}" + (f" position {values[at]}" if at is not None else "")
-            tables.checked(table, label, dict(zip(columns, values, strict=True)))
+            named = partial(_row_label, values, at)  # formatted only for a damaged row
+            tables.checked(table, named, dict(zip(columns, values, strict=True)))
             yield values
+
+
+def _row_label(values: Sequence[Any], at: int | None) -> str:
+    """How a damaged row of a run's table is named: ``run 3 position 0`` (tables.DamagedRow)."""
+    return f"run {values[0]}" + (f" position {values[at]}" if at is not None else "")
 
 
 def _case_ids(run: int, position: int, text: str | None) -> list[str]:

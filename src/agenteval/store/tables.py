@@ -23,13 +23,14 @@ Bulk tables carry no primary key (an index on ``run`` serves every query and kee
 100,000-case writes fast); the writer never writes a row twice.  Times are Unix
 seconds (float) so both databases compare and sort them alike.
 
-Tested in tests/store/test_migrations.py (the schema is created and checked there).
+Tested in tests/store/test_migrations.py (the schema is created and checked there) and
+tests/store/test_tables.py (rows read back checked).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -77,9 +78,12 @@ _PYTHON_TYPES: dict[type[Any], tuple[type[Any], ...]] = {
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a text"}
 
 
-def checked(table: Table, row: str, values: Mapping[str, Any]) -> None:
+def checked(table: Table, row: str | Callable[[], str], values: Mapping[str, Any]) -> None:
     """Every value of a ``table`` row read back is of its column's type (NULL only where the
     column allows it); :class:`DamagedRow` naming ``row`` (``id 3``) and the column if not.
+
+    ``row`` may be a function giving that name: a reader of thousands of rows then formats
+    one only for a damaged row, not for every row it reads (store.queries).
 
     SQLite keeps whatever a hand-edit wrote ('x' in a REAL column), where a reader would fail
     far away with a TypeError; PostgreSQL never lets one in, so this never fires there.
@@ -90,13 +94,16 @@ def checked(table: Table, row: str, values: Mapping[str, Any]) -> None:
         value = values[column.name]
         if value is None:
             if not column.nullable:
-                raise DamagedRow(table.name, row, column.name, "is empty (NULL)")
+                raise DamagedRow(table.name, _named(row), column.name, "is empty (NULL)")
             continue
         wanted = _PYTHON_TYPES.get(type(column.type))
         if wanted is not None and (isinstance(value, bool) or not isinstance(value, wanted)):
-            raise DamagedRow(
-                table.name, row, column.name, f"{value!r} is not {_TYPE_NAMES[wanted[-1]]}"
-            )
+            problem = f"{value!r} is not {_TYPE_NAMES[wanted[-1]]}"
+            raise DamagedRow(table.name, _named(row), column.name, problem)
+
+
+def _named(row: str | Callable[[], str]) -> str:
+    return row if isinstance(row, str) else row()
 
 
 # runs.agent_<name> of each count of an ``agentUsage`` object (results/agent_usage.COUNTS).
