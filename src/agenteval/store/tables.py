@@ -88,18 +88,32 @@ def checked(table: Table, row: str | Callable[[], str], values: Mapping[str, Any
     SQLite keeps whatever a hand-edit wrote ('x' in a REAL column), where a reader would fail
     far away with a TypeError; PostgreSQL never lets one in, so this never fires there.
     """
-    for column in table.columns:
-        if column.name not in values:
+    for name, (nullable, wanted) in _columns(table).items():
+        if name not in values:
             continue
-        value = values[column.name]
+        value = values[name]
         if value is None:
-            if not column.nullable:
-                raise DamagedRow(table.name, _named(row), column.name, "is empty (NULL)")
+            if not nullable:
+                raise DamagedRow(table.name, _named(row), name, "is empty (NULL)")
             continue
-        wanted = _PYTHON_TYPES.get(type(column.type))
         if wanted is not None and (isinstance(value, bool) or not isinstance(value, wanted)):
             problem = f"{value!r} is not {_TYPE_NAMES[wanted[-1]]}"
-            raise DamagedRow(table.name, _named(row), column.name, problem)
+            raise DamagedRow(table.name, _named(row), name, problem)
+
+
+_ColumnTypes = dict[str, tuple[bool, tuple[type[Any], ...] | None]]
+_COLUMN_TYPES: dict[str, _ColumnTypes] = {}
+
+
+def _columns(table: Table) -> _ColumnTypes:
+    """Per column of ``table``: whether it may be NULL and the Python types it holds (None:
+    not checked), worked out once per table, not once per row read."""
+    found = _COLUMN_TYPES.get(table.name)
+    if found is None:
+        found = _COLUMN_TYPES[table.name] = {
+            c.name: (bool(c.nullable), _PYTHON_TYPES.get(type(c.type))) for c in table.columns
+        }
+    return found
 
 
 def _named(row: str | Callable[[], str]) -> str:
