@@ -116,3 +116,33 @@ def test_an_empty_selection_is_a_page_that_says_so(
         assert errors == [] and len(requests) == 1
     finally:
         page.close()
+
+
+def test_every_text_from_the_store_is_escaped_in_the_html(
+    sqlite_store: Store, tmp_path: Path
+) -> None:
+    # Eval set, case, metric, branch, commit, run group and title all carry markup: every one
+    # is text on the page (autoescaped), none makes an element (no browser needed to see it).
+    markup = "<img src=x onerror=alert(1)>"
+    escaped = "&lt;img src=x onerror=alert(1)&gt;"
+    for i in range(3):
+        case = case_result(f"S{markup}", f"C{markup}", [metric(f"M{markup}", i % 2, 0.5)])
+        result = eval_set_result(f"S{markup}", [case])
+        result.eval_set_result_id = f"r{i}"
+        result.creation_timestamp = 1_767_225_600.0 + i * 3600
+        path = write_result(result, tmp_path / str(i))
+        group = f"G{markup}{i}"
+        add_results(sqlite_store, [path], commit=f"K{markup}", branch=f"B{markup}", run_group=group)
+    with sqlite_store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    html = render_trend_page(found, title=f"T{markup}").decode()
+    assert "<img" not in html
+    for text in (
+        f"<h1>T{escaped}</h1>",
+        f'data-metric="S{escaped} / M{escaped}"',
+        f'<td class="case-name">S{escaped} / C{escaped}</td>',
+        f"<td>G{escaped}0</td>",
+        f"<td>B{escaped}</td><td>K&lt;img sr</td>",  # the commit cut to 8 characters
+        f"<title>run G{escaped}0 · commit K&lt;img sr: 0</title>",
+    ):
+        assert text in html
