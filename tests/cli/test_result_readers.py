@@ -434,6 +434,41 @@ def test_show_of_a_run_document_prints_the_warnings_its_run_printed(tmp_path: Pa
     assert shown.stdout.splitlines()[-1].endswith("· 1 eval set · 1 warning"), shown.stdout
 
 
+def test_show_counts_a_saved_flood_as_its_run_did_and_bounds_its_lines(tmp_path: Path) -> None:
+    # Twelve warnings of one kind: the run printed ten and "… and 2 more like this", and its
+    # document keeps those 11 lines; show counted lines and said "11 warnings".
+    evalset, metrics = write_suite(tmp_path / "in", {"alpha": "ok", "beta": "ok", "gamma": "ok"})
+    data = json.loads(evalset.read_text())
+    for index in range(12):
+        data["evalCases"][0]["conversation"][0][f"note{index}"] = "x"
+    evalset.write_text(json.dumps(data))
+    document = tmp_path / "run.json"
+    live = cli("run", "--evalset", str(evalset), "--metrics", str(metrics), "--json", str(document))
+    assert live.returncode == 0, live.stdout + live.stderr
+    warned = [line for line in live.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warned) == 11 and warned[-1] == f"warning: {evalset}: … and 2 more like this"
+    assert live.stdout.splitlines()[-1].split(" · ")[2] == "12 warnings", live.stdout
+    shown = cli("show", str(document), "--quiet")
+    assert [line for line in shown.stderr.splitlines() if line.startswith("warning:")] == warned
+    assert shown.stdout.splitlines()[-1].endswith("· 1 eval set · 12 warnings"), shown.stdout
+    # A line per trace file (60 kinds): show prints 50 of the 71 lines, then counts the rest.
+    saved = json.loads(document.read_text())
+    saved["warnings"] += [f"t{i}.json: spans[0]: span kind 'x' not mapped" for i in range(60)]
+    document.write_text(json.dumps(saved))
+    shown = cli("show", str(document), "--quiet")
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    lines = [line for line in shown.stderr.splitlines() if line.startswith("warning:")]
+    assert lines[:11] == warned and len(lines) == 51
+    assert lines[49] == "warning: t38.json: spans[0]: span kind 'x' not mapped"
+    assert lines[50] == (
+        f"warning: {document}: … and 21 more warnings of its run "
+        '(its "warnings" list has every line; --verbose prints them)'
+    )
+    assert shown.stdout.splitlines()[-1].endswith("· 1 eval set · 72 warnings"), shown.stdout
+    every = cli("show", str(document), "--quiet", "--verbose")
+    assert len([line for line in every.stderr.splitlines() if line.startswith("warning:")]) == 71
+
+
 def test_a_summary_edited_apart_from_its_runs_is_warned_of_and_never_counted(
     tmp_path: Path,
 ) -> None:

@@ -5,9 +5,12 @@ from __future__ import annotations
 from agenteval.errors import Problem
 from agenteval.report.run_notes import (
     SHOWN_PER_KIND,
+    SHOWN_SAVED,
     RunNotes,
+    bounded_saved,
     collapse,
     count_text,
+    represented,
     warning_count,
     warning_kind,
 )
@@ -77,3 +80,34 @@ def test_run_notes_hold_the_collapsed_warnings_their_count_and_why_unfinished() 
     assert len(notes.lines()) == SHOWN_PER_KIND + 1
     assert notes.lines()[-1] == "t.otlp.json: … and 15 more like this"
     assert notes.unfinished == ("interrupted",)
+
+
+def test_a_counting_line_stands_for_its_count_any_other_line_for_itself() -> None:
+    (line,) = collapse([span(f"{i:04x}") for i in range(1_234 + SHOWN_PER_KIND)])[-1:]
+    assert line == Problem("t.otlp.json", "", "… and 1,234 more like this")
+    assert represented(line) == 1_234
+    assert represented(span("00ff")) == 1
+    assert represented(Problem("f", "a.b", "… and 7 more like this")) == 1  # a path: no count
+
+
+def test_saved_lines_past_the_bound_are_counted_by_the_warnings_they_stand_for() -> None:
+    files = [Problem(f"t{i}.json", "", "span kind 'x' not mapped") for i in range(SHOWN_SAVED + 3)]
+    counted = Problem("s.evalset.json", "", "… and 2,000 more like this")
+    lines = [unknown_key(1), unknown_key(1), *files, counted]
+    shown, total = bounded_saved("run.json", lines)
+    assert total == 1 + len(files) + 2_000  # the exact repeat once, the counting line 2,000
+    assert shown[:-1] == [unknown_key(1), *files[: SHOWN_SAVED - 1]]
+    assert shown[-1] == Problem(
+        "run.json",
+        "",
+        f"… and {4 + 2_000:,} more warnings of its run",
+        'its "warnings" list has every line; --verbose prints them',
+    )
+    assert bounded_saved("run.json", lines, None) == ([unknown_key(1), *files, counted], total)
+    assert bounded_saved("run.json", files[:3]) == (files[:3], 3)
+
+
+def test_saved_notes_put_each_document_first_and_count_everything() -> None:
+    saved = {"a.json": [Problem("x.json", "", "… and 5 more like this")], "b.json": [span("1")]}
+    notes = RunNotes.of_saved(saved, [span("2"), span("2")], ["interrupted"])
+    assert notes == RunNotes([*saved["a.json"], span("1"), span("2")], 5 + 1 + 1, ("interrupted",))

@@ -48,20 +48,21 @@ def refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]
         raise ConfigError([Problem(names, "", f"no case results to {command}")])
 
 
-def saved_warnings(parts: Sequence[ResultPart]) -> list[Problem]:
-    """The warnings a ``--json`` run document saved (what its run printed), once a document.
+def saved_warnings(parts: Sequence[ResultPart]) -> dict[str, list[Problem]]:
+    """The warnings each ``--json`` run document saved (what its run printed), by document.
 
     Each was written as its one line, ``file: json.path: message (hint)``; it is given back
     as a problem that prints that line again.
     """
-    found: list[Problem] = []
+    found: dict[str, list[Problem]] = {}
     documents = {part.source: part.document_keys for part in parts if part.document_keys}
-    for keys in documents.values():
+    for source, keys in documents.items():
         lines = keys.get("warnings")
         for line in lines if isinstance(lines, list) else []:
             if isinstance(line, str):
                 file, _, rest = line.partition(": ")
-                found.append(Problem(file, "", rest) if rest else Problem("", "", line))
+                problem = Problem(file, "", rest) if rest else Problem("", "", line)
+                found.setdefault(source, []).append(problem)
     return found
 
 

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from agenteval.cli.flags import settings_command
-from agenteval.cli.guard import print_warnings, stdout
+from agenteval.cli.guard import print_problems, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import (
     saved_exit_code,
@@ -24,7 +24,7 @@ from agenteval.errors import Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
 from agenteval.report import console as console_report
 from agenteval.report.gc_pause import collector_paused
-from agenteval.report.run_notes import RunNotes
+from agenteval.report.run_notes import SHOWN_SAVED, RunNotes
 from agenteval.report.set_tally import source_report
 
 
@@ -58,11 +58,14 @@ def show_results(settings: ShowSettings) -> int:
         with collector_paused():  # cases are read and tallied one at a time
             reports = [source_report(part, view=view, problems=problems) for part in parts]
     # The run's own warnings (a run document keeps them) first, as the run printed them.
-    warnings = saved_warnings(parts) + reading_warnings(parts)
-    raise_problems(problems, warnings)
+    saved = saved_warnings(parts)
+    found = reading_warnings(parts)
+    raise_problems(problems, [*(p for lines in saved.values() for p in lines), *found])
     heads = [part.head for part in parts]
-    shown = print_warnings(warnings)
-    notes = RunNotes(shown.warnings, shown.warning_count, saved_unfinished(heads))
+    # A document's lines bounded, each counting line read as its count (run_notes).
+    limit = None if settings.verbose else SHOWN_SAVED
+    notes = RunNotes.of_saved(saved, found, saved_unfinished(heads), limit=limit)
+    print_problems(list(notes.warnings), warning=True)
     console_report.render_reports(stdout(), reports, notes=notes)
     return saved_exit_code(heads, reports)
 

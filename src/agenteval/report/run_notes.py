@@ -11,12 +11,16 @@ span per span) — are shown :data:`SHOWN_PER_KIND` times; a last line then coun
 the rest (``file: … and 299,990 more like this``), so 300,000 of them cost a
 few lines in each report.  An exact repeat (one metric file shared by several
 eval sets) is shown once.
+
+A ``--json`` run document keeps its run's warnings as those lines; ``show`` prints
+them again (:meth:`RunNotes.of_saved`): a counting line counts its ``N`` warnings, not
+one, and past :data:`SHOWN_SAVED` lines of a document one more line counts the rest.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -24,6 +28,11 @@ from agenteval.errors import Problem
 
 # Warnings of one kind shown before the rest are only counted.
 SHOWN_PER_KIND = 10
+# Saved warning lines of one run document ``show`` prints before the rest are only counted
+# (a run over 2,000 trace files saved a line per file: 2,000 lines on every ``show``).
+SHOWN_SAVED = 50
+# The line that counts a kind's warnings past SHOWN_PER_KIND.
+_MORE_LIKE_THIS = re.compile(r"… and (\d{1,3}(?:,\d{3})*) more like this")
 
 # What varies between warnings of one kind: quoted names and any word with a digit in it
 # (indexes, ids, counts, hex span ids).  Possessive and anchored at word starts, so a
@@ -85,6 +94,33 @@ def collapse_counted(warnings: Iterable[Problem]) -> tuple[list[Problem], int]:
     return lines, len(seen)
 
 
+def represented(line: Problem) -> int:
+    """How many warnings a shown line stands for: a counting line of :func:`collapse` its
+    ``N`` more, any other line itself."""
+    found = None if line.path or line.hint else _MORE_LIKE_THIS.fullmatch(line.message)
+    return int(found.group(1).replace(",", "")) if found else 1
+
+
+def bounded_saved(
+    source: str, lines: Sequence[Problem], limit: int | None = SHOWN_SAVED
+) -> tuple[list[Problem], int]:
+    """A run document's saved warning lines (collapsed by its run) as ``show`` prints them:
+    each once, past ``limit`` (None: no limit) one line counting the warnings of the rest;
+    and how many warnings they stand for in all (:func:`represented`)."""
+    distinct = list(dict.fromkeys(lines))
+    total = sum(map(represented, distinct))
+    if limit is None or len(distinct) <= limit:
+        return distinct, total
+    rest = sum(map(represented, distinct[limit:]))
+    more = Problem(
+        source,
+        "",
+        f"… and {rest:,} more warnings of its run",
+        'its "warnings" list has every line; --verbose prints them',
+    )
+    return [*distinct[:limit], more], total
+
+
 def warning_count(warnings: Iterable[Problem]) -> int:
     """How many distinct warnings there are (exact repeats counted once, as shown)."""
     return len(set(warnings))
@@ -113,6 +149,26 @@ class RunNotes:
         """The notes of a run with these warnings (all of them; collapsed here)."""
         shown, count = collapse_counted(warnings)
         return cls(shown, count, tuple(unfinished))
+
+    @classmethod
+    def of_saved(
+        cls,
+        saved: Mapping[str, Sequence[Problem]],
+        found: Sequence[Problem],
+        unfinished: Sequence[str] = (),
+        *,
+        limit: int | None = SHOWN_SAVED,
+    ) -> RunNotes:
+        """The notes of saved results: each run document's saved warning lines (by
+        document, :func:`bounded_saved`) first, then the warnings reading them ``found``."""
+        shown: list[Problem] = []
+        count = 0
+        for source, lines in saved.items():
+            printed, total = bounded_saved(source, lines, limit)
+            shown += printed
+            count += total
+        more, found_count = collapse_counted(found)
+        return cls([*shown, *more], count + found_count, tuple(unfinished))
 
     def lines(self) -> list[str]:
         """The warnings as shown, one ``file: path: message (hint)`` line each."""
