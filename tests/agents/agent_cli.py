@@ -66,3 +66,22 @@ EXACT_FINAL = [
         "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
     }
 ]
+
+
+def fault_agent_run(
+    directory: Path,
+    cases: list[dict[str, Any]],
+    *extra: str,
+    env: dict[str, str] | None = None,
+    name: str = "faults",
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """``run`` of ``cases`` (eval set ``name``, :data:`EXACT_FINAL`) driving the fault agent,
+    uncached, its run document ``directory/run.json``; the process and the case results."""
+    evalset = write_evalset(directory, name, cases, EXACT_FINAL)
+    out = directory / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--json", str(out), *extra, env=env, timeout=90,
+    )  # fmt: skip
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc, case_results(out)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from agent_cli import (
     REPO,
     case_results,
     echo_case,
+    fault_agent_run,
     run_cli,
     write_evalset,
 )
@@ -117,36 +117,18 @@ def test_num_runs_drives_the_agent_each_time(tmp_path: Path) -> None:
 
 
 def test_each_fault_fails_only_its_case(tmp_path: Path) -> None:
-    evalset = write_evalset(
-        tmp_path,
-        "faults",
-        [
-            echo_case("fine", "hello", "again"),
-            echo_case("crashes", "hello", "crash"),
-            echo_case("hangs", "hang"),
-            echo_case("garbage", "garbage"),
-            echo_case("agent_error", "fail"),
-            echo_case("fine_after", "bye"),
-        ],
-        EXACT_FINAL,
-    )
-    out = tmp_path / "run.json"
-    proc = run_cli(
-        "run",
-        "--evalset",
-        str(evalset),
-        "--agent",
-        f"cmd:{FAULT_AGENT}",
-        "--agent-timeout",
-        "2",
-        "--agent-concurrency",
-        "2",
-        "--no-cache",
-        "--json",
-        str(out),
+    cases = [
+        echo_case("fine", "hello", "again"),
+        echo_case("crashes", "hello", "crash"),
+        echo_case("hangs", "hang"),
+        echo_case("garbage", "garbage"),
+        echo_case("agent_error", "fail"),
+        echo_case("fine_after", "bye"),
+    ]
+    proc, results = fault_agent_run(
+        tmp_path, cases, "--agent-timeout", "2", "--agent-concurrency", "2"
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    results = case_results(out)
     assert results["fine"]["finalEvalStatus"] == "passed"
     assert results["fine_after"]["finalEvalStatus"] == "passed"
     errors = {k: v.get("errorMessage", "") for k, v in results.items()}
@@ -219,19 +201,6 @@ def test_a_command_that_cannot_start_makes_the_run_incomplete(tmp_path: Path) ->
     assert json.loads(out.read_text())["agent"]["notStarted"] == 1
 
 
-def _faults_run(
-    tmp_path: Path, cases: list[dict[str, object]], *extra: str, env: dict[str, str] | None = None
-) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
-    evalset = write_evalset(tmp_path, "faults", cases, EXACT_FINAL)
-    out = tmp_path / "run.json"
-    proc = run_cli(
-        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
-        "--json", str(out), *extra, env=env, timeout=90,
-    )  # fmt: skip
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc, case_results(out)
-
-
 def test_output_after_the_final_reply_fails_its_case_and_reaches_no_other(
     tmp_path: Path,
 ) -> None:
@@ -247,7 +216,7 @@ def test_output_after_the_final_reply_fails_its_case_and_reaches_no_other(
         echo_case("two_turns", "double", "again"),
         echo_case("last", "end"),
     ]
-    proc, results = _faults_run(
+    proc, results = fault_agent_run(
         tmp_path, cases, "--agent-concurrency", "1", "--record", str(record)
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -293,7 +262,7 @@ def test_a_child_of_the_agent_is_killed_with_it(tmp_path: Path) -> None:
     """The worker exits cleanly at the end of the run; the process it started goes too, and
     nothing is printed about the event loop."""
     children = tmp_path / "children.txt"
-    proc, results = _faults_run(
+    proc, results = fault_agent_run(
         tmp_path, [echo_case("kid", "child")], env={"FAULT_AGENT_CHILDREN": str(children)}
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -399,7 +368,7 @@ def test_agent_time_is_wall_time_and_session_time_labelled(tmp_path: Path) -> No
     cases = [{**c, "conversation": c["conversation"]} for c in cases]
     for c in cases:
         c["conversation"][0]["finalResponse"]["content"] = "echo: pause 1"
-    proc, _ = _faults_run(tmp_path, cases, "--agent-concurrency", "4")
+    proc, _ = fault_agent_run(tmp_path, cases, "--agent-concurrency", "4")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     agent = json.loads((tmp_path / "run.json").read_text())["agent"]
     assert agent["sessionSeconds"] >= 4.0
@@ -410,7 +379,7 @@ def test_agent_time_is_wall_time_and_session_time_labelled(tmp_path: Path) -> No
 
 def test_intermediate_messages_are_capped_with_a_count(tmp_path: Path) -> None:
     case = echo_case("talks", "chatty 2500")
-    proc, results = _faults_run(tmp_path, [case])
+    proc, results = fault_agent_run(tmp_path, [case])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     turn = results["talks"]["evalMetricResultPerInvocation"][0]["actualInvocation"]
     messages = [m["content"] for m in turn["intermediateResponses"]]
@@ -421,7 +390,7 @@ def test_intermediate_messages_are_capped_with_a_count(tmp_path: Path) -> None:
 
 def test_reply_line_and_turn_byte_caps_are_configurable(tmp_path: Path) -> None:
     cases = [echo_case("long", "y" * 3000), echo_case("chatty", "chatty 200")]
-    proc, results = _faults_run(
+    proc, results = fault_agent_run(
         tmp_path, cases, "--agent-max-event-bytes", "2000", "--agent-max-turn-bytes", "5000"
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
@@ -481,13 +450,12 @@ def test_a_failed_case_still_counts_what_its_finished_turns_spent(tmp_path: Path
     prices = tmp_path / "prices.json"
     prices.write_text(json.dumps({"test:model": {"inputPerMillion": 3, "outputPerMillion": 15}}))
     cases = [echo_case("crashes", "spend 1000 200", "crash"), echo_case("fine", "spend 10 2")]
-    evalset = write_evalset(tmp_path, "spend", cases, EXACT_FINAL)
-    record, live, replayed = (tmp_path / name for name in ("r.jsonl", "live.json", "re.json"))
-    proc = run_cli(
-        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
-        "--prices", str(prices), "--record", str(record), "--json", str(live),
-    )  # fmt: skip
+    record, live, replayed = (tmp_path / name for name in ("r.jsonl", "run.json", "re.json"))
+    proc, _ = fault_agent_run(
+        tmp_path, cases, "--prices", str(prices), "--record", str(record), name="spend"
+    )
     assert proc.returncode == 1, proc.stdout + proc.stderr
+    evalset = tmp_path / "spend.evalset.json"
     replay = run_cli(
         "run", "--evalset", str(evalset), "--traces", str(record), "--no-cache",
         "--prices", str(prices), "--json", str(replayed),
@@ -548,14 +516,9 @@ def test_a_failed_turn_counts_what_it_spent_before_it_failed(tmp_path: Path) -> 
 def test_nan_in_a_reply_line_is_a_protocol_error(tmp_path: Path) -> None:
     """JSON has no NaN: read as a number it was recorded as null, and the replay of the
     record scored another value than the live run."""
-    evalset = write_evalset(tmp_path, "nan", [echo_case("nan", "nan")], EXACT_FINAL)
-    out = tmp_path / "run.json"
-    proc = run_cli(
-        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
-        "--json", str(out),
-    )  # fmt: skip
+    proc, results = fault_agent_run(tmp_path, [echo_case("nan", "nan")], name="nan")
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert case_results(out)["nan"]["errorMessage"].startswith(
+    assert results["nan"]["errorMessage"].startswith(
         "agent turn 1 of 1: protocol error: arguments.x[1]: nan is not a finite number"
     )
 
@@ -606,7 +569,7 @@ def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) 
         echo_case("agent_error", "fail"),
         _mocked(echo_case("unmatched", "call get_x"), 2),
     ]
-    proc, driven = _faults_run(tmp_path, cases, "--record", str(record))
+    proc, driven = fault_agent_run(tmp_path, cases, "--record", str(record))
     assert proc.returncode == 1, proc.stdout + proc.stderr
     lines = [json.loads(line) for line in record.read_text().splitlines()]
     assert sorted(line["evalId"] for line in lines) == sorted(driven)

@@ -17,6 +17,7 @@ import pytest
 
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
+from trace_cases import usage_eval_set
 
 REPO = Path(__file__).resolve().parents[2]
 TRAVEL = "evalsets/travel-assistant.evalset.json"
@@ -518,31 +519,13 @@ def test_an_eval_sets_warnings_are_printed_and_listed(tmp_path: Path) -> None:
     assert [line.split(" (", 1)[0] for line in data["warnings"]] == [warning]
 
 
-def _usage_turn(iid: str, usage: bool) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "invocationId": iid,
-        "userContent": {"role": "user", "content": "q"},
-        "finalResponse": {"role": "assistant", "content": "a"},
-    }
-    if usage:
-        data["usage"] = {"inputTokens": 10, "outputTokens": 5, "inferenceCalls": 1}
-    return data
-
-
 def test_a_partly_evaluated_metric_is_incomplete_from_a_result_and_an_eval_set(
     tmp_path: Path,
 ) -> None:
     # Turn 2 has no usage: token_usage counts 15 <= 100 (passed) on turn 1 alone, and run
     # calls the case INCOMPLETE (exit 3): explain must not say passed, exit 0.
-    case = {
-        "evalId": "c1",
-        "evalMode": "trace",
-        "sessionInput": {"appName": "a", "userId": "u"},
-        "actualConversation": [_usage_turn("i1", True), _usage_turn("i2", False)],
-        "conversation": [_usage_turn("i1", False), _usage_turn("i2", False)],
-    }
     evalset = tmp_path / "u.evalset.json"
-    evalset.write_text(json.dumps({"evalSetId": "u", "evalCases": [case]}))
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=False)))
     metrics = tmp_path / "tok.metrics.json"
     metrics.write_text(json.dumps([{"metricName": "token_usage", "threshold": 100}]))
     out = tmp_path / "out"

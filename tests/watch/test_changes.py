@@ -10,6 +10,7 @@ from typing import Any
 from agenteval import api
 from agenteval.watch.changes import pass_changes
 from agenteval.watch.pairs import PassOutcome, score_pass
+from trace_cases import usage_eval_set
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,31 +61,6 @@ def test_changes_between_passes(tmp_path: Path) -> None:
     assert not any("packing_tips_two_turns" in line and "newly" in line for line in lines)
 
 
-def _usage_case(usage_on_turn_2: bool) -> dict[str, Any]:
-    def turn(iid: str, usage: bool) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "invocationId": iid,
-            "userContent": {"role": "user", "content": "q"},
-            "finalResponse": {"role": "assistant", "content": "a"},
-        }
-        if usage:
-            data["usage"] = {"inputTokens": 10, "outputTokens": 5, "inferenceCalls": 1}
-        return data
-
-    return {
-        "evalSetId": "u",
-        "evalCases": [
-            {
-                "evalId": "c1",
-                "evalMode": "trace",
-                "sessionInput": {"appName": "a", "userId": "u"},
-                "actualConversation": [turn("i1", True), turn("i2", usage_on_turn_2)],
-                "conversation": [turn("i1", False), turn("i2", False)],
-            }
-        ],
-    }
-
-
 def test_passed_to_incomplete_is_newly_failing_and_back_newly_passing(tmp_path: Path) -> None:
     # token_usage sums the turns (15 + 15 = 30 <= 100: passed); once turn 2 has no usage
     # the metric still says passed on 15, but the case is INCOMPLETE, as run reports it.
@@ -92,13 +68,13 @@ def test_passed_to_incomplete_is_newly_failing_and_back_newly_passing(tmp_path: 
     (tmp_path / "u.metrics.json").write_text(
         json.dumps([{"metricName": "token_usage", "threshold": 100}])
     )
-    evalset.write_text(json.dumps(_usage_case(True)))
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=True)))
     first = one_pass(evalset)
-    evalset.write_text(json.dumps(_usage_case(False)))
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=False)))
     second = one_pass(evalset, first)
     lines = pass_changes(first, second).lines()
     assert "newly failing: u/c1 (incomplete)" in lines
     assert "score: u/c1 token_usage 30 → 15" in lines
-    evalset.write_text(json.dumps(_usage_case(True)))
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=True)))
     third = one_pass(evalset, second)
     assert "newly passing: u/c1" in pass_changes(second, third).lines()
