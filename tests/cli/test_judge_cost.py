@@ -260,7 +260,7 @@ def test_a_judge_reply_without_usage_is_never_counted_as_free(
     assert server.count == 1
     assert (
         "warning: judge: openai:m: a reply reported no usable token usage: its tokens are not "
-        "counted and its cost is unknown (counted among the calls without a price)"
+        "counted and its cost is unknown (no price can give it)"
     ) in flat(run.stderr)
     assert (
         "judge budget stopped: the cost of a reply could not be computed (openai:m: a reply "

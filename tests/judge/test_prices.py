@@ -294,7 +294,7 @@ def test_a_reply_without_usable_usage_has_no_cost_never_zero(provider: str, faul
         (
             "judge",
             f"{key}: a reply reported no usable token usage: its tokens are not counted "
-            "and its cost is unknown (counted among the calls without a price)",
+            "and its cost is unknown (no price can give it)",
         )
     ]
 

@@ -39,3 +39,21 @@ def test_a_reply_is_counted_for_the_run_the_metric_the_eval_set_and_the_case() -
     assert isinstance(total, dict)
     assert total["costUsd"] == 0.25 and total["unpricedCalls"] == 1
     assert ledger.by_metric["m"].cost_usd == Decimal("0.25")
+
+
+def test_calls_without_usage_are_counted_apart_among_the_unpriced() -> None:
+    # Two replies of a priced model without usage and one of a model without a price:
+    # all three have no cost, and two of them because no usage came (no price would help).
+    ledger = UsageLedger()
+    ledger.record_tokens("m", TokenUsage(reported=False), None, "openai:x")
+    ledger.record_tokens("m", TokenUsage(reported=False), None, "openai:x")
+    ledger.record_tokens("m", TokenUsage(5, 1), None, "openai:y")
+    total = ledger.to_json()["total"]
+    assert isinstance(total, dict)
+    assert (total["unpricedCalls"], total["unreportedCalls"]) == (3, 2)
+    assert total["unpricedModels"] == ["openai:x", "openai:y"]
+    # Written only when some call lacked usage, as result files had it before.
+    ledger = UsageLedger()
+    ledger.record_tokens("m", TokenUsage(5, 1), None, "openai:y")
+    total = ledger.to_json()["total"]
+    assert isinstance(total, dict) and "unreportedCalls" not in total

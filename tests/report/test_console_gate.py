@@ -54,4 +54,4 @@ def test_method_counts_and_usage_line() -> None:
     render_results(console, [result])
     text = console.export_text()
     assert "gate decided by: 37 exact · 52 rouge · 11 judge" in text
-    assert "judge: 11 calls, 4 from cache, 1 retries, 5,200 prompt + 300 completion tokens" in text
+    assert "judge: 11 calls, 4 from cache, 1 retry, 5,200 prompt + 300 completion tokens" in text

@@ -781,6 +781,34 @@ def test_judge_cost_in_the_summary_and_the_case_view(
     opened.check_offline()
 
 
+def test_a_judge_without_usage_is_said_to_be_why_its_cost_is_unknown(
+    open_report: object, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """The judge has a price but sends no usage: no price would help, and the page says so
+    (as the console does), with one call counted as "1 call"."""
+    from cli.test_judge_cost import VALID, write_suite
+
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": VALID}}]}
+    judge_server.default = Reply(body=json.dumps(body).encode())
+    args = write_suite(tmp_path, judge_server.base_url, ("nice",))
+    report = tmp_path / "cost.html"
+    run = agenteval("run", *args, "--no-cache", "--html", str(report), "--no-progress")
+    assert run.returncode == 0, run.stdout + run.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    unknown = "cost unknown: 1 call reported no token usage (openai:m)"
+    assert page.locator("#summary .judge-usage").inner_text() == (
+        f"judge: 1 call, 0 from cache, 0 retries, 0 prompt + 0 completion tokens · {unknown}"
+    )
+    assert "--prices" not in page.locator("#summary").inner_text()
+    cases_tab(page)
+    page.click(".row[data-eval-id=nice]")
+    assert (
+        page.locator("#case .judge-cost").inner_text() == f"judge: 1 call, 0 from cache · {unknown}"
+    )
+    assert opened.errors == []
+
+
 def test_agent_cost_next_to_the_judge_cost_and_apart_from_it(
     open_report: object, judge_server: JudgeServer, tmp_path: Path
 ) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval.report.judge_cost import CostliestCases, cost_text, metric_costs_text, usd
+from agenteval.report.judge_cost import (
+    CostliestCases,
+    cost_text,
+    counted,
+    judge_usage_text,
+    metric_costs_text,
+    usd,
+)
 
 
 @pytest.mark.parametrize(
@@ -35,6 +42,38 @@ def test_cost_text_never_shows_a_partial_sum_as_the_whole() -> None:
     )
     assert cost_text({"calls": 3}) == ""  # a result written before judge calls were priced
     assert cost_text(None) == ""
+
+
+def test_cost_text_says_a_reply_without_usage_is_why_its_cost_is_unknown() -> None:
+    # No price would give these calls' cost: their replies reported no token usage.
+    unreported = {"costUsd": 0, "unpricedCalls": 1, "unreportedCalls": 1, "unpricedModels": ["o:m"]}
+    assert cost_text(unreported) == "cost unknown: 1 call reported no token usage (o:m)"
+    both = {"costUsd": 0, "unpricedCalls": 3, "unreportedCalls": 2, "unpricedModels": ["o:m"]}
+    assert cost_text(both) == (
+        "cost unknown: no price for 1 call, 2 calls reported no token usage (o:m) "
+        "(give --prices FILE)"
+    )
+    partial = {"costUsd": 0.01, "unpricedCalls": 2, "unreportedCalls": 2, "unpricedModels": ["o:m"]}
+    assert cost_text(partial) == "$0.01 + 2 calls without reported token usage (o:m)"
+    mixed = {"costUsd": 0.01, "unpricedCalls": 3, "unreportedCalls": 1}
+    assert (
+        cost_text(mixed) == "$0.01 + 2 calls without a price, 1 call without reported token usage"
+    )
+    # More unreported than unpriced (a hand-edited file) is not a negative count.
+    assert cost_text({"costUsd": 0, "unpricedCalls": 1, "unreportedCalls": 5}) == (
+        "cost unknown: 1 call reported no token usage"
+    )
+
+
+def test_counted_and_the_usage_line_say_one_call_and_one_retry() -> None:
+    assert [counted(n, "call") for n in (0, 1, 2)] == ["0 calls", "1 call", "2 calls"]
+    assert counted(1, "retry", "retries") == "1 retry"
+    assert counted(3, "retry", "retries") == "3 retries"
+    usage = {"total": {"calls": 1, "cacheHits": 0, "retries": 1, "promptTokens": 11,
+                       "completionTokens": 7, "costUsd": 0.5}}  # fmt: skip
+    assert judge_usage_text(usage) == (
+        "1 call, 0 from cache, 1 retry, 11 prompt + 7 completion tokens · $0.50"
+    )
 
 
 def test_metric_costs_costliest_first() -> None:

@@ -244,7 +244,7 @@ def test_what_the_judge_and_the_agent_spent_are_suite_properties(
     first, second = JUnitXml.fromstring(text)
     properties = {p.name: p.value for p in first.properties()}
     assert properties["judgeUsage"] == (
-        "12 calls, 3 from cache, 1 retries, 1,200 prompt + 300 completion tokens · "
+        "12 calls, 3 from cache, 1 retry, 1,200 prompt + 300 completion tokens · "
         "$0.0123 + 2 calls without a price (openai:<x>)"
     )
     assert properties["agentUsage"] == (

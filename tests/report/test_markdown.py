@@ -193,7 +193,7 @@ def test_what_the_judge_and_the_agent_spent_is_a_cost_table() -> None:
         ["eval set", "judge", "agent under test"],
         [
             "judged",
-            "12 calls, 3 from cache, 1 retries, 1,200 prompt + 300 completion tokens · $0.0123",
+            "12 calls, 3 from cache, 1 retry, 1,200 prompt + 300 completion tokens · $0.0123",
             "4 model calls, 1,000 input + 200 output tokens · $0.0051",
         ],
     ]

@@ -22,7 +22,7 @@ from agenteval.cli.guard import print_warnings, stderr, stdout
 from agenteval.report import console as console_report
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
-from agenteval.report.judge_cost import cost_text
+from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.run_reports import ReportsWritten, RunReporter
 from agenteval.report.safe_text import escape_control, wrote_line
 
@@ -84,20 +84,10 @@ def report_run(
 def print_judge(out: Console, result: api.RunResult, sets: int, *, quiet: bool) -> None:
     """The judge's usage and the agent's over several eval sets, and the turns the judge left
     unevaluated."""
-    usage = result.judge_usage
     # Each eval set's summary has its own line; the run total adds something only for several.
-    if usage and not quiet and sets > 1:
-        total = usage.get("total")
-        if isinstance(total, dict) and (total.get("calls") or total.get("cacheHits")):
-            cost = cost_text(total)
-            out.print(
-                f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
-                f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
-                f"{total.get('completionTokens', 0):,} completion tokens"
-                + (f" · {escape_control(cost)}" if cost else ""),
-                highlight=False,
-                markup=False,
-            )
+    judged = judge_usage_text(result.judge_usage) if not quiet and sets > 1 else ""
+    if judged:
+        out.print(f"judge: {escape_control(judged)}", highlight=False, markup=False)
     spent = agent_usage_text(result.agent_usage)
     if spent and not quiet and sets > 1:
         out.print(f"agent usage: {escape_control(spent)}", highlight=False, markup=False)

@@ -290,7 +290,7 @@ class JudgeClient:
             (
                 "judge",
                 f"{cost.key}: {UNREPORTED_USAGE}: its tokens are not counted and its cost "
-                "is unknown (counted among the calls without a price)",
+                "is unknown (no price can give it)",
             )
         )
 

@@ -10,7 +10,9 @@ own ``judgeUsage``.
 Dollars come from :mod:`agenteval.judge.prices`: ``costUsd`` adds up the calls whose
 cost is known; a reply whose model has no price (or whose usage the price cannot
 cover) is counted in ``unpricedCalls`` and its model in ``unpricedModels``, so a
-report never shows a partial sum as the whole.  Cache hits cost nothing and are
+report never shows a partial sum as the whole; those of them whose reply reported no
+token usage are also counted in ``unreportedCalls`` (written when not 0), so a report
+says why their cost is unknown.  Cache hits cost nothing and are
 counted apart (``cacheHits``).
 
 Tested in tests/judge/test_usage.py (and through the client in tests/judge/test_limits.py).
@@ -49,6 +51,9 @@ class Usage:
     cost_usd: Decimal = field(default_factory=Decimal)
     unpriced_calls: int = 0
     unpriced_models: set[str] = field(default_factory=set)
+    # Those of the unpriced calls whose reply reported no usable token usage: no price
+    # would give their cost (the reports say so rather than ask for --prices).
+    unreported_calls: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -75,6 +80,8 @@ class Usage:
         }
         if self.unpriced_models:
             data["unpricedModels"] = sorted(self.unpriced_models)
+        if self.unreported_calls:
+            data["unreportedCalls"] = self.unreported_calls
         return data
 
     def add_reply(self, tokens: TokenUsage, cost: Decimal | None, model: str) -> None:
@@ -85,6 +92,8 @@ class Usage:
         if cost is None:
             self.unpriced_calls += 1
             self.unpriced_models.add(model)
+            if not tokens.reported:
+                self.unreported_calls += 1
         else:
             self.cost_usd += cost
 

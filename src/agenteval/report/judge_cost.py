@@ -44,7 +44,7 @@ def cost_text(usage: Mapping[str, Any] | None) -> str:
         return ""
     if "costUsd" not in usage and not _number(usage, "unpricedCalls"):
         return ""  # written before agenteval priced judge calls
-    return priced_text(usage, "unpricedCalls", "call")
+    return priced_text(usage, "unpricedCalls", "call", unreported_key="unreportedCalls")
 
 
 def judge_usage_text(usage: Mapping[str, Any] | None) -> str:
@@ -54,31 +54,51 @@ def judge_usage_text(usage: Mapping[str, Any] | None) -> str:
     if not isinstance(total, Mapping) or not (total.get("calls") or total.get("cacheHits")):
         return ""
     text = (
-        f"{total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache, "
-        f"{total.get('retries', 0)} retries, {total.get('promptTokens', 0):,} prompt + "
+        f"{counted(int(_number(total, 'calls')), 'call')}, "
+        f"{total.get('cacheHits', 0)} from cache, "
+        f"{counted(int(_number(total, 'retries')), 'retry', 'retries')}, "
+        f"{total.get('promptTokens', 0):,} prompt + "
         f"{total.get('completionTokens', 0):,} completion tokens"
     )
     cost = cost_text(total)
     return f"{text} · {cost}" if cost else text
 
 
-def priced_text(usage: Mapping[str, Any], unpriced_key: str, noun: str) -> str:
-    """``costUsd`` worded with the ``noun``s counted under ``unpriced_key`` that have no price.
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``1 call``, ``2 calls`` (``plural`` when not ``noun`` + "s": ``1 retry``, ``2 retries``)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def priced_text(
+    usage: Mapping[str, Any], unpriced_key: str, noun: str, *, unreported_key: str = ""
+) -> str:
+    """``costUsd`` worded with the ``noun``s counted under ``unpriced_key`` whose cost is unknown.
 
     ``$0.0123``; ``$0.0123 + 2 turns without a price (openai:x)``; ``cost unknown: no
     price for 2 calls (openai:x) (give --prices FILE)``: a partial sum never reads as the whole.
+    Those of them counted under ``unreported_key`` have no cost because their reply reported
+    no token usage, which no price can mend: they are said apart (``1 call reported no token
+    usage``), without the ``--prices`` hint unless some others lack a price.
     """
     cost = _number(usage, "costUsd")
     unpriced = int(_number(usage, unpriced_key))
+    if not unpriced:
+        return usd(cost)
+    unreported = min(int(_number(usage, unreported_key)), unpriced) if unreported_key else 0
+    no_price = unpriced - unreported
     models = usage.get("unpricedModels")
     named = ", ".join(str(m) for m in models) if isinstance(models, list) and models else ""
     which = f" ({named})" if named else ""
-    if not unpriced:
-        return usd(cost)
-    counted = f"{unpriced} {noun}{'s' if unpriced != 1 else ''}"
     if cost == 0:
-        return f"cost unknown: no price for {counted}{which} (give --prices FILE)"
-    return f"{usd(cost)} + {counted} without a price{which}"
+        parts = [f"no price for {counted(no_price, noun)}"] if no_price else []
+        if unreported:
+            parts.append(f"{counted(unreported, noun)} reported no token usage")
+        hint = " (give --prices FILE)" if no_price else ""
+        return f"cost unknown: {', '.join(parts)}{which}{hint}"
+    parts = [f"{counted(no_price, noun)} without a price"] if no_price else []
+    if unreported:
+        parts.append(f"{counted(unreported, noun)} without reported token usage")
+    return f"{usd(cost)} + {', '.join(parts)}{which}"
 
 
 def metric_costs_text(by_metric: Mapping[str, Any] | None) -> str:
@@ -132,6 +152,7 @@ __all__ = [
     "CostliestCases",
     "cost_text",
     "costliest_text",
+    "counted",
     "judge_usage_text",
     "metric_costs_text",
     "priced_text",

@@ -25,6 +25,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from agenteval.report.judge_cost import counted
+
 UsageSource = Callable[[], Mapping[str, object] | None]
 
 
@@ -36,10 +38,10 @@ class JudgeUsageColumn(ProgressColumn):
         usage = task.fields.get("judge")
         if not isinstance(usage, Mapping):
             return Text("")
-        calls = usage.get("calls", 0)
+        calls = counted(int(str(usage.get("calls", 0))), "call")
         hits = usage.get("cacheHits", 0)
         tokens = int(str(usage.get("promptTokens", 0))) + int(str(usage.get("completionTokens", 0)))
-        return Text(f"judge {calls} calls · {hits} cached · {tokens:,} tokens", style="dim")
+        return Text(f"judge {calls} · {hits} cached · {tokens:,} tokens", style="dim")
 
 
 class RunProgress:

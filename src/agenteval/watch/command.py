@@ -32,6 +32,7 @@ from agenteval import api
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import EVALSET_SUFFIX, METRICS_SUFFIX, expand_evalset_paths
 from agenteval.report.console import ConsoleView, render_results
+from agenteval.report.judge_cost import counted
 from agenteval.report.safe_text import escape_control
 from agenteval.watch.changes import pass_changes
 from agenteval.watch.pairs import PairKey, PairResult, PassOutcome, score_pass
@@ -115,7 +116,8 @@ class Watcher:
         total = (outcome.judge_usage or {}).get("total")
         if isinstance(total, dict):
             self.out.print(
-                f"judge: {total.get('calls', 0)} calls, {total.get('cacheHits', 0)} from cache",
+                f"judge: {counted(total.get('calls', 0), 'call')}, "
+                f"{total.get('cacheHits', 0)} from cache",
                 highlight=False,
             )
         for failure in outcome.judge_failures[:1]:

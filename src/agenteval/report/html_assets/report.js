@@ -460,8 +460,8 @@
       const usage = set.judgeUsage && set.judgeUsage.total;
       if (usage && (usage.calls || usage.cacheHits)) {
         const cost = costText(usage);
-        root.appendChild(el("p", { class: "judge-usage" }, "judge: " + (usage.calls || 0) + " calls, " + (usage.cacheHits || 0) +
-          " from cache, " + (usage.retries || 0) + " retries, " + (usage.promptTokens || 0) + " prompt + " +
+        root.appendChild(el("p", { class: "judge-usage" }, "judge: " + counted(usage.calls || 0, "call") + ", " + (usage.cacheHits || 0) +
+          " from cache, " + counted(usage.retries || 0, "retry", "retries") + ", " + (usage.promptTokens || 0) + " prompt + " +
           (usage.completionTokens || 0) + " completion tokens" + (cost ? " · " + cost : "")));
         const byMetric = Object.entries(set.judgeUsage.byMetric || {}).filter(([, u]) => u && (u.costUsd > 0 || u.unpricedCalls));
         if (byMetric.length) {
@@ -667,18 +667,31 @@
 
   function costText(usage) {
     if (!usage || (usage.costUsd === undefined && !usage.unpricedCalls)) return "";
-    return pricedText(usage, usage.unpricedCalls || 0, "call");
+    return pricedText(usage, usage.unpricedCalls || 0, "call", usage.unreportedCalls || 0);
   }
 
-  // As report/judge_cost.py's priced_text: the cost, and how many calls or turns had no price.
-  function pricedText(usage, unpriced, noun) {
+  // As report/judge_cost.py's counted: "1 call", "2 calls", "1 retry", "2 retries".
+  function counted(count, noun, plural) {
+    return count + " " + (count === 1 ? noun : plural || noun + "s");
+  }
+
+  // As report/judge_cost.py's priced_text: the cost, and how many calls or turns have no cost,
+  // said apart for those whose reply reported no token usage (no price would give theirs).
+  function pricedText(usage, unpriced, noun, unreportedCount) {
     const cost = usage.costUsd || 0;
     const models = (usage.unpricedModels || []).join(", ");
     const which = models ? " (" + models + ")" : "";
     if (!unpriced) return usd(cost);
-    const counted = unpriced + " " + noun + (unpriced !== 1 ? "s" : "");
-    if (cost === 0) return "cost unknown: no price for " + counted + which + " (give --prices FILE)";
-    return usd(cost) + " + " + counted + " without a price" + which;
+    const unreported = Math.min(unreportedCount || 0, unpriced);
+    const noPrice = unpriced - unreported;
+    if (cost === 0) {
+      const parts = noPrice ? ["no price for " + counted(noPrice, noun)] : [];
+      if (unreported) parts.push(counted(unreported, noun) + " reported no token usage");
+      return "cost unknown: " + parts.join(", ") + which + (noPrice ? " (give --prices FILE)" : "");
+    }
+    const parts = noPrice ? [counted(noPrice, noun) + " without a price"] : [];
+    if (unreported) parts.push(counted(unreported, noun) + " without reported token usage");
+    return usd(cost) + " + " + parts.join(", ") + which;
   }
 
   // An agentUsage as report/agent_cost.py words it: what the agent under test spent.
@@ -714,7 +727,7 @@
     const caseCost = costText(caseRun.judgeUsage);
     if (caseCost) {
       const u = caseRun.judgeUsage;
-      root.appendChild(el("p", { class: "judge-cost" }, "judge: " + (u.calls || 0) + (u.calls === 1 ? " call, " : " calls, ") + (u.cacheHits || 0) +
+      root.appendChild(el("p", { class: "judge-cost" }, "judge: " + counted(u.calls || 0, "call") + ", " + (u.cacheHits || 0) +
         " from cache · " + caseCost));
     }
     const caseSpent = agentText(caseRun.agentUsage);
