@@ -135,3 +135,39 @@ def test_validate_knows_the_plugin_provider_and_its_capabilities(tmp_path: Path)
         "needs token logprobs, which judge provider 'cohere' cannot return "
         "(judge it with a provider that has token logprobs: gemini, ollama, openai)"
     ) in output, output
+
+
+def test_a_plugin_providers_negative_token_count_is_refused_not_subtracted(
+    tmp_path: Path,
+) -> None:
+    # The test plugin passes the server's counts on as they are; a count of -5000 prompt
+    # tokens would take 5000 tokens and their dollars off every total.  It is refused with
+    # a warning: the call's usage, so its cost, is unknown, and the reports say why.
+    env = dict(os.environ, COHERE_TEST_KEY=KEY)
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"cohere:command-judge": {"inputPerMillion": 1000,
+                                                           "outputPerMillion": 1000}}))  # fmt: skip
+    with JudgeServer(provider="cohere") as server:
+        server.default = Reply(prompt_tokens=-5000, completion_tokens=7)
+        metrics, sets = suite(tmp_path, f"http://127.0.0.1:{server.port}")
+        out = tmp_path / "out"
+        run = agenteval(
+            "run", "--evalset", str(sets), "--metrics", str(metrics), "--plugin", str(PLUGIN),
+            "--no-cache", "--prices", str(prices), "--output", str(out), env=env,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    said = " ".join((run.stdout + run.stderr).split())
+    assert (
+        "warning: judge: cohere:command-judge: the judge backend reported impossible token "
+        "usage (prompt -5000, completion 7, cached 0, cache writes 0), refused: its tokens are "
+        "not counted and its cost is unknown (no price can give it)"
+    ) in said, said
+    assert said.count("reported impossible token usage") == 1  # once per model
+    assert (
+        "judge: 2 calls, 0 from cache, 0 retries, 0 prompt + 0 completion tokens · "
+        "cost unknown: 2 calls reported no token usage (cohere:command-judge)"
+    ) in said, said
+    (result_file,) = out.glob("*.evalset_result.json")
+    total = json.loads(result_file.read_text())["judgeUsage"]["total"]
+    assert (total["promptTokens"], total["completionTokens"], total["costUsd"]) == (0, 0, 0.0)
+    assert (total["unpricedCalls"], total["unreportedCalls"]) == (2, 2)

@@ -77,3 +77,21 @@ def test_plugin_backend_runs_through_the_client(judge_server: JudgeServer, tmp_p
     assert (usage.calls, usage.cache_hits, usage.retries, usage.failed_calls) == (3, 1, 2, 1)
     assert (usage.prompt_tokens, usage.completion_tokens) == (6, 4)
     assert KEY not in refusal and "echo refuses" in refusal
+
+
+@pytest.mark.parametrize(
+    ("usage", "usable"),
+    [
+        (TokenUsage(11, 7), True),
+        (TokenUsage(11, 7, cached_prompt_tokens=5, cache_write_tokens=6), True),
+        (TokenUsage(-5000, 7), False),
+        (TokenUsage(11, -1), False),
+        (TokenUsage(11, 7, cached_prompt_tokens=-2), False),
+        (TokenUsage(11, 7, cache_write_tokens=-2), False),
+        (TokenUsage(11, 7, cached_prompt_tokens=6, cache_write_tokens=6), False),
+        (TokenUsage(11.5, 7), False),  # type: ignore[arg-type]  # a plugin's float
+        (TokenUsage(True, 7), False),  # type: ignore[arg-type]
+    ],
+)
+def test_token_counts_that_cannot_be_true_are_not_usable(usage: TokenUsage, usable: bool) -> None:
+    assert usage.usable is usable

@@ -103,6 +103,20 @@ class TokenUsage:
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def usable(self) -> bool:
+        """Whether the counts can be true: whole numbers, none negative, and no more cached
+        and written tokens than the prompt (a plugin backend may build any ``TokenUsage``)."""
+        counts = (
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.cached_prompt_tokens,
+            self.cache_write_tokens,
+        )
+        if not all(type(count) is int and count >= 0 for count in counts):
+            return False
+        return self.cached_prompt_tokens + self.cache_write_tokens <= self.prompt_tokens
+
 
 @dataclass(frozen=True)
 class JudgeReply:

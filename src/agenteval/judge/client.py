@@ -29,6 +29,7 @@ from agenteval.judge.backend import (
     JudgeReply,
     JudgeRequest,
     PreparedCall,
+    TokenUsage,
 )
 from agenteval.judge.cache import DEFAULT_CACHE_PATH, JudgeCache
 from agenteval.judge.config import JudgeSettings
@@ -220,7 +221,9 @@ class JudgeClient:
         spent = Decimal(0)
         try:
             self._budget.reserve_call()
-            reply = await self._call(backend, call, metric_name, who)
+            reply = self._refuse_impossible_usage(
+                await self._call(backend, call, metric_name, who), settings
+            )
             cost = self.prices.cost(settings.provider, settings.model, reply.usage)
             spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
             self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
@@ -280,6 +283,29 @@ class JudgeClient:
                 )
             )
         return bound
+
+    def _refuse_impossible_usage(self, reply: JudgeReply, settings: JudgeSettings) -> JudgeReply:
+        """A reply whose token counts cannot be true (a plugin backend's negative count): its
+        usage is unknown, said once per model, so it never takes tokens or dollars off a total."""
+        usage = reply.usage
+        if not usage.reported or usage.usable:
+            return reply
+        key = price_key(settings.provider, settings.model)
+        if key not in self._unreported_models:
+            self._unreported_models.add(key)
+            counts = (
+                f"prompt {usage.prompt_tokens!r}, completion {usage.completion_tokens!r}, "
+                f"cached {usage.cached_prompt_tokens!r}, cache writes {usage.cache_write_tokens!r}"
+            )
+            self.notes.append(
+                (
+                    "judge",
+                    f"{key}: the judge backend reported impossible token usage ({counts}), "
+                    "refused: its tokens are not counted and its cost is unknown (no price "
+                    "can give it)",
+                )
+            )
+        return dataclasses.replace(reply, usage=TokenUsage(reported=False))
 
     def _note_unreported(self, reply: JudgeReply, cost: CallCost) -> None:
         """Say once per model that its replies' tokens and cost are unknown (not $0)."""

@@ -210,9 +210,8 @@ def reported_usage(
     """
     if prompt is None or completion is None or cached is None or written is None:
         return TokenUsage(reported=False)
-    if cached + written > prompt:
-        return TokenUsage(reported=False)
-    return TokenUsage(prompt, completion, cached_prompt_tokens=cached, cache_write_tokens=written)
+    usage = TokenUsage(prompt, completion, cached_prompt_tokens=cached, cache_write_tokens=written)
+    return usage if usage.usable else TokenUsage(reported=False)
 
 
 def system_and_turns(request: JudgeRequest) -> tuple[list[str], list[tuple[str, str]]]:
