@@ -510,3 +510,31 @@ def test_an_internal_error_quoting_markup_or_escapes_is_printed_as_text(tmp_path
         "internal error: RuntimeError: closing tag '[/bold]' \\x1b[2J (this is a bug" in proc.stderr
     )
     assert "Traceback" not in proc.stderr and "\x1b" not in proc.stderr
+
+
+def test_show_cuts_a_huge_judge_reason_and_says_so(judge_server: Any, tmp_path: Path) -> None:
+    # A judge's 200 KB reason: the result file keeps it whole; show (like the run) prints
+    # the first 300 characters, as the CI reports cap it, and says how much there was.
+    from cli.test_judge_cost import write_suite as judged_suite
+    from judge_server import Reply
+
+    reason = "why " * 50_000
+    invalid = f"reasoning: {reason}\nis_the_agent_response_valid: invalid"
+    judge_server.default = Reply(content=invalid)
+    args = judged_suite(tmp_path, judge_server.base_url, ("lyon",))
+    out = tmp_path / "out"
+    run = agenteval_cli("run", *args, "--no-cache", "--output", str(out))
+    assert run.returncode == 1, run.stdout[-2000:] + run.stderr
+    (result,) = out.glob("*.evalset_result.json")
+    (case,) = load_result(result).case_results()
+    (metric,) = case.overall_eval_metric_results or []
+    assert metric.details is not None and reason.strip() in metric.details.reason
+    whole = len(metric.details.reason)
+    assert whole > 190_000
+
+    shown = agenteval_cli("show", str(result))
+    assert shown.returncode == 1, shown.stdout[-2000:] + shown.stderr
+    assert len(shown.stdout) < 3_000  # it printed all 200 KB before
+    flat = " ".join(shown.stdout.split())
+    assert f"why why… [cut to 300 of {whole:,} characters; the result file has it whole]" in flat
+    assert len(run.stdout) < 3_000 and run.stdout.count("[cut to 300 of") == 1  # so did the run

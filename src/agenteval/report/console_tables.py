@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.report.cell_table import CellTable, Column
-from agenteval.report.safe_text import escape_control
+from agenteval.report.safe_text import DEFAULT_REASON_CAP, cap, escape_control
 from agenteval.report.score_text import format_score
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
 from agenteval.results.flakiness import Verdict, verdict_of_counts
@@ -198,7 +198,14 @@ class ReasonLine(NamedTuple):
 def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) -> ReasonLine:
     body = Text(escape_control(where), style="bold")
     if reason:
-        body.append(f": {escape_control(reason)}")
+        # Cut as the CI reports cut it: a judge's 200 KB reason must not flood the terminal.
+        body.append(f": {escape_control(cap(reason, DEFAULT_REASON_CAP))}")
+        if len(reason) > DEFAULT_REASON_CAP:
+            body.append(
+                f" [cut to {DEFAULT_REASON_CAP} of {len(reason):,} characters; the result "
+                "file has it whole]",
+                style="dim",
+            )
     if extras:
         body.append(f" [{escape_control(extras)}]", style="dim")
     return ReasonLine(Text(mark, style=style), body)

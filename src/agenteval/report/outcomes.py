@@ -23,14 +23,12 @@ from typing import Generic, NamedTuple, TypeVar
 
 from agenteval.report.console_tables import format_score
 from agenteval.report.metric_averages import MetricAverages
+from agenteval.report.safe_text import DEFAULT_REASON_CAP, cap
 from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 _Run = TypeVar("_Run")
-
-# Reasons longer than this are cut (with "…") wherever a reporter caps them.
-DEFAULT_REASON_CAP = 300
 
 
 class MetricRecord(NamedTuple):
@@ -245,13 +243,6 @@ def metric_reason(metric: EvalMetricResult) -> str:
         return ""
     # Go joins per-turn reasons with ";" including empty ones: ";" means "no reason".
     return ";".join(part for part in metric.details.reason.split(";") if part.strip())
-
-
-def cap(text: str, limit: int | None) -> str:
-    """``text`` cut to ``limit`` characters, ending in "…" when cut (None = no limit)."""
-    if limit is None or len(text) <= limit:
-        return text
-    return text[: max(limit - 1, 0)] + "…"
 
 
 def case_outcomes(result: EvalSetResult) -> list[CaseOutcome]:

@@ -37,6 +37,9 @@ _UNSAFE = re.compile(_CLASS)
 # another backslash, or an unsafe character (which becomes an escape itself).
 _TO_ESCAPE = re.compile(f"\\\\(?=[\\\\nrtxu]|{_CLASS})|{_CLASS}")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Reasons longer than this are cut (with "…") wherever a reporter caps them: the CI
+# reports and the console (a judge's 200 KB reason is kept whole in the result file only).
+DEFAULT_REASON_CAP = 300
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -74,6 +77,13 @@ def _kept(match: re.Match[str], keep: str) -> str:
     return _escape(match)
 
 
+def cap(text: str, limit: int | None) -> str:
+    """``text`` cut to ``limit`` characters, ending in "…" when cut (None = no limit)."""
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 0)] + "…"
+
+
 def wrote_line(path: object) -> str:
     r"""``wrote PATH``, the line a command prints for each file it wrote: the path escaped
     (a path is an input too: ``--json "$(printf 'x\e[2J.json')"``).  Print it without markup,
@@ -81,4 +91,11 @@ def wrote_line(path: object) -> str:
     return f"wrote {escape_control(str(path))}"
 
 
-__all__ = ["BIDI_CONTROLS", "INVISIBLE", "escape_control", "wrote_line"]
+__all__ = [
+    "BIDI_CONTROLS",
+    "DEFAULT_REASON_CAP",
+    "INVISIBLE",
+    "cap",
+    "escape_control",
+    "wrote_line",
+]
