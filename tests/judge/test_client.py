@@ -246,3 +246,34 @@ def test_failures_are_counted_and_other_calls_go_on(judge_server: JudgeServer) -
     assert isinstance(results[1], JudgeError)
     usage = client.usage.by_metric["m"]
     assert (usage.calls, usage.failed_calls, usage.retries) == (3, 1, 0)
+
+
+def test_a_call_cancelled_on_the_wire_has_an_unknown_cost_not_zero(
+    judge_server: JudgeServer,
+) -> None:
+    # A second Ctrl-C cancels a call whose request went out: the provider bills it, but no
+    # reply says how much.  It counts as a call whose tokens and cost are unknown (so the
+    # reports never show $0 as the whole), and --max-judge-tokens can no longer be kept.
+    judge_server.latency = 5.0
+    settings = settings_for(judge_server)
+
+    async def go() -> JudgeClient:
+        async with JudgeClient(fast_options(max_tokens=1000)) as client:
+            request = JudgeRequest.user_prompt(settings, "slow")
+            sent = asyncio.Event()
+            task = asyncio.ensure_future(
+                client.complete(request, metric_name="m", on_sent=sent.set)
+            )
+            await asyncio.wait_for(sent.wait(), 5)
+            await asyncio.sleep(0.1)  # the request is on the wire
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            return client
+
+    client = asyncio.run(go())
+    total = client.usage.total
+    assert (total.calls, total.failed_calls, total.total_tokens) == (1, 0, 0)
+    assert (total.unpriced_calls, total.unreported_calls) == (1, 1)
+    assert total.to_json()["unreportedCalls"] == 1
+    assert client.budget.closed == "a reply reported no usable token usage"

@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 import random
+from decimal import Decimal
 from email.utils import formatdate
 from pathlib import Path
 
@@ -321,5 +322,48 @@ def test_a_sample_cancelled_before_it_was_sent_is_no_call(judge_server: JudgeSer
 
     client, reply = asyncio.run(go())
     assert reply.text
-    assert client.usage.total.calls == 2  # sample 1 (cancelled on the wire) and the next turn
+    assert client.usage.total.calls == 2  # sample 1 (on the wire: it finishes) and the next turn
     assert client.budget.calls == 2
+
+
+def test_a_sample_on_the_wire_when_its_turn_is_refused_is_paid_counted_and_cached(
+    judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    # Three samples with room for two calls, one at a time: sample 0 is on the wire when
+    # sample 2 is refused.  Sample 0 was paid for: it finishes, its 11 + 7 tokens and their
+    # dollars are counted and its reply is cached; sample 1, never sent, is cancelled.  The
+    # turn asked again with a larger budget gets sample 0 from the cache.
+    from agenteval.evaluators.llm.pipeline import collect_samples
+    from agenteval.judge.prices import Price, PriceTable
+
+    judge_server.latency = 0.3
+    settings = settings_for(judge_server)
+    price = Price(Decimal(1000), Decimal(2000))
+    prices = PriceTable({f"openai:{settings.model}": price}, "test table")
+    cache = tmp_path / "cache.sqlite"
+    turn = JudgeRequest.user_prompt(settings, "three samples")
+
+    async def refused() -> JudgeClient:
+        options = fast_options(max_calls=2, concurrency=1, cache_path=cache, prices=prices)
+        async with JudgeClient(options) as client:
+            with pytest.raises(JudgeBudgetExhausted, match="max_judge_calls=2"):
+                await collect_samples(client, turn, "m", range(3))
+            return client
+
+    client = asyncio.run(refused())
+    total = client.usage.total
+    assert judge_server.count == 1
+    assert (total.calls, total.failed_calls, total.prompt_tokens, total.completion_tokens) == (
+        1, 0, 11, 7
+    )  # fmt: skip
+    assert (total.cost_usd, total.unpriced_calls) == (Decimal("0.025"), 0)  # 11e-3 + 14e-3
+    assert (client.budget.calls, client.budget.tokens) == (1, 18)
+
+    async def again() -> tuple[JudgeClient, list[JudgeReply]]:
+        async with JudgeClient(fast_options(cache_path=cache)) as client:
+            return client, await collect_samples(client, turn, "m", range(3))
+
+    client, replies = asyncio.run(again())
+    assert len(replies) == 3 and [r.cached for r in replies] == [True, False, False]
+    assert (client.usage.total.cache_hits, client.usage.total.calls) == (1, 2)
+    assert judge_server.count == 3

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -174,10 +175,17 @@ class JudgeClient:
         return self._budget
 
     async def complete(
-        self, request: JudgeRequest, *, metric_name: str, sample_index: int = 0
+        self,
+        request: JudgeRequest,
+        *,
+        metric_name: str,
+        sample_index: int = 0,
+        on_sent: Callable[[], None] | None = None,
     ) -> JudgeReply:
         """One judge sample: from the cache, else from the backend with retries.
 
+        ``on_sent`` is called when the call's first request goes out (from then on the
+        call is paid for, and a turn that fails lets it finish: ``collect_samples``).
         Raises a ``JudgeError`` subclass: ``JudgeRequestError`` (nothing sent),
         ``JudgeCacheMiss`` (offline), ``JudgeBudgetExhausted``, ``JudgeRejected``,
         ``JudgeReplyError`` or ``JudgeUnavailable``.
@@ -186,7 +194,7 @@ class JudgeClient:
             raise RuntimeError("JudgeClient is not open; use 'async with JudgeClient(...)'")
         secrets = request.settings.secrets()
         try:
-            return await self._complete(request, metric_name, sample_index)
+            return await self._complete(request, metric_name, sample_index, on_sent)
         except JudgeError as exc:
             # A plugin backend's message may quote the key, a transport error the URL with
             # a key in its query: every message leaves here with the credentials hidden.
@@ -194,7 +202,11 @@ class JudgeClient:
             raise
 
     async def _complete(
-        self, request: JudgeRequest, metric_name: str, sample_index: int
+        self,
+        request: JudgeRequest,
+        metric_name: str,
+        sample_index: int,
+        on_sent: Callable[[], None] | None,
     ) -> JudgeReply:
         backend = self._backend_for(request.settings)
         call = backend.prepare(request, sample_index)
@@ -221,8 +233,9 @@ class JudgeClient:
         spent = Decimal(0)
         try:
             self._budget.reserve_call()
+            sent = _SentCall(metric_name, price_key(settings.provider, settings.model), on_sent)
             reply = self._refuse_impossible_usage(
-                await self._call(backend, call, metric_name, who), settings
+                await self._call(backend, call, sent, who), settings
             )
             cost = self.prices.cost(settings.provider, settings.model, reply.usage)
             spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
@@ -330,18 +343,19 @@ class JudgeClient:
         self._stopping = True
 
     async def _call(
-        self, backend: JudgeBackend, call: PreparedCall, metric_name: str, who: str
+        self, backend: JudgeBackend, call: PreparedCall, sent: _SentCall, who: str
     ) -> JudgeReply:
         """The call with its retries, counted once its first request goes out.
 
         A call that ends before that (cancelled with its turn's other samples while it
         waited for a slot, or refused by a stop) was never made: it is no call in the
-        reports and gives its place in ``--max-judge-calls`` back.
+        reports and gives its place in ``--max-judge-calls`` back.  One cancelled after
+        it (a second Ctrl-C) was paid for at a price no reply told: its tokens and cost
+        are unknown, never $0.
         """
-        sent = False
+        metric_name = sent.metric_name
 
         async def attempt() -> JudgeReply:
-            nonlocal sent
             # Checked per attempt, after waiting for a concurrency slot: queued calls and
             # retries stop too.
             if self._stopping:
@@ -349,9 +363,11 @@ class JudgeClient:
                 raise JudgeInterrupted(
                     f"run interrupted before judge call for metric {metric_name!r}"
                 )
-            if not sent:
-                sent = True
+            if not sent.out:
+                sent.out = True
                 self.usage.count(metric_name, "calls")
+                if sent.on_sent is not None:
+                    sent.on_sent()
             return await backend.send(call)
 
         try:
@@ -361,11 +377,19 @@ class JudgeClient:
                 label=metric_name,
                 on_retry=lambda: self.usage.count(metric_name, "retries"),
             )
-        except (JudgeError, asyncio.CancelledError) as exc:
-            if not sent:
+        except JudgeError:
+            if not sent.out:
                 self._budget.refund_call()
-            elif isinstance(exc, JudgeError):
+            else:
                 self.usage.count(metric_name, "failed_calls")
+            raise
+        except asyncio.CancelledError:
+            if not sent.out:
+                self._budget.refund_call()
+            else:
+                unknown = TokenUsage(reported=False)
+                self.usage.record_tokens(metric_name, unknown, None, sent.price_key)
+                self._budget.spend(unknown)
             raise
 
     def _backend_for(self, settings: JudgeSettings) -> JudgeBackend:
@@ -383,6 +407,16 @@ class JudgeClient:
                 backend.max_reply_bytes = self.options.max_reply_bytes
             self._backends[settings] = backend
         return backend
+
+
+@dataclass
+class _SentCall:
+    """One call on its way: its metric, its model's price key, whether a request went out."""
+
+    metric_name: str
+    price_key: str
+    on_sent: Callable[[], None] | None
+    out: bool = False
 
 
 def _redacted(text: str, secrets: list[str]) -> str:

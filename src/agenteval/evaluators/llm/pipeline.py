@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -433,15 +434,34 @@ def sample_result(scored: ScoreResult, threshold: float) -> TurnResult:
 async def collect_samples(
     client: JudgeClient, request: JudgeRequest, metric_name: str, indexes: range
 ) -> list[JudgeReply]:
-    """One sample per index, in index order; the first failure cancels the rest."""
+    """One sample per index, in index order; the first failure ends the turn.
+
+    The samples not yet sent are cancelled then; those already on the wire are paid for,
+    so they finish first, their replies counted and cached (a ``--resume`` or a rerun gets
+    them free), and the lowest index's failure is raised.  Cancelling the turn itself (a
+    second Ctrl-C) cancels every sample.
+    """
     if len(indexes) == 1:
         return [await client.complete(request, metric_name=metric_name, sample_index=indexes[0])]
+    sent: set[int] = set()
     tasks = [
-        asyncio.ensure_future(client.complete(request, metric_name=metric_name, sample_index=k))
+        asyncio.ensure_future(
+            client.complete(
+                request,
+                metric_name=metric_name,
+                sample_index=k,
+                on_sent=functools.partial(sent.add, k),
+            )
+        )
         for k in indexes
     ]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        if any(t.done() and not t.cancelled() and t.exception() for t in tasks):
+            for k, task in zip(indexes, tasks, strict=True):
+                if k not in sent:
+                    task.cancel()
+            await asyncio.wait(tasks)
         # Read every finished task's exception (an unread one is logged with a traceback when
         # the task is collected), then raise the lowest sample index's, so messages are stable.
         errors = [t.exception() for t in tasks if t.done() and not t.cancelled()]
