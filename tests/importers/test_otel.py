@@ -444,11 +444,12 @@ def test_a_span_name_with_an_escape_sequence_is_escaped_once(tmp_path: Path) -> 
     path = tmp_path / "t.otlp.json"
     path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}))
     done = agenteval("import", "otel", str(path), "-o", str(tmp_path / "out"))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stderr.splitlines() == [
+    # No case to import: exit 2 (test_import_otel_of_a_file_with_no_session_is_an_error).
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines()[0] == (
         f"warning: {path}: span b7ad6b7169203332: 'stray \\x1b[2J' belongs to no agent turn "
         "(no invoke_agent or invocation span above it); not used"
-    ]
+    )
 
 
 def _two_call_turn(tmp_path: Path, second: dict[str, Any]) -> Usage | None:
@@ -478,3 +479,54 @@ def test_token_counts_written_as_doubles_are_counted(tmp_path: Path) -> None:
     usage = _two_call_turn(tmp_path, second)
     assert usage is not None
     assert (usage.input_tokens, usage.output_tokens, usage.inference_calls) == (1200 + 300, 50 + 20, 2)  # fmt: skip
+
+
+def _otlp_line(*spans: dict[str, Any]) -> str:
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": list(spans)}]}]}) + "\n"
+
+
+def _span(span_id: str, name: str, **attributes: str) -> dict[str, Any]:
+    return {
+        "traceId": "0102030405060708090a0b0c0d0e0f10",
+        "spanId": span_id,
+        "name": name,
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attributes.items()],
+    }
+
+
+def test_import_otel_of_a_file_with_no_session_is_an_error(tmp_path: Path) -> None:
+    """An export without one session wrote an eval set of 0 cases (exit 0): a run of it
+    scores nothing.  Each such file is a located error, nothing is written, and the
+    warnings that say why its spans were not used are printed beside it."""
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"resourceSpans": []}\n', encoding="utf-8")
+    health = tmp_path / "health.json"
+    health.write_text(_otlp_line(_span("0000000000000001", "GET /health")), encoding="utf-8")
+    no_key = tmp_path / "nokey.json"
+    no_key.write_text(_otlp_line(_span("0000000000000002", "invoke_agent a")), encoding="utf-8")
+    shipped = REPO / "evalsets" / "otel" / "travel-agent.otlp.jsonl"
+    out = tmp_path / "out"
+    proc = agenteval(
+        "import", "otel", str(shipped), str(empty), str(health), str(no_key), "-o", str(out)
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert not out.exists()  # the good file is not written either: every file is checked first
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: {empty}: holds no spans: no case to import (an empty export?)",
+        f"error: {health}: holds 1 span, none in an agent turn (an invoke_agent or invocation "
+        "span): no case to import (export the agent's OpenTelemetry GenAI spans)",
+        f"error: {no_key}: holds 1 agent turn, none with attribute gcp.vertex.agent.session_id / "
+        "trpc.go.agent.runner.session_id / gen_ai.conversation.id: no case to "
+        "import (each is warned of above; another --traces-match?)",
+    ]
+    assert (
+        f"warning: {health}: span 0000000000000001: 'GET /health' belongs to no agent turn"
+        in proc.stderr
+    )
+    assert f"warning: {no_key}: span 0000000000000002: 'invoke_agent a' turn has no" in proc.stderr
+    # The key the turn lacks for sessions is the one --traces-match evalId reads: also none.
+    proc = agenteval("import", "otel", str(no_key), "-o", str(out), "--traces-match", "evalId")
+    assert proc.returncode == 2 and "none with attribute agenteval.eval_id:" in proc.stderr

@@ -266,12 +266,15 @@ def test_a_flood_of_empty_spans_is_one_warning(tmp_path: Path) -> None:
     path.write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [' + spans + "]}]}]}")
     out = tmp_path / "out"
     done = agenteval("import", "otel", str(path), "-o", str(out))
-    assert done.returncode == 0, done.stdout + done.stderr
+    # No case to import: an error, not an eval set of 0 cases.
+    assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.splitlines() == [
         f"warning: {path}: 300,000 spans: have no spanId (OTLP requires one); not used "
-        "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])"
+        "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])",
+        f"error: {path}: holds 300,000 spans, none with a spanId: no case to import "
+        "(each is warned of above)",
     ]
-    assert done.stdout == f"wrote {out / 'flood.evalset.json'} (0 cases)\n"
+    assert done.stdout == "" and not out.exists()
     # The same file given to a run: one warning line (it printed 300,001), counted in the
     # verdict line; the case without a turn is scored as such.
     evalset = _evalset(tmp_path, "trip-1")

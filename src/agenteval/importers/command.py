@@ -75,6 +75,7 @@ def _guarded(verbose: bool, body: Callable[[], None]) -> None:
     try:
         body()
     except ConfigError as exc:
+        _print(exc.warnings, "warning")  # never hidden, not even beside an error
         _print(exc.problems, "error")
         raise typer.Exit(ExitCode.BAD_INPUT) from None
     except OSError as exc:
@@ -235,6 +236,7 @@ def import_otel(
         from agenteval.importers import adk
         from agenteval.importers.otel_traces import (  # protobuf: loaded only here
             evalset_from_spans,
+            nothing_to_import,
             span_warnings,
             trace_set_id,
         )
@@ -261,9 +263,12 @@ def import_otel(
                 continue
             mapping = map_spans(read.spans, traces_match)
             warnings.extend(span_warnings(str(path), read, mapping))
+            empty = nothing_to_import(str(path), read, mapping, traces_match)
+            if empty is not None:
+                problems.append(empty)
             sets.append(evalset_from_spans(trace_set_id(path), mapping))
         if problems:
-            raise ConfigError(problems)
+            raise ConfigError(problems, warnings)
         adk.distinct_ids(sets)
         files_of = _write_all(output, [(s, None) for s in sets], force)
         written = [(paths[0], len(s.cases())) for s, paths in zip(sets, files_of, strict=True)]

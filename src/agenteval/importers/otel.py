@@ -104,6 +104,8 @@ class SpanMapping:
     sessions: dict[str, Session]
     unmapped: list[Unmapped]
     span_count: int
+    # Agent turns found, with or without the key that gives them a session.
+    turn_count: int = 0
 
     def traces(self) -> dict[str, list[Invocation]]:
         """Turns by session key (what ``--traces`` hands to cases by evalId)."""
@@ -432,4 +434,4 @@ def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> Sp
         session = sessions.setdefault(key, Session(key))
         session.turns.append(invocation)
         session.user_id = session.user_id or user_id
-    return SpanMapping(sessions, unmapped, len(spans))
+    return SpanMapping(sessions, unmapped, len(spans), len(members))

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agenteval.errors import Problem
-from agenteval.importers.otel import SpanMapping, TracesMatch, Unmapped, map_spans
+from agenteval.importers.otel import MATCH_KEYS, SpanMapping, TracesMatch, Unmapped, map_spans
 from agenteval.inputs.input_limits import compressed_problem, input_file_problem
 from agenteval.inputs.otlp_file import SpanFile
 from agenteval.inputs.problem_lists import Item, listed_or_counted
@@ -128,6 +128,46 @@ def unmatched_sessions(
         "no case has their key as evalId; their turns are not scored",
         f"--traces-match {match}",
     )
+
+
+def nothing_to_import(
+    file: str, read: SpanFile, mapping: SpanMapping, match: TracesMatch
+) -> Problem | None:
+    """The error of a file that gives no session (``import otel``), saying why; None when one.
+
+    An eval set of 0 cases scores nothing and passes: an empty export (a collector that
+    had not flushed, the wrong service's file) went unnoticed until the run said nothing.
+    """
+    if mapping.sessions:
+        return None
+    if mapping.turn_count:
+        return Problem(
+            file,
+            "",
+            f"holds {_count(mapping.turn_count, 'agent turn')}, none with attribute "
+            f"{' / '.join(MATCH_KEYS[match])}: no case to import",
+            "each is warned of above; another --traces-match?",
+        )
+    if mapping.span_count:
+        return Problem(
+            file,
+            "",
+            f"holds {_count(mapping.span_count, 'span')}, none in an agent turn "
+            "(an invoke_agent or invocation span): no case to import",
+            "export the agent's OpenTelemetry GenAI spans",
+        )
+    if read.without_id:
+        return Problem(
+            file,
+            "",
+            f"holds {_count(read.without_id, 'span')}, none with a spanId: no case to import",
+            "each is warned of above",
+        )
+    return Problem(file, "", "holds no spans: no case to import", "an empty export?")
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'s' if count != 1 else ''}"
 
 
 def evalset_from_spans(set_id: str, mapping: SpanMapping) -> EvalSet:
