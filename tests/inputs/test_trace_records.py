@@ -11,7 +11,12 @@ import pytest
 
 from agenteval.errors import ConfigError
 from agenteval.inputs.loading import read_traces
-from agenteval.inputs.trace_records import TraceRecords, read_trace_lines, unmatched_records
+from agenteval.inputs.trace_records import (
+    TraceRecords,
+    read_trace_lines,
+    runs_past_num_runs,
+    unmatched_records,
+)
 from cli_process import run_cli
 
 
@@ -138,6 +143,47 @@ def test_run_warns_about_records_no_case_asks_for(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         f"warning: {traces}: line 2: no case has evalId 'c-renamed'; its 1 turn(s) are not scored"
     ]
+
+
+def test_run_warns_about_records_of_runs_past_num_runs(tmp_path: Path) -> None:
+    """A record of run 3 with --num-runs 2 was never scored, without a word (--quiet too)."""
+    evalset = tmp_path / "s.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [
+        {"evalId": "c", "conversation": [turn("q")], "sessionInput": {}}]}))  # fmt: skip
+    (tmp_path / "s.metrics.json").write_text(
+        json.dumps([{"metricName": "response_match_score", "threshold": 0.5}])
+    )
+    traces = write_lines(tmp_path / "t.jsonl", [
+        {"evalId": "c", "runId": run, "actualConversation": [turn("q"), turn("r")][:run]}
+        for run in (1, 2, 3)
+    ])  # fmt: skip
+    done = agenteval(
+        "run", "-e", str(evalset), "--traces", str(traces), "--num-runs", "2", "--quiet"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"warning: {traces}: line 3: case 'c' run 3 is past --num-runs 2: its 2 turn(s) are "
+        "not scored (--num-runs 3 scores every run)"
+    ]
+    # Every recorded run scored: nothing to say.
+    done = agenteval("run", "-e", str(evalset), "--traces", str(traces), "--num-runs", "3")
+    assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
+
+
+def test_runs_past_num_runs_are_named_then_counted(tmp_path: Path) -> None:
+    path = write_lines(tmp_path / "t.jsonl", [
+        {"evalId": case, "runId": run, "actualConversation": []}
+        for case in ("a", "b", "gone") for run in (1, 2, 3)
+    ])  # fmt: skip
+    traces, _ = read_trace_lines(path)
+    assert [str(p) for p in runs_past_num_runs(str(path), traces, {"a", "b"}, 1)] == [
+        f"{path}: 4 records: runs past --num-runs 1: their turns are not scored (the first: "
+        "line 2 'a' run 2, line 3 'a' run 3, line 5 'b' run 2; --num-runs 3 scores every run)"
+    ]
+    assert runs_past_num_runs(str(path), traces, {"a", "b"}, 3) == []
+    # Read whole (a result file as --traces): named by evalId and run.
+    (warned,) = runs_past_num_runs("r.json", {"a": [], "a\x00run 2": []}, {"a"}, 1)
+    assert warned.path == "evalId 'a' run 2"
 
 
 RECORD_TURN = {"userContent": {"role": "user", "content": "q"}}

@@ -35,7 +35,7 @@ from agenteval.inputs.case_sources import CaseSource, Subset
 from agenteval.inputs.input_limits import input_file_problem
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.inputs.result_inputs import ResultPart, read_parts, reading_warnings
-from agenteval.inputs.trace_records import unmatched_records
+from agenteval.inputs.trace_records import runs_past_num_runs, unmatched_records
 from agenteval.inputs.unknown_keys import Strictness
 from agenteval.plugins import load_plugins
 from agenteval.results.agent_usage import AGENT_USAGE_KEY, AgentUsage
@@ -255,6 +255,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
             else unmatched_records(options.traces, traces, all_case_ids)
         )
         found.warnings.extend(unused)
+        if not otlp:
+            found.warnings.extend(
+                runs_past_num_runs(options.traces, traces, all_case_ids, options.num_runs)
+            )
     prices = _prices(options, plans, found)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)

@@ -39,7 +39,7 @@ from agenteval.inputs.input_limits import limit_problem, nesting_problem
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.gojson import json_kind
-from agenteval.schema.turns import FailedRun, RecordedRun, run_trace_key
+from agenteval.schema.turns import FailedRun, RecordedRun, run_trace_key, split_trace_key
 
 _turns_adapter: TypeAdapter[list[Invocation | None] | None] = TypeAdapter(
     list[Invocation | None] | None
@@ -291,6 +291,46 @@ def unmatched_records(
     )
 
 
+def _where(traces: Mapping[str, list[Invocation]], key: str) -> tuple[str, int]:
+    """Where a record is (``line 7``, or its evalId and run) and how many turns it holds."""
+    if isinstance(traces, TraceRecords):
+        return traces.where(key), traces.turn_count(key)
+    eval_id, run = split_trace_key(key)
+    return f"evalId {eval_id!r} run {run}", len(traces[key])
+
+
+def runs_past_num_runs(
+    file: str, traces: Mapping[str, list[Invocation]], case_ids: set[str], num_runs: int
+) -> list[Problem]:
+    """Warnings for the records of a case's run past ``--num-runs`` (never scored: a run
+    replays its own record, runs 1 to N only), counted past three."""
+    # A record no case names is warned of by unmatched_records.
+    past = [
+        (key, eval_id, run)
+        for key in traces
+        for eval_id, run in (split_trace_key(key),)
+        if run > num_runs and eval_id in case_ids
+    ]
+    hint = f"--num-runs {max((run for _, _, run in past), default=num_runs)} scores every run"
+    items: list[Item] = []
+    for key, eval_id, run in past:
+        where, turns = _where(traces, key)
+        message = f"case {eval_id!r} run {run} is past --num-runs {num_runs}: its {turns} "
+        items.append(
+            Item(
+                f"{where} {eval_id!r} run {run}",
+                Problem(file, where, message + "turn(s) are not scored", hint),
+            )
+        )
+    return listed_or_counted(
+        file,
+        items,
+        "records",
+        f"runs past --num-runs {num_runs}: their turns are not scored",
+        hint,
+    )
+
+
 __all__ = [
     "Inspect",
     "TraceRecords",
@@ -299,6 +339,7 @@ __all__ = [
     "not_traces",
     "parse_line",
     "read_trace_lines",
+    "runs_past_num_runs",
     "unmatched_records",
     "wrong_kind",
 ]

@@ -19,6 +19,12 @@ def run_trace_key(eval_id: str, run_id: int) -> str:
     return eval_id if run_id == 1 else f"{eval_id}\x00run {run_id}"
 
 
+def split_trace_key(key: str) -> tuple[str, int]:
+    """The evalId and run a :func:`run_trace_key` names."""
+    eval_id, _, run = key.partition("\x00run ")
+    return eval_id, int(run) if run else 1
+
+
 class CaseLayoutError(CaseError):
     """The case cannot be scored; its message becomes the case's errorMessage."""
 
