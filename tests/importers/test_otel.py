@@ -530,3 +530,55 @@ def test_import_otel_of_a_file_with_no_session_is_an_error(tmp_path: Path) -> No
     # The key the turn lacks for sessions is the one --traces-match evalId reads: also none.
     proc = agenteval("import", "otel", str(no_key), "-o", str(out), "--traces-match", "evalId")
     assert proc.returncode == 2 and "none with attribute agenteval.eval_id:" in proc.stderr
+
+
+SESSION_KEYS = [
+    ("gen_ai.operation.name", "invoke_agent"),
+    ("gen_ai.conversation.id", "conv-1"),
+    ("gcp.vertex.agent.session_id", "adk-1"),
+    ("trpc.go.agent.runner.session_id", "trpc-1"),
+]
+
+
+def _import_keys(
+    tmp_path: Path, name: str, pairs: list[tuple[str, str]], match: str
+) -> tuple[list[str], str]:
+    """(the evalIds ``import otel`` gives one turn span with ``pairs`` in that order, stderr)."""
+    span = _span("0000000000000003", "invoke_agent a")
+    span["attributes"] = [{"key": k, "value": {"stringValue": v}} for k, v in pairs]
+    path = tmp_path / f"{name}.json"
+    path.write_text(_otlp_line(span), encoding="utf-8")
+    out = tmp_path / f"out-{name}-{match}"
+    proc = agenteval("import", "otel", str(path), "-o", str(out), "--traces-match", match)
+    if proc.returncode != 0:
+        return [], proc.stderr
+    document = json.loads((out / f"{name}.evalset.json").read_text(encoding="utf-8"))
+    return [case["evalId"] for case in document["evalCases"]], proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("match", "key"), [("session", "adk-1"), ("conversation", "conv-1"), ("evalId", "")]
+)
+def test_the_session_key_does_not_depend_on_the_order_of_attributes(
+    tmp_path: Path, match: str, key: str
+) -> None:
+    """--traces-match reads its keys in their own order (ADK's session id, trpc-agent-go's,
+    then gen_ai.conversation.id), never in the order a span lists its attributes."""
+    forward = _import_keys(tmp_path, "forward", SESSION_KEYS, match)
+    backward = _import_keys(tmp_path, "backward", SESSION_KEYS[::-1], match)
+    assert forward[0] == backward[0] == ([key] if key else [])
+    # A key given twice with different values (OTLP allows one): the last one won, so the
+    # order picked the case.  Neither is used, whichever comes first, and it is said.
+    twice = [*SESSION_KEYS, ("gen_ai.conversation.id", "conv-2")]
+    for name, pairs in (("last", twice), ("first", [twice[-1], *twice[:-1]])):
+        ids, stderr = _import_keys(tmp_path, name, pairs, match)
+        assert ids == ([] if match != "session" else ["adk-1"]), stderr
+        assert (
+            f"warning: {tmp_path / f'{name}.json'}: span 0000000000000003: 'invoke_agent a' "
+            "gives attribute 'gen_ai.conversation.id' more than once with different values "
+            "(OTLP allows one); not used"
+        ) in stderr.splitlines()
+    # The same value twice is no conflict.
+    same = [*SESSION_KEYS, ("gen_ai.conversation.id", "conv-1")]
+    ids, stderr = _import_keys(tmp_path, "same", same, match)
+    assert ids == ([key] if key else []) and "more than once" not in stderr

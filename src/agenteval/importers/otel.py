@@ -27,7 +27,9 @@ The rule, in order:
    ``conversation`` = ``gen_ai.conversation.id`` only; ``evalId`` = the attribute
    ``agenteval.eval_id`` (set it on the agent's spans, e.g. trpc-agent-go's
    ``agent.WithSpanAttributes``).  The first span of a turn carrying the key decides.
-   A case is given the session whose key equals its ``evalId``.
+   A case is given the session whose key equals its ``evalId``.  The keys are read in
+   that order, never in the order a span lists its attributes; an attribute given twice
+   with different values is left out by the reader (``otlp_file.attributes``).
 4. **Nothing silently dropped.** A span outside every turn (and not an ancestor of one), and
    a turn without the key, is reported with its span id.  Spans are known by trace id and
    span id together (exporters may number spans per trace); a span repeating both of an

@@ -70,6 +70,28 @@ def span_warnings(file: str, read: SpanFile, mapping: SpanMapping) -> list[Probl
             if count == 1
             else Problem(file, f"{count:,} spans", f"have {reason}", f"the first: {where}")
         )
+    items = [
+        Item(
+            f"span {span_id} {name!r}",
+            Problem(
+                file,
+                f"span {span_id}",
+                f"{name!r} gives attribute{'s' if len(keys) > 1 else ''} "
+                f"{', '.join(map(repr, keys))} more than once with different values "
+                "(OTLP allows one); not used",
+            ),
+        )
+        for span_id, name, keys in read.conflicting
+    ]
+    warnings.extend(
+        listed_or_counted(
+            file,
+            items,
+            "spans",
+            "give an attribute more than once with different values (OTLP allows one); "
+            "those attributes are not used",
+        )
+    )
     by_reason: dict[str, list[Unmapped]] = {}
     for unmapped in mapping.unmapped:
         by_reason.setdefault(unmapped.reason, []).append(unmapped)

@@ -82,6 +82,8 @@ class SpanFile:
     without_id: int = 0
     # Where the first span without an id is (``line 3: resourceSpans[0]…spans[2]``).
     first_without_id: str = ""
+    # (span id, name, keys) of the spans giving an attribute twice with different values.
+    conflicting: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
     def skip(self, where: str) -> None:
         """Count one span without a span id, found at ``where``."""
@@ -115,27 +117,44 @@ def any_value(value: AnyValue) -> Any:
     return None
 
 
-def attributes(items: Any) -> dict[str, Any]:
-    """OTLP key-value pairs as a dict (a repeated key keeps its last value)."""
+def attributes(items: Any, conflicts: list[str] | None = None) -> dict[str, Any]:
+    """OTLP key-value pairs as a dict.
+
+    A key given twice with different values (OTLP allows one) keeps its last value, or,
+    with ``conflicts``, is left out and named there: which value won depended on the order
+    the exporter wrote them in, and a session key that did picked another case's turns.
+    """
     out: dict[str, Any] = {}
+    clashing: set[str] = set()
     item: KeyValue
     for item in items:
-        out[item.key] = any_value(item.value)
+        value = any_value(item.value)
+        if conflicts is not None and item.key in out and out[item.key] != value:
+            clashing.add(item.key)
+        out[item.key] = value
+    if conflicts is not None:
+        for key in sorted(clashing):
+            conflicts.append(key)
+            del out[key]
     return out
 
 
-def _record(span: Span, id_text: Callable[[bytes], str]) -> SpanRecord:
+def _record(span: Span, id_text: Callable[[bytes], str], out: SpanFile) -> SpanRecord:
     # Trace ids and names repeat across many spans: one string each (sys.intern).
-    return SpanRecord(
+    conflicts: list[str] = []
+    record = SpanRecord(
         trace_id=sys.intern(id_text(span.trace_id)),
         span_id=id_text(span.span_id),
         parent_id=id_text(span.parent_span_id),
         name=sys.intern(span.name),
         start=span.start_time_unix_nano,
         end=span.end_time_unix_nano,
-        attributes=attributes(span.attributes) if span.attributes else _NO_ATTRIBUTES,
+        attributes=attributes(span.attributes, conflicts) if span.attributes else _NO_ATTRIBUTES,
         events=tuple(SpanEvent(e.name, attributes(e.attributes)) for e in span.events),
     )
+    if conflicts:
+        out.conflicting.append((record.span_id, record.name, tuple(conflicts)))
+    return record
 
 
 def _hex(raw: bytes) -> str:
@@ -256,7 +275,7 @@ def _json_span(
     except json_format.ParseError as exc:
         below, what = _parse_error(exc)
         raise refuse(f"{at}.{below}" if below else at, what, "") from None
-    out.spans.append(_record(message, _json_id))
+    out.spans.append(_record(message, _json_id, out))
 
 
 def _invalid_json(text: bytes, exc: orjson.JSONDecodeError) -> str:
@@ -339,7 +358,7 @@ def read_protobuf_spans(data: bytes, file: str) -> SpanFile:
             ) from None
         for at, span in _protobuf_spans(message, index):
             if span.span_id:
-                out.spans.append(_record(span, _hex))
+                out.spans.append(_record(span, _hex, out))
             else:
                 out.skip(at)
     return out
