@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from agent_cli import EXACT_FINAL, EXAMPLE_AGENT, case_results, echo_case, run_cli, write_evalset
 
-from agenteval.agents.text import printable
 from agenteval.agents.user_simulator import ScenarioError, check_scenario
 from agenteval.schema.evalset import ConversationScenario
 from judge_server import JudgeServer, Reply
@@ -320,11 +319,6 @@ def test_scenarios_go_would_refuse(fields: dict[str, Any], message: str) -> None
     scenario = ConversationScenario.model_validate(fields)
     with pytest.raises(ScenarioError, match=message):
         check_scenario(scenario)
-
-
-def test_agent_output_is_made_printable() -> None:
-    assert printable("a\nb\x1b[31m\u202e") == "a\\nb\\x1b[31m\\u202e"
-    assert printable("x" * 5, limit=3) == "xxx…"
 
 
 def test_offline_cache_miss_of_the_simulator_makes_the_run_incomplete(

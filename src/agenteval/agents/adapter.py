@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from agenteval import settings
 from agenteval.agents.recorder import TurnRecorder
-from agenteval.agents.text import printable
 from agenteval.errors import CaseError
+from agenteval.inputs.safe_text import printable
 from agenteval.schema.evalset import Invocation, Message
 
 # (tool name, decoded arguments) -> the mocked result; raises ToolMockError

@@ -54,7 +54,7 @@ from agenteval.agents.adapter import (
     TurnInput,
 )
 from agenteval.agents.recorder import TurnRecorder, parse_json_text
-from agenteval.agents.text import printable
+from agenteval.inputs.safe_text import printable
 from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
 from agenteval.schema.evalset import Invocation, Usage
 from agenteval.schema.evalset import Message as EvalMessage

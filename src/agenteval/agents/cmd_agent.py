@@ -60,11 +60,11 @@ from agenteval.agents.protocol import (
     reply_adapter,
     usage_of,
 )
-from agenteval.agents.text import printable
 from agenteval.agents.tool_mocks import ToolMockError
 from agenteval.agents.worker_tag import kill_tagged, new_tag, tagged_environment
 from agenteval.errors import ControlFlow
 from agenteval.inputs.finite_numbers import non_finite_numbers
+from agenteval.inputs.safe_text import printable
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation
 

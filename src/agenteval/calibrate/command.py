@@ -26,8 +26,8 @@ from rich.console import Console
 from agenteval.calibrate.spot import SpotScoring
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.inputs.safe_text import escape_control, wrote_line
 from agenteval.report.output_paths import check_outputs
-from agenteval.report.safe_text import escape_control, wrote_line
 
 # Prints warnings the way every command does (cli/guard.py's print_warnings).
 Warn = Callable[[list[Problem]], object]

@@ -2,7 +2,7 @@
 
 Both read the ``--json`` document (:meth:`Calibration.to_json`), so the three
 outputs cannot disagree.  Every name from the inputs is escaped
-(:mod:`agenteval.report.safe_text` on the console, HTML escaping in the page).
+(:mod:`agenteval.inputs.safe_text` on the console, HTML escaping in the page).
 
 Tested in tests/calibrate/test_calibrate.py.
 """
@@ -18,7 +18,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from agenteval.report.safe_text import escape_control
+from agenteval.inputs.safe_text import escape_control
 
 
 def number(value: float | None, digits: int = 4) -> str:

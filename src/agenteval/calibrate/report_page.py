@@ -27,8 +27,8 @@ from agenteval.calibrate.agreement import (
 from agenteval.calibrate.items import Item, ItemKey
 from agenteval.calibrate.labels import read_labels
 from agenteval.calibrate.render import page_blocks
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.html_inputs import ReportRun
-from agenteval.report.safe_text import escape_control
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 
 PAGE_ID = "calibration"

@@ -21,9 +21,9 @@ from rich.markup import escape as markup_escape
 from agenteval import entry
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.log_console import make_console
 from agenteval.report.run_notes import RunNotes, count_text
-from agenteval.report.safe_text import escape_control
 
 T = TypeVar("T")
 

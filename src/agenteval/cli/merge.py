@@ -18,11 +18,11 @@ from agenteval.cli.saved_results import refuse_no_cases, saved_exit_code, stored
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
 from agenteval.inputs.result_inputs import read_parts, reading_warnings
+from agenteval.inputs.safe_text import wrote_line
 from agenteval.report import console as console_report
 from agenteval.report.merge_writer import MERGE_VIEW, spool_merge, write_merged
 from agenteval.report.merge_writer import close as close_spools
 from agenteval.report.run_notes import RunNotes
-from agenteval.report.safe_text import wrote_line
 from agenteval.results.fingerprints import digest_file
 from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
 

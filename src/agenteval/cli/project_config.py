@@ -16,7 +16,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agenteval.report.safe_text import escape_control
+from agenteval.inputs.safe_text import escape_control
 
 if TYPE_CHECKING:
     from agenteval.config.run_settings import ProjectDefaults

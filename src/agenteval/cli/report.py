@@ -24,9 +24,9 @@ from agenteval.cli.options import (
 )
 from agenteval.cli.saved_results import pinned_name, stored_inputs
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.safe_text import wrote_line
 from agenteval.report.html_inputs import ReportRun, load_runs
 from agenteval.report.output_paths import check_outputs, write_refused
-from agenteval.report.safe_text import wrote_line
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,12 +19,12 @@ from rich.markup import escape as markup_escape
 
 from agenteval import api, entry
 from agenteval.cli.guard import print_warnings, stderr, stdout
+from agenteval.inputs.safe_text import escape_control, wrote_line
 from agenteval.report import console as console_report
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.run_reports import ReportsWritten, RunReporter
-from agenteval.report.safe_text import escape_control, wrote_line
 
 if TYPE_CHECKING:
     from agenteval.store.recording import Concluded

@@ -1,7 +1,7 @@
 """The console rendering of an :class:`~agenteval.explain.model.Explanation` (rich).
 
 Every text that came from an input (answers, tool names, judge replies, paths) goes
-through :func:`~agenteval.report.safe_text.escape_control` and into ``rich.text.Text``
+through :func:`~agenteval.inputs.safe_text.escape_control` and into ``rich.text.Text``
 (never markup); lines wrap at spaces only (a long word stays whole).
 
 Tested in tests/explain/test_core.py.
@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agenteval.explain.model import CriterionField, Explanation
-from agenteval.report.safe_text import escape_control
+from agenteval.inputs.safe_text import escape_control
 from agenteval.schema.result import EvalCaseResult
 from agenteval.steps.record import Step
 

@@ -26,9 +26,9 @@ from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.safe_text import escape_control, wrote_line
 from agenteval.report.atomic_write import write_bytes_atomic
 from agenteval.report.run_notes import collapse
-from agenteval.report.safe_text import escape_control, wrote_line
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
 

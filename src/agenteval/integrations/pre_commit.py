@@ -23,7 +23,7 @@ from pathlib import Path
 
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.inputs.loading import EVALSET_SUFFIX, METRICS_SUFFIX, expand_evalset_paths
-from agenteval.report.safe_text import escape_control
+from agenteval.inputs.safe_text import escape_control
 
 
 def _validate(args: list[str]) -> int:

@@ -176,8 +176,8 @@ def _case_text(result: api.RunResult) -> str:
     """The case as ``run`` prints it (status, metric table, reasons), without colour."""
     from rich.console import Console
 
+    from agenteval.inputs.safe_text import escape_control
     from agenteval.report.console_tables import case_table, reason_grid, reason_lines
-    from agenteval.report.safe_text import escape_control
 
     runs = [case for eval_set in result.results for case in eval_set.case_results()]
     buffer = io.StringIO()

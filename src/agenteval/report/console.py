@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.console_tables import (
     STATUS_STYLES,
@@ -33,7 +34,6 @@ from agenteval.report.judge_cost import (
     metric_costs_text,
 )
 from agenteval.report.run_notes import NO_NOTES, RunNotes, count_text
-from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import (
     DEFAULT_MAX_SHOWN,
     DEFAULT_VIEW,

@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from agenteval.errors import Problem
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.markdown import append_step_summary_reports
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunNotes
-from agenteval.report.safe_text import escape_control
 from agenteval.report.set_tally import SetReport, set_report
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus

@@ -44,12 +44,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Unpack
 
+from agenteval.inputs.safe_text import BIDI_CONTROLS
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.atomic_write import StreamedFile
 from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.outcomes import OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes
-from agenteval.report.safe_text import BIDI_CONTROLS
 from agenteval.report.set_tally import DURATION_KEY, SetReport, set_report, suite_time
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus

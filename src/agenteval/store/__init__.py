@@ -21,7 +21,7 @@ What it may import: result objects from :mod:`agenteval.schema`, the pure helper
 (:mod:`agenteval.results.aggregation`, :mod:`agenteval.results.flakiness`, :mod:`agenteval.schema.gojson`,
 :mod:`agenteval.results.merging`, :mod:`agenteval.inputs.loading` for reading files) and the report
 helpers for writing files and printing text (``report.atomic_write``,
-``report.safe_text``, ``report.metric_averages``).  Nothing that scores imports this
+``inputs.safe_text``, ``report.metric_averages``).  Nothing that scores imports this
 package: a run records itself through the CLI, and scoring never depends on the store
 being reachable.  SQLAlchemy is imported only when a store is used.
 """

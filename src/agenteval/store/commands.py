@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, TypeVar
 from sqlalchemy import Connection
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.safe_text import wrote_line
 from agenteval.report.atomic_write import write_bytes_atomic
-from agenteval.report.safe_text import wrote_line
 from agenteval.store.baselines import PREFIX, ReferenceProblem, resolve
 from agenteval.store.connection import open_for_reading, open_store
 from agenteval.store.history import HistoryFilters, check_status, history_rows, parse_since

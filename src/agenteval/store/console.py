@@ -1,7 +1,7 @@
 """The terminal views of ``agenteval history`` and ``agenteval trend``.
 
 Every text that came from an input (eval set and case ids, metric names, branch names
-from git or CI) is escaped through ``report.safe_text`` before it is printed; times are
+from git or CI) is escaped through ``inputs.safe_text`` before it is printed; times are
 UTC so two machines print the same history the same way.
 
 Tested in tests/store/test_console.py.
@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.judge_cost import priced_text, usd
-from agenteval.report.safe_text import escape_control
 from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso

@@ -33,10 +33,10 @@ from rich.console import Console
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.result_inputs import read_parts, read_results
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.diff import BaselineVerdict, compared_text, diff_results, render_changes
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
 from agenteval.report.result_stream import write_result_document
-from agenteval.report.safe_text import escape_control
 from agenteval.results.sharding import parse_shard
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus

@@ -26,7 +26,7 @@ from typing import Any
 import jinja2
 
 from agenteval import __version__
-from agenteval.report.safe_text import escape_control
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso

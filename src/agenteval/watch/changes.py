@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agenteval.inputs.safe_text import escape_control
 from agenteval.report.console_tables import format_score
-from agenteval.report.safe_text import escape_control
 from agenteval.results.aggregation import case_statuses
 from agenteval.schema.status import EvalStatus
 from agenteval.watch.pairs import PairKey, PassOutcome

@@ -14,7 +14,9 @@ escape is doubled too (``\\\\x07``), so two different ids never print alike: the
 backslashes (``C:\\Users``, ``a\\b``) stay as they are.  Not the default: every reporter
 prints JSON-quoted values (``"a\\u001b"``), whose backslashes would all double.
 JSON and XML outputs escape by their own rules; JUnit and Markdown add
-:data:`BIDI_CONTROLS` to theirs.
+:data:`BIDI_CONTROLS` to theirs.  :func:`printable` also cuts the text (an agent's stderr
+in an error message).  In inputs/, below every package
+that prints: --agent adapters (agents/) escape what an agent sends as reporters do.
 """
 
 from __future__ import annotations
@@ -84,6 +86,12 @@ def cap(text: str, limit: int | None) -> str:
     return text[: max(limit - 1, 0)] + "…"
 
 
+def printable(text: str, limit: int = 2000) -> str:
+    """``text`` cut to ``limit`` characters (``…`` marks the cut) and escaped: untrusted text
+    (an agent's reply or stderr, a protocol id) in one line of an error message."""
+    return escape_control(text[:limit]) + ("…" if len(text) > limit else "")
+
+
 def wrote_line(path: object) -> str:
     r"""``wrote PATH``, the line a command prints for each file it wrote: the path escaped
     (a path is an input too: ``--json "$(printf 'x\e[2J.json')"``).  Print it without markup,
@@ -97,5 +105,6 @@ __all__ = [
     "INVISIBLE",
     "cap",
     "escape_control",
+    "printable",
     "wrote_line",
 ]

@@ -1,8 +1,8 @@
-"""agenteval.report.safe_text: control characters, separators and lone surrogates made visible."""
+"""agenteval.inputs.safe_text: control characters, separators and lone surrogates made visible."""
 
 from __future__ import annotations
 
-from agenteval.report.safe_text import escape_control
+from agenteval.inputs.safe_text import escape_control, printable
 
 
 def test_escapes() -> None:
@@ -48,3 +48,12 @@ def test_invisible_characters_are_escaped() -> None:
     assert escape_control("\ufeffa\u2060b") == "\\ufeffa\\u2060b"
     # Joiners stay: emoji sequences and scripts need them.
     assert escape_control("👨\u200d👩") == "👨\u200d👩"
+
+
+def test_printable_cuts_then_escapes_as_every_reporter_does() -> None:
+    # Agent output (agents/): its own escaper kept a tab as a space and left the
+    # invisible and bidi characters that escape_control makes visible.
+    assert printable("a\nb\x1b[31m\u202e") == "a\\nb\\x1b[31m\\u202e"
+    assert printable("x\ty\u200bz") == escape_control("x\ty\u200bz") == "x\\ty\\u200bz"
+    assert printable("x" * 5, limit=3) == "xxx…"
+    assert printable("x" * 3, limit=3) == "xxx"
