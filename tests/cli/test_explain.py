@@ -628,3 +628,33 @@ def test_a_case_saved_in_two_files_names_them(tmp_path: Path) -> None:
         assert line.endswith("(pass the one result file to explain)")
     # Passing one of them, as the message says, explains it.
     assert run(None, "explain", files[0], *target).returncode == 0
+
+
+def test_a_case_a_run_document_holds_twice_names_its_places_and_the_way_out(
+    tmp_path: Path,
+) -> None:
+    """The same eval set run twice into one --json document: the message said the case was
+    "in 2 results" naming the one file, and to pass that one file (the file given)."""
+    copy = tmp_path / "copy" / "order-api.evalset.json"
+    copy.parent.mkdir()
+    copy.write_text((REPO / "evalsets/order-api.evalset.json").read_text(encoding="utf-8"))
+    document, out = tmp_path / "run.json", tmp_path / "out"
+    run(
+        None, "run", "-e", "evalsets/order-api.evalset.json", "-e", str(copy), "-m", "metrics/",
+        "-o", str(out), "--json", str(document),
+    )  # fmt: skip
+    target = ["--case", "cancel_order", "--metric", "json_answer"]
+    proc = run(None, "explain", str(document), *target)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    (line,) = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert line == (
+        f"error: {document}: case 'cancel_order' (run 1) of eval set order-api appears 2 "
+        f"times: {document} at evalSetResults[0].evalCaseResults[2], "
+        "evalSetResults[1].evalCaseResults[2] (eval set order-api was run more than once into "
+        "one document: explain the result file of one of those runs, which run --output DIR "
+        "writes for each)"
+    )
+    # The way out, as the message says: one run's own result file.
+    files = sorted(out.glob("*.evalset_result.json"))
+    assert len(files) == 2
+    assert run(None, "explain", str(files[0]), *target).returncode == 0

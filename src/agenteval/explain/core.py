@@ -436,30 +436,48 @@ class _Found:
 
 def _several(
     paths: Sequence[str],
-    found: Sequence[tuple[str, EvalCaseResult, object]],
+    found: Sequence[tuple[str, str, EvalCaseResult, object]],
     target: Target,
     named: Callable[[str], str],
 ) -> ConfigError:
     """The case is in more than one place: by eval set when they differ (``--eval-set``
-    picks one), else by file (only passing one file picks it)."""
-    sets = sorted({case.eval_set_id for _, case, _ in found})
+    picks one), else by file (only passing one file picks it); a file that holds it twice
+    (a run document of the same eval set run twice) names its places in it."""
+    sets = sorted({case.eval_set_id for _, _, case, _ in found})
     what = f"case {target.case_id!r} (run {target.run_id})"
+    given = ", ".join(named(path) for path in paths)
     if len(sets) > 1 and target.eval_set_id is None:
         problem = Problem(
-            ", ".join(named(path) for path in paths),
+            given,
             "",
             f"{what} is in several eval sets: {', '.join(sets)}",
             "pass --eval-set ID",
         )
-    else:
-        files = ", ".join(dict.fromkeys(named(source) for source, _, _ in found))
-        problem = Problem(
-            ", ".join(named(path) for path in paths),
-            "",
-            f"{what} of eval set {sets[0]} is in {len(found)} results: {files}",
-            "pass the one result file to explain",
-        )
+        return ConfigError([problem])
+    places: dict[str, list[str]] = {}
+    for source, where, _, _ in found:
+        places.setdefault(named(source), []).append(where)
+    if all(len(wheres) == 1 for wheres in places.values()):
+        files = ", ".join(places)
+        message = f"{what} of eval set {sets[0]} is in {len(found)} results: {files}"
+        return ConfigError([Problem(given, "", message, "pass the one result file to explain")])
+    listed = "; ".join(f"{file} at {', '.join(wheres)}" for file, wheres in places.items())
+    problem = Problem(
+        given,
+        "",
+        f"{what} of eval set {sets[0]} appears {len(found)} times: {listed}",
+        f"eval set {sets[0]} was run more than once into one document: explain the result "
+        "file of one of those runs, which run --output DIR writes for each",
+    )
     return ConfigError([problem])
+
+
+def _place(where: str, index: int) -> str:
+    """Where case result ``index`` of a result at ``where`` is (``evalSetResults[1]…[2]``)."""
+    from agenteval.inputs import locations
+    from agenteval.inputs.result_scan import CASES_KEY
+
+    return locations.join(where, CASES_KEY, index)
 
 
 def _find_case(
@@ -468,7 +486,7 @@ def _find_case(
     """The saved case ``target`` names, its file, and what reading it warned of."""
     from agenteval.inputs.result_inputs import read_parts, reading_warnings
 
-    found: list[tuple[str, EvalCaseResult, list[str] | int | None]] = []
+    found: list[tuple[str, str, EvalCaseResult, list[str] | int | None]] = []
     known: list[str] = []
     parts = read_parts(paths)
     held = list(dict.fromkeys(part.eval_set_id for part in parts))
@@ -484,12 +502,15 @@ def _find_case(
             if eval_id == target.case_id and (run or 1) == target.run_id
         ]
         marked = part.head.judge_failures
-        found.extend((part.source, case, marked) for case in part.cases(indices=wanted))
+        found.extend(
+            (part.source, _place(part.where, index), case, marked)
+            for index, case in zip(wanted, part.cases(indices=wanted), strict=True)
+        )
     if not found:
         raise _unknown(", ".join(paths), f"case (run {target.run_id})", target.case_id, known)
     if len(found) > 1:
         raise _several(paths, found, target, named or str)
-    source, case, marked = found[0]
+    source, _, case, marked = found[0]
     return _Found(source, case, marked, reading_warnings(parts))
 
 
