@@ -405,6 +405,30 @@ def test_a_count_metric_is_bounded_above_by_its_threshold(tmp_path: Path) -> Non
     )
 
 
+def test_a_results_own_upper_bound_wins_over_a_guess_from_its_verdicts(tmp_path: Path) -> None:
+    # "calls" (a count evaluator under another name) scored 2 on both cases against a bound
+    # of 2: both passed, which fits "score <= 2" and "score >= 2" alike, so the verdicts
+    # guessed no upper bound.  The result says upperBound: that is used.
+    def calls() -> Any:
+        said = metric("calls", 2, 2, P)
+        assert said.__pydantic_extra__ is not None
+        said.__pydantic_extra__["upperBound"] = True
+        return said
+
+    labels = label_file(tmp_path, lab("a", "calls", "pass"), lab("b", "calls", "fail"))
+    written = saved(tmp_path, *(case_result("s", c, [calls()]) for c in ("a", "b")))
+    run = cli("calibrate", str(written), "--labels", str(labels), "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    block = json.loads(run.stdout)["groups"][0]["passFail"]
+    assert (block["threshold"], block["upperBound"]) == (2, True)
+    # An upper bound of 2 passes both whatever it is from 2 up; below 2 fails both: κ 0.
+    assert block["suggestedThreshold"] == {"value": 2, "kappa": 0, "applied": False}
+    # A file written before the key: the verdicts still decide (both fit: not bounded).
+    old = saved(tmp_path, *(case_result("s", c, [metric("calls", 2, 2, P)]) for c in ("a", "b")))
+    run = cli("calibrate", str(old), "--labels", str(labels), "--json")
+    assert json.loads(run.stdout)["groups"][0]["passFail"]["upperBound"] is False
+
+
 def test_the_suggested_threshold_never_makes_kappa_worse(tmp_path: Path) -> None:
     # Scores 1, 0, 1 at threshold 1; people fail, pass, fail: the judge disagrees on each,
     # po = 0, pe = (2/3)(1/3) + (1/3)(2/3) = 4/9, κ = -(4/9)/(5/9) = -0.8.  Threshold 0

@@ -292,3 +292,48 @@ def test_a_stored_runs_explain_lines_name_it_by_its_id_not_latest(
     # It names the run as the page does, not the copy it read (gone when it ends).
     assert f"from result @{run_id}" in explained.stdout
     assert "agenteval-stored-" not in explained.stdout
+
+
+def test_run_labels_explain_lines_name_the_runs_metric_file(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """``calls`` is tool_call_count under another name: the result does not say which
+    evaluator scored it, so its explain line needs a metric file.  It said ``--metrics FILE``
+    even though the run was given one; a directory of them is named in what to fill in."""
+    repo = Path(__file__).resolve().parents[2]
+    evalset = repo / "evalsets/replay/travel-replay.evalset.json"
+    traces = repo / "evalsets/replay/agent-v1.traces.jsonl"
+    metrics = tmp_path / "metrics" / "travel-replay.metrics.json"
+    metrics.parent.mkdir()
+    metrics.write_text(
+        json.dumps([{"metricName": "calls", "evaluatorName": "tool_call_count", "threshold": 0.5}])
+    )
+    labels = tmp_path / "labels.jsonl"
+    line = {"evalSetId": "travel-replay", "evalId": "weather_berlin", "metricName": "calls"}
+    labels.write_text(json.dumps({**line, "label": "pass"}) + "\n")
+    shown = {}
+    for given in (metrics, metrics.parent):
+        out, html = tmp_path / f"out-{given.name}", tmp_path / f"{given.name}.html"
+        run = cli(
+            "run", "--evalset", str(evalset), "--traces", str(traces), "--metrics", str(given),
+            "--output", str(out), "--html", str(html), "--labels", str(labels),
+        )  # fmt: skip
+        assert run.returncode == 1, run.stdout + run.stderr  # 1 call against a bound of 0.5
+        opened = open_page(browser, html, "#page-calibration")
+        (item,) = opened.page.locator("#page-calibration ul.disagreements li").all_inner_texts()
+        shown[given] = (out, words(item))
+    out, text = shown[metrics]
+    assert f"agenteval explain {out} --case weather_berlin --metric calls --metrics {metrics}" in (
+        text
+    )
+    assert "FILE" not in text
+    out, text = shown[metrics.parent]
+    assert text.endswith(
+        f"agenteval explain {out} --case weather_berlin --metric calls --metrics FILE (FILE: "
+        f"the metric file in {metrics.parent} that defines calls; the result does not say "
+        "which evaluator scored it)"
+    )
+    # The line works as shown.
+    explained = cli("explain", str(shown[metrics][0]), "--case", "weather_berlin", "--metric",
+                    "calls", "--metrics", str(metrics))  # fmt: skip
+    assert explained.returncode == 1, explained.stdout + explained.stderr

@@ -34,7 +34,7 @@ from agenteval.inputs.result_inputs import (
     reading_warnings,
 )
 from agenteval.schema.result import EvalCaseResult
-from agenteval.schema.status import UPPER_BOUND_METRICS, passes
+from agenteval.schema.status import passes
 
 # The positive class of precision / recall: what a judge gate is for is catching failures.
 FAIL = "fail"
@@ -58,8 +58,9 @@ def _needs_metric_file(source: Sequence[str], item: Item) -> bool:
     return item.needs_metric_file and "--evalset" not in source
 
 
-def _explain_command(source: Sequence[str], pair: Pair) -> str:
-    """The ``agenteval explain`` line of one item; ``source`` names what was scored."""
+def _explain_command(source: Sequence[str], pair: Pair, metrics: str | None) -> str:
+    """The ``agenteval explain`` line of one item; ``source`` names what was scored,
+    ``metrics`` the ``--metrics`` it was scored with (a file, or a directory of them)."""
     _, eval_id, metric, run_id, invocation, _ = pair.label.item
     words = ["agenteval", "explain", *source, "--case", eval_id, "--metric", metric]
     if run_id != 1:
@@ -67,17 +68,24 @@ def _explain_command(source: Sequence[str], pair: Pair) -> str:
     if invocation and pair.item.turn is not None:
         words += ["--turn", str(pair.item.turn)]  # explain names a turn by its place
     if _needs_metric_file(source, pair.item):
-        words += ["--metrics", METRIC_FILE]
+        words += ["--metrics", _metric_file(metrics) or METRIC_FILE]
     return shlex.join(words)
 
 
-def _explain_entry(source: Sequence[str], pair: Pair) -> dict[str, str]:
+def _metric_file(metrics: str | None) -> str | None:
+    """The metric file the scoring was given, None when there is none or a directory."""
+    return metrics if metrics is not None and not Path(metrics).is_dir() else None
+
+
+def _explain_entry(source: Sequence[str], pair: Pair, metrics: str | None) -> dict[str, str]:
     """``explain``: the command line; ``explainNeeds``: what to fill in, when anything."""
-    entry = {"explain": _explain_command(source, pair)}
-    if _needs_metric_file(source, pair.item):
+    entry = {"explain": _explain_command(source, pair, metrics)}
+    if _needs_metric_file(source, pair.item) and _metric_file(metrics) is None:
+        # A directory: explain reads one file, and the eval set's is not known here.
+        among = f" in {metrics}" if metrics is not None else ""
         entry["explainNeeds"] = (
-            f"{METRIC_FILE}: the metric file that defines {pair.label.item[2]}; the result does "
-            "not say which evaluator scored it"
+            f"{METRIC_FILE}: the metric file{among} that defines {pair.label.item[2]}; the "
+            "result does not say which evaluator scored it"
         )
     return entry
 
@@ -102,8 +110,11 @@ class Group:
     pairs: list[Pair] = field(default_factory=list)
     not_evaluated: list[Label] = field(default_factory=list)
 
-    def to_json(self, source: Sequence[str], seed: int) -> dict[str, Any]:
-        """Every statistic of the group, as ``--json`` prints it."""
+    def to_json(
+        self, source: Sequence[str], seed: int, metrics: str | None = None
+    ) -> dict[str, Any]:
+        """Every statistic of the group, as ``--json`` prints it (``metrics``: see
+        :class:`Calibration`)."""
         data: dict[str, Any] = {"name": self.name, "notEvaluated": len(self.not_evaluated)}
         labelled = [p for p in self.pairs if p.label.kind == "label"]
         scored = [p for p in self.pairs if p.label.kind == "score"]
@@ -138,7 +149,7 @@ class Group:
                 "judge": _judge_word(p),
                 "people": _people_word(p.label),
                 "score": p.item.score,
-                **_explain_entry(source, p),
+                **_explain_entry(source, p, metrics),
             }
             for p in self.pairs
             if p.label.kind != "score" and _judge_word(p) != _people_word(p.label)
@@ -207,15 +218,18 @@ def _pass_fail(pairs: Sequence[Pair], seed: int) -> dict[str, Any]:
 
 
 def bounded_above(pairs: Sequence[Pair]) -> bool:
-    """Whether the pairs' metric is a count whose threshold is an upper bound: by its name,
-    as :func:`agenteval.schema.status.metric_status` decides, or, a count evaluator under
-    another ``metricName`` (the result does not name evaluators), because the judge's
-    verdicts fit only an upper bound.  A rubric's verdict is always ``score >= threshold``."""
+    """Whether the pairs' metric is a count whose threshold is an upper bound: as the result
+    says (:attr:`EvalMetricResult.upper_bound`: by its name, as
+    :func:`agenteval.schema.status.metric_status` decides, or its ``upperBound`` key).  A
+    file written before that key (a count evaluator under another ``metricName``) says
+    nothing: then because the judge's verdicts fit only an upper bound.  A rubric's verdict
+    is always ``score >= threshold``."""
     key = pairs[0].label.item
     if key[5] is not None:
         return False
-    if key[2] in UPPER_BOUND_METRICS:
-        return True
+    said = {p.item.upper_bound for p in pairs} - {None}
+    if said:
+        return True in said  # a turn's result does not carry the key: its case's does
 
     def fits(upper: bool) -> bool:
         return all(
@@ -247,12 +261,15 @@ class Calibration:
     """Groups by name, and the labels that matched nothing.
 
     ``result`` names what was calibrated; ``source`` is what ``agenteval explain`` is
-    given to show an item (the result, or the eval set and metrics scored on the spot).
+    given to show an item (the result, or the eval set and metrics scored on the spot);
+    ``metrics``: the ``--metrics`` the run that saved the result was given (``run --labels``),
+    for the explain lines of metrics whose evaluator the result does not name.
     """
 
     result: str
     seed: int
     source: tuple[str, ...] = ()
+    metrics: str | None = None
     groups: dict[str, Group] = field(default_factory=dict)
     unknown: list[Label] = field(default_factory=list)
 
@@ -262,7 +279,8 @@ class Calibration:
             "result": self.result,
             "seed": self.seed,
             "groups": [
-                g.to_json(self.source or (self.result,), self.seed) for g in self.groups.values()
+                g.to_json(self.source or (self.result,), self.seed, self.metrics)
+                for g in self.groups.values()
             ],
             "unknownLabels": [
                 {**_where(label.item), "line": label.where} for label in self.unknown
@@ -286,9 +304,11 @@ def pair_labels(
     items: dict[ItemKey, Item],
     seed: int,
     source: Sequence[str] = (),
+    metrics: str | None = None,
 ) -> Calibration:
-    """Pair every label with its item and group the pairs (``source``: see :class:`Calibration`)."""
-    found = Calibration(result, seed, tuple(source))
+    """Pair every label with its item and group the pairs (``source``, ``metrics``: see
+    :class:`Calibration`)."""
+    found = Calibration(result, seed, tuple(source), metrics=metrics)
     for label in labels:
         item = items.get(label.item)
         if item is None:

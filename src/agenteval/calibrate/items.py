@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, MetricDetails
-from agenteval.schema.status import EvalStatus
+from agenteval.schema.status import UPPER_BOUND_KEY, EvalStatus
 
 ItemKey = tuple[str, str, str, int, str | None, str | None]
 
@@ -38,6 +38,9 @@ class Item:
     turn: int | None = None  # a turn's item: its place in the case, 1-based (explain --turn N)
     # The result does not say which evaluator scored the metric: explain needs --metrics.
     needs_metric_file: bool = False
+    # Whether the metric's threshold is an upper bound, as the result says (its name, or its
+    # ``upperBound`` key); None when it does not (a file written before the key).
+    upper_bound: bool | None = None
 
 
 def _verdict(status: EvalStatus) -> str | None:
@@ -50,6 +53,14 @@ def _verdict(status: EvalStatus) -> str | None:
 
 def _extras(details: MetricDetails | None) -> dict[str, Any]:
     return dict(details.model_extra or {}) if details is not None else {}
+
+
+def _upper_bound(metric: EvalMetricResult) -> bool | None:
+    """What the result says of its threshold being an upper bound, None when nothing."""
+    if metric.upper_bound:
+        return True
+    said = (metric.model_extra or {}).get(UPPER_BOUND_KEY)
+    return said if isinstance(said, bool) else None
 
 
 def _metric_items(
@@ -75,6 +86,7 @@ def _metric_items(
             category,
             float(agreement) if isinstance(agreement, int | float) else None,
             position,
+            upper_bound=_upper_bound(metric),
         ),
     )
     for rubric in (details.rubric_scores if details is not None else None) or ():

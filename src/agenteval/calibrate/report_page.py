@@ -75,13 +75,21 @@ class RunCalibration:
     (a :class:`agenteval.report.run_reports.ReportPage`), the page made when it is written.
 
     The labels are read here, so a bad file is an error before anything is scored;
-    ``source`` is what ``agenteval explain`` is given to read the run's results.
+    ``source`` is what ``agenteval explain`` is given to read the run's results, and
+    ``metrics`` the run's ``--metrics``.
     """
 
-    def __init__(self, labels_path: Path, source: Sequence[str], seed: int = 0) -> None:
+    def __init__(
+        self,
+        labels_path: Path,
+        source: Sequence[str],
+        seed: int = 0,
+        metrics: str | None = None,
+    ) -> None:
         self.labels_path = labels_path
         self.labels = read_labels(labels_path)
         self.source = tuple(source)
+        self.metrics = metrics  # the run's --metrics: explain lines name it, not FILE
         self.seed = seed
         self.items: dict[ItemKey, Item] = {}
         # The calibration the page shows (None until it is made).
@@ -103,7 +111,9 @@ class RunCalibration:
 
     def page(self) -> dict[str, Any]:
         """The Calibration tab of the run's page (:attr:`data` holds its calibration)."""
-        found = pair_labels(" ".join(self.source), self.labels, self.items, self.seed, self.source)
+        found = pair_labels(
+            " ".join(self.source), self.labels, self.items, self.seed, self.source, self.metrics
+        )
         self.data = found.to_json()
         return _page(self.data, "this run", self.labels_path, self.seed, 0)
 

@@ -182,7 +182,7 @@ class RunFlags(EvalSetFlags):
             )
         from agenteval.calibrate.report_page import RunCalibration
 
-        return (RunCalibration(self.labels, self._explain_source()),)
+        return (RunCalibration(self.labels, self._explain_source(), metrics=self.metrics),)
 
     def _explain_source(self) -> tuple[str, ...]:
         """What ``agenteval explain`` reads this run's results from: the result files or
