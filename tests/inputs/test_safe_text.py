@@ -51,9 +51,10 @@ def test_invisible_characters_are_escaped() -> None:
 
 
 def test_printable_cuts_then_escapes_as_every_reporter_does() -> None:
-    # Agent output (agents/): its own escaper kept a tab as a space and left the
-    # invisible and bidi characters that escape_control makes visible.
+    # Agent output (agents/) had its own escaper, by str.isprintable: a tab became a
+    # space (hidden), a no-break space became \xa0 where every reporter shows the text.
     assert printable("a\nb\x1b[31m\u202e") == "a\\nb\\x1b[31m\\u202e"
     assert printable("x\ty\u200bz") == escape_control("x\ty\u200bz") == "x\\ty\\u200bz"
+    assert printable("a\u00a0b") == escape_control("a\u00a0b") == "a\u00a0b"
     assert printable("x" * 5, limit=3) == "xxx…"
     assert printable("x" * 3, limit=3) == "xxx"
