@@ -279,7 +279,7 @@ def test_a_process_that_left_the_agents_session_is_killed_with_it(tmp_path: Path
     """A process the agent started in a session of its own (setsid) is out of the agent's
     process group: the kill after turn 2 timed out reaches it all the same."""
     children = tmp_path / "children.txt"
-    proc, results = _faults_run(
+    proc, results = fault_agent_run(
         tmp_path, [echo_case("loner", "detached", "hang")], "--agent-timeout", "1",
         env={"FAULT_AGENT_CHILDREN": str(children)},
     )  # fmt: skip

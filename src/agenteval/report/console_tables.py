@@ -13,9 +13,8 @@ from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from agenteval.inputs.safe_text import escape_control
-from agenteval.report.cell_table import CellTable, Column
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap, escape_control
+from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.score_text import format_score
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
 from agenteval.results.flakiness import Verdict, verdict_of_counts

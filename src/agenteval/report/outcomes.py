@@ -21,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
+from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
 from agenteval.report.console_tables import format_score
 from agenteval.report.metric_averages import MetricAverages
-from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
 from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
