@@ -19,9 +19,9 @@ What it holds (one module, one idea):
 
 What it may import: result objects from :mod:`agenteval.schema`, the pure helpers
 (:mod:`agenteval.results.aggregation`, :mod:`agenteval.results.flakiness`, :mod:`agenteval.schema.gojson`,
-:mod:`agenteval.results.merging`, :mod:`agenteval.inputs.loading` for reading files) and the report
-helpers for writing files and printing text (``report.atomic_write``,
-``inputs.safe_text``, ``report.metric_averages``).  Nothing that scores imports this
+:mod:`agenteval.results.merging`, :mod:`agenteval.inputs.loading` for reading files) and the helpers
+for writing files and printing text (``report.atomic_write``, ``report.metric_averages``,
+``inputs.safe_text``).  Nothing that scores imports this
 package: a run records itself through the CLI, and scoring never depends on the store
 being reachable.  SQLAlchemy is imported only when a store is used.
 """
