@@ -39,7 +39,7 @@ class CalibrateFlags:
     result: Annotated[
         Path | None,
         typer.Argument(
-            metavar="[RESULT]",
+            metavar="RESULT",
             help="A result file, run document or directory (or --evalset instead).",
             show_default=False,
         ),

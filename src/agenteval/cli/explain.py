@@ -30,8 +30,8 @@ def explain_command(
             show_default=False,
         ),
     ] = None,
-    case: Annotated[str, shared_option("case", "The evalId to explain.")] = "",
-    metric: Annotated[str, shared_option("metric", "The metricName to explain.")] = "",
+    case: Annotated[str, shared_option("case", "The evalId to explain (required).")] = "",
+    metric: Annotated[str, shared_option("metric", "The metricName to explain (required).")] = "",
     evalset: Annotated[
         list[str] | None,
         shared_option(
@@ -61,7 +61,8 @@ def explain_command(
         typer.Option("--eval-set", metavar="ID", help="The evalSetId, when several hold the case."),
     ] = None,
     plugin: Annotated[
-        list[str] | None, shared_option("plugin", "Import this module to register plugins.")
+        list[str] | None,
+        shared_option("plugin", "Import this module or .py file to register plugins. Repeatable."),
     ] = None,
     cache: Annotated[
         str | None, shared_option("cache", "SQLite judge cache (also $AGENTEVAL_CACHE).")

@@ -46,6 +46,7 @@ _SHARED: dict[str, _Flag] = {
     "offline": _Flag(("--offline",)),
     "json": _Flag(("--json",)),  # print JSON (not --json FILE: run and store export write one)
     "verbose": _Flag(("--verbose", "-v")),
+    "quiet": _Flag(("--quiet", "-q")),
 }
 
 
@@ -189,8 +190,10 @@ ExpectedAgentOpt = Annotated[
         help="A reference agent producing expected turns (expectedRunnerEnabled, driver expected, toolMock.expected).",
     ),
 ]
-QuietOpt = Annotated[
-    bool, typer.Option("--quiet", "-q", help="Only failures and the summary line.")
+QuietOpt = Annotated[bool, shared_option("quiet", "Only failures, warnings and the summary line.")]
+# The quiet flag of a command that prints only what it wrote: -q leaves that out.
+WroteQuietOpt = Annotated[
+    bool, shared_option("quiet", "Do not print what was written (warnings still are).")
 ]
 StoreOpt = Annotated[
     str | None,

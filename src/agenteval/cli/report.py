@@ -16,9 +16,9 @@ from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import (
     TREND_LAST,
-    QuietOpt,
     StoreOpt,
     VerboseOpt,
+    WroteQuietOpt,
     shared_option,
     side_option,
 )
@@ -87,7 +87,7 @@ class ReportSettings:
             "verdicts, as agenteval calibrate compares them.",
         ),
     ] = None
-    quiet: QuietOpt = False
+    quiet: WroteQuietOpt = False
     verbose: VerboseOpt = False
 
 

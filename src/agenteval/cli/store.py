@@ -17,9 +17,9 @@ import typer
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import (
-    QuietOpt,
     StoreOpt,
     VerboseOpt,
+    WroteQuietOpt,
     shared_option,
 )
 
@@ -46,7 +46,7 @@ class AddSettings:
     run_group: Annotated[
         str | None, shared_option("run-group", "Part of this run group (e.g. a shard).")
     ] = None
-    quiet: QuietOpt = False
+    quiet: WroteQuietOpt = False
     verbose: VerboseOpt = False
 
 
@@ -71,7 +71,7 @@ class ExportSettings:
         typer.Option("--json", metavar="FILE", help="Write its --json run document here."),
     ] = None
     store: StoreOpt = None
-    quiet: QuietOpt = False
+    quiet: WroteQuietOpt = False
     verbose: VerboseOpt = False
 
 
