@@ -3,18 +3,21 @@
 ``mkdocs build --strict`` (what ``make docs`` runs) fails on a broken link or anchor and on
 a page left out of the navigation; the README's own links (files and heading anchors, into
 docs/ and its own) are checked here, since MkDocs does not read the README, and so is the CI
-workflow of docs/integrations/ci.md, which no test can run.  That every ``agenteval`` example
-of both runs is tests/cli/test_readme_examples.py's job.
+workflow of docs/integrations/ci.md, which no test can run.  Every ```python block of docs/
+runs here; that every ``agenteval`` example of both runs is
+tests/cli/test_readme_examples.py's job.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,3 +109,43 @@ def test_the_ci_workflow_still_uploads_and_reports_when_a_case_fails() -> None:
         if "matrix" in job.get("strategy", {}):
             assert job["strategy"].get("fail-fast") is False, name
     assert skipped == []
+
+
+# The first line a block prints, as its comment says (`print(run.status, run.exit_code)`).
+PRINTS_FIRST = {("docs/integrations/python-api.md", 1): "failed 1"}
+PYTHON_EXAMPLES = [
+    (page.relative_to(ROOT).as_posix(), number, block)
+    for page in sorted((ROOT / "docs").rglob("*.md"))
+    for number, block in enumerate(fenced(page, "python"), start=1)
+]
+
+
+@pytest.mark.parametrize(
+    ("page", "number", "block"), PYTHON_EXAMPLES, ids=[f"{p}-{n}" for p, n, _ in PYTHON_EXAMPLES]
+)
+def test_the_python_examples_run(page: str, number: int, block: str, tmp_path: Path) -> None:
+    # From a scratch directory holding the shipped inputs, so `output/` lands in it.
+    for inputs in ("evalsets", "metrics"):
+        (tmp_path / inputs).symlink_to(ROOT / inputs)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+    env = {k: v for k, v in env.items() if not k.startswith("GITHUB_")}
+    proc = subprocess.run(
+        [sys.executable, "-c", block],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, f"{page} python block {number}:\n{proc.stdout}{proc.stderr}"
+    first_line = PRINTS_FIRST.get((page, number))
+    if first_line is not None:
+        assert f"# {first_line}" in block
+        assert proc.stdout.splitlines()[0] == first_line
+
+
+def test_the_python_examples_are_collected() -> None:
+    pages = {page for page, _, _ in PYTHON_EXAMPLES}
+    assert {"docs/integrations/python-api.md", "docs/integrations/plugins.md"} <= pages
+    assert len(PYTHON_EXAMPLES) >= 5
