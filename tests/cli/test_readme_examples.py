@@ -7,7 +7,7 @@ repository root as working directory, so a block can build the state its
 later lines read (``--output output/`` then ``show output/*.json``).  Paths
 that are not inputs (anything outside ``evalsets/``, ``metrics/`` and
 ``tests/``) are moved into a temporary directory, globs are expanded as bash
-would, and ``run`` gets a private judge cache, so nothing is written into the
+would, and ``run`` and ``explain`` get a private judge cache, so nothing is written into the
 repository.  The loopback judge of the ``judge_server`` fixture is scripted
 with exactly the ``--reply`` arguments the README documents, and the
 ``JUDGE_MODEL_*`` variables are those of its ``export`` line.
@@ -273,7 +273,8 @@ def localised(argv: Sequence[str], scratch: Path) -> list[str]:
         if is_output_path(token):
             token = str(scratch / token)
         out.extend(expand(token))
-    if out[:1] == ["run"] and "--cache" not in out and "--no-cache" not in out:
+    # run and explain ask the judge through the cache, by default one in the repository.
+    if out[:1] in (["run"], ["explain"]) and "--cache" not in out and "--no-cache" not in out:
         out += ["--cache", str(scratch / ".agenteval" / "cache.sqlite")]
     return out
 
