@@ -76,3 +76,15 @@ def test_case_outcome_text_is_the_records_text() -> None:
     assert text.passed_runs == 0
     assert text.runs[0].metrics[1].reason == ""  # a passing metric keeps no reason
     assert text.status is EvalStatus.INCOMPLETE
+
+
+def test_runs_passed_of_an_incomplete_case_says_it_is_incomplete() -> None:
+    """Bare "3/3 runs passed" beside an INCOMPLETE case read green in Markdown and GitHub."""
+    runs = tuple(
+        run_record(case_result("s", "c", [metric("m", 1.0)], run_id)) for run_id in (1, 2, 3)
+    )
+    incomplete = OutcomeText("s", "c", EvalStatus.INCOMPLETE, runs)
+    passed = OutcomeText("s", "c", EvalStatus.PASSED, runs)
+    assert incomplete.passed_runs == passed.passed_runs == 3
+    assert incomplete.passed_runs_text() == "3/3 runs passed · incomplete: a metric not evaluated"
+    assert passed.passed_runs_text() == "3/3 runs passed"

@@ -9,6 +9,7 @@ from agenteval.report.verdicts import (
     result_verdicts,
     run_document_verdicts,
 )
+from agenteval.schema.status import EvalStatus
 from sample_results import case_result, eval_set_result, generated_result, metric
 
 
@@ -35,10 +36,45 @@ def test_the_run_document_and_the_console_read_the_same_counts() -> None:
     from_file = {k: v.to_json() for k, v in result_verdicts(result).items()}  # type: ignore[arg-type]
     assert document == from_file
     assert document["flaky"]["verdict"] == "flaky"
-    assert document["flaky"]["wilsonLow"] == pass_count_verdicts([("flaky", 2)], 3)["flaky"].low
+    assert (
+        document["flaky"]["wilsonLow"]
+        == pass_count_verdicts([("flaky", 2)], 3, incomplete=())["flaky"].low
+    )
 
 
 def test_one_run_has_no_verdicts() -> None:
     result = generated_result(cases=3, num_runs=1)
     assert result_verdicts(result) == {}
     assert run_document_verdicts([set_report(result)]) == {}
+
+
+def _incomplete_runs() -> object:
+    """Three runs where `half` passes its first metric and its second is never evaluated
+    (trpc's finalEvalStatus: passed each time), `listed` passes every metric but the
+    result's judgeFailures names it, and `steady` passes."""
+    cases = []
+    unevaluated = metric("pending", 0.0, status=EvalStatus.NOT_EVALUATED)
+    for run_id in (1, 2, 3):
+        cases.append(case_result("s", "half", [metric("m", 1.0), unevaluated], run_id))
+        cases.append(case_result("s", "listed", [metric("m", 1.0)], run_id))
+        cases.append(case_result("s", "steady", [metric("m", 1.0)], run_id))
+    result = eval_set_result("s", cases, num_runs=3)
+    result.judge_failures = ["listed"]
+    return result
+
+
+def test_an_incomplete_case_is_never_a_stable_pass() -> None:
+    """Both readers, the run's tally and a saved result, say incomplete; pass@k's counts
+    (and trpc's summary counts) stay 3 of 3."""
+    result = _incomplete_runs()
+    assert {c.eval_id: c.run_status_counts.passed for c in result.summary.eval_case_summaries} == {  # type: ignore[attr-defined]
+        "half": 3, "listed": 3, "steady": 3,
+    }  # fmt: skip
+    report = set_report(result)  # type: ignore[arg-type]
+    document = run_document_verdicts([report])[RUN_DOCUMENT_KEY]["s"]
+    from_file = {k: v.to_json() for k, v in result_verdicts(result).items()}  # type: ignore[arg-type]
+    assert document == from_file
+    assert {k: (v["verdict"], v["passedRuns"]) for k, v in document.items()} == {
+        "half": ("incomplete", 3), "listed": ("incomplete", 3), "steady": ("stable_pass", 3),
+    }  # fmt: skip
+    assert list(document) == ["half", "listed", "steady"]

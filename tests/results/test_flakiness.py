@@ -7,6 +7,8 @@ import pytest
 from agenteval.results.flakiness import (
     Verdict,
     order_key,
+    passed_runs_text,
+    run_verdict,
     verdict_of,
     verdict_of_counts,
     wilson_interval,
@@ -71,3 +73,36 @@ def test_flaky_first_most_flips_first_then_failures() -> None:
     }
     ordered = sorted(verdicts, key=lambda k: order_key((k,), verdicts[k]))
     assert ordered == ["d", "b", "c", "a"]
+
+
+@pytest.mark.parametrize("passed", [0, 2, 3])
+def test_an_incomplete_case_is_incomplete_whatever_its_runs_passed(passed: int) -> None:
+    """3 of 3 runs passed (trpc's finalEvalStatus) beside a metric not evaluated was a
+    "stable pass"; the counts and the interval stay pass@k's, the verdict does not."""
+    verdict = run_verdict(passed, 3, incomplete=True)
+    counted = verdict_of_counts(passed, 3)
+    assert verdict.verdict is Verdict.INCOMPLETE
+    assert (verdict.passed, verdict.runs, verdict.low, verdict.high) == (
+        passed, 3, counted.low, counted.high,
+    )  # fmt: skip
+    assert verdict.to_json()["verdict"] == "incomplete"
+    assert run_verdict(passed, 3, incomplete=False) == counted
+
+
+def test_incomplete_cases_come_after_the_failures_and_before_the_stable_passes() -> None:
+    verdicts = {
+        "a_pass": run_verdict(3, 3, incomplete=False),
+        "b_incomplete": run_verdict(3, 3, incomplete=True),
+        "c_fail": run_verdict(0, 3, incomplete=False),
+        "d_flaky": run_verdict(1, 3, incomplete=False),
+    }
+    ordered = sorted(verdicts, key=lambda eval_id: order_key((eval_id,), verdicts[eval_id]))
+    assert ordered == ["d_flaky", "c_fail", "b_incomplete", "a_pass"]
+
+
+def test_passed_runs_text_says_incomplete_beside_the_count() -> None:
+    assert passed_runs_text(3, 3, incomplete=False) == "3/3 runs passed"
+    assert (
+        passed_runs_text(3, 3, incomplete=True)
+        == "3/3 runs passed · incomplete: a metric not evaluated"
+    )

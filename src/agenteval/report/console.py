@@ -46,6 +46,7 @@ from agenteval.report.set_tally import (
     set_report,
 )
 from agenteval.results.agent_usage import AGENT_USAGE_KEY
+from agenteval.results.flakiness import passed_runs_text
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -190,7 +191,10 @@ def _header(eval_id: str, status: EvalStatus, passed: int, run_count: int, score
     header.append("  ")
     header.append_text(status_text(status, upper=True))
     if run_count:
-        header.append(f"  {passed}/{run_count} runs passed", style="dim")
+        incomplete = status is EvalStatus.INCOMPLETE
+        header.append(
+            f"  {passed_runs_text(passed, run_count, incomplete=incomplete)}", style="dim"
+        )
     elif score:
         # Older Go files carry no case score; an absent score reads as 0.
         header.append(f"  score {format_score(score)}", style="dim")
@@ -239,7 +243,9 @@ def _render_summary(console: Console, report: SetReport) -> None:
         console.print(averages)
     if report.num_runs > 1 and report.pass_counts:
         console.print(Text(f"pass@k and pass^k over {report.num_runs} runs", style="bold"))
-        table = pass_count_table(report.pass_counts, report.num_runs)
+        table = pass_count_table(
+            report.pass_counts, report.num_runs, incomplete=report.incomplete()
+        )
         table.indent = 2
         console.print(table)
     console.print()

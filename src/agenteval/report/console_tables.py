@@ -6,7 +6,7 @@ Tested in tests/report/test_console.py.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from rich.console import JustifyMethod
@@ -17,7 +17,7 @@ from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap, escape_control
 from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.score_text import format_score
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
-from agenteval.results.flakiness import Verdict, verdict_of_counts
+from agenteval.results.flakiness import Verdict, run_verdict
 from agenteval.schema.result import (
     EvalCaseResult,
     EvalCaseSummary,
@@ -319,7 +319,9 @@ def shown_ks(num_runs: int) -> list[int]:
     return sorted({k for k in (1, 2, 3, 5, 10, num_runs) if k <= num_runs})
 
 
-def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> CellTable:
+def pass_rate_table(
+    cases: Sequence[EvalCaseSummary], num_runs: int, *, incomplete: Collection[str]
+) -> CellTable:
     """pass@k and pass^k per case (n = runs, c = passed runs) and their mean over cases."""
     return pass_count_table(
         [
@@ -327,12 +329,16 @@ def pass_rate_table(cases: Sequence[EvalCaseSummary], num_runs: int) -> CellTabl
             for case in cases
         ],
         num_runs,
+        incomplete=incomplete,
     )
 
 
-def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> CellTable:
+def pass_count_table(
+    cases: Sequence[tuple[str, int]], num_runs: int, *, incomplete: Collection[str]
+) -> CellTable:
     """:func:`pass_rate_table` of ``(evalId, runs passed)`` pairs, with each case's verdict
-    (stable pass / flaky / stable fail) and its pass rate's 95 % Wilson interval."""
+    (stable pass / flaky / stable fail; incomplete for the evalIds in ``incomplete``, whose
+    status is) and its pass rate's 95 % Wilson interval."""
     ks = shown_ks(num_runs)
     headers = ["case", "runs passed", "verdict", "95% interval"]
     headers += [f"pass@{k}" for k in ks] + [f"pass^{k}" for k in ks]
@@ -342,7 +348,7 @@ def pass_count_table(cases: Sequence[tuple[str, int]], num_runs: int) -> CellTab
         values = [pass_at_k(num_runs, passed, k) for k in ks]
         values += [pass_hat_k(num_runs, passed, k) for k in ks]
         rows.append(values)
-        verdict = verdict_of_counts(passed, num_runs)
+        verdict = run_verdict(passed, num_runs, incomplete=eval_id in incomplete)
         table.add_row(
             Text(escape_control(eval_id)),
             f"{passed}/{num_runs}",
@@ -363,6 +369,8 @@ _VERDICT_STYLES = {
     Verdict.FLAKY: "yellow",
     Verdict.STABLE_FAIL: "red",
     Verdict.UNDECIDED: "dim",
+    # As the INCOMPLETE status is shown.
+    Verdict.INCOMPLETE: STATUS_STYLES[EvalStatus.INCOMPLETE],
 }
 
 

@@ -65,9 +65,7 @@ def _message(outcome: OutcomeText, reason_cap: int | None) -> str:
     details += [f"error: {cap(e, reason_cap)}" for e in outcome.errors()]
     lines = details or [outcome.headline(reason_cap)]
     if outcome.multi_run:
-        lines.insert(
-            0, f"{outcome.passed_runs}/{len(outcome.runs)} runs passed; metric averages decide"
-        )
+        lines.insert(0, f"{outcome.passed_runs_text()}; metric averages decide")
     return "\n".join(lines)
 
 

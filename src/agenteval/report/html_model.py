@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -410,14 +410,17 @@ class RunBuilder:
     def end_set(self, head: EvalSetResult) -> None:
         """Finish the eval set with its head (``judgeFailures``, summary and extras set)."""
         assert self._tally is not None and self._summary is not None, "end_set before begin_set"
-        statuses = self._tally.finish(head).statuses
+        tallied = self._tally.finish(head)
+        statuses = tallied.statuses
         # The summary of the cases added, never a saved one: pass@k and the verdicts agree
         # with the case rows even when a file's summary was edited apart from its cases.
         summary = self._summary.finish()
         self._tally = self._summary = None
         rows = [entry.row(statuses[eval_id]) for eval_id, entry in self._cases.items()]
         self.rows.extend(rows)
-        self.eval_sets.append(_eval_set_summary(head, summary, rows, self._stats))
+        self.eval_sets.append(
+            _eval_set_summary(head, summary, rows, self._stats, tallied.incomplete())
+        )
         self._cases = {}
         self._stats = {}
 
@@ -509,6 +512,7 @@ def _eval_set_summary(
     summary: EvalSetResultSummary,
     rows: Sequence[list[Any]],
     stats: dict[str, _MetricStats],
+    incomplete: Collection[str],
 ) -> dict[str, Any]:
     counts = dict.fromkeys(CASE_LABELS, 0)
     for row in rows:
@@ -525,10 +529,11 @@ def _eval_set_summary(
         "metrics": [s.to_json(name) for name, s in stats.items()],
         "passAtK": summary_extra.get("passAtK"),
         "passHatK": summary_extra.get("passHatK"),
-        # Stable pass / flaky / stable fail per case of a --num-runs run (report/verdicts.py).
+        # Stable pass / flaky / stable fail / incomplete per case of a --num-runs run
+        # (report/verdicts.py; ``incomplete``: the cases whose status the rows say is).
         "verdicts": [
             {"evalId": eval_id, **verdict.to_json()}
-            for eval_id, verdict in summary_verdicts(summary).items()
+            for eval_id, verdict in summary_verdicts(summary, incomplete=incomplete).items()
         ],
         "judgeUsage": extras.get("judgeUsage"),
         "agentUsage": extras.get("agentUsage"),

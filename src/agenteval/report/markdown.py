@@ -208,7 +208,7 @@ def _case_table(
         if outcome.status is EvalStatus.INCOMPLETE:
             status = f"{STATUS_LOOKS[outcome.status].mark} {status}"
         if outcome.multi_run:
-            status += f" ({outcome.passed_runs}/{len(outcome.runs)} runs passed)"
+            status += f" ({outcome.passed_runs_text()})"
         lines.append(
             _row(
                 cell(outcome.eval_set_id or "(unnamed)"),

@@ -25,6 +25,7 @@ from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
 from agenteval.report.console_tables import format_score
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.results.aggregation import case_statuses
+from agenteval.results.flakiness import passed_runs_text
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -120,6 +121,11 @@ class OutcomeText(_Outcome[RunRecord]):
     def passed_runs(self) -> int:
         """How many of the case's runs passed."""
         return sum(1 for run in self.runs if run.final_eval_status is EvalStatus.PASSED)
+
+    def passed_runs_text(self) -> str:
+        """``2/3 runs passed``, saying beside it when the case is incomplete (never green)."""
+        incomplete = self.status is EvalStatus.INCOMPLETE
+        return passed_runs_text(self.passed_runs, len(self.runs), incomplete=incomplete)
 
     def shortfalls(self) -> list[MetricShortfall]:
         """The metrics that fail the case: per run for one run, averaged across runs for several."""

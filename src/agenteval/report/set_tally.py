@@ -159,6 +159,10 @@ class SetReport:
         """How many cases have ``status``."""
         return self.counts.get(status, 0)
 
+    def incomplete(self) -> frozenset[str]:
+        """The evalIds whose status is incomplete (their verdict too, whatever their runs say)."""
+        return frozenset(eval_id for eval_id, s in self.statuses.items() if s is _INCOMPLETE)
+
     def not_passed(self) -> list[OutcomeText]:
         """The cases that did not pass, in report order."""
         return [

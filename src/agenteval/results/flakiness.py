@@ -5,7 +5,11 @@ One rule for both places a case runs more than once: the repeats of one run
 the HTML report) and the stored runs of a history (``agenteval trend``, which counts
 every repeat of each stored ``--num-runs N`` run, not only the run's final status).  A case
 that passed every decided run is a **stable pass**, one that passed none a **stable
-fail**, anything in between **flaky**.  The pass rate comes with its Wilson score
+fail**, anything in between **flaky**.  A case of one run whose status is
+incomplete (a metric not evaluated in some repeat, or named in ``judgeFailures``) is
+**incomplete** whatever its repeats' statuses say: trpc-agent-go counts a repeat as
+passed by its ``finalEvalStatus``, which passes beside a metric that was not evaluated,
+and "3/3 stable pass" beside an INCOMPLETE case read green.  The pass rate comes with its Wilson score
 interval (95 %), which stays inside [0, 1] and is honest for few runs (2 of 3 is
 "0.21–0.94", not "0.67"); a flip is a decided run whose outcome differs from the
 decided run before it.
@@ -17,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -33,6 +37,8 @@ class Verdict(StrEnum):
     STABLE_PASS = "stable_pass"
     # No run was decided (every one incomplete or not evaluated).
     UNDECIDED = "undecided"
+    # The case's status in its run is incomplete: its repeats cannot say it is stable.
+    INCOMPLETE = "incomplete"
 
     @property
     def label(self) -> str:
@@ -44,9 +50,13 @@ class Verdict(StrEnum):
 VERDICT_ORDER = {
     Verdict.FLAKY: 0,
     Verdict.STABLE_FAIL: 1,
-    Verdict.UNDECIDED: 2,
-    Verdict.STABLE_PASS: 3,
+    Verdict.INCOMPLETE: 2,
+    Verdict.UNDECIDED: 3,
+    Verdict.STABLE_PASS: 4,
 }
+
+# What is printed beside "N/M runs passed" of an incomplete case, so that no report reads green.
+INCOMPLETE_NOTE = "incomplete: a metric not evaluated"
 
 
 def wilson_interval(passed: int, runs: int, z: float = Z_95) -> tuple[float, float]:
@@ -110,6 +120,20 @@ def verdict_of_counts(passed: int, runs: int) -> CaseVerdict:
     return CaseVerdict(verdict, passed, max(runs, 0), low, high)
 
 
+def run_verdict(passed: int, runs: int, *, incomplete: bool) -> CaseVerdict:
+    """The verdict of a case of one ``--num-runs N`` run: ``passed`` of its ``runs`` repeats
+    passed (their ``finalEvalStatus``: pass@k's c, kept in the counts and the interval), but
+    :attr:`Verdict.INCOMPLETE` when the case's status is incomplete, never a stable pass."""
+    counted = verdict_of_counts(passed, runs)
+    return replace(counted, verdict=Verdict.INCOMPLETE) if incomplete else counted
+
+
+def passed_runs_text(passed: int, runs: int, *, incomplete: bool) -> str:
+    """``2/3 runs passed``; with ``· incomplete: a metric not evaluated`` for an incomplete case."""
+    text = f"{passed}/{runs} runs passed"
+    return f"{text} · {INCOMPLETE_NOTE}" if incomplete else text
+
+
 def verdict_of(outcomes: Iterable[bool | None]) -> CaseVerdict:
     """The verdict of a sequence of outcomes: True passed, False failed, None undecided.
 
@@ -137,11 +161,14 @@ def order_key(eval_id: Sequence[str], verdict: CaseVerdict) -> tuple[int, int, t
 
 
 __all__ = [
+    "INCOMPLETE_NOTE",
     "VERDICT_ORDER",
     "Z_95",
     "CaseVerdict",
     "Verdict",
     "order_key",
+    "passed_runs_text",
+    "run_verdict",
     "verdict_of",
     "verdict_of_counts",
     "wilson_interval",

@@ -23,11 +23,12 @@ class CaseStatusCounts(Model):
 
 
 class CaseVerdict(Model):
-    """Stable pass / flaky / stable fail of a case run ``--num-runs N`` times (report/verdicts.py)."""
+    """Stable pass / flaky / stable fail of a case run ``--num-runs N`` times, or incomplete
+    when its status is, whatever its runs' statuses say (report/verdicts.py)."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
-    verdict: Literal["stable_pass", "flaky", "stable_fail", "undecided"] = "undecided"
+    verdict: Literal["stable_pass", "flaky", "stable_fail", "undecided", "incomplete"] = "undecided"
     passed_runs: int = 0
     runs: int = 0
     pass_rate: float | None = None

@@ -129,7 +129,8 @@ class Trend:
 
     def verdict_counts(self) -> dict[str, int]:
         """How many cases got each verdict."""
-        counts = {verdict.value: 0 for verdict in Verdict}
+        # Never incomplete: a run where the case was incomplete is undecided in a history.
+        counts = {verdict.value: 0 for verdict in Verdict if verdict is not Verdict.INCOMPLETE}
         for case in self.cases:
             counts[case.verdict.verdict.value] += 1
         return counts

@@ -369,7 +369,7 @@
     return chart;
   }
 
-  // Stable pass / flaky / stable fail per case of a --num-runs run, flaky first (report/verdicts.py).
+  // Stable pass / flaky / stable fail / incomplete per case of a --num-runs run, flaky first (report/verdicts.py).
   function verdictTable(verdicts) {
     const table = el("table", { class: "verdicts" },
       el("thead", {}, el("tr", {}, ["case", "verdict", "runs passed", "pass rate", "95% interval"].map((h) => el("th", {}, h)))));
