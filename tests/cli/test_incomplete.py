@@ -181,3 +181,98 @@ def test_resume_gives_the_real_verdict_of_the_rescored_cases(
     assert second.returncode == 1, second.stdout + second.stderr
     (case,) = only_result(tmp_path / "second")["evalCaseResults"]
     assert case["finalEvalStatus"] == "failed"
+
+
+UNEVALUATED_PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "unevaluated_metric.py"
+# What every report says beside the runs an INCOMPLETE case passed (results/flakiness.py).
+INCOMPLETE_RUNS = "3/3 runs passed · incomplete: a metric not evaluated"
+
+
+def write_half_evaluated_suite(tmp_path: Path) -> tuple[Path, Path]:
+    """One trace-mode case: its tool trajectory passes, the plugin's metric is never evaluated."""
+    turn = {
+        "userContent": {"role": "user", "content": "weather in paris?"},
+        "finalResponse": {"role": "assistant", "content": "sunny"},
+        "tools": [{"name": "weather", "arguments": {"city": "paris"}}],
+    }
+    evalset = tmp_path / "weather.evalset.json"
+    evalset.write_text(
+        json.dumps({"evalSetId": "weather", "evalCases": [trace_case("paris", turn)]})
+    )
+    metrics = tmp_path / "weather.metrics.json"
+    metrics.write_text(
+        json.dumps(
+            [
+                {"metricName": "tool_trajectory_avg_score", "threshold": 1},
+                {"metricName": "pending", "evaluatorName": "unevaluated", "threshold": 1},
+            ]
+        )
+    )
+    return evalset, metrics
+
+
+def assert_console_says_incomplete(stdout: str) -> None:
+    """The case header and the pass@k table: incomplete, pass@k still over c = 3 of 3."""
+    assert f"● paris  INCOMPLETE  {INCOMPLETE_RUNS}" in stdout
+    (row,) = [line.split() for line in stdout.splitlines() if line.startswith("  paris ")]
+    assert row[1:3] == ["3/3", "incomplete"], stdout
+    assert row[4:] == ["1"] * 6  # pass@1..3 and pass^1..3
+    assert "stable" not in stdout
+
+
+def html_verdicts(page: Path) -> list[dict[str, Any]]:
+    """The HTML report's verdict rows (its index, as the page's script reads it)."""
+    index = page.read_text(encoding="utf-8").split('id="report-index">', 1)[1]
+    data = json.loads(index.split("</script>", 1)[0])
+    verdicts: list[dict[str, Any]] = data["runs"][0]["evalSets"][0]["verdicts"]
+    return verdicts
+
+
+def test_an_incomplete_case_run_three_times_is_no_stable_pass_in_any_report(
+    tmp_path: Path,
+) -> None:
+    """Each run passes (trpc's finalEvalStatus) beside a metric not evaluated: the case is
+    INCOMPLETE (exit 3), and it was also "3/3 stable pass" in the pass@k table, the run
+    document's caseVerdicts, the HTML report and "(3/3 runs passed)" in Markdown and the
+    GitHub annotation.  Now its verdict is incomplete everywhere; pass@k and the result
+    file's trpc fields keep c = 3."""
+    evalset, metrics = write_half_evaluated_suite(tmp_path)
+    summary = tmp_path / "step_summary.md"
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
+    env["COLUMNS"] = "200"  # the pass@k table as rows, one per case
+    proc = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--num-runs", "3",
+        "--plugin", str(UNEVALUATED_PLUGIN), "--no-cache", "--output", str(tmp_path / "out"),
+        "--json", str(tmp_path / "run.json"), "--junit", str(tmp_path / "junit.xml"),
+        "--markdown", str(tmp_path / "summary.md"), "--html", str(tmp_path / "run.html"),
+        env=env,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert_console_says_incomplete(proc.stdout)
+    verdict = json.loads((tmp_path / "run.json").read_text())["caseVerdicts"]["weather"]["paris"]
+    assert (verdict["verdict"], verdict["passedRuns"], verdict["runs"]) == ("incomplete", 3, 3)
+    for markdown in (tmp_path / "summary.md", summary):
+        text = markdown.read_text()
+        assert f"| ❗ incomplete ({INCOMPLETE_RUNS}) |" in text and "stable" not in text
+    (annotation,) = [line for line in proc.stdout.splitlines() if line.startswith("::")]
+    assert annotation.startswith("::error title=agenteval%3A weather/paris incomplete,")
+    assert f"::{INCOMPLETE_RUNS}; metric averages decide%0Apending not evaluated" in annotation
+    (error,) = ET.parse(tmp_path / "junit.xml").getroot().iter("error")
+    assert error.get("type") == "incomplete" and "stable" not in (error.text or "")
+    assert [(v["verdict"], v["passedRuns"]) for v in html_verdicts(tmp_path / "run.html")] == [
+        ("incomplete", 3)
+    ]
+    # The result file keeps trpc-agent-go's fields: each run passed, pass@k over c = 3.
+    result = only_result(tmp_path / "out")
+    assert {case["finalEvalStatus"] for case in result["evalCaseResults"]} == {"passed"}
+    (case_summary,) = result["summary"]["evalCaseSummaries"]
+    assert case_summary["runStatusCounts"] == {"passed": 3, "failed": 0, "notEvaluated": 0}
+    assert case_summary["passAtK"] == {"1": 1.0, "2": 1.0, "3": 1.0}
+    # Read back, the saved result gives the same verdict.
+    wide = {**os.environ, "COLUMNS": "200"}
+    shown = cli("show", str(tmp_path / "out"), env=wide)
+    assert shown.returncode == 3, shown.stdout + shown.stderr
+    assert_console_says_incomplete(shown.stdout)
+    reported = cli("report", str(tmp_path / "out"), "--html", str(tmp_path / "saved.html"))
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+    assert html_verdicts(tmp_path / "saved.html") == html_verdicts(tmp_path / "run.html")
