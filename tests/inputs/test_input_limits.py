@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import socket
 from pathlib import Path
 
-from agenteval.inputs.input_limits import MAX_INTEGER_DIGITS, input_file_problem, limit_problem
+from agenteval.inputs.input_limits import (
+    MAX_INTEGER_DIGITS,
+    head_problem,
+    input_file_problem,
+    limit_problem,
+)
 
 
 def test_long_integer_located() -> None:
@@ -61,3 +67,31 @@ def test_number_after_a_string_with_digits_is_found() -> None:
     text = '{"s": "n: ' + "1" * 5000 + '", "n": ' + "2" * 4400 + "}"
     problem = limit_problem(text)
     assert problem is not None and "4,400 digits" in problem
+
+
+def test_head_problem_names_what_the_first_bytes_say() -> None:
+    text = '{"evalSetId": "s"}'
+    found = {
+        name: str(head_problem("f.json", data[:8]))
+        for name, data in {
+            "gzip": gzip.compress(text.encode()),
+            "utf16": text.encode("utf-16"),
+            "utf16be": b"\xfe\xff" + text.encode("utf-16-be"),
+            "utf32": text.encode("utf-32"),
+            "bom": b"\xef\xbb\xbf" + text.encode(),
+        }.items()
+    }
+    assert found == {
+        "gzip": "f.json: gzip file: decompress first",
+        "utf16": "f.json: UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8 "
+        "(save it as UTF-8)",
+        "utf16be": "f.json: UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8 "
+        "(save it as UTF-8)",
+        "utf32": "f.json: UTF-32 text (it starts with a UTF-32 byte order mark), not UTF-8 "
+        "(save it as UTF-8)",
+        "bom": "f.json: starts with a byte order mark (U+FEFF), which JSON does not allow "
+        "(save it as UTF-8 without a BOM)",
+    }
+    assert head_problem("f.json", b"\xef\xbb\xbf{", allow_bom=True) is None
+    assert head_problem("f.json", text.encode()[:8]) is None
+    assert head_problem("f.json", b"") is None

@@ -85,14 +85,18 @@ def test_type_problems_and_rule_problems_come_together() -> None:
 
 
 def test_read_text_says_why_a_file_cannot_be_read(tmp_path: Path) -> None:
-    (tmp_path / "latin1.json").write_bytes(b"\xff\xfe")
+    # (b"\xff\xfe" is UTF-16's byte order mark: named as such below)
+    (tmp_path / "latin1.json").write_bytes(b"\xff\xfd")
     (tmp_path / "bom.json").write_bytes(b'\xef\xbb\xbf{"evalCases": []}')
+    (tmp_path / "utf16.json").write_bytes('{"evalCases": []}'.encode("utf-16"))
     cases = {
         tmp_path / "absent.json": "file not found",
         tmp_path: "is a directory, expected a file",
         tmp_path / "latin1.json": "not UTF-8 text (invalid start byte)",
         tmp_path / "bom.json": "starts with a byte order mark (U+FEFF), which JSON does not "
         "allow (save it as UTF-8 without a BOM)",
+        tmp_path / "utf16.json": "UTF-16 text (it starts with a UTF-16 byte order mark), not "
+        "UTF-8 (save it as UTF-8)",
     }
     for path, message in cases.items():
         with pytest.raises(ConfigError) as caught:

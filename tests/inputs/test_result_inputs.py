@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import gzip
 import json
 import os
 import tracemalloc
@@ -72,6 +73,34 @@ def test_anything_else_is_named(text: str, looks_like: str) -> None:
     assert results == []
     assert [p.message for p in problems] == [
         f"not an agenteval or trpc-agent-go result (looks like {looks_like})"
+    ]
+
+
+def test_a_result_file_that_is_no_utf8_json_says_what_it_is(tmp_path: Path) -> None:
+    # Named as every other reader names them, not "invalid JSON: Expecting value" (BOM)
+    # or "not UTF-8 text (invalid start byte)" (gzip, UTF-16).
+    text = json.dumps(RESULT)
+    files = {
+        "bom.json": b"\xef\xbb\xbf" + text.encode(),
+        "r.json.gz": gzip.compress(text.encode()),
+        "utf16.json": text.encode("utf-16"),
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    with pytest.raises(ConfigError) as caught:
+        read_results([tmp_path / name for name in files])
+    assert [(Path(p.file).name, p.message, p.hint) for p in caught.value.problems] == [
+        (
+            "bom.json",
+            "starts with a byte order mark (U+FEFF), which JSON does not allow",
+            "save it as UTF-8 without a BOM",
+        ),
+        ("r.json.gz", "gzip file: decompress first", ""),
+        (
+            "utf16.json",
+            "UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8",
+            "save it as UTF-8",
+        ),
     ]
 
 

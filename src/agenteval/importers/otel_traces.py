@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from agenteval.errors import Problem
 from agenteval.importers.otel import MATCH_KEYS, SpanMapping, TracesMatch, Unmapped, map_spans
-from agenteval.inputs.input_limits import compressed_problem, input_file_problem
+from agenteval.inputs.input_limits import head_problem, input_file_problem
 from agenteval.inputs.otlp_file import SpanFile
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
@@ -28,8 +28,8 @@ def is_otlp_file(path: Path) -> bool:
     """True when ``path`` is for the OTLP reader: JSON naming ``resourceSpans`` early, or protobuf.
 
     A file that is not UTF-8 text goes to the protobuf reader, which says what is wrong with it
-    (a truncated ``.pb`` is a protobuf decode error, not "not UTF-8 text"); a compressed file
-    is left to the text reader, which names the compression.
+    (a truncated ``.pb`` is a protobuf decode error, not "not UTF-8 text"); a compressed or
+    UTF-16 file is left to the text reader, which names what it is.
     """
     if input_file_problem(path) is not None:
         return False
@@ -38,8 +38,8 @@ def is_otlp_file(path: Path) -> bool:
             head = handle.read(4096)
     except OSError:
         return False
-    if compressed_problem(str(path), head) is not None:
-        return False
+    if head_problem(str(path), head, allow_bom=True) is not None:
+        return False  # compressed or UTF-16: the text reader names it
     from agenteval.inputs.otlp_file import is_json_head
 
     if is_json_head(head) or head.lstrip()[:1] in (b"[", b'"'):

@@ -144,9 +144,44 @@ def compressed_problem(file: str, head: bytes) -> Problem | None:
     return None
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+# Byte order marks of the encodings JSON text may not be in (RFC 8259 §8.1), longest first:
+# UTF-32's little-endian mark starts with UTF-16's.  Windows PowerShell 5 writes UTF-16 with
+# `>`, so `agenteval ... > out.json` then reading it back meets these.
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def head_problem(file: str, head: bytes, *, allow_bom: bool = False) -> Problem | None:
+    """What a file is when its first bytes (``head``, 8 are enough) say it is no UTF-8 JSON
+    text: compressed, UTF-16 or UTF-32, or UTF-8 behind a byte order mark (refused unless
+    ``allow_bom``, for a format that takes one); None otherwise.
+
+    Every reader of a JSON input asks this before parsing, so each says the same thing
+    ("invalid JSON: expected value at line 1 column 1" said nothing of a BOM or a gzip file).
+    """
+    compressed = compressed_problem(file, head)
+    if compressed is not None:
+        return compressed
+    for mark, encoding in _WIDE_BOMS:
+        if head.startswith(mark):
+            message = f"{encoding} text (it starts with a {encoding} byte order mark), not UTF-8"
+            return Problem(file, "", message, "save it as UTF-8")
+    if head.startswith(UTF8_BOM) and not allow_bom:
+        message = "starts with a byte order mark (U+FEFF), which JSON does not allow"
+        return Problem(file, "", message, "save it as UTF-8 without a BOM")
+    return None
+
+
 __all__ = [
     "MAX_INTEGER_DIGITS",
+    "UTF8_BOM",
     "compressed_problem",
+    "head_problem",
     "input_file_problem",
     "limit_problem",
     "nesting_problem",

@@ -23,7 +23,7 @@ from agenteval.inputs.evalset_file import case_rules
 from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.foreign_files import foreign_evalset_problem
 from agenteval.inputs.input_limits import (
-    compressed_problem,
+    head_problem,
     input_file_problem,
     limit_problem,
     nesting_problem,
@@ -139,9 +139,9 @@ def read_text(path: Path, *, allow_bom: bool = False) -> str:
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
-        compressed = compressed_problem(str(path), exc.object[:8])
-        if compressed is not None:
-            raise ConfigError([compressed]) from None
+        known = head_problem(str(path), exc.object[:8])
+        if known is not None:
+            raise ConfigError([known]) from None
         from agenteval.inputs.foreign_files import binary_file_hint
 
         hint = binary_file_hint(path)
@@ -150,10 +150,10 @@ def read_text(path: Path, *, allow_bom: bool = False) -> str:
         ) from None
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
-    if text.startswith("\ufeff") and not allow_bom:
-        # JSON (and Go's decoder) refuses it; say what it is rather than "expected value".
-        message = "starts with a byte order mark (U+FEFF), which JSON does not allow"
-        raise ConfigError([Problem(str(path), "", message, "save it as UTF-8 without a BOM")])
+    # JSON (and Go's decoder) refuses a byte order mark; say what it is, not "expected value".
+    bom = head_problem(str(path), text[:1].encode("utf-8", "surrogatepass"), allow_bom=allow_bom)
+    if bom is not None:
+        raise ConfigError([bom])
     exceeded = limit_problem(text)
     if exceeded is not None:
         raise ConfigError([Problem(str(path), "", exceeded)])

@@ -36,7 +36,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import HINTS, kind_of, wrong_kind_message
-from agenteval.inputs.input_limits import compressed_problem, input_file_problem
+from agenteval.inputs.input_limits import head_problem, input_file_problem
 from agenteval.schema.gojson import json_kind
 
 # A JSON object may start after a UTF-8 byte order mark and blanks.
@@ -387,9 +387,10 @@ def read_spans(path: Path) -> SpanFile:
     try:
         with path.open("rb") as handle:
             head = handle.read(64)
-            compressed = compressed_problem(file, head)
-            if compressed is not None:
-                raise ConfigError([compressed])
+            # OTLP/JSON may start with a UTF-8 byte order mark (is_json_head skips it).
+            known = head_problem(file, head, allow_bom=True)
+            if known is not None:
+                raise ConfigError([known])
             handle.seek(0)
             # A JSON array is no OTLP document, but _read_json names what it is (a metric file).
             if is_json_head(head) or head.removeprefix(_BOM).lstrip(_BLANKS)[:1] == b"[":

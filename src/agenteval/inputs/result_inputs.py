@@ -36,7 +36,7 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
-from agenteval.inputs.input_limits import input_file_problem
+from agenteval.inputs.input_limits import head_problem, input_file_problem
 from agenteval.inputs.json_scan import (
     WINDOW_BYTES,
     Reader,
@@ -571,10 +571,13 @@ def _source_of(path: Path) -> tuple[_Source | None, list[Problem]]:
         return None, [refused or Problem(name, "", "not a regular file")]
     try:
         with path.open("rb") as handle:
-            start = handle.read(4096).lstrip()
+            head = handle.read(4096)
     except OSError as exc:
         return None, [_read_problem(name, exc)]
-    if not start.startswith(b'"'):
+    known = head_problem(name, head)  # compressed, UTF-16, a byte order mark: as read_text says
+    if known is not None:
+        return None, [known]
+    if not head.lstrip().startswith(b'"'):
         return _FileSource(path, status), []
     try:
         text = _unwrapped(read_text(path))
