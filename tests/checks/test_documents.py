@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from agenteval.checks.documents import check_evalset_document, check_metrics_document, parsed
+from agenteval.errors import Problem
 from agenteval.inputs.unknown_keys import Strictness
 
 
@@ -38,6 +39,24 @@ def test_a_result_given_as_eval_set_is_not_readable() -> None:
     assert [str(p) for p in problems] == [
         "f: not an eval set (looks like a result file) "
         "(pass it to show, diff, merge, --resume or --traces)"
+    ]
+
+
+def test_a_prices_or_labels_file_given_as_eval_set_or_metrics_is_named() -> None:
+    # A prices file validated as an eval set with one unknown-key warning (exit 0); a label
+    # line was called "an eval set" (its evalSetId) when given as --metrics.
+    prices = parsed('{"openai:gpt-4o": {"inputPerMillion": 2.5, "outputPerMillion": 10}}')
+    label = parsed('{"evalSetId": "s", "evalId": "c", "metricName": "m", "label": "pass"}')
+    assert check_evalset_document(prices, "f", Strictness.DEFAULT) == (
+        False,
+        [Problem("f", "", "not an eval set (looks like a prices file)", "pass it with --prices")],
+        [],
+    )
+    _, problems, _ = check_metrics_document(
+        label, "m", Strictness.DEFAULT, builtin=lambda name: True
+    )
+    assert [str(p) for p in problems] == [
+        "m: not a metric file (looks like a labels file) (pass it with --labels)"
     ]
 
 

@@ -42,6 +42,14 @@ from agenteval.inputs.file_kind import (
         # An eval case holds keys a record has not: not a traces record.
         ({"evalId": "c", "evalMode": "trace", "actualConversation": []}, FileKind.OTHER),
         ([{"evalId": "c", "actualConversation": [], "zzz": 1}], FileKind.OTHER),
+        # calibrate --labels lines: their evalSetId alone read as an eval set.
+        ({"evalSetId": "s", "evalId": "c", "metricName": "m", "label": "pass"}, FileKind.LABELS),
+        ({"evalSetId": "s", "evalId": "c", "score": 0.5}, FileKind.LABELS),
+        ([{"evalSetId": "s", "evalId": "c", "metricName": "m", "label": "pass"}], FileKind.LABELS),
+        # --prices: read as an eval set with unknown keys (exit 0) or as nothing known.
+        ({"openai:gpt-4o": {"inputPerMillion": 2.5, "outputPerMillion": 10}}, FileKind.PRICES),
+        ({"x:y": {"inputPerMilion": 2.5, "outputPerMillion": 10}, "z": {}}, FileKind.PRICES),
+        ({"x:y": {"inputPerMillion": 1}, "note": "s"}, FileKind.OTHER),
         ({}, FileKind.EMPTY),
         ([], FileKind.EMPTY),
         ({"foo": 1}, FileKind.OTHER),
@@ -91,5 +99,7 @@ def test_the_first_line_of_json_lines_tells_their_kind() -> None:
     assert first_line_kind(f'  [{{"metricName": "m"}}]\n{record}') is FileKind.METRICS
     # One document alone, an unknown first line, or no JSON there: nothing to tell.
     assert first_line_kind(f"{record}\n\n") is None
+    label = '{"evalSetId": "s", "evalId": "c", "metricName": "m", "label": "pass"}'
+    assert first_line_kind(f"{label}\n{label}\n") is FileKind.LABELS
     assert first_line_kind('{"foo": 1}\n{"foo": 2}') is None
     assert first_line_kind('{"evalId": \n"c"}\n{}') is None

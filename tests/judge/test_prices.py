@@ -187,6 +187,37 @@ def test_a_bad_prices_file_gives_located_problems(
         assert fragment in text, text
 
 
+@pytest.mark.parametrize(
+    ("content", "looks_like", "hint"),
+    [
+        ('{"evalSetId": "s", "evalCases": []}', "an eval set", "pass it with --evalset"),
+        ('[{"metricName": "m", "threshold": 1}]', "a metric file", "pass it with --metrics"),
+        (
+            '{"evalSetResultId": "r", "evalSetId": "s", "evalCaseResults": []}',
+            "a result file",
+            "pass it to show, diff, merge, --resume or --traces",
+        ),
+        (
+            '{"evalSetId": "s", "evalId": "c", "metricName": "m", "label": "pass"}\n'
+            '{"evalSetId": "s", "evalId": "d", "metricName": "m", "label": "fail"}\n',
+            "a labels file",
+            "pass it with --labels",
+        ),
+    ],
+)
+def test_a_file_of_another_kind_given_as_prices_is_named(
+    tmp_path: Path, content: str, looks_like: str, hint: str
+) -> None:
+    # Not one "bad key" line per top-level key (an eval set's evalSetId, evalCases, ...).
+    path = tmp_path / "prices.json"
+    path.write_text(content)
+    with pytest.raises(ConfigError) as caught:
+        load_price_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: not a prices file (looks like {looks_like}) ({hint})"
+    ]
+
+
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini"])
 def test_the_client_costs_each_reply_at_the_table_price(provider: str, tmp_path: Path) -> None:
     prices = PriceTable({f"{provider}:judge-model": GPT}, "test table")

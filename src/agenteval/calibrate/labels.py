@@ -117,24 +117,16 @@ def _jsonl_rows(text: str, file: str) -> list[Row]:
     return rows
 
 
-# The verdict keys only a label line has.
-_VERDICTS = frozenset({"label", "score", "category"})
-
-
-def _is_label_like(data: Any) -> bool:
-    """A label, however wrong (its evalSetId alone reads as an eval set to kind_of): a
-    verdict key, or a case named with its metric or eval set (a metric file, an eval set
-    and a traces record name no more than one of them)."""
-    return isinstance(data, dict) and (
-        not _VERDICTS.isdisjoint(data)
-        or ("evalId" in data and ("metricName" in data or "evalSetId" in data))
-    )
-
-
 def _other_kind(text: str, file: str) -> Problem | None:
     """The one error of a file of another kind given as labels (a metric file, a result, a
     traces file), as the project's readers name it (inputs/file_kind.py); None otherwise."""
-    from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
+    from agenteval.inputs.file_kind import (
+        FileKind,
+        first_line_kind,
+        is_label,
+        kind_of,
+        wrong_kind_message,
+    )
 
     try:
         whole = pydantic_core.from_json(text)
@@ -145,16 +137,16 @@ def _other_kind(text: str, file: str) -> Problem | None:
             first = pydantic_core.from_json(head)
         except ValueError:
             return None
-        kind = None if _is_label_like(first) else first_line_kind(text)
+        kind = None if is_label(first) else first_line_kind(text)
     else:
-        if _is_label_like(whole):
+        if is_label(whole):
             lines = sum(1 for line in text.split("\n") if line.strip())
             if lines == 1:
                 return None  # a file of one label
             return Problem(
                 file, "", f"one label spread over {lines} lines", "write each label on one line"
             )
-        if isinstance(whole, list) and any(_is_label_like(entry) for entry in whole):
+        if isinstance(whole, list) and any(is_label(entry) for entry in whole):
             return Problem(file, "", "a JSON array of labels", "write one JSON object per line")
         kind = kind_of(whole)
         kind = None if kind in (FileKind.OTHER, FileKind.EMPTY) else kind

@@ -1,8 +1,8 @@
 """Checks on the raw JSON of an eval set or metric file, before its models are trusted.
 
 A file of another kind (a result file, a run document, an ADK eval set, an
-OTLP export, a metric file given as an eval set and vice versa) is named and
-refused; non-finite numbers are errors; unknown keys are sorted into errors and
+OTLP export, a labels or prices file, a metric file given as an eval set and vice
+versa) is named and refused; non-finite numbers are errors; unknown keys are sorted into errors and
 warnings by ``unknown_keys.sort_unknown`` (near misses are errors unless
 ``lenient``; other keys are errors with ``strict``).
 """
@@ -34,6 +34,8 @@ _NOT_INPUT = frozenset(
         FileKind.ADK_CONFIG,
         FileKind.OTLP,
         FileKind.TRACES,
+        FileKind.LABELS,
+        FileKind.PRICES,
     }
 )
 _NOT_EVALSET = _NOT_INPUT | {FileKind.METRICS}

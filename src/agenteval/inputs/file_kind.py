@@ -1,7 +1,7 @@
 """What kind of file a parsed JSON document is, so a reader given the wrong kind says so.
 
-agenteval reads trpc-agent-go eval sets, metric files and result files, and
-writes a ``--json`` run document.  Files of other tools that users hand it by
+agenteval reads trpc-agent-go eval sets, metric files and result files, its own
+``--prices`` and ``--labels`` files, and writes a ``--json`` run document.  Files of other tools that users hand it by
 mistake (an ADK eval set, an OpenTelemetry OTLP/JSON export) are recognised
 by their top-level shape and named, with the command that converts them.
 """
@@ -26,6 +26,8 @@ class FileKind(StrEnum):
     ADK_CONFIG = "adk-config"
     OTLP = "otel"
     TRACES = "traces"
+    LABELS = "labels"
+    PRICES = "prices"
     EMPTY = "empty"
     OTHER = "other"
 
@@ -39,6 +41,8 @@ DESCRIPTIONS = {
     FileKind.ADK_CONFIG: "a Google ADK test_config.json",
     FileKind.OTLP: "an OpenTelemetry (OTLP/JSON) export",
     FileKind.TRACES: "a traces file",
+    FileKind.LABELS: "a labels file",
+    FileKind.PRICES: "a prices file",
     FileKind.EMPTY: "an empty document",
     FileKind.OTHER: "none of the known file kinds",
 }
@@ -54,6 +58,8 @@ HINTS = {
     FileKind.METRICS: "pass it with --metrics",
     FileKind.TRACES: "pass it with --traces",
     FileKind.EVALSET: "pass it with --evalset",
+    FileKind.LABELS: "pass it with --labels",
+    FileKind.PRICES: "pass it with --prices",
 }
 
 _RESULT_KEYS = ("evalCaseResults", "evalSetResultId", "evalSetResultName")
@@ -114,6 +120,28 @@ def _is_record(entry: Mapping[str, Any]) -> bool:
     return "evalId" in entry and "actualConversation" in entry and entry.keys() <= _RECORD_KEYS
 
 
+# The verdict keys only a label line has (calibrate --labels, schema/labels.py).
+_VERDICTS = frozenset({"label", "score", "category"})
+
+
+def is_label(data: Any) -> bool:
+    """A label line, however wrong (its evalSetId alone reads as an eval set): a verdict key,
+    or a case named with its metric or eval set (a metric file, an eval set and a traces
+    record name no more than one of them)."""
+    return isinstance(data, Mapping) and (
+        not _VERDICTS.isdisjoint(data)
+        or ("evalId" in data and ("metricName" in data or "evalSetId" in data))
+    )
+
+
+def _is_prices(data: Mapping[str, Any]) -> bool:
+    """A ``--prices`` file: ``{"provider:model": {"inputPerMillion": ..., ...}}``."""
+    entries = list(data.values())
+    return all(isinstance(e, Mapping) for e in entries) and any(
+        "PerMillion" in key for e in entries for key in e
+    )
+
+
 def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
     if not data:
         return FileKind.EMPTY
@@ -132,6 +160,10 @@ def _kind_of_object(data: Mapping[str, Any]) -> FileKind:
         return FileKind.ADK_EVALSET
     if "evalCases" in data:
         return FileKind.ADK_EVALSET if _adk_turns(data["evalCases"]) else FileKind.EVALSET
+    if is_label(data):
+        return FileKind.LABELS
+    if _is_prices(data):
+        return FileKind.PRICES
     if "evalSetId" in data and "summary" not in data:
         return FileKind.EVALSET
     if "summary" in data and "evalSetId" in data:
@@ -144,6 +176,8 @@ def _kind_of_list(data: list[Any]) -> FileKind:
     if not entries:
         return FileKind.EMPTY
     if all(isinstance(e, Mapping) for e in entries):
+        if all(is_label(e) for e in entries):  # labels name a metricName too
+            return FileKind.LABELS
         if any("metricName" in e or "evaluatorName" in e for e in entries):
             return FileKind.METRICS
         # ADK's oldest format: a list of {"query", "expected_tool_use", "reference"} records.

@@ -60,6 +60,8 @@ _OTHER_KINDS = frozenset(
         FileKind.METRICS,
         FileKind.RUN,
         FileKind.OTLP,
+        FileKind.LABELS,
+        FileKind.PRICES,
     }
 )
 

@@ -225,13 +225,22 @@ def parse_price_file(data: Any, file: str) -> PriceTable:
 
 def load_price_file(path: Path) -> PriceTable:
     """Read a ``--prices FILE``: JSON ``{"provider:model": {...}}``, every problem located."""
+    from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
     from agenteval.inputs.loading import read_text
 
     text = read_text(path)
     try:
         data = pydantic_core.from_json(text)
     except ValueError as exc:
-        raise ConfigError([Problem(str(path), "", f"invalid JSON: {exc}")]) from None
+        kind = first_line_kind(text)  # JSON lines: a traces or labels file
+        if kind is None:
+            raise ConfigError([Problem(str(path), "", f"invalid JSON: {exc}")]) from None
+    else:
+        kind = kind_of(data)
+    # A file of another kind is named, not refused key by key ("evalSetId: bad key").
+    if kind not in (FileKind.PRICES, FileKind.EMPTY, FileKind.OTHER):
+        message, hint = wrong_kind_message("a prices file", kind)
+        raise ConfigError([Problem(str(path), "", message, hint)])
     if not isinstance(data, dict):
         raise ConfigError(
             [
