@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 
-from agenteval.errors import Problem
+from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.unknown_keys import (
@@ -24,6 +25,9 @@ from agenteval.inputs.unknown_keys import (
     metrics_unknown_keys,
     sort_unknown,
 )
+
+if TYPE_CHECKING:
+    from agenteval.schema.evalset import EvalSet
 
 # Kinds no run input is: each input also refuses the other input's kind.
 _NOT_INPUT = frozenset(
@@ -105,3 +109,43 @@ def _checked(
     problems = non_finite_numbers(data, file, text)
     errors, warnings = sort_unknown(unknown_keys(), strictness)
     return True, problems + errors, warnings
+
+
+def check_evalset_text(
+    text: str, file: str, strictness: Strictness
+) -> tuple[bool, EvalSet | None, list[Problem], list[Problem]]:
+    """(readable as an eval set, the eval set when valid, problems, warnings) of an eval set
+    file's text read whole: every check ``validate`` makes of the file itself (another kind
+    of file, JSON lines, non-finite numbers, unknown keys, the model and its case rules)."""
+    from agenteval.inputs.loading import parse_evalset
+
+    data = parsed(text)
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    if data is None:
+        lines = json_lines_problem(text, file, metrics=False)
+        if lines is not None:
+            return False, None, [lines], []
+    else:
+        readable, problems, warnings = check_evalset_document(data, file, strictness, text=text)
+        if not readable:
+            return False, None, problems, warnings
+    evalset, model_problems = parse_evalset(text, file, data)
+    return True, evalset, problems + model_problems, warnings
+
+
+def load_checked_evalset(
+    path: Path, strictness: Strictness = Strictness.DEFAULT
+) -> tuple[EvalSet, list[Problem]]:
+    """One eval set file checked as ``validate`` checks it, and its warnings; ConfigError with
+    every problem (and the warnings found beside them).
+
+    ``merge --evalset`` read its eval sets with ``loading.load_evalset`` alone: a result
+    file, a near-miss key (``EvalCases``) or ``NaN`` went through unremarked.
+    """
+    from agenteval.inputs.loading import read_text
+
+    _, evalset, problems, warnings = check_evalset_text(read_text(path), str(path), strictness)
+    if problems or evalset is None:
+        raise ConfigError(problems, warnings)
+    return evalset, warnings

@@ -1,10 +1,11 @@
 """``agenteval merge``: join shard results into the result of one full run.
 
-Tested in tests/cli/test_commands.py and tests/test_merging.py.
+Tested in tests/cli/test_merge.py, tests/cli/test_commands.py and tests/test_merging.py.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -12,11 +13,12 @@ from typing import Annotated
 
 import typer
 
+from agenteval.checks.documents import load_checked_evalset
 from agenteval.cli.guard import exit_with, print_problems, print_warnings, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
 from agenteval.cli.saved_results import refuse_no_cases, saved_exit_code, stored_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths, load_evalset
+from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths
 from agenteval.inputs.result_inputs import read_parts, reading_warnings
 from agenteval.inputs.safe_text import wrote_line
 from agenteval.report import console as console_report
@@ -91,19 +93,32 @@ def merge_results(settings: MergeSettings) -> int:
         return _merged(settings, inputs)
 
 
+def _eval_sets(specs: Sequence[str]) -> tuple[dict[str, EvalSetFile], list[Problem]]:
+    """The --evalset files by eval set id, each checked as validate checks it, and their
+    warnings; ConfigError lists the problems of them all."""
+    paths, problems = expand_evalset_paths(specs)
+    eval_sets: dict[str, EvalSetFile] = {}
+    warnings: list[Problem] = []
+    for path in paths:
+        try:
+            evalset, found = load_checked_evalset(path)
+        except ConfigError as exc:
+            problems.extend(exc.problems)
+            warnings.extend(exc.warnings)
+            continue
+        warnings.extend(found)
+        ids = [case.eval_id for case in evalset.cases()]
+        eval_sets[evalset_id_for(path)] = EvalSetFile(str(path), digest_file(path), ids)
+    if problems:
+        raise ConfigError(problems, warnings)
+    return eval_sets, warnings
+
+
 def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     loaded = read_parts(inputs)
     refuse_no_cases("merge", loaded, list(settings.parts))
-    paths, problems = expand_evalset_paths(settings.evalset)
-    if problems:
-        raise ConfigError(problems)
     complete = Completeness(allow_partial=settings.allow_partial)
-    complete.eval_sets = {
-        evalset_id_for(path): EvalSetFile(
-            str(path), digest_file(path), [c.eval_id for c in load_evalset(path).cases()]
-        )
-        for path in paths
-    }
+    complete.eval_sets, evalset_warnings = _eval_sets(settings.evalset)
     order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
     planned = plan_merge(loaded, case_order=order, complete=complete)
     # What --allow-partial let through, said even with --quiet (the merge is not green).
@@ -124,7 +139,7 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     console = stdout()
     # The merged run's failures and summary line; --quiet leaves out the written paths.
     reports = [item.report for item in spooled]
-    shown = print_warnings(reading_warnings(loaded))
+    shown = print_warnings(evalset_warnings + reading_warnings(loaded))
     unfinished = ["interrupted"] if any(r.partial for r in reports) else []
     notes = RunNotes(shown.warnings, shown.warning_count, unfinished)
     console_report.render_reports(console, reports, notes=notes)

@@ -17,7 +17,7 @@ from pathlib import Path
 from agenteval.checks.case_layout import check_case_layouts
 from agenteval.checks.cross_file import Findings, check_cases, check_metrics, check_regexes
 from agenteval.checks.documents import (
-    check_evalset_document,
+    check_evalset_text,
     check_metrics_document,
     json_lines_problem,
     parsed,
@@ -154,18 +154,11 @@ def plan_evalset(
     text = _read(path, found)
     if text is None:
         return None
-    data = parsed(text)
-    lines = json_lines_problem(text, str(path), metrics=False) if data is None else None
-    if lines is not None:
-        found.problems.append(lines)
-        return None
-    if data is not None and not _document_ok(
-        check_evalset_document(data, str(path), rules.strictness, text=text),
-        found,
-    ):
-        return None
-    evalset, problems = loading.parse_evalset(text, str(path), data)
+    readable, evalset, problems, warnings = check_evalset_text(text, str(path), rules.strictness)
     found.problems.extend(problems)
+    found.warnings.extend(warnings)
+    if not readable:
+        return None
     metrics_path = metrics_path_for(path, rules.metrics)
     metrics = _plan_metrics(metrics_path, rules, found, seen_metric_files)
     check_metrics(metrics, str(metrics_path), set(rules.skip), found)

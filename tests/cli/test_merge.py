@@ -1,0 +1,55 @@
+"""agenteval merge --evalset: the eval sets giving the case order are checked as validate checks them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_process import run_cli
+from tests.cli.test_commands import write_suite
+
+
+def _result(tmp_path: Path, **extra: str) -> tuple[Path, Path]:
+    suite = write_suite(tmp_path)
+    suite.write_text(json.dumps({**json.loads(suite.read_text()), **extra}))
+    out = tmp_path / "out"
+    run_cli(["run", "--evalset", str(suite), "--output", str(out), "-q"], timeout=120)
+    (result,) = out.glob("*.evalset_result.json")
+    return suite, result
+
+
+def test_merge_refuses_an_evalset_that_validate_refuses(tmp_path: Path) -> None:
+    # Read with loading.load_evalset alone, a result file given as --evalset, a near-miss
+    # key and NaN each merged with exit 1 and nothing said.
+    suite, result = _result(tmp_path)
+    data = json.loads(suite.read_text())
+    typo = tmp_path / "typo.evalset.json"
+    typo.write_text(json.dumps({**data, "EvalSetId": "x"}))
+    nan = tmp_path / "nan.evalset.json"
+    nan.write_text(suite.read_text().replace('"x": 1', '"x": NaN', 1))
+    expected = {
+        result: "not an eval set (looks like a result file) "
+        "(pass it to show, diff, merge, --resume or --traces)",
+        typo: "EvalSetId: 'EvalSetId' is not a field of EvalSet (did you mean 'evalSetId'?)",
+        nan: "evalCases[0].conversation[0].tools[0].arguments.x: nan is not a finite number "
+        "(NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)",
+    }
+    for given, message in expected.items():
+        proc = run_cli(
+            ["merge", str(result), "--evalset", str(given), "-o", str(tmp_path / "m.json")],
+            timeout=120,
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.splitlines()[0] == f"error: {given}: {message}"
+        assert "Traceback" not in proc.stderr
+        assert not (tmp_path / "m.json").exists()
+
+
+def test_merge_reports_an_unknown_key_of_its_evalset(tmp_path: Path) -> None:
+    suite, result = _result(tmp_path, owner="qa")
+    proc = run_cli(
+        ["merge", str(result), "--evalset", str(suite), "-o", str(tmp_path / "m.json"), "-q"],
+        timeout=120,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert f"warning: {suite}: owner: 'owner' is not a field of EvalSet" in proc.stderr
