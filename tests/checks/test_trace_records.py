@@ -60,3 +60,29 @@ def test_a_clean_record_gives_nothing(tmp_path: Path) -> None:
     checks = TraceRecordChecks(str(path))
     read_traces(path, checks)
     assert checks.sorted(Strictness.STRICT) == ([], [])
+
+
+@pytest.mark.parametrize(("layout", "where"), [("jsonl", "line 1"), ("json", "[0]")])
+@pytest.mark.parametrize("spelled", ["evalid", "evalId ", "EvalId"])
+def test_a_misspelled_evalid_is_named_not_only_missing(
+    tmp_path: Path, layout: str, where: str, spelled: str
+) -> None:
+    # Only valid records were checked: "evalId is missing or not a string" alone, the
+    # near miss that made it missing never said.
+    record = {spelled: "c1", "actualConversation": []}
+    path = tmp_path / f"t.{layout}"
+    text = json.dumps(record)
+    path.write_text(text + "\n" if layout == "jsonl" else f"[{text}]")
+    checks = TraceRecordChecks(str(path))
+    _, problems = read_traces(path, checks)
+    errors, _ = checks.sorted(Strictness.DEFAULT)
+    assert [(p.path, p.message) for p in problems] == [
+        (f"{where}.evalId", "evalId is missing or not a string")
+    ]
+    assert [(p.path, p.message, p.hint) for p in errors] == [
+        (
+            f"{where}.{spelled}",
+            f"{spelled!r} is not a field of trace record",
+            "did you mean 'evalId'?",
+        )
+    ]

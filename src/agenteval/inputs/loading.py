@@ -312,7 +312,7 @@ def parse_traces(
 ) -> tuple[dict[str, list[Invocation]], list[Problem]]:
     """Parse a traces file: a trpc-agent-go result file, or JSON/JSONL ``{evalId, actualConversation}`` records.
 
-    ``inspect`` is called with each valid record (not a result file's cases)."""
+    ``inspect`` is called with each record that is an object (not a result file's cases)."""
     stripped = text.lstrip()
     if stripped.startswith("{") and '"evalCaseResults"' in text:
         result, problems = parse_result(text, file)
@@ -385,7 +385,7 @@ def _trace_records(
     problems: list[Problem] = []
     for where, record in records:
         checked = check_record(record, where, file)
-        if inspect is not None and not isinstance(checked, list):
+        if inspect is not None and isinstance(record, dict):
             inspect(record, where, None)
         if isinstance(checked, list):
             problems.extend(checked)

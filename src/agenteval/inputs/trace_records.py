@@ -226,7 +226,9 @@ class TraceRecords(Mapping[str, list[Invocation]]):
         return self._index.spans[4 * self._index.positions[key] + 3]
 
 
-# Called with each valid record, where it is and its JSON text: the checks above inputs/.
+# Called with each record that is an object, valid or not (a record whose evalId is "missing"
+# because it is spelled "evalid" is told so), where it is and its JSON text: the checks above
+# inputs/.
 Inspect = Callable[[Any, str, str | None], None]
 
 
@@ -251,7 +253,7 @@ def read_trace_lines(
                     if refused:
                         return TraceRecords(path, index), refused
                 checked = check_record(record, where, file)
-                if inspect is not None and not isinstance(checked, list):
+                if inspect is not None and isinstance(record, dict):
                     inspect(record, where, line.decode("utf-8", "surrogateescape"))
                 if isinstance(checked, list):
                     problems.extend(checked)
