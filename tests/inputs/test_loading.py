@@ -104,6 +104,19 @@ def test_read_text_says_why_a_file_cannot_be_read(tmp_path: Path) -> None:
         assert str(caught.value) == f"{path}: {message}"
 
 
+def test_an_empty_or_blank_json_file_says_so(tmp_path: Path) -> None:
+    # Was "invalid JSON: EOF while parsing a value at line 1 column 0" (eval set, metrics,
+    # --prices, import adk); formats of lines say themselves that they hold nothing.
+    (tmp_path / "empty.json").write_bytes(b"")
+    (tmp_path / "blank.json").write_bytes(b" \n\t\n")
+    for name, message in (("empty", "the file is empty"), ("blank", "the file holds only blanks")):
+        path = tmp_path / f"{name}.json"
+        with pytest.raises(ConfigError) as caught:
+            read_text(path)
+        assert str(caught.value) == f"{path}: {message} (expected a JSON document)"
+        assert read_text(path, allow_empty=True).strip() == ""
+
+
 def test_metrics_rules_and_null_tool_strategy() -> None:
     metrics = [
         {"metricName": "m", "threshold": 1},

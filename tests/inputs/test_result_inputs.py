@@ -76,7 +76,7 @@ def test_anything_else_is_named(text: str, looks_like: str) -> None:
     ]
 
 
-def test_a_result_file_that_is_no_utf8_json_says_what_it_is(tmp_path: Path) -> None:
+def test_a_result_file_that_is_no_utf8_json_or_empty_says_what_it_is(tmp_path: Path) -> None:
     # Named as every other reader names them, not "invalid JSON: Expecting value" (BOM)
     # or "not UTF-8 text (invalid start byte)" (gzip, UTF-16).
     text = json.dumps(RESULT)
@@ -84,6 +84,7 @@ def test_a_result_file_that_is_no_utf8_json_says_what_it_is(tmp_path: Path) -> N
         "bom.json": b"\xef\xbb\xbf" + text.encode(),
         "r.json.gz": gzip.compress(text.encode()),
         "utf16.json": text.encode("utf-16"),
+        "empty.json": b"",  # was "invalid JSON: the file is empty at line 1 column 1"
     }
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
@@ -101,6 +102,7 @@ def test_a_result_file_that_is_no_utf8_json_says_what_it_is(tmp_path: Path) -> N
             "UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8",
             "save it as UTF-8",
         ),
+        ("empty.json", "the file is empty", "expected a JSON document"),
     ]
 
 

@@ -144,6 +144,15 @@ def compressed_problem(file: str, head: bytes) -> Problem | None:
     return None
 
 
+def empty_problem(file: str, text: str | bytes) -> Problem | None:
+    """The problem of a JSON document file whose whole ``text`` is empty or blanks, or None
+    ("EOF while parsing a value at line 1 column 0" said nothing of it)."""
+    if text.strip():
+        return None
+    what = "the file is empty" if not text else "the file holds only blanks"
+    return Problem(file, "", what, "expected a JSON document")
+
+
 UTF8_BOM = b"\xef\xbb\xbf"
 # Byte order marks of the encodings JSON text may not be in (RFC 8259 §8.1), longest first:
 # UTF-32's little-endian mark starts with UTF-16's.  Windows PowerShell 5 writes UTF-16 with
@@ -181,6 +190,7 @@ __all__ = [
     "MAX_INTEGER_DIGITS",
     "UTF8_BOM",
     "compressed_problem",
+    "empty_problem",
     "head_problem",
     "input_file_problem",
     "limit_problem",

@@ -23,6 +23,7 @@ from agenteval.inputs.evalset_file import case_rules
 from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.foreign_files import foreign_evalset_problem
 from agenteval.inputs.input_limits import (
+    empty_problem,
     head_problem,
     input_file_problem,
     limit_problem,
@@ -126,9 +127,11 @@ def _arms_joined(problems: list[Problem]) -> list[Problem]:
     return joined
 
 
-def read_text(path: Path, *, allow_bom: bool = False) -> str:
+def read_text(path: Path, *, allow_bom: bool = False, allow_empty: bool = False) -> str:
     """Read a UTF-8 file, raising ConfigError with a one-line reason (``allow_bom``: a
-    leading byte order mark is kept, for a format that takes one, such as CSV)."""
+    leading byte order mark is kept, for a format that takes one, such as CSV;
+    ``allow_empty``: a file of nothing but blanks is read, for a format of lines that says
+    itself what it holds none of, such as traces or labels)."""
     refused = input_file_problem(path)
     if refused is not None:
         raise ConfigError([refused])
@@ -154,6 +157,9 @@ def read_text(path: Path, *, allow_bom: bool = False) -> str:
     bom = head_problem(str(path), text[:1].encode("utf-8", "surrogatepass"), allow_bom=allow_bom)
     if bom is not None:
         raise ConfigError([bom])
+    empty = None if allow_empty else empty_problem(str(path), text)
+    if empty is not None:
+        raise ConfigError([empty])
     exceeded = limit_problem(text)
     if exceeded is not None:
         raise ConfigError([Problem(str(path), "", exceeded)])
@@ -424,7 +430,7 @@ def read_traces(
         raise ConfigError([refused])
     if _is_json_lines(path):
         return read_trace_lines(path, inspect)
-    return parse_traces(read_text(path), str(path), inspect)
+    return parse_traces(read_text(path, allow_empty=True), str(path), inspect)
 
 
 def load_traces(path: Path) -> Mapping[str, list[Invocation]]:

@@ -36,7 +36,7 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
-from agenteval.inputs.input_limits import head_problem, input_file_problem
+from agenteval.inputs.input_limits import empty_problem, head_problem, input_file_problem
 from agenteval.inputs.json_scan import (
     WINDOW_BYTES,
     Reader,
@@ -575,6 +575,8 @@ def _source_of(path: Path) -> tuple[_Source | None, list[Problem]]:
     except OSError as exc:
         return None, [_read_problem(name, exc)]
     known = head_problem(name, head)  # compressed, UTF-16, a byte order mark: as read_text says
+    if known is None and len(head) == status.st_size:
+        known = empty_problem(name, head)  # the whole file, empty or blank
     if known is not None:
         return None, [known]
     if not head.lstrip().startswith(b'"'):
