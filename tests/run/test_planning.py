@@ -79,3 +79,23 @@ def test_the_metric_file_of_an_eval_set(tmp_path: Path) -> None:
     assert metrics_path_for(evalset, None) == tmp_path / "geo.metrics.json"
     assert metrics_path_for(evalset, str(tmp_path)) == tmp_path / "geo.metrics.json"
     assert metrics_path_for(evalset, "m.json") == Path("m.json")
+
+
+def test_a_metric_file_that_names_no_metric_warns_once(tmp_path: Path) -> None:
+    """``[]`` or ``null`` parse, but the run would score nothing: said, as a missing file is."""
+    for text in ("[]", "null"):
+        path = write(tmp_path, [case("fr")])
+        metrics = tmp_path / "geo.metrics.json"
+        metrics.write_text(text)
+        found = Findings()
+        seen: set[Path] = set()
+        plan = plan_evalset(path, PlanRules(), found, None, seen)
+        assert plan is not None and plan.metrics == []
+        expected = (
+            f"{metrics}: the metric file holds no metric; every case will be not_evaluated "
+            "(list metrics in it: `agenteval evaluators` names the evaluators)"
+        )
+        assert [str(w) for w in found.warnings] == [expected]
+        # A second eval set sharing the file: the file was checked, no second warning.
+        plan_evalset(path, PlanRules(), found, None, seen)
+        assert [str(w) for w in found.warnings] == [expected]

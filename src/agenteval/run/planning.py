@@ -114,6 +114,8 @@ def _plan_metrics(
                 metrics_text, str(metrics_path), rules.environ
             )
             found.problems.extend(metric_problems)
+            if first_time and not metrics and not metric_problems:
+                found.warnings.append(_no_metrics(metrics_path))
     else:
         found.warnings.append(
             Problem(
@@ -124,6 +126,17 @@ def _plan_metrics(
             )
         )
     return metrics
+
+
+def _no_metrics(path: Path) -> Problem:
+    """The warning for a metric file that parses but names no metric (``[]``, ``null``):
+    the run would score nothing and say only 'not evaluated', as without a metric file."""
+    return Problem(
+        str(path),
+        "",
+        "the metric file holds no metric; every case will be not_evaluated",
+        "list metrics in it: `agenteval evaluators` names the evaluators",
+    )
 
 
 def check_metrics_file(path: Path, rules: PlanRules) -> tuple[list[Problem], list[Problem]]:
