@@ -73,10 +73,18 @@ class AgentEvalError(Exception):
 class ConfigError(AgentEvalError):
     """Input files or options are invalid; carries every problem found (and the warnings)."""
 
-    def __init__(self, problems: list[Problem], warnings: Sequence[Problem] = ()) -> None:
+    def __init__(
+        self,
+        problems: list[Problem],
+        warnings: Sequence[Problem] = (),
+        causes: Sequence[BaseException] = (),
+    ) -> None:
         self.problems = list(problems)
         # Found beside the problems: printed too, since warnings are never hidden.
         self.warnings = list(warnings)
+        # The exceptions behind some problems (a plugin's own error on import): their
+        # tracebacks are what --verbose shows.
+        self.causes = list(causes)
         super().__init__("\n".join(str(p) for p in self.problems))
 
 

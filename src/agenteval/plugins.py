@@ -73,8 +73,9 @@ def load_builtins() -> None:
     from agenteval.evaluators import builtins  # noqa: F401
 
 
-def load_entry_points() -> list[Problem]:
-    """Load every installed plugin once; a broken one is a problem, not a crash."""
+def load_entry_points(causes: list[BaseException] | None = None) -> list[Problem]:
+    """Load every installed plugin once; a broken one is a problem, not a crash (its
+    exception is added to ``causes``: --verbose shows its traceback)."""
     global _loaded_entry_points
     if _loaded_entry_points:
         return []
@@ -87,6 +88,8 @@ def load_entry_points() -> list[Problem]:
                 loaded()
         except Exception as exc:  # third-party code may raise anything on import
             problems.append(Problem(f"plugin {point.name}", "", f"failed to load: {exc}"))
+            if causes is not None:
+                causes.append(exc)
         except SystemExit as exc:  # a plugin must not end the run, let alone with success
             problems.append(Problem(f"plugin {point.name}", "", _exit_message(exc)))
     return problems
@@ -122,7 +125,8 @@ def _import_path(path: Path) -> None:
 def load_plugins(modules: Iterable[str]) -> None:
     """Load built-ins, installed plugins and ``--plugin`` modules; raise ConfigError on failure."""
     load_builtins()
-    problems = load_entry_points()
+    causes: list[BaseException] = []
+    problems = load_entry_points(causes)
     for spec in modules:
         try:
             if spec.endswith(".py") or "/" in spec:
@@ -135,11 +139,13 @@ def load_plugins(modules: Iterable[str]) -> None:
                 importlib.import_module(spec)
         except ModuleNotFoundError as exc:
             problems.append(Problem(f"--plugin {spec}", "", f"module not found ({exc.name})"))
+            causes.append(exc)
         except Exception as exc:  # the plugin's own import-time code may raise anything
             problems.append(
                 Problem(f"--plugin {spec}", "", f"failed to load: {type(exc).__name__}: {exc}")
             )
+            causes.append(exc)
         except SystemExit as exc:  # sys.exit(0) in a plugin used to end the run with exit 0
             problems.append(Problem(f"--plugin {spec}", "", _exit_message(exc)))
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, causes=causes)

@@ -191,4 +191,5 @@ def test_a_hand_edited_row_is_a_located_exit_2_never_an_internal_error(
         assert ran.stderr == (
             f"error: {url}: {where}: {problem} "
             "(the store was changed outside agenteval: restore it from a backup)\n"
+            "1 problem found.\n"
         )

@@ -254,7 +254,7 @@ def test_a_store_that_cannot_take_the_run_is_exit_2_before_scoring(
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.startswith("error: ")
     assert expected in proc.stderr
-    assert len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.splitlines()[1:] == ["1 problem found."]  # one error, as every bad input
     assert PASSWORD not in proc.stdout + proc.stderr
     # Nothing was scored: no case lines, no result file.
     assert "PASSED" not in proc.stdout and "FAILED" not in proc.stdout

@@ -11,7 +11,7 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NoReturn, TypeVar
 
 import typer
@@ -62,24 +62,42 @@ def warnings_part(count: int) -> str:
     return f" · {count_text(count)}" if count else ""
 
 
+def bad_input(
+    problems: list[Problem],
+    warnings: Sequence[Problem] = (),
+    tracebacks: Sequence[BaseException] = (),
+) -> NoReturn:
+    """Bad input, however found (a file, a flag, the command line itself): the
+    ``tracebacks`` asked for with --verbose, an ``error:`` line per problem, the warnings
+    found beside them, and the ``N problems found.`` line; exit 2."""
+    for cause in tracebacks:
+        traceback.print_exception(cause)
+    # The errors first (they are why nothing ran), then the warnings found beside them.
+    print_problems(problems)
+    _problems_found(len(problems), print_warnings(list(warnings)).warning_count)
+
+
+def _problems_found(count: int, warnings: int = 0) -> NoReturn:
+    """The line that ends every bad-input report (``1 problem found.``); exit 2."""
+    stderr().print(f"{count} problem{'s' if count != 1 else ''} found{warnings_part(warnings)}.")
+    raise typer.Exit(ExitCode.BAD_INPUT) from None
+
+
 def guard(verbose: bool, action: Callable[[], T]) -> T:
     """Run a command body, turning every error into one-line messages and an exit code."""
     try:
         return action()
     except ConfigError as exc:
-        # The errors first (they are why nothing ran), then the warnings found beside them.
-        print_problems(exc.problems)
-        warnings = print_warnings(exc.warnings).warning_count
-        n = len(exc.problems)
-        stderr().print(f"{n} problem{'s' if n != 1 else ''} found{warnings_part(warnings)}.")
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
+        bad_input(exc.problems, exc.warnings, exc.causes if verbose else ())
     except AgentEvalError as exc:
         if exc.exit_code == ExitCode.INTERNAL_ERROR:
             internal_error(exc, verbose)
-        # The message may quote input text: printed as text, never as markup.
-        stderr().print(f"error: {escape_control(str(exc))}", markup=False)
         if verbose:
             traceback.print_exc()
+        # The message may quote input text: printed as text, never as markup.
+        stderr().print(f"error: {escape_control(str(exc))}", markup=False)
+        if exc.exit_code == ExitCode.BAD_INPUT:  # a store that cannot be opened, …
+            _problems_found(1)
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         interrupted()
@@ -121,6 +139,7 @@ def exit_with(verbose: bool, action: Callable[[], int]) -> NoReturn:
 
 
 __all__ = [
+    "bad_input",
     "exit_with",
     "guard",
     "internal_error",
