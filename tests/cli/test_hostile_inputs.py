@@ -172,13 +172,13 @@ def test_diff_tolerance_inf_is_a_usage_error(tmp_path: Path) -> None:
     (result,) = out.glob("*.json")
     done = cli("diff", str(result), str(result), "--tolerance", "inf")
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "Invalid value for '--tolerance': must be a finite number, got inf" in done.stderr
+    assert "error: --tolerance: must be a finite number, got inf\n" in done.stderr
     page = tmp_path / "r.html"
     done = cli(
         "report", str(result), "--base", str(result), "--html", str(page), "--tolerance", "inf"
     )
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "Invalid value for '--tolerance': must be a finite number, got inf" in done.stderr
+    assert "error: --tolerance: must be a finite number, got inf\n" in done.stderr
     assert not page.exists()
 
 

@@ -103,6 +103,6 @@ def test_infinite_numbers_are_usage_errors(
     evalset, metrics = write_suite(tmp_path, judge_server)
     done = cli("run", "-e", str(evalset), "-m", str(metrics), "--no-cache", option, value)
     assert done.returncode == 2, done.stdout + done.stderr
-    assert f"Invalid value for '{option}': must be a finite number, got {value}" in done.stderr
+    assert f"error: {option}: must be a finite number, got {value}\n" in done.stderr
     assert "internal error" not in done.stderr
     assert judge_server.count == 0

@@ -53,7 +53,9 @@ class CalibrateFlags:
         Path | None,
         typer.Option("--html", metavar="FILE", help="Also write the calibration as an HTML page."),
     ] = None
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the κ bootstrap interval.")] = 0
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Seed of the κ bootstrap interval.")
+    ] = 0
     verbose: VerboseOpt = False
 
 

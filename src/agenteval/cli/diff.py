@@ -15,7 +15,7 @@ import typer
 from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
-from agenteval.cli.saved_results import refuse_no_cases, stored_inputs
+from agenteval.cli.saved_results import given_once, refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
 from agenteval.report.gc_pause import collector_paused
@@ -29,8 +29,9 @@ class DiffSettings:
     base: Annotated[
         tuple[Path, ...],
         typer.Argument(
+            metavar="BASE.json",
             help="BASE result file(s), then NEW after --new; or exactly two (a stored run "
-            "@latest, @RUN_ID or @branch:NAME stands for a file)."
+            "@latest, @RUN_ID or @branch:NAME stands for a file).",
         ),
     ]
     new: Annotated[
@@ -65,6 +66,8 @@ def compare_results(settings: DiffSettings) -> int:
     from agenteval.report.diff import diff_results, render_diff
 
     base_files, new_files = settings.sides()
+    given_once(base_files, "BASE")
+    given_once(new_files, "NEW")
     with stored_inputs(base_files + new_files, settings.store) as paths:  # read case by case
         cut = len(base_files)
         base_parts, new_parts = read_parts(paths[:cut]), read_parts(paths[cut:])

@@ -16,11 +16,12 @@ import typer
 from agenteval import api
 from agenteval.cli.guard import guard, print_warnings
 from agenteval.cli.options import StoreOpt, shared_option
-from agenteval.cli.saved_results import pinned_name, stored_inputs
+from agenteval.cli.saved_results import given_once, pinned_name, stored_inputs
 from agenteval.explain.command import ExplainSettings, explain, render
 
 
 def explain_command(
+    *,  # keyword-only: the required --case and --metric follow an optional RESULT
     result: Annotated[
         list[str] | None,
         typer.Argument(
@@ -30,8 +31,8 @@ def explain_command(
             show_default=False,
         ),
     ] = None,
-    case: Annotated[str, shared_option("case", "The evalId to explain (required).")] = "",
-    metric: Annotated[str, shared_option("metric", "The metricName to explain (required).")] = "",
+    case: Annotated[str, shared_option("case", "The evalId to explain.")],
+    metric: Annotated[str, shared_option("metric", "The metricName to explain.")],
     evalset: Annotated[
         list[str] | None,
         shared_option(
@@ -77,9 +78,6 @@ def explain_command(
     """Show every step that made one score: criterion, comparison, judge, thresholds."""
     from agenteval.explain.core import Target
 
-    if not case or not metric:
-        missing = "--case" if not case else "--metric"
-        raise typer.BadParameter(f"{missing} is required", param_hint=missing)
     settings = ExplainSettings(
         results=tuple(result or ()),
         evalsets=tuple(evalset or ()),
@@ -97,6 +95,7 @@ def explain_command(
 def _explained(settings: ExplainSettings, store: str | None) -> int:
     """Explain and print; a stored run is exported for the command's length and read like a
     result file, named by its @RUN_ID in what is shown."""
+    given_once(settings.results)
     pinned: dict[str, str] = {}
     with stored_inputs([Path(r) for r in settings.results], store, pinned) as paths:
         read = replace(

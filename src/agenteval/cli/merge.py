@@ -16,7 +16,7 @@ import typer
 from agenteval.checks.documents import load_checked_evalset
 from agenteval.cli.guard import exit_with, print_problems, print_warnings, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
-from agenteval.cli.saved_results import refuse_no_cases, saved_exit_code, stored_inputs
+from agenteval.cli.saved_results import given_once, refuse_no_cases, saved_exit_code, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths
 from agenteval.inputs.result_inputs import read_parts, reading_warnings
@@ -45,7 +45,10 @@ class MergeSettings:
 
 def merge(
     parts: Annotated[
-        list[Path], typer.Argument(help="Shard result files (or stored runs, @RUN_ID) to join.")
+        list[Path],
+        typer.Argument(
+            metavar="SHARD", help="Shard result files (or stored runs, @RUN_ID) to join."
+        ),
     ],
     out: Annotated[
         Path,
@@ -89,6 +92,7 @@ def merge(
 
 def merge_results(settings: MergeSettings) -> int:
     """Write the merged result; the exit code the full run would have had."""
+    given_once(settings.parts)
     with stored_inputs(list(settings.parts), settings.store) as inputs:  # read case by case
         return _merged(settings, inputs)
 

@@ -32,6 +32,7 @@ import typer
 
 from agenteval import __version__
 from agenteval.cli.guard import guard, stderr
+from agenteval.cli.usage import ProgramGroup
 from agenteval.exit_codes import ExitCode
 from agenteval.store.urls import bare_store_values
 
@@ -61,6 +62,8 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
         help="Score recorded AI-agent traces with deterministic comparers and LLM judges.",
         add_completion=False,
         no_args_is_help=True,
+        # Usage errors are bad input, one problem line each (usage.py).
+        cls=ProgramGroup,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
     )

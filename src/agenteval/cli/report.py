@@ -22,7 +22,7 @@ from agenteval.cli.options import (
     shared_option,
     side_option,
 )
-from agenteval.cli.saved_results import pinned_name, stored_inputs
+from agenteval.cli.saved_results import given_once, pinned_name, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.safe_text import wrote_line
 from agenteval.report.html_inputs import ReportRun, load_runs
@@ -40,6 +40,7 @@ class ReportSettings:
     results: Annotated[
         tuple[Path, ...],
         typer.Argument(
+            metavar="RESULT",
             help="Result files, --json run documents, directories or stored runs (@latest, "
             "@RUN_ID, @branch:NAME); two runs are compared.",
             show_default=False,
@@ -101,6 +102,8 @@ def write_html_report(settings: ReportSettings) -> int:
     if not settings.results:
         raise ConfigError([Problem("report", "", "give result files or stored runs", "or --trend")])
     base, results = list(settings.base), list(settings.results)
+    given_once(base, "BASE")
+    given_once(results)
     # Results are read case by case while the page is written: the stored ones stay open.
     pinned: dict[str, str] = {}
     with stored_inputs(base + results, settings.store, pinned) as paths:

@@ -24,7 +24,7 @@ from agenteval.cli.flags import context_settings_command
 from agenteval.cli.guard import print_problems, print_warnings, stderr, stdout
 from agenteval.cli.run_console import report_run
 from agenteval.cli.run_settings import RunFlags
-from agenteval.cli.saved_results import stored_inputs
+from agenteval.cli.saved_results import given_once, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.plugins import load_plugins
@@ -75,6 +75,7 @@ def run_flags(flags: RunFlags) -> int:
     stop = StopSignal()
     policy = RunSignals(stop, signal_notice)
     stored = flags.store_run()
+    given_once(flags.resume, "--resume")
     resumed = [Path(path) for path in flags.resume]
     # The handlers stay until the last report is written (run_signals.py says why).
     with (

@@ -25,14 +25,14 @@ def _repeatable(flag: str, metavar: str, help: str) -> Any:
     return typer.Option(flag, metavar=metavar, help=f"{help} Repeatable.")
 
 
-def _number(flag: str, metavar: str, help: str, *, least: float) -> Any:
-    """A number of at least ``least`` (a count, a size, dollars); typer refuses a smaller one."""
+def _number(flag: str, metavar: str, help: str, *, least: int) -> Any:
+    """A whole number of at least ``least`` (a count, a size); typer refuses a smaller one."""
     return typer.Option(flag, metavar=metavar, min=least, help=help)
 
 
-def _finite(flag: str, metavar: str, help: str) -> Any:
-    """A rate or a time: a finite number of at least 0.001 (``finite_at_least``)."""
-    return typer.Option(flag, metavar=metavar, parser=finite_at_least(0.001), help=help)
+def _finite(flag: str, metavar: str, help: str, *, least: float = 0.001) -> Any:
+    """A rate, a time, dollars: a finite number of at least ``least`` (``finite_at_least``)."""
+    return typer.Option(flag, metavar=metavar, parser=finite_at_least(least), help=help)
 
 
 AppNameOpt = Annotated[
@@ -264,7 +264,7 @@ ShowConfigOpt = Annotated[
 ]
 MaxJudgeCostOpt = Annotated[
     float | None,
-    _number(
+    _finite(
         "--max-judge-cost",
         "USD",
         "Stop issuing judge calls once they cost USD dollars (within one call's cost); "

@@ -35,6 +35,27 @@ def stored_inputs(
         yield replaced
 
 
+def given_once(paths: Sequence[Path | str], side: str = "") -> None:
+    """Refuse a result file (directory, stored run) named twice on one side: exit 2.
+
+    Read twice, its cases counted twice (``show f f``: "0 of 2 cases passed") or, for a run
+    document, one run held each case twice (``report --base doc --base doc`` drew its page
+    so); merge and diff refused only plain result files, by their cases.  The same file on
+    both sides of a comparison (``diff f --new f``) is not a repeat.
+    """
+    seen: set[object] = set()
+    problems: list[Problem] = []
+    for given in paths:
+        path = Path(given)
+        key = path.resolve() if path.exists() else str(given)
+        if key in seen:
+            where = f" as {side}" if side else ""
+            problems.append(Problem(str(given), "", f"given twice{where}", "give each once"))
+        seen.add(key)
+    if problems:
+        raise ConfigError(problems)
+
+
 def pinned_name(source: str, pinned: Mapping[str, str]) -> str:
     """``source``'s run as ``@RUN_ID`` when it is (in) a stored run's copy, else ``source``."""
     path = Path(source)
@@ -82,6 +103,7 @@ def saved_exit_code(heads: Sequence[EvalSetResult], reports: Sequence[SetReport]
 
 
 __all__ = [
+    "given_once",
     "pinned_name",
     "refuse_no_cases",
     "saved_exit_code",

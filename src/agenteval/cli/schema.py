@@ -27,7 +27,9 @@ SchemaKind = StrEnum("SchemaKind", [(kind.upper(), kind) for kind in (*KINDS, CO
 class SchemaSettings:
     """The flags of ``agenteval schema``."""
 
-    kind: Annotated[SchemaKind, typer.Argument(help=f"{', '.join(KINDS)} or {CONFIG}.")]
+    kind: Annotated[
+        SchemaKind, typer.Argument(metavar="KIND", help=f"{', '.join(KINDS)} or {CONFIG}.")
+    ]
     verbose: VerboseOpt = False
 
 

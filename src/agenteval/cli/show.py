@@ -15,6 +15,7 @@ from agenteval.cli.flags import settings_command
 from agenteval.cli.guard import print_problems, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt, shared_option
 from agenteval.cli.saved_results import (
+    given_once,
     saved_exit_code,
     saved_unfinished,
     saved_warnings,
@@ -35,8 +36,9 @@ class ShowSettings:
     results: Annotated[
         tuple[Path, ...],
         typer.Argument(
+            metavar="RESULT",
             help="Result files (*.evalset_result.json, ours or trpc-agent-go's), run documents, "
-            "or stored runs (@latest, @RUN_ID, @branch:NAME)."
+            "or stored runs (@latest, @RUN_ID, @branch:NAME).",
         ),
     ]
     max_shown: Annotated[
@@ -49,6 +51,7 @@ class ShowSettings:
 
 def show_results(settings: ShowSettings) -> int:
     """Print the saved results as the run printed them; the exit code that run had."""
+    given_once(settings.results)
     with stored_inputs(list(settings.results), settings.store) as paths:  # read case by case
         parts = read_parts(paths)
         problems: list[Problem] = []

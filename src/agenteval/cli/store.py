@@ -22,6 +22,7 @@ from agenteval.cli.options import (
     WroteQuietOpt,
     shared_option,
 )
+from agenteval.cli.saved_results import given_once
 
 store_app = typer.Typer(
     help="Bring result files into a run store, or write a stored run back out.",
@@ -36,7 +37,9 @@ class AddSettings:
 
     results: Annotated[
         tuple[Path, ...],
-        typer.Argument(help="Result files, --json run documents or directories to store."),
+        typer.Argument(
+            metavar="RESULT", help="Result files, --json run documents or directories to store."
+        ),
     ]
     store: StoreOpt = None
     commit: Annotated[
@@ -79,6 +82,7 @@ def add_results(settings: AddSettings) -> int:
     """Store the results the settings name; the exit code."""
     from agenteval.store.commands import add_command
 
+    given_once(settings.results)
     return add_command(
         settings.store,
         list(settings.results),

@@ -42,7 +42,7 @@ import_app = typer.Typer(
     rich_markup_mode=None,
 )
 
-FilesArg = Annotated[list[Path], typer.Argument(metavar="FILE...", help="Files to convert.")]
+FilesArg = Annotated[list[Path], typer.Argument(metavar="FILE", help="Files to convert.")]
 OutOpt = Annotated[
     Path,
     typer.Option(
