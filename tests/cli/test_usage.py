@@ -19,6 +19,7 @@ import typer
 from typer.testing import CliRunner
 
 from agenteval.cli.program import full_app
+from agenteval.cli.usage import summary
 
 ONE_PROBLEM = re.compile(r"error: (?P<where>[^:\s]+): (?P<problem>.+)\n1 problem found\.\n")
 
@@ -41,6 +42,10 @@ def _commands() -> list[tuple[tuple[str, ...], Any]]:
 
 COMMANDS = _commands()
 IDS = [" ".join(words) for words, _ in COMMANDS]
+# The commands with a required flag or argument (the others have none to leave out).
+REQUIRING = [
+    (words, command) for words, command in COMMANDS if any(p.required for p in command.params)
+]
 
 
 def _long(param: Any) -> str:
@@ -93,13 +98,13 @@ def test_a_misspelt_option_says_what_was_meant(
     assert flag in found["problem"]
 
 
-@pytest.mark.parametrize(("words", "command"), COMMANDS, ids=IDS)
+@pytest.mark.parametrize(
+    ("words", "command"), REQUIRING, ids=[" ".join(words) for words, _ in REQUIRING]
+)
 def test_a_missing_required_flag_or_argument_is_named(
     words: tuple[str, ...], command: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     required = [p for p in command.params if p.required]
-    if not required:
-        pytest.skip("nothing required")
     found = usage(list(words), tmp_path, monkeypatch)
     names = {_long(p) if p.param_type_name == "option" else p.metavar for p in required}
     assert found["where"] in names
@@ -212,3 +217,22 @@ def test_the_usage_lines_read_as_documented(
     assert lines["store add"].endswith("store add [OPTIONS] RESULT...")
     assert lines["explain"].endswith("explain [OPTIONS] [RESULT...]")
     assert lines["schema"].endswith("schema [OPTIONS] KIND")
+
+
+def test_a_group_lists_each_command_by_its_helps_first_clause_whole() -> None:
+    """Click cut each line at the list's width mid-phrase ("… like a live run; exit...")."""
+    assert summary("Render saved runs like a live run; exit code as it had.") == (
+        "Render saved runs like a live run"
+    )
+    assert summary("Print the JSON Schema (draft 2020-12) of a kind. More.\n\nDetail.") == (
+        "Print the JSON Schema of a kind"
+    )
+    assert summary("List runs: status, pass rate.") == "List runs"
+    assert summary("No end mark") == "No end mark"
+    for words in ((), ("store",), ("import",)):
+        listed = CliRunner().invoke(full_app(), [*words, "--help"], terminal_width=80).output
+        commands = listed.split("Commands:", 1)[1]
+        assert "..." not in commands, commands
+    top = CliRunner().invoke(full_app(), ["--help"], terminal_width=80).output
+    assert "  show        Render saved result files exactly like a live run\n" in top
+    assert "  history     List the runs in a run store, newest first\n" in top

@@ -59,7 +59,7 @@ def build_app(names: Iterable[str] = COMMANDS) -> typer.Typer:
     """The ``agenteval`` app with the commands ``names`` (all by default), in --help order."""
     built = typer.Typer(
         name="agenteval",
-        help="Score recorded AI-agent traces with deterministic comparers and LLM judges.",
+        help="Evaluate AI agents: score their recorded or live turns with deterministic comparers and LLM judges.",
         add_completion=False,
         no_args_is_help=True,
         # Usage errors are bad input, one problem line each (usage.py).

@@ -50,7 +50,10 @@ class PlainArgument(TyperArgument):
 
 
 def _plain_arguments(command: Any) -> None:
-    """Every argument of ``command`` and of the commands under it made a :class:`PlainArgument`."""
+    """Every argument of ``command`` and of the commands under it made a :class:`PlainArgument`;
+    each command's line in its group's list is its help's first clause (:func:`summary`)."""
+    if command.short_help is None and command.help:
+        command.short_help = summary(command.help)
     for param in command.params:
         if type(param) is TyperArgument:
             # Typer makes its own class of argument (no hook for another); this one only
@@ -58,6 +61,20 @@ def _plain_arguments(command: Any) -> None:
             param.__class__ = PlainArgument
     for sub in getattr(command, "commands", {}).values():
         _plain_arguments(sub)
+
+
+# Where a help's first sentence or clause ends, and the asides a list line leaves out.
+_CLAUSE_END = re.compile(r"[.;:](?:\s|$)")
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+
+
+def summary(help_text: str) -> str:
+    """A command's line in its group's list: its help's first clause, asides left out.  Click
+    cut each help at the list's width mid-phrase ("Render saved result files exactly like
+    a live run; exit..."); the clause reads whole (wrapped when long)."""
+    first = _ASIDE.sub("", " ".join(help_text.split("\n\n", 1)[0].split()))
+    end = _CLAUSE_END.search(first)
+    return first[: end.start()] if end else first
 
 
 class ProgramGroup(TyperGroup):
@@ -184,4 +201,4 @@ def _rule(exc: Any) -> str:
     return _plain(re.sub(r"^Value error, ", "", str(error["msg"])))
 
 
-__all__ = ["PlainArgument", "ProgramGroup", "usage_problem"]
+__all__ = ["PlainArgument", "ProgramGroup", "summary", "usage_problem"]
