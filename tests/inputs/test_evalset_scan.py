@@ -76,7 +76,6 @@ def test_no_cases_and_null_entries() -> None:
         b'{"evalCases": [{"evalId": "a"}',
         b'\xef\xbb\xbf{"evalCases": []}',  # a UTF-8 byte order mark
         b'{"evalCases": [{"evalId": "\xff"}]}',  # not UTF-8
-        b'{"evalCases": [{"evalId": "a\\ud800b"}]}',  # a lone surrogate
         b'{"evalCases": [{"n": ' + b"1" * 5000 + b"}]}",  # more digits than Python reads
         b'{"evalCases": [' + b"[" * 100_000 + b"]" * 100_000 + b"]}",
     ],
@@ -89,6 +88,14 @@ def test_what_is_not_read_exactly_is_refused(data: bytes) -> None:
 def test_a_surrogate_pair_escape_is_read() -> None:
     found, _ = scanned(b'{"evalCases": [{"evalId": "\\ud83d\\ude00"}]}', 8)
     assert found[0][1] == {"evalId": "\U0001f600"}
+
+
+def test_a_lone_surrogate_escape_reads_as_u_fffd_as_when_read_whole() -> None:
+    # Go's decoder (and the whole-file path) reads it as U+FFFD; it was refused here.
+    data = b'{"n\\udc00": "x\\ud800", "evalCases": [{"evalId": "a\\ud800b", "t": "\\\\ud800"}]}'
+    found, scan = scanned(data, 8)
+    assert found[0][1] == {"evalId": "a\ufffdb", "t": "\\ud800"}
+    assert scan.before == {"n\ufffd": "x\ufffd"}
 
 
 @pytest.mark.parametrize("depth", [150, 199, 200, 260])

@@ -101,3 +101,11 @@ def test_cases_scoring_their_own_turns_are_known_without_building_one() -> None:
         # A narrower selection still knows them: the warnings read the selected ids.
         assert planned.where({"own"}.__contains__).own_turns == expected
         assert planned[1:].own_turns == expected
+
+
+def test_a_case_with_a_lone_surrogate_escape_reads_as_when_read_whole() -> None:
+    # Checked case by case and read again from its bytes, as Go reads it: U+FFFD.
+    document = b'{"evalSetId": "s", "evalCases": [{"evalId": "a\\ud800", "evalMode": "trace"}]}'
+    (case,) = list(lazy(document))
+    assert case.eval_id == "a\ufffd"
+    assert lazy(document).ids == ["a\ufffd"]

@@ -15,6 +15,7 @@ import pytest
 from pydantic import ValidationError
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.go_escapes import go_escapes
 from agenteval.inputs.loading import (
     default_metrics_path,
     evalset_id_for,
@@ -61,6 +62,26 @@ def test_evalset_loads_cases_and_turns(tmp_path: Path) -> None:
     assert [c.eval_id for c in evalset.eval_cases] == ["c1", "c2"]
     final = evalset.eval_cases[1].conversation[0].final_response
     assert final is not None and final.content == "a"
+
+
+def test_a_lone_surrogate_escape_reads_as_u_fffd_as_go_reads_it(tmp_path: Path) -> None:
+    # Go's encoding/json reads it as U+FFFD; every file was refused with "invalid JSON:
+    # unexpected end of hex escape" (eval sets, metric files, result files alike).
+    path = tmp_path / "s.evalset.json"
+    text = evalset_json("c-lone").replace("c-lone", "c\\ud800")
+    path.write_text(text.replace('"a"', '"x\\udc00y \\\\ud800"'))
+    evalset = load_evalset(path)
+    assert [c.eval_id for c in evalset.eval_cases] == ["c\ufffd"]
+    final = evalset.eval_cases[0].conversation[0].final_response
+    assert final is not None and final.content == "x\ufffdy \\ud800"
+    metrics = tmp_path / "s.metrics.json"
+    metrics.write_text('[{"metricName": "m\\ud800", "threshold": 1}]')
+    assert [m.metric_name for m in load_metrics(metrics)] == ["m\ufffd"]
+    # A CSV is no JSON: its text is kept as written.
+    table = tmp_path / "labels.csv"
+    table.write_text("evalId\nc\\ud800\n")
+    assert read_text(table, csv=True) == "evalId\nc\\ud800\n"
+    assert read_text(table) == "evalId\nc\\ufffd\n"
 
 
 def test_every_case_rule_is_reported_with_its_location() -> None:
@@ -220,7 +241,7 @@ def test_result_files_load_in_both_layouts(tmp_path: Path) -> None:
         json.dumps(criteria_result(cases=6, num_runs=2)),
         json.dumps(criteria_result(cases=3, num_runs=1)).replace('"passed"', '"PASSED"', 1),
         json.dumps(criteria_result(cases=3, num_runs=1)).replace('"min": 10', '"min": 1.5'),
-        '{"evalId": "a\\ud800b"}',
+        '{"evalSetId": "a\\ud800b", "evalCaseResults": [{"evalId": "\\udc00"}]}',
         '{"evalCaseResults": ' + "[" * 100_000 + "]" * 100_000 + "}",
         '{"evalCaseResults": [{"runId": true}]',
         "[]",
@@ -231,8 +252,9 @@ def test_parse_result_gives_what_json_mode_gives(text: str) -> None:
     """parse_result reads the text piece by piece (result_inputs.py); the text's route is the
     reference: the same result, the same validation problems; text that is no JSON is one
     "invalid JSON" problem placed by line and column (the scanner's words, not pydantic's)."""
+    # The reference reads a lone surrogate escape as Go does, as U+FFFD (go_escapes).
     try:
-        expected = (EvalSetResult.model_validate_json(text), [])
+        expected = (EvalSetResult.model_validate_json(go_escapes(text)), [])
     except ValidationError as exc:
         expected = (None, validation_problems("r.json", exc))
     got = parse_result(text, "r.json")

@@ -453,3 +453,17 @@ def test_the_run_counts_are_not_compared_when_a_case_was_not_read(tmp_path: Path
     list(part.cases(found))
     list(part.case_summaries(found))
     assert found and all("runStatusCounts" not in w.path for w in part.warnings)
+
+
+def test_a_lone_surrogate_escape_reads_as_u_fffd_as_go_reads_it(tmp_path: Path) -> None:
+    # Was "evalCaseResults[0]: invalid JSON: unexpected end of hex escape"; Go reads U+FFFD.
+    text = json.dumps(RESULT).replace('"c1"', '"c\\ud800"').replace('"s"', '"s\\udc00"')
+    plain = tmp_path / "plain.evalset_result.json"
+    plain.write_text(text)
+    # The legacy string-wrapped layout: the inner document's lone surrogate is raw there.
+    wrapped = tmp_path / "wrapped.evalset_result.json"
+    wrapped.write_text(json.dumps(text.replace("\\ud800", "\ud800"), ensure_ascii=True))
+    results, _ = read_results([plain, wrapped])
+    for result in results:
+        assert result.eval_set_id == "s\ufffd"
+        assert [c.eval_id for c in result.case_results()] == ["c\ufffd"]

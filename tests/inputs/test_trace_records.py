@@ -236,3 +236,15 @@ def test_a_pretty_printed_record_is_read_as_one_record(tmp_path: Path) -> None:
     # A broken one is still reported at its first bad line, as JSON lines are.
     path.write_text('{\n  "evalId": "c1",\n  "actualConversation": [\n')
     assert [p.path for p in read_traces(path)[1]] == ["line 1"]
+
+
+def test_a_lone_surrogate_escape_reads_as_u_fffd_as_go_reads_it(tmp_path: Path) -> None:
+    # A --traces line kept it as a lone surrogate: the eval set's U+FFFD (as Go reads it) did
+    # not match its trace ("the --traces user message of turn 1 differs").
+    path = tmp_path / "t.jsonl"
+    path.write_text('{"evalId": "a\\ud800", "actualConversation": [{"userContent": '
+                    '{"role": "user", "content": "q\\udc00"}}]}\n')  # fmt: skip
+    traces, problems = read_traces(path)
+    assert problems == [] and list(traces) == ["a\ufffd"]
+    (only,) = traces["a\ufffd"]
+    assert only.user_content is not None and only.user_content.content == "q\ufffd"

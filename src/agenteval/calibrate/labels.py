@@ -165,7 +165,7 @@ def read_labels(path: Path) -> list[Label]:
     file = str(path)
     is_csv = path.suffix.lower() == ".csv"
     # Excel's "CSV UTF-8" starts with a byte order mark: taken for CSV, refused for JSON.
-    text = read_text(path, allow_bom=is_csv, allow_empty=True).removeprefix("\ufeff")
+    text = read_text(path, allow_bom=is_csv, allow_empty=True, csv=is_csv).removeprefix("\ufeff")
     other = None if is_csv else _other_kind(text, file)
     if other is not None:
         raise ConfigError([other])

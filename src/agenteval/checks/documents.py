@@ -14,11 +14,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pydantic_core
-
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import non_finite_numbers
+from agenteval.inputs.go_escapes import from_json
 from agenteval.inputs.unknown_keys import (
     Strictness,
     evalset_unknown_keys,
@@ -52,7 +51,7 @@ _METRICS = (_NOT_METRICS, "a metric file")
 def parsed(text: str) -> Any:
     """The JSON data of ``text``, or None when it does not parse (the model reader says why)."""
     try:
-        return pydantic_core.from_json(text)
+        return from_json(text)
     except ValueError:
         return None
 

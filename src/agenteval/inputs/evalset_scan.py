@@ -149,7 +149,8 @@ def _case_value(decoded: Any, text: str) -> Any:
     (~17 % of the up-front checks; valgrind, 2,000 cases).  The two readers' values are the
     same (numbers bit for bit: NaN, Infinity, 1e400, -0, long integers, 500,000 random
     floats; surrogate pairs; a key given twice) except in two ways, which the text rules
-    out before ``decoded`` is kept: a lone surrogate escape (pydantic-core refuses it) and
+    out before ``decoded`` is kept: a lone surrogate escape (the stdlib keeps it, the
+    whole-file path reads U+FFFD, as Go does: :mod:`agenteval.inputs.go_escapes`) and
     nesting past pydantic-core's bound.  A case whose text holds a ``\\uD`` escape or more
     than ``_SHALLOW`` brackets is parsed by pydantic-core, as every case was.
     """
@@ -170,5 +171,5 @@ def _parsed(text: str, depth: int) -> Any:
         raise NotStreamable("a number too long")  # read_text names it with its line
     try:
         return parse_at_depth(text, depth)
-    except ValueError as exc:  # a lone surrogate, nesting past the parser's bound
+    except ValueError as exc:  # nesting past the parser's bound
         raise NotStreamable(str(exc)) from None

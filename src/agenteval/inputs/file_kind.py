@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-import pydantic_core
+from agenteval.inputs.go_escapes import from_json
 
 
 class FileKind(StrEnum):
@@ -204,7 +204,7 @@ def first_line_kind(text: str) -> FileKind | None:
     if not newline or not rest.strip():
         return None
     try:
-        data = pydantic_core.from_json(head)
+        data = from_json(head)
     except ValueError:
         return None
     kind = kind_of(data)

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
-
 from agenteval.errors import Problem
+from agenteval.inputs.go_escapes import from_json
 from agenteval.inputs.input_limits import input_file_problem
 
 KIND_NAMES = {
@@ -78,7 +77,7 @@ def _adk_invocation(turn: dict[str, Any]) -> bool:
 def _parsed(text: str) -> Any:
     """JSON text parsed, or ValueError; nesting is bounded as where the loaders parse (no
     RecursionError from 5,000 nested ``[``), and so are numbers."""
-    return pydantic_core.from_json(text)
+    return from_json(text)
 
 
 def kind_of_data(data: Any) -> str | None:

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from json.decoder import JSONDecodeError
 from typing import Any, cast
 
-import pydantic_core
-
 from agenteval.errors import ControlFlow
+from agenteval.inputs.go_escapes import from_json
+from agenteval.schema.gojson import clean_text
 
 # Decoded text held at a time (a value larger than this widens the window).
 WINDOW_BYTES = 4 << 20
@@ -122,7 +122,9 @@ class JsonWindow:
         self._pos = end
         if self.next_char() != ":":
             raise self.unexpected("expected ':'")
-        return str(key), written
+        # The stdlib keeps a lone surrogate escape as a lone surrogate: U+FFFD, as Go reads it
+        # and as the parsed values hold it (parse_at_depth).
+        return clean_text(str(key)), written
 
     def peek(self, *, at_end: bool = False) -> str:
         """The next non-blank character (the cursor moves to it); "" at the end of the data."""
@@ -173,8 +175,9 @@ class JsonWindow:
 
 def parse_at_depth(text: str, depth: int) -> Any:
     """``text`` read by pydantic-core (the whole-file parser) as inside ``depth`` containers,
-    so its nesting bound applies as in the whole document; ValueError when it refuses."""
-    parsed = pydantic_core.from_json("[" * depth + text + "]" * depth)
+    so its nesting bound applies as in the whole document (a lone surrogate escape read as
+    U+FFFD, as Go does); ValueError when it refuses."""
+    parsed = from_json("[" * depth + text + "]" * depth)
     for _ in range(depth):
         parsed = parsed[0]
     return parsed

@@ -22,6 +22,7 @@ from agenteval.inputs import locations
 from agenteval.inputs.evalset_file import case_rules
 from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.foreign_files import foreign_evalset_problem
+from agenteval.inputs.go_escapes import go_escapes
 from agenteval.inputs.input_limits import (
     empty_problem,
     head_problem,
@@ -127,11 +128,16 @@ def _arms_joined(problems: list[Problem]) -> list[Problem]:
     return joined
 
 
-def read_text(path: Path, *, allow_bom: bool = False, allow_empty: bool = False) -> str:
-    """Read a UTF-8 file, raising ConfigError with a one-line reason (``allow_bom``: a
+def read_text(
+    path: Path, *, allow_bom: bool = False, allow_empty: bool = False, csv: bool = False
+) -> str:
+    """Read a UTF-8 file of JSON, raising ConfigError with a one-line reason (``allow_bom``: a
     leading byte order mark is kept, for a format that takes one, such as CSV;
     ``allow_empty``: a file of nothing but blanks is read, for a format of lines that says
-    itself what it holds none of, such as traces or labels)."""
+    itself what it holds none of, such as traces or labels; ``csv``: the text is no JSON).
+
+    A lone UTF-16 surrogate escape (``\\ud800``) is read as U+FFFD, as Go's decoder reads
+    it (:mod:`agenteval.inputs.go_escapes`)."""
     refused = input_file_problem(path)
     if refused is not None:
         raise ConfigError([refused])
@@ -163,7 +169,7 @@ def read_text(path: Path, *, allow_bom: bool = False, allow_empty: bool = False)
     exceeded = limit_problem(text)
     if exceeded is not None:
         raise ConfigError([Problem(str(path), "", exceeded)])
-    return text
+    return text if csv else go_escapes(text)
 
 
 def _raw_entries(text: str, key: str | None) -> list[Any]:

@@ -36,6 +36,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import HINTS, kind_of, wrong_kind_message
+from agenteval.inputs.go_escapes import go_escapes
 from agenteval.inputs.input_limits import head_problem, input_file_problem
 from agenteval.schema.gojson import json_kind
 
@@ -303,7 +304,7 @@ def _read_json(handle: IO[bytes], file: str, out: SpanFile) -> None:
     first = True
     for lineno, line in _lines(handle):
         try:
-            document = orjson.loads(line)
+            document = orjson.loads(go_escapes(line))  # a lone surrogate: U+FFFD, as in Go
         except orjson.JSONDecodeError as exc:
             if first:
                 break
@@ -315,7 +316,7 @@ def _read_json(handle: IO[bytes], file: str, out: SpanFile) -> None:
     handle.seek(0)
     whole = handle.read().removeprefix(_BOM)
     try:
-        document = orjson.loads(whole)
+        document = orjson.loads(go_escapes(whole))
     except orjson.JSONDecodeError as exc:
         raise ConfigError([Problem(file, "", _invalid_json(whole, exc))]) from None
     _document_spans(document, "", file, out)

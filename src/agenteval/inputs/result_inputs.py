@@ -36,6 +36,7 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
+from agenteval.inputs.go_escapes import from_json, go_escapes
 from agenteval.inputs.input_limits import empty_problem, head_problem, input_file_problem
 from agenteval.inputs.json_scan import (
     WINDOW_BYTES,
@@ -56,6 +57,7 @@ from agenteval.inputs.result_scan import (
 )
 from agenteval.inputs.result_validation import CaseValidator, validate_head, validate_summary
 from agenteval.inputs.unknown_keys import Strictness, result_unknown_keys, sort_unknown
+from agenteval.schema.gojson import clean_text
 from agenteval.schema.result import EvalCaseResult, EvalCaseSummary, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -234,7 +236,7 @@ class ResultPart:
                     yield None
                     continue
                 try:
-                    case = validator.case(parsed, lambda data=data: data)  # type: ignore[misc]
+                    case = validator.case(parsed, lambda data=data: go_escapes(data))  # type: ignore[misc]
                 except ValidationError as exc:
                     problems.extend(validation_problems(self.source, exc, path))
                     yield None
@@ -258,7 +260,7 @@ class ResultPart:
                 if parsed is None:
                     continue
                 try:
-                    summary = validate_summary(parsed, lambda data=data: data)  # type: ignore[misc]
+                    summary = validate_summary(parsed, lambda data=data: go_escapes(data))  # type: ignore[misc]
                 except ValidationError as exc:
                     found.extend(validation_problems(self.source, exc, path))
                     continue
@@ -311,12 +313,12 @@ class ResultPart:
         try:
             # NaN and Infinity refused by the parser, beyond float64 looked for in the text:
             # a walk of the value only where one may be.
-            parsed = pydantic_core.from_json(data, allow_inf_nan=False)
+            parsed = from_json(data, allow_inf_nan=False)
             walk = may_overflow(data)
         except ValueError:
             try:  # NaN or Infinity (the walk locates them), or what the stdlib read only
-                parsed, walk = pydantic_core.from_json(data), True
-            except ValueError as exc:  # pydantic-core refuses lone surrogates
+                parsed, walk = from_json(data), True
+            except ValueError as exc:
                 found.append(Problem(self.source, path, f"invalid JSON: {exc}"))
                 return None
         errors, warnings = piece_problems(parsed, self.source, model, path, walk, self._criteria)
@@ -524,7 +526,8 @@ def _unwrapped(text: str) -> str:
         inner = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return text
-    return inner if isinstance(inner, str) else text
+    # A raw lone surrogate the outer string's escape made: U+FFFD, as Go reads it.
+    return clean_text(inner) if isinstance(inner, str) else text
 
 
 def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem]]:

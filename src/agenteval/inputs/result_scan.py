@@ -144,7 +144,7 @@ class ResultScan(JsonWindow):
         _, start, end = self.value()
         try:
             parsed = parse_at_depth(self.text(start, end), depth)
-        except ValueError as exc:  # a lone surrogate, nesting past the parser's bound
+        except ValueError as exc:  # nesting past the parser's bound
             # Its place is the value's (the parser's own is within the value).
             raise self.fail(_PARSER_PLACE.sub("", str(exc))) from None
         self.skip_to(end)

@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
 from pydantic import TypeAdapter, ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
+from agenteval.inputs.go_escapes import from_json
 from agenteval.inputs.input_limits import limit_problem, nesting_problem
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
@@ -150,8 +150,9 @@ def parse_line(line: bytes, where: str, file: str) -> Any:
         raise ConfigError([Problem(file, where, exceeded)])
     try:
         # pydantic-core reads a line in half the time; what it refuses (nesting past its
-        # bound, lone surrogates) the stdlib reads or words as before.
-        return pydantic_core.from_json(line)
+        # bound) the stdlib reads or words as before; a lone surrogate escape is U+FFFD, as
+        # Go reads it (go_escapes).
+        return from_json(line)
     except ValueError:
         pass
     try:
