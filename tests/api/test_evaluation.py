@@ -210,10 +210,10 @@ def test_judge_run_reports_usage_and_failures(tmp_path: Path, judge_server: Judg
 
 def test_the_package_exports_the_api_lazily() -> None:
     import agenteval
-    import agenteval.inputs.loading
+    import agenteval.api.files
 
     assert agenteval.evaluate is evaluate
-    assert agenteval.load_evalset is agenteval.inputs.loading.load_evalset
+    assert agenteval.load_evalset is agenteval.api.files.load_evalset
     with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'"):
         agenteval.no_such_thing  # noqa: B018
 
