@@ -9,6 +9,7 @@ from agenteval.inputs.file_kind import (
     describe,
     first_line_kind,
     kind_of,
+    kind_of_head,
     wrong_kind_message,
 )
 
@@ -103,3 +104,21 @@ def test_the_first_line_of_json_lines_tells_their_kind() -> None:
     assert first_line_kind(f"{label}\n{label}\n") is FileKind.LABELS
     assert first_line_kind('{"foo": 1}\n{"foo": 2}') is None
     assert first_line_kind('{"evalId": \n"c"}\n{}') is None
+
+
+def test_the_kind_of_a_file_head_cut_anywhere() -> None:
+    evalset = (
+        b'{"evalSetId": "s", "evalCases": [{"evalId": "\\u00e9t\xc3\xa9", "conversation": []}]}'
+    )
+    metrics = b'[{"metricName": "m", "threshold": 1}]'
+    traces = b'{"evalId": "a", "actualConversation": []}\n{"evalId": "b"'
+    for data, kind, enough in (
+        (evalset, FileKind.EVALSET, 20),
+        (metrics, FileKind.METRICS, 30),
+        (traces, FileKind.TRACES, 44),
+    ):
+        assert [kind_of_head(data[:cut]) for cut in range(enough, len(data) + 1)] == [kind] * (
+            len(data) + 1 - enough
+        )
+    assert kind_of_head(b"SQLite format 3\x00") is None
+    assert kind_of_head(b'{"a": 1}') is None

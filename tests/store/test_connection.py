@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -155,3 +156,22 @@ def test_two_processes_recording_into_a_new_sqlite_store_at_once_both_record(
         for child in children:
             child.communicate(timeout=60)
     assert failed == []
+
+
+def test_a_file_of_another_kind_given_as_a_sqlite_store_is_named(tmp_path: Path) -> None:
+    # Was "not a SQLite database (file is not a database)" only: now what the file is and
+    # the flag that takes it (inputs/file_kind.kind_of_head: a big file is read in part).
+    evalset = tmp_path / "s.evalset.json"
+    cases = [{"evalId": f"c{i}", "conversation": []} for i in range(40_000)]
+    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": cases}, indent=2))
+    assert evalset.stat().st_size > 2 << 20
+    traces = tmp_path / "t.jsonl"
+    traces.write_text('{"evalId": "a", "actualConversation": []}\n' * 2)
+    for path, kind, flag in (
+        (evalset, "an eval set", "--evalset"),
+        (traces, "a traces file", "--traces"),
+    ):
+        assert _refused(f"sqlite:///{path}") == (
+            f"sqlite:///{path}: not a SQLite database (looks like {kind}) (pass it with {flag}; "
+            "--store takes a SQLite file or a postgresql:// URL)"
+        )

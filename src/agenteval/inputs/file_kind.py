@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from agenteval.inputs.go_escapes import from_json
+import pydantic_core
+
+from agenteval.inputs.go_escapes import from_json, go_escapes
 
 
 class FileKind(StrEnum):
@@ -208,6 +210,20 @@ def first_line_kind(text: str) -> FileKind | None:
     except ValueError:
         return None
     kind = kind_of(data)
+    return None if kind in (FileKind.OTHER, FileKind.EMPTY) else kind
+
+
+def kind_of_head(head: bytes) -> FileKind | None:
+    """The kind of a file from its first bytes (a JSON document, perhaps cut short there, or
+    JSON lines); None when it is no kind agenteval knows.  For a file given where no JSON
+    is read at all (a ``--store`` SQLite file): what it is, without reading it whole."""
+    text = head.decode("utf-8", "ignore")
+    kind = first_line_kind(text)
+    if kind is None:
+        try:
+            kind = kind_of(pydantic_core.from_json(go_escapes(text), allow_partial=True))
+        except ValueError:
+            return None
     return None if kind in (FileKind.OTHER, FileKind.EMPTY) else kind
 
 

@@ -27,6 +27,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -36,6 +37,7 @@ from sqlalchemy.pool import QueuePool
 
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
+from agenteval.inputs.file_kind import kind_of_head, wrong_kind_message
 from agenteval.sqlite.busy import BUSY_TIMEOUT_SECONDS, open_when_free
 from agenteval.store import tables
 from agenteval.store.migrations import SchemaProblem, ensure_schema
@@ -57,6 +59,7 @@ class StoreError(AgentEvalError):
         super().__init__(str(self.problem))
 
 
+_NOT_SQLITE = "not a SQLite database"
 # Driver texts → what a user reads (the first match wins; the text is kept after it).
 _KNOWN = (
     ("readonly database", "the store is read-only"),
@@ -77,8 +80,10 @@ _KNOWN = (
     ('role "', "cannot connect"),
     ('database "', "cannot connect"),
     ("unable to open database file", "cannot open the database file"),
-    ("file is not a database", "not a SQLite database"),
+    ("file is not a database", _NOT_SQLITE),
 )
+# What a file given as a SQLite store is read of to name its kind (a JSON document's head).
+_HEAD_BYTES = 1 << 20
 
 
 def describe(exc: BaseException, url: StoreUrl) -> str:
@@ -99,7 +104,26 @@ def describe(exc: BaseException, url: StoreUrl) -> str:
 def store_error(exc: BaseException, url: StoreUrl, doing: str = "") -> StoreError:
     """``exc`` (from the driver or SQLAlchemy) as a :class:`StoreError` about ``url``."""
     message = describe(exc, url)
-    return StoreError(url.redacted(), f"{doing}: {message}" if doing else message)
+    hint = ""
+    if message.startswith(_NOT_SQLITE):
+        message, hint = _what_the_file_is(url, message)
+    return StoreError(url.redacted(), f"{doing}: {message}" if doing else message, hint)
+
+
+def _what_the_file_is(url: StoreUrl, message: str) -> tuple[str, str]:
+    """(message, hint) for a file SQLite says is no database: its kind when it is a file
+    agenteval reads (an eval set given as ``--store``), and the flag that takes it."""
+    path = url.sqlite_path
+    try:
+        with (path or Path()).open("rb") as handle:
+            kind = kind_of_head(handle.read(_HEAD_BYTES))
+    except OSError:
+        return message, ""
+    if kind is None:
+        return message, ""
+    words, hint = wrong_kind_message("a SQLite database", kind)
+    store = "--store takes a SQLite file or a postgresql:// URL"
+    return words, f"{hint}; {store}" if hint else store
 
 
 @cache
