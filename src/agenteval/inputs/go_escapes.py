@@ -79,7 +79,7 @@ def go_escapes(data: AnyStr) -> AnyStr:
     return result
 
 
-def from_json(data: str | bytes, *, allow_inf_nan: bool = True) -> Any:
+def from_json(data: AnyStr, *, allow_inf_nan: bool = True) -> Any:
     """``pydantic_core.from_json(data)``, lone surrogate escapes read as U+FFFD (as Go does);
     ValueError when it refuses the JSON for another reason."""
     try:
