@@ -2,11 +2,11 @@
 they are skipped and the run says so in one line — never silently.
 
 The suite is run as a user runs it (``python -m pytest``, in a child) on
-tests/store/test_connection.py: two of its tests need the server, three do not.  With
+tests/store/test_connection.py: two of its tests need the server, the others do not.  With
 ``AGENTEVAL_PG_BIN`` pointing at a directory without the binaries, the two are skipped,
-the three still run, and exactly one line at the end names the cause and the fix; with
+the others still run, and exactly one line at the end names the cause and the fix; with
 the real binaries (tests/postgres_server.py: started as the ``postgres`` user when root),
-all five run and no such line is printed.
+all of them run and no such line is printed.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def test_missing_postgres_skips_its_tests_with_one_line(tmp_path: Path) -> None:
         f"2 run-store tests on PostgreSQL skipped: PostgreSQL 15 is not installed "
         f"({missing}/initdb): `make postgres` installs it"
     ]
-    assert re.search(r"\b3 passed, 2 skipped\b", lines[-1]), lines[-1]
+    ran = re.search(r"\b(\d+) passed, 2 skipped\b", lines[-1])
+    assert ran is not None and int(ran[1]) >= 1, lines[-1]
     # No line per skipped test: the reason appears in the one summary line only.
     assert sum(str(missing) in line for line in lines) == 1
 
@@ -53,5 +54,6 @@ def test_missing_postgres_skips_its_tests_with_one_line(tmp_path: Path) -> None:
 def test_present_postgres_runs_its_tests() -> None:
     skip_without_postgres()
     lines = _pytest({"AGENTEVAL_PG_BIN": str(PG_BIN)})
-    assert re.search(r"\b5 passed\b", lines[-1]), lines[-1]
+    ran = re.search(r"\b(\d+) passed\b", lines[-1])
+    assert ran is not None and int(ran[1]) >= 3, lines[-1]  # the two on PostgreSQL too
     assert "skipped" not in "\n".join(lines)
