@@ -315,3 +315,30 @@ def test_an_unfinished_run_is_incomplete_on_the_final_line_whatever_its_cases_sa
         " · interrupted · 2.00 s"
     )
     assert render(results, view=quiet).strip().splitlines()[-1].startswith("FAILED: 1 of 5")
+
+
+def test_verbose_detail_values_are_cut_as_reasons_are() -> None:
+    # A judge sample's 200,000-character reason in ``samples`` was printed whole under -v.
+    result = single_run_result()
+    first_turn = (
+        (result.case_results()[0].eval_metric_result_per_invocation or [])[0].eval_metric_results
+        or []
+    )[0]
+    long_reason = "R" * 200_000
+    samples = (
+        f'[{{"status":"passed","reason":"{long_reason}"}},{{"status":"passed","reason":"ok"}}]'
+    )
+    first_turn.details = MetricDetails.model_validate_json(
+        f'{{"reason": "fine", "score": 1, "samples": {samples}, "unstable": false}}'
+    )
+    text = render([result], view=ConsoleView(verbose=True))
+    flat = " ".join(line.strip() for line in text.splitlines())  # the grid wraps long lines
+    # 200,067: the compact JSON of the samples, as the console prints it
+    assert f"(cut to 300 of {len(samples):,} characters; the result file has it whole)" in flat
+    assert text.count("R") < 400  # 300 characters of the value, not 200,000
+    assert "unstable=false" in text  # the other keys are still shown, whole
+    # the reason line's own cut note is the same rule
+    first_turn.details = MetricDetails(reason="x" * 1000, score=1)
+    text = render([result], view=ConsoleView(verbose=True))
+    flat = " ".join(line.strip() for line in text.splitlines())
+    assert "[cut to 300 of 1,000 characters; the result file has it whole]" in flat

@@ -168,11 +168,25 @@ def unstable_turns(cases: Iterable[EvalCaseResult]) -> int:
 
 
 def _details_extras(details: MetricDetails | None) -> str:
-    """Evaluator-specific detail keys (judge votes, method counts, ...) as ``k=v`` pairs."""
+    """Evaluator-specific detail keys (judge votes, method counts, ...) as ``k=v`` pairs,
+    each value cut as a reason is (:func:`_capped`): a judge sample's 200 KB reason in
+    ``samples`` flooded the terminal under --verbose."""
     if details is None:
         return ""
-    items = extra(details)
-    return ", ".join(f"{key}={_compact(value)}" for key, value in sorted(items.items()))
+    pairs = []
+    for key, value in sorted(extra(details).items()):
+        shown, note = _capped(_compact(value))
+        pairs.append(f"{key}={shown}" + (f" ({note})" if note else ""))
+    return ", ".join(pairs)
+
+
+def _capped(text: str) -> tuple[str, str]:
+    """``text`` cut to :data:`DEFAULT_REASON_CAP` characters, and the note that says so
+    (``""`` when whole): the one rule for a reason and for each detail value on the console."""
+    if len(text) <= DEFAULT_REASON_CAP:
+        return text, ""
+    note = f"cut to {DEFAULT_REASON_CAP} of {len(text):,} characters; the result file has it whole"
+    return cap(text, DEFAULT_REASON_CAP), note
 
 
 def _compact(value: Any) -> str:
@@ -199,13 +213,10 @@ def _reason_line(mark: str, style: str, where: str, reason: str, extras: str) ->
     body = Text(escape_control(where), style="bold")
     if reason:
         # Cut as the CI reports cut it: a judge's 200 KB reason must not flood the terminal.
-        body.append(f": {escape_control(cap(reason, DEFAULT_REASON_CAP))}")
-        if len(reason) > DEFAULT_REASON_CAP:
-            body.append(
-                f" [cut to {DEFAULT_REASON_CAP} of {len(reason):,} characters; the result "
-                "file has it whole]",
-                style="dim",
-            )
+        shown, note = _capped(reason)
+        body.append(f": {escape_control(shown)}")
+        if note:
+            body.append(f" [{note}]", style="dim")
     if extras:
         body.append(f" [{escape_control(extras)}]", style="dim")
     return ReasonLine(Text(mark, style=style), body)
