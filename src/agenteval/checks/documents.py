@@ -144,7 +144,10 @@ def load_checked_evalset(
     """
     from agenteval.inputs.loading import read_text
 
-    _, evalset, problems, warnings = check_evalset_text(read_text(path), str(path), strictness)
+    read: list[Problem] = []  # invalid UTF-8 read as U+FFFD, as Go reads it
+    text = read_text(path, warnings=read)
+    _, evalset, problems, warnings = check_evalset_text(text, str(path), strictness)
+    warnings = read + warnings
     if problems or evalset is None:
         raise ConfigError(problems, warnings)
     return evalset, warnings

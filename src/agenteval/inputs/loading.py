@@ -129,7 +129,12 @@ def _arms_joined(problems: list[Problem]) -> list[Problem]:
 
 
 def read_text(
-    path: Path, *, allow_bom: bool = False, allow_empty: bool = False, csv: bool = False
+    path: Path,
+    *,
+    allow_bom: bool = False,
+    allow_empty: bool = False,
+    csv: bool = False,
+    warnings: list[Problem] | None = None,
 ) -> str:
     """Read a UTF-8 file of JSON, raising ConfigError with a one-line reason (``allow_bom``: a
     leading byte order mark is kept, for a format that takes one, such as CSV;
@@ -137,7 +142,9 @@ def read_text(
     itself what it holds none of, such as traces or labels; ``csv``: the text is no JSON).
 
     A lone UTF-16 surrogate escape (``\\ud800``) is read as U+FFFD, as Go's decoder reads
-    it (:mod:`agenteval.inputs.go_escapes`)."""
+    it (:mod:`agenteval.inputs.go_escapes`); so is invalid UTF-8 inside a JSON string
+    (:mod:`agenteval.inputs.go_utf8`) when the caller takes the warning that says so in
+    ``warnings`` (without it the file is refused, as it was: never read silently)."""
     refused = input_file_problem(path)
     if refused is not None:
         raise ConfigError([refused])
@@ -148,15 +155,7 @@ def read_text(
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
-        known = head_problem(str(path), exc.object[:8])
-        if known is not None:
-            raise ConfigError([known]) from None
-        from agenteval.inputs.foreign_files import binary_file_hint
-
-        hint = binary_file_hint(path)
-        raise ConfigError(
-            [Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]
-        ) from None
+        text = _not_utf8(path, exc, None if csv else warnings)
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
     # JSON (and Go's decoder) refuses a byte order mark; say what it is, not "expected value".
@@ -170,6 +169,26 @@ def read_text(
     if exceeded is not None:
         raise ConfigError([Problem(str(path), "", exceeded)])
     return text if csv else go_escapes(text)
+
+
+def _not_utf8(path: Path, exc: UnicodeDecodeError, warnings: list[Problem] | None) -> str:
+    """The text of a file with invalid UTF-8 inside JSON strings, read as Go reads it (its
+    warning put in ``warnings``); ConfigError for a file that is no UTF-8 text."""
+    data = bytes(exc.object)
+    known = head_problem(str(path), data[:8])
+    if known is not None:
+        raise ConfigError([known]) from None
+    if warnings is not None:
+        from agenteval.inputs.go_utf8 import go_utf8
+
+        read = go_utf8(data, str(path))
+        if read is not None:
+            warnings.append(read[1])
+            return read[0]
+    from agenteval.inputs.foreign_files import binary_file_hint
+
+    hint = binary_file_hint(path)
+    raise ConfigError([Problem(str(path), "", f"not UTF-8 text ({exc.reason})", hint)]) from None
 
 
 def _raw_entries(text: str, key: str | None) -> list[Any]:

@@ -37,6 +37,7 @@ from agenteval.inputs import locations
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
 from agenteval.inputs.go_escapes import from_json, go_escapes
+from agenteval.inputs.go_utf8 import go_utf8
 from agenteval.inputs.input_limits import empty_problem, head_problem, input_file_problem
 from agenteval.inputs.json_scan import (
     WINDOW_BYTES,
@@ -88,6 +89,9 @@ class _Source(ABC):
 
     name: str
     size: int
+    # What reading it found that is no error (invalid UTF-8 read as U+FFFD): given to its
+    # first eval set result.
+    warnings: Sequence[Problem] = ()
 
     @abstractmethod
     def reading(self) -> AbstractContextManager[Reader]:
@@ -97,10 +101,11 @@ class _Source(ABC):
 class _MemorySource(_Source):
     """A document held in memory (a text given to :func:`parse_results`, a legacy file)."""
 
-    def __init__(self, name: str, data: bytes) -> None:
+    def __init__(self, name: str, data: bytes, warnings: Sequence[Problem] = ()) -> None:
         self.name = name
         self.data = data
         self.size = len(data)
+        self.warnings = warnings
 
     @contextmanager
     def reading(self) -> Iterator[Reader]:
@@ -504,6 +509,7 @@ def _head(
 def _folded(scanned: ScannedResult, source: _Source) -> tuple[EvalSetResult | None, list[Problem]]:
     """One eval set result read whole, or every problem of it in whole-validation order."""
     head, ranked, warnings = _head(scanned, source.name)
+    warnings = [*source.warnings, *warnings]
     part = ResultPart(head or EvalSetResult(), scanned, source, warnings=warnings)
     case_problems: list[Problem] = []
     summary_problems: list[Problem] = []
@@ -530,26 +536,29 @@ def _unwrapped(text: str) -> str:
     return clean_text(inner) if isinstance(inner, str) else text
 
 
-def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem]]:
-    """Pass one over a document, or why it is no JSON."""
+def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem], _Source]:
+    """Pass one over a document, or why it is no JSON; and the source read (a file with invalid
+    UTF-8 inside its strings: its text as Go reads it, in memory, with the warning)."""
     with source.reading() as read:
         try:
-            return ResultScan(read, source.size, WINDOW).scan(), []
+            return ResultScan(read, source.size, WINDOW).scan(), [], source
         except ScanError as exc:
             line, column = line_and_column(read, source.size, exc.offset)
             if not exc.json:
-                return None, [Problem(source.name, "", exc.message, _binary_hint(source))]
+                # Only now, on the rare file with such bytes: the usual one is never decoded twice.
+                read_as_go = go_utf8(bytes(read(0, source.size)), source.name)
+                if read_as_go is not None and not source.warnings:
+                    text, warning = read_as_go
+                    return _scanned(_MemorySource(source.name, text.encode(), [warning]))
+                return None, [Problem(source.name, "", exc.message, _binary_hint(source))], source
             if line > 1:  # a document and more after it: JSON lines of another kind?
                 start = bytes(read(0, min(source.size, exc.offset + 64))).decode("utf-8", "replace")
                 kind = first_line_kind(start)
                 if kind is not None and kind not in (FileKind.RESULT, FileKind.RUN):
                     message, hint = wrong_kind_message(NOT_A_RESULT, kind)
-                    return None, [Problem(source.name, "", message, hint)]
-            return None, [
-                Problem(
-                    source.name, "", f"invalid JSON: {exc.message} at line {line} column {column}"
-                )
-            ]
+                    return None, [Problem(source.name, "", message, hint)], source
+            where = f"at line {line} column {column}"
+            return None, [Problem(source.name, "", f"invalid JSON: {exc.message} {where}")], source
 
 
 def _binary_hint(source: _Source) -> str:
@@ -584,11 +593,12 @@ def _source_of(path: Path) -> tuple[_Source | None, list[Problem]]:
         return None, [known]
     if not head.lstrip().startswith(b'"'):
         return _FileSource(path, status), []
+    warnings: list[Problem] = []  # invalid UTF-8 read as U+FFFD, as Go reads it
     try:
-        text = _unwrapped(read_text(path))
+        text = _unwrapped(read_text(path, warnings=warnings))
     except ConfigError as exc:
         return None, exc.problems
-    return _MemorySource(name, text.encode("utf-8", "surrogatepass")), []
+    return _MemorySource(name, text.encode("utf-8", "surrogatepass"), warnings), []
 
 
 def _results_in(
@@ -630,7 +640,7 @@ def _parts(
     for item in scanned:
         head, ranked, warnings = _head(item, source.name)
         if not parts:
-            warnings = document_warnings + warnings
+            warnings = [*source.warnings, *document_warnings, *warnings]
         problems.extend(problem for _, problem in ranked)
         if head is not None:
             part = ResultPart(head, item, source, keys, warnings)
@@ -643,7 +653,7 @@ def _file_parts(path: Path) -> tuple[list[ResultPart], list[Problem], FileKind |
     source, problems = _source_of(path)
     if source is None:
         return [], problems, None
-    document, problems = _scanned(source)
+    document, problems, source = _scanned(source)
     if document is None:
         return [], problems, None
     return _parts(source, document)
@@ -714,8 +724,8 @@ def read_results(
 
 def parse_results(text: str, file: str) -> tuple[list[EvalSetResult], list[Problem]]:
     """The eval set results a result file or run document's text holds, or its problems."""
-    source = _MemorySource(file, _unwrapped(text).encode("utf-8", "surrogatepass"))
-    document, problems = _scanned(source)
+    source: _Source = _MemorySource(file, _unwrapped(text).encode("utf-8", "surrogatepass"))
+    document, problems, source = _scanned(source)
     if document is None:
         return [], problems
     scanned, problems, _ = _results_in(source, document)
@@ -730,8 +740,8 @@ def parse_results(text: str, file: str) -> tuple[list[EvalSetResult], list[Probl
 
 def read_as_result(text: str, file: str) -> tuple[EvalSetResult | None, list[Problem]]:
     """A text read as one result file, whatever its keys (``loading.parse_result``)."""
-    source = _MemorySource(file, _unwrapped(text).encode("utf-8", "surrogatepass"))
-    document, problems = _scanned(source)
+    source: _Source = _MemorySource(file, _unwrapped(text).encode("utf-8", "surrogatepass"))
+    document, problems, source = _scanned(source)
     if document is None:
         return None, problems
     if document.top is None:  # not an object: what validating it says

@@ -61,7 +61,7 @@ def metrics_path_for(evalset_path: Path, option: str | None) -> Path:
 
 def _read(path: Path, found: Findings) -> str | None:
     try:
-        return loading.read_text(path)
+        return loading.read_text(path, warnings=found.warnings)
     except ConfigError as exc:
         found.problems.extend(exc.problems)
         return None
