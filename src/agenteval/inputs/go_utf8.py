@@ -29,7 +29,8 @@ from agenteval.inputs.json_scan import bytes_reader, line_and_column
 _ESCAPED = re.compile("[\udc80-\udcff]")
 # From the start: everything that is no escaped byte, JSON strings skipped whole (a quote
 # opens a string outside one only).  It stops at the first escaped byte outside a string.
-_OUTSIDE = re.compile('(?:[^"\udc80-\udcff]+|"(?:[^"\\\\]|\\\\.)*")*', re.DOTALL)
+# (The string is "unrolled": runs of plain characters, each escape between them.)
+_OUTSIDE = re.compile('(?:[^"\udc80-\udcff]+|"[^"\\\\]*(?:\\\\.[^"\\\\]*)*")*', re.DOTALL)
 
 
 def go_utf8(data: bytes, file: str) -> tuple[str, Problem] | None:
