@@ -422,6 +422,21 @@ def test_diff_exit_codes(tmp_path: Path) -> None:
     assert changes["regressed"] is True
 
 
+def test_diff_reports_every_missing_file(tmp_path: Path) -> None:
+    """Both sides are read before either's problems are said: a line per missing file."""
+    base, new, more = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "c.json"
+    proc = agenteval_cli("diff", str(base), str(new))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"error: {base}: file not found",
+        f"error: {new}: file not found",
+        "2 problems found.",
+    ]
+    proc = agenteval_cli("diff", str(base), "--new", str(new), str(more))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[-1] == "3 problems found."
+
+
 def test_junit_markdown_and_github_outputs(tmp_path: Path) -> None:
     """--junit and --markdown files, the step summary and ::error lines on GitHub Actions."""
     suite = write_suite(tmp_path)

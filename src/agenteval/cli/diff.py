@@ -6,6 +6,7 @@ Tested in tests/cli/test_commands.py and tests/report/test_diff.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +18,12 @@ from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import given_once, refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.inputs.result_inputs import raise_problems, read_parts, reading_warnings
+from agenteval.inputs.result_inputs import (
+    ResultPart,
+    raise_problems,
+    read_parts,
+    reading_warnings,
+)
 from agenteval.report.gc_pause import collector_paused
 from agenteval.results.merging import repeated_cases
 
@@ -70,7 +76,7 @@ def compare_results(settings: DiffSettings) -> int:
     given_once(new_files, "NEW")
     with stored_inputs(base_files + new_files, settings.store) as paths:  # read case by case
         cut = len(base_files)
-        base_parts, new_parts = read_parts(paths[:cut]), read_parts(paths[cut:])
+        base_parts, new_parts = _read_sides(paths[:cut], paths[cut:])
         refuse_no_cases("compare", base_parts, base_files)
         refuse_no_cases("compare", new_parts, new_files)
         # A case twice on one side: diff would keep whichever file came last.
@@ -91,6 +97,27 @@ def compare_results(settings: DiffSettings) -> int:
     else:
         render_diff(stdout(), changes)
     return 1 if changes.regressed else 0
+
+
+def _read_sides(
+    base: Sequence[Path], new: Sequence[Path]
+) -> tuple[list[ResultPart], list[ResultPart]]:
+    """Both sides read before either's problems are said: two missing files, two lines."""
+    sides: list[list[ResultPart]] = []
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    causes: list[BaseException] = []
+    for paths in (base, new):
+        try:
+            sides.append(read_parts(paths))
+        except ConfigError as exc:
+            sides.append([])
+            problems += exc.problems
+            warnings += exc.warnings
+            causes += exc.causes
+    if problems:
+        raise ConfigError(problems, warnings, causes)
+    return sides[0], sides[1]
 
 
 diff = settings_command(
