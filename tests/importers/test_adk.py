@@ -390,6 +390,7 @@ def test_import_refuses_to_replace_a_file_without_force(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr == (
         f"error: {edited}: already exists; not replaced (pass --force to replace it)\n"
+        "1 problem found.\n"
     )
     assert edited.read_text().endswith("// edited by hand\n")
     assert not (out / "travel.metrics.json").exists()  # nothing is written when one is refused

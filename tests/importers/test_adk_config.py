@@ -70,6 +70,7 @@ def test_a_misspelt_threshold_names_the_key_meant(tmp_path: Path) -> None:
         "setting of response_match_score (did you mean 'threshold'?)",
         f"error: {config}: criteria.response_match_score.threshold: no threshold number "
         "(give a number or {threshold: number, …})",
+        "2 problems found.",
     ]
 
 

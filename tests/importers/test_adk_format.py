@@ -152,7 +152,8 @@ def test_malformed_adk_files_are_located_errors(tmp_path: Path, name: str) -> No
     done = agenteval("import", "adk", str(source), "-o", str(out))
     assert done.returncode == 2, done.stdout + done.stderr
     lines = [f"error: {source}{'' if e.startswith(':') else ': '}{e}" for e in errors]
-    assert done.stderr.splitlines() == lines
+    count = f"{len(errors)} problem{'s' if len(errors) != 1 else ''} found."
+    assert done.stderr.splitlines() == [*lines, count]
     assert not out.exists()
 
 
@@ -166,7 +167,8 @@ def test_an_infinite_threshold_in_test_config_is_an_error(tmp_path: Path) -> Non
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.splitlines() == [
         f"error: {config}: criteria.response_match_score: inf is not a finite number (NaN, "
-        "Infinity and numbers beyond ±1.8e308 cannot be compared)"
+        "Infinity and numbers beyond ±1.8e308 cannot be compared)",
+        "1 problem found.",
     ]
     assert not out.exists()
 
@@ -182,6 +184,7 @@ def test_every_file_is_checked_before_one_is_written(tmp_path: Path) -> None:
     assert done.stderr.splitlines() == [
         f"error: {bad}: eval_cases[0].conversation[0]: expected an object, got null",
         f"error: {tmp_path / 'absent.json'}: file not found",
+        "2 problems found.",
     ]
     assert not out.exists()
 
@@ -271,4 +274,7 @@ def test_a_file_of_another_kind_is_named(tmp_path: Path, name: str, text: str, n
     path.write_text(text)
     done = agenteval("import", "adk", str(path), "-o", str(tmp_path / "out"))
     assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr.splitlines() == [f"error: {path}: not a Google ADK eval file ({named})"]
+    assert done.stderr.splitlines() == [
+        f"error: {path}: not a Google ADK eval file ({named})",
+        "1 problem found.",
+    ]

@@ -446,7 +446,8 @@ def test_a_span_name_with_an_escape_sequence_is_escaped_once(tmp_path: Path) -> 
     done = agenteval("import", "otel", str(path), "-o", str(tmp_path / "out"))
     # No case to import: exit 2 (test_import_otel_of_a_file_with_no_session_is_an_error).
     assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr.splitlines()[0] == (
+    # The error first (why nothing was written), then the warning beside it, then the count.
+    assert done.stderr.splitlines()[1] == (
         f"warning: {path}: span b7ad6b7169203332: 'stray \\x1b[2J' belongs to no agent turn "
         "(no invoke_agent or invocation span above it); not used"
     )
@@ -520,7 +521,7 @@ def test_import_otel_of_a_file_with_no_session_is_an_error(tmp_path: Path) -> No
         "span): no case to import (export the agent's OpenTelemetry GenAI spans)",
         f"error: {no_key}: holds 1 agent turn, none with attribute gcp.vertex.agent.session_id / "
         "trpc.go.agent.runner.session_id / gen_ai.conversation.id: no case to "
-        "import (each is warned of above; another --traces-match?)",
+        "import (each is warned of below; another --traces-match?)",
     ]
     assert (
         f"warning: {health}: span 0000000000000001: 'GET /health' belongs to no agent turn"

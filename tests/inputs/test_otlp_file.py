@@ -87,7 +87,7 @@ def test_a_gzip_trace_says_decompress_first(tmp_path: Path, spans_json: Path) ->
         assert f"error: {path}: gzip file: decompress first\n" in done.stderr
     done = agenteval("import", "otel", str(packed), "-o", str(tmp_path / "out"))
     assert done.returncode == 2, done.stdout + done.stderr
-    assert done.stderr == f"error: {packed}: gzip file: decompress first\n"
+    assert done.stderr == f"error: {packed}: gzip file: decompress first\n1 problem found.\n"
 
 
 def test_a_truncated_protobuf_trace_is_a_protobuf_error(tmp_path: Path) -> None:
@@ -269,10 +269,11 @@ def test_a_flood_of_empty_spans_is_one_warning(tmp_path: Path) -> None:
     # No case to import: an error, not an eval set of 0 cases.
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.splitlines() == [
+        f"error: {path}: holds 300,000 spans, none with a spanId: no case to import "
+        "(each is warned of below)",
         f"warning: {path}: 300,000 spans: have no spanId (OTLP requires one); not used "
         "(the first: line 1: resourceSpans[0].scopeSpans[0].spans[0])",
-        f"error: {path}: holds 300,000 spans, none with a spanId: no case to import "
-        "(each is warned of above)",
+        "1 problem found · 1 warning.",
     ]
     assert done.stdout == "" and not out.exists()
     # The same file given to a run: one warning line (it printed 300,001), counted in the
@@ -322,6 +323,7 @@ def test_every_file_is_checked_before_one_is_written(tmp_path: Path, spans_json:
         f"error: {broken}: line 1: resourceSpans: not OTLP trace JSON: expected an array, got "
         "a number (expected {resourceSpans: [{scopeSpans: [{spans: [...]}]}]})",
         f"error: {packed}: gzip file: decompress first",
+        "2 problems found.",
     ]
     assert not out.exists()
 

@@ -6,14 +6,14 @@ each one), and with ``--force`` each file is replaced atomically (temp file and 
 Warnings go through the run's printer: a flood of one kind is a few lines and a count.
 
 Tested in tests/importers/test_adk.py (``import adk``) and tests/importers/test_otel.py
-(``import otel``); refusals of the wrong kind in tests/inputs/test_foreign_files.py.
+(``import otel``); refusals of the wrong kind in tests/inputs/test_foreign_files.py; its
+errors (the problem count, -v's traceback) in tests/importers/test_command.py.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -22,13 +22,17 @@ import typer
 from rich.console import Console
 
 from agenteval.errors import ConfigError, Problem
-from agenteval.exit_codes import ExitCode
 from agenteval.importers.otel import DEFAULT_MATCH, TracesMatch, map_spans
 from agenteval.inputs.foreign_files import KIND_NAMES, kind_of_file
 from agenteval.inputs.input_limits import input_file_problem
-from agenteval.inputs.safe_text import escape_control, wrote_line
+from agenteval.inputs.safe_text import wrote_line
 from agenteval.report.atomic_write import write_bytes_atomic
-from agenteval.report.run_notes import collapse
+from agenteval.report.problem_console import (
+    bad_input,
+    bad_input_text,
+    internal_error,
+    print_warnings,
+)
 from agenteval.schema.base import dump_json_bytes
 from agenteval.schema.evalset import EvalSet
 
@@ -60,34 +64,19 @@ ForceOpt = Annotated[
 ADK_KINDS = ("adk-evalset", "adk-legacy", "adk-result")
 
 
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _print(problems: list[Problem], label: str) -> None:
-    err = _stderr()
-    shown = collapse(problems) if label == "warning" else problems
-    for problem in shown:
-        err.print(f"{label}: {escape_control(str(problem))}", markup=False, highlight=False)
-
-
 def _guarded(verbose: bool, body: Callable[[], None]) -> None:
+    """Run ``body``, its errors said as every command says them (report/problem_console)."""
     try:
         body()
     except ConfigError as exc:
-        _print(exc.warnings, "warning")  # never hidden, not even beside an error
-        _print(exc.problems, "error")
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
-    except OSError as exc:
-        _stderr().print(f"error: {exc.filename}: {exc.strerror}", markup=False)
-        raise typer.Exit(ExitCode.BAD_INPUT) from None
+        bad_input(exc.problems, exc.warnings, exc.causes if verbose else ())
+    except OSError as exc:  # a file that cannot be read or written is bad input
+        where = f"{exc.filename}: " if exc.filename is not None else ""
+        bad_input_text(f"{where}{exc.strerror or exc}", verbose)
     except (typer.Exit, typer.Abort):
         raise
     except Exception as exc:
-        _stderr().print(f"internal error: {type(exc).__name__}: {exc}", markup=False)
-        if verbose:
-            traceback.print_exc()
-        raise typer.Exit(ExitCode.INTERNAL_ERROR) from None
+        internal_error(exc, verbose)
 
 
 Output = tuple[EvalSet, list[dict[str, Any]] | None]
@@ -210,7 +199,7 @@ def import_adk(
             written.append((paths[0], len(evalset.cases())))
             written.extend((p, -1) for p in paths[1:])
         for imp in imports:
-            _print(imp.warnings, "warning")
+            print_warnings(imp.warnings)
         _report(written)
 
     _guarded(verbose, body)
@@ -272,7 +261,7 @@ def import_otel(
         adk.distinct_ids(sets)
         files_of = _write_all(output, [(s, None) for s in sets], force)
         written = [(paths[0], len(s.cases())) for s, paths in zip(sets, files_of, strict=True)]
-        _print(warnings, "warning")
+        print_warnings(warnings)
         _report(written)
 
     _guarded(verbose, body)

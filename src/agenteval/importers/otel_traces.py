@@ -168,7 +168,7 @@ def nothing_to_import(
             "",
             f"holds {_count(mapping.turn_count, 'agent turn')}, none with attribute "
             f"{' / '.join(MATCH_KEYS[match])}: no case to import",
-            "each is warned of above; another --traces-match?",
+            "each is warned of below; another --traces-match?",
         )
     if mapping.span_count:
         return Problem(
@@ -183,7 +183,7 @@ def nothing_to_import(
             file,
             "",
             f"holds {_count(read.without_id, 'span')}, none with a spanId: no case to import",
-            "each is warned of above",
+            "each is warned of below",
         )
     return Problem(file, "", "holds no spans: no case to import", "an empty export?")
 
