@@ -210,3 +210,60 @@ def test_show_and_merge_of_an_interrupted_run_say_incomplete(tmp_path: Path) -> 
         assert verdicts(proc.stdout) == [
             "INCOMPLETE: 2 of 2 cases passed · 1 eval set · interrupted"
         ]
+
+
+def per_file_warnings(tmp_path: Path, count: int) -> tuple[Path, Path]:
+    """``count`` eval set files whose evalSetId is not their file name: a warning each, each
+    of its own kind (the file differs), so none collapses."""
+    sets = tmp_path / "sets"
+    sets.mkdir()
+    case = {
+        "evalId": "c",
+        "evalMode": "trace",
+        "conversation": [turn("q", "a")],
+        "actualConversation": [turn("q", "a")],
+        "sessionInput": {"appName": "a", "userId": "u"},
+    }
+    for i in range(count):
+        text = json.dumps({"evalSetId": f"other{i}", "evalCases": [case]})
+        (sets / f"s{i:03}.evalset.json").write_text(text)
+    metrics = tmp_path / "m.metrics.json"
+    metrics.write_text(json.dumps([{"metricName": "exact_match", "threshold": 1}]))
+    return sets, metrics
+
+
+def test_a_live_runs_printed_warnings_are_bounded_as_show_bounds_them(tmp_path: Path) -> None:
+    from agenteval.report.run_notes import SHOWN_SAVED
+
+    count = SHOWN_SAVED + 14
+    sets, metrics = per_file_warnings(tmp_path, count)
+    document = tmp_path / "run.json"
+    base = ("--evalset", str(sets), "--metrics", str(metrics))
+    proc = cli("run", *base, "--quiet", "--json", str(document))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    warned = proc.stderr.splitlines()
+    assert len(warned) == SHOWN_SAVED + 1, proc.stderr
+    assert all("differs from the file name" in line for line in warned[:-1])
+    assert warned[-1] == (
+        "warning: … and 14 more warnings "
+        "(the --json document lists every one; --verbose prints them)"
+    )
+    # The verdict counts every warning; the document keeps every one.
+    assert f"· {count} warnings · " in verdicts(proc.stdout)[0]
+    listed = json.loads(document.read_text())["warnings"]
+    assert len(listed) == count
+    assert [f"warning: {line}" for line in listed[:SHOWN_SAVED]] == warned[:-1]
+    proc = cli("run", *base, "--quiet", "--verbose")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [line.removeprefix("warning: ") for line in proc.stderr.splitlines()] == listed
+    assert f"· {count} warnings · " in verdicts(proc.stdout)[0]
+    # validate prints them under the same bound, and every one with --verbose.
+    proc = cli("validate", *base)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[SHOWN_SAVED:] == [
+        "warning: … and 14 more warnings (--verbose prints them)"
+    ]
+    assert proc.stdout.startswith(f"OK: {count} eval set(s), {count} case(s)")
+    assert proc.stdout.endswith(f" · {count} warnings.\n")
+    proc = cli("validate", *base, "--verbose")
+    assert len(proc.stderr.splitlines()) == count, proc.stderr

@@ -147,7 +147,12 @@ def _score_and_report(
             )
         )
         written = report_run(
-            result, reporter, quiet=flags.quiet, stopped_writing=stopped, conclude=conclude
+            result,
+            reporter,
+            quiet=flags.quiet,
+            verbose=flags.verbose,
+            stopped_writing=stopped,
+            conclude=conclude,
         )
         return max(written.exit_code, _calibration_gaps(reporter.reports))
 

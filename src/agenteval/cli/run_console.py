@@ -24,6 +24,7 @@ from agenteval.report import console as console_report
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.judge_cost import judge_usage_text
+from agenteval.report.run_notes import SHOWN_SAVED
 from agenteval.report.run_reports import ReportsWritten, RunReporter
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def report_run(
     reporter: RunReporter,
     *,
     quiet: bool,
+    verbose: bool = False,
     stopped_writing: Callable[[], bool] = lambda: False,
     conclude: Callable[[int, dict[str, Any]], Concluded] | None = None,
 ) -> ReportsWritten:
@@ -44,8 +46,13 @@ def report_run(
     verdict line and may change both it and the exit code: the verdict stays the last line.
     """
     out = stdout()
-    # Warnings are never hidden, not even by --quiet (what CI runs with).
-    notes = print_warnings(result.warnings)
+    # Warnings are never hidden, not even by --quiet (what CI runs with); past SHOWN_SAVED
+    # lines counted (--verbose prints all), every one in the notes the reports carry.
+    notes = print_warnings(
+        result.warnings,
+        limit=None if verbose else SHOWN_SAVED,
+        kept="the --json document lists every one",
+    )
     reports = reporter.set_reports
     console_report.render_sets(out, reports)
     print_judge(out, result, len(reports), quiet=quiet)

@@ -4,8 +4,8 @@ every command, the typer commands of cli/ (through cli/guard.py) and ``import`` 
 Bad input is ``error: file: json.path: problem (hint)`` lines, the warnings found beside
 them, then ``N problems found.`` and exit 2; a traceback only under ``--verbose``.
 
-Tested in tests/cli/test_guard.py and tests/importers/test_command.py (``import``'s bad
-input).
+Tested in tests/cli/test_guard.py, tests/importers/test_command.py (``import``'s bad input)
+and tests/cli/test_one_verdict.py (the bound on a run's printed warnings).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.safe_text import escape_control
 from agenteval.report.log_console import make_console
-from agenteval.report.run_notes import RunNotes, count_text
+from agenteval.report.run_notes import RunNotes, bounded, count_text
 
 
 def stderr() -> Console:
@@ -42,10 +42,26 @@ def print_problems(problems: Sequence[Problem], *, warning: bool = False) -> Non
         err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
 
 
-def print_warnings(warnings: Sequence[Problem]) -> RunNotes:
-    """Print ``warnings`` (never hidden; a flood of one kind collapsed); return them as notes."""
+def print_warnings(
+    warnings: Sequence[Problem], *, limit: int | None = None, kept: str = ""
+) -> RunNotes:
+    """Print ``warnings`` (never hidden; a flood of one kind collapsed); return them as notes.
+
+    Past ``limit`` lines (None: no limit) one more line counts the rest, saying where
+    every one is kept (``kept``, e.g. the --json document) and that --verbose prints
+    them: 200 eval sets with one warning each print 51 lines.  The notes keep them all.
+    """
     notes = RunNotes.of(warnings)
-    print_problems(list(notes.warnings), warning=True)
+    shown, rest = bounded(notes.warnings, limit)
+    print_problems(shown, warning=True)
+    if rest:
+        where = f"{kept}; " if kept else ""
+        stderr().print(
+            f"[yellow]warning:[/yellow] … and {rest:,} more warnings "
+            f"({markup_escape(where)}--verbose prints them)",
+            markup=True,
+            highlight=False,
+        )
     return notes
 
 

@@ -15,6 +15,7 @@ eval sets) is shown once.
 A ``--json`` run document keeps its run's warnings as those lines; ``show`` prints
 them again (:meth:`RunNotes.of_saved`): a counting line counts its ``N`` warnings, not
 one, and past :data:`SHOWN_SAVED` lines of a document one more line counts the rest.
+A live ``run`` and ``validate`` print their warnings under the same bound (:func:`bounded`).
 """
 
 from __future__ import annotations
@@ -101,6 +102,15 @@ def represented(line: Problem) -> int:
     return int(found.group(1).replace(",", "")) if found else 1
 
 
+def bounded(lines: Sequence[Problem], limit: int | None) -> tuple[list[Problem], int]:
+    """The first ``limit`` of ``lines`` (None: all) and how many warnings the rest stand
+    for (:func:`represented`): the one bound on printed warnings, saved (``show``) or live
+    (``run``, ``validate``)."""
+    if limit is None or len(lines) <= limit:
+        return list(lines), 0
+    return list(lines[:limit]), sum(map(represented, lines[limit:]))
+
+
 def bounded_saved(
     source: str, lines: Sequence[Problem], limit: int | None = SHOWN_SAVED
 ) -> tuple[list[Problem], int]:
@@ -109,16 +119,16 @@ def bounded_saved(
     and how many warnings they stand for in all (:func:`represented`)."""
     distinct = list(dict.fromkeys(lines))
     total = sum(map(represented, distinct))
-    if limit is None or len(distinct) <= limit:
-        return distinct, total
-    rest = sum(map(represented, distinct[limit:]))
+    shown, rest = bounded(distinct, limit)
+    if not rest:
+        return shown, total
     more = Problem(
         source,
         "",
         f"… and {rest:,} more warnings of its run",
         'its "warnings" list has every line; --verbose prints them',
     )
-    return [*distinct[:limit], more], total
+    return [*shown, more], total
 
 
 def warning_count(warnings: Iterable[Problem]) -> int:
