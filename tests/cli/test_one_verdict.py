@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import xmlschema
 from junitparser import JUnitXml
 
@@ -267,3 +268,96 @@ def test_a_live_runs_printed_warnings_are_bounded_as_show_bounds_them(tmp_path: 
     assert proc.stdout.endswith(f" · {count} warnings.\n")
     proc = cli("validate", *base, "--verbose")
     assert len(proc.stderr.splitlines()) == count, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def warned_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``sets/`` of 64 eval sets warned of per file (:func:`per_file_warnings`), and ``out/``
+    their 64 result files, each with a key no turn has (a warning per file on reading)."""
+    from agenteval.report.run_notes import SHOWN_SAVED
+
+    tmp = tmp_path_factory.mktemp("warned")
+    sets, metrics = per_file_warnings(tmp, SHOWN_SAVED + 14)
+    proc = cli("run", "--evalset", str(sets), "--metrics", str(metrics), "-o", str(tmp / "out"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for path in (tmp / "out").glob("*.json"):
+        data = json.loads(path.read_text())
+        data["evalCaseResults"][0]["evalMetricResultPerInvocation"][0]["actualInvocation"][
+            "zzzExtra"
+        ] = 1
+        path.write_text(json.dumps(data))
+    labels = tmp / "labels.jsonl"
+    labels.write_text(
+        '{"evalSetId": "s000", "evalId": "c", "metricName": "exact_match", "label": "pass"}\n'
+    )
+    return tmp
+
+
+# Each command that prints warnings, over 64 warnings of its inputs (one per file):
+# its args (names in the fixture's directory; {tmp}: the test's own) and what its stdout
+# says of their count ("": it counts no warnings).
+WARNING_COMMANDS = {
+    "diff": (["diff", "out", "--new", "out"], ""),
+    "report": (["report", "out", "--html", "{tmp}/r.html"], ""),
+    "merge": (["merge", "out", "-o", "{tmp}/merged"], "· 64 warnings"),
+    "store add": (["store", "add", "out", "--store", "{tmp}/s.db"], ""),
+    "explain": (
+        [
+            "explain",
+            "--evalset",
+            "sets",
+            "--metrics",
+            "m.metrics.json",
+            "--case",
+            "c",
+            "--eval-set",
+            "s000",
+            "--metric",
+            "exact_match",
+        ],
+        "",
+    ),
+    "calibrate": (
+        [
+            "calibrate",
+            "--evalset",
+            "sets",
+            "--metrics",
+            "m.metrics.json",
+            "--labels",
+            "labels.jsonl",
+        ],
+        "",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", list(WARNING_COMMANDS))
+@pytest.mark.parametrize("verbose", [False, True])
+def test_every_command_bounds_its_printed_warnings_as_run_does(
+    warned_results: Path, tmp_path: Path, command: str, verbose: bool
+) -> None:
+    from agenteval.report.run_notes import SHOWN_SAVED
+
+    args, counted = WARNING_COMMANDS[command]
+    given = [
+        arg.format(tmp=tmp_path)
+        if "{tmp}" in arg
+        else str(warned_results / arg)
+        if (warned_results / arg).exists()
+        else arg
+        for arg in args
+    ]
+    proc = cli(*given, *(["--verbose"] if verbose else []))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    per_file = re.compile(r"differs from the file name|'zzzExtra' is not a field of Invocation")
+    lines = proc.stderr.splitlines()
+    warned = [line for line in lines if line.startswith("warning: ") and per_file.search(line)]
+    more = [line for line in lines if " more warnings " in line]
+    if verbose:
+        assert (len(warned), more) == (SHOWN_SAVED + 14, []), proc.stderr
+    else:
+        assert len(warned) == SHOWN_SAVED, proc.stderr
+        assert more == ["warning: … and 14 more warnings (--verbose prints them)"]
+    # The count on the verdict line stays the true total.
+    assert counted in proc.stdout

@@ -8,6 +8,7 @@ tests/calibrate/test_spot.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -74,7 +75,7 @@ def calibrate_flags(flags: CalibrateFlags) -> int:
     # Every command's consoles; markup off: names from the labels and the result are text.
     out = make_console(highlight=False, soft_wrap=True, emoji=False, markup=False)
     err = make_console(stderr=True, highlight=False, soft_wrap=True, emoji=False, markup=False)
-    return run_calibrate(settings, out, err, print_warnings)
+    return run_calibrate(settings, out, err, partial(print_warnings, verbose=flags.verbose))
 
 
 calibrate_command = settings_command(

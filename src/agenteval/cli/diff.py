@@ -87,7 +87,7 @@ def compare_results(settings: DiffSettings) -> int:
             changes = diff_results(base_parts, new_parts, settings.tolerance, problems=problems)
     warnings = reading_warnings([*base_parts, *new_parts])
     raise_problems(problems, warnings)
-    print_warnings(warnings)
+    print_warnings(warnings, verbose=settings.verbose)
     if changes.compared_cases == 0:
         raise ConfigError(
             [Problem("diff", "", "no case is in both BASE and NEW; nothing was compared")]

@@ -73,7 +73,9 @@ def explain_command(
     ] = False,
     as_json: Annotated[bool, shared_option("json", "Print JSON for tools.")] = False,
     store: StoreOpt = None,
-    verbose: Annotated[bool, shared_option("verbose", "Tracebacks on errors.")] = False,
+    verbose: Annotated[
+        bool, shared_option("verbose", "Every warning, and tracebacks on errors.")
+    ] = False,
 ) -> None:
     """Show every step that made one score: criterion, comparison, judge, thresholds."""
     from agenteval.explain.core import Target
@@ -89,10 +91,10 @@ def explain_command(
         offline=offline,
         json=as_json,
     )
-    raise typer.Exit(guard(verbose, lambda: _explained(settings, store)))
+    raise typer.Exit(guard(verbose, lambda: _explained(settings, store, verbose)))
 
 
-def _explained(settings: ExplainSettings, store: str | None) -> int:
+def _explained(settings: ExplainSettings, store: str | None, verbose: bool) -> int:
     """Explain and print; a stored run is exported for the command's length and read like a
     result file, named by its @RUN_ID in what is shown."""
     given_once(settings.results)
@@ -104,5 +106,5 @@ def _explained(settings: ExplainSettings, store: str | None) -> int:
             named=partial(pinned_name, pinned=pinned),
         )
         explanation = explain(read)
-        print_warnings(explanation.warnings)
+        print_warnings(explanation.warnings, verbose=verbose)
         return render(explanation, settings.json)

@@ -47,7 +47,7 @@ def guard(verbose: bool, action: Callable[[], T]) -> T:
     try:
         return action()
     except ConfigError as exc:
-        bad_input(exc.problems, exc.warnings, exc.causes if verbose else ())
+        bad_input(exc.problems, exc.warnings, exc.causes if verbose else (), verbose=verbose)
     except AgentEvalError as exc:
         if exc.exit_code == ExitCode.INTERNAL_ERROR:
             internal_error(exc, verbose)

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from agenteval.checks.documents import load_checked_evalset
-from agenteval.cli.guard import exit_with, print_problems, print_warnings, stdout
+from agenteval.cli.guard import exit_with, print_warnings, stdout
 from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
 from agenteval.cli.saved_results import given_once, refuse_no_cases, saved_exit_code, stored_inputs
 from agenteval.errors import ConfigError, Problem
@@ -126,7 +126,7 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
     planned = plan_merge(loaded, case_order=order, complete=complete)
     # What --allow-partial let through, said even with --quiet (the merge is not green).
-    print_problems(complete.warnings, warning=True)
+    print_warnings(complete.warnings, verbose=settings.verbose)
     out = settings.out
     single = out.suffix == ".json" and not out.is_dir()
     if single and len(planned) != 1:
@@ -143,7 +143,7 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     console = stdout()
     # The merged run's failures and summary line; --quiet leaves out the written paths.
     reports = [item.report for item in spooled]
-    shown = print_warnings(evalset_warnings + reading_warnings(loaded))
+    shown = print_warnings(evalset_warnings + reading_warnings(loaded), verbose=settings.verbose)
     unfinished = ["interrupted"] if any(r.partial for r in reports) else []
     notes = RunNotes(shown.warnings, shown.warning_count, unfinished)
     console_report.render_reports(console, reports, notes=notes)

@@ -155,7 +155,7 @@ PluginOpt = Annotated[
     shared_option("plugin", "Import this module or .py file to register plugins. Repeatable."),
 ]
 VerboseOpt = Annotated[
-    bool, shared_option("verbose", "Show every reason and tracebacks on errors.")
+    bool, shared_option("verbose", "Show every reason and warning, and tracebacks on errors.")
 ]
 StrictOpt = Annotated[
     bool,

@@ -170,7 +170,7 @@ def _write_page(settings: ReportSettings, runs: list[ReportRun], source: list[st
             html, runs, title=settings.title, tolerance=settings.tolerance,
             pages=[calibration[0]] if calibration else [],
         )  # fmt: skip
-    print_warnings([warning for run in runs for warning in run.warnings])
+    print_warnings([warning for run in runs for warning in run.warnings], verbose=settings.verbose)
     if not settings.quiet:
         stdout().print(wrote_line(html), highlight=False, soft_wrap=True, markup=False)
     if calibration is None:

@@ -89,7 +89,7 @@ def run_flags(flags: RunFlags) -> int:
             raise ConfigError(problems)
         if stored is not None:
             stored.start()  # store, baseline and the run's row: exit 2 before scoring
-            print_warnings(stored.warnings)
+            print_warnings(stored.warnings, verbose=flags.verbose)
         try:
             code = _score_and_report(flags, stored, policy, progress, resume_files)
         finally:

@@ -24,7 +24,6 @@ from agenteval.report import console as console_report
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.judge_cost import judge_usage_text
-from agenteval.report.run_notes import SHOWN_SAVED
 from agenteval.report.run_reports import ReportsWritten, RunReporter
 
 if TYPE_CHECKING:
@@ -50,7 +49,7 @@ def report_run(
     # lines counted (--verbose prints all), every one in the notes the reports carry.
     notes = print_warnings(
         result.warnings,
-        limit=None if verbose else SHOWN_SAVED,
+        verbose=verbose,
         kept="the --json document lists every one",
     )
     reports = reporter.set_reports

@@ -9,6 +9,7 @@ Tested in tests/cli/test_store_commands.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -91,7 +92,7 @@ def add_results(settings: AddSettings) -> int:
         branch=settings.branch,
         run_group=settings.run_group,
         quiet=settings.quiet,
-        warn=print_warnings,
+        warn=partial(print_warnings, verbose=settings.verbose),
     )
 
 

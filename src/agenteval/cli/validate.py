@@ -16,7 +16,6 @@ from agenteval.cli.flags import context_settings_command
 from agenteval.cli.guard import print_warnings, stdout, warnings_part
 from agenteval.cli.options import CaseInputFlags, EvalSetFlags, PluginOpt, SkipOpt, VerboseOpt
 from agenteval.cli.run_settings import input_options
-from agenteval.report.run_notes import SHOWN_SAVED
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +32,7 @@ def validate_inputs(settings: ValidateSettings) -> int:
     """Load and check everything the flags name; print the verdict; 0 (problems raise)."""
     prepared = api.prepare(settings.evalset, input_options(settings))
     # Past SHOWN_SAVED lines the rest is counted (--verbose prints them); the count is all.
-    limit = None if settings.verbose else SHOWN_SAVED
-    warnings = print_warnings(prepared.warnings, limit=limit).warning_count
+    warnings = print_warnings(prepared.warnings, verbose=settings.verbose).warning_count
     cases = sum(len(p.cases) for p in prepared.plans)
     metric_count = sum(len(p.metrics) for p in prepared.plans)
     stdout().print(

@@ -56,7 +56,9 @@ OutOpt = Annotated[
         help="Directory to write the eval sets (and metric files) into.",
     ),
 ]
-VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks on errors.")]
+VerboseOpt = Annotated[
+    bool, typer.Option("--verbose", "-v", help="Every warning, and tracebacks on errors.")
+]
 ForceOpt = Annotated[
     bool,
     typer.Option("--force", help="Replace files that already exist in DIR (each atomically)."),
@@ -69,7 +71,7 @@ def _guarded(verbose: bool, body: Callable[[], None]) -> None:
     try:
         body()
     except ConfigError as exc:
-        bad_input(exc.problems, exc.warnings, exc.causes if verbose else ())
+        bad_input(exc.problems, exc.warnings, exc.causes if verbose else (), verbose=verbose)
     except OSError as exc:  # a file that cannot be read or written is bad input
         where = f"{exc.filename}: " if exc.filename is not None else ""
         bad_input_text(f"{where}{exc.strerror or exc}", verbose)
@@ -198,8 +200,8 @@ def import_adk(
         for (evalset, _), paths in zip(outputs, _write_all(output, outputs, force), strict=True):
             written.append((paths[0], len(evalset.cases())))
             written.extend((p, -1) for p in paths[1:])
-        for imp in imports:
-            print_warnings(imp.warnings)
+        # All imports' warnings under one bound, as every command prints them.
+        print_warnings([w for imp in imports for w in imp.warnings], verbose=verbose)
         _report(written)
 
     _guarded(verbose, body)
@@ -261,7 +263,7 @@ def import_otel(
         adk.distinct_ids(sets)
         files_of = _write_all(output, [(s, None) for s in sets], force)
         written = [(paths[0], len(s.cases())) for s, paths in zip(sets, files_of, strict=True)]
-        print_warnings(warnings)
+        print_warnings(warnings, verbose=verbose)
         _report(written)
 
     _guarded(verbose, body)

@@ -22,7 +22,7 @@ from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.safe_text import escape_control
 from agenteval.report.log_console import make_console
-from agenteval.report.run_notes import RunNotes, bounded, count_text
+from agenteval.report.run_notes import SHOWN_SAVED, RunNotes, bounded, count_text
 
 
 def stderr() -> Console:
@@ -42,17 +42,17 @@ def print_problems(problems: Sequence[Problem], *, warning: bool = False) -> Non
         err.print(f"[{style}]{label}:[/{style}] {text}", markup=True, highlight=False)
 
 
-def print_warnings(
-    warnings: Sequence[Problem], *, limit: int | None = None, kept: str = ""
-) -> RunNotes:
+def print_warnings(warnings: Sequence[Problem], *, verbose: bool, kept: str = "") -> RunNotes:
     """Print ``warnings`` (never hidden; a flood of one kind collapsed); return them as notes.
 
-    Past ``limit`` lines (None: no limit) one more line counts the rest, saying where
-    every one is kept (``kept``, e.g. the --json document) and that --verbose prints
-    them: 200 eval sets with one warning each print 51 lines.  The notes keep them all.
+    Every command prints its warnings here, under one bound: past :data:`SHOWN_SAVED`
+    lines (all under ``verbose``) one more line counts the rest, saying where every one
+    is kept (``kept``, e.g. the --json document) and that --verbose prints them (every
+    command that prints warnings has it): 200 eval sets with one warning each print 51
+    lines.  The notes keep them all, so verdict and count lines say the true total.
     """
     notes = RunNotes.of(warnings)
-    shown, rest = bounded(notes.warnings, limit)
+    shown, rest = bounded(notes.warnings, None if verbose else SHOWN_SAVED)
     print_problems(shown, warning=True)
     if rest:
         where = f"{kept}; " if kept else ""
@@ -74,15 +74,18 @@ def bad_input(
     problems: list[Problem],
     warnings: Sequence[Problem] = (),
     tracebacks: Sequence[BaseException] = (),
+    *,
+    verbose: bool = False,
 ) -> NoReturn:
     """Bad input, however found (a file, a flag, the command line itself): the
     ``tracebacks`` asked for with --verbose, an ``error:`` line per problem, the warnings
-    found beside them, and the ``N problems found.`` line; exit 2."""
+    found beside them (bounded as :func:`print_warnings` bounds them; all under
+    ``verbose``), and the ``N problems found.`` line; exit 2."""
     for cause in tracebacks:
         traceback.print_exception(cause)
     # The errors first (they are why nothing ran), then the warnings found beside them.
     print_problems(problems)
-    problems_found(len(problems), print_warnings(list(warnings)).warning_count)
+    problems_found(len(problems), print_warnings(warnings, verbose=verbose).warning_count)
 
 
 def bad_input_text(text: str, verbose: bool) -> NoReturn:
