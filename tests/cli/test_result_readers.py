@@ -209,6 +209,29 @@ def test_anything_else_is_exit_2_naming_the_file(
             assert "pass it with --evalset" not in proc.stderr
 
 
+def test_diff_says_both_sides_without_cases_at_once(
+    runs: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    # An empty NEW used to be said only once BASE had cases: one run, one problem at a time.
+    empty = [tmp_path / f"{side}.evalset_result.json" for side in ("base", "new")]
+    for path in empty:
+        path.write_text(json.dumps({"evalSetResultId": path.stem, "evalSetId": "suite"}))
+    proc = cli("diff", *map(str, empty))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"error: {empty[0]}: no case results to compare",
+        f"error: {empty[1]}: no case results to compare",
+        "2 problems found.",
+    ]
+    # An empty NEW beside a BASE with cases: that side alone.
+    proc = cli("diff", str(runs["base"]["result"]), str(empty[1]))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"error: {empty[1]}: no case results to compare",
+        "1 problem found.",
+    ]
+
+
 def test_diff_and_merge_over_zero_cases_are_exit_2(
     runs: dict[str, dict[str, Path]], tmp_path: Path
 ) -> None:

@@ -77,8 +77,7 @@ def compare_results(settings: DiffSettings) -> int:
     with stored_inputs(base_files + new_files, settings.store) as paths:  # read case by case
         cut = len(base_files)
         base_parts, new_parts = _read_sides(paths[:cut], paths[cut:])
-        refuse_no_cases("compare", base_parts, base_files)
-        refuse_no_cases("compare", new_parts, new_files)
+        refuse_no_cases("compare", (base_parts, base_files), (new_parts, new_files))
         # A case twice on one side: diff would keep whichever file came last.
         once = "give each case and run once on each side of a diff"
         raise_problems(repeated_cases(base_parts, once) + repeated_cases(new_parts, once))

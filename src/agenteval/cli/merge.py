@@ -120,7 +120,7 @@ def _eval_sets(specs: Sequence[str]) -> tuple[dict[str, EvalSetFile], list[Probl
 
 def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     loaded = read_parts(inputs)
-    refuse_no_cases("merge", loaded, list(settings.parts))
+    refuse_no_cases("merge", (loaded, settings.parts))
     complete = Completeness(allow_partial=settings.allow_partial)
     complete.eval_sets, evalset_warnings = _eval_sets(settings.evalset)
     order = {key: value.eval_ids for key, value in complete.eval_sets.items()}

@@ -62,11 +62,19 @@ def pinned_name(source: str, pinned: Mapping[str, str]) -> str:
     return next((run for copy, run in pinned.items() if path.is_relative_to(copy)), source)
 
 
-def refuse_no_cases(command: str, parts: Sequence[ResultPart], paths: list[Path]) -> None:
-    """diff and merge over zero cases would report a success that means nothing: exit 2."""
-    if case_count(parts) == 0:
-        names = ", ".join(str(p) for p in paths)
-        raise ConfigError([Problem(names, "", f"no case results to {command}")])
+def refuse_no_cases(command: str, *sides: tuple[Sequence[ResultPart], Sequence[Path]]) -> None:
+    """diff and merge over zero cases would report a success that means nothing: exit 2.
+
+    Each side (``(parts, paths)``: diff's BASE and NEW, merge's one) without a case is a
+    problem, all said at once: an empty NEW is said beside an empty BASE.
+    """
+    problems = [
+        Problem(", ".join(str(p) for p in paths), "", f"no case results to {command}")
+        for parts, paths in sides
+        if case_count(parts) == 0
+    ]
+    if problems:
+        raise ConfigError(problems)
 
 
 def saved_warnings(parts: Sequence[ResultPart]) -> dict[str, list[Problem]]:
