@@ -324,6 +324,32 @@ def test_an_eval_set_no_saved_result_holds_is_named(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "lines"),
+    [
+        (
+            ["--case", "", "--metric", "json_answer"],
+            ["error: --case: must not be empty (give the evalId to explain)"],
+        ),
+        (
+            ["--case", "", "--metric", "", "--eval-set", ""],
+            [
+                "error: --case: must not be empty (give the evalId to explain)",
+                "error: --metric: must not be empty (give the metricName to explain)",
+                "error: --eval-set: must not be empty (give the evalSetId to explain)",
+            ],
+        ),
+    ],
+)
+def test_an_empty_case_metric_or_eval_set_is_bad_input(args: list[str], lines: list[str]) -> None:
+    # --case '' was looked up as an evalId '', --eval-set '' silently dropped.
+    proc = run(None, "explain", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    count = f"{len(lines)} problem{'s' if len(lines) > 1 else ''} found."
+    assert proc.stderr.splitlines() == [*lines, count]
+    assert proc.stdout == ""
+
+
 def test_needs_one_input() -> None:
     proc = run(None, "explain", "--case", "a", "--metric", "b")
     assert proc.returncode == 2 and "nothing to explain" in proc.stderr

@@ -17,6 +17,7 @@ from agenteval import api
 from agenteval.cli.guard import guard, print_warnings
 from agenteval.cli.options import StoreOpt, shared_option
 from agenteval.cli.saved_results import given_once, pinned_name, stored_inputs
+from agenteval.errors import ConfigError, Problem
 from agenteval.explain.command import ExplainSettings, explain, render
 
 
@@ -94,9 +95,24 @@ def explain_command(
     raise typer.Exit(guard(verbose, lambda: _explained(settings, store, verbose)))
 
 
+def _refuse_empty(case: str, metric: str, eval_set: str | None) -> None:
+    """An empty --case, --metric or --eval-set names nothing: bad input, not an empty id
+    looked up (--case '' searched for a case '') or a flag silently dropped (--eval-set '')."""
+    given = (("--case", case, "evalId"), ("--metric", metric, "metricName"))
+    problems = [
+        Problem(flag, "", "must not be empty", f"give the {what} to explain")
+        for flag, value, what in (*given, ("--eval-set", eval_set, "evalSetId"))
+        if value == ""
+    ]
+    if problems:
+        raise ConfigError(problems)
+
+
 def _explained(settings: ExplainSettings, store: str | None, verbose: bool) -> int:
     """Explain and print; a stored run is exported for the command's length and read like a
     result file, named by its @RUN_ID in what is shown."""
+    target = settings.target
+    _refuse_empty(target.case_id, target.metric_name, target.eval_set_id)
     given_once(settings.results)
     pinned: dict[str, str] = {}
     with stored_inputs([Path(r) for r in settings.results], store, pinned) as paths:
