@@ -86,5 +86,5 @@ def test_runs_passed_of_an_incomplete_case_says_it_is_incomplete() -> None:
     incomplete = OutcomeText("s", "c", EvalStatus.INCOMPLETE, runs)
     passed = OutcomeText("s", "c", EvalStatus.PASSED, runs)
     assert incomplete.passed_runs == passed.passed_runs == 3
-    assert incomplete.passed_runs_text() == "3/3 runs passed · incomplete: a metric not evaluated"
+    assert incomplete.passed_runs_text() == "3/3 runs passed · a metric not evaluated"
     assert passed.passed_runs_text() == "3/3 runs passed"

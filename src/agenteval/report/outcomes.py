@@ -123,7 +123,7 @@ class OutcomeText(_Outcome[RunRecord]):
         return sum(1 for run in self.runs if run.final_eval_status is EvalStatus.PASSED)
 
     def passed_runs_text(self) -> str:
-        """``2/3 runs passed``, saying beside it when the case is incomplete (never green)."""
+        """``2/3 runs passed``, saying beside it why an incomplete case is not green."""
         incomplete = self.status is EvalStatus.INCOMPLETE
         return passed_runs_text(self.passed_runs, len(self.runs), incomplete=incomplete)
 

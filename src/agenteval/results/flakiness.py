@@ -56,7 +56,9 @@ VERDICT_ORDER = {
 }
 
 # What is printed beside "N/M runs passed" of an incomplete case, so that no report reads green.
-INCOMPLETE_NOTE = "incomplete: a metric not evaluated"
+# Every report prints the status word beside it (the console's INCOMPLETE, Markdown's
+# "❗ incomplete (…)", the GitHub title's "incomplete"): the note does not say it again.
+INCOMPLETE_NOTE = "a metric not evaluated"
 
 
 def wilson_interval(passed: int, runs: int, z: float = Z_95) -> tuple[float, float]:
@@ -129,7 +131,8 @@ def run_verdict(passed: int, runs: int, *, incomplete: bool) -> CaseVerdict:
 
 
 def passed_runs_text(passed: int, runs: int, *, incomplete: bool) -> str:
-    """``2/3 runs passed``; with ``· incomplete: a metric not evaluated`` for an incomplete case."""
+    """``2/3 runs passed``; with ``· a metric not evaluated`` for an incomplete case (its
+    status word is printed beside it)."""
     text = f"{passed}/{runs} runs passed"
     return f"{text} · {INCOMPLETE_NOTE}" if incomplete else text
 
