@@ -246,14 +246,24 @@ def test_a_live_runs_printed_warnings_are_bounded_as_show_bounds_them(tmp_path: 
     assert len(warned) == SHOWN_SAVED + 1, proc.stderr
     assert all("differs from the file name" in line for line in warned[:-1])
     assert warned[-1] == (
-        "warning: … and 14 more warnings "
-        "(the --json document lists every one; --verbose prints them)"
+        "warning: … and 14 more warnings (--json lists every one; --verbose prints them)"
     )
     # The verdict counts every warning; the document keeps every one.
     assert f"· {count} warnings · " in verdicts(proc.stdout)[0]
     listed = json.loads(document.read_text())["warnings"]
     assert len(listed) == count
     assert [f"warning: {line}" for line in listed[:SHOWN_SAVED]] == warned[:-1]
+    # The count line names only the reports this run writes.
+    junit, markdown = tmp_path / "r.xml", tmp_path / "r.md"
+    proc = cli("run", *base, "--quiet", "--junit", str(junit), "--markdown", str(markdown))
+    assert proc.stderr.splitlines()[-1] == (
+        "warning: … and 14 more warnings "
+        "(--junit and --markdown list every one; --verbose prints them)"
+    )
+    proc = cli("run", *base, "--quiet")
+    assert proc.stderr.splitlines()[-1] == (
+        "warning: … and 14 more warnings (--verbose prints them)"
+    )
     proc = cli("run", *base, "--quiet", "--verbose")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert [line.removeprefix("warning: ") for line in proc.stderr.splitlines()] == listed

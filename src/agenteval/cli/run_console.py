@@ -24,10 +24,27 @@ from agenteval.report import console as console_report
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.agent_summary import render_agent_stats
 from agenteval.report.judge_cost import judge_usage_text
-from agenteval.report.run_reports import ReportsWritten, RunReporter
+from agenteval.report.run_reports import ReportsWritten, RunReporter, RunReports
 
 if TYPE_CHECKING:
     from agenteval.store.recording import Concluded
+
+
+def warnings_kept_in(reports: RunReports) -> str:
+    """Which of the run's reports list every warning ("" when it writes none of them): the
+    count line past the printed ones names only reports this run writes."""
+    named = [
+        flag
+        for flag, path in (
+            ("--json", reports.json),
+            ("--junit", reports.junit),
+            ("--markdown", reports.markdown),
+        )
+        if path is not None
+    ]
+    if not named:
+        return ""
+    return f"{' and '.join(named)} {'list' if len(named) > 1 else 'lists'} every one"
 
 
 def report_run(
@@ -48,9 +65,7 @@ def report_run(
     # Warnings are never hidden, not even by --quiet (what CI runs with); past SHOWN_SAVED
     # lines counted (--verbose prints all), every one in the notes the reports carry.
     notes = print_warnings(
-        result.warnings,
-        verbose=verbose,
-        kept="the --json document lists every one",
+        result.warnings, verbose=verbose, kept=warnings_kept_in(reporter.reports)
     )
     reports = reporter.set_reports
     console_report.render_sets(out, reports)
