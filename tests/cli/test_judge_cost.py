@@ -299,14 +299,15 @@ def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
     mixed, priced = (row["judge"] for row in rows)
     assert priced == {
         "calls": 1, "cacheHits": 0, "retries": 0, "promptTokens": 1000, "completionTokens": 100,
-        "costUsd": PER_CALL, "pricedCostUsd": PER_CALL, "unpricedCalls": 0, "unpricedModels": [],
+        "costUsd": PER_CALL, "pricedCostUsd": PER_CALL, "unpricedCalls": 0, "unreportedCalls": 0,
+        "unpricedModels": [],
     }  # fmt: skip
     # The run's own document says $0.009 of 4 calls, 2 without a price: not the run's cost.
     total = json.loads((tmp_path / "mixed.json").read_text())["judgeUsage"]["total"]
     assert (total["costUsd"], total["unpricedCalls"]) == (0.009, 2)
     assert mixed == {
         "calls": 4, "cacheHits": 0, "retries": 0, "promptTokens": 4000, "completionTokens": 400,
-        "costUsd": None, "pricedCostUsd": 0.009, "unpricedCalls": 2,
+        "costUsd": None, "pricedCostUsd": 0.009, "unpricedCalls": 2, "unreportedCalls": 0,
         "unpricedModels": ["openai:house-model"],
     }  # fmt: skip
     table = in_process("history", "--store", url, cwd=tmp_path, env={"COLUMNS": "220"})
@@ -320,3 +321,36 @@ def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
     assert mixed_line.endswith(
         " 4 calls · 4,400 tok · $0.009 + 2 calls without a price (openai:house-model)"
     )
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_history_says_a_reply_without_usage_as_the_run_did(
+    server: JudgeServer, tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    url = (
+        f"sqlite:///{tmp_path}/h.sqlite"
+        if backend == "sqlite"
+        else str(request.getfixturevalue("pg_url"))
+    )
+    # A priced model whose reply carries no usage: its cost is unknown, and --prices cannot help.
+    body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": VALID}}]}
+    server.default = Reply(body=json.dumps(body).encode())
+    write_set(tmp_path / "suite", "weather", server.base_url, ("lyon",), "m")
+    ran = in_process(
+        "run", "--evalset", str(tmp_path / "suite"), "--prices", str(write_prices(tmp_path)),
+        "--no-cache", "--store", url, cwd=tmp_path, env={"COLUMNS": "220"},
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert server.count == 1
+    said = "cost unknown: 1 call reported no token usage (openai:m)"
+    assert said in flat(ran.stdout)
+    listed = in_process("history", "--store", url, "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    [judge] = [row["judge"] for row in json.loads(listed.stdout)]
+    assert (judge["calls"], judge["unpricedCalls"], judge["unreportedCalls"]) == (1, 1, 1)
+    assert (judge["costUsd"], judge["pricedCostUsd"]) == (None, 0.0)
+    table = in_process("history", "--store", url, cwd=tmp_path, env={"COLUMNS": "220"})
+    assert table.returncode == 0, table.stderr
+    # Was "no price for 1 call (openai:m) (give --prices FILE)", though openai:m has a price.
+    assert f" 1 call · 0 tok · {said}" in flat(table.stdout)
+    assert "--prices" not in table.stdout

@@ -81,9 +81,12 @@ JUDGE_CALL_USD = 0.0045
 UNPRICED_JUDGE = "openai:house-model"
 
 
-def with_judge_usage(result: EvalSetResult, priced: int, unpriced: int = 0) -> EvalSetResult:
+def with_judge_usage(
+    result: EvalSetResult, priced: int, unpriced: int = 0, unreported: int = 0
+) -> EvalSetResult:
     """``result`` with a ``judgeUsage`` of ``priced`` calls at :data:`JUDGE_CALL_USD` and
-    ``unpriced`` calls of :data:`UNPRICED_JUDGE`, as run writes it (judge.usage)."""
+    ``unpriced`` calls of :data:`UNPRICED_JUDGE` (``unreported`` of them whose reply reported
+    no token usage), as run writes it (judge.usage)."""
     calls = priced + unpriced
     total: dict[str, Any] = {
         "calls": calls, "cacheHits": 0, "failedCalls": 0, "retries": 0,
@@ -92,6 +95,8 @@ def with_judge_usage(result: EvalSetResult, priced: int, unpriced: int = 0) -> E
     }  # fmt: skip
     if unpriced:
         total["unpricedModels"] = [UNPRICED_JUDGE]
+    if unreported:
+        total["unreportedCalls"] = unreported
     result.judge_usage = {"byMetric": {"quality": total}, "total": total}
     return result
 

@@ -117,18 +117,19 @@ def test_history_view_shows_the_agents_spend_when_a_run_recorded_it(
 
 
 def test_history_view_words_the_judges_cost_as_the_run_did(store: Store, tmp_path: Path) -> None:
-    def added(index: int, priced: int, unpriced: int) -> str:
-        result = with_judge_usage(scripted_result(index), priced, unpriced)
+    def added(index: int, priced: int, unpriced: int, unreported: int = 0) -> str:
+        result = with_judge_usage(scripted_result(index), priced, unpriced, unreported)
         return add_results(store, [write_result(result, tmp_path / str(index))])[0]
 
     priced, mixed, unpriced = added(1, 1, 0), added(2, 2, 1), added(3, 0, 2)
+    unreported, both = added(4, 0, 1, 1), added(5, 1, 3, 2)
     with store.transaction() as conn:
         rows = history_rows(conn, HistoryFilters())
     buffer = io.StringIO()
     render_history(Console(file=buffer, width=200, color_system=None), rows, "s")
     line = {
         run_id: next(x for x in buffer.getvalue().splitlines() if x.strip().startswith(run_id))
-        for run_id in (priced, mixed, unpriced)
+        for run_id in (priced, mixed, unpriced, unreported, both)
     }
     # $0.0045 was printed $0.00; $0.009 of the mixed run's calls was printed as its whole cost.
     assert "1 call · 1,100 tok · $0.0045 " in line[priced]
@@ -138,6 +139,17 @@ def test_history_view_words_the_judges_cost_as_the_run_did(store: Store, tmp_pat
     assert (
         "2 calls · 2,200 tok · cost unknown: no price for 2 calls (openai:house-model) "
         "(give --prices FILE) " in line[unpriced]
+    )
+    # A reply without token usage has no cost any price could give: no --prices hint (it was
+    # "no price for 1 call … (give --prices FILE)"), worded as the run's console words it.
+    assert (
+        "1 call · 1,100 tok · cost unknown: 1 call reported no token usage (openai:house-model) "
+        in line[unreported]
+    )
+    assert "--prices" not in line[unreported]
+    assert (
+        "4 calls · 4,400 tok · $0.0045 + 1 call without a price, 2 calls without reported token "
+        "usage" in line[both]
     )
 
 

@@ -128,12 +128,13 @@ def test_the_judges_whole_cost_or_the_calls_without_a_price(store: Store, tmp_pa
     tokens = {"cacheHits": 0, "retries": 0}
     assert rows[priced] == {
         "calls": 1, **tokens, "promptTokens": 1000, "completionTokens": 100,
-        "costUsd": 0.0045, "pricedCostUsd": 0.0045, "unpricedCalls": 0, "unpricedModels": [],
+        "costUsd": 0.0045, "pricedCostUsd": 0.0045, "unpricedCalls": 0, "unreportedCalls": 0,
+        "unpricedModels": [],
     }  # fmt: skip
     # $0.009 of its calls is known, the whole is not: costUsd null, never 0.009.
     assert rows[mixed] == {
         "calls": 3, **tokens, "promptTokens": 3000, "completionTokens": 300,
-        "costUsd": None, "pricedCostUsd": 0.009, "unpricedCalls": 1,
+        "costUsd": None, "pricedCostUsd": 0.009, "unpricedCalls": 1, "unreportedCalls": 0,
         "unpricedModels": [UNPRICED_JUDGE],
     }  # fmt: skip
     # A group sums its members in Decimal (floats give 0.013499999999999998) …

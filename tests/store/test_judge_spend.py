@@ -21,8 +21,8 @@ from store.store_support import (
 )
 
 
-def _usage(priced: int, unpriced: int = 0) -> dict[str, Any] | None:
-    return with_judge_usage(scripted_result(1), priced, unpriced).judge_usage
+def _usage(priced: int, unpriced: int = 0, unreported: int = 0) -> dict[str, Any] | None:
+    return with_judge_usage(scripted_result(1), priced, unpriced, unreported).judge_usage
 
 
 def test_the_whole_cost_when_every_call_was_priced() -> None:
@@ -32,6 +32,7 @@ def test_the_whole_cost_when_every_call_was_priced() -> None:
     assert judge_cost_columns([_usage(1), _usage(2)]) == {
         "judge_cost_usd": 0.0135,
         "judge_unpriced_calls": 0,
+        "judge_unreported_calls": 0,
     }
 
 
@@ -40,15 +41,32 @@ def test_a_call_without_a_price_makes_the_cost_unknown_not_a_partial_sum() -> No
     assert judge_cost_columns([_usage(2, 1), _usage(1)]) == {
         "judge_cost_usd": None,
         "judge_unpriced_calls": 1,
+        "judge_unreported_calls": 0,
     }
     assert judge_cost_columns([_usage(0, 2)]) == {
         "judge_cost_usd": None,
         "judge_unpriced_calls": 2,
+        "judge_unreported_calls": 0,
     }
 
 
+def test_calls_whose_reply_reported_no_usage_are_counted_apart() -> None:
+    # 3 unpriced calls over two eval sets, 2 of them without reported usage (no price mends those).
+    assert judge_cost_columns([_usage(1, 2, 1), _usage(0, 1, 1)]) == {
+        "judge_cost_usd": None,
+        "judge_unpriced_calls": 3,
+        "judge_unreported_calls": 2,
+    }
+    # A count above its eval set's unpriced calls is bounded by them (as report.judge_cost does).
+    assert judge_cost_columns([_usage(0, 1, 5)])["judge_unreported_calls"] == 1
+
+
 def test_no_judge_or_a_usage_without_dollars_is_unknown_not_zero() -> None:
-    unknown = {"judge_cost_usd": None, "judge_unpriced_calls": None}
+    unknown = {
+        "judge_cost_usd": None,
+        "judge_unpriced_calls": None,
+        "judge_unreported_calls": None,
+    }
     assert judge_cost_columns([None, {}]) == unknown
     # Written before agenteval priced judge calls: calls without a costUsd.
     old = {"total": {"calls": 3, "promptTokens": 3000, "completionTokens": 300}}
@@ -58,6 +76,7 @@ def test_no_judge_or_a_usage_without_dollars_is_unknown_not_zero() -> None:
     assert judge_cost_columns([_usage(2), None]) == {
         "judge_cost_usd": 0.009,
         "judge_unpriced_calls": 0,
+        "judge_unreported_calls": 0,
     }
 
 

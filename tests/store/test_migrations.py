@@ -171,6 +171,7 @@ def test_two_processes_creating_one_store_at_once(store_url: StoreUrl) -> None:
 _ADDED = {
     2: [("run_sets", "case_ids"), ("run_sets", "case_statuses")],
     3: [("runs", column) for column in (*agent_spend.COLUMNS, judge_spend.UNPRICED_COLUMN)],
+    4: [("runs", judge_spend.UNREPORTED_COLUMN)],
 }
 
 
@@ -391,3 +392,42 @@ def test_a_version_2_store_gets_the_judges_unpriced_calls_and_loses_its_partial_
     assert rows[ids["mixed"]]["pricedCostUsd"] == 0.009
     assert rows[ids["mixed"]]["unpricedModels"] == [UNPRICED_JUDGE]
     assert rows[ids["damaged"]]["costUsd"] is None
+
+
+def test_a_version_3_store_gets_the_judge_calls_that_reported_no_usage(
+    store_url: StoreUrl, tmp_path: Path
+) -> None:
+    store = open_store(store_url, write=True)
+
+    def added(result: EvalSetResult, name: str) -> str:
+        return add_results(store, [write_result(result, tmp_path / name)])[0]
+
+    ids = {
+        "priced": added(with_judge_usage(scripted_result(1), 2), "priced"),
+        "unreported": added(with_judge_usage(scripted_result(2), 0, 1, 1), "unreported"),
+        "both": added(with_judge_usage(scripted_result(3), 1, 3, 2), "both"),
+        "damaged": added(with_judge_usage(scripted_result(4), 0, 1, 1), "damaged"),
+        "no_judge": added(scripted_result(5), "no_judge"),
+    }
+    runs, sets = tables.runs, tables.run_sets
+    column = runs.c[judge_spend.UNREPORTED_COLUMN]
+    with store.transaction() as conn:
+        written = dict(conn.execute(select(runs.c.run_id, column)).all())
+        _take_back(conn, 3)
+        key = select(runs.c.id).where(runs.c.run_id == ids["damaged"]).scalar_subquery()
+        conn.execute(update(sets).where(sets.c.run == key).values(judge_usage='{"total": '))
+    store.close()
+    expected = {"priced": 0, "unreported": 1, "both": 2, "damaged": None, "no_judge": None}
+    assert written == {ids[name]: value for name, value in expected.items()} | {ids["damaged"]: 1}
+    store = open_store(store_url, write=False)  # migrated by a writer's transaction first
+    try:
+        with store.transaction() as conn:
+            assert stored_version(conn) == (CURRENT_VERSION, __version__)
+            migrated = dict(conn.execute(select(runs.c.run_id, column)).all())
+            rows = {row["runId"]: row["judge"] for row in history_rows(conn, HistoryFilters())}
+    finally:
+        store.close()
+    assert migrated == {ids[name]: value for name, value in expected.items()}
+    # Version 3's columns are left as they were.
+    assert (rows[ids["both"]]["unpricedCalls"], rows[ids["both"]]["unreportedCalls"]) == (3, 2)
+    assert rows[ids["priced"]]["costUsd"] == 0.009

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.inputs.safe_text import escape_control
-from agenteval.report.judge_cost import priced_text, usd
+from agenteval.report.judge_cost import cost_text, priced_text, usd
 from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
@@ -65,7 +65,8 @@ def _status(row: dict[str, Any]) -> Text:
 
 def _judge(judge: dict[str, Any]) -> Text:
     """``3 calls · 3,300 tok · $0.0135``, worded as the run worded it (report.judge_cost):
-    ``$0.0045 + 2 calls without a price (openai:x)``, never the priced part as the whole."""
+    ``$0.0045 + 2 calls without a price (openai:x)``, never the priced part as the whole, and
+    ``1 call reported no token usage`` (no ``--prices`` hint) where no price would help."""
     if not judge["calls"] and not judge["cacheHits"]:
         return Text("")
     tokens = judge["promptTokens"] + judge["completionTokens"]
@@ -77,9 +78,10 @@ def _judge(judge: dict[str, Any]) -> Text:
         usage = {
             "costUsd": judge.get("pricedCostUsd") or 0,
             "unpricedCalls": unpriced,
+            "unreportedCalls": judge.get("unreportedCalls") or 0,
             "unpricedModels": judge.get("unpricedModels"),
         }
-        text += f" · {priced_text(usage, 'unpricedCalls', 'call')}"
+        text += f" · {cost_text(usage)}"
     elif judge["costUsd"] is not None:
         text += f" · {usd(judge['costUsd'])}"
     # Model names come from the judged metrics' files.

@@ -115,7 +115,8 @@ def metric_averages(conn: Connection, runs: Sequence[LogicalRun]) -> dict[str, d
 def judge_cost(run: LogicalRun, parts: Mapping[int, PricedPart]) -> dict[str, Any]:
     """The ``judge`` keys of a run's dollars: ``costUsd`` the whole cost (None: unknown, a call
     without a price included), ``pricedCostUsd`` what the priced calls cost, ``unpricedCalls``
-    (None: unknown) and ``unpricedModels``; ``parts``: :func:`priced_parts` of its members."""
+    (None: unknown), ``unreportedCalls`` (those of them whose reply reported no token usage;
+    None: unknown) and ``unpricedModels``; ``parts``: :func:`priced_parts` of its members."""
     priced: list[float] = []
     models: set[str] = set()
     known = True
@@ -132,6 +133,7 @@ def judge_cost(run: LogicalRun, parts: Mapping[int, PricedPart]) -> dict[str, An
         "costUsd": run.judge_cost_usd,
         "pricedCostUsd": summed_usd(priced) if known and priced else None,
         "unpricedCalls": run.judge_unpriced_calls,
+        "unreportedCalls": run.judge_unreported_calls,
         "unpricedModels": sorted(models),
     }
 

@@ -1,5 +1,5 @@
-"""What the judge spent in dollars, as a stored run's ``judge_cost_usd`` and
-``judge_unpriced_calls`` (the latter from schema version 3).
+"""What the judge spent in dollars, as a stored run's ``judge_cost_usd``,
+``judge_unpriced_calls`` (from schema version 3) and ``judge_unreported_calls`` (version 4).
 
 Each eval set's ``judgeUsage`` total sums only the calls whose model had a price
 (``costUsd``) and counts the others (``unpricedCalls``, ``unpricedModels``).  The run's
@@ -13,7 +13,11 @@ unpriced models' names stay in each ``run_sets.judge_usage``; ``history`` reads 
 SQLite, 0.37 s on PostgreSQL for 10,000 such runs (``history --last 0``; the rest of
 ``history_rows`` took 0.58 s / 1.1 s), nothing worth a column for the default 20.
 
-Both columns are NULL (unknown) when no eval set's total carries a cost (written before
+``judge_unreported_calls`` counts those of the unpriced calls whose reply reported no token
+usage (``unreportedCalls``): no price would give their cost, so ``history`` says so instead of
+asking for ``--prices`` (report.judge_cost words both, the run's console the same).
+
+All three are NULL (unknown) when no eval set's total carries a cost (written before
 agenteval priced judge calls; no judge asked) or when one made calls without one.
 Dollars are added in Decimal from each float's shortest form, as ``judge.usage`` adds the
 calls: a run's ``judge_cost_usd`` is its run document's ``judgeUsage.total.costUsd`` digit
@@ -37,6 +41,10 @@ from agenteval.store import tables
 
 COST_COLUMN = "judge_cost_usd"
 UNPRICED_COLUMN = "judge_unpriced_calls"
+UNREPORTED_COLUMN = "judge_unreported_calls"
+# The columns judge_cost_columns fills, every one NULL when the cost is unknown.
+COLUMNS = (COST_COLUMN, UNPRICED_COLUMN, UNREPORTED_COLUMN)
+UNKNOWN: Mapping[str, Any] = dict.fromkeys(COLUMNS)
 # Run keys per IN (...) list.
 _IN_CHUNK = 500
 
@@ -57,10 +65,10 @@ def _total(usage: object) -> Mapping[str, Any]:
 
 
 def judge_cost_columns(usages: Iterable[object]) -> dict[str, Any]:
-    """``judge_cost_usd`` and ``judge_unpriced_calls`` of a run from its eval sets'
-    ``judgeUsage`` objects (module docstring: the whole cost, else NULL)."""
+    """``judge_cost_usd``, ``judge_unpriced_calls`` and ``judge_unreported_calls`` of a run
+    from its eval sets' ``judgeUsage`` objects (module docstring: the whole cost, else NULL)."""
     priced: list[Decimal] = []
-    unpriced = 0
+    unpriced = unreported = 0
     unknown = False
     for usage in usages:
         total = _total(usage)
@@ -69,11 +77,17 @@ def judge_cost_columns(usages: Iterable[object]) -> dict[str, Any]:
             unknown = unknown or bool(_count(total.get("calls")))
             continue
         priced.append(cost)
-        unpriced += _count(total.get("unpricedCalls"))
+        calls = _count(total.get("unpricedCalls"))
+        unpriced += calls
+        unreported += min(_count(total.get("unreportedCalls")), calls)
     if unknown or not priced:
-        return {COST_COLUMN: None, UNPRICED_COLUMN: None}
+        return dict(UNKNOWN)
     whole = usd_json(sum(priced, Decimal()))
-    return {COST_COLUMN: None if unpriced else whole, UNPRICED_COLUMN: unpriced}
+    return {
+        COST_COLUMN: None if unpriced else whole,
+        UNPRICED_COLUMN: unpriced,
+        UNREPORTED_COLUMN: unreported,
+    }
 
 
 def stored_usage(text: str) -> Mapping[str, Any] | None:
@@ -128,8 +142,11 @@ def priced_parts(conn: Connection, keys: Sequence[int]) -> dict[int, PricedPart]
 
 
 __all__ = [
+    "COLUMNS",
     "COST_COLUMN",
+    "UNKNOWN",
     "UNPRICED_COLUMN",
+    "UNREPORTED_COLUMN",
     "PricedPart",
     "judge_cost_columns",
     "priced_parts",

@@ -38,8 +38,9 @@ from agenteval.store.documents import DamagedDocument, read_document
 
 # Version 1: the first schema; 2: run_sets.case_ids and case_statuses; 3: runs.agent_*
 # (what the agent under test spent) and runs.judge_unpriced_calls (judge_cost_usd NULL
-# when a call had no price).  A change to tables.py adds version N and MIGRATIONS[N].
-CURRENT_VERSION = 3
+# when a call had no price); 4: runs.judge_unreported_calls (of those, the calls whose reply
+# reported no token usage).  A change to tables.py adds version N and MIGRATIONS[N].
+CURRENT_VERSION = 4
 
 Migration = Callable[[Connection], None]
 
@@ -105,14 +106,24 @@ def _record_agent_usage(conn: Connection) -> None:
         values = agent_spend.agent_columns(_stored_agent_usage(conn, key, document_keys))
         if values["agent_turns"] is not None:
             conn.execute(update(runs).where(runs.c.id == key).values(values))
-    _judge_unpriced_calls(conn)
+    _judge_spend(conn, (judge_spend.COST_COLUMN, judge_spend.UNPRICED_COLUMN))
 
 
-def _judge_unpriced_calls(conn: Connection) -> None:
-    """Version 3 too: ``runs.judge_unpriced_calls`` from each eval set's stored
-    ``judge_usage`` (the writer's input, so the values are the ones it writes), and
-    ``judge_cost_usd`` made NULL where it was the priced calls' sum of a run with unpriced
-    ones.  A stored usage that is not JSON leaves both NULL: unknown.
+def _judge_unreported_calls(conn: Connection) -> None:
+    """Version 4: ``runs.judge_unreported_calls``, from what each run stored as version 3
+    filled ``judge_unpriced_calls`` (runs stored before agenteval counted them have none)."""
+    column = judge_spend.UNREPORTED_COLUMN
+    kind = tables.runs.c[column].type.compile(dialect=conn.dialect)
+    conn.execute(text(f"ALTER TABLE runs ADD COLUMN {column} {kind}"))
+    _judge_spend(conn, (column,))
+
+
+def _judge_spend(conn: Connection, names: tuple[str, ...]) -> None:
+    """The judge_spend columns ``names`` of every finished run from each eval set's stored
+    ``judge_usage`` (the writer's input, so the values are the ones it writes).  Version 3:
+    ``runs.judge_unpriced_calls``, and ``judge_cost_usd`` made NULL where it was the priced
+    calls' sum of a run with unpriced ones.  A stored usage that is not JSON leaves them
+    NULL: unknown.
 
     Measured (2-core box, load ~1.5; /tmp bench, not in the repo): 10,000 finished runs of
     one eval set each (a 0.7 KB usage of two metrics) in 0.40 s on SQLite, 0.64 s on
@@ -134,20 +145,23 @@ def _judge_unpriced_calls(conn: Connection) -> None:
         before[key] = cost
         if usage is None:
             damaged.add(key)
-    unknown = {judge_spend.COST_COLUMN: None, judge_spend.UNPRICED_COLUMN: None}
     changed = []
     for key, usages in found.items():
-        values = unknown if key in damaged else judge_spend.judge_cost_columns(usages)
-        if values != unknown or before[key] is not None:  # no judge, nothing to write
-            changed.append({"key": key, **values})
+        spent = judge_spend.UNKNOWN if key in damaged else judge_spend.judge_cost_columns(usages)
+        values = {name: spent[name] for name in names}
+        if any(v is not None for v in values.values()) or before[key] is not None:
+            changed.append({"key": key, **values})  # else no judge, nothing to write
     if changed:  # one executemany (docstring)
-        names = (judge_spend.COST_COLUMN, judge_spend.UNPRICED_COLUMN)
         by_key = update(runs).where(runs.c.id == bindparam("key"))
         conn.execute(by_key.values({name: bindparam(name) for name in names}), changed)
 
 
 # The step from version N-1 to N, for stores made by an older agenteval.
-MIGRATIONS: Mapping[int, Migration] = {2: _pack_outcomes, 3: _record_agent_usage}
+MIGRATIONS: Mapping[int, Migration] = {
+    2: _pack_outcomes,
+    3: _record_agent_usage,
+    4: _judge_unreported_calls,
+}
 
 # pg_advisory_xact_lock key of schema changes ("agenteval" in ASCII, as a bigint).
 _PG_LOCK = 0x616765_6E746576

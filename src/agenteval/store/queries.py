@@ -78,6 +78,8 @@ class StoredRun:
     agent_usage: dict[str, Any] | None = None
     # Judge calls without a price (judge_cost_usd then None); None: unknown.
     judge_unpriced_calls: int | None = None
+    # Those of them whose reply reported no token usage; None: unknown.
+    judge_unreported_calls: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +152,14 @@ def _stored_run(row: Any) -> StoredRun:
         document_keys=m["document_keys"],
         agent_usage=agent_usage_of(m),
         judge_unpriced_calls=m["judge_unpriced_calls"],
+        judge_unreported_calls=m["judge_unreported_calls"],
     )
+
+
+def _known_sum(counts: Iterable[int | None]) -> int | None:
+    """The sum of the counts that are known (not None); None when none is."""
+    known = [count for count in counts if count is not None]
+    return sum(known) if known else None
 
 
 def stored_runs(conn: Connection) -> list[StoredRun]:
@@ -323,9 +332,12 @@ class LogicalRun:
     @property
     def judge_unpriced_calls(self) -> int | None:
         """Judge calls without a price over the members that know it; None when none does."""
-        counts = [run.judge_unpriced_calls for run in self.runs]
-        known = [count for count in counts if count is not None]
-        return sum(known) if known else None
+        return _known_sum(run.judge_unpriced_calls for run in self.runs)
+
+    @property
+    def judge_unreported_calls(self) -> int | None:
+        """Of those, the calls whose reply reported no token usage (None when no member knows)."""
+        return _known_sum(run.judge_unreported_calls for run in self.runs)
 
     @property
     def agent_usage(self) -> dict[str, Any] | None:

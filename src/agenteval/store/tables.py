@@ -156,7 +156,8 @@ def _agent_usage() -> list[Column[Any]]:
     NULL, every one, when no turn reported usage (runs from before agenteval counted it,
     traces without usage): unknown, never 0.  ``agent_cost_usd`` is NULL too when any turn
     had no price (``agent_unpriced_turns`` says how many), so a partial sum never reads as
-    the run's cost.  Last in ``runs`` (then ``judge_unpriced_calls``): a migrated store
+    the run's cost.  Last in ``runs`` (then ``judge_unpriced_calls`` and
+    ``judge_unreported_calls``): a migrated store
     appends them, a new one matches.
     """
     counts = [
@@ -243,6 +244,9 @@ runs = Table(
     *_agent_usage(),
     # Schema version 3: the judge calls whose model had no price (NULL: unknown).
     Column("judge_unpriced_calls", Integer),
+    # Schema version 4: those of them whose reply reported no token usage (NULL: unknown),
+    # which no price can mend (report.judge_cost says them apart).
+    Column("judge_unreported_calls", Integer),
 )
 Index("runs_branch_started", runs.c.git_branch, runs.c.started_at)
 Index("runs_started", runs.c.started_at)
