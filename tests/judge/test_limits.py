@@ -367,3 +367,53 @@ def test_a_sample_on_the_wire_when_its_turn_is_refused_is_paid_counted_and_cache
     assert len(replies) == 3 and [r.cached for r in replies] == [True, False, False]
     assert (client.usage.total.cache_hits, client.usage.total.calls) == (1, 2)
     assert judge_server.count == 3
+
+
+def _failing_turn(judge_server: JudgeServer, second: Reply) -> tuple[JudgeClient, float]:
+    """Two samples of one turn sent at once: the first to arrive is refused (400) after
+    0.3 s, which fails the turn; the other is answered ``second``, then 503 for ever."""
+    from agenteval.evaluators.llm.pipeline import collect_samples
+    from agenteval.judge import JudgeRejected
+
+    refused = Reply.status_error(400, "bad request")
+    refused.delay = 0.3
+    judge_server.enqueue(refused, second)
+    judge_server.default = Reply.status_error(503, "overloaded")
+    settings = settings_for(judge_server)
+
+    async def go() -> tuple[JudgeClient, float]:
+        async with JudgeClient(fast_options(concurrency=2, retries=4)) as client:
+            turn = JudgeRequest.user_prompt(settings, "two samples")
+            started = asyncio.get_running_loop().time()
+            # The turn's own failure, never the other sample's "not retried".
+            with pytest.raises(JudgeRejected, match="bad request"):
+                await collect_samples(client, turn, "m", range(2))
+            return client, asyncio.get_running_loop().time() - started
+
+    return asyncio.run(go())
+
+
+def test_a_sample_on_the_wire_when_its_turn_fails_is_not_retried(
+    judge_server: JudgeServer,
+) -> None:
+    # The other sample's request was on the wire when the turn failed: it finishes (a 503
+    # 0.3 s later), and is not tried again (it was, up to 4 more times, for a failed turn).
+    overloaded = Reply.status_error(503, "overloaded")
+    overloaded.delay = 0.6
+    client, _ = _failing_turn(judge_server, overloaded)
+    total = client.usage.total
+    assert judge_server.count == 2
+    assert (total.calls, total.retries, total.failed_calls) == (2, 0, 2)
+    assert client.budget.calls == 2
+
+
+def test_a_sample_waiting_to_retry_when_its_turn_fails_stops_waiting(
+    judge_server: JudgeServer,
+) -> None:
+    # The other sample was told to retry in 5 s; the turn fails at 0.3 s: the wait ends
+    # then, and the retry is neither made nor counted.
+    client, elapsed = _failing_turn(judge_server, Reply.rate_limited("5"))
+    total = client.usage.total
+    assert judge_server.count == 2
+    assert (total.calls, total.retries, total.failed_calls) == (2, 0, 2)
+    assert elapsed < 2.0

@@ -181,11 +181,14 @@ class JudgeClient:
         metric_name: str,
         sample_index: int = 0,
         on_sent: Callable[[], None] | None = None,
+        turn_failed: asyncio.Event | None = None,
     ) -> JudgeReply:
         """One judge sample: from the cache, else from the backend with retries.
 
         ``on_sent`` is called when the call's first request goes out (from then on the
-        call is paid for, and a turn that fails lets it finish: ``collect_samples``).
+        call is paid for, and a turn that fails lets it finish: ``collect_samples``);
+        once ``turn_failed`` is set, the request on the wire finishes but no retry is
+        made (``JudgeAbandoned``).
         Raises a ``JudgeError`` subclass: ``JudgeRequestError`` (nothing sent),
         ``JudgeCacheMiss`` (offline), ``JudgeBudgetExhausted``, ``JudgeRejected``,
         ``JudgeReplyError`` or ``JudgeUnavailable``.
@@ -194,7 +197,8 @@ class JudgeClient:
             raise RuntimeError("JudgeClient is not open; use 'async with JudgeClient(...)'")
         secrets = request.settings.secrets()
         try:
-            return await self._complete(request, metric_name, sample_index, on_sent)
+            sent = _SentCall(metric_name, "", on_sent, turn_failed)
+            return await self._complete(request, sample_index, sent)
         except JudgeError as exc:
             # A plugin backend's message may quote the key, a transport error the URL with
             # a key in its query: every message leaves here with the credentials hidden.
@@ -202,12 +206,9 @@ class JudgeClient:
             raise
 
     async def _complete(
-        self,
-        request: JudgeRequest,
-        metric_name: str,
-        sample_index: int,
-        on_sent: Callable[[], None] | None,
+        self, request: JudgeRequest, sample_index: int, sent: _SentCall
     ) -> JudgeReply:
+        metric_name = sent.metric_name
         backend = self._backend_for(request.settings)
         call = backend.prepare(request, sample_index)
         if call.provider != request.settings.provider and self._override is None:
@@ -233,7 +234,7 @@ class JudgeClient:
         spent = Decimal(0)
         try:
             self._budget.reserve_call()
-            sent = _SentCall(metric_name, price_key(settings.provider, settings.model), on_sent)
+            sent.price_key = price_key(settings.provider, settings.model)
             reply = self._refuse_impossible_usage(
                 await self._call(backend, call, sent, who), settings
             )
@@ -376,6 +377,7 @@ class JudgeClient:
                 who=who,
                 label=metric_name,
                 on_retry=lambda: self.usage.count(metric_name, "retries"),
+                give_up=sent.turn_failed,
             )
         except JudgeError:
             if not sent.out:
@@ -411,11 +413,13 @@ class JudgeClient:
 
 @dataclass
 class _SentCall:
-    """One call on its way: its metric, its model's price key, whether a request went out."""
+    """One call on its way: its metric, its model's price key (once known), whether a
+    request went out, and its turn's failure (then no retry)."""
 
     metric_name: str
     price_key: str
     on_sent: Callable[[], None] | None
+    turn_failed: asyncio.Event | None = None
     out: bool = False
 
 

@@ -83,3 +83,8 @@ def redact(text: str, secret: str) -> str:
 
 class JudgeInterrupted(JudgeError):
     """The run is stopping (a signal): no new judge call is sent."""
+
+
+class JudgeAbandoned(JudgeError):
+    """A sample's turn failed through another sample: it makes no further attempt (its
+    request on the wire was let finish; the turn's own failure is what is reported)."""

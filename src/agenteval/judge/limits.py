@@ -25,6 +25,7 @@ that would have slowed the run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import random
@@ -41,13 +42,17 @@ from tenacity import (
     RetryCallState,
     RetryError,
     retry_if_exception_type,
-    stop_after_attempt,
 )
 from tenacity.wait import wait_base
 
 from agenteval import settings as defaults
 from agenteval.judge.backend import UNREPORTED_USAGE, TokenUsage
-from agenteval.judge.errors import JudgeBudgetExhausted, JudgeTransientError, JudgeUnavailable
+from agenteval.judge.errors import (
+    JudgeAbandoned,
+    JudgeBudgetExhausted,
+    JudgeTransientError,
+    JudgeUnavailable,
+)
 
 _log = logging.getLogger("agenteval.judge")
 T = TypeVar("T")
@@ -165,17 +170,22 @@ class CallLimiter:
         who: str,
         label: str,
         on_retry: Callable[[], None] | None = None,
+        give_up: asyncio.Event | None = None,
     ) -> T:
         """Run ``attempt`` until it succeeds, fails for good, or the retries run out.
 
         ``attempt`` raises ``JudgeTransientError`` for a failure worth retrying;
         any other exception ends the call at once.  Running out of retries
-        raises ``JudgeUnavailable`` naming ``who`` and the last error.
+        raises ``JudgeUnavailable`` naming ``who`` and the last error.  Once ``give_up``
+        is set (the call's turn failed), no further attempt is made, a backoff under way
+        ends early, and ``JudgeAbandoned`` is raised; an attempt under way finishes.
         """
         try:
             return await self._once(attempt)
         except JudgeTransientError as failure:
-            return await self._retry(attempt, failure, who, label, on_retry)
+            if give_up is not None and give_up.is_set():
+                raise _abandoned(who, failure) from failure
+            return await self._retry(attempt, failure, who, label, on_retry, give_up)
 
     async def _retry(
         self,
@@ -184,23 +194,41 @@ class CallLimiter:
         who: str,
         label: str,
         on_retry: Callable[[], None] | None,
+        give_up: asyncio.Event | None,
     ) -> T:
         """tenacity's retry loop after a first failed attempt; only failed calls pay for it.
 
         Its first attempt replays ``failure``, so waits, counts and the final
-        message are those of a loop that made every attempt itself.
+        message are those of a loop that made every attempt itself.  A retry is counted
+        when it is made (not when its backoff starts: ``give_up`` may cut that short).
         """
         policy = self.policy
         pending: JudgeTransientError | None = failure
+        last: BaseException | None = failure
+
+        def abandoned() -> bool:
+            return give_up is not None and give_up.is_set()
 
         async def again() -> T:
             nonlocal pending
             if pending is not None:
                 replayed, pending = pending, None
                 raise replayed
+            if abandoned():
+                raise _abandoned(who, last)
+            if on_retry is not None:
+                on_retry()
             return await self._once(attempt)
 
+        async def backoff(seconds: float) -> None:
+            if give_up is None:
+                await asyncio.sleep(seconds)
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(give_up.wait(), seconds)
+
         def announce(state: RetryCallState) -> None:
+            nonlocal last
             delay = state.next_action.sleep if state.next_action else 0.0
             last = state.outcome.exception() if state.outcome else None
             _log.info(
@@ -212,19 +240,23 @@ class CallLimiter:
                 delay,
                 last,
             )
-            if on_retry is not None:
-                on_retry()
+
+        def stop(state: RetryCallState) -> bool:
+            return state.attempt_number >= policy.attempts or abandoned()
 
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(policy.attempts),
+            stop=stop,
             retry=retry_if_exception_type(JudgeTransientError),
             wait=self._wait,
             before_sleep=announce,
+            sleep=backoff,
         )
         try:
             return await retrying(again)
         except RetryError as exc:
             last = exc.last_attempt.exception()
+        if abandoned():
+            raise _abandoned(who, last) from last
         raise JudgeUnavailable(
             f"response error: {who} failed after {policy.attempts} attempt(s); last error: {last}"
         )
@@ -239,6 +271,10 @@ class CallLimiter:
                     return await attempt()
             except TimeoutError:
                 raise JudgeTransientError(f"no reply within {self.policy.timeout:g} s") from None
+
+
+def _abandoned(who: str, last: BaseException | None) -> JudgeAbandoned:
+    return JudgeAbandoned(f"{who}: not retried, its turn failed; last error: {last}")
 
 
 class Budget:

@@ -55,6 +55,7 @@ from agenteval.evaluators.llm.operators.invocations import (
 )
 from agenteval.evaluators.llm.operators.samples import SamplesAggregator, samples_aggregators
 from agenteval.evaluators.llm.operators.scorers import ResponseScorer, ScoreResult
+from agenteval.judge.errors import JudgeAbandoned
 from agenteval.judge.session import JudgeSession
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel, LLMCriterion
@@ -438,12 +439,13 @@ async def collect_samples(
 
     The samples not yet sent are cancelled then; those already on the wire are paid for,
     so they finish first, their replies counted and cached (a ``--resume`` or a rerun gets
-    them free), and the lowest index's failure is raised.  Cancelling the turn itself (a
-    second Ctrl-C) cancels every sample.
+    them free), but make no retry (``JudgeAbandoned``), and the lowest index's failure of
+    its own is raised.  Cancelling the turn itself (a second Ctrl-C) cancels every sample.
     """
     if len(indexes) == 1:
         return [await client.complete(request, metric_name=metric_name, sample_index=indexes[0])]
     sent: set[int] = set()
+    failed = asyncio.Event()
     tasks = [
         asyncio.ensure_future(
             client.complete(
@@ -451,6 +453,7 @@ async def collect_samples(
                 metric_name=metric_name,
                 sample_index=k,
                 on_sent=functools.partial(sent.add, k),
+                turn_failed=failed,
             )
         )
         for k in indexes
@@ -458,6 +461,7 @@ async def collect_samples(
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         if any(t.done() and not t.cancelled() and t.exception() for t in tasks):
+            failed.set()
             for k, task in zip(indexes, tasks, strict=True):
                 if k not in sent:
                     task.cancel()
@@ -465,7 +469,8 @@ async def collect_samples(
         # Read every finished task's exception (an unread one is logged with a traceback when
         # the task is collected), then raise the lowest sample index's, so messages are stable.
         errors = [t.exception() for t in tasks if t.done() and not t.cancelled()]
-        for error in errors:
+        # A sample abandoned for the turn's failure is no failure of its own.
+        for error in sorted(errors, key=lambda e: isinstance(e, JudgeAbandoned)):
             if error is not None:
                 raise error
         return [t.result() for t in tasks]
