@@ -33,15 +33,8 @@ if TYPE_CHECKING:
 def warnings_kept_in(reports: RunReports) -> str:
     """Which of the run's reports list every warning ("" when it writes none of them): the
     count line past the printed ones names only reports this run writes."""
-    named = [
-        flag
-        for flag, path in (
-            ("--json", reports.json),
-            ("--junit", reports.junit),
-            ("--markdown", reports.markdown),
-        )
-        if path is not None
-    ]
+    given = {"--json": reports.json, "--junit": reports.junit, "--markdown": reports.markdown}
+    named = [flag for flag, path in given.items() if path is not None]
     if not named:
         return ""
     return f"{' and '.join(named)} {'list' if len(named) > 1 else 'lists'} every one"
