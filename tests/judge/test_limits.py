@@ -417,3 +417,29 @@ def test_a_sample_waiting_to_retry_when_its_turn_fails_stops_waiting(
     assert judge_server.count == 2
     assert (total.calls, total.retries, total.failed_calls) == (2, 0, 2)
     assert elapsed < 2.0
+
+
+def test_a_stop_ends_a_retrys_backoff_at_once_and_refuses_the_retry(
+    judge_server: JudgeServer,
+) -> None:
+    # Told to retry in 30 s (Retry-After); the stop comes 0.3 s later, from a signal
+    # handler's side (stop_new_calls): the call is refused then, not 30 s later.
+    from agenteval.judge import JudgeInterrupted
+
+    judge_server.enqueue(Reply.rate_limited("30"))
+    settings = settings_for(judge_server)
+
+    async def go() -> tuple[JudgeClient, float]:
+        async with JudgeClient(fast_options(concurrency=1, retries=4)) as client:
+            loop = asyncio.get_running_loop()
+            loop.call_later(0.3, client.stop_new_calls)
+            started = loop.time()
+            with pytest.raises(JudgeInterrupted):
+                await client.complete(JudgeRequest.user_prompt(settings, "q"), metric_name="m")
+            return client, loop.time() - started
+
+    client, elapsed = asyncio.run(go())
+    assert elapsed < 5.0
+    assert judge_server.count == 1  # the retry was never sent
+    total = client.usage.total
+    assert (total.calls, total.retries) == (1, 0)

@@ -11,6 +11,7 @@ providers alike, none of them imported here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import random
 from collections.abc import Callable
@@ -136,6 +137,8 @@ class JudgeClient:
         self._owns_http = http is None
         self._open = False
         self._stopping = False
+        # The loop the calls run in (a stop, from a signal handler, wakes their backoffs there).
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> JudgeClient:
         await self.open()
@@ -340,8 +343,15 @@ class JudgeClient:
         return self._cost_budget
 
     def stop_new_calls(self) -> None:
-        """Send no further request (a signal arrived); calls already on the wire finish and are cached."""
+        """Send no further request (a signal arrived); calls already on the wire finish and are
+        cached, and a call waiting out a retry's backoff is refused now, not when it ends.
+
+        Safe in a signal handler: the backoffs are woken by a callback handed to the loop."""
         self._stopping = True
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nothing waits
+                loop.call_soon_threadsafe(self._limiter.wake)
 
     async def _call(
         self, backend: JudgeBackend, call: PreparedCall, sent: _SentCall, who: str
@@ -355,6 +365,7 @@ class JudgeClient:
         are unknown, never $0.
         """
         metric_name = sent.metric_name
+        self._loop = asyncio.get_running_loop()
 
         async def attempt() -> JudgeReply:
             # Checked per attempt, after waiting for a concurrency slot: queued calls and
@@ -369,6 +380,9 @@ class JudgeClient:
                 self.usage.count(metric_name, "calls")
                 if sent.on_sent is not None:
                     sent.on_sent()
+            else:
+                # A retry counts here, when it is sent: one a stop refused was never made.
+                self.usage.count(metric_name, "retries")
             return await backend.send(call)
 
         try:
@@ -376,7 +390,6 @@ class JudgeClient:
                 attempt,
                 who=who,
                 label=metric_name,
-                on_retry=lambda: self.usage.count(metric_name, "retries"),
                 give_up=sent.turn_failed,
             )
         except JudgeError:

@@ -25,7 +25,6 @@ that would have slowed the run.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import random
@@ -162,6 +161,19 @@ class CallLimiter:
         self._semaphore = asyncio.Semaphore(concurrency)
         self._rate = rate_limiter(rate_limit_rpm) if rate_limit_rpm else None
         self._wait = _PolicyWait(policy, rng or random.Random())
+        # Set by wake() (a stop): every backoff under way ends now; made in the loop.
+        self._woken: asyncio.Event | None = None
+
+    def wake(self) -> None:
+        """End every backoff under way, and any later one, at once (a stop: the retry that
+        follows is refused by the caller's attempt, so the run does not wait out a
+        Retry-After of up to a minute to end).  Call it in the limiter's event loop."""
+        self._woken_event().set()
+
+    def _woken_event(self) -> asyncio.Event:
+        if self._woken is None:
+            self._woken = asyncio.Event()
+        return self._woken
 
     async def call(
         self,
@@ -169,7 +181,6 @@ class CallLimiter:
         *,
         who: str,
         label: str,
-        on_retry: Callable[[], None] | None = None,
         give_up: asyncio.Event | None = None,
     ) -> T:
         """Run ``attempt`` until it succeeds, fails for good, or the retries run out.
@@ -185,7 +196,7 @@ class CallLimiter:
         except JudgeTransientError as failure:
             if give_up is not None and give_up.is_set():
                 raise _abandoned(who, failure) from failure
-            return await self._retry(attempt, failure, who, label, on_retry, give_up)
+            return await self._retry(attempt, failure, who, label, give_up)
 
     async def _retry(
         self,
@@ -193,14 +204,14 @@ class CallLimiter:
         failure: JudgeTransientError,
         who: str,
         label: str,
-        on_retry: Callable[[], None] | None,
         give_up: asyncio.Event | None,
     ) -> T:
         """tenacity's retry loop after a first failed attempt; only failed calls pay for it.
 
-        Its first attempt replays ``failure``, so waits, counts and the final
-        message are those of a loop that made every attempt itself.  A retry is counted
-        when it is made (not when its backoff starts: ``give_up`` may cut that short).
+        Its first attempt replays ``failure``, so waits and the final message are those of
+        a loop that made every attempt itself.  The caller's ``attempt`` counts a retry
+        when it sends it: a backoff that ``give_up`` or :meth:`wake` cut short, and a retry
+        the caller then refuses, count nothing.
         """
         policy = self.policy
         pending: JudgeTransientError | None = failure
@@ -216,16 +227,10 @@ class CallLimiter:
                 raise replayed
             if abandoned():
                 raise _abandoned(who, last)
-            if on_retry is not None:
-                on_retry()
             return await self._once(attempt)
 
         async def backoff(seconds: float) -> None:
-            if give_up is None:
-                await asyncio.sleep(seconds)
-                return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(give_up.wait(), seconds)
+            await _until_any((self._woken_event(), give_up), seconds)
 
         def announce(state: RetryCallState) -> None:
             nonlocal last
@@ -271,6 +276,16 @@ class CallLimiter:
                     return await attempt()
             except TimeoutError:
                 raise JudgeTransientError(f"no reply within {self.policy.timeout:g} s") from None
+
+
+async def _until_any(events: tuple[asyncio.Event | None, ...], seconds: float) -> None:
+    """Wait ``seconds``, or until one of ``events`` is set."""
+    waiters = [asyncio.ensure_future(event.wait()) for event in events if event is not None]
+    try:
+        await asyncio.wait(waiters, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
 
 
 def _abandoned(who: str, last: BaseException | None) -> JudgeAbandoned:
