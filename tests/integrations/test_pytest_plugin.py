@@ -144,3 +144,69 @@ def test_workers_share_the_judge_cache(project: Path, judge_server: JudgeServer)
     assert judge_server.count == calls  # every reply from the cache the workers wrote
     summary = lambda text: text.strip().splitlines()[-1].split(" in ")[0]  # noqa: E731
     assert summary(again.stdout) == summary(first.stdout)
+
+
+def _turn(text: str) -> dict[str, object]:
+    return {
+        "invocationId": "t1",
+        "userContent": {"role": "user", "content": "hi"},
+        "finalResponse": {"role": "assistant", "content": text},
+    }
+
+
+def _case(eval_id: str, actual: str = "hello") -> dict[str, object]:
+    return {
+        "evalId": eval_id,
+        "evalMode": "trace",
+        "conversation": [_turn("hello")],
+        "actualConversation": [_turn(actual)],
+        "sessionInput": {"appName": "a", "userId": "u"},
+    }
+
+
+HOSTILE_IDS = ["clear\x1b[2J\x07", "two\nlines", "L" * 600]
+
+
+def test_hostile_case_ids_and_keys_are_escaped_and_unevaluated_cases_fail(
+    tmp_path: Path,
+) -> None:
+    # A case id or unknown key holding control characters reached the terminal raw in the
+    # test id (PASSED x.evalset.json::clear<ESC>[2J<BEL>) and in the warnings summary.
+    mine = _case("plain")
+    mine["x\x1b]0;title\x07"] = 1  # an unknown key: a warning
+    cases = [mine, _case("wrong", actual="bye"), *(_case(i) for i in HOSTILE_IDS)]
+    (tmp_path / "s.evalset.json").write_text(json.dumps({"evalSetId": "s", "evalCases": cases}))
+    exact = {"finalResponse": {"text": {"matchStrategy": "exact"}}}
+    metric = {"metricName": "exact", "evaluatorName": "final_response_avg_score"}
+    metrics = [{**metric, "threshold": 1.0, "criterion": exact}]
+    (tmp_path / "s.metrics.json").write_text(json.dumps(metrics))
+    cases = [_case("never_scored"), _case("never_scored_either")]
+    (tmp_path / "u.evalset.json").write_text(json.dumps({"evalSetId": "u", "evalCases": cases}))
+    unevaluated = {"metricName": "unevaluated", "threshold": 1.0}
+    (tmp_path / "u.metrics.json").write_text(json.dumps([unevaluated, *metrics]))
+    plugin = Path(__file__).resolve().parents[1] / "plugins" / "unevaluated_metric.py"
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "scratch"\n[tool.agenteval]\nplugin = ["{plugin}"]\n'
+    )
+    args = ["--agenteval-evalset", "s.evalset.json", "--agenteval-evalset", "u.evalset.json"]
+    proc = pytest_run(tmp_path, *args, "-rA", "--junitxml=out.xml")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "3 failed, 4 passed, 1 warning" in proc.stdout
+    assert not any(char in proc.stdout for char in "\x1b\x07"), proc.stdout
+    assert "PASSED s.evalset.json::clear\\x1b[2J\\x07\n" in proc.stdout
+    assert "PASSED s.evalset.json::two\\nlines\n" in proc.stdout
+    assert f"PASSED s.evalset.json::{'L' * 600}\n" in proc.stdout
+    assert "evalCases[0].x\\x1b]0;title\\x07: 'x\\x1b]0;title\\x07' is not a field" in proc.stdout
+    found = outcomes(tmp_path / "out.xml")
+    assert found["wrong"][0] == "failed"
+    for name in ("never_scored", "never_scored_either"):
+        outcome, text = found[name]
+        assert outcome == "failed"
+        assert text.splitlines()[0] == f"{name}  INCOMPLETE"
+        assert "! unevaluated · turn 1: not evaluated: no verdict yet" in text
+    # (JUnit's name of the id with "[" is pytest's own: it reads "[" as a parameter.)
+    assert len(found) == 7
+    assert {"two\\nlines", "L" * 600} <= set(found)
+    parallel = pytest_run(tmp_path, *args, "-n", "2", "--junitxml=parallel.xml")
+    assert parallel.returncode == 1, parallel.stdout + parallel.stderr
+    assert outcomes(tmp_path / "parallel.xml") == found

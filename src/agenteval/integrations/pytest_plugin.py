@@ -80,8 +80,15 @@ def _problems_text(exc: Exception) -> str:
     from agenteval.errors import ConfigError
 
     if isinstance(exc, ConfigError):
-        return "\n".join(f"error: {problem}" for problem in exc.problems)
-    return str(exc)
+        return "\n".join(f"error: {_safe(problem)}" for problem in exc.problems)
+    return _safe(exc)
+
+
+def _safe(problem: object) -> str:
+    """A problem's text for pytest's terminal: its input text (a key, a path) escaped."""
+    from agenteval.inputs.safe_text import escape_control
+
+    return escape_control(str(problem))
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -104,7 +111,7 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     paths, problems = expand_evalset_paths(params["evalset"])
     if problems:
-        raise pytest.UsageError("\n".join(f"error: {p}" for p in problems))
+        raise pytest.UsageError("\n".join(f"error: {_safe(p)}" for p in problems))
     options = scoring_options(params)
     files = frozenset(path.resolve() for path in paths)
     config.stash[_STATE] = _Evals(files, options, explicit=bool(specs))
@@ -136,16 +143,24 @@ class EvalSetFile(pytest.File):
         except AgentEvalError as exc:
             raise self.CollectError(_problems_text(exc)) from None
         for problem in prepared.warnings:
-            self.warn(AgentEvalWarning(str(problem)))
+            self.warn(AgentEvalWarning(_safe(problem)))
         wanted = set(evals.options.cases)  # `case` in the project file
         for plan in prepared.plans:
             for eval_id in plan.case_ids:
                 if not wanted or eval_id in wanted:
-                    yield EvalCaseItem.from_parent(self, name=eval_id)
+                    yield EvalCaseItem.from_parent(self, eval_id=eval_id)
 
 
 class EvalCaseItem(pytest.Item):
     """One eval case: scored when run, failing unless PASSED."""
+
+    def __init__(self, *, eval_id: str, **kwargs: Any) -> None:
+        """``eval_id``: the case's evalId as written; the item's name (the test id pytest
+        prints, ``-k`` matches) is it escaped, distinct ids staying distinct (``exact``)."""
+        from agenteval.inputs.safe_text import escape_control
+
+        super().__init__(name=escape_control(eval_id, exact=True), **kwargs)
+        self.eval_id = eval_id
 
     def runtest(self) -> None:
         """Score this case alone (judge replies from the shared cache when it has them)."""
@@ -153,7 +168,7 @@ class EvalCaseItem(pytest.Item):
 
         evals = self.config.stash[_STATE]
         assert evals is not None
-        options = dataclasses.replace(evals.options, cases=[self.name])
+        options = dataclasses.replace(evals.options, cases=[self.eval_id])
         result = api.evaluate([str(self.path)], options)
         if result.exit_code == api.EXIT_PASSED:
             return
