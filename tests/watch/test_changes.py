@@ -78,3 +78,23 @@ def test_passed_to_incomplete_is_newly_failing_and_back_newly_passing(tmp_path: 
     evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=True)))
     third = one_pass(evalset, second)
     assert "newly passing: u/c1" in pass_changes(second, third).lines()
+
+
+def test_a_case_removed_or_added_passing_is_a_change(tmp_path: Path) -> None:
+    # Renaming an incomplete case to one that passes turned the run from INCOMPLETE to
+    # PASSED while the watch said "no result changed": the old id was gone (never listed)
+    # and the new one, having no previous status, was not "newly passing".
+    evalset = tmp_path / "u.evalset.json"
+    (tmp_path / "u.metrics.json").write_text(
+        json.dumps([{"metricName": "token_usage", "threshold": 100}])
+    )
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=False)))
+    first = one_pass(evalset)
+
+    def renamed(data: Any) -> None:
+        data["evalCases"][0]["evalId"] = "c2"
+
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=True)))
+    edit(evalset, renamed)
+    lines = pass_changes(first, one_pass(evalset, first)).lines()
+    assert lines == ["newly passing: u/c2 (new case)", "removed: u/c1 (was incomplete)"]

@@ -1,4 +1,4 @@
-"""What changed between two watch passes: newly failing, newly passing, score deltas, new problems.
+"""What changed between two watch passes: newly failing/passing, score deltas, new problems, removed.
 
 Tested in tests/watch/test_changes.py.
 """
@@ -22,6 +22,7 @@ class PassChanges:
     newly_passing: list[str] = field(default_factory=list)
     score_deltas: list[str] = field(default_factory=list)
     new_problems: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
         """Every change, one line each, in the order a reader wants them."""
@@ -29,6 +30,7 @@ class PassChanges:
         out += [f"newly passing: {line}" for line in self.newly_passing]
         out += [f"score: {line}" for line in self.score_deltas]
         out += [f"new problem: {line}" for line in self.new_problems]
+        out += [f"removed: {line}" for line in self.removed]
         return out
 
 
@@ -57,12 +59,17 @@ def pass_changes(previous: PassOutcome, current: PassOutcome) -> PassChanges:
     before, after = _statuses(previous), _statuses(current)
     for key, status in after.items():
         was = before.get(key)
-        if status is EvalStatus.PASSED and was is not None and was is not EvalStatus.PASSED:
-            changes.newly_passing.append(_name(key))
+        if status is EvalStatus.PASSED and was is not EvalStatus.PASSED:
+            # A case renamed or added passing is news too: the run's verdict moved.
+            changes.newly_passing.append(_name(key) + (" (new case)" if was is None else ""))
         elif status is not EvalStatus.PASSED and was is not status:
             # Passed (or new) and now not; or not evaluated before and failed now.
             label = status.value.replace("_", " ")
             changes.newly_failing.append(f"{_name(key)} ({label})")
+    for key, was in before.items():
+        if key not in after:
+            # A failing or incomplete case deleted (or renamed) can turn the run green.
+            changes.removed.append(f"{_name(key)} (was {was.value.replace('_', ' ')})")
     for pair_key, pair in current.pairs.items():
         old = previous.pairs.get(pair_key)
         if old is None or old.overall is None or pair.overall is None:
