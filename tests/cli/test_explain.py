@@ -656,6 +656,25 @@ def test_a_case_saved_in_two_files_names_them(tmp_path: Path) -> None:
     assert run(None, "explain", files[0], *target).returncode == 0
 
 
+def test_a_case_in_many_results_names_the_first_ten_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    """64 result files holding the case were one error line of 64 full paths."""
+    out = tmp_path / "many"
+    run(None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "-o", str(out))
+    (first,) = out.glob("*.json")
+    for i in range(63):
+        (out / f"copy{i:02}.evalset_result.json").write_bytes(first.read_bytes())
+    files = sorted(str(path) for path in out.glob("*.json"))
+    proc = run(None, "explain", str(out), "--case", "cancel_order", "--metric", "json_answer")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    (line,) = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert line == (
+        f"error: {out}: case 'cancel_order' (run 1) of eval set order-api is in 64 results: "
+        f"{', '.join(files[:10])} … and 54 more (pass the one result file to explain)"
+    )
+
+
 def test_a_case_a_run_document_holds_twice_names_its_places_and_the_way_out(
     tmp_path: Path,
 ) -> None:

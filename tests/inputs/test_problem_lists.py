@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agenteval.errors import Problem
-from agenteval.inputs.problem_lists import LISTED, Item, listed_or_counted
+from agenteval.inputs.problem_lists import LISTED, NAMED, Item, first_named, listed_or_counted
 
 
 def items(count: int) -> list[Item]:
@@ -29,3 +29,12 @@ def test_more_are_one_warning_with_the_count_and_the_first_three() -> None:
         "f: 300,000 records: are unknown (the first: line 0 'x0', line 1 'x1', line 2 'x2'; "
         "see --x)"
     )
+
+
+def test_names_past_ten_are_counted() -> None:
+    assert NAMED == 10
+    names = [f"p{i}" for i in range(64)]
+    assert first_named(names) == ", ".join(names[:10]) + " … and 54 more"
+    assert first_named(names[:10]) == ", ".join(names[:10])
+    assert first_named(names[:11], "; ") == "; ".join(names[:10]) + " … and 1 more"
+    assert first_named([]) == ""

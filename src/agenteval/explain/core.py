@@ -41,6 +41,7 @@ from agenteval.explain.model import (
     TurnOutcome,
     metric_incomplete,
 )
+from agenteval.inputs.problem_lists import first_named
 from agenteval.results.aggregation import default_case_aggregate
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric
@@ -336,7 +337,7 @@ def build_explanation(
 
 def _unknown(file: str, what: str, name: str, known: Sequence[str]) -> ConfigError:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
-    shown = ", ".join(known[:10]) + (" …" if len(known) > 10 else "")
+    shown = first_named(known)
     hint = (f"did you mean {close[0]!r}? " if close else "") + f"known: {shown or 'none'}"
     return ConfigError([Problem(file, "", f"no {what} {name!r}", hint)])
 
@@ -445,7 +446,7 @@ def _several(
     (a run document of the same eval set run twice) names its places in it."""
     sets = sorted({case.eval_set_id for _, _, case, _ in found})
     what = f"case {target.case_id!r} (run {target.run_id})"
-    given = ", ".join(named(path) for path in paths)
+    given = first_named([named(path) for path in paths])
     if len(sets) > 1 and target.eval_set_id is None:
         problem = Problem(
             given,
@@ -458,10 +459,12 @@ def _several(
     for source, where, _, _ in found:
         places.setdefault(named(source), []).append(where)
     if all(len(wheres) == 1 for wheres in places.values()):
-        files = ", ".join(places)
+        files = first_named(list(places))
         message = f"{what} of eval set {sets[0]} is in {len(found)} results: {files}"
         return ConfigError([Problem(given, "", message, "pass the one result file to explain")])
-    listed = "; ".join(f"{file} at {', '.join(wheres)}" for file, wheres in places.items())
+    listed = first_named(
+        [f"{file} at {first_named(wheres)}" for file, wheres in places.items()], "; "
+    )
     problem = Problem(
         given,
         "",

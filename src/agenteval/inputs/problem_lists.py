@@ -17,6 +17,8 @@ from agenteval.errors import Problem
 
 # Items named one by one; more are counted.
 LISTED = 3
+# Names one message lists (files, places) before it counts the rest.
+NAMED = 10
 
 
 class Item(NamedTuple):
@@ -37,4 +39,12 @@ def listed_or_counted(
     return [Problem(file, f"{len(items):,} {noun}", message, f"the first: {first}{tail}")]
 
 
-__all__ = ["LISTED", "Item", "listed_or_counted"]
+def first_named(names: Sequence[str], sep: str = ", ", limit: int = NAMED) -> str:
+    """``names`` joined, past ``limit`` the first ``limit`` and ``… and N more``: one error
+    naming the 64 files that hold a case was one line of 64 full paths."""
+    shown = sep.join(names[:limit])
+    rest = len(names) - limit
+    return f"{shown} … and {rest:,} more" if rest > 0 else shown
+
+
+__all__ = ["LISTED", "NAMED", "Item", "first_named", "listed_or_counted"]
