@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from agenteval.api import Options, RunResult, evaluate
-    from agenteval.api.files import load_evalset
-    from agenteval.inputs.loading import load_metrics, load_result, load_traces
+    from agenteval.api.files import load_evalset, load_metrics, load_result, load_traces
     from agenteval.report.run_reports import RunReports
 
 _LAZY = {
@@ -22,9 +21,9 @@ _LAZY = {
     "RunReports": "agenteval.report.run_reports",
     "evaluate": "agenteval.api",
     "load_evalset": "agenteval.api.files",
-    "load_metrics": "agenteval.inputs.loading",
-    "load_result": "agenteval.inputs.loading",
-    "load_traces": "agenteval.inputs.loading",
+    "load_metrics": "agenteval.api.files",
+    "load_result": "agenteval.api.files",
+    "load_traces": "agenteval.api.files",
 }
 
 

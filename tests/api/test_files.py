@@ -1,4 +1,5 @@
-"""agenteval.load_evalset: the eval set checked as ``agenteval validate`` checks it."""
+"""agenteval.load_evalset (checked as ``agenteval validate`` checks it), load_metrics,
+load_result and load_traces (read as the command that takes each file reads it)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,56 @@ def test_warnings_without_a_list_are_emitted_not_dropped(tmp_path: Path) -> None
         agenteval.load_evalset(path, strict=True)
     with pytest.raises(ConfigError, match="lenient: cannot be combined with strict"):
         agenteval.load_evalset(path, strict=True, lenient=True)
+
+
+# load_metrics, load_result and load_traces: read as the command that takes the file reads it.
+
+METRIC = {
+    "metricName": "m",
+    "evaluatorName": "final_response_avg_score",
+    "threshold": 1.0,
+    "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}},
+}
+
+
+def test_load_metrics_checks_as_run_and_takes_warnings(tmp_path: Path) -> None:
+    path = tmp_path / "s.metrics.json"
+    # A near miss was loaded without a word by the model reader alone.
+    path.write_text(json.dumps([{**METRIC, "Threshold": 1}]))
+    with pytest.raises(ConfigError, match=r"'Threshold' is not a field.*did you mean"):
+        agenteval.load_metrics(path)
+    # Invalid UTF-8 inside a string: refused before; now U+FFFD and a warning, as run reads it.
+    path.write_bytes(json.dumps([{**METRIC, "metricName": "m?"}]).encode().replace(b"?", b"\xff"))
+    found: list[Problem] = []
+    (metric,) = agenteval.load_metrics(str(path), warnings=found)
+    assert metric.metric_name == "m\ufffd" and metric.threshold == 1.0
+    assert len(found) == 1 and "invalid UTF-8" in str(found[0]), found
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agenteval.load_metrics(path)
+    assert [str(w.message) for w in caught] == [str(found[0])]
+    assert caught[0].filename == __file__
+
+
+def test_load_result_reads_as_show_and_takes_warnings(tmp_path: Path) -> None:
+    result = {"evalSetResultId": "r", "evalSetId": "s?", "evalCaseResults": []}
+    path = tmp_path / "r.evalset_result.json"
+    path.write_bytes(json.dumps(result).encode().replace(b"?", b"\xff"))
+    found: list[Problem] = []
+    loaded = agenteval.load_result(path, warnings=found)
+    assert loaded.eval_set_id == "s\ufffd"
+    assert len(found) == 1 and "invalid UTF-8" in str(found[0]), found
+    evalset = write(tmp_path / "s.evalset.json")
+    with pytest.raises(ConfigError, match="eval set"):
+        agenteval.load_result(evalset)
+
+
+def test_load_traces_sorts_unknown_keys_as_run_traces_does(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"evalId": "a", "actualConversation": [], "colour": 1}) + "\n")
+    found: list[Problem] = []
+    traces = agenteval.load_traces(path, warnings=found)
+    assert list(traces) == ["a"]
+    assert [w.path for w in found] == ["line 1.colour"], found
+    with pytest.raises(ConfigError, match="colour"):
+        agenteval.load_traces(path, strict=True)

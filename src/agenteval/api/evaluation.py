@@ -418,6 +418,17 @@ def _shared_traces(
     )
 
 
+def read_checked_traces(
+    path: Path, strictness: Strictness
+) -> tuple[Mapping[str, list[Invocation]], list[Problem], list[Problem]]:
+    """(records, problems, warnings) of a traces file of records (no OTLP export) checked as
+    ``--traces`` is: unknown keys sorted by ``strictness``; ConfigError when unreadable."""
+    checks = TraceRecordChecks(str(path))
+    records, problems = loading.read_traces(path, checks)
+    errors, warnings = checks.sorted(strictness)
+    return records, problems + errors, warnings
+
+
 def _load_traces(
     options: Options, found: Findings
 ) -> tuple[Mapping[str, list[Invocation]] | None, bool]:
@@ -438,13 +449,12 @@ def _load_traces(
             traces, warnings = load_otlp_traces(path, options.traces_match)
             found.warnings.extend(warnings)
             return traces, True
-        checks = TraceRecordChecks(str(path))
-        records, problems = loading.read_traces(path, checks)
+        strictness = Strictness.of(strict=options.strict, lenient=options.lenient)
+        records, problems, warnings = read_checked_traces(path, strictness)
     except ConfigError as exc:
         found.problems.extend(exc.problems)
         return None, otlp
-    errors, warnings = checks.sorted(Strictness.of(strict=options.strict, lenient=options.lenient))
-    found.problems.extend(problems + errors)
+    found.problems.extend(problems)
     found.warnings.extend(warnings)
     if options.traces_match != settings.TRACES_MATCH:
         # Records name their case by evalId: the choice made here was silently unused.

@@ -16,7 +16,6 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agenteval.errors import ConfigError, Problem
@@ -533,14 +532,14 @@ def _saved_case_status(case: EvalCaseResult, marked: list[str] | int | None) -> 
 def _checked_metrics(metrics_file: str, warnings: list[Problem]) -> list[EvalMetric]:
     """The metric file read and checked as ``run`` reads it (misspelt keys are errors,
     unknown ones warnings, added to ``warnings``); plugins are loaded already."""
-    from agenteval import api
-    from agenteval.inputs.loading import load_metrics
+    from agenteval.api.files import load_metrics
 
-    problems, found = api.check_metrics_file(Path(metrics_file), api.Options())
-    if problems:
-        raise ConfigError(problems, [*warnings, *found])
-    warnings.extend(found)
-    return load_metrics(Path(metrics_file))
+    # Read once: read again by the model reader alone, a file whose invalid UTF-8 the
+    # check read as U+FFFD (with its warning) was then refused as "not UTF-8 text".
+    try:
+        return load_metrics(metrics_file, warnings=warnings)
+    except ConfigError as exc:
+        raise ConfigError(exc.problems, [*warnings, *exc.warnings]) from None
 
 
 def _saved_metric(

@@ -139,13 +139,22 @@ def _no_metrics(path: Path) -> Problem:
     )
 
 
-def check_metrics_file(path: Path, rules: PlanRules) -> tuple[list[Problem], list[Problem]]:
-    """(problems, warnings) of a metric file read on its own, as a run reads it (no eval set)."""
+def checked_metrics_file(
+    path: Path, rules: PlanRules
+) -> tuple[list[EvalMetric], list[Problem], list[Problem]]:
+    """(metrics, problems, warnings) of a metric file read on its own, as a run reads it
+    (no eval set); ``agenteval.load_metrics`` returns its metrics."""
     found = Findings(problems=[])
     metrics = _plan_metrics(path, dataclasses.replace(rules, metrics=str(path)), found, None)
     if not found.problems:
         check_metrics(metrics, str(path), set(rules.skip), found)
-    return found.problems, found.warnings
+    return metrics, found.problems, found.warnings
+
+
+def check_metrics_file(path: Path, rules: PlanRules) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings) of a metric file read on its own, as a run reads it (no eval set)."""
+    _, problems, warnings = checked_metrics_file(path, rules)
+    return problems, warnings
 
 
 def plan_evalset(
@@ -291,4 +300,10 @@ def _plan(
     )
 
 
-__all__ = ["PlanRules", "check_metrics_file", "metrics_path_for", "plan_evalset"]
+__all__ = [
+    "PlanRules",
+    "check_metrics_file",
+    "checked_metrics_file",
+    "metrics_path_for",
+    "plan_evalset",
+]
