@@ -703,3 +703,28 @@ def test_a_case_a_run_document_holds_twice_names_its_places_and_the_way_out(
     files = sorted(out.glob("*.evalset_result.json"))
     assert len(files) == 2
     assert run(None, "explain", str(files[0]), *target).returncode == 0
+
+
+def test_a_case_in_several_eval_sets_needs_eval_set_and_is_never_picked_silently(
+    tmp_path: Path,
+) -> None:
+    """Two eval sets hold ``refund_amount_off``: explaining the first found explained a
+    case the user may not have meant, without a word; the result path already asked."""
+    source = json.loads((REPO / "evalsets" / "order-api.evalset.json").read_text())
+    sets = tmp_path / "sets"
+    sets.mkdir()
+    metrics = json.loads((REPO / "metrics" / "order-api.metrics.json").read_text())
+    for name in ("first", "second"):
+        (sets / f"{name}.evalset.json").write_text(json.dumps({**source, "evalSetId": name}))
+        (sets / f"{name}.metrics.json").write_text(json.dumps(metrics))
+    args = ["explain", "--evalset", str(sets), "--case", "refund_amount_off"]
+    proc = run(None, *args, "--metric", "json_answer")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (
+        "case 'refund_amount_off' (run 1) is in several eval sets: first, second "
+        "(pass --eval-set ID)"
+    ) in proc.stderr
+    proc = run(None, *args, "--metric", "json_answer", "--eval-set", "second")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "second.evalset.json" in proc.stdout
+    assert "$.refund.amount  differs  actual 12.5  expected 14.5" in proc.stdout

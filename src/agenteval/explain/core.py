@@ -401,6 +401,11 @@ def explain_evalset(specs: Sequence[str], options: api.Options, target: Target) 
     sets = [plan.eval_set_id for plan in prepared.plans]
     if target.eval_set_id and target.eval_set_id not in sets:
         raise _unknown(", ".join(specs), "eval set", target.eval_set_id, sets)
+    holding = sorted({plan.eval_set_id for plan in prepared.plans if len(plan.cases)})
+    if len(holding) > 1 and target.eval_set_id is None:
+        # Explaining the first would explain a case the user may not mean, without a word.
+        what = f"case {target.case_id!r} (run {target.run_id})"
+        raise _in_several_sets(first_named(list(specs)), what, holding)
     for plan in prepared.plans:
         if target.eval_set_id and plan.eval_set_id != target.eval_set_id:
             continue
@@ -434,6 +439,12 @@ class _Found:
     warnings: list[Problem]
 
 
+def _in_several_sets(given: str, what: str, sets: Sequence[str]) -> ConfigError:
+    """The case is in several eval sets and ``--eval-set`` picks none of them."""
+    message = f"{what} is in several eval sets: {first_named(list(sets))}"
+    return ConfigError([Problem(given, "", message, "pass --eval-set ID")])
+
+
 def _several(
     paths: Sequence[str],
     found: Sequence[tuple[str, str, EvalCaseResult, object]],
@@ -447,13 +458,7 @@ def _several(
     what = f"case {target.case_id!r} (run {target.run_id})"
     given = first_named([named(path) for path in paths])
     if len(sets) > 1 and target.eval_set_id is None:
-        problem = Problem(
-            given,
-            "",
-            f"{what} is in several eval sets: {', '.join(sets)}",
-            "pass --eval-set ID",
-        )
-        return ConfigError([problem])
+        return _in_several_sets(given, what, sets)
     places: dict[str, list[str]] = {}
     for source, where, _, _ in found:
         places.setdefault(named(source), []).append(where)
