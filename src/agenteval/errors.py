@@ -24,7 +24,7 @@ CLI is a bug in agenteval (exit 4, traceback with ``--verbose``)::
     ├── JudgeError                      a judge call failed for good (exit 3)
     │   ├── judge.errors.JudgeConfigError (exit 2), JudgeRequestError, JudgeRejected,
     │   │   JudgeUnavailable, JudgeReplyError, JudgeBudgetExhausted, JudgeCacheMiss,
-    │   │   JudgeTransientError, JudgeInterrupted
+    │   │   JudgeTransientError, JudgeInterrupted, JudgeAbandoned
     │   └── evaluators.llm.hallucinations.SegmentationJudgeError
     ├── RunInterrupted                  the run stopped before it finished (exit 3)
     ├── store.connection.StoreError     a run store that cannot be opened, read or written (exit 2)
