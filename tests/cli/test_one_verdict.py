@@ -371,3 +371,23 @@ def test_every_command_bounds_its_printed_warnings_as_run_does(
         assert more == ["warning: … and 14 more warnings (--verbose prints them)"]
     # The count on the verdict line stays the true total.
     assert counted in proc.stdout
+
+
+def test_a_refused_merge_still_says_its_files_warnings(
+    warned_results: Path, tmp_path: Path
+) -> None:
+    """Two eval sets merged into one file is refused; the warnings found reading the files
+    (here a stray byte read as U+FFFD) were dropped with it ('1 problem found.' alone)."""
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for path in sorted((warned_results / "out").glob("*.json"))[:2]:
+        data = path.read_bytes().replace(b'"userId": "', b'"userId": "\xff', 1)
+        (parts / path.name).write_bytes(data)
+    single = tmp_path / "m.json"
+    proc = cli("merge", str(parts), "-o", str(single))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[0] == f"error: {single}: 2 eval sets to write; give a directory"
+    assert sum("invalid UTF-8 read as U+FFFD" in line for line in lines) == 2, lines
+    assert lines[-1] == "1 problem found · 2 warnings."
+    assert not single.exists()

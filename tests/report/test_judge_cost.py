@@ -87,3 +87,17 @@ def test_costliest_cases_keeps_the_top_three_first_arrival_first_on_ties() -> No
         kept.add(label, {"costUsd": cost})
     kept.add("f", None)
     assert kept.costliest() == [("b", 0.3), ("d", 0.3), ("c", 0.2)]
+
+
+def test_a_saved_count_too_large_for_a_float_is_worded_not_raised() -> None:
+    """A hand-edited result with a 401-digit call count: show exited 4 (OverflowError)."""
+    big = 10**400
+    text = judge_usage_text(
+        {"total": {"calls": big, "retries": 1, "unpricedCalls": big, "costUsd": 0.5}}
+    )
+    assert text.startswith(f"{big} calls, 0 from cache, 1 retry, ")
+    assert text.endswith(f"$0.50 + {big} calls without a price")
+    # Not a number (NaN) counts nothing, as a missing count does.
+    assert judge_usage_text({"total": {"calls": 2, "retries": float("nan")}}).startswith(
+        "2 calls, 0 from cache, 0 retries, "
+    )

@@ -19,14 +19,14 @@ from agenteval.cli.options import QuietOpt, StoreOpt, VerboseOpt
 from agenteval.cli.saved_results import given_once, refuse_no_cases, saved_exit_code, stored_inputs
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import evalset_id_for, expand_evalset_paths
-from agenteval.inputs.result_inputs import read_parts, reading_warnings
+from agenteval.inputs.result_inputs import ResultPart, read_parts, reading_warnings
 from agenteval.inputs.safe_text import wrote_line
 from agenteval.report import console as console_report
 from agenteval.report.merge_writer import MERGE_VIEW, spool_merge, write_merged
 from agenteval.report.merge_writer import close as close_spools
 from agenteval.report.run_notes import RunNotes
 from agenteval.results.fingerprints import digest_file
-from agenteval.results.merging import Completeness, EvalSetFile, plan_merge
+from agenteval.results.merging import Completeness, EvalSetFile, MergedSet, plan_merge
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,19 +120,13 @@ def _eval_sets(specs: Sequence[str]) -> tuple[dict[str, EvalSetFile], list[Probl
 
 def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     loaded = read_parts(inputs)
-    refuse_no_cases("merge", (loaded, settings.parts))
-    complete = Completeness(allow_partial=settings.allow_partial)
-    complete.eval_sets, evalset_warnings = _eval_sets(settings.evalset)
-    order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
-    planned = plan_merge(loaded, case_order=order, complete=complete)
-    # What --allow-partial let through, said even with --quiet (the merge is not green).
-    print_warnings(complete.warnings, verbose=settings.verbose)
+    found = reading_warnings(loaded)
+    try:
+        planned, single, evalset_warnings = _planned(settings, loaded)
+    except ConfigError as exc:
+        # The result files' warnings are said beside a refusal too: never hidden.
+        raise ConfigError(exc.problems, [*found, *exc.warnings], exc.causes) from None
     out = settings.out
-    single = out.suffix == ".json" and not out.is_dir()
-    if single and len(planned) != 1:
-        raise ConfigError(
-            [Problem(str(out), "", f"{len(planned)} eval sets to write; give a directory")]
-        )
     # --verbose: the printed cases' passing turns and details too, as ``run -q -v``.
     view = MERGE_VIEW._replace(verbose=settings.verbose)
     spooled = spool_merge(planned, app_name=None if single else settings.app_name, view=view)
@@ -143,7 +137,7 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     console = stdout()
     # The merged run's failures and summary line; --quiet leaves out the written paths.
     reports = [item.report for item in spooled]
-    shown = print_warnings(evalset_warnings + reading_warnings(loaded), verbose=settings.verbose)
+    shown = print_warnings(evalset_warnings + found, verbose=settings.verbose)
     unfinished = ["interrupted"] if any(r.partial for r in reports) else []
     notes = RunNotes(shown.warnings, shown.warning_count, unfinished)
     console_report.render_reports(console, reports, notes=notes)
@@ -151,6 +145,29 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
         for path in written:
             console.print(wrote_line(path), highlight=False, soft_wrap=True, markup=False)
     return saved_exit_code([item.head for item in planned], reports)
+
+
+def _planned(
+    settings: MergeSettings, loaded: list[ResultPart]
+) -> tuple[list[MergedSet], bool, list[Problem]]:
+    """The merge planned (or refused): its eval sets, whether ``--output`` is one file, and
+    the ``--evalset`` files' warnings; ``--allow-partial``'s are printed here."""
+    refuse_no_cases("merge", (loaded, settings.parts))
+    complete = Completeness(allow_partial=settings.allow_partial)
+    complete.eval_sets, evalset_warnings = _eval_sets(settings.evalset)
+    order = {key: value.eval_ids for key, value in complete.eval_sets.items()}
+    try:
+        planned = plan_merge(loaded, case_order=order, complete=complete)
+    except ConfigError as exc:
+        raise ConfigError(exc.problems, [*evalset_warnings, *exc.warnings], exc.causes) from None
+    # What --allow-partial let through, said even with --quiet (the merge is not green).
+    print_warnings(complete.warnings, verbose=settings.verbose)
+    out = settings.out
+    single = out.suffix == ".json" and not out.is_dir()
+    if single and len(planned) != 1:
+        problem = Problem(str(out), "", f"{len(planned)} eval sets to write; give a directory")
+        raise ConfigError([problem], evalset_warnings)
+    return planned, single, evalset_warnings
 
 
 __all__ = ["MergeSettings", "merge", "merge_results"]

@@ -35,7 +35,20 @@ def _number(usage: Mapping[str, Any], key: str) -> float:
     value = usage.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0.0
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer past 1.8e308 in a saved file: as large as it gets
+        return math.inf
+
+
+def _count(usage: Mapping[str, Any], key: str) -> int:
+    """A saved count as a whole number (0 when it is none: not a number, or not finite)."""
+    value = usage.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else 0
+    return value
 
 
 def cost_text(usage: Mapping[str, Any] | None) -> str:
@@ -54,9 +67,9 @@ def judge_usage_text(usage: Mapping[str, Any] | None) -> str:
     if not isinstance(total, Mapping) or not (total.get("calls") or total.get("cacheHits")):
         return ""
     text = (
-        f"{counted(int(_number(total, 'calls')), 'call')}, "
+        f"{counted(_count(total, 'calls'), 'call')}, "
         f"{total.get('cacheHits', 0)} from cache, "
-        f"{counted(int(_number(total, 'retries')), 'retry', 'retries')}, "
+        f"{counted(_count(total, 'retries'), 'retry', 'retries')}, "
         f"{total.get('promptTokens', 0):,} prompt + "
         f"{total.get('completionTokens', 0):,} completion tokens"
     )
@@ -81,10 +94,10 @@ def priced_text(
     usage``), without the ``--prices`` hint unless some others lack a price.
     """
     cost = _number(usage, "costUsd")
-    unpriced = int(_number(usage, unpriced_key))
+    unpriced = _count(usage, unpriced_key)
     if not unpriced:
         return usd(cost)
-    unreported = min(int(_number(usage, unreported_key)), unpriced) if unreported_key else 0
+    unreported = min(_count(usage, unreported_key), unpriced) if unreported_key else 0
     no_price = unpriced - unreported
     models = usage.get("unpricedModels")
     named = ", ".join(str(m) for m in models) if isinstance(models, list) and models else ""
