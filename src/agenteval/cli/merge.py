@@ -120,11 +120,11 @@ def _eval_sets(specs: Sequence[str]) -> tuple[dict[str, EvalSetFile], list[Probl
 
 def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     loaded = read_parts(inputs)
-    found = reading_warnings(loaded)
     try:
         planned, single, evalset_warnings = _planned(settings, loaded)
     except ConfigError as exc:
-        # The result files' warnings are said beside a refusal too: never hidden.
+        # The warnings found reading the files so far are said beside a refusal: never hidden.
+        found = reading_warnings(loaded)
         raise ConfigError(exc.problems, [*found, *exc.warnings], exc.causes) from None
     out = settings.out
     # --verbose: the printed cases' passing turns and details too, as ``run -q -v``.
@@ -137,7 +137,8 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     console = stdout()
     # The merged run's failures and summary line; --quiet leaves out the written paths.
     reports = [item.report for item in spooled]
-    shown = print_warnings(evalset_warnings + found, verbose=settings.verbose)
+    # Read after the cases: a case's own warnings are found as it is read.
+    shown = print_warnings(evalset_warnings + reading_warnings(loaded), verbose=settings.verbose)
     unfinished = ["interrupted"] if any(r.partial for r in reports) else []
     notes = RunNotes(shown.warnings, shown.warning_count, unfinished)
     console_report.render_reports(console, reports, notes=notes)
