@@ -117,6 +117,24 @@ def test_a_result_file_with_a_stray_byte_in_a_string_is_read_with_a_warning(
     assert "c1 \ufffd" in done.stdout
 
 
+def test_a_result_file_past_the_repair_limit_is_refused_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Repairing reads the file whole in memory (100 MB peaked at 1.7 GB): past the limit
+    such a file is refused, saying why."""
+    import agenteval.inputs.result_inputs as result_inputs
+
+    result = {"evalSetId": "s", "evalCaseResults": [{"evalSetId": "s", "evalId": "c PLACE"}]}
+    path = tmp_path / "r.evalset_result.json"
+    path.write_bytes(_with_byte(result, b"\xff"))
+    monkeypatch.setattr(result_inputs, "REPAIR_LIMIT", path.stat().st_size - 1)
+    with pytest.raises(ConfigError) as refused:
+        read_results([path], [])
+    (problem,) = refused.value.problems
+    assert problem.message.startswith("not UTF-8 text")
+    assert problem.hint == "over 64 MiB, not read as U+FFFD in memory: save the file as UTF-8"
+
+
 def test_a_file_that_is_no_text_is_still_refused(tmp_path: Path) -> None:
     path = tmp_path / "r.evalset_result.json"
     path.write_bytes(b'{"evalCaseResults": [], \xff\xfe}')

@@ -359,3 +359,13 @@ def test_every_arm_of_a_union_refusing_a_value_is_one_problem() -> None:
         "r.json: partial: expected true or false, got a string",
         "r.json: judgeFailures: expected an array or an integer, got a string",
     ]
+
+
+def test_a_csv_with_a_bom_and_a_stray_byte_is_named_for_the_byte(tmp_path: Path) -> None:
+    """A format that takes a BOM (CSV) was refused for the BOM when a later byte was bad."""
+    path = tmp_path / "labels.csv"
+    path.write_bytes(b"\xef\xbb\xbfevalId,label\nc1,pa\xffss\n")
+    with pytest.raises(ConfigError) as refused:
+        read_text(path, allow_bom=True, csv=True)
+    (problem,) = refused.value.problems
+    assert problem.message.startswith("not UTF-8 text"), problem

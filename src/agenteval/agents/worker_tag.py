@@ -5,8 +5,10 @@ there; a process that left the group — ``setsid``, ``setpgid``, a daemon's dou
 does not get that signal and outlives the run.  So each worker's environment carries a
 tag of its own (``AGENTEVAL_AGENT_WORKER=<random hex>``), which every process it starts
 inherits wherever it goes, and a kill also signals every process whose environment
-holds the tag.  Linux only (``/proc/PID/environ``); elsewhere, and for a process started
-with an emptied environment (``env -i``), the process group is all that is reached.
+holds the tag.  Linux only (``/proc/PID/environ``, and a pidfd for each kill: Linux 5.3 and
+later); elsewhere, and for a process started with an emptied environment (``env -i``), the
+process group is all that is reached.  A daemon the agent started on demand (a gpg-agent, a
+build server) carries the tag too, and is killed with the worker.
 
 Tested in tests/agents/test_cmd_agent.py.
 """
@@ -33,6 +35,15 @@ def tagged_environment(tag: str) -> dict[str, str]:
     return {**os.environ, TAG_VARIABLE: tag}
 
 
+def _carries(pid: int, entry: bytes) -> bool:
+    """Whether process ``pid`` was started with the environment entry ``entry``."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return entry in environ.read().split(b"\0")
+    except OSError:
+        return False  # gone, or another user's
+
+
 def tagged_pids(tag: str) -> list[int]:
     """The processes (of this user: others' environments cannot be read) carrying ``tag``.
 
@@ -43,25 +54,31 @@ def tagged_pids(tag: str) -> list[int]:
         names = os.listdir("/proc")
     except OSError:
         return []
-    found: list[int] = []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as environ:
-                if entry in environ.read().split(b"\0"):
-                    found.append(int(name))
-        except OSError:
-            continue  # gone, or another user's
-    return found
+    return [int(name) for name in names if name.isdigit() and _carries(int(name), entry)]
+
+
+def _kill(pid: int, entry: bytes) -> None:
+    """SIGKILL ``pid`` if it still carries ``entry``.  Through a pidfd, which holds on to the
+    process it names: a tagged process that exited after the scan, its pid then given to
+    another, is never the one signalled (the environment is read again through the pin)."""
+    try:
+        handle = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return  # gone (or no pidfd on this system: then the process group is all that is reached)
+    try:
+        if _carries(pid, entry):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                signal.pidfd_send_signal(handle, signal.SIGKILL)
+    finally:
+        os.close(handle)
 
 
 def kill_tagged(tag: str) -> None:
     """SIGKILL every process carrying ``tag``, until none is left (a few rounds at most)."""
+    entry = f"{TAG_VARIABLE}={tag}".encode()
     for _ in range(_ROUNDS):
         pids = tagged_pids(tag)
         if not pids:
             return
         for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+            _kill(pid, entry)

@@ -155,7 +155,7 @@ def read_text(
     except IsADirectoryError:
         raise ConfigError([Problem(str(path), "", "is a directory, expected a file")]) from None
     except UnicodeDecodeError as exc:
-        text = _not_utf8(path, exc, None if csv else warnings)
+        text = _not_utf8(path, exc, None if csv else warnings, allow_bom=allow_bom)
     except OSError as exc:
         raise ConfigError([Problem(str(path), "", f"cannot read: {exc.strerror}")]) from None
     # JSON (and Go's decoder) refuses a byte order mark; say what it is, not "expected value".
@@ -171,11 +171,13 @@ def read_text(
     return text if csv else go_escapes(text)
 
 
-def _not_utf8(path: Path, exc: UnicodeDecodeError, warnings: list[Problem] | None) -> str:
+def _not_utf8(
+    path: Path, exc: UnicodeDecodeError, warnings: list[Problem] | None, *, allow_bom: bool
+) -> str:
     """The text of a file with invalid UTF-8 inside JSON strings, read as Go reads it (its
     warning put in ``warnings``); ConfigError for a file that is no UTF-8 text."""
     data = bytes(exc.object)
-    known = head_problem(str(path), data[:8])
+    known = head_problem(str(path), data[:8], allow_bom=allow_bom)
     if known is not None:
         raise ConfigError([known]) from None
     if warnings is not None:

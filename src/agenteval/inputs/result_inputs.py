@@ -73,6 +73,10 @@ _SCORE_IT = {
 # the text the first pass decodes at a time: all a reader holds of a file.
 BLOCK_BYTES = 4 << 20
 WINDOW = WINDOW_BYTES
+# The largest result file whose invalid UTF-8 is repaired (read whole, in memory, as Go
+# reads it): a 100 MB file with one stray byte peaked at 1.7 GB; a larger one is refused
+# as it was, saying so.
+REPAIR_LIMIT = 64 << 20
 # Where a problem of each piece falls among one whole-document validation's problems:
 # the eval set result's fields in schema order, its cases after evalSetId, the case
 # summaries at the end of summary.
@@ -545,6 +549,9 @@ def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem], _S
         except ScanError as exc:
             line, column = line_and_column(read, source.size, exc.offset)
             if not exc.json:
+                if source.size > REPAIR_LIMIT:
+                    hint = "over 64 MiB, not read as U+FFFD in memory: save the file as UTF-8"
+                    return None, [Problem(source.name, "", exc.message, hint)], source
                 # Only now, on the rare file with such bytes: the usual one is never decoded twice.
                 read_as_go = go_utf8(bytes(read(0, source.size)), source.name)
                 if read_as_go is not None and not source.warnings:
