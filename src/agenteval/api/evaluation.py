@@ -50,6 +50,7 @@ from agenteval.results.merging import MergedSet, merge_extras, part_incomplete_i
 from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.results.sharding import Shard, parse_shard, shard_of
 from agenteval.run import planning
+from agenteval.run.case_split import SharedSink, share_count, stream_in_shares
 from agenteval.run.planning import PlanRules, plan_evalset
 from agenteval.run.runner import (
     EvalSetPlan,
@@ -140,6 +141,8 @@ class Options:
     record: str | None = None
     # Where case results go as they finish; None keeps them all (``RunResult.results``).
     sink: ResultSink | None = None
+    # --jobs N: a large deterministic eval set is scored on N cores (run/case_split.py).
+    jobs: int = 1
 
 
 class ProgressSink(Protocol):
@@ -726,7 +729,7 @@ async def _run_plans(
         if options.progress is not None:
             options.progress.start(total, None)
         for plan in prepared.plans:
-            await _run_set(plan, prepared, settings, sink, None, judge)
+            await _run_set(plan, prepared, settings, sink, None, judge, options.jobs)
         return
     from agenteval.judge import JudgeClient
     from agenteval.judge.session import JudgeSession
@@ -789,6 +792,51 @@ class _FreshCases:
         return list(dict.fromkeys(marked or self.not_evaluated))
 
 
+class _Delivery:
+    """Where one eval set's finished cases go, in order: the sink, and what its head
+    records of them (judgeFailures, agentUsage, the incomplete cases)."""
+
+    def __init__(
+        self, eval_set_id: str, settings: RunSettings, sink: CaseTarget, *, watched: bool
+    ) -> None:
+        self.eval_set_id = eval_set_id
+        self.settings = settings
+        self.sink = sink
+        self.watched = watched  # a judge ran: judgeFailures needs the cases it saw
+        self.fresh = _FreshCases(eval_set_id, settings.skip)
+        # Cases left unevaluated by an agent not started or an evaluator that raised.
+        self.incomplete: list[str] = []
+        self.agent_spent = AgentUsage()  # this run's cases' (a resumed part adds its own)
+
+    def __call__(self, case: EvalCaseResult) -> None:
+        if self.watched:
+            self.fresh.see(case)
+        extra = case.model_extra
+        if extra and AGENT_USAGE_KEY in extra and self.fresh.fresh(case):
+            self.agent_spent.add(extra[AGENT_USAGE_KEY])
+        incomplete = self.settings.incomplete
+        if incomplete and (self.eval_set_id, case.eval_id) in incomplete:
+            self.incomplete.append(case.eval_id)
+        self.sink.add(case)
+
+    def to(self, sink: CaseTarget) -> _Delivery:
+        """The same delivery into a share's own sink (a worker's, run/case_split.py)."""
+        return _Delivery(self.eval_set_id, self.settings, sink, watched=self.watched)
+
+    def shipped(self) -> list[str]:
+        return self.incomplete
+
+    def absorb(self, incomplete: list[str]) -> None:
+        self.incomplete.extend(incomplete)
+
+
+class CaseTarget(Protocol):
+    """What a delivery hands each case to: the run's sink, or a share's."""
+
+    def add(self, case: EvalCaseResult) -> None:
+        """One finished case."""
+
+
 async def _run_set(
     plan: EvalSetPlan,
     prepared: Prepared,
@@ -796,27 +844,20 @@ async def _run_set(
     sink: ResultSink,
     judge: _JudgeWatch | None,
     run: JudgeOutcome | None = None,
+    jobs: int = 1,
 ) -> None:
     resumed = prepared.resumed.get(plan.eval_set_id)
     sink.begin_set(plan.eval_set_id, settings.num_runs)
-    fresh = _FreshCases(plan.eval_set_id, settings.skip)
-    # Cases left unevaluated by an agent not started or an evaluator that raised: incomplete.
-    incomplete: list[str] = []
-    agent_spent = AgentUsage()  # this run's cases' (a resumed part adds its own below)
-
-    def deliver(case: EvalCaseResult) -> None:
-        if judge is not None:
-            fresh.see(case)
-        if case.model_extra and AGENT_USAGE_KEY in case.model_extra and fresh.fresh(case):
-            agent_spent.add(case.model_extra[AGENT_USAGE_KEY])
-        if settings.incomplete and (plan.eval_set_id, case.eval_id) in settings.incomplete:
-            incomplete.append(case.eval_id)
-        sink.add(case)
-
+    deliver = _Delivery(plan.eval_set_id, settings, sink, watched=judge is not None)
+    fresh, incomplete, agent_spent = deliver.fresh, deliver.incomplete, deliver.agent_spent
     set_usage = judge.client.usage.begin_scope() if judge is not None else None
     failures_before = len(judge.outcome.failures) if judge is not None else 0
+    shares = share_count(plan, settings, sink, jobs, resumed)
     try:
-        await stream_evalset(plan, settings, deliver, resumed)
+        if shares > 1 and isinstance(sink, SharedSink):
+            await stream_in_shares(plan, settings, deliver, sink, shares)
+        else:
+            await stream_evalset(plan, settings, deliver, resumed)
     finally:
         if judge is not None:
             judge.client.usage.end_scope()

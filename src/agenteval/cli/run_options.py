@@ -121,6 +121,16 @@ ConcurrencyOpt = Annotated[
         least=1,
     ),
 ]
+JobsOpt = Annotated[
+    int,
+    _number(
+        "--jobs",
+        "N",
+        "Score a large deterministic eval set on N cores, in N shares of its cases "
+        "(at least 1,000 a share; no judge, agent or plugin evaluator). Linux only.",
+        least=1,
+    ),
+]
 RateLimitOpt = Annotated[
     float | None, _finite("--rate-limit", "RPM", "Judge requests per minute at most.")
 ]

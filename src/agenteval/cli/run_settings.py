@@ -41,6 +41,7 @@ from agenteval.cli.run_options import (
     CacheOpt,
     ConcurrencyOpt,
     HtmlOpt,
+    JobsOpt,
     JsonFileOpt,
     JudgeMaxReplyBytesOpt,
     JudgeRetriesOpt,
@@ -115,6 +116,7 @@ class RunFlags(EvalSetFlags):
     case_aggregator: AggregatorOpt = None
     max_shown: MaxShownOpt = console_report.DEFAULT_MAX_SHOWN
     concurrency: ConcurrencyOpt = settings.JUDGE_CONCURRENCY
+    jobs: JobsOpt = 1
     rate_limit: RateLimitOpt = None
     judge_retries: JudgeRetriesOpt = settings.JUDGE_RETRIES
     judge_timeout: JudgeTimeoutOpt = settings.JUDGE_TIMEOUT_SECONDS
@@ -213,6 +215,7 @@ class RunFlags(EvalSetFlags):
             only_metrics=self.metric,
             case_aggregator=self.case_aggregator,
             concurrency=self.concurrency,
+            jobs=self.jobs,
             rate_limit=self.rate_limit,
             judge_retries=self.judge_retries,
             judge_timeout=self.judge_timeout,

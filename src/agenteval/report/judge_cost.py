@@ -155,6 +155,16 @@ class CostliestCases:
         else:
             heapq.heappushpop(self._heap, item)
 
+    def absorb(self, part: CostliestCases) -> None:
+        """Count ``part``'s cases after every case added here (the earlier still wins a tie)."""
+        for cost, order, label in part._heap:
+            item = (cost, order - self._seen, label)
+            if len(self._heap) < self._keep:
+                heapq.heappush(self._heap, item)
+            else:
+                heapq.heappushpop(self._heap, item)
+        self._seen += part._seen
+
     def costliest(self) -> list[tuple[str, float]]:
         """(label, cost) of the costliest cases, costliest first."""
         return [(label, cost) for cost, _, label in sorted(self._heap, reverse=True)]

@@ -17,6 +17,7 @@ class MetricAverage:
     """Running mean and status counts of one metric."""
 
     __slots__ = (
+        "addends",
         "evaluated",
         "failed",
         "name",
@@ -28,13 +29,28 @@ class MetricAverage:
         "upper_bound",
     )
 
-    def __init__(self, threshold: float, name: str = "", upper_bound: bool = False) -> None:
+    def __init__(
+        self, threshold: float, name: str = "", upper_bound: bool = False, record: bool = False
+    ) -> None:
         self.threshold = threshold
         self.name = name
         self.upper_bound = upper_bound  # a count metric (schema.status.is_upper_bound)
         self.evaluated = self.passed = self.failed = self.not_evaluated = 0
         self.score_sum = 0.0
         self.reason = ""  # the first failing result's reason
+        # ``record``: the scores summed, in order, for :meth:`absorb`.
+        self.addends: list[float] | None = [] if record else None
+
+    def absorb(self, part: MetricAverage) -> None:
+        """Count a recording average's results after this one's own, one by one: the sum
+        adds ``part``'s scores again in their order, as a single pass would."""
+        self.passed += part.passed
+        self.failed += part.failed
+        self.not_evaluated += part.not_evaluated
+        self.evaluated += part.evaluated
+        self.reason = self.reason or part.reason
+        for score in part.addends or ():
+            self.score_sum += score
 
     @property
     def status(self) -> EvalStatus:
@@ -53,10 +69,22 @@ class MetricAverage:
 class MetricAverages:
     """Per metric name, a :class:`MetricAverage` of every result added."""
 
-    __slots__ = ("by_name",)
+    __slots__ = ("by_name", "record")
 
-    def __init__(self) -> None:
+    def __init__(self, *, record: bool = False) -> None:
+        """``record``: keep each average's addends for :meth:`absorb` (a worker's share)."""
         self.by_name: dict[str, MetricAverage] = {}
+        self.record = record
+
+    def absorb(self, part: MetricAverages) -> None:
+        """Count ``part``'s results (a recording one, of later cases) after these."""
+        for name, average in part.by_name.items():
+            mine = self.by_name.get(name)
+            if mine is None:
+                mine = self.by_name[name] = MetricAverage(
+                    average.threshold, name, average.upper_bound
+                )
+            mine.absorb(average)
 
     def add(
         self,
@@ -72,7 +100,7 @@ class MetricAverages:
         result, as the threshold)."""
         average = self.by_name.get(name)
         if average is None:
-            average = self.by_name[name] = MetricAverage(threshold, name, upper_bound)
+            average = self.by_name[name] = MetricAverage(threshold, name, upper_bound, self.record)
         if status is EvalStatus.PASSED:
             average.passed += 1
         elif status is EvalStatus.FAILED:
@@ -86,6 +114,8 @@ class MetricAverages:
             raise ValueError(f"unexpected status {status.value!r} in aggregation")
         average.evaluated += 1
         average.score_sum += score
+        if average.addends is not None:
+            average.addends.append(score)
 
     def sorted(self) -> list[tuple[str, MetricAverage]]:
         """``(name, average)`` pairs sorted by name."""

@@ -24,10 +24,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import IO, Any, NamedTuple, Protocol
 
 from agenteval.report.atomic_write import StreamedFile
-from agenteval.results.aggregation import CaseSummaryData, SummaryTally
+from agenteval.results.aggregation import CaseSummaryData, SummaryPart, SummaryTally
 from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json, to_go_json_bytes
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -126,6 +126,19 @@ class _SummarySpool:
         self.index.append((summary["evalId"], self.size, len(data)))
         self.size += len(data)
 
+    def absorb(self, index: list[tuple[str, int, int]], data: bytes) -> None:
+        """Append another spool's summaries (``data``, indexed from its start by ``index``)."""
+        self.spool.write(data)
+        self.index.extend(
+            (eval_id, offset + self.size, length) for eval_id, offset, length in index
+        )
+        self.size += len(data)
+
+    def contents(self) -> bytes:
+        """Every summary spooled, in spooling order (``index`` offsets are into it)."""
+        self.spool.seek(0)
+        return self.spool.read(self.size)
+
     def write_sorted(self, out: Callable[[bytes], object]) -> None:
         self.spool.flush()
         separator = b"\n"
@@ -144,12 +157,25 @@ class _SummarySpool:
         self.spool.close()
 
 
+class DocumentPart(NamedTuple):
+    """A later share of a document's cases, as plain data (:meth:`ResultDocument.shipped`)."""
+
+    cases: int
+    # The cases' pieces, each after its separator, the first after a newline only.
+    pieces: bytes
+    summary_index: list[tuple[str, int, int]]
+    summaries: bytes
+    tally: SummaryPart
+
+
 class ResultDocument:
     """One eval set's result document, written case by case into a spool file.
 
     ``identity`` (``--output``): give the result its ``evalSetResultId``/``Name``
     (``<app>_<evalSetId>_<uuid4>``) and ``creationTimestamp`` as a result file has them;
     without, the document is what ``--json`` holds for an eval set written nowhere else.
+    ``part``: only a share of the cases (no head), shipped to the document they belong to
+    (:meth:`part`, :meth:`absorb`).
     """
 
     def __init__(
@@ -161,9 +187,12 @@ class ResultDocument:
         spool_dir: Path | None,
         summary: EvalSetResultSummary | None = None,
         head: EvalSetResult | None = None,
+        part: bool = False,
     ) -> None:
         self.eval_set_id = eval_set_id
         self.result_id = result_id
+        self.num_runs = num_runs
+        self.spool_dir = spool_dir
         self.cases = 0
         self.spool = _Spool(spool_dir)
         # ``summary``: the result's own, written as it is (a whole result); else tallied.
@@ -173,10 +202,12 @@ class ResultDocument:
         summaries = _Spool(spool_dir) if spooled else None
         self._summaries = _SummarySpool(summaries) if summaries is not None else None
         emit = self._summaries.add if self._summaries is not None else None
-        self.tally = SummaryTally(num_runs, emit=emit) if summary is None else None
+        self.tally = SummaryTally(num_runs, emit=emit, record=part) if summary is None else None
         # The finished document's summary (its case summaries only when not spooled).
         self.summary: EvalSetResultSummary | None = None
         self.size = 0
+        if part:
+            return
         # The keys before the cases: the eval set's, or ``head``'s own (a whole result).
         # (Only the keys before the cases' mark are kept: whatever follows is cut off.)
         first = self._head(
@@ -185,6 +216,39 @@ class ResultDocument:
         first.eval_case_results = []
         prefix, _ = _split(model_to_go_json_bytes(first), _CASES_MARK)
         self._write(prefix)
+
+    def part(self) -> ResultDocument:
+        """An empty document for a later share of this one's cases (a worker's,
+        :mod:`agenteval.run.case_split`): :meth:`shipped` when done, then :meth:`absorb`."""
+        return ResultDocument(
+            self.eval_set_id, self.num_runs, result_id=None, spool_dir=self.spool_dir, part=True
+        )
+
+    def shipped(self) -> DocumentPart:
+        """This part's cases and counts as plain data (it is closed)."""
+        if self.tally is None:
+            raise ValueError("a whole result's document is not shipped")
+        self.spool.seek(0)
+        pieces = self.spool.read(self.size)
+        index, summaries = [], b""
+        if self._summaries is not None:
+            index, summaries = self._summaries.index, self._summaries.contents()
+        document = DocumentPart(self.cases, pieces, index, summaries, self.tally.part())
+        self.close()
+        if self._summaries is not None:
+            self._summaries.close()
+        return document
+
+    def absorb(self, part: DocumentPart) -> None:
+        """Append a part's cases, as if each had been :meth:`add`-ed here after the rest."""
+        if self.tally is None:
+            raise ValueError("a whole result's document takes no part")
+        if part.cases:
+            self._write(b"," + part.pieces if self.cases else part.pieces)
+            self.cases += part.cases
+        self.tally.absorb(part.tally)
+        if self._summaries is not None:
+            self._summaries.absorb(part.summary_index, part.summaries)
 
     @classmethod
     def of_result(cls, result: EvalSetResult, spool_dir: Path | None = None) -> ResultDocument:
@@ -298,4 +362,10 @@ def write_run_document(
         return out.commit()
 
 
-__all__ = ["CopiedDocument", "ResultDocument", "write_result_document", "write_run_document"]
+__all__ = [
+    "CopiedDocument",
+    "DocumentPart",
+    "ResultDocument",
+    "write_result_document",
+    "write_run_document",
+]

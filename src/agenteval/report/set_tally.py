@@ -195,11 +195,13 @@ class SetTally:
         reason_keep: int | None = REASON_KEEP,
         repeats: bool | None = None,
         hold: bool = False,
+        record: bool = False,
     ) -> None:
         """``repeats``: cases may come more than once (default: ``num_runs > 1``).
 
         ``hold``: with ``quiet``, treat every case as one that may be printed (a whole
         result's ``judgeFailures`` may name any case; its caller holds every result anyway).
+        ``record``: keep what :meth:`absorb` needs to count this tally after another.
         """
         self.eval_set_id = eval_set_id
         self.num_runs = num_runs
@@ -213,7 +215,7 @@ class SetTally:
         self._shown: dict[str, list[EvalCaseResult]] = {}
         self._quiet_cases: dict[str, _QuietCase] = {}
         self._certain_shown = 0
-        self._metrics = MetricAverages()
+        self._metrics = MetricAverages(record=record)
         self._unstable = 0
         self._gates: dict[str, dict[str, int]] = {}
         self._costly = CostliestCases()
@@ -288,6 +290,43 @@ class SetTally:
         lines = reason_lines(case, multi_run=self.num_runs > 1, verbose=self._view.verbose)
         if lines:
             quiet_case.lines.append((case.run_id, lines))
+
+    def part(self) -> SetTally:
+        """A recording tally like this one, for a later share of the cases (a worker's,
+        :mod:`agenteval.run.case_split`), to :meth:`absorb` when it is done."""
+        if self._repeats or self._hold:
+            raise ValueError("only a tally of one run per case is counted in parts")
+        return SetTally(
+            self.eval_set_id, self.num_runs, view=self._view, reason_keep=self._keep, record=True
+        )
+
+    def absorb(self, part: SetTally) -> None:
+        """Count ``part``'s cases (they came after every case added here) as :meth:`add`
+        would have, one by one: the cases shown stop at the same limit, the averages add
+        the same floats in the same order."""
+        if self._finished or part._repeats or self._repeats:
+            raise ValueError("absorb needs two unfinished tallies of one run per case")
+        if part._status.keys() & self._status.keys():
+            raise ValueError("the tallies share a case; absorb needs apart cases")
+        self._status.update(part._status)
+        self._records.update(part._records)
+        self._not_evaluated |= part._not_evaluated
+        for eval_id, cases in part._shown.items():
+            if self._view.at_limit(len(self._shown)):
+                break
+            self._shown[eval_id] = cases
+        for eval_id, quiet_case in part._quiet_cases.items():
+            if self._view.at_limit(self._certain_shown):
+                break  # as _add_quiet: no later case is printed in detail
+            if part._status.get(eval_id) is _FAILED:
+                self._certain_shown += 1
+            self._quiet_cases[eval_id] = quiet_case
+        self._metrics.absorb(part._metrics)
+        self._unstable += part._unstable
+        for name, methods in part._gates.items():
+            add_gate_methods(self._gates, name, methods)
+        self._costly.absorb(part._costly)
+        self._agent_costly.absorb(part._agent_costly)
 
     def finish(self, head: EvalSetResult) -> SetReport:
         """The eval set's report; ``head`` is its result without cases (extras set)."""
@@ -402,6 +441,16 @@ class ReportSink:
         """Count one finished case (result-file order)."""
         assert self._tally is not None, "add before begin_set"
         self._tally.add(case)
+
+    def part(self) -> SetTally:
+        """A tally for a later share of the current eval set's cases (:meth:`SetTally.part`)."""
+        assert self._tally is not None, "part before begin_set"
+        return self._tally.part()
+
+    def absorb(self, part: SetTally) -> None:
+        """Count a share's tally after the cases added so far (:meth:`SetTally.absorb`)."""
+        assert self._tally is not None, "absorb before begin_set"
+        self._tally.absorb(part)
 
     def end_set(self, head: EvalSetResult) -> None:
         """Finish the eval set with its head (no cases; judgeFailures and the other extras set)."""

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import NamedTuple, Protocol, TypeVar
 
 from agenteval.report.result_files import result_file_name, result_id
-from agenteval.report.result_stream import ResultDocument
-from agenteval.report.set_tally import ReportSink, SetReport, overall_status
+from agenteval.report.result_stream import DocumentPart, ResultDocument
+from agenteval.report.set_tally import ReportSink, SetReport, SetTally, overall_status
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -54,6 +54,34 @@ class StreamedSet:
         if self.document is None:
             raise OSError("the result was not kept")
         return self.document
+
+
+class SetPart:
+    """A later share of the current eval set's cases, counted apart (a worker process's,
+    :mod:`agenteval.run.case_split`): its document part and tally, shipped to the
+    :class:`StreamedRun` they belong to and absorbed there."""
+
+    def __init__(self, document: ResultDocument | None, tally: SetTally) -> None:
+        self.document = document
+        self.tally = tally
+
+    def add(self, case: EvalCaseResult) -> None:
+        """Spool and count one case of the share (an OSError is raised: the share is redone)."""
+        if self.document is not None:
+            self.document.add(case)
+        self.tally.add(case)
+
+    def shipped(self) -> ShippedPart:
+        """The share as plain data (its spools closed)."""
+        document = self.document.shipped() if self.document is not None else None
+        return ShippedPart(document, self.tally)
+
+
+class ShippedPart(NamedTuple):
+    """What :meth:`StreamedRun.absorb` takes: a share's document part and tally."""
+
+    document: DocumentPart | None
+    tally: SetTally
 
 
 class StreamedRun:
@@ -144,6 +172,32 @@ class StreamedRun:
             current.document = None
             document.close()
         return current
+
+    @property
+    def parts(self) -> bool:
+        """Whether the current eval set's cases can be counted in shares (no other sink)."""
+        return not self.also
+
+    def part(self) -> SetPart:
+        """An empty share of the current eval set, for cases that come after every case
+        added so far; :meth:`absorb` its :meth:`SetPart.shipped` data when it is done."""
+        current = self._current
+        assert current is not None, "part before begin_set"
+        document = current.document.part() if current.document is not None else None
+        return SetPart(document, self.tallies.part())
+
+    def absorb(self, part: ShippedPart) -> None:
+        """Count a share's cases after the ones added so far, as if added here one by one."""
+        current = self._current
+        assert current is not None, "absorb before begin_set"
+        self.tallies.absorb(part.tally)
+        if current.document is not None and part.document is not None:
+            try:
+                current.document.absorb(part.document)
+            except OSError as exc:  # as in _write: noted on the set, not raised
+                current.error = exc
+                current.document.close()
+                current.document = None
 
     def overall_status(self) -> EvalStatus:
         """The overall status of every case added."""

@@ -11,7 +11,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from agenteval.exit_codes import ExitCode
 from agenteval.schema.base import builder
@@ -82,6 +82,12 @@ class _Counts:
         else:
             raise ValueError(f"unexpected status {status.value!r} in aggregation")
 
+    def absorb(self, other: _Counts) -> None:
+        """Add ``other``'s counts (a worker's share of the cases, agenteval.run.case_split)."""
+        self.passed += other.passed
+        self.failed += other.failed
+        self.not_evaluated += other.not_evaluated
+
     def status(self) -> EvalStatus:
         """``summarize`` of the counted statuses."""
         if self.failed:
@@ -121,6 +127,21 @@ class _MetricTally:
     # A count metric: its average passes unless it exceeds the threshold. Read from the
     # first result, as the threshold: one evaluator wrote every result of a metric.
     upper_bound: bool = False
+    # The scores summed, in order, when a worker's share is merged later (None: not kept).
+    addends: list[float] | None = None
+
+    def absorb(self, part: _MetricTally) -> None:
+        """Count ``part``'s results after this tally's own, as if they had come one by one.
+
+        The sum is the floats added again in their order (``part`` kept them): adding
+        ``part.score_sum`` could differ in the last bit from the sum a single pass makes.
+        """
+        self.counts.absorb(part.counts)
+        self.evaluated += part.evaluated
+        for score in part.addends or ():
+            self.score_sum += score
+        if self.addends is not None:
+            self.addends.extend(part.addends or ())
 
     def status(self) -> EvalStatus:
         """The average's status (not_evaluated when no result was evaluated)."""
@@ -167,12 +188,17 @@ class ScoredMetric(Protocol):
     def upper_bound(self) -> bool: ...
 
 
-def _tally(tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric]) -> None:
+def _tally(
+    tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric], record: bool = False
+) -> None:
+    """Count ``results``; ``record``: keep each new tally's addends (see ``_MetricTally``)."""
     for result in results:
         tally = tallies.get(result.metric_name)
         if tally is None:
             tally = tallies[result.metric_name] = _MetricTally(
-                threshold=result.threshold, upper_bound=result.upper_bound
+                threshold=result.threshold,
+                upper_bound=result.upper_bound,
+                addends=[] if record else None,
             )
         tally.counts.add(result.eval_status)
         # not_evaluated results would dilute the average: they are counted only.
@@ -180,6 +206,20 @@ def _tally(tallies: dict[str, _MetricTally], results: Iterable[ScoredMetric]) ->
             continue
         tally.evaluated += 1
         tally.score_sum += result.score
+        if tally.addends is not None:
+            tally.addends.append(result.score)
+
+
+def _absorb_tallies(into: dict[str, _MetricTally], part: dict[str, _MetricTally]) -> None:
+    """``part``'s metric tallies counted after ``into``'s (a metric new to ``into`` takes
+    ``part``'s threshold, the first one seen)."""
+    for name, tally in part.items():
+        mine = into.get(name)
+        if mine is None:
+            mine = into[name] = _MetricTally(
+                threshold=tally.threshold, upper_bound=tally.upper_bound
+            )
+        mine.absorb(tally)
 
 
 def _summaries(tallies: dict[str, _MetricTally]) -> list[MetricSummary] | None:
@@ -341,17 +381,43 @@ class SummaryTally:
     """
 
     def __init__(
-        self, num_runs: int, emit: Callable[[CaseSummaryData], None] | None = None
+        self,
+        num_runs: int,
+        emit: Callable[[CaseSummaryData], None] | None = None,
+        *,
+        record: bool = False,
     ) -> None:
+        """``record``: keep what :meth:`absorb` needs to add this tally after another
+        (a worker's share of the cases, :mod:`agenteval.run.case_split`)."""
         if num_runs < 1:
             raise ValueError(f"num_runs must be >= 1, got {num_runs}")
         self.num_runs = num_runs
         self._emit = emit if num_runs == 1 else None
+        self._record = record
         self._runs: dict[int, _RunTally] = {r: _RunTally() for r in range(1, num_runs + 1)}
         self._cases: dict[str, _CaseTally] = {}
         # Case overall statuses, counted (summarize needs only which ones occur).
         self._case_status = _Counts()
         self._added = 0
+
+    def part(self) -> SummaryPart:
+        """What :meth:`absorb` reads of a recording tally (plain data, for a pipe)."""
+        if not self._record:
+            raise ValueError("the tally did not record its addends")
+        return SummaryPart(self._runs, self._cases, self._case_status, self._added)
+
+    def absorb(self, part: SummaryPart) -> None:
+        """Count a recording tally's cases after every case added here, as if added one
+        by one (they came later in result-file order, and no evalId is in both)."""
+        if part.cases.keys() & self._cases.keys():
+            raise ValueError("the tallies share a case; absorb needs apart cases")
+        for run_id, run in part.runs.items():
+            mine = self._runs[run_id]
+            mine.results.absorb(run.results)
+            _absorb_tallies(mine.metrics, run.metrics)
+        self._cases.update(part.cases)
+        self._case_status.absorb(part.case_status)
+        self._added += part.added
 
     def add(self, result: EvalCaseResult) -> None:
         """Count one case result of one run."""
@@ -365,7 +431,7 @@ class SummaryTally:
         run = self._runs[run_id]
         run.results.add(result.final_eval_status)
         metric_results = result.overall_eval_metric_results or []
-        _tally(run.metrics, metric_results)
+        _tally(run.metrics, metric_results, self._record)
         case = _CaseTally() if self._emit is not None else self._cases.get(result.eval_id)
         if case is None:
             case = self._cases[result.eval_id] = _CaseTally()
@@ -415,6 +481,15 @@ class SummaryTally:
 class _RunTally:
     results: _Counts = field(default_factory=lambda: _Counts())
     metrics: dict[str, _MetricTally] = field(default_factory=dict)
+
+
+class SummaryPart(NamedTuple):
+    """A recording :class:`SummaryTally`'s counts, for :meth:`SummaryTally.absorb`."""
+
+    runs: dict[int, _RunTally]
+    cases: dict[str, _CaseTally]
+    case_status: _Counts
+    added: int
 
 
 def build_summary(case_results: Sequence[EvalCaseResult], num_runs: int) -> EvalSetResultSummary:
@@ -606,6 +681,7 @@ __all__ = [
     "PASS_HAT_K_KEY",
     "CaseSummaryData",
     "Outcome",
+    "SummaryPart",
     "SummaryTally",
     "any_not_evaluated",
     "averaged_status",

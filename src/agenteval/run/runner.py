@@ -11,7 +11,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from agenteval.evaluators.base import (
     EvalContext,
@@ -159,6 +159,13 @@ def call_soon_in(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) 
         loop.call_soon_threadsafe(callback)
 
 
+class StopFlag(Protocol):
+    """What the runner reads of a stop: a ``threading.Event``, or a worker's shared flag."""
+
+    def is_set(self) -> bool:
+        """True once the run was asked to stop."""
+
+
 @dataclass(slots=True)
 class RunSettings:
     """Run-wide settings of the runner."""
@@ -169,7 +176,7 @@ class RunSettings:
     judge: object = None
     warnings: list[str] = field(default_factory=list)
     # Set by a signal handler: start no new case; results finishing later are dropped.
-    stop: threading.Event | None = None
+    stop: StopFlag | None = None
     # The run's signals: a halt (second signal) cancels the case runs in flight.
     signals: StopSignal | None = None
     # (evalSetId, evalId, runId) already scored by an earlier, interrupted run (--resume).

@@ -1,0 +1,328 @@
+"""``--jobs N``: a large deterministic eval set scored on N cores, in shares of its cases.
+
+The cases are cut into N consecutive shares.  This process scores the first; each
+other share is scored by a worker forked from it once the run is planned, so a worker
+starts with everything loaded and checked (no start-up, no file read again).  A worker
+spools its cases into its own document part and counts them in its own tallies, then
+ships both through a temp file and exits; this process, done with its own share,
+absorbs the shares in file order.  The merged document, summary and console tallies
+are the bytes and numbers of a single pass (the tallies' float sums are the same
+additions in the same order: each share keeps its addends, see
+``results/aggregation.py``), which the tests compare.
+
+Only what a share can score alone is split: one run per case, nothing resumed, no
+agent, no judge, no evaluator that awaits, no plugin's evaluator or aggregator (they may
+keep state across cases in their process), a sink that takes shares (no page builder
+beside the documents) and at least ``MIN_SHARE`` cases a share; anything else runs in
+one process as before.  Linux only: ``fork`` is what makes a worker free to start.
+
+A stop (SIGINT/SIGTERM) reaches the workers through a shared flag: each finishes the
+case in hand and ships what it scored, so no finished case is lost; the result is
+``partial`` as always, its cases those each share finished.  A worker ignores the
+signals itself (a terminal sends them to the whole process group).  A worker that fails
+(it dies, cannot write its spool, a case suspends) is not trusted: its whole share is
+scored again here, so a result never misses a case a single pass would have scored.
+
+Measured (bench/adk_side_by_side.py, 10,000 cases, 2 cores): see the bench's docstring.
+Tested in tests/run/test_case_split.py.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import mmap
+import os
+import pickle
+import select
+import signal
+import struct
+import sys
+import tempfile
+from collections.abc import Callable, Coroutine
+from typing import IO, Any, Protocol, runtime_checkable
+
+from agenteval.run.runner import EvalSetPlan, RunSettings, stream_evalset
+from agenteval.schema.result import EvalCaseResult
+
+# Fewer cases a share and the fork, the shipping and the merge cost more than they save
+# (a 1,000-case share scores in ~0.1 s on the bench's cases; forking takes ~5 ms).
+MIN_SHARE = 1_000
+
+# The shared page: byte 0 is the stop flag, then one 8-byte count of finished cases a worker.
+_STOP = 0
+_COUNT = struct.Struct("q")
+
+
+class CasePart(Protocol):
+    """A share's own sink in its worker: takes its cases, then ships them as plain data."""
+
+    def add(self, case: EvalCaseResult) -> None:
+        """One finished case of the share, in file order."""
+
+    def shipped(self) -> object:
+        """Everything counted, as picklable data (what the sink's ``absorb`` takes)."""
+
+
+@runtime_checkable
+class SharedSink(Protocol):
+    """A run's sink whose current eval set can be counted in shares (report/streamed_run.py)."""
+
+    @property
+    def parts(self) -> bool:
+        """Whether shares can be taken now."""
+
+    def part(self) -> CasePart:
+        """An empty share for cases that come after every case added so far."""
+
+    def absorb(self, part: Any) -> None:
+        """Count a shipped share after the cases added so far."""
+
+
+class Delivery(Protocol):
+    """Where a run's cases go in order (``api.evaluation``'s per-set delivery)."""
+
+    def __call__(self, case: EvalCaseResult) -> None:
+        """One finished case."""
+
+    def to(self, sink: CasePart) -> Delivery:
+        """The same delivery into ``sink``, with nothing delivered yet."""
+
+    def shipped(self) -> list[str]:
+        """The evalIds left incomplete so far, in order (a worker ships them)."""
+
+    def absorb(self, incomplete: list[str]) -> None:
+        """A share's incomplete evalIds, after this delivery's own."""
+
+
+def share_count(
+    plan: EvalSetPlan, settings: RunSettings, sink: object, jobs: int, resumed: object
+) -> int:
+    """How many shares to score ``plan``'s cases in (1: in this process only)."""
+    if jobs < 2 or sys.platform != "linux" or not isinstance(sink, SharedSink) or not sink.parts:
+        return 1
+    if settings.num_runs != 1 or settings.skip or resumed is not None or settings.stopping():
+        return 1
+    if settings.agent is not None or settings.judge is not None:
+        return 1
+    aggregator = settings.case_aggregator
+    if aggregator is not None and not _own(aggregator):
+        return 1
+    for planned in plan.metrics:
+        evaluator = planned.evaluator
+        if evaluator.is_async or evaluator.needs_judge or not _own(evaluator):
+            return 1
+    return max(1, min(jobs, os.cpu_count() or 1, len(plan.cases) // MIN_SHARE))
+
+
+def _own(thing: object) -> bool:
+    """Whether ``thing`` (an evaluator, an aggregator function) is agenteval's own: a
+    plugin's may keep state across cases, which shares in other processes would split."""
+    return str(getattr(thing, "__module__", "")).startswith("agenteval.")
+
+
+async def stream_in_shares(
+    plan: EvalSetPlan,
+    settings: RunSettings,
+    deliver: Delivery,
+    sink: SharedSink,
+    shares: int,
+) -> None:
+    """:func:`~agenteval.run.runner.stream_evalset` of ``plan`` in ``shares`` processes."""
+    cases = plan.cases
+    bounds = [len(cases) * i // shares for i in range(shares + 1)]
+    plans = [
+        dataclasses.replace(plan, cases=cases[bounds[i] : bounds[i + 1]]) for i in range(shares)
+    ]
+    shared = mmap.mmap(-1, 8 * (shares + 1))
+    workers: list[_Worker] = []
+    remove = settings.signals.on_stop(lambda: _set_stop(shared)) if settings.signals else None
+    try:
+        for number in range(1, shares):
+            workers.append(_Worker.start(number, plans[number], settings, deliver, sink, shared))
+        progress = _Progress(settings.on_case_done, shared, shares)
+        own = dataclasses.replace(settings, on_case_done=progress.tick)
+        await stream_evalset(plans[0], own, deliver)
+        for worker in workers:
+            shipped = worker.result(progress)
+            if shipped is None:
+                # The worker is not trusted: its share is scored here, as one pass would.
+                await stream_evalset(worker.plan, own, deliver)
+                continue
+            part, incomplete, incomplete_keys = shipped
+            sink.absorb(part)
+            deliver.absorb(incomplete)
+            settings.incomplete.update(incomplete_keys)
+    finally:
+        if remove is not None:
+            remove()
+        for worker in workers:
+            worker.close()
+        shared.close()
+
+
+def _set_stop(shared: mmap.mmap) -> None:
+    if not shared.closed:
+        shared[_STOP] = 1
+
+
+class _StopFlag:
+    """A worker's ``settings.stop``: set when the process that forked it is stopped."""
+
+    def __init__(self, shared: mmap.mmap) -> None:
+        self._shared = shared
+
+    def is_set(self) -> bool:
+        return self._shared[_STOP] != 0
+
+
+class _Progress:
+    """The progress bar's ticks: this process's cases, and the workers' as they count them."""
+
+    def __init__(self, tick: Callable[[], None] | None, shared: mmap.mmap, shares: int) -> None:
+        self._tick = tick
+        self._shared = shared
+        self._seen = [0] * shares
+
+    def tick(self) -> None:
+        if self._tick is None:
+            return
+        self._tick()
+        self.workers()
+
+    def workers(self) -> None:
+        """Tick once for every case a worker finished since the last look."""
+        if self._tick is None:
+            return
+        for number in range(1, len(self._seen)):
+            (done,) = _COUNT.unpack_from(self._shared, 8 * number)
+            for _ in range(done - self._seen[number]):
+                self._tick()
+            self._seen[number] = done
+
+
+@dataclasses.dataclass(slots=True)
+class _Worker:
+    """A forked worker scoring one share; :meth:`result` waits for what it shipped."""
+
+    number: int
+    plan: EvalSetPlan
+    pid: int
+    handoff: IO[bytes]
+    pidfd: int | None
+    exited: bool = False
+
+    @classmethod
+    def start(
+        cls,
+        number: int,
+        plan: EvalSetPlan,
+        settings: RunSettings,
+        deliver: Delivery,
+        sink: SharedSink,
+        shared: mmap.mmap,
+    ) -> _Worker:
+        handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        pid = os.fork()
+        if pid == 0:  # the worker: it never returns
+            _work(number, plan, settings, deliver, sink, shared, handoff)
+        try:
+            pidfd: int | None = os.pidfd_open(pid)
+        except OSError:  # a kernel before 5.3: waitpid alone
+            pidfd = None
+        return cls(number, plan, pid, handoff, pidfd)
+
+    def result(self, progress: _Progress) -> tuple[Any, list[str], set[tuple[str, str]]] | None:
+        """The worker's shipped share once it exits; None if it failed."""
+        while True:
+            if self.pidfd is not None:
+                select.select([self.pidfd], [], [], 0.1)
+            pid, status = os.waitpid(self.pid, 0 if self.pidfd is None else os.WNOHANG)
+            progress.workers()
+            if pid:
+                self.exited = True
+                break
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            return None
+        try:
+            self.handoff.seek(0)
+            shipped: tuple[Any, list[str], set[tuple[str, str]]] = pickle.load(self.handoff)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+        return shipped
+
+    def close(self) -> None:
+        """Stop the worker if it still runs (this process was interrupted) and let it go."""
+        if not self.exited:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.exited = True
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        self.handoff.close()
+
+
+def _work(
+    number: int,
+    plan: EvalSetPlan,
+    settings: RunSettings,
+    deliver: Delivery,
+    sink: SharedSink,
+    shared: mmap.mmap,
+    handoff: IO[bytes],
+) -> None:
+    """A worker's life: score ``plan``'s cases into a share, ship it, exit (never returns).
+
+    It prints nothing (its output goes nowhere) and leaves through ``os._exit``: no
+    handler, buffer or temp file of the process it was forked from is run, flushed or
+    removed twice.
+    """
+    code = 1
+    try:
+        for handled in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(handled, signal.SIG_IGN)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 1)
+        os.dup2(quiet, 2)
+        part = sink.part()
+        delivery = deliver.to(part)
+        done = 0
+
+        def counted() -> None:
+            nonlocal done
+            done += 1
+            _COUNT.pack_into(shared, 8 * number, done)
+
+        own = dataclasses.replace(
+            settings,
+            stop=_StopFlag(shared),
+            signals=None,
+            on_case_done=counted,
+            incomplete=set(),
+        )
+        _finish(stream_evalset(plan, own, delivery))
+        shipped = (part.shipped(), delivery.shipped(), own.incomplete)
+        pickle.dump(shipped, handoff, protocol=pickle.HIGHEST_PROTOCOL)
+        handoff.flush()
+        code = 0
+    except BaseException:  # any failure: the share is scored again (never trusted)
+        pass
+    finally:
+        os._exit(code)
+
+
+def _finish(coroutine: Coroutine[Any, Any, None]) -> None:
+    """Run a coroutine that never waits to its end, without an event loop (a worker's
+    loop is its parent's, shared file descriptors and all: it must not run)."""
+    try:
+        coroutine.send(None)
+    except StopIteration:
+        return
+    coroutine.close()
+    raise RuntimeError("a deterministic share waited on the event loop")
+
+
+__all__ = ["MIN_SHARE", "CasePart", "Delivery", "SharedSink", "share_count", "stream_in_shares"]
