@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agenteval import api
+from agenteval.checks import evalset_stream
 from agenteval.checks.evalset_stream import check_evalset_stream
 from agenteval.errors import ConfigError
 from agenteval.inputs.unknown_keys import Strictness
@@ -247,3 +249,90 @@ def test_a_valid_set_reads_the_same_either_way(
         reference = api.prepare([str(path)], options).plans[0]
     assert list(plan.cases) == list(reference.cases)
     assert plan.case_ids == reference.case_ids == [f"c{i}" for i in range(5)]
+
+
+# --jobs: the later shares of a large file checked by forked workers.
+
+
+def large_suite(tmp: Path, problems_at: int | None) -> Path:
+    """~60 KB of valid cases, with every kind of problem's cases spliced in at case
+    ``problems_at`` (None: none); three shares of ~20 KB each."""
+    cases: list[Any] = [trace_case(f"f{i}", "lookup") for i in range(300)]
+    document = every_kind_of_problem()
+    if problems_at is not None:
+        cases[problems_at:problems_at] = document["evalCases"]
+        del document["after"]  # a key after the cases: only the last share reads it
+    document["evalCases"] = cases
+    return write_suite(tmp, document, [REGEX_ANSWER, REGEX_TOOLS, TEMPLATE])
+
+
+@pytest.fixture()
+def three_shares(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Shares of 20 KB on three cores; the list counts the shares taken from workers."""
+    monkeypatch.setattr(evalset_stream, "SHARE_BYTES", 20_000)
+    monkeypatch.setattr(evalset_stream, "cpu_count", lambda: 3)
+    taken: list[int] = []
+    absorb = evalset_stream._CaseChecks.absorb
+
+    def counted(self: Any, share: Any) -> None:
+        taken.append(share.entries)
+        absorb(self, share)
+
+    monkeypatch.setattr(evalset_stream._CaseChecks, "absorb", counted)
+    return taken
+
+
+@pytest.mark.parametrize("problems_at", [None, 20, 150, 280], ids=["none", "1st", "2nd", "3rd"])
+def test_shares_checked_by_workers_report_what_one_pass_reports(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    three_shares: list[int],
+    problems_at: int | None,
+) -> None:
+    path = large_suite(tmp_path, problems_at)
+    one = outcome(path, api.Options(cache=None))
+    shared = outcome(path, api.Options(cache=None, jobs=3))
+    assert shared == one == whole(monkeypatch, path, api.Options(cache=None))
+    assert one[0] or problems_at is None  # the problems are reported (it compared something)
+    # Shares are taken up to the one with a problem: its cases and the rest are checked here.
+    expected = {None: 2, 20: 2, 150: 0, 280: 1}[problems_at]
+    assert len(three_shares) == expected
+
+
+def test_shares_taken_plan_the_cases_one_pass_plans(
+    tmp_path: Path, three_shares: list[int]
+) -> None:
+    cases = [trace_case(f"c{i}", "lookup") for i in range(400)]
+    path = write_suite(tmp_path, {"evalSetId": "s", "evalCases": cases}, [REGEX_TOOLS])
+    one = api.prepare([str(path)], api.Options(cache=None)).plans[0]
+    shared = api.prepare([str(path)], api.Options(cache=None, jobs=3)).plans[0]
+    assert len(three_shares) == 2 and sum(three_shares) < 400
+    assert list(shared.cases) == list(one.cases)
+    assert shared.case_ids == one.case_ids == [f"c{i}" for i in range(400)]
+
+
+def test_a_share_guessed_inside_a_string_is_not_taken(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, three_shares: list[int]
+) -> None:
+    cases = [trace_case(f"c{i}", "lookup") for i in range(400)]
+    for case in cases[::50]:
+        case["conversation"][0]["finalResponse"]["content"] = '{"evalId": "fake"}'
+    path = write_suite(tmp_path, {"evalSetId": "s", "evalCases": cases}, [REGEX_TOOLS])
+    data = path.read_bytes()
+    # Guessed at the answers that hold an object: a case never starts there.
+    fake = [m.start() + 1 for m in re.finditer(rb'"\{', data)]
+    monkeypatch.setattr(
+        evalset_stream, "_case_start", lambda data, after: next(f for f in fake if f > after)
+    )
+    one = api.prepare([str(path)], api.Options(cache=None)).plans[0]
+    shared = api.prepare([str(path)], api.Options(cache=None, jobs=3)).plans[0]
+    assert three_shares == []
+    assert list(shared.cases) == list(one.cases)
+
+
+def test_a_case_start_is_guessed_past_the_objects_inside_cases() -> None:
+    cases = [trace_case(f"c{i}", "lookup", tools=[{"a": 1}, {"b": 2}]) for i in range(40)]
+    data = json.dumps({"evalSetId": "s", "evalCases": cases}).encode()
+    start = evalset_stream._case_start(data, len(data) // 2)
+    assert start is not None and data[start:].startswith(b'{"evalId": "c')
+    assert evalset_stream._case_start(data, len(data) - 10) is None

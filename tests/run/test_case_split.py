@@ -20,6 +20,7 @@ from agenteval.api import evaluation
 from agenteval.evaluators.registry import evaluators
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import SetPart, StreamedRun
+from agenteval.results.share_workers import cpu_count
 from agenteval.run.case_split import MIN_SHARE, share_count
 from agenteval.run.runner import EvalSetPlan, PlannedMetric, RunSettings, StopSignal
 from agenteval.schema.metric import EvalMetric
@@ -281,7 +282,7 @@ def test_only_a_large_deterministic_single_run_is_split(
     agenteval.evaluate(
         evalset, metrics=str(metrics), jobs=jobs, num_runs=num_runs, sink=streamed(tmp_path)
     )
-    assert shares_used == [min(expected, os.cpu_count() or 1)]
+    assert shares_used == [min(expected, cpu_count())]
 
 
 class PluginEvaluator:
@@ -302,7 +303,7 @@ def test_a_plugin_evaluator_or_a_resumed_set_is_not_split(tmp_path: Path) -> Non
         return EvalSetPlan(Path("x"), "s", cases, [PlannedMetric(metric, evaluator)], [metric])
 
     settings = RunSettings()
-    cores = min(4, os.cpu_count() or 1)
+    cores = min(4, cpu_count())
     assert share_count(plan(builtin), settings, sink, 4, None) == cores
     assert share_count(plan(PluginEvaluator()), settings, sink, 4, None) == 1
     assert share_count(plan(builtin), settings, sink, 4, object()) == 1  # --resume

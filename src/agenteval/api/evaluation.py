@@ -209,6 +209,7 @@ def plan_rules(options: Options) -> PlanRules:
         skip=frozenset(options.skip_metrics),
         only=frozenset(options.only_metrics),
         environ=options.environ,
+        jobs=options.jobs,
     )
 
 

@@ -19,8 +19,10 @@ Tested in tests/checks/test_evalset_stream.py.
 
 from __future__ import annotations
 
+import json
+import re
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +30,7 @@ from pydantic import ValidationError
 
 from agenteval.checks.case_layout import case_layout_problem
 from agenteval.checks.cross_file import (
+    CaseChecker,
     Findings,
     case_checkers,
     case_regex_problems,
@@ -37,7 +40,7 @@ from agenteval.checks.cross_file import (
 from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.errors import Problem
 from agenteval.inputs.evalset_file import CaseRules
-from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable
+from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable, ScannedCase
 from agenteval.inputs.file_kind import FileKind, kind_of
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.foreign_files import adk_case, kind_of_data
@@ -48,6 +51,7 @@ from agenteval.inputs.unknown_keys import (
     evalset_unknown_keys,
     sort_unknown,
 )
+from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 
@@ -78,6 +82,237 @@ class _Buckets:
     checked: Findings = field(default_factory=Findings)
 
 
+class _CaseChecks:
+    """Every per-case check of one file, case after case (a worker's share too)."""
+
+    def __init__(
+        self,
+        file: str,
+        all_metrics: Sequence[EvalMetric],
+        selected: Sequence[EvalMetric],
+        metrics_file: str,
+        traces: Mapping[str, list[Invocation]] | None,
+        num_runs: int,
+    ) -> None:
+        self.file = file
+        self.all_metrics = all_metrics
+        self.metrics_file = metrics_file
+        self.traces = traces
+        self.num_runs = num_runs
+        self.rules = CaseRules(file)
+        self.found = _Buckets()
+        self.targets = regex_targets(selected)
+        self.found.regex = [[] for _ in self.targets]
+        self.checkers = case_checkers(selected)
+        self.sample: list[Any] = []
+        self.spans = array("q")
+        self.ids: list[str] = []
+        self.modes: list[str] = []  # each case's evalMode, for a share's rules checked later
+        self.trace_mode: set[str] = set()
+        self.conversation: set[str] = set()
+        self.entries = 0  # evalCases entries checked (null ones too)
+
+    def check(self, scanned: ScannedCase, index: int) -> bool:
+        """Check the case at ``evalCases[index]``; False: the whole path names its format."""
+        raw, file = scanned.data, self.file
+        if index < _SAMPLED:
+            self.sample.append(raw)
+        self.entries = index + 1
+        if raw is None:
+            return True
+        if adk_case(raw):
+            return False  # ADK turns: the whole path names the format
+        case = EvalCase.model_validate(raw)
+        found = self.found
+        found.non_finite.extend(non_finite_numbers(raw, file, scanned.text, ("evalCases", index)))
+        found.unknown.extend(case_unknown_keys(raw, file, index))
+        self.rules.add(index, case.eval_id, case.eval_mode)
+        for bucket, target in zip(found.regex, self.targets, strict=True):
+            bucket.extend(case_regex_problems(target, index, case, file, self.metrics_file))
+        if self.checkers:
+            check_case(index, case, file, self.all_metrics, self.checkers, found.checked)
+        layout = case_layout_problem(index, case, file, self.traces)
+        if layout is not None:
+            found.layouts.append(layout)
+        mismatch = trace_mismatch_problem(index, case, file, self.traces, self.num_runs)
+        if mismatch is not None:
+            found.mismatched.append(mismatch)
+        self.spans.extend((scanned.start, scanned.end, index))
+        self.ids.append(case.eval_id)
+        self.modes.append(case.eval_mode)
+        note(case, self.trace_mode, self.conversation)
+        return True
+
+    def clean(self) -> bool:
+        """Whether no case checked found a problem or a warning (the evalId rules aside)."""
+        found = self.found
+        buckets = (found.non_finite, found.unknown, found.layouts, found.mismatched)
+        return not (
+            any(buckets) or any(found.regex) or found.checked.problems or found.checked.warnings
+        )
+
+    def absorb(self, share: _Share) -> None:
+        """A worker's clean share, checked after every case here (its indices shifted)."""
+        base = self.entries
+        spans = share.spans
+        for at, (eval_id, mode) in enumerate(zip(share.ids, share.modes, strict=True)):
+            start, end, index = spans[3 * at], spans[3 * at + 1], spans[3 * at + 2] + base
+            self.rules.add(index, eval_id, mode)
+            self.spans.extend((start, end, index))
+        self.ids.extend(share.ids)
+        self.trace_mode |= share.trace_mode
+        self.conversation |= share.conversation
+        self.entries = base + share.entries
+
+
+@dataclass(slots=True)
+class _Share:
+    """What a worker ships of the cases it checked (indices from its share's first)."""
+
+    entries: int
+    spans: array[int]
+    ids: list[str]
+    modes: list[str]
+    trace_mode: set[str]
+    conversation: set[str]
+    after: dict[str, Any]  # the keys after evalCases (the last share's)
+
+
+# A share of the checks is at least this many bytes of the file: less and the fork and
+# the merge cost more than they save (2 MB are ~1,600 of the bench's cases, ~0.1 s).
+SHARE_BYTES = 2 << 20
+# Where one array entry ends and the next begins, as most writers lay an array out.
+_BETWEEN_CASES = re.compile(rb"\}\s*,\s*\{")
+_DECODER = json.JSONDecoder()
+
+
+def _share_offsets(data: bytes, jobs: int, checkers: Sequence[CaseChecker]) -> list[int]:
+    """Where the shares after the first start (guessed, see :func:`_case_start`); [] when
+    the file is checked in this process only (``--jobs 1``, a small file, a plugin's checks)."""
+    if jobs < 2 or not can_fork() or any(not _own(e) for _, e in checkers):
+        return []
+    shares = min(jobs, cpu_count(), len(data) // SHARE_BYTES)
+    offsets: list[int] = []
+    for number in range(1, shares):
+        start = _case_start(data, len(data) * number // shares)
+        if start is not None and (not offsets or start > offsets[-1]):
+            offsets.append(start)
+    return offsets
+
+
+def _case_start(data: bytes, after: int) -> int | None:
+    """The first ``{`` past byte ``after`` that opens an object with an ``evalId`` right
+    after a ``}`` and a comma: most likely a case.  Only a guess (the text could be inside
+    a string): a share is taken only when the scan of the cases before it meets a case
+    exactly there."""
+    for tried, found in enumerate(_BETWEEN_CASES.finditer(data, after)):
+        if tried >= 64:
+            return None
+        start = found.end() - 1
+        window = 1 << 16
+        while True:
+            text = data[start : start + window].decode("utf-8", "ignore")
+            try:
+                value, _ = _DECODER.raw_decode(text)
+                break
+            except json.JSONDecodeError:
+                if start + window >= len(data) or window >= SHARE_BYTES:
+                    value = None
+                    break
+                window *= 4
+        if isinstance(value, dict) and "evalId" in value:
+            return start
+    return None
+
+
+def _own(evaluator: object) -> bool:
+    """Whether ``evaluator`` is agenteval's own: a plugin's checks may keep state across
+    cases, which shares checked in other processes would split."""
+    return type(evaluator).__module__.startswith("agenteval.")
+
+
+def _check_share(
+    data: bytes, start: int, stop: int | None, checks: _CaseChecks
+) -> Callable[[], _Share | None]:
+    """A worker's job: check the cases from byte ``start`` to the one at ``stop`` (None: to
+    the end, and the keys after them); None unless every case is clean and a case starts
+    exactly at ``stop``."""
+
+    def work() -> _Share | None:
+        scan = EvalSetScan(data)
+        met = stop is None
+        for scanned in scan.cases_from(start):
+            if stop is not None and scanned.start >= stop:
+                met = scanned.start == stop
+                break
+            if not checks.check(scanned, scanned.index):
+                return None
+        if not met or not checks.clean():
+            return None
+        return _Share(
+            checks.entries,
+            checks.spans,
+            checks.ids,
+            checks.modes,
+            checks.trace_mode,
+            checks.conversation,
+            scan.after,
+        )
+
+    return work
+
+
+def _check_cases(
+    scan: EvalSetScan, data: bytes, checks: _CaseChecks, fresh: Callable[[], _CaseChecks], jobs: int
+) -> dict[str, Any] | None:
+    """Check every case of ``scan``; the keys after them (None: the whole path reads the
+    file).  With ``jobs`` > 1 and a large file, workers check the later shares meanwhile;
+    a share is taken only when this scan meets a case exactly where it starts and its
+    worker found nothing to say (else its cases are checked here), so the problems,
+    warnings and their order are always those of one pass."""
+    offsets = _share_offsets(data, jobs, checks.checkers)
+    ends: list[int | None] = [*offsets[1:], None] if offsets else []
+    workers = [
+        ShareWorker.start(_check_share(data, start, stop, fresh()))
+        for start, stop in zip(offsets, ends, strict=True)
+    ]
+    source, tail, base = scan.cases(), scan, 0  # tail: the scan that reads the end
+    try:
+        while True:
+            held = None
+            for scanned in source:
+                if workers and scanned.start >= offsets[0]:
+                    held = scanned
+                    break
+                if not checks.check(scanned, base + scanned.index):
+                    return None
+            if held is None:
+                return tail.after
+            taken, after = 0, {}
+            if held.start == offsets[0] and checks.entries >= _SAMPLED:
+                for worker in workers:
+                    share = worker.result()
+                    if not isinstance(share, _Share):
+                        break
+                    checks.absorb(share)
+                    taken, after = taken + 1, share.after
+            for worker in workers:
+                worker.close()
+            if taken == len(workers):
+                return after
+            if taken:
+                # Share ``taken`` was not: its cases and the rest are checked here, from
+                # its start (the share before met a case there).
+                tail = EvalSetScan(data)
+                source, base = tail.cases_from(offsets[taken]), checks.entries
+            elif not checks.check(held, base + held.index):
+                return None
+            workers, offsets = [], []
+    finally:
+        for worker in workers:
+            worker.close()
+
+
 def check_evalset_stream(
     data: bytes,
     file: str,
@@ -88,59 +323,37 @@ def check_evalset_stream(
     metrics_file: str,
     traces: Mapping[str, list[Invocation]] | None,
     num_runs: int = 1,
+    jobs: int = 1,
 ) -> StreamedEvalSet | None:
-    """Check the eval set ``data`` (the file's bytes) case by case; None: read it whole instead."""
+    """Check the eval set ``data`` (the file's bytes) case by case; None: read it whole instead.
+
+    ``jobs`` (``--jobs``): a large file's later shares are checked by forked workers."""
     scan = EvalSetScan(data)
-    rules = CaseRules(file)
-    found = _Buckets()
-    targets = regex_targets(selected)
-    found.regex = [[] for _ in targets]
-    checkers = case_checkers(selected)
-    sample: list[Any] = []
-    spans = array("q")
-    ids: list[str] = []
-    trace_mode: set[str] = set()
-    conversation: set[str] = set()
+
+    def fresh() -> _CaseChecks:
+        return _CaseChecks(file, all_metrics, selected, metrics_file, traces, num_runs)
+
+    checks = fresh()
     try:
-        for scanned in scan.cases():
-            index, raw = scanned.index, scanned.data
-            if index < _SAMPLED:
-                sample.append(raw)
-            if raw is None:
-                continue
-            if adk_case(raw):
-                return None  # ADK turns: the whole path names the format
-            case = EvalCase.model_validate(raw)
-            found.non_finite.extend(
-                non_finite_numbers(raw, file, scanned.text, ("evalCases", index))
-            )
-            found.unknown.extend(case_unknown_keys(raw, file, index))
-            rules.add(index, case.eval_id, case.eval_mode)
-            for bucket, target in zip(found.regex, targets, strict=True):
-                bucket.extend(case_regex_problems(target, index, case, file, metrics_file))
-            if checkers:
-                check_case(index, case, file, all_metrics, checkers, found.checked)
-            layout = case_layout_problem(index, case, file, traces)
-            if layout is not None:
-                found.layouts.append(layout)
-            mismatch = trace_mismatch_problem(index, case, file, traces, num_runs)
-            if mismatch is not None:
-                found.mismatched.append(mismatch)
-            spans.extend((scanned.start, scanned.end, index))
-            ids.append(case.eval_id)
-            note(case, trace_mode, conversation)
+        after = _check_cases(scan, data, checks, fresh, jobs)
     except (NotStreamable, ValidationError):
         return None
-    head = _top_level(scan, sample, file)
+    if after is None or after.keys() & scan.before.keys():
+        return None  # a key given twice: the scan of one pass refuses it too
+    scan.after = after
+    found = checks.found
+    head = _top_level(scan, checks.sample, file)
     if head is None:
         return None
     evalset, non_finite_before, non_finite_after, unknown_before, unknown_after = head
     non_finite = non_finite_before + found.non_finite + non_finite_after
     unknown = unknown_before + found.unknown + unknown_after
-    own_turns = OwnTurns(frozenset(trace_mode), frozenset(conversation))
-    result = StreamedEvalSet(evalset, LazyCases(data, spans, ids, own_turns=own_turns))
+    own_turns = OwnTurns(frozenset(checks.trace_mode), frozenset(checks.conversation))
+    result = StreamedEvalSet(
+        evalset, LazyCases(data, checks.spans, checks.ids, own_turns=own_turns)
+    )
     errors, warnings = sort_unknown(unknown, strictness)
-    result.head.problems = non_finite + errors + rules.problems
+    result.head.problems = non_finite + errors + checks.rules.problems
     result.head.warnings = warnings
     result.tail.problems = [p for bucket in found.regex for p in bucket]
     result.tail.problems += found.checked.problems + found.layouts

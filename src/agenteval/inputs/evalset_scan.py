@@ -33,7 +33,7 @@ Tested in tests/inputs/test_evalset_scan.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from json.decoder import JSONDecodeError
 from typing import Any
@@ -80,34 +80,57 @@ class EvalSetScan(JsonWindow):
         """Every entry of ``evalCases`` in order; raises NotStreamable on anything unusual."""
         try:
             yield from self._object()
-        except (ScanError, JSONDecodeError, RecursionError, UnicodeDecodeError, ValueError) as exc:
+        except _READ_ERRORS as exc:
+            raise NotStreamable(str(exc)) from None
+
+    def cases_from(self, offset: int) -> Iterator[ScannedCase]:
+        """The entries of ``evalCases`` from the one starting at byte ``offset`` (indices
+        counted from it), then the keys after the array (into :attr:`after`).
+
+        For a worker checking a later share of the cases (checks/evalset_stream.py): the
+        offset is a guess until the scan of the cases before it meets a case exactly there.
+        Raises NotStreamable on anything unusual, a value not starting at ``offset`` too.
+        """
+        try:
+            self.start_at(offset)
+            yield from self._entries()
+            yield from self._members_after(found=True)
+        except _READ_ERRORS as exc:
             raise NotStreamable(str(exc)) from None
 
     def _object(self) -> Iterator[ScannedCase]:
         if self.peek(at_end=True) != "{":
             raise NotStreamable("not a JSON object")
         self.next_char()
-        found = False
         if self.peek() == "}":
             raise NotStreamable("an empty object")
+        found = yield from self._member(found=False)
+        yield from self._members_after(found)
+
+    def _member(self, found: bool) -> Generator[ScannedCase, None, bool]:
+        """One key and its value (the cases, for ``evalCases``); whether ``evalCases`` was found."""
+        key, written = self.key()
+        _parsed(written, 0)  # refused as the whole document would be
+        if key in self.before or key in self.after or (found and key == "evalCases"):
+            raise NotStreamable(f"key {key!r} given twice")
+        if key == "evalCases":
+            yield from self._case_list()
+            return True
+        _, start, end = self.value()
+        value = _parsed(self.text(start, end), 1)
+        (self.after if found else self.before)[key] = value
+        self.skip_to(end)
+        return found
+
+    def _members_after(self, found: bool) -> Iterator[ScannedCase]:
+        """The object's members after one, to its end (and nothing after it)."""
         while True:
-            key, written = self.key()
-            _parsed(written, 0)  # refused as the whole document would be
-            if key in self.before or key in self.after or (found and key == "evalCases"):
-                raise NotStreamable(f"key {key!r} given twice")
-            if key == "evalCases":
-                found = True
-                yield from self._case_list()
-            else:
-                _, start, end = self.value()
-                value = _parsed(self.text(start, end), 1)
-                (self.after if found else self.before)[key] = value
-                self.skip_to(end)
             separator = self.next_char()
             if separator == "}":
                 break
             if separator != ",":
                 raise NotStreamable("expected ',' or '}'")
+            found = yield from self._member(found)
         if self.peek(at_end=True):
             raise NotStreamable("extra data after the object")
         if not found:
@@ -119,6 +142,10 @@ class EvalSetScan(JsonWindow):
         if self.peek() == "]":
             self.next_char()
             return
+        yield from self._entries()
+
+    def _entries(self) -> Iterator[ScannedCase]:
+        """The array's entries from the cursor (at a value) to its ']'."""
         index = 0
         while True:
             decoded, start, end = self.value()
@@ -134,6 +161,9 @@ class EvalSetScan(JsonWindow):
                 return
             if separator != ",":
                 raise NotStreamable("expected ',' or ']' in evalCases")
+
+
+_READ_ERRORS = (ScanError, JSONDecodeError, RecursionError, UnicodeDecodeError, ValueError)
 
 
 # Containers a case may open and still be read by pydantic-core inside ``evalCases``

@@ -74,6 +74,12 @@ class JsonWindow:
         self._mark_pos = 0
         self._mark_byte = 0
 
+    def start_at(self, offset: int) -> None:
+        """Put the cursor at byte ``offset`` (the start of a character) before reading."""
+        if self._end:
+            raise ValueError("start_at is for a cursor that has read nothing yet")
+        self._base = self._end = self._mark_byte = offset
+
     def fail(self, message: str) -> ScanError:
         """A ScanError at the cursor."""
         return ScanError(message, self.byte(self._pos))

@@ -6,7 +6,9 @@
   results into one eval set result;
 - :mod:`.fingerprints`: content hashes of what an eval set was scored on;
 - :mod:`.resuming`: which earlier cases ``--resume`` keeps;
-- :mod:`.flakiness`: a case's verdict over repeated runs.
+- :mod:`.flakiness`: a case's verdict over repeated runs;
+- :mod:`.share_workers`: ``--jobs N``'s forked workers, each computing a share of a job
+  (the checks of an eval set, the scoring of its cases) and shipping it back.
 
 May import ``inputs/`` (result readers' case sources), ``schema/``, ``errors``,
 ``exit_codes``; never a runner, a reporter or a face.

@@ -31,16 +31,11 @@ from __future__ import annotations
 
 import dataclasses
 import mmap
-import os
-import pickle
-import select
-import signal
 import struct
-import sys
-import tempfile
 from collections.abc import Callable, Coroutine
-from typing import IO, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
+from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
 from agenteval.run.runner import EvalSetPlan, RunSettings, stream_evalset
 from agenteval.schema.result import EvalCaseResult
 
@@ -98,7 +93,7 @@ def share_count(
     plan: EvalSetPlan, settings: RunSettings, sink: object, jobs: int, resumed: object
 ) -> int:
     """How many shares to score ``plan``'s cases in (1: in this process only)."""
-    if jobs < 2 or sys.platform != "linux" or not isinstance(sink, SharedSink) or not sink.parts:
+    if jobs < 2 or not can_fork() or not isinstance(sink, SharedSink) or not sink.parts:
         return 1
     if settings.num_runs != 1 or settings.skip or resumed is not None or settings.stopping():
         return 1
@@ -111,7 +106,7 @@ def share_count(
         evaluator = planned.evaluator
         if evaluator.is_async or evaluator.needs_judge or not _own(evaluator):
             return 1
-    return max(1, min(jobs, os.cpu_count() or 1, len(plan.cases) // MIN_SHARE))
+    return max(1, min(jobs, cpu_count(), len(plan.cases) // MIN_SHARE))
 
 
 def _own(thing: object) -> bool:
@@ -134,19 +129,19 @@ async def stream_in_shares(
         dataclasses.replace(plan, cases=cases[bounds[i] : bounds[i + 1]]) for i in range(shares)
     ]
     shared = mmap.mmap(-1, 8 * (shares + 1))
-    workers: list[_Worker] = []
+    workers: list[ShareWorker] = []
     remove = settings.signals.on_stop(lambda: _set_stop(shared)) if settings.signals else None
     try:
         for number in range(1, shares):
-            workers.append(_Worker.start(number, plans[number], settings, deliver, sink, shared))
+            workers.append(_start(number, plans[number], settings, deliver, sink, shared))
         progress = _Progress(settings.on_case_done, shared, shares)
         own = dataclasses.replace(settings, on_case_done=progress.tick)
         await stream_evalset(plans[0], own, deliver)
-        for worker in workers:
-            shipped = worker.result(progress)
-            if shipped is None:
+        for later, worker in zip(plans[1:], workers, strict=True):
+            shipped = worker.result(progress.workers if settings.on_case_done else None)
+            if not isinstance(shipped, tuple):
                 # The worker is not trusted: its share is scored here, as one pass would.
-                await stream_evalset(worker.plan, own, deliver)
+                await stream_evalset(later, own, deliver)
                 continue
             part, incomplete, incomplete_keys = shipped
             sink.absorb(part)
@@ -200,93 +195,18 @@ class _Progress:
             self._seen[number] = done
 
 
-@dataclasses.dataclass(slots=True)
-class _Worker:
-    """A forked worker scoring one share; :meth:`result` waits for what it shipped."""
-
-    number: int
-    plan: EvalSetPlan
-    pid: int
-    handoff: IO[bytes]
-    pidfd: int | None
-    exited: bool = False
-
-    @classmethod
-    def start(
-        cls,
-        number: int,
-        plan: EvalSetPlan,
-        settings: RunSettings,
-        deliver: Delivery,
-        sink: SharedSink,
-        shared: mmap.mmap,
-    ) -> _Worker:
-        handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-        pid = os.fork()
-        if pid == 0:  # the worker: it never returns
-            _work(number, plan, settings, deliver, sink, shared, handoff)
-        try:
-            pidfd: int | None = os.pidfd_open(pid)
-        except OSError:  # a kernel before 5.3: waitpid alone
-            pidfd = None
-        return cls(number, plan, pid, handoff, pidfd)
-
-    def result(self, progress: _Progress) -> tuple[Any, list[str], set[tuple[str, str]]] | None:
-        """The worker's shipped share once it exits; None if it failed."""
-        while True:
-            if self.pidfd is not None:
-                select.select([self.pidfd], [], [], 0.1)
-            pid, status = os.waitpid(self.pid, 0 if self.pidfd is None else os.WNOHANG)
-            progress.workers()
-            if pid:
-                self.exited = True
-                break
-        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
-            return None
-        try:
-            self.handoff.seek(0)
-            shipped: tuple[Any, list[str], set[tuple[str, str]]] = pickle.load(self.handoff)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            return None
-        return shipped
-
-    def close(self) -> None:
-        """Stop the worker if it still runs (this process was interrupted) and let it go."""
-        if not self.exited:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            self.exited = True
-        if self.pidfd is not None:
-            os.close(self.pidfd)
-            self.pidfd = None
-        self.handoff.close()
-
-
-def _work(
+def _start(
     number: int,
     plan: EvalSetPlan,
     settings: RunSettings,
     deliver: Delivery,
     sink: SharedSink,
     shared: mmap.mmap,
-    handoff: IO[bytes],
-) -> None:
-    """A worker's life: score ``plan``'s cases into a share, ship it, exit (never returns).
+) -> ShareWorker:
+    """Fork the worker of share ``number``: it scores ``plan``'s cases into a share of
+    ``sink`` and ships it with the evalIds it left incomplete."""
 
-    It prints nothing (its output goes nowhere) and leaves through ``os._exit``: no
-    handler, buffer or temp file of the process it was forked from is run, flushed or
-    removed twice.
-    """
-    code = 1
-    try:
-        for handled in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(handled, signal.SIG_IGN)
-        quiet = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(quiet, 1)
-        os.dup2(quiet, 2)
+    def work() -> tuple[object, list[str], set[tuple[str, str]]]:
         part = sink.part()
         delivery = deliver.to(part)
         done = 0
@@ -297,21 +217,12 @@ def _work(
             _COUNT.pack_into(shared, 8 * number, done)
 
         own = dataclasses.replace(
-            settings,
-            stop=_StopFlag(shared),
-            signals=None,
-            on_case_done=counted,
-            incomplete=set(),
+            settings, stop=_StopFlag(shared), signals=None, on_case_done=counted, incomplete=set()
         )
         _finish(stream_evalset(plan, own, delivery))
-        shipped = (part.shipped(), delivery.shipped(), own.incomplete)
-        pickle.dump(shipped, handoff, protocol=pickle.HIGHEST_PROTOCOL)
-        handoff.flush()
-        code = 0
-    except BaseException:  # any failure: the share is scored again (never trusted)
-        pass
-    finally:
-        os._exit(code)
+        return part.shipped(), delivery.shipped(), own.incomplete
+
+    return ShareWorker.start(work)
 
 
 def _finish(coroutine: Coroutine[Any, Any, None]) -> None:

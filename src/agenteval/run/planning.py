@@ -46,6 +46,7 @@ class PlanRules:
     skip: frozenset[str] = frozenset()  # --skip-metric
     only: frozenset[str] = frozenset()  # --metric
     environ: Mapping[str, str] | None = field(default=None, hash=False)  # for ${VAR}
+    jobs: int = 1  # --jobs: a large eval set's checks shared by forked workers
 
 
 def metrics_path_for(evalset_path: Path, option: str | None) -> Path:
@@ -238,6 +239,7 @@ def _plan_streamed(
         metrics_file=str(metrics_path),
         traces=traces,
         num_runs=rules.num_runs,
+        jobs=rules.jobs,
     )
     if streamed is None:
         return False, None
