@@ -453,6 +453,9 @@ def main() -> None:
         help="count instructions under valgrind instead of timing (a busy machine's number)",
     )
     parser.add_argument("--adk-sample", type=int, default=1000, help="ADK cases counted")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="agenteval's --jobs (the cores it may use; 1: one)"
+    )
     parser.add_argument("--adk-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--scored", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -485,6 +488,7 @@ def main() -> None:
         out = root / "out"
         command = [sys.executable, "-m", "agenteval", "run", "--evalset", str(evalset)]
         command += ["--quiet", "--no-progress", "--no-cache", "--output", str(out)]
+        command += ["--jobs", str(args.jobs)]
         if args.instructions:
             env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
             cli_round(command, out, args.cases, env)  # bytecode caches written first
@@ -522,7 +526,7 @@ def main() -> None:
         assert abs(adk_means[name] - ours[name]) <= TOLERANCE, (name, adk_means, ours)
     print(
         f"cases: {args.cases}  adk in-process: {adk:.2f} s ({adk / args.cases * 1e6:.0f} µs/case)  "
-        f"agenteval CLI: {wall:.2f} s  ratio: {wall / adk:.3f} (target <= 0.25)  "
+        f"agenteval CLI (--jobs {args.jobs}): {wall:.2f} s  ratio: {wall / adk:.3f} (target <= 0.25)  "
         f"cpu ratio: {cpu / adk_cpu:.3f}  agenteval cpu: {cpu / args.cases * 1e6:.0f} µs/case  "
         f"(adk {adk_cpu / args.cases * 1e6:.0f})  load: {load()}"
     )

@@ -59,9 +59,11 @@ def _split(document: bytes, mark: bytes) -> tuple[bytes, bytes]:
     return document[:cut], document[cut + 1 :]
 
 
-def _copy_indented(source: _Spool, out: Callable[[bytes], object], size: int, pad: bytes) -> None:
-    """Copy ``size`` bytes of ``source`` from its start, indenting every line by ``pad``."""
-    source.seek(0)
+def _copy_indented(
+    source: _Spool, out: Callable[[bytes], object], size: int, pad: bytes, start: int = 0
+) -> None:
+    """Copy ``size`` bytes of ``source`` from ``start``, indenting every line by ``pad``."""
+    source.seek(start)
     left = size
     newline = b"\n" + pad
     while left > 0:
@@ -134,11 +136,6 @@ class _SummarySpool:
         )
         self.size += len(data)
 
-    def contents(self) -> bytes:
-        """Every summary spooled, in spooling order (``index`` offsets are into it)."""
-        self.spool.seek(0)
-        return self.spool.read(self.size)
-
     def write_sorted(self, out: Callable[[bytes], object]) -> None:
         self.spool.flush()
         separator = b"\n"
@@ -158,13 +155,13 @@ class _SummarySpool:
 
 
 class DocumentPart(NamedTuple):
-    """A later share of a document's cases, as plain data (:meth:`ResultDocument.shipped`)."""
+    """What a later share of a document's cases counted (:meth:`ResultDocument.shipped`);
+    its pieces and case summaries stay in its spools."""
 
     cases: int
-    # The cases' pieces, each after its separator, the first after a newline only.
-    pieces: bytes
+    size: int  # of the pieces, each after its separator (the first after a newline only)
     summary_index: list[tuple[str, int, int]]
-    summaries: bytes
+    summary_size: int
     tally: SummaryPart
 
 
@@ -205,7 +202,10 @@ class ResultDocument:
         self.tally = SummaryTally(num_runs, emit=emit, record=part) if summary is None else None
         # The finished document's summary (its case summaries only when not spooled).
         self.summary: EvalSetResultSummary | None = None
-        self.size = 0
+        self.size = 0  # the document's, the shares absorbed included
+        self._own_size = 0  # what is in ``spool``
+        # Shares absorbed, in order: (where they go in ``spool``, their spool, their size).
+        self._parts: list[tuple[int, _Spool, int]] = []
         if part:
             return
         # The keys before the cases: the eval set's, or ``head``'s own (a whole result).
@@ -219,36 +219,43 @@ class ResultDocument:
 
     def part(self) -> ResultDocument:
         """An empty document for a later share of this one's cases (a worker's,
-        :mod:`agenteval.run.case_split`): :meth:`shipped` when done, then :meth:`absorb`."""
+        :mod:`agenteval.run.case_split`): the worker adds the cases and :meth:`shipped`
+        them, then this document :meth:`absorb` s it (its spools are read in place)."""
         return ResultDocument(
             self.eval_set_id, self.num_runs, result_id=None, spool_dir=self.spool_dir, part=True
         )
 
     def shipped(self) -> DocumentPart:
-        """This part's cases and counts as plain data (it is closed)."""
+        """What this part counted (its spools flushed for the document that absorbs it)."""
         if self.tally is None:
             raise ValueError("a whole result's document is not shipped")
-        self.spool.seek(0)
-        pieces = self.spool.read(self.size)
-        index, summaries = [], b""
+        self.spool.flush()
+        index, summary_size = [], 0
         if self._summaries is not None:
-            index, summaries = self._summaries.index, self._summaries.contents()
-        document = DocumentPart(self.cases, pieces, index, summaries, self.tally.part())
-        self.close()
-        if self._summaries is not None:
-            self._summaries.close()
-        return document
+            self._summaries.spool.flush()
+            index, summary_size = self._summaries.index, self._summaries.size
+        return DocumentPart(self.cases, self.size, index, summary_size, self.tally.part())
 
-    def absorb(self, part: DocumentPart) -> None:
-        """Append a part's cases, as if each had been :meth:`add`-ed here after the rest."""
+    def absorb(self, part: ResultDocument, shipped: DocumentPart) -> None:
+        """Append a part's cases, as if each had been :meth:`add`-ed here after the rest;
+        its pieces are copied from its spool when the document is (it is closed with it)."""
         if self.tally is None:
             raise ValueError("a whole result's document takes no part")
-        if part.cases:
-            self._write(b"," + part.pieces if self.cases else part.pieces)
-            self.cases += part.cases
-        self.tally.absorb(part.tally)
-        if self._summaries is not None:
-            self._summaries.absorb(part.summary_index, part.summaries)
+        if shipped.cases:
+            if self.cases:
+                self._write(b",")  # the part's first piece follows a newline only
+            self._parts.append((self._own_size, part.spool, shipped.size))
+            self.size += shipped.size
+            self.cases += shipped.cases
+        else:
+            part.spool.close()
+        self.tally.absorb(shipped.tally)
+        if self._summaries is not None and part._summaries is not None:
+            part._summaries.spool.seek(0)
+            data = part._summaries.spool.read(shipped.summary_size)
+            self._summaries.absorb(shipped.summary_index, data)
+        if part._summaries is not None:
+            part._summaries.close()
 
     @classmethod
     def of_result(cls, result: EvalSetResult, spool_dir: Path | None = None) -> ResultDocument:
@@ -283,6 +290,7 @@ class ResultDocument:
     def _write(self, data: bytes) -> None:
         self.spool.write(data)
         self.size += len(data)
+        self._own_size += len(data)
 
     def add(self, case: EvalCaseResult) -> None:
         """Append one case result (result-file order) and count it in the summary."""
@@ -318,11 +326,22 @@ class ResultDocument:
 
     def copy_to(self, out: Callable[[bytes], object], depth: int = 0) -> None:
         """Copy the finished document (without its final newline at ``depth`` > 0)."""
-        size = self.size - 1 if depth else self.size
-        _copy_indented(self.spool, out, size, b" " * (2 * depth))
+        left = self.size - 1 if depth else self.size
+        pad = b" " * (2 * depth)
+        at = 0
+        pieces: list[tuple[_Spool, int, int]] = []
+        for cut, spool, size in self._parts:
+            pieces += [(self.spool, at, cut - at), (spool, 0, size)]
+            at = cut
+        pieces.append((self.spool, at, self._own_size - at))
+        for spool, start, size in pieces:
+            _copy_indented(spool, out, min(size, left), pad, start)
+            left -= min(size, left)
 
     def close(self) -> None:
         self.spool.close()
+        for _, spool, _ in self._parts:
+            spool.close()
 
 
 def write_result_document(document: ResultDocument, path: Path) -> Path:

@@ -58,8 +58,8 @@ class StreamedSet:
 
 class SetPart:
     """A later share of the current eval set's cases, counted apart (a worker process's,
-    :mod:`agenteval.run.case_split`): its document part and tally, shipped to the
-    :class:`StreamedRun` they belong to and absorbed there."""
+    :mod:`agenteval.run.case_split`): made here, filled and :meth:`shipped` by the worker,
+    then absorbed by the :class:`StreamedRun` it came from (its spools read in place)."""
 
     def __init__(self, document: ResultDocument | None, tally: SetTally) -> None:
         self.document = document
@@ -72,13 +72,18 @@ class SetPart:
         self.tally.add(case)
 
     def shipped(self) -> ShippedPart:
-        """The share as plain data (its spools closed)."""
+        """What the share counted, as plain data (the worker ships it)."""
         document = self.document.shipped() if self.document is not None else None
         return ShippedPart(document, self.tally)
 
+    def discard(self) -> None:
+        """Drop the share's spools (its worker failed: its cases are scored again)."""
+        if self.document is not None:
+            self.document.close()
+
 
 class ShippedPart(NamedTuple):
-    """What :meth:`StreamedRun.absorb` takes: a share's document part and tally."""
+    """What a worker ships of a :class:`SetPart`: its document's counts and its tally."""
 
     document: DocumentPart | None
     tally: SetTally
@@ -180,24 +185,28 @@ class StreamedRun:
 
     def part(self) -> SetPart:
         """An empty share of the current eval set, for cases that come after every case
-        added so far; :meth:`absorb` its :meth:`SetPart.shipped` data when it is done."""
+        added so far; :meth:`absorb` it with what it :meth:`SetPart.shipped` when done."""
         current = self._current
         assert current is not None, "part before begin_set"
         document = current.document.part() if current.document is not None else None
         return SetPart(document, self.tallies.part())
 
-    def absorb(self, part: ShippedPart) -> None:
+    def absorb(self, part: SetPart, shipped: ShippedPart) -> None:
         """Count a share's cases after the ones added so far, as if added here one by one."""
         current = self._current
         assert current is not None, "absorb before begin_set"
-        self.tallies.absorb(part.tally)
-        if current.document is not None and part.document is not None:
-            try:
-                current.document.absorb(part.document)
-            except OSError as exc:  # as in _write: noted on the set, not raised
-                current.error = exc
-                current.document.close()
-                current.document = None
+        self.tallies.absorb(shipped.tally)
+        document = current.document
+        if document is None or part.document is None or shipped.document is None:
+            part.discard()
+            return
+        try:
+            document.absorb(part.document, shipped.document)
+        except OSError as exc:  # as in _write: noted on the set, not raised
+            current.error = exc
+            current.document = None
+            document.close()
+            part.discard()
 
     def overall_status(self) -> EvalStatus:
         """The overall status of every case added."""

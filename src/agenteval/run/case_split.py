@@ -49,13 +49,17 @@ _COUNT = struct.Struct("q")
 
 
 class CasePart(Protocol):
-    """A share's own sink in its worker: takes its cases, then ships them as plain data."""
+    """A share's own sink: made before the fork, filled by the worker, which ships what it
+    counted as plain data; absorbed (or discarded) by the process that forked it."""
 
     def add(self, case: EvalCaseResult) -> None:
         """One finished case of the share, in file order."""
 
     def shipped(self) -> object:
         """Everything counted, as picklable data (what the sink's ``absorb`` takes)."""
+
+    def discard(self) -> None:
+        """Drop what the share holds (its worker failed)."""
 
 
 @runtime_checkable
@@ -69,8 +73,8 @@ class SharedSink(Protocol):
     def part(self) -> CasePart:
         """An empty share for cases that come after every case added so far."""
 
-    def absorb(self, part: Any) -> None:
-        """Count a shipped share after the cases added so far."""
+    def absorb(self, part: Any, shipped: Any) -> None:
+        """Count a share (with what its worker shipped) after the cases added so far."""
 
 
 class Delivery(Protocol):
@@ -129,29 +133,35 @@ async def stream_in_shares(
         dataclasses.replace(plan, cases=cases[bounds[i] : bounds[i + 1]]) for i in range(shares)
     ]
     shared = mmap.mmap(-1, 8 * (shares + 1))
-    workers: list[ShareWorker] = []
+    workers: list[tuple[CasePart, ShareWorker]] = []
     remove = settings.signals.on_stop(lambda: _set_stop(shared)) if settings.signals else None
     try:
         for number in range(1, shares):
-            workers.append(_start(number, plans[number], settings, deliver, sink, shared))
+            part = sink.part()  # made here: its spools are read here once the worker is done
+            workers.append((part, _start(number, plans[number], settings, deliver, part, shared)))
         progress = _Progress(settings.on_case_done, shared, shares)
         own = dataclasses.replace(settings, on_case_done=progress.tick)
         await stream_evalset(plans[0], own, deliver)
-        for later, worker in zip(plans[1:], workers, strict=True):
+        while workers:
+            part, worker = workers[0]
             shipped = worker.result(progress.workers if settings.on_case_done else None)
+            worker.close()
+            del workers[0]
             if not isinstance(shipped, tuple):
                 # The worker is not trusted: its share is scored here, as one pass would.
-                await stream_evalset(later, own, deliver)
+                part.discard()
+                await stream_evalset(plans[shares - 1 - len(workers)], own, deliver)
                 continue
-            part, incomplete, incomplete_keys = shipped
-            sink.absorb(part)
+            counted, incomplete, incomplete_keys = shipped
+            sink.absorb(part, counted)
             deliver.absorb(incomplete)
             settings.incomplete.update(incomplete_keys)
     finally:
         if remove is not None:
             remove()
-        for worker in workers:
+        for part, worker in workers:  # not absorbed: interrupted
             worker.close()
+            part.discard()
         shared.close()
 
 
@@ -200,14 +210,13 @@ def _start(
     plan: EvalSetPlan,
     settings: RunSettings,
     deliver: Delivery,
-    sink: SharedSink,
+    part: CasePart,
     shared: mmap.mmap,
 ) -> ShareWorker:
-    """Fork the worker of share ``number``: it scores ``plan``'s cases into a share of
-    ``sink`` and ships it with the evalIds it left incomplete."""
+    """Fork the worker of share ``number``: it scores ``plan``'s cases into ``part`` and
+    ships what it counted with the evalIds it left incomplete."""
 
     def work() -> tuple[object, list[str], set[tuple[str, str]]]:
-        part = sink.part()
         delivery = deliver.to(part)
         done = 0
 
