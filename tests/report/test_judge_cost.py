@@ -101,3 +101,17 @@ def test_a_saved_count_too_large_for_a_float_is_worded_not_raised() -> None:
     assert judge_usage_text({"total": {"calls": 2, "retries": float("nan")}}).startswith(
         "2 calls, 0 from cache, 0 retries, "
     )
+
+
+@pytest.mark.parametrize("cut", range(7))
+def test_costliest_cases_absorbed_keep_what_one_pass_keeps(cut: int) -> None:
+    costs = [("a", 0.1), ("b", 0.3), ("c", 0.2), ("d", 0.3), ("e", 0.05), ("f", 0.3)]
+    whole, first, part = CostliestCases(), CostliestCases(), CostliestCases()
+    for label, cost in costs:
+        whole.add(label, {"costUsd": cost})
+    for label, cost in costs[:cut]:
+        first.add(label, {"costUsd": cost})
+    for label, cost in costs[cut:]:
+        part.add(label, {"costUsd": cost})
+    first.absorb(part)
+    assert first.costliest() == whole.costliest() == [("b", 0.3), ("d", 0.3), ("f", 0.3)]

@@ -179,3 +179,28 @@ def test_a_whole_result_is_written_by_the_streamed_writer_with_its_own_summary(
     path = write_result(result, tmp_path, "app")
     assert path.read_bytes() == model_to_go_json_bytes(result)
     assert len(json.loads(path.read_bytes())["summary"]["evalCaseSummaries"]) == 2
+
+
+@pytest.mark.parametrize("cut", [0, 1, 12, 23])
+@pytest.mark.parametrize("depth", [0, 2])
+def test_a_part_absorbed_writes_the_bytes_of_one_document(cut: int, depth: int) -> None:
+    cases = generated_result("parts", cases=23, num_runs=1).case_results()
+    whole = ResultDocument("parts", 1, result_id=None, spool_dir=None)
+    split = ResultDocument("parts", 1, result_id=None, spool_dir=None)
+    part = split.part()
+    for case in cases:
+        whole.add(case)
+    for case in cases[:cut]:
+        split.add(case)
+    for case in cases[cut:]:
+        part.add(case)
+    split.absorb(part, part.shipped())
+    head = EvalSetResult(eval_set_id="parts")
+    whole.finish(head)
+    split.finish(head)
+    written: list[bytes] = [b"", b""]
+    for index, document in enumerate((whole, split)):
+        document.copy_to(lambda data, i=index: written.__setitem__(i, written[i] + data), depth)
+        document.close()
+    assert written[0] == written[1]
+    assert written[0].count(b'"evalId"') == 23 * 2  # each case and its summary

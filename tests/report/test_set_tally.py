@@ -359,3 +359,38 @@ def test_console_view_from_flags_and_its_limit() -> None:
     three = ConsoleView.of_flags(quiet=False, verbose=True, max_shown=3)
     assert [three.at_limit(n) for n in (0, 2, 3, 4)] == [False, False, True, True]
     assert (DEFAULT_VIEW.quiet, DEFAULT_VIEW.verbose, DEFAULT_VIEW.max_shown) == (False, False, 200)
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        DEFAULT_VIEW,
+        ConsoleView.of_flags(quiet=False, verbose=True, max_shown=3),
+        ConsoleView.of_flags(quiet=True, verbose=False, max_shown=2),
+        ConsoleView.of_flags(quiet=True, verbose=False, max_shown=40),
+    ],
+    ids=["default", "three shown", "quiet two", "quiet forty"],
+)
+@pytest.mark.parametrize("cut", [0, 5, 20, 37])
+def test_a_part_absorbed_reports_what_one_tally_reports(view: ConsoleView, cut: int) -> None:
+    result = varied_results()["plain1"]
+    cases = result.case_results()
+    whole = SetTally(result.eval_set_id, 1, view=view)
+    for case in cases:
+        whole.add(case)
+    first = SetTally(result.eval_set_id, 1, view=view)
+    part = first.part()
+    for case in cases[:cut]:
+        first.add(case)
+    for case in cases[cut:]:
+        part.add(case)
+    first.absorb(part)
+    head = EvalSetResult(eval_set_id=result.eval_set_id)
+    merged, single = first.finish(head), whole.finish(head)
+    assert merged == single
+    assert merged.shown  # cases are shown: the limits were compared
+
+
+def test_only_one_run_a_case_is_counted_in_parts() -> None:
+    with pytest.raises(ValueError, match="one run per case"):
+        SetTally("s", 2).part()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from agenteval.exit_codes import ExitCode
 from agenteval.results.aggregation import (
     PASS_AT_K_KEY,
     PASS_HAT_K_KEY,
+    CaseSummaryData,
     Outcome,
     SummaryTally,
     _averaged_case_status,
@@ -38,6 +40,8 @@ from agenteval.schema.result import (
     StatusCounts,
 )
 from agenteval.schema.status import EvalStatus
+from tests.sample_results import case_result as sample_case
+from tests.sample_results import metric as sample_metric
 from trpc_fixtures import FIXTURES
 
 P = EvalStatus.PASSED
@@ -617,3 +621,52 @@ def test_emitted_case_summaries_are_the_kept_ones_as_data() -> None:
     assert [data["evalId"] for data in emitted] == ["beta", "alpha", "gamma", "delta"]
     for data in emitted:
         assert to_go_json_bytes(data) == model_to_go_json_bytes(by_id[data["evalId"]])
+
+
+def _random_cases(count: int, seed: int) -> list[EvalCaseResult]:
+    """Cases with unround scores (sums depend on their order), some failed, some with a
+    metric not evaluated, some errored."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        metrics = [
+            sample_metric("a", rng.random(), 0.5),
+            sample_metric("b", rng.random(), 0.3, status=N if rng.random() < 0.1 else None),
+        ]
+        error = "boom" if rng.random() < 0.05 else ""
+        cases.append(sample_case("s", f"c{index:04d}", metrics, error=error))
+    return cases
+
+
+@pytest.mark.parametrize("cut", [0, 1, 137, 299, 300])
+def test_a_recording_tally_absorbed_counts_as_one_pass(cut: int) -> None:
+    cases = _random_cases(300, seed=cut)
+    whole_emitted: list[CaseSummaryData] = []
+    whole = SummaryTally(1, emit=whole_emitted.append)
+    for case in cases:
+        whole.add(case)
+    first_emitted: list[CaseSummaryData] = []
+    first = SummaryTally(1, emit=first_emitted.append)
+    part = SummaryTally(1, emit=first_emitted.append, record=True)
+    for case in cases[:cut]:
+        first.add(case)
+    for case in cases[cut:]:
+        part.add(case)
+    first.absorb(part.part())
+    assert first.finish() == whole.finish()
+    assert first_emitted == whole_emitted
+    # The floats were added one by one: the two halves' sums added would differ here.
+    scores = [c.overall_eval_metric_results[0].score for c in cases]  # type: ignore[index]
+    if cut == 137:
+        assert sum(scores[:cut]) + sum(scores[cut:]) != sum(scores)
+
+
+def test_a_tally_that_did_not_record_is_not_absorbed() -> None:
+    with pytest.raises(ValueError, match="did not record"):
+        SummaryTally(1).part()
+    case = _random_cases(1, seed=1)[0]
+    first, part = SummaryTally(2), SummaryTally(2, record=True)
+    first.add(case)
+    part.add(case)
+    with pytest.raises(ValueError, match="share a case"):
+        first.absorb(part.part())

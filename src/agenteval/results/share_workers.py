@@ -113,6 +113,8 @@ def _ship(work: Callable[[], object], handoff: IO[bytes]) -> None:
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
+        # And the streams Python writes through, which may not be descriptors 1 and 2.
+        sys.stdout = sys.stderr = os.fdopen(quiet, "w")
         pickle.dump(work(), handoff, protocol=pickle.HIGHEST_PROTOCOL)
         handoff.flush()
         code = 0

@@ -1,0 +1,66 @@
+"""Forked workers computing a share and shipping it back (results/share_workers.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="forked workers are Linux only")
+
+
+def test_a_worker_ships_what_it_computed_in_its_own_process() -> None:
+    parent = os.getpid()
+    worker = ShareWorker.start(lambda: (os.getpid(), os.getppid(), [1.5, "x"]))
+    try:
+        shipped = worker.result()
+    finally:
+        worker.close()
+    assert isinstance(shipped, tuple)
+    pid, ppid, data = shipped
+    assert pid == worker.pid != parent and ppid == parent and data == [1.5, "x"]
+
+
+def test_a_worker_that_fails_ships_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    def fails() -> object:
+        print("from the worker")
+        raise RuntimeError("a bug")
+
+    worker = ShareWorker.start(fails)
+    try:
+        assert worker.result() is None
+    finally:
+        worker.close()
+    captured = capfd.readouterr()
+    assert "worker" not in captured.out + captured.err  # it prints nowhere
+
+
+def test_a_worker_ignores_the_signals_its_parent_decides_on() -> None:
+    worker = ShareWorker.start(lambda: time.sleep(0.3) or "done")
+    try:
+        time.sleep(0.1)
+        os.kill(worker.pid, signal.SIGINT)
+        os.kill(worker.pid, signal.SIGTERM)
+        polls: list[int] = []
+        assert worker.result(lambda: polls.append(1)) == "done"
+        assert polls  # the progress was polled while it waited
+    finally:
+        worker.close()
+
+
+def test_closing_a_running_worker_kills_and_reaps_it() -> None:
+    worker = ShareWorker.start(lambda: time.sleep(60))
+    started = time.monotonic()
+    worker.close()
+    assert time.monotonic() - started < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(worker.pid, os.WNOHANG)  # reaped: no zombie left
+
+
+def test_cpu_count_is_the_cores_this_process_may_use() -> None:
+    assert 1 <= cpu_count() <= (os.cpu_count() or 1)
+    assert cpu_count() == len(os.sched_getaffinity(0))
