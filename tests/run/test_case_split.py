@@ -21,7 +21,7 @@ from agenteval.evaluators.registry import evaluators
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import SetPart, StreamedRun
 from agenteval.results.share_workers import cpu_count
-from agenteval.run.case_split import MIN_SHARE, share_count
+from agenteval.run.case_split import MIN_SHARE, share_bounds, share_count
 from agenteval.run.runner import EvalSetPlan, PlannedMetric, RunSettings, StopSignal
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.status import EvalStatus
@@ -253,7 +253,7 @@ def test_a_stop_reaches_the_workers_and_keeps_every_finished_case(
     document = written(sink, tmp_path / "result.json")
     assert document["partial"] is True
     ids = [int(case["evalId"][5:]) for case in document["evalCaseResults"]]
-    boundary = CASES // 2
+    boundary = share_bounds(CASES, 2)[1]
     first = [i for i in ids if i < boundary]
     second = [i for i in ids if i >= boundary]
     # This process stopped at its 10th tick (the workers' cases tick too, so at most 10

@@ -129,13 +129,13 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
 
 def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: SetReport) -> None:
     if report.view.quiet:
-        console.print(
+        header = (
             _header(case.eval_id, case.status, case.passed_runs, case.run_count, case.score)
             if multi_run
             else _header(case.eval_id, case.status, 0, 0, case.score)
         )
-        if case.lines:
-            console.print(reason_grid(case.lines, indent=2))
+        # One print for both: each print costs rich a look at the terminal's size.
+        console.print(header, *([reason_grid(case.lines, indent=2)] if case.lines else []))
         return
     runs = case.runs
     console.print(_case_header(case.eval_id, runs, case.status, multi_run=multi_run))

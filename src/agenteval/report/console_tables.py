@@ -291,8 +291,14 @@ class ReasonGrid:
         for line in self.lines:
             mark = line.mark.copy()
             mark.truncate(mark_width, pad=True)
+            if line.body.cell_len <= width:
+                # It fits: what rich's wrap makes of it, without dividing it into words.
+                fitted = line.body.copy()
+                fitted.truncate(width, overflow="fold", pad=True)
+                wrapped: Iterable[Text] = [fitted]
+            else:
+                wrapped = line.body.wrap(console, width, justify="left", overflow="fold")
             # Joined as rich joins a wrapped text (its style becomes a span), then split.
-            wrapped = line.body.wrap(console, width, justify="left", overflow="fold")
             body = Segment.split_lines(newline.join(wrapped).render(console))
             for number, segments in enumerate(body):
                 if self.indent:

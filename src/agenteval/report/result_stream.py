@@ -19,9 +19,12 @@ bytes with the whole write.
 
 from __future__ import annotations
 
+import mmap
+import os
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple, Protocol
@@ -108,6 +111,16 @@ class _Spool:
     def read(self, size: int) -> bytes:
         return self._file.read(size)
 
+    @contextmanager
+    def mapped(self) -> Iterator[mmap.mmap | bytes]:
+        """Everything written, mapped read-only while the block runs."""
+        self.flush()
+        if not os.fstat(self._file.fileno()).st_size:
+            yield b""  # an empty file cannot be mapped
+            return
+        with mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            yield data
+
     def close(self) -> None:
         self._pending.clear()
         self._file.close()
@@ -137,17 +150,20 @@ class _SummarySpool:
         self.size += len(data)
 
     def write_sorted(self, out: Callable[[bytes], object]) -> None:
-        self.spool.flush()
+        # The spool mapped and the summaries written in batches of ``_BATCH`` bytes: read
+        # and written one by one, 10,000 summaries took 18 ms (bench/adk_side_by_side.py).
         separator = b"\n"
-        at = -1
-        for _, offset, length in sorted(self.index):
-            # Cases mostly finish in evalId order: read on without a seek (three system
-            # calls a case at 10,000 cases, bench/adk_side_by_side.py).
-            if offset != at:
-                self.spool.seek(offset)
-            out(separator + self.spool.read(length))
-            at = offset + length
-            separator = b",\n"
+        batch: list[bytes] = []
+        size = 0
+        with self.spool.mapped() as data:
+            for _, offset, length in sorted(self.index):
+                batch.append(data[offset : offset + length])
+                size += length
+                if size >= _BATCH:
+                    out(separator + b",\n".join(batch))
+                    separator, batch, size = b",\n", [], 0
+        if batch:
+            out(separator + b",\n".join(batch))
         out(b"\n    ")
 
     def close(self) -> None:
