@@ -15,15 +15,19 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import agenteval
 from agenteval import api
 from agenteval.errors import ConfigError
+from agenteval.report import run_reports
+from agenteval.report.report_jobs import ReportJob
 from agenteval.report.run_reports import RunReports
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
+from tests.cli.store_workspace import invoke
 from tests.cli.test_commands import agenteval_cli, write_suite
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -181,3 +185,83 @@ def test_report_destinations_are_checked_before_anything_is_scored(tmp_path: Pat
     assert [str(p) for p in caught.value.problems] == [
         f"{tmp_path / 'taken'}: --output is not a directory (give a directory)"
     ]
+
+
+class CountedStarts:
+    """Counts the forked processes run_reports starts (they write the result files)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = run_reports.ShareWorker.start
+        monkeypatch.setattr(run_reports, "EARLY_BYTES", 0)  # the suite's files are small
+
+        def start(work: Any) -> Any:
+            self.count += 1
+            return real(work)
+
+        monkeypatch.setattr(run_reports.ShareWorker, "start", staticmethod(start))
+
+
+def run_with_jobs(root: Path, evalset: Path, jobs: str) -> tuple[int, str, dict[str, str]]:
+    """``agenteval run --jobs JOBS --output out`` in this process: exit code, stdout, files."""
+    root.mkdir()
+    result = invoke(root, "run", "--evalset", str(evalset), "--output", "out", "--jobs", jobs)
+    return result.exit_code, normalised(result.stdout.encode()), written_files(root / "out")
+
+
+def test_with_jobs_the_result_files_are_written_meanwhile_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalsets = two_eval_sets(tmp_path)
+    starts = CountedStarts(monkeypatch)
+    one = run_with_jobs(tmp_path / "one", evalsets[0], "1")
+    assert starts.count == 0
+    two = run_with_jobs(tmp_path / "two", evalsets[0], "2")
+    assert starts.count == 1  # written by the other process
+    assert one == two and len(two[2]) == 1 and "wrote" in two[1]
+
+
+def test_with_jobs_a_failed_writer_leaves_the_files_to_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalsets = two_eval_sets(tmp_path)
+    parent = os.getpid()
+    real = run_reports._outcomes
+
+    def dies(jobs: Any) -> Any:
+        if os.getpid() != parent:
+            os._exit(9)
+        return real(jobs)
+
+    monkeypatch.setattr(run_reports, "_outcomes", dies)
+    starts = CountedStarts(monkeypatch)
+    one = run_with_jobs(tmp_path / "one", evalsets[0], "1")
+    two = run_with_jobs(tmp_path / "two", evalsets[0], "2")
+    assert starts.count == 1
+    assert one == two and len(two[2]) == 1
+
+
+def test_with_jobs_a_result_file_that_cannot_be_written_says_so_as_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalsets = two_eval_sets(tmp_path)
+
+    def full_disk(item: Any, output: Path) -> ReportJob:
+        def write() -> Path:
+            raise OSError(28, "No space left on device")
+
+        return ReportJob(f"{output} (result file of {item.eval_set_id})", write)
+
+    monkeypatch.setattr(run_reports, "_result_job", full_disk)
+    starts = CountedStarts(monkeypatch)
+    outputs = []
+    for jobs in ("1", "2"):
+        root = tmp_path / jobs
+        root.mkdir()
+        result = invoke(
+            root, "run", "--evalset", str(evalsets[0]), "--output", "out", "--jobs", jobs
+        )
+        outputs.append((result.exit_code, result.stdout, result.stderr))
+    assert starts.count == 1  # --jobs 2 wrote (tried to) in the other process
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] == 3 and "cannot write: No space left on device" in outputs[1][2]

@@ -120,6 +120,7 @@ def _score_and_report(
         tallies=tallies,
         named=recording,
         documents=stored is not None,  # --baseline compares the spooled documents
+        jobs=flags.jobs,
     ) as reporter:
         sink: api.ResultSink = reporter.sink
         if stored is not None:

@@ -61,6 +61,7 @@ def report_run(
         result.warnings, verbose=verbose, kept=warnings_kept_in(reporter.reports)
     )
     reports = reporter.set_reports
+    reporter.start_result_files()  # with --jobs: written meanwhile by another process
     console_report.render_sets(out, reports)
     print_judge(out, result, len(reports), quiet=quiet)
     if result.agent_stats is not None:
