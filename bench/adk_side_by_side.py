@@ -8,8 +8,9 @@ google-adk 2.13.0 ``Invocation`` objects and scored by ADK's ``TrajectoryEvaluat
 stemming tokenizer, threshold 0.8), constructed once and called per case in this process.
 Only ADK's evaluation calls are timed: building its ``Invocation`` objects, importing
 google-adk and constructing the two evaluators are not.  agenteval is timed as a user
-runs it: a fresh ``python -m agenteval run --output DIR`` process (interpreter start,
-imports, reading the eval set and metric file, scoring, writing the result file).
+runs it: a fresh ``python -m agenteval run --output DIR --jobs 2`` process (interpreter
+start, imports, reading the eval set and metric file, scoring, writing the result file),
+on two cores (``--jobs 1``: on one; ADK's loop runs on one).
 
 The metric file says what ADK's evaluators do: ``tool_trajectory_avg_score`` compares
 names and arguments (never results) in order with no extra or missing call (ADK's
@@ -144,7 +145,25 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         the one change that reaches the target; splitting only the scoring after the checks
         does not (start-up and the checks, ~30 % of the run, would stay on one core: ~1.3x).
 
-What stands between this and 0.25, measured in-process on one case of this bench (min
+    main 2026-12-04, evening (--jobs 2, the default of this bench since; a quiet machine,
+        load 0.6-1.0): ratio 0.240 (5 rounds 0.238-0.250), cpu ratio 0.403, agenteval cpu
+        249 µs/case (adk 617); the same run with --jobs 1: 0.408 (2.42 s wall, 240 µs/case
+        of CPU).  What changed: ``--jobs N`` shares three steps out to processes forked from
+        the run (results/share_workers.py): workers check the later half of the file's
+        cases while the run checks the first (0.40 -> 0.20 s), a worker scores the later
+        share of the cases into its own document spools and recording tallies, which the
+        run absorbs in file order (scoring 1.63 -> 0.85 s; the floats are added again one by
+        one, so the numbers and bytes are a single pass's), and a worker writes the result
+        file while the run prints its 200 failed cases (0.045 s hidden).  Also: the reason
+        lines laid out without a rich table (render 0.10 -> 0.044 s) and the case summaries
+        written from the mapped spool in batches (18 -> 11 ms).  Where the 1.48 s go now
+        (in-process marks): start-up 0.29 s, the checks 0.20, this process's share of the
+        scoring 0.82-0.85, waiting for and absorbing the worker's share 0.02-0.04, finishing
+        the document 0.02, printing 0.045 (the file written meanwhile), exit ~0.02.  Careful
+        when measuring by hand: a directory that keeps every run's 64 MB result file (3 GB
+        after fifty runs) made each write 0.19 s instead of 0.045 (this bench empties it).
+
+What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
 writes the same data as a dict in 3.2 µs, and a plain pydantic model tree of the same
 shape without any of our serializers still takes 37 µs (our integral-score callbacks

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from agenteval.run.case_split import share_bounds
 from judge_server import JudgeServer, Reply
 from tests.cli.test_interrupt_resume import CASES, write_suite
 
@@ -315,6 +316,65 @@ def test_large_run(
     resume = ["--resume", str(partial[0])] if partial else []
     again = tmp_path / "again"
     code, _, stderr = finish(start(["--evalset", str(evalset), "--output", str(again), *resume]))
+    assert code == 1, stderr
+    (done,) = again.glob("*.evalset_result.json")
+    final = cases_of(done)
+    assert list(final) == list(full)
+    assert all(scored(final[i]) == scored(full[i]) for i in full)
+
+
+# The same run in two shares (--jobs 2): a stop during the checks (workers check the later
+# share), during scoring (a worker scores it) and while writing.  Each share keeps a prefix of
+# its cases: nothing finished is lost, and --resume scores the rest.
+SHARED_POINTS = ["0.4s", "35%", "75%", "writing"]
+SHARED_RESUMED = {"35%", "writing"}
+
+
+@pytest.mark.slow  # make test-long
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("point", SHARED_POINTS)
+def test_large_run_in_shares(
+    large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
+) -> None:
+    evalset, full, seconds = large_suite
+    out = tmp_path / "out"
+    args = ["--evalset", str(evalset), "--output", str(out), "--json", str(tmp_path / "run.json")]
+    args += ["--jobs", "2"]
+
+    def wait(proc: subprocess.Popen[str]) -> None:
+        if point == "writing":
+            wait_for(lambda: out.exists() and any(out.iterdir()), proc, 600)
+        elif point.endswith("s"):
+            time.sleep(float(point[:-1]))
+        else:
+            time.sleep(float(point[:-1]) / 100 * seconds * 0.6)  # two cores: ~0.6 of the time
+
+    code, stdout, stderr = stop_run([*args, "-q"], sig, tmp_path, wait)
+    check_no_traceback(code, sig, stderr)
+    check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
+    check_whole(tmp_path)
+    partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
+    if partial:
+        (path,) = partial
+        kept = cases_of(path)
+        ids = list(full)
+        place = {eval_id: at for at, eval_id in enumerate(ids)}
+        cut = share_bounds(len(ids), 2)[1]
+        first = [i for i in kept if place[i] < cut]
+        second = [i for i in kept if place[i] >= cut]
+        # Each share's finished cases, in file order: a prefix of it, scored as one pass.
+        assert list(kept) == first + second
+        assert first == ids[: len(first)] and second == ids[cut : cut + len(second)]
+        assert all(scored(case) == scored(full[eval_id]) for eval_id, case in kept.items())
+        held = (tmp_path / "run.json").read_bytes().count(b'"sessionId"')
+        assert held == len(kept)
+    if point not in SHARED_RESUMED:
+        return
+    resume = ["--resume", str(partial[0])] if partial else []
+    again = tmp_path / "again"
+    code, _, stderr = finish(
+        start(["--evalset", str(evalset), "--output", str(again), "--jobs", "2", *resume])
+    )
     assert code == 1, stderr
     (done,) = again.glob("*.evalset_result.json")
     final = cases_of(done)

@@ -126,8 +126,9 @@ JobsOpt = Annotated[
     _number(
         "--jobs",
         "N",
-        "Score a large deterministic eval set on N cores, in N shares of its cases "
-        "(at least 1,000 a share; no judge, agent or plugin evaluator). Linux only.",
+        "Use up to N cores: a large eval set's checks, the scoring of its deterministic "
+        "cases and the result files are shared out to worker processes (Linux); the output "
+        "is the same.",
         least=1,
     ),
 ]
