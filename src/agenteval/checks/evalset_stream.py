@@ -32,6 +32,7 @@ from agenteval.checks.case_layout import case_layout_problem
 from agenteval.checks.cross_file import (
     CaseChecker,
     Findings,
+    RegexTarget,
     case_checkers,
     case_regex_problems,
     check_case,
@@ -82,35 +83,33 @@ class _Buckets:
     checked: Findings = field(default_factory=Findings)
 
 
+@dataclass(slots=True)
 class _CaseChecks:
     """Every per-case check of one file, case after case (a worker's share too)."""
 
-    def __init__(
-        self,
-        file: str,
-        all_metrics: Sequence[EvalMetric],
-        selected: Sequence[EvalMetric],
-        metrics_file: str,
-        traces: Mapping[str, list[Invocation]] | None,
-        num_runs: int,
-    ) -> None:
-        self.file = file
-        self.all_metrics = all_metrics
-        self.metrics_file = metrics_file
-        self.traces = traces
-        self.num_runs = num_runs
-        self.rules = CaseRules(file)
-        self.found = _Buckets()
-        self.targets = regex_targets(selected)
+    file: str
+    all_metrics: Sequence[EvalMetric]
+    selected: Sequence[EvalMetric]
+    metrics_file: str
+    traces: Mapping[str, list[Invocation]] | None
+    num_runs: int
+    rules: CaseRules = field(init=False)
+    found: _Buckets = field(default_factory=_Buckets)
+    targets: list[RegexTarget] = field(init=False)
+    checkers: list[CaseChecker] = field(init=False)
+    sample: list[Any] = field(default_factory=list)
+    spans: array[int] = field(default_factory=lambda: array("q"))
+    ids: list[str] = field(default_factory=list)
+    modes: list[str] = field(default_factory=list)  # for a share's rules, checked later
+    trace_mode: set[str] = field(default_factory=set)
+    conversation: set[str] = field(default_factory=set)
+    entries: int = 0  # evalCases entries checked (null ones too)
+
+    def __post_init__(self) -> None:
+        self.rules = CaseRules(self.file)
+        self.targets = regex_targets(self.selected)
         self.found.regex = [[] for _ in self.targets]
-        self.checkers = case_checkers(selected)
-        self.sample: list[Any] = []
-        self.spans = array("q")
-        self.ids: list[str] = []
-        self.modes: list[str] = []  # each case's evalMode, for a share's rules checked later
-        self.trace_mode: set[str] = set()
-        self.conversation: set[str] = set()
-        self.entries = 0  # evalCases entries checked (null ones too)
+        self.checkers = case_checkers(self.selected)
 
     def check(self, scanned: ScannedCase, index: int) -> bool:
         """Check the case at ``evalCases[index]``; False: the whole path names its format."""

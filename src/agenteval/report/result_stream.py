@@ -204,7 +204,6 @@ class ResultDocument:
     ) -> None:
         self.eval_set_id = eval_set_id
         self.result_id = result_id
-        self.num_runs = num_runs
         self.spool_dir = spool_dir
         self.cases = 0
         self.spool = _Spool(spool_dir)
@@ -237,8 +236,14 @@ class ResultDocument:
         """An empty document for a later share of this one's cases (a worker's,
         :mod:`agenteval.run.case_split`): the worker adds the cases and :meth:`shipped`
         them, then this document :meth:`absorb` s it (its spools are read in place)."""
+        if self.tally is None:
+            raise ValueError("a whole result's document has no parts")
         return ResultDocument(
-            self.eval_set_id, self.num_runs, result_id=None, spool_dir=self.spool_dir, part=True
+            self.eval_set_id,
+            self.tally.num_runs,
+            result_id=None,
+            spool_dir=self.spool_dir,
+            part=True,
         )
 
     def shipped(self) -> DocumentPart:
