@@ -7,11 +7,12 @@ import pytest
 from agenteval.report.judge_cost import (
     CostliestCases,
     cost_text,
-    counted,
     judge_usage_text,
     metric_costs_text,
+    saved_count,
     usd,
 )
+from agenteval.report.score_text import counted
 
 
 @pytest.mark.parametrize(
@@ -115,3 +116,18 @@ def test_costliest_cases_absorbed_keep_what_one_pass_keeps(cut: int) -> None:
         part.add(label, {"costUsd": cost})
     first.absorb(part)
     assert first.costliest() == whole.costliest() == [("b", 0.3), ("d", 0.3), ("f", 0.3)]
+
+
+def test_a_saved_count_is_read_alike_everywhere() -> None:
+    # show, the reports and the run store read a saved count with this one function.
+    assert [saved_count(v) for v in (3, 3.0, 2.9, True, "3", None, float("nan"))] == [
+        3, 3, 2, 0, 0, 0, 0,
+    ]  # fmt: skip
+    assert saved_count(float("inf")) == 0 and saved_count(10**400) == 10**400
+
+
+def test_counted_says_one_or_many_grouped_when_asked() -> None:
+    assert counted(1, "retry", "retries") == "1 retry"
+    assert counted(2, "retry", "retries") == "2 retries"
+    assert counted(12_000, "span") == "12000 spans"
+    assert counted(12_000, "span", grouped=True) == "12,000 spans"

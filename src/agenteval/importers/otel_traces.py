@@ -15,6 +15,7 @@ from agenteval.importers.otel import MATCH_KEYS, SpanMapping, TracesMatch, Unmap
 from agenteval.inputs.input_limits import head_problem, input_file_problem
 from agenteval.inputs.otlp_file import SpanFile
 from agenteval.inputs.problem_lists import Item, listed_or_counted
+from agenteval.report.score_text import counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ def nothing_to_import(
         return Problem(
             file,
             "",
-            f"holds {_count(mapping.turn_count, 'agent turn')}, none with attribute "
+            f"holds {counted(mapping.turn_count, 'agent turn', grouped=True)}, none with attribute "
             f"{' / '.join(MATCH_KEYS[match])}: no case to import",
             "each is warned of below; another --traces-match?",
         )
@@ -174,7 +175,7 @@ def nothing_to_import(
         return Problem(
             file,
             "",
-            f"holds {_count(mapping.span_count, 'span')}, none in an agent turn "
+            f"holds {counted(mapping.span_count, 'span', grouped=True)}, none in an agent turn "
             "(an invoke_agent or invocation span): no case to import",
             "export the agent's OpenTelemetry GenAI spans",
         )
@@ -182,14 +183,10 @@ def nothing_to_import(
         return Problem(
             file,
             "",
-            f"holds {_count(read.without_id, 'span')}, none with a spanId: no case to import",
+            f"holds {counted(read.without_id, 'span', grouped=True)}, none with a spanId: no case to import",
             "each is warned of below",
         )
     return Problem(file, "", "holds no spans: no case to import", "an empty export?")
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'s' if count != 1 else ''}"
 
 
 def evalset_from_spans(set_id: str, mapping: SpanMapping) -> EvalSet:

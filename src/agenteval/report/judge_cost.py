@@ -16,6 +16,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agenteval.report.score_text import counted
+
 # Cases listed as the costliest in an eval set's console summary.
 COSTLIEST_SHOWN = 3
 
@@ -41,14 +43,18 @@ def _number(usage: Mapping[str, Any], key: str) -> float:
         return math.inf
 
 
-def _count(usage: Mapping[str, Any], key: str) -> int:
-    """A saved count as a whole number (0 when it is none: not a number, or not finite)."""
-    value = usage.get(key)
+def saved_count(value: object) -> int:
+    """A count read from a saved file as a whole number (0 when it is none: not a number, or
+    not finite): ``show``, the reports and the run store read them alike."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return 0
     if isinstance(value, float):
         return int(value) if math.isfinite(value) else 0
     return value
+
+
+def _count(usage: Mapping[str, Any], key: str) -> int:
+    return saved_count(usage.get(key))
 
 
 def cost_text(usage: Mapping[str, Any] | None) -> str:
@@ -75,11 +81,6 @@ def judge_usage_text(usage: Mapping[str, Any] | None) -> str:
     )
     cost = cost_text(total)
     return f"{text} · {cost}" if cost else text
-
-
-def counted(count: int, noun: str, plural: str = "") -> str:
-    """``1 call``, ``2 calls`` (``plural`` when not ``noun`` + "s": ``1 retry``, ``2 retries``)."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 def priced_text(
@@ -175,9 +176,9 @@ __all__ = [
     "CostliestCases",
     "cost_text",
     "costliest_text",
-    "counted",
     "judge_usage_text",
     "metric_costs_text",
     "priced_text",
+    "saved_count",
     "usd",
 ]

@@ -25,7 +25,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from agenteval.report.judge_cost import counted
+from agenteval.report.score_text import counted
 
 UsageSource = Callable[[], Mapping[str, object] | None]
 

@@ -1,4 +1,5 @@
-"""A score as every report prints it: at most 4 decimals, no trailing zeros.
+"""Numbers as every report prints them: a score (at most 4 decimals, no trailing zeros)
+and a count of something (``1 call``, ``2 calls``).
 
 A module of its own, importing nothing, so that the views that only print numbers
 (``agenteval trend`` and its page) do not load the result models with
@@ -16,4 +17,11 @@ def format_score(value: float) -> str:
     return "0" if text in ("-0", "") else text
 
 
-__all__ = ["format_score"]
+def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -> str:
+    """``1 call``, ``2 calls`` (``plural`` when not ``noun`` + "s": ``1 retry``, ``2 retries``);
+    ``grouped``: thousands separated (``12,000 spans``)."""
+    number = f"{count:,}" if grouped else str(count)
+    return f"{number} {noun if count == 1 else plural or noun + 's'}"
+
+
+__all__ = ["counted", "format_score"]

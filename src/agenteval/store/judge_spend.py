@@ -36,6 +36,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from agenteval.report.judge_cost import saved_count
 from agenteval.results.agent_usage import exact_usd, usd_json
 from agenteval.store import tables
 
@@ -47,10 +48,6 @@ COLUMNS = (COST_COLUMN, UNPRICED_COLUMN, UNREPORTED_COLUMN)
 UNKNOWN: Mapping[str, Any] = dict.fromkeys(COLUMNS)
 # Run keys per IN (...) list.
 _IN_CHUNK = 500
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _dollars(value: object) -> Decimal | None:
@@ -74,12 +71,12 @@ def judge_cost_columns(usages: Iterable[object]) -> dict[str, Any]:
         total = _total(usage)
         cost = _dollars(total.get("costUsd"))
         if cost is None:
-            unknown = unknown or bool(_count(total.get("calls")))
+            unknown = unknown or bool(saved_count(total.get("calls")))
             continue
         priced.append(cost)
-        calls = _count(total.get("unpricedCalls"))
+        calls = saved_count(total.get("unpricedCalls"))
         unpriced += calls
-        unreported += min(_count(total.get("unreportedCalls")), calls)
+        unreported += min(saved_count(total.get("unreportedCalls")), calls)
     if unknown or not priced:
         return dict(UNKNOWN)
     whole = usd_json(sum(priced, Decimal()))
