@@ -111,3 +111,21 @@ def test_saved_notes_put_each_document_first_and_count_everything() -> None:
     saved = {"a.json": [Problem("x.json", "", "… and 5 more like this")], "b.json": [span("1")]}
     notes = RunNotes.of_saved(saved, [span("2"), span("2")], ["interrupted"])
     assert notes == RunNotes([*saved["a.json"], span("1"), span("2")], 5 + 1 + 1, ("interrupted",))
+
+
+def test_saved_notes_bound_the_warnings_found_reading_the_files() -> None:
+    """show printed every warning its readers found (a file with 300 unknown keys, 300
+    lines); they come under the bound every command's warnings have."""
+    found = [Problem(f"r{i}.json", f"evalCaseResults[{i}].zzz", "unknown key") for i in range(300)]
+    notes = RunNotes.of_saved({}, found)
+    assert notes.warnings[:SHOWN_SAVED] == found[:SHOWN_SAVED]
+    assert notes.warnings[SHOWN_SAVED:] == [
+        Problem(
+            "reading the results",
+            "",
+            f"… and {300 - SHOWN_SAVED} more warnings",
+            "--verbose prints them",
+        )
+    ]
+    assert notes.warning_count == 300  # the final line still counts every one
+    assert RunNotes.of_saved({}, found, limit=None).warnings == found

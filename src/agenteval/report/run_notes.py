@@ -178,7 +178,18 @@ class RunNotes:
             shown += printed
             count += total
         more, found_count = collapse_counted(found)
-        return cls([*shown, *more], count + found_count, tuple(unfinished))
+        # The warnings reading the files found, under the bound every command's have.
+        printed, rest = bounded(more, limit)
+        if rest:
+            printed.append(
+                Problem(
+                    "reading the results",
+                    "",
+                    f"… and {rest:,} more warnings",
+                    "--verbose prints them",
+                )
+            )
+        return cls([*shown, *printed], count + found_count, tuple(unfinished))
 
     def lines(self) -> list[str]:
         """The warnings as shown, one ``file: path: message (hint)`` line each."""
