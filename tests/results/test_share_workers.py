@@ -64,3 +64,20 @@ def test_closing_a_running_worker_kills_and_reaps_it() -> None:
 def test_cpu_count_is_the_cores_this_process_may_use() -> None:
     assert 1 <= cpu_count() <= (os.cpu_count() or 1)
     assert cpu_count() == len(os.sched_getaffinity(0))
+
+
+def test_the_signals_wait_only_while_the_worker_is_made() -> None:
+    """Blocked around the fork (a signal landing in between would run this process's
+    handler in the worker), unblocked after: here at once, in the worker once ignored."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    worker = ShareWorker.start(
+        lambda: (
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN,
+            signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []),
+        )
+    )
+    try:
+        assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+        assert worker.result() == (True, False)
+    finally:
+        worker.close()

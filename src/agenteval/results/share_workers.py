@@ -29,6 +29,9 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+# What a terminal sends the whole process group; the process that forks decides on them.
+_HANDLED = {signal.SIGINT, signal.SIGTERM}
+
 
 def can_fork() -> bool:
     """Whether shares can be computed in forked workers here (Linux)."""
@@ -56,9 +59,15 @@ class ShareWorker:
     def start(cls, work: Callable[[], object]) -> ShareWorker:
         """Fork a worker that ships ``work()`` (run in the worker) and exits."""
         handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
-        pid = os.fork()
-        if pid == 0:
-            _ship(work, handoff)  # never returns
+        # The signals wait while the worker is made: one landing between the fork and the
+        # worker ignoring them would run this process's handler in the worker.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
+        try:
+            pid = os.fork()
+            if pid == 0:
+                _ship(work, handoff)  # never returns
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         try:
             pidfd: int | None = os.pidfd_open(pid)
         except OSError:  # a kernel before 5.3: waitpid alone
@@ -108,8 +117,9 @@ def _ship(work: Callable[[], object], handoff: IO[bytes]) -> None:
     """The worker's life: ``work()`` pickled into ``handoff``, then exit (0: shipped)."""
     code = 1
     try:
-        for handled in (signal.SIGINT, signal.SIGTERM):
+        for handled in _HANDLED:
             signal.signal(handled, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _HANDLED)
         quiet = os.open(os.devnull, os.O_WRONLY)
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
