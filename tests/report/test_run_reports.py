@@ -261,7 +261,7 @@ def test_with_jobs_a_result_file_that_cannot_be_written_says_so_as_without(
         result = invoke(
             root, "run", "--evalset", str(evalsets[0]), "--output", "out", "--jobs", jobs
         )
-        outputs.append((result.exit_code, result.stdout, result.stderr))
+        outputs.append((result.exit_code, normalised(result.stdout.encode()), result.stderr))
     assert starts.count == 1  # --jobs 2 wrote (tried to) in the other process
     assert outputs[0] == outputs[1]
     assert outputs[1][0] == 3 and "cannot write: No space left on device" in outputs[1][2]
