@@ -18,12 +18,7 @@ from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import given_once, refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
-from agenteval.inputs.result_inputs import (
-    ResultPart,
-    raise_problems,
-    read_parts,
-    reading_warnings,
-)
+from agenteval.inputs.result_inputs import ResultPart, raise_problems, read_parts, reading_warnings
 from agenteval.report.gc_pause import collector_paused
 from agenteval.results.merging import repeated_cases
 

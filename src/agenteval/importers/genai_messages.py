@@ -52,10 +52,8 @@ def _part_text(part: Any) -> str:
 
 def message_text(message: Any) -> str:
     """The text of one message in any of the shapes above (parts joined by newlines, as ADK does)."""
-    if isinstance(message, str):
-        return message
     if not isinstance(message, dict):
-        return ""
+        return _part_text(message)  # a string is its own text, anything else has none
     inner = message.get("message")
     if isinstance(inner, dict):
         return message_text(inner)
