@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agenteval.inputs.loading import load_result
+from agenteval.report import result_stream
 from agenteval.report.result_files import (
     run_document,
     write_json,
@@ -80,9 +81,14 @@ def test_generated_results_stream_to_the_same_bytes(tmp_path: Path, num_runs: in
     assert list(data)[-1] == "fingerprint" and data["fingerprint"]["shard"] == "2/3"
 
 
-def test_case_summaries_sorted_from_runs_in_and_out_of_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", [1 << 20, 100, 1], ids=["one read", "small runs", "each"])
+def test_case_summaries_sorted_from_runs_in_and_out_of_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
     # Summaries are read back from their spool in evalId order: on in runs where the cases
-    # finished in that order, from elsewhere where they did not (b c a e d f).
+    # finished in that order, from elsewhere where they did not (b c a e d f); a run and a
+    # written batch end at ``_BATCH`` bytes.
+    monkeypatch.setattr(result_stream, "_BATCH", batch)
     ids = ["b", "c", "a", "e", "d", "f"]
     scores = [1.0, 0.25, 0.5, 0.0, 0.75, 1.0]
     result = EvalSetResult(
