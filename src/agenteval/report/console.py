@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from agenteval.inputs.safe_text import escape_control
@@ -109,6 +109,8 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
     shown = 0
     hidden: list[str] = []
     hidden_count = 0
+    # --quiet's cases in one print: rich looks at the terminal for each (200 cases: 12 ms).
+    quiet: list[RenderableType] = []
     for eval_id, status in report.statuses.items():
         if view.quiet and status not in (EvalStatus.FAILED, EvalStatus.INCOMPLETE):
             continue
@@ -120,23 +122,29 @@ def _render_eval_set(console: Console, report: SetReport) -> None:
                     hidden.append(eval_id)
             continue
         shown += 1
-        _render_case(console, report.shown[eval_id], multi_run=multi_run, report=report)
+        if view.quiet:
+            quiet += _quiet_case(report.shown[eval_id], multi_run=multi_run)
+        else:
+            _render_case(console, report.shown[eval_id], multi_run=multi_run, report=report)
+    if quiet:
+        console.print(Group(*quiet))
     if view.at_limit(shown) and total > shown:
         _render_hidden(console, total - shown, hidden, hidden_count)
     if not view.quiet:
         _render_summary(console, report)
 
 
+def _quiet_case(case: ShownCase, *, multi_run: bool) -> list[RenderableType]:
+    """What --quiet prints of a case: its header line and its reasons."""
+    header = (
+        _header(case.eval_id, case.status, case.passed_runs, case.run_count, case.score)
+        if multi_run
+        else _header(case.eval_id, case.status, 0, 0, case.score)
+    )
+    return [header, reason_grid(case.lines, indent=2)] if case.lines else [header]
+
+
 def _render_case(console: Console, case: ShownCase, *, multi_run: bool, report: SetReport) -> None:
-    if report.view.quiet:
-        header = (
-            _header(case.eval_id, case.status, case.passed_runs, case.run_count, case.score)
-            if multi_run
-            else _header(case.eval_id, case.status, 0, 0, case.score)
-        )
-        # One print for both: each print costs rich a look at the terminal's size.
-        console.print(header, *([reason_grid(case.lines, indent=2)] if case.lines else []))
-        return
     runs = case.runs
     console.print(_case_header(case.eval_id, runs, case.status, multi_run=multi_run))
     table = case_table(runs, multi_run=multi_run)
