@@ -162,6 +162,14 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         the document 0.02, printing 0.045 (the file written meanwhile), exit ~0.02.  Careful
         when measuring by hand: a directory that keeps every run's 64 MB result file (3 GB
         after fifty runs) made each write 0.19 s instead of 0.045 (this bench empties it).
+        Later the same evening (printing 0.034 s: --quiet's cases as one group) the same
+        code measured 0.256 (rounds 0.253-0.268) and 0.262 (rounds 0.221-0.386, a machine
+        whose speed swung: agenteval's CPU per run 2.57-3.45 s for the same work), and an
+        A/B of the code of the 0.240 run against the later one, alternated 5 times, gave
+        1.51-1.65 s against 1.48-1.62 s: the ratio sits at the target, within the machine's
+        noise (+-5 %), not below it with a margin.  What would give one: forking the worker
+        before the imports (start-up, 0.29 s, is serial: the worker waits idle meanwhile),
+        so that it reads and checks its share of the file itself.
 
 What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
