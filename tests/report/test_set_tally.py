@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import json
+import pickle
 import re
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -384,11 +385,22 @@ def test_a_part_absorbed_reports_what_one_tally_reports(view: ConsoleView, cut: 
         first.add(case)
     for case in cases[cut:]:
         part.add(case)
-    first.absorb(part)
+    shipped = pickle.loads(pickle.dumps(part))  # as a worker ships it
+    first.absorb(shipped)
     head = EvalSetResult(eval_set_id=result.eval_set_id)
     merged, single = first.finish(head), whole.finish(head)
     assert merged == single
     assert merged.shown  # cases are shown: the limits were compared
+    # The part's kept cases were read back only when the first tally had room for them.
+    room = not view.at_limit(len(first_shown_before(cases[:cut], view)))
+    assert isinstance(shipped._shown, dict) == room
+
+
+def first_shown_before(cases: list[EvalCaseResult], view: ConsoleView) -> dict[str, Any]:
+    tally = SetTally("s", 1, view=view)
+    for case in cases:
+        tally.add(case)
+    return tally._shown
 
 
 def test_only_one_run_a_case_is_counted_in_parts() -> None:
