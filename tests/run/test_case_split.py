@@ -209,8 +209,11 @@ def test_a_failed_worker_share_is_scored_again_here(
     monkeypatch.setattr(SetPart, "add", failing)
     one, two = streamed(tmp_path), streamed(tmp_path)
     first = agenteval.evaluate(evalset, metrics=str(metrics), sink=one)
-    second = agenteval.evaluate(evalset, metrics=str(metrics), sink=two, jobs=2)
+    ticks = StopAfter(StopSignal(), 0)  # counts the progress bar's ticks, never stops
+    second = agenteval.evaluate(evalset, metrics=str(metrics), sink=two, jobs=2, progress=ticks)
     assert shares_used == [1, 2]
+    # The worker counted its first case before it failed: not counted again when redone.
+    assert ticks.done == ticks.total == CASES
     assert first.exit_code == second.exit_code == 1
     assert normalised(json.dumps(written(one, tmp_path / "one.json")).encode()) == normalised(
         json.dumps(written(two, tmp_path / "two.json")).encode()

@@ -148,9 +148,12 @@ async def stream_in_shares(
             worker.close()
             del workers[0]
             if not isinstance(shipped, tuple):
-                # The worker is not trusted: its share is scored here, as one pass would.
+                # The worker is not trusted: its share is scored here, as one pass would
+                # (the cases it had counted on the progress bar are not counted twice).
                 part.discard()
-                await stream_evalset(plans[shares - 1 - len(workers)], own, deliver)
+                number = shares - 1 - len(workers)
+                again = dataclasses.replace(own, on_case_done=progress.redo(number))
+                await stream_evalset(plans[number], again, deliver)
                 continue
             counted, incomplete, incomplete_keys = shipped
             sink.absorb(part, counted)
@@ -200,6 +203,7 @@ class _Progress:
         self._tick = tick
         self._shared = shared
         self._seen = [0] * shares
+        self._seen_failed: set[int] = set()  # workers whose shares are scored here again
 
     def tick(self) -> None:
         if self._tick is None:
@@ -207,11 +211,32 @@ class _Progress:
         self._tick()
         self.workers()
 
+    def redo(self, number: int) -> Callable[[], None] | None:
+        """The ticks of worker ``number``'s share scored again here: the first as many as
+        the worker counted already are not counted twice."""
+        if self._tick is None:
+            return None
+        self.workers()
+        counted = self._seen[number]
+        self._seen[number] = 0  # the failed worker's count is read no more
+
+        def tick() -> None:
+            nonlocal counted
+            if counted:
+                counted -= 1
+            else:
+                self.tick()
+
+        self._seen_failed.add(number)
+        return tick
+
     def workers(self) -> None:
         """Tick once for every case a worker finished since the last look."""
         if self._tick is None:
             return
         for number in range(1, len(self._seen)):
+            if number in self._seen_failed:
+                continue
             (done,) = _COUNT.unpack_from(self._shared, 8 * number)
             for _ in range(done - self._seen[number]):
                 self._tick()
