@@ -18,6 +18,7 @@ import pytest
 import agenteval
 from agenteval.api import evaluation
 from agenteval.evaluators.registry import evaluators
+from agenteval.evaluators.response_match import ResponseMatchScoreEvaluator
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import SetPart, StreamedRun
 from agenteval.results.share_workers import cpu_count
@@ -313,3 +314,36 @@ def test_a_plugin_evaluator_or_a_resumed_set_is_not_split(tmp_path: Path) -> Non
     assert share_count(plan(builtin), settings, object(), 4, None) == 1  # a sink without shares
     sink.also.append(sink.tallies)  # a page builder beside the documents
     assert share_count(plan(builtin), settings, sink, 4, None) == 1
+
+
+def test_a_case_left_incomplete_in_a_worker_is_incomplete_in_the_result(
+    tmp_path: Path, shares_used: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An evaluator that raises leaves its case incomplete (judgeFailures, exit 3): a case in
+    the worker's share too, as in one pass."""
+    evalset, metrics = write_cases(tmp_path)
+    victims = {"case_00003", f"case_{CASES - 5:05d}"}  # one in each share
+    score_turn = ResponseMatchScoreEvaluator.score_turn
+
+    def crashes(self: Any, metric: Any, actual: Any, expected: Any) -> Any:
+        if "crash" in str(actual.user_content):
+            raise RuntimeError("a bug in an evaluator")
+        return score_turn(self, metric, actual, expected)
+
+    data = json.loads(evalset.read_text())
+    for case in data["evalCases"]:
+        if case["evalId"] in victims:
+            case["actualConversation"][0]["userContent"]["content"] += " crash"
+            case["conversation"][0]["userContent"]["content"] += " crash"
+    evalset.write_text(json.dumps(data))
+    monkeypatch.setattr(ResponseMatchScoreEvaluator, "score_turn", crashes)
+    one, two = streamed(tmp_path), streamed(tmp_path)
+    first = agenteval.evaluate(evalset, metrics=str(metrics), sink=one)
+    second = agenteval.evaluate(evalset, metrics=str(metrics), sink=two, jobs=2)
+    assert shares_used == [1, 2]
+    assert first.exit_code == second.exit_code == 3
+    documents = [written(sink, tmp_path / f"{i}.json") for i, sink in enumerate((one, two))]
+    assert documents[0]["judgeFailures"] == documents[1]["judgeFailures"] == sorted(victims)
+    assert normalised(json.dumps(documents[0]).encode()) == normalised(
+        json.dumps(documents[1]).encode()
+    )

@@ -820,9 +820,10 @@ class _Delivery:
             self.incomplete.append(case.eval_id)
         self.sink.add(case)
 
-    def to(self, sink: CaseTarget) -> _Delivery:
-        """The same delivery into a share's own sink (a worker's, run/case_split.py)."""
-        return _Delivery(self.eval_set_id, self.settings, sink, watched=self.watched)
+    def to(self, sink: CaseTarget, settings: RunSettings) -> _Delivery:
+        """The same delivery into a share's own sink, under its worker's settings
+        (run/case_split.py)."""
+        return _Delivery(self.eval_set_id, settings, sink, watched=self.watched)
 
     def shipped(self) -> list[str]:
         return self.incomplete

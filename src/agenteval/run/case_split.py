@@ -83,8 +83,8 @@ class Delivery(Protocol):
     def __call__(self, case: EvalCaseResult) -> None:
         """One finished case."""
 
-    def to(self, sink: CasePart) -> Delivery:
-        """The same delivery into ``sink``, with nothing delivered yet."""
+    def to(self, sink: CasePart, settings: RunSettings) -> Delivery:
+        """The same delivery into ``sink`` under a worker's ``settings``, nothing delivered yet."""
 
     def shipped(self) -> list[str]:
         """The evalIds left incomplete so far, in order (a worker ships them)."""
@@ -255,7 +255,6 @@ def _start(
     ships what it counted with the evalIds it left incomplete."""
 
     def work() -> tuple[object, list[str], set[tuple[str, str]]]:
-        delivery = deliver.to(part)
         done = 0
 
         def counted() -> None:
@@ -266,6 +265,8 @@ def _start(
         own = dataclasses.replace(
             settings, stop=_StopFlag(shared), signals=None, on_case_done=counted, incomplete=set()
         )
+        # The delivery reads the cases left incomplete where this share's scoring notes them.
+        delivery = deliver.to(part, own)
         _finish(stream_evalset(plan, own, delivery))
         return part.shipped(), delivery.shipped(), own.incomplete
 
