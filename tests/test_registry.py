@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from agenteval.plugins import load_builtins
 from agenteval.registry import Registry, quoted
 
 
@@ -114,3 +115,18 @@ def test_item_access_registers_and_monkeypatch_can_swap_an_item(
     assert registry.get("title", str.strip) is str.strip
     with pytest.raises(KeyError):
         registry["title"]
+
+
+def _plugin_tokenizer(text: str) -> list[str]:
+    return text.split()
+
+
+def test_a_registry_knows_whether_a_plugin_registered_into_it() -> None:
+    """``--jobs`` scores in one process once a plugin's code may be called (run/case_split.py)."""
+    registry: Registry[object] = Registry("tokenizer")
+    registry.register("words", load_builtins)  # agenteval's own
+    assert not registry.foreign
+    registry.register("plugin", _plugin_tokenizer)  # this test module's: not agenteval's
+    assert registry.foreign
+    registry.unregister("plugin")
+    assert registry.foreign  # it may have been used already

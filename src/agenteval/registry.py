@@ -52,6 +52,9 @@ class Registry(Generic[T]):
         self._registration_error = registration_error
         self._lookup_error = lookup_error
         self._items: dict[str, T] = {}
+        # Whether anything not agenteval's own was ever registered (a plugin's code, which
+        # may keep state across cases: ``--jobs`` then scores in one process).
+        self.foreign = False
 
     @overload
     def register(self, name: str) -> Callable[[F], F]: ...
@@ -79,6 +82,8 @@ class Registry(Generic[T]):
             raise self._registration_error(f"{self.kind} {quoted(name)} is already registered")
         # The registry holds what plugins hand it; the type parameter is the caller's promise.
         self._items[name] = item  # type: ignore[assignment]
+        if not str(getattr(item, "__module__", "")).startswith("agenteval."):
+            self.foreign = True
         return item
 
     def unregister(self, name: str) -> None:

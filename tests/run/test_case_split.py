@@ -17,6 +17,7 @@ import pytest
 
 import agenteval
 from agenteval.api import evaluation
+from agenteval.criteria.named import json_compares, text_compares, tokenizers, turn_compares
 from agenteval.evaluators.registry import evaluators
 from agenteval.evaluators.response_match import ResponseMatchScoreEvaluator
 from agenteval.report.result_stream import write_result_document
@@ -103,7 +104,10 @@ def write_cases(root: Path, count: int = CASES, seed: int = 7) -> tuple[Path, Pa
 
 @pytest.fixture()
 def shares_used(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every share count the runs of a test decided on."""
+    """Every share count the runs of a test decided on (plugins other tests of this process
+    registered are not in play here: their registries' marks are cleared)."""
+    for named in (text_compares, json_compares, turn_compares, tokenizers):
+        monkeypatch.setattr(named, "foreign", False)
     used: list[int] = []
 
     def spy(*args: Any, **kwargs: Any) -> int:
@@ -296,7 +300,9 @@ class PluginEvaluator:
     needs_judge = False
 
 
-def test_a_plugin_evaluator_or_a_resumed_set_is_not_split(tmp_path: Path) -> None:
+def test_a_plugin_evaluator_or_a_resumed_set_is_not_split(
+    tmp_path: Path, shares_used: list[int]
+) -> None:
     sink = StreamedRun(output=None, app_name="a", documents=False)
     sink.begin_set("s", 1)
     builtin = evaluators.resolve("response_match_score")
@@ -312,6 +318,9 @@ def test_a_plugin_evaluator_or_a_resumed_set_is_not_split(tmp_path: Path) -> Non
     assert share_count(plan(PluginEvaluator()), settings, sink, 4, None) == 1
     assert share_count(plan(builtin), settings, sink, 4, object()) == 1  # --resume
     assert share_count(plan(builtin), settings, object(), 4, None) == 1  # a sink without shares
+    with pytest.MonkeyPatch.context() as patched:  # a plugin's tokenizer was registered
+        patched.setattr(tokenizers, "foreign", True)
+        assert share_count(plan(builtin), settings, sink, 4, None) == 1
     sink.also.append(sink.tallies)  # a page builder beside the documents
     assert share_count(plan(builtin), settings, sink, 4, None) == 1
 

@@ -11,8 +11,8 @@ additions in the same order: each share keeps its addends, see
 ``results/aggregation.py``), which the tests compare.
 
 Only what a share can score alone is split: one run per case, nothing resumed, no
-agent, no judge, no evaluator that awaits, no plugin's evaluator or aggregator (they may
-keep state across cases in their process), a sink that takes shares (no page builder
+agent, no judge, no evaluator that awaits, no plugin's evaluator, aggregator, compare
+function or tokenizer (they may keep state across cases in their process), a sink that takes shares (no page builder
 beside the documents) and at least ``MIN_SHARE`` cases a share; anything else runs in
 one process as before.  Linux only: ``fork`` is what makes a worker free to start.
 
@@ -35,6 +35,7 @@ import struct
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, runtime_checkable
 
+from agenteval.criteria.named import json_compares, text_compares, tokenizers, turn_compares
 from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
 from agenteval.run.runner import EvalSetPlan, RunSettings, stream_evalset
 from agenteval.schema.result import EvalCaseResult
@@ -106,6 +107,8 @@ def share_count(
     aggregator = settings.case_aggregator
     if aggregator is not None and not _own(aggregator):
         return 1
+    if any(named.foreign for named in (text_compares, json_compares, turn_compares, tokenizers)):
+        return 1  # a plugin's compare function or tokenizer may be what a criterion names
     for planned in plan.metrics:
         evaluator = planned.evaluator
         if evaluator.is_async or evaluator.needs_judge or not _own(evaluator):
