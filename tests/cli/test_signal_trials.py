@@ -277,12 +277,18 @@ def large_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
     return evalset, cases_of(full), time.monotonic() - began
 
 
-@pytest.mark.slow  # make test-long
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("point", LARGE_POINTS)
-def test_large_run(
-    large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
-) -> None:
+def stop_large_run(
+    large_suite: tuple[Path, dict[str, Any], float],
+    tmp_path: Path,
+    sig: int,
+    point: str,
+    flags: list[str],
+    speed: float = 1.0,
+) -> dict[str, Any] | None:
+    """The 20,000-case run with ``flags``, stopped by ``sig`` at ``point`` ("writing", "0.5s"
+    after start, or "55%" of the full run's time times ``speed``): checked whole, its kept
+    cases (by evalId, in file order; None: no result file) each scored as the
+    uninterrupted run scored it."""
     evalset, full, seconds = large_suite
     out = tmp_path / "out"
     args = ["--evalset", str(evalset), "--output", str(out), "--json", str(tmp_path / "run.json")]
@@ -293,34 +299,53 @@ def test_large_run(
         elif point.endswith("s"):
             time.sleep(float(point[:-1]))
         else:
-            time.sleep(float(point[:-1]) / 100 * seconds)
+            time.sleep(float(point[:-1]) / 100 * seconds * speed)
 
-    run_args = [*args, "--junit", str(tmp_path / "run.xml"), "-q"]
-    code, stdout, stderr = stop_run(run_args, sig, tmp_path, wait)
+    code, stdout, stderr = stop_run([*args, *flags, "-q"], sig, tmp_path, wait)
     check_no_traceback(code, sig, stderr)
     check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
     check_whole(tmp_path)
     partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
-    kept: dict[str, Any] = {}
-    if partial:
-        (path,) = partial
-        kept = cases_of(path)
-        # Every finished case is held, in file order, scored as the uninterrupted run scored it.
-        assert list(kept) == list(full)[: len(kept)]
-        assert all(scored(case) == scored(full[eval_id]) for eval_id, case in kept.items())
-        # The run document holds the same cases (counted without parsing 160 MB again).
-        held = (tmp_path / "run.json").read_bytes().count(b'"sessionId"')
-        assert held == len(kept)
-    if point not in LARGE_RESUMED:
-        return
+    if not partial:
+        return None
+    (path,) = partial
+    kept = cases_of(path)
+    assert all(scored(case) == scored(full[eval_id]) for eval_id, case in kept.items())
+    # The run document holds the same cases (counted without parsing 160 MB again).
+    held = (tmp_path / "run.json").read_bytes().count(b'"sessionId"')
+    assert held == len(kept)
+    return kept
+
+
+def resume_large_run(
+    large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, flags: list[str]
+) -> None:
+    """``--resume`` the stopped run's result file (if any): every case, as one pass scored it."""
+    evalset, full, _ = large_suite
+    partial = list((tmp_path / "out").glob("*.evalset_result.json"))
     resume = ["--resume", str(partial[0])] if partial else []
     again = tmp_path / "again"
-    code, _, stderr = finish(start(["--evalset", str(evalset), "--output", str(again), *resume]))
+    args = ["--evalset", str(evalset), "--output", str(again), *flags, *resume]
+    code, _, stderr = finish(start(args))
     assert code == 1, stderr
     (done,) = again.glob("*.evalset_result.json")
     final = cases_of(done)
     assert list(final) == list(full)
     assert all(scored(final[i]) == scored(full[i]) for i in full)
+
+
+@pytest.mark.slow  # make test-long
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("point", LARGE_POINTS)
+def test_large_run(
+    large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
+) -> None:
+    junit = ["--junit", str(tmp_path / "run.xml")]
+    kept = stop_large_run(large_suite, tmp_path, sig, point, junit) or {}
+    # Every finished case is held, in file order.
+    assert list(kept) == list(large_suite[1])[: len(kept)]
+    if point in LARGE_RESUMED:
+        resume_large_run(large_suite, tmp_path, [])
 
 
 # The same run in two shares (--jobs 2): a stop during the checks (workers check the later
@@ -336,52 +361,22 @@ SHARED_RESUMED = {"35%", "writing"}
 def test_large_run_in_shares(
     large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
 ) -> None:
-    evalset, full, seconds = large_suite
-    out = tmp_path / "out"
-    args = ["--evalset", str(evalset), "--output", str(out), "--json", str(tmp_path / "run.json")]
-    args += ["--jobs", "2"]
-
-    def wait(proc: subprocess.Popen[str]) -> None:
-        if point == "writing":
-            wait_for(lambda: out.exists() and any(out.iterdir()), proc, 600)
-        elif point.endswith("s"):
-            time.sleep(float(point[:-1]))
-        else:
-            time.sleep(float(point[:-1]) / 100 * seconds * 0.6)  # two cores: ~0.6 of the time
-
-    code, stdout, stderr = stop_run([*args, "-q"], sig, tmp_path, wait)
-    check_no_traceback(code, sig, stderr)
-    check_exit(code, sig, tmp_path, (1, 3), stdout + stderr)
-    check_whole(tmp_path)
-    partial = list(out.glob("*.evalset_result.json")) if out.exists() else []
-    if partial:
-        (path,) = partial
-        kept = cases_of(path)
-        ids = list(full)
-        place = {eval_id: at for at, eval_id in enumerate(ids)}
-        cut = share_bounds(len(ids), 2)[1]
-        first = [i for i in kept if place[i] < cut]
-        second = [i for i in kept if place[i] >= cut]
-        # Each share's finished cases, in file order: a prefix of it, scored as one pass.
-        assert list(kept) == first + second
-        assert first == ids[: len(first)] and second == ids[cut : cut + len(second)]
-        if point in ("75%", "writing"):
-            assert second  # the worker scored (it compared shares, not one pass)
-        assert all(scored(case) == scored(full[eval_id]) for eval_id, case in kept.items())
-        held = (tmp_path / "run.json").read_bytes().count(b'"sessionId"')
-        assert held == len(kept)
-    if point not in SHARED_RESUMED:
-        return
-    resume = ["--resume", str(partial[0])] if partial else []
-    again = tmp_path / "again"
-    code, _, stderr = finish(
-        start(["--evalset", str(evalset), "--output", str(again), "--jobs", "2", *resume])
-    )
-    assert code == 1, stderr
-    (done,) = again.glob("*.evalset_result.json")
-    final = cases_of(done)
-    assert list(final) == list(full)
-    assert all(scored(final[i]) == scored(full[i]) for i in full)
+    jobs = ["--jobs", "2"]
+    # Two cores: the run takes ~0.6 of the time.
+    held = stop_large_run(large_suite, tmp_path, sig, point, jobs, speed=0.6)
+    kept = held or {}
+    ids = list(large_suite[1])
+    place = {eval_id: at for at, eval_id in enumerate(ids)}
+    cut = share_bounds(len(ids), 2)[1]
+    first = [i for i in kept if place[i] < cut]
+    second = [i for i in kept if place[i] >= cut]
+    # Each share's finished cases, in file order: a prefix of it.
+    assert list(kept) == first + second
+    assert first == ids[: len(first)] and second == ids[cut : cut + len(second)]
+    if held is not None and point in ("75%", "writing"):
+        assert second  # the worker scored (it compared shares, not one pass)
+    if point in SHARED_RESUMED:
+        resume_large_run(large_suite, tmp_path, jobs)
 
 
 # A signal at any moment of agenteval's own life: at chosen import events (an audit hook sends
