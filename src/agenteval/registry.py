@@ -21,6 +21,12 @@ F = TypeVar("F")
 _ABSENT: object = object()
 
 
+def own_code(thing: object) -> bool:
+    """Whether ``thing`` (a function, a class, an instance) is agenteval's own code, not a
+    plugin's: ``--jobs`` shares work out only to code that keeps no state across cases."""
+    return str(getattr(thing, "__module__", "")).startswith("agenteval.")
+
+
 def quoted(text: str) -> str:
     """``text`` in double quotes with escapes, like Go's ``%q`` for printable text."""
     return json.dumps(text, ensure_ascii=False)
@@ -82,7 +88,7 @@ class Registry(Generic[T]):
             raise self._registration_error(f"{self.kind} {quoted(name)} is already registered")
         # The registry holds what plugins hand it; the type parameter is the caller's promise.
         self._items[name] = item  # type: ignore[assignment]
-        if not str(getattr(item, "__module__", "")).startswith("agenteval."):
+        if not own_code(item):
             self.foreign = True
         return item
 

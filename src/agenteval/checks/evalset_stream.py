@@ -52,6 +52,7 @@ from agenteval.inputs.unknown_keys import (
     evalset_unknown_keys,
     sort_unknown,
 )
+from agenteval.registry import own_code
 from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
@@ -188,7 +189,7 @@ _DECODER = json.JSONDecoder()
 def _share_offsets(data: bytes, jobs: int, checkers: Sequence[CaseChecker]) -> list[int]:
     """Where the shares after the first start (guessed, see :func:`_case_start`); [] when
     the file is checked in this process only (``--jobs 1``, a small file, a plugin's checks)."""
-    if jobs < 2 or not can_fork() or any(not _own(e) for _, e in checkers):
+    if jobs < 2 or not can_fork() or any(not own_code(e) for _, e in checkers):
         return []
     shares = min(jobs, cpu_count(), len(data) // SHARE_BYTES)
     offsets: list[int] = []
@@ -222,12 +223,6 @@ def _case_start(data: bytes, after: int) -> int | None:
         if isinstance(value, dict) and "evalId" in value:
             return start
     return None
-
-
-def _own(evaluator: object) -> bool:
-    """Whether ``evaluator`` is agenteval's own: a plugin's checks may keep state across
-    cases, which shares checked in other processes would split."""
-    return type(evaluator).__module__.startswith("agenteval.")
 
 
 def _check_share(

@@ -33,18 +33,26 @@ def describe_failure(path: str, exc: BaseException) -> str:
     return f"{path}: cannot write: {exc}"
 
 
+def attempt(job: ReportJob) -> object:
+    """What writing ``job`` gave: what its write returned, or the ``OSError`` (disk full,
+    read-only, a directory) or ``ValueError`` it raised, to be noted rather than raised."""
+    try:
+        return job.write()
+    except (OSError, ValueError) as exc:
+        return exc
+
+
 def write_reports(jobs: Sequence[ReportJob]) -> WriteOutcome:
-    """Run every job in order; an ``OSError`` (disk full, read-only, a directory) is noted, not raised."""
+    """Run every job in order; a failed one is noted (:func:`attempt`), not raised."""
     outcome = WriteOutcome()
     for job in jobs:
-        try:
-            wrote = job.write()
-        except (OSError, ValueError) as exc:
-            outcome.failures.append(describe_failure(job.path, exc))
+        wrote = attempt(job)
+        if isinstance(wrote, OSError | ValueError):
+            outcome.failures.append(describe_failure(job.path, wrote))
             continue
         if job.listed:
             outcome.written.append(str(wrote) if isinstance(wrote, Path) else job.path)
     return outcome
 
 
-__all__ = ["ReportJob", "WriteOutcome", "describe_failure", "write_reports"]
+__all__ = ["ReportJob", "WriteOutcome", "attempt", "describe_failure", "write_reports"]

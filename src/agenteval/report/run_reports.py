@@ -28,7 +28,7 @@ from agenteval.exit_codes import ExitCode
 from agenteval.report import github, result_files
 from agenteval.report.markdown import STEP_SUMMARY_ENV
 from agenteval.report.output_paths import check_output_file, check_outputs
-from agenteval.report.report_jobs import ReportJob, write_reports
+from agenteval.report.report_jobs import ReportJob, attempt, write_reports
 from agenteval.report.reporters import reporter_problems, write_with
 from agenteval.report.result_stream import write_result_document, write_run_document
 from agenteval.report.run_notes import RunNotes
@@ -334,14 +334,8 @@ EARLY_BYTES = 4 << 20
 
 
 def _outcomes(jobs: Sequence[ReportJob]) -> list[object]:
-    """Each job's written path, or the error it raised (shipped to :func:`_outcome`)."""
-    done: list[object] = []
-    for job in jobs:
-        try:
-            done.append(job.write())
-        except (OSError, ValueError) as exc:
-            done.append(exc)
-    return done
+    """Each job's :func:`attempt` (shipped to :func:`_outcome`)."""
+    return [attempt(job) for job in jobs]
 
 
 def _outcome(outcome: object) -> object:

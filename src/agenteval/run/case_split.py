@@ -36,6 +36,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol, runtime_checkable
 
 from agenteval.criteria.named import json_compares, text_compares, tokenizers, turn_compares
+from agenteval.registry import own_code
 from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
 from agenteval.run.runner import EvalSetPlan, RunSettings, stream_evalset
 from agenteval.schema.result import EvalCaseResult
@@ -105,21 +106,15 @@ def share_count(
     if settings.agent is not None or settings.judge is not None:
         return 1
     aggregator = settings.case_aggregator
-    if aggregator is not None and not _own(aggregator):
+    if aggregator is not None and not own_code(aggregator):
         return 1
     if any(named.foreign for named in (text_compares, json_compares, turn_compares, tokenizers)):
         return 1  # a plugin's compare function or tokenizer may be what a criterion names
     for planned in plan.metrics:
         evaluator = planned.evaluator
-        if evaluator.is_async or evaluator.needs_judge or not _own(evaluator):
+        if evaluator.is_async or evaluator.needs_judge or not own_code(evaluator):
             return 1
     return max(1, min(jobs, cpu_count(), len(plan.cases) // MIN_SHARE))
-
-
-def _own(thing: object) -> bool:
-    """Whether ``thing`` (an evaluator, an aggregator function) is agenteval's own: a
-    plugin's may keep state across cases, which shares in other processes would split."""
-    return str(getattr(thing, "__module__", "")).startswith("agenteval.")
 
 
 async def stream_in_shares(
