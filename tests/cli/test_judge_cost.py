@@ -272,15 +272,18 @@ def test_a_judge_reply_without_usage_is_never_counted_as_free(
     assert len(result["judgeFailures"]) == len(ids) - 1
 
 
+def store_url(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> str:
+    """A fresh store of ``backend``: a SQLite file here, or the test PostgreSQL database."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path}/h.sqlite"
+    return str(request.getfixturevalue("pg_url"))
+
+
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
     server: JudgeServer, tmp_path: Path, backend: str, request: pytest.FixtureRequest
 ) -> None:
-    url = (
-        f"sqlite:///{tmp_path}/h.sqlite"
-        if backend == "sqlite"
-        else str(request.getfixturevalue("pg_url"))
-    )
+    url = store_url(tmp_path, backend, request)
     prices = write_prices(tmp_path)
     # One call at $0.0045; then eval sets of 2 priced calls ($0.009) and 2 without a price.
     write_set(tmp_path / "priced", "weather", server.base_url, ("lyon",), "m")
@@ -327,11 +330,7 @@ def test_history_shows_the_judges_whole_cost_or_the_calls_without_a_price(
 def test_history_says_a_reply_without_usage_as_the_run_did(
     server: JudgeServer, tmp_path: Path, backend: str, request: pytest.FixtureRequest
 ) -> None:
-    url = (
-        f"sqlite:///{tmp_path}/h.sqlite"
-        if backend == "sqlite"
-        else str(request.getfixturevalue("pg_url"))
-    )
+    url = store_url(tmp_path, backend, request)
     # A priced model whose reply carries no usage: its cost is unknown, and --prices cannot help.
     body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": VALID}}]}
     server.default = Reply(body=json.dumps(body).encode())

@@ -127,13 +127,19 @@ def test_records_no_case_asks_for_are_named_then_counted(tmp_path: Path) -> None
     assert unmatched_records("r.json", {"typo": []}, set())[0].path == "evalId 'typo'"
 
 
-def test_run_warns_about_records_no_case_asks_for(tmp_path: Path) -> None:
+def one_case_suite(tmp_path: Path) -> Path:
+    """An eval set of one default-mode case ``c`` (its turn from --traces) and its metric."""
     evalset = tmp_path / "s.evalset.json"
     evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [
         {"evalId": "c", "conversation": [turn("q")], "sessionInput": {}}]}))  # fmt: skip
     (tmp_path / "s.metrics.json").write_text(
         json.dumps([{"metricName": "response_match_score", "threshold": 0.5}])
     )
+    return evalset
+
+
+def test_run_warns_about_records_no_case_asks_for(tmp_path: Path) -> None:
+    evalset = one_case_suite(tmp_path)
     traces = write_lines(tmp_path / "t.jsonl", [
         {"evalId": "c", "actualConversation": [turn("q")]},
         {"evalId": "c-renamed", "actualConversation": [turn("q")]},
@@ -147,12 +153,7 @@ def test_run_warns_about_records_no_case_asks_for(tmp_path: Path) -> None:
 
 def test_run_warns_about_records_of_runs_past_num_runs(tmp_path: Path) -> None:
     """A record of run 3 with --num-runs 2 was never scored, without a word (--quiet too)."""
-    evalset = tmp_path / "s.evalset.json"
-    evalset.write_text(json.dumps({"evalSetId": "s", "evalCases": [
-        {"evalId": "c", "conversation": [turn("q")], "sessionInput": {}}]}))  # fmt: skip
-    (tmp_path / "s.metrics.json").write_text(
-        json.dumps([{"metricName": "response_match_score", "threshold": 0.5}])
-    )
+    evalset = one_case_suite(tmp_path)
     traces = write_lines(tmp_path / "t.jsonl", [
         {"evalId": "c", "runId": run, "actualConversation": [turn("q"), turn("r")][:run]}
         for run in (1, 2, 3)
