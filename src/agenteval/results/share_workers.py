@@ -1,7 +1,8 @@
 """Forked workers, each computing one share of a job and shipping it back as plain data.
 
-``--jobs N`` splits two jobs this way: the up-front checks of a large eval set
-(checks/evalset_stream.py) and the scoring of its cases (run/case_split.py).  A worker is
+``--jobs N`` shares three jobs out this way: the up-front checks of a large eval set
+(checks/evalset_stream.py), the scoring of its cases (run/case_split.py) and writing the
+result files (report/run_reports.py).  A worker is
 forked from the process that needs the share, so it starts with everything that process
 loaded; it ships one picklable value through an unnamed temp file (no pipe to fill, and
 the process reading it is busy with its own share meanwhile) and leaves through
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import os
 import pickle
-import select
 import signal
 import sys
 import tempfile
-import time
 from collections.abc import Callable
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
 
 # What a terminal sends the whole process group; the process that forks decides on them.
 _HANDLED = {signal.SIGINT, signal.SIGTERM}
@@ -47,48 +49,46 @@ def cpu_count() -> int:
 
 
 class ShareWorker:
-    """A forked worker computing one share; :meth:`result` waits for what it shipped."""
+    """A forked worker computing one share; :meth:`result` waits for what it shipped.
 
-    def __init__(self, pid: int, handoff: IO[bytes], pidfd: int | None) -> None:
-        self.pid = pid
+    The process is the standard library's (``multiprocessing``'s fork context: no pickling
+    of ``work``, which may be a closure over the run's state); what is ours is the signal
+    mask around its start and what the worker does (:func:`_ship`).
+    """
+
+    def __init__(self, process: BaseProcess, handoff: IO[bytes]) -> None:
+        assert process.pid is not None, "a started worker has a pid"
+        self.pid: int = process.pid  # kept: a closed process object no longer says it
+        self._process = process
         self._handoff = handoff
-        self._pidfd = pidfd
-        self._exited = False
 
     @classmethod
     def start(cls, work: Callable[[], object]) -> ShareWorker:
         """Fork a worker that ships ``work()`` (run in the worker) and exits."""
+        # Imported here: only a run that shares work out pays for it (~9 ms at start-up).
+        import multiprocessing
+
         handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        fork = multiprocessing.get_context("fork")
+        process = fork.Process(target=_ship, args=(work, handoff), daemon=False)
         # The signals wait while the worker is made: one landing between the fork and the
         # worker ignoring them would run this process's handler in the worker.
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
         try:
-            pid = os.fork()
-            if pid == 0:
-                _ship(work, handoff)  # never returns
+            process.start()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        try:
-            pidfd: int | None = os.pidfd_open(pid)
-        except OSError:  # a kernel before 5.3: waitpid alone
-            pidfd = None
-        return cls(pid, handoff, pidfd)
+        return cls(process, handoff)
 
     def result(self, poll: Callable[[], None] | None = None) -> object | None:
         """What the worker shipped once it exits (None: it failed); ``poll`` is called
         about ten times a second meanwhile (a progress bar)."""
-        status = 0
-        while not self._exited:
-            if poll is not None:
-                if self._pidfd is not None:
-                    select.select([self._pidfd], [], [], 0.1)
-                else:
-                    time.sleep(0.05)
-            pid, status = os.waitpid(self.pid, os.WNOHANG if poll is not None else 0)
+        process = self._process
+        while process.exitcode is None:
+            process.join(0.1 if poll is not None else None)
             if poll is not None:
                 poll()
-            self._exited = pid != 0
-        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+        if process.exitcode != 0:
             return None
         try:
             self._handoff.seek(0)
@@ -100,16 +100,13 @@ class ShareWorker:
     def close(self) -> None:
         """Kill the worker if it still runs (the caller was interrupted, or does not need
         the share any more) and let it go."""
-        if not self._exited:
-            try:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-            self._exited = True
-        if self._pidfd is not None:
-            os.close(self._pidfd)
-            self._pidfd = None
+        if self._handoff.closed:
+            return  # closed already (a second close is a no-op, as a file's is)
+        process = self._process
+        if process.exitcode is None:
+            process.kill()
+            process.join()
+        process.close()
         self._handoff.close()
 
 
