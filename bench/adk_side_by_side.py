@@ -170,6 +170,21 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         noise (+-5 %), not below it with a margin.  What would give one: forking the worker
         before the imports (start-up, 0.29 s, is serial: the worker waits idle meanwhile),
         so that it reads and checks its share of the file itself.
+    main 77d0beb (2026-12-04, night, quiet: load 0.1-1.0, a 10^7-step loop 0.68 s): ratio
+        0.269 (rounds 0.252-0.289) and 0.270 (rounds 0.251-0.285), agenteval cpu 269-270
+        µs/case (adk 599-609): the evening's 0.240 was the low end of this code's spread.
+        In-process marks of five runs: start-up 0.32-0.47 s, checks 0.20-0.33, this
+        process's share 0.84-1.14, waiting 0.006-0.09, the rest 0.11-0.13; 2.5-2.8 s of CPU
+        on two cores, so after the serial start-up both cores are busy: the margin has to
+        come from CPU a case, not from more overlap.  Forking before the imports would
+        overlap nothing (both processes need them) but the CLI's own modules (~0.06 s).
+        Measured on one case of this bench: pydantic's ``to_json`` of the case result 30.8
+        µs (10 µs of it the indent) against orjson's 2.1 µs for the same data as a dict;
+        validating that result 23 µs; the case validated twice (checks 10.9 µs from the
+        parsed dict, scoring 15.5 from its text).  Case results built and written as plain
+        data would save ~40 µs a case (~0.2 s of wall on two cores: ratio ~0.235); every
+        other stage left (imports of judge code a deterministic run never calls 0.02 s,
+        the spool's batch joins: no measurable change) is under 2 % each.
 
 What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
