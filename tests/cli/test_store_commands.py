@@ -97,6 +97,32 @@ def test_stored_runs_wherever_result_files_are_taken(project: Workspace, tmp_pat
     assert local.returncode == 1 and "FAILED: 2 of 3 cases passed" in local.stdout
 
 
+def test_one_stored_run_named_twice_on_one_side_is_refused(
+    project: Workspace, tmp_path: Path
+) -> None:
+    # @latest and its @RUN_ID are one run: show read it twice ("2 of 6 cases passed").
+    latest = f"@{_ids(project)[0]}"
+    store = ["--store", "h.sqlite"]
+    twice = f"given twice{{}}: @latest names the same stored run ({latest}) (give each once)"
+    page = str(tmp_path / "r.html")
+    refused = {
+        ("show", "@latest", latest): f"error: {latest}: " + twice.format(""),
+        ("report", "@latest", "--base", "@latest", "@branch:main", "--html", page): (
+            "error: @branch:main: " + twice.format(" as BASE")
+        ),
+        ("diff", "@latest", latest, "--new", "@latest"): (
+            f"error: {latest}: " + twice.format(" as BASE")
+        ),
+    }
+    for args, error in refused.items():
+        done = in_process(*args, *store, cwd=project.root)
+        assert (done.returncode, done.stderr) == (2, error + "\n1 problem found.\n"), args
+    assert not (tmp_path / "r.html").exists()
+    # One run on both sides is a comparison, as one file is.
+    same = in_process("diff", "@latest", "--new", latest, *store, cwd=project.root)
+    assert same.returncode == 0 and "NO REGRESSION" in same.stdout
+
+
 def test_resume_from_a_stored_run(project: Workspace) -> None:
     ran = in_process(
         *project.run_args("--resume", "@latest", "--store", "h.sqlite", "-q"), cwd=project.root

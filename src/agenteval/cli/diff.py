@@ -69,7 +69,10 @@ def compare_results(settings: DiffSettings) -> int:
     base_files, new_files = settings.sides()
     given_once(base_files, "BASE")
     given_once(new_files, "NEW")
-    with stored_inputs(base_files + new_files, settings.store) as paths:  # read case by case
+    sides = (("BASE", len(base_files)), ("NEW", len(new_files)))
+    with stored_inputs(
+        base_files + new_files, settings.store, None, sides
+    ) as paths:  # case by case
         cut = len(base_files)
         base_parts, new_parts = _read_sides(paths[:cut], paths[cut:])
         refuse_no_cases("compare", (base_parts, base_files), (new_parts, new_files))

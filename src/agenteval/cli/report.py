@@ -106,7 +106,8 @@ def write_html_report(settings: ReportSettings) -> int:
     given_once(results)
     # Results are read case by case while the page is written: the stored ones stay open.
     pinned: dict[str, str] = {}
-    with stored_inputs(base + results, settings.store, pinned) as paths:
+    sides = (("BASE", len(base)), ("", len(results)))
+    with stored_inputs(base + results, settings.store, pinned, sides) as paths:
         cut = len(base)
         runs = load_runs(paths[:cut]) + load_runs(paths[cut:]) if base else load_runs(paths)
         # A stored run is shown and explained by its @RUN_ID: its copy here is gone after

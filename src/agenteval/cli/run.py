@@ -81,7 +81,7 @@ def run_flags(flags: RunFlags) -> int:
     with (
         api.relaxed_gc(),
         run_signal_policy(policy),
-        stored_inputs(resumed, flags.store) as resume_files,  # @latest … read from the store
+        stored_inputs(resumed, flags.store, None, (("--resume", len(resumed)),)) as resume_files,
     ):
         load_plugins(flags.plugin)  # a plugin's reporter is named by --report
         problems = flags.reports().problems()

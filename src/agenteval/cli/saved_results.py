@@ -22,17 +22,56 @@ from agenteval.schema.result import EvalSetResult
 
 @contextlib.contextmanager
 def stored_inputs(
-    paths: list[Path], store: str | None, pinned: dict[str, str] | None = None
+    paths: list[Path],
+    store: str | None,
+    pinned: dict[str, str] | None = None,
+    sides: Sequence[tuple[str, int]] = (),
 ) -> Iterator[list[Path]]:
     """``paths`` with each ``@latest`` / ``@RUN_ID`` / ``@branch:NAME`` read from the store
-    (``pinned``: each copy's path to its run's ``@RUN_ID``, see store.inputs)."""
+    (``pinned``: each copy's path to its run's ``@RUN_ID``, see store.inputs).
+
+    ``sides``: (name, count) of each side's paths in order, as :func:`given_once` names
+    them (default: one side, unnamed); two references to one stored run on one side
+    (``show @latest @RUN_ID``) are refused as one file named twice is.
+    """
     if not any(str(path).startswith("@") and not path.exists() for path in paths):
         yield paths  # no store in play: SQLAlchemy is not even imported
         return
     from agenteval.store.inputs import stored_inputs as from_store
 
-    with from_store(paths, store, pinned) as replaced:
+    runs: dict[str, str] = {} if pinned is None else pinned
+    with from_store(paths, store, runs) as replaced:
+        _runs_given_once(paths, [runs.get(str(copy)) for copy in replaced], sides)
         yield replaced
+
+
+def _runs_given_once(
+    paths: Sequence[Path], runs: Sequence[str | None], sides: Sequence[tuple[str, int]]
+) -> None:
+    """Refuse a stored run named twice on one side by two references (``runs``: each path's
+    stored run as ``@RUN_ID``, None for a file)."""
+    problems: list[Problem] = []
+    start = 0
+    for side, count in sides or (("", len(paths)),):
+        first: dict[str, Path] = {}
+        side_paths, side_runs = paths[start : start + count], runs[start : start + count]
+        for given, run in zip(side_paths, side_runs, strict=True):
+            if run is None:
+                continue
+            if run in first:
+                where = f" as {side}" if side else ""
+                problems.append(
+                    Problem(
+                        str(given),
+                        "",
+                        f"given twice{where}: {first[run]} names the same stored run ({run})",
+                        "give each once",
+                    )
+                )
+            first.setdefault(run, given)
+        start += count
+    if problems:
+        raise ConfigError(problems)
 
 
 def given_once(paths: Sequence[Path | str], side: str = "") -> None:
