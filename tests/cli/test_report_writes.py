@@ -8,9 +8,11 @@ system does not allow them).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import stat
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -212,3 +214,28 @@ def test_html_into_a_fifo_with_a_reader(tmp_path: Path) -> None:
     reader.join(timeout=30)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert received and received[0].startswith(b"<!doctype html>")
+
+
+def test_a_reader_that_leaves_stdout_does_not_lose_the_run(tmp_path: Path) -> None:
+    # `agenteval run ... | head`: rich exited 1 at the first line it could not print, so the
+    # result files were never written and the exit code was not the verdict's.
+    evalset = write_suite(tmp_path)
+    out = tmp_path / "out"
+    args = ["run", "-e", str(evalset), "-o", str(out), "--json", str(tmp_path / "run.json")]
+    with subprocess.Popen(
+        [sys.executable, "-m", "agenteval", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    ) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # before anything is printed
+        stderr = process.stderr.read().decode()
+        assert process.wait(timeout=120) == 1, stderr  # `bad` failed: the verdict's code
+    assert stderr == ""
+    (result,) = out.glob("*.evalset_result.json")
+    statuses = [
+        case["finalEvalStatus"] for case in json.loads(result.read_text())["evalCaseResults"]
+    ]
+    assert statuses == ["passed", "failed"]
+    assert json.loads((tmp_path / "run.json").read_text())["overallStatus"] == "failed"

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 
 from rich.table import Table
 
-from agenteval.report.log_console import LOG_WIDTH, TrimmedLines
+from agenteval.report.log_console import LOG_WIDTH, TrimmedLines, make_console
 
 
 def test_trimmed_lines() -> None:
@@ -49,3 +50,17 @@ def test_columns_is_honoured() -> None:
     out = run_table("60")
     assert not any("m" * 120 in line for line in out.splitlines())
     assert max(len(line) for line in out.splitlines()) <= 60
+
+
+def test_a_reader_that_leaves_silences_the_console_without_ending_the_command() -> None:
+    # rich's default raises SystemExit(1): `agenteval run ... | head` lost its result files.
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader left
+    with os.fdopen(write_end, "w") as stream:
+        console = make_console(file=stream)
+        console.print("the first case")  # EPIPE: Python ignores SIGPIPE, so an error
+        assert console.quiet
+        assert os.readlink(f"/proc/self/fd/{write_end}") == "/dev/null"
+        console.print("the verdict line")  # dropped, no error
+        stream.write("written after it\n")
+        stream.flush()  # Python's own writes go to /dev/null too

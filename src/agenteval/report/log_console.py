@@ -54,6 +54,26 @@ class TrimmedLines(io.TextIOBase):
         return self._target.fileno()
 
 
+class _ReaderMayLeave(Console):
+    """A Console whose reader may leave (``agenteval run ... | head``) without ending the
+    command: what it prints from then on goes nowhere, and the command goes on.
+
+    rich's default exits 1 on the spot, so a run piped into ``head`` wrote none of its
+    result files or reports (its finished work lost) and exited 1 whatever its verdict.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True  # rich drops whatever is printed from now on
+        try:
+            broken = self.file.fileno()
+        except (AttributeError, OSError, ValueError):
+            return
+        # Python's own buffer may still hold text for the closed pipe: it goes nowhere too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, broken)
+        os.close(devnull)
+
+
 def make_console(*, stderr: bool = False, **options: Any) -> Console:
     """A Console on stdout (or stderr): as rich makes it on a TTY, log-friendly otherwise."""
     stream = sys.stderr if stderr else sys.stdout
@@ -62,12 +82,12 @@ def make_console(*, stderr: bool = False, **options: Any) -> Console:
     except (AttributeError, ValueError):
         terminal = False
     if terminal or "file" in options:
-        return Console(stderr=stderr, **options)
+        return _ReaderMayLeave(stderr=stderr, **options)
     width = options.pop("width", None)
     if width is None and not os.environ.get("COLUMNS", "").isdigit():
         width = LOG_WIDTH
     trimmed: IO[str] = TrimmedLines(stream)  # type: ignore[assignment]
-    return Console(file=trimmed, width=width, **options)
+    return _ReaderMayLeave(file=trimmed, width=width, **options)
 
 
 __all__ = ["LOG_WIDTH", "TrimmedLines", "make_console"]
