@@ -10,6 +10,7 @@ cases and eval sets, the HTML page — must be the same bytes.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -265,3 +266,19 @@ def test_with_jobs_a_result_file_that_cannot_be_written_says_so_as_without(
     assert starts.count == 1  # --jobs 2 wrote (tried to) in the other process
     assert outputs[0] == outputs[1]
     assert outputs[1][0] == 3 and "cannot write: No space left on device" in outputs[1][2]
+
+
+def test_with_jobs_no_process_to_be_had_writes_the_files_here_as_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evalsets = two_eval_sets(tmp_path)
+    one = run_with_jobs(tmp_path / "one", evalsets[0], "1")
+
+    def no_process() -> int:  # fork's EAGAIN: a process limit reached
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_process)
+    starts = CountedStarts(monkeypatch)
+    two = run_with_jobs(tmp_path / "two", evalsets[0], "2")
+    assert starts.count == 1
+    assert one == two and len(two[2]) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import time
@@ -81,3 +82,19 @@ def test_the_signals_wait_only_while_the_worker_is_made() -> None:
         assert worker.result() == (True, False)
     finally:
         worker.close()
+
+
+def test_a_worker_that_cannot_be_made_is_a_failed_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork's EAGAIN (a process limit) or ENOMEM: the caller computes the share itself, as
+    for a worker that died, instead of the run failing where one process would not."""
+
+    def no_process() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_process)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    worker = ShareWorker.start(lambda: "never")
+    assert worker.result() is None
+    worker.close()
+    worker.close()
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before

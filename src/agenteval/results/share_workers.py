@@ -12,8 +12,9 @@ flushed or removed twice.
 A worker ignores SIGINT and SIGTERM (a terminal sends them to the whole process group:
 the process that forked it decides what a signal means) and writes nothing to the
 terminal (its standard output and error go to ``/dev/null``).  Whatever goes wrong in it
-(an exception, being killed) is a failed share: :meth:`ShareWorker.result` returns None
-and the caller computes that share itself.  Linux only (``fork``).
+(an exception, being killed, no process to be had) is a failed share:
+:meth:`ShareWorker.result` returns None and the caller computes that share itself.
+Linux only (``fork``).
 
 Tested in tests/results/test_share_workers.py.
 """
@@ -58,17 +59,22 @@ class ShareWorker:
 
     def __init__(self, process: BaseProcess, handoff: IO[bytes]) -> None:
         assert process.pid is not None, "a started worker has a pid"
-        self.pid: int = process.pid  # kept: a closed process object no longer says it
+        # Kept: a closed process object no longer says it (None: none was made, _Unmade).
+        self.pid: int | None = process.pid
         self._process = process
         self._handoff = handoff
 
     @classmethod
     def start(cls, work: Callable[[], object]) -> ShareWorker:
-        """Fork a worker that ships ``work()`` (run in the worker) and exits."""
+        """Fork a worker that ships ``work()`` (run in the worker) and exits; one that
+        cannot be made ships nothing (:class:`_Unmade`)."""
         # Imported here: only a run that shares work out pays for it (~9 ms at start-up).
         import multiprocessing
 
-        handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        try:
+            handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        except OSError:
+            return _Unmade()
         fork = multiprocessing.get_context("fork")
         process = fork.Process(target=_ship, args=(work, handoff), daemon=False)
         # The signals wait while the worker is made: one landing between the fork and the
@@ -76,6 +82,9 @@ class ShareWorker:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
         try:
             process.start()
+        except OSError:
+            handoff.close()
+            return _Unmade()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return cls(process, handoff)
@@ -108,6 +117,21 @@ class ShareWorker:
             process.join()
         process.close()
         self._handoff.close()
+
+
+class _Unmade(ShareWorker):
+    """A worker that could not be made (no process or temp file to be had: fork's EAGAIN
+    or ENOMEM, a full temp directory): a failed share, which the caller computes itself
+    as it does a share whose worker died; with one process the run needed neither."""
+
+    def __init__(self) -> None:
+        self.pid = None
+
+    def result(self, poll: Callable[[], None] | None = None) -> object | None:
+        return None
+
+    def close(self) -> None:
+        return None
 
 
 def _ship(work: Callable[[], object], handoff: IO[bytes]) -> None:
