@@ -64,3 +64,30 @@ def test_cases_add_up_to_the_eval_set_and_models_are_united() -> None:
     assert (total["turns"], total["inputTokens"], total["unpricedTurns"]) == (3, 12, 3)
     assert Decimal(repr(total["costUsd"])) == Decimal("0.00171")  # not 0.0017100000000000001
     assert total["unpricedModels"] == ["x:y", "z:w"]
+
+
+def test_a_later_share_absorbed_counts_as_its_turns_added_here_would() -> None:
+    """--jobs: a worker's eval-set total is added exactly (its Decimal, not the float a file
+    holds) and its unpriced models come after these, once each."""
+    turns = [
+        turn(Usage(input_tokens=3, output_tokens=7, inference_calls=1, model="acme:a1")),
+        turn(Usage(input_tokens=1, output_tokens=0, inference_calls=1, model="acme:other")),
+        turn(None),
+        turn(Usage(input_tokens=123_457, output_tokens=11, inference_calls=2, model="x:z")),
+        turn(
+            Usage(input_tokens=7 * 10**15 + 1, output_tokens=3, inference_calls=1, model="acme:a1")
+        ),
+        turn(Usage(input_tokens=5, output_tokens=5, inference_calls=1, model="acme:other")),
+    ]
+    whole, first, later = AgentUsage(), AgentUsage(), AgentUsage()
+    whole.add_turns(turns, TABLE)
+    first.add_turns(turns[:3], TABLE)
+    later.add_turns(turns[3:], TABLE)
+    first.absorb(later)
+    assert first == whole
+    assert whole.unpriced_models == ["acme:other", "x:z"]
+    # Through the file's float the sum would lose digits ($1,050,000,000.00000195 has 18).
+    read_back = AgentUsage()
+    read_back.add_turns(turns[:3], TABLE)
+    read_back.add(later.to_json())
+    assert read_back.cost_usd != whole.cost_usd

@@ -356,3 +356,29 @@ def test_a_case_left_incomplete_in_a_worker_is_incomplete_in_the_result(
     assert normalised(json.dumps(documents[0]).encode()) == normalised(
         json.dumps(documents[1]).encode()
     )
+
+
+def test_what_the_agent_spent_in_a_worker_share_is_in_the_eval_sets_agent_usage(
+    tmp_path: Path, shares_used: list[int]
+) -> None:
+    """Trace turns that carry usage: the eval set's ``agentUsage`` (file, run document,
+    reports, console) adds up every share's cases, as one pass does."""
+    evalset, metrics = write_cases(tmp_path)
+    data = json.loads(evalset.read_text())
+    for index, case in enumerate(data["evalCases"]):
+        case["actualConversation"][0]["usage"] = {
+            "inputTokens": 1000 + index % 7,
+            "outputTokens": 37,
+            "inferenceCalls": 1,
+            "model": "openai:gpt-4o-mini",
+        }
+    evalset.write_text(json.dumps(data))
+    one = run_cli(tmp_path / "one", evalset, metrics)
+    two = run_cli(tmp_path / "two", evalset, metrics, "--jobs", "2")
+    assert shares_used == [1, 2]
+    (result_file,) = (tmp_path / "two" / "out").iterdir()
+    spent = json.loads(result_file.read_text())["agentUsage"]
+    assert spent["turns"] == spent["inferenceCalls"] == CASES
+    assert spent["inputTokens"] == sum(1000 + i % 7 for i in range(CASES))
+    assert spent["costUsd"] > 0
+    assert one == two

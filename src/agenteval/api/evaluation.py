@@ -825,11 +825,13 @@ class _Delivery:
         (run/case_split.py)."""
         return _Delivery(self.eval_set_id, settings, sink, watched=self.watched)
 
-    def shipped(self) -> list[str]:
-        return self.incomplete
+    def shipped(self) -> tuple[list[str], AgentUsage]:
+        return self.incomplete, self.agent_spent
 
-    def absorb(self, incomplete: list[str]) -> None:
+    def absorb(self, shipped: tuple[list[str], AgentUsage]) -> None:
+        incomplete, agent_spent = shipped
         self.incomplete.extend(incomplete)
+        self.agent_spent.absorb(agent_spent)
 
 
 class CaseTarget(Protocol):

@@ -98,6 +98,14 @@ class AgentUsage:
         if isinstance(models, list):
             self._unpriced(str(m) for m in models)
 
+    def absorb(self, other: AgentUsage) -> None:
+        """Add ``other``'s spend exactly, as if its turns had been counted here after these
+        (a worker's share of an eval set's cases, run/case_split.py)."""
+        for key in COUNTS:
+            self.counts[key] += other.counts[key]
+        self.cost_usd += other.cost_usd
+        self._unpriced(other.unpriced_models)
+
     def _unpriced(self, models: Iterable[str]) -> None:
         self.unpriced_models.extend(m for m in models if m not in self.unpriced_models)
 

@@ -88,11 +88,12 @@ class Delivery(Protocol):
     def to(self, sink: CasePart, settings: RunSettings) -> Delivery:
         """The same delivery into ``sink`` under a worker's ``settings``, nothing delivered yet."""
 
-    def shipped(self) -> list[str]:
-        """The evalIds left incomplete so far, in order (a worker ships them)."""
+    def shipped(self) -> Any:
+        """What the set's head records of the cases so far (the evalIds left incomplete,
+        in order; what the agent spent), as picklable data: a worker ships it."""
 
-    def absorb(self, incomplete: list[str]) -> None:
-        """A share's incomplete evalIds, after this delivery's own."""
+    def absorb(self, shipped: Any) -> None:
+        """A share's :meth:`shipped`, after this delivery's own cases."""
 
 
 def share_count(
@@ -153,9 +154,9 @@ async def stream_in_shares(
                 again = dataclasses.replace(own, on_case_done=progress.redo(number))
                 await stream_evalset(plans[number], again, deliver)
                 continue
-            counted, incomplete, incomplete_keys = shipped
+            counted, delivered, incomplete_keys = shipped
             sink.absorb(part, counted)
-            deliver.absorb(incomplete)
+            deliver.absorb(delivered)
             settings.incomplete.update(incomplete_keys)
     finally:
         if remove is not None:
@@ -250,9 +251,10 @@ def _start(
     shared: mmap.mmap,
 ) -> ShareWorker:
     """Fork the worker of share ``number``: it scores ``plan``'s cases into ``part`` and
-    ships what it counted with the evalIds it left incomplete."""
+    ships what it counted with what its delivery recorded (the evalIds it left incomplete,
+    what the agent spent)."""
 
-    def work() -> tuple[object, list[str], set[tuple[str, str]]]:
+    def work() -> tuple[object, object, set[tuple[str, str]]]:
         done = 0
 
         def counted() -> None:
