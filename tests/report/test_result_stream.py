@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -210,3 +211,20 @@ def test_a_part_absorbed_writes_the_bytes_of_one_document(cut: int, depth: int) 
         document.close()
     assert written[0] == written[1]
     assert written[0].count(b'"evalId"') == 23 * 2  # each case and its summary
+
+
+def test_a_document_closed_unfinished_closes_its_case_summaries_spool(tmp_path: Path) -> None:
+    """A part dropped without being absorbed (its worker failed, run/case_split.py) or a
+    document closed before its end (a spool write failed) leaves no temp file open."""
+
+    def open_files() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_files()
+    document = ResultDocument("s", 1, result_id=None, spool_dir=tmp_path)
+    part = document.part()
+    part.add(case_result("s", "a", [metric("m", 1.0)]))
+    assert open_files() == before + 4  # each one's cases and case summaries
+    part.close()
+    document.close()
+    assert open_files() == before

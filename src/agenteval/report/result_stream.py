@@ -381,6 +381,8 @@ class ResultDocument:
 
     def close(self) -> None:
         self.spool.close()
+        if self._summaries is not None:  # closed already once finished; not before
+            self._summaries.close()
         for _, spool, _ in self._parts:
             spool.close()
 
