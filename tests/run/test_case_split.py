@@ -7,6 +7,7 @@ run was split (else the comparison would compare a run with itself).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -23,6 +24,7 @@ from agenteval.evaluators.response_match import ResponseMatchScoreEvaluator
 from agenteval.report.result_stream import write_result_document
 from agenteval.report.streamed_run import SetPart, StreamedRun
 from agenteval.results.share_workers import cpu_count
+from agenteval.run import case_split
 from agenteval.run.case_split import MIN_SHARE, share_bounds, share_count
 from agenteval.run.runner import EvalSetPlan, PlannedMetric, RunSettings, StopSignal
 from agenteval.schema.metric import EvalMetric
@@ -222,6 +224,35 @@ def test_a_failed_worker_share_is_scored_again_here(
     assert first.exit_code == second.exit_code == 1
     assert normalised(json.dumps(written(one, tmp_path / "one.json")).encode()) == normalised(
         json.dumps(written(two, tmp_path / "two.json")).encode()
+    )
+
+
+def test_shares_without_a_spool_for_their_worker_are_scored_here(
+    tmp_path: Path, shares_used: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A share's spools are made before its worker: one that cannot be made (too many open
+    # files) ended the run as an internal error where one process scored it.
+    evalset, metrics = write_cases(tmp_path, count=3 * MIN_SHARE)
+    made = StreamedRun.part
+
+    def second_fails(self: StreamedRun) -> SetPart:
+        calls.append(None)
+        if len(calls) > 1:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return made(self)
+
+    calls: list[None] = []
+    monkeypatch.setattr(StreamedRun, "part", second_fails)
+    monkeypatch.setattr(case_split, "cpu_count", lambda: 3)  # three shares on any machine
+    one, three = streamed(tmp_path), streamed(tmp_path)
+    first = agenteval.evaluate(evalset, metrics=str(metrics), sink=one)
+    ticks = StopAfter(StopSignal(), 0)
+    second = agenteval.evaluate(evalset, metrics=str(metrics), sink=three, jobs=3, progress=ticks)
+    assert shares_used == [1, 3] and len(calls) == 2  # one worker started, the third share ours
+    assert ticks.done == ticks.total == 3 * MIN_SHARE
+    assert first.exit_code == second.exit_code == 1
+    assert normalised(json.dumps(written(one, tmp_path / "one.json")).encode()) == normalised(
+        json.dumps(written(three, tmp_path / "three.json")).encode()
     )
 
 

@@ -134,9 +134,14 @@ async def stream_in_shares(
     shared = mmap.mmap(-1, 8 * (shares + 1))
     workers: list[tuple[CasePart, ShareWorker]] = []
     remove = settings.signals.on_stop(lambda: _set_stop(shared)) if settings.signals else None
+    here = shares  # the first share no worker was started for: it and the rest are ours
     try:
         for number in range(1, shares):
-            part = sink.part()  # made here: its spools are read here once the worker is done
+            try:
+                part = sink.part()  # made here: its spools are read here once the worker is done
+            except OSError:  # no spool to be had (too many open files, a full temp directory)
+                here = number
+                break
             workers.append((part, _start(number, plans[number], settings, deliver, part, shared)))
         progress = _Progress(settings.on_case_done, shared, shares)
         own = dataclasses.replace(settings, on_case_done=progress.tick)
@@ -158,6 +163,8 @@ async def stream_in_shares(
             sink.absorb(part, counted)
             deliver.absorb(delivered)
             settings.incomplete.update(incomplete_keys)
+        for number in range(here, shares):  # after every worker's share: file order
+            await stream_evalset(plans[number], own, deliver)
     finally:
         if remove is not None:
             remove()
