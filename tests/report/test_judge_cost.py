@@ -9,6 +9,7 @@ from agenteval.report.judge_cost import (
     cost_text,
     judge_usage_text,
     metric_costs_text,
+    priced_text,
     saved_count,
     usd,
 )
@@ -40,6 +41,14 @@ def test_cost_text_never_shows_a_partial_sum_as_the_whole() -> None:
     assert (
         cost_text({"costUsd": 0, "unpricedCalls": 1, "unpricedModels": ["openai:x"]})
         == "cost unknown: no price for 1 call (openai:x) (give --prices FILE)"
+    )
+    unnamed = {"costUsd": 0.5, "unpricedTurns": 2, "unpricedModels": ["(no single model named)"]}
+    assert priced_text(unnamed, "unpricedTurns", "turn") == (
+        "$0.50 + 2 turns without a price (no single model named)"
+    )
+    unnamed["unpricedModels"] = ["acme:x", "(no single model named)"]
+    assert priced_text(unnamed, "unpricedTurns", "turn").endswith(
+        "without a price (acme:x, no single model named)"
     )
     assert cost_text({"calls": 3}) == ""  # a result written before judge calls were priced
     assert cost_text(None) == ""

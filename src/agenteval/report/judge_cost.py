@@ -101,7 +101,9 @@ def priced_text(
     unreported = min(_count(usage, unreported_key), unpriced) if unreported_key else 0
     no_price = unpriced - unreported
     models = usage.get("unpricedModels")
-    named = ", ".join(str(m) for m in models) if isinstance(models, list) and models else ""
+    # A placeholder such as "(no single model named)" is not put in a second pair of brackets.
+    names = [str(m) for m in models] if isinstance(models, list) else []
+    named = ", ".join(n[1:-1] if n[:1] == "(" and n[-1:] == ")" else n for n in names)
     which = f" ({named})" if named else ""
     if cost == 0:
         parts = [f"no price for {counted(no_price, noun)}"] if no_price else []
