@@ -809,6 +809,31 @@ def test_a_judge_without_usage_is_said_to_be_why_its_cost_is_unknown(
     assert opened.errors == []
 
 
+def test_an_agent_model_left_unnamed_is_said_as_the_console_says_it(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Usage without a model: "(no single model named)" stands once in brackets, never twice."""
+    from cli.test_agent_cost import write_usage_suite
+
+    exact = {"finalResponse": {"text": {"matchStrategy": "exact"}}}
+    metrics = [{"metricName": "final_response_avg_score", "threshold": 1, "criterion": exact}]
+    evalset = write_usage_suite(tmp_path, metrics, model="")
+    report = tmp_path / "cost.html"
+    run = agenteval(
+        "run", "--evalset", str(evalset), "--prices", str(tmp_path / "prices.json"),
+        "--html", str(report), "--no-progress",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    said = (
+        "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · cost unknown: no price "
+        "for 3 turns (no single model named) (give --prices FILE)"
+    )
+    assert said in run.stdout.splitlines()
+    opened = open_report(report)  # type: ignore[operator]
+    assert opened.page.locator("#summary .agent-usage").inner_text() == said
+    assert opened.errors == []
+
+
 def test_agent_cost_next_to_the_judge_cost_and_apart_from_it(
     open_report: object, judge_server: JudgeServer, tmp_path: Path
 ) -> None:

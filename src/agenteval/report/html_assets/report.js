@@ -679,7 +679,10 @@
   // said apart for those whose reply reported no token usage (no price would give theirs).
   function pricedText(usage, unpriced, noun, unreportedCount) {
     const cost = usage.costUsd || 0;
-    const models = (usage.unpricedModels || []).join(", ");
+    // A placeholder such as "(no single model named)" is not put in a second pair of brackets.
+    const models = (usage.unpricedModels || [])
+      .map((m) => { const n = String(m); return n.startsWith("(") && n.endsWith(")") ? n.slice(1, -1) : n; })
+      .join(", ");
     const which = models ? " (" + models + ")" : "";
     if (!unpriced) return usd(cost);
     const unreported = Math.min(unreportedCount || 0, unpriced);
