@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -98,3 +100,20 @@ def test_a_worker_that_cannot_be_made_is_a_failed_share(monkeypatch: pytest.Monk
     worker.close()
     worker.close()
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
+def test_a_worker_its_caller_never_held_is_killed_at_exit() -> None:
+    # A signal between the fork and the caller holding the worker (as start returns) left it
+    # out of the clean-up: the exit waited while it did its whole share.
+    code = (
+        "import sys, time\n"
+        "from agenteval.results.share_workers import ShareWorker\n"
+        "worker = ShareWorker.start(lambda: time.sleep(600))\n"
+        "print(worker.pid, flush=True)\n"
+        "sys.exit(3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    pid = int(done.stdout)
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone (killed and reaped), not left running under init

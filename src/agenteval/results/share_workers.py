@@ -21,6 +21,7 @@ Tested in tests/results/test_share_workers.py.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import signal
@@ -70,6 +71,12 @@ class ShareWorker:
         cannot be made ships nothing (:class:`_Unmade`)."""
         # Imported here: only a run that shares work out pays for it (~9 ms at start-up).
         import multiprocessing
+        import multiprocessing.util  # registers its exit function, which waits for children
+
+        if not _live_closed_at_exit:
+            # Registered after multiprocessing's exit function, so it runs before that one.
+            atexit.register(_close_live)
+            _live_closed_at_exit.append(True)
 
         try:
             handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
@@ -82,12 +89,14 @@ class ShareWorker:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _HANDLED)
         try:
             process.start()
+            worker = cls(process, handoff)
+            _live.add(worker)  # before a signal can land: see _close_live
         except OSError:
             handoff.close()
             return _Unmade()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-        return cls(process, handoff)
+        return worker
 
     def result(self, poll: Callable[[], None] | None = None) -> object | None:
         """What the worker shipped once it exits (None: it failed); ``poll`` is called
@@ -111,12 +120,26 @@ class ShareWorker:
         the share any more) and let it go."""
         if self._handoff.closed:
             return  # closed already (a second close is a no-op, as a file's is)
+        _live.discard(self)
         process = self._process
         if process.exitcode is None:
             process.kill()
             process.join()
         process.close()
         self._handoff.close()
+
+
+# Workers started and not closed yet.  A signal may land after a worker is started and
+# before its caller holds it (as ``start`` returns): that worker would be left out of the
+# caller's clean-up, and the exit would wait for it (multiprocessing waits for its children;
+# a worker ignores SIGTERM) while it scored its whole share.  At exit every one left is killed.
+_live: set[ShareWorker] = set()
+_live_closed_at_exit: list[bool] = []
+
+
+def _close_live() -> None:
+    for worker in list(_live):
+        worker.close()
 
 
 class _Unmade(ShareWorker):
