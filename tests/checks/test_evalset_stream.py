@@ -336,3 +336,26 @@ def test_a_case_start_is_guessed_past_the_objects_inside_cases() -> None:
     start = evalset_stream._case_start(data, len(data) // 2)
     assert start is not None and data[start:].startswith(b'{"evalId": "c')
     assert evalset_stream._case_start(data, len(data) - 10) is None
+
+
+def test_a_guessed_case_start_that_is_no_json_is_not_decoded_again_wider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Tool results holding JSON text: every `}, {\"` in them looks like a case start.  Each
+    # was decoded again in windows 4x wider up to 2 MB (~0.3 s a guess on a large file).
+    json_text = json.dumps([{"a": i} for i in range(2000)])  # ~20 KB of `}, {"a": …`
+    cases = [trace_case(f"c{i}", "lookup", tools=[{"r": json_text}]) for i in range(12)]
+    data = json.dumps({"evalSetId": "s", "evalCases": cases}).encode()
+    decoded: list[int] = []
+    decoder = json.JSONDecoder()
+
+    class Counting:
+        def raw_decode(self, text: str) -> tuple[Any, int]:
+            decoded.append(len(text))
+            return decoder.raw_decode(text)
+
+    monkeypatch.setattr(evalset_stream, "_DECODER", Counting())
+    inside = data.index(b'{\\"a\\": 1990}', len(data) // 3)  # nine look-alikes before c5
+    start = evalset_stream._case_start(data, inside)
+    assert start is not None and data[start:].startswith(b'{"evalId": "c5"')
+    assert len(decoded) == 10 and max(decoded) <= 1 << 16  # no case is over the first window

@@ -184,6 +184,9 @@ SHARE_BYTES = 2 << 20
 # Where one array entry ends and the next begins, as most writers lay an array out.
 _BETWEEN_CASES = re.compile(rb"\}\s*,\s*\{")
 _DECODER = json.JSONDecoder()
+# Where a window's end cut a value, its decoder stops this close to the end (a literal or a
+# number it was reading); a string cut short is said "Unterminated" from where it starts.
+_CUT_SLACK = 32
 
 
 def _share_offsets(data: bytes, jobs: int, checkers: Sequence[CaseChecker]) -> list[int]:
@@ -215,8 +218,12 @@ def _case_start(data: bytes, after: int) -> int | None:
             try:
                 value, _ = _DECODER.raw_decode(text)
                 break
-            except json.JSONDecodeError:
-                if start + window >= len(data) or window >= SHARE_BYTES:
+            except json.JSONDecodeError as exc:
+                # A wider window helps only a value cut short by this one: text that is no
+                # JSON there (`}, {\"a\": 1}` in a string holding JSON) is not tried again
+                # on ever more megabytes.
+                cut = exc.pos >= len(text) - _CUT_SLACK or exc.msg.startswith("Unterminated")
+                if not cut or start + window >= len(data) or window >= SHARE_BYTES:
                     value = None
                     break
                 window *= 4
