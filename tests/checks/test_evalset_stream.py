@@ -342,7 +342,8 @@ def test_a_guessed_case_start_that_is_no_json_is_not_decoded_again_wider(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Tool results holding JSON text: every `}, {\"` in them looks like a case start.  Each
-    # was decoded again in windows 4x wider up to 2 MB (~0.3 s a guess on a large file).
+    # was decoded again in windows 4x wider up to 2 MB (~0.3 s a guess on a large file), and
+    # after 64 of them no start was guessed at all.
     json_text = json.dumps([{"a": i} for i in range(2000)])  # ~20 KB of `}, {"a": …`
     cases = [trace_case(f"c{i}", "lookup", tools=[{"r": json_text}]) for i in range(12)]
     data = json.dumps({"evalSetId": "s", "evalCases": cases}).encode()
@@ -355,7 +356,17 @@ def test_a_guessed_case_start_that_is_no_json_is_not_decoded_again_wider(
             return decoder.raw_decode(text)
 
     monkeypatch.setattr(evalset_stream, "_DECODER", Counting())
-    inside = data.index(b'{\\"a\\": 1990}', len(data) // 3)  # nine look-alikes before c5
+    inside = data.index(b'{\\"a\\": 10}', len(data) // 3)  # 1,989 look-alikes before c5
     start = evalset_stream._case_start(data, inside)
     assert start is not None and data[start:].startswith(b'{"evalId": "c5"')
-    assert len(decoded) == 10 and max(decoded) <= 1 << 16  # no case is over the first window
+    assert decoded == [1 << 16]  # only the case itself was decoded
+    # A string that ends in "}, {" is followed by a real quote: no object there, decoded once.
+    cases = [
+        trace_case("c0", "lookup", note="x }, {"),
+        *(trace_case(f"c{i}", "lookup", tools=[{"r": json_text}]) for i in range(1, 12)),
+    ]
+    data = json.dumps({"evalSetId": "s", "evalCases": cases}).encode()
+    decoded.clear()
+    start = evalset_stream._case_start(data, data.index(b"x }, {"))
+    assert start is not None and data[start:].startswith(b'{"evalId": "c1"')
+    assert decoded == [1 << 16] * 2

@@ -184,6 +184,7 @@ SHARE_BYTES = 2 << 20
 # Where one array entry ends and the next begins, as most writers lay an array out.
 _BETWEEN_CASES = re.compile(rb"\}\s*,\s*\{")
 _DECODER = json.JSONDecoder()
+_OPENS_KEY = re.compile(rb'\s*"')  # what follows the "{" of an object with a key
 # Where a window's end cut a value, its decoder stops this close to the end (a literal or a
 # number it was reading); a string cut short is said "Unterminated" from where it starts.
 _CUT_SLACK = 32
@@ -208,8 +209,12 @@ def _case_start(data: bytes, after: int) -> int | None:
     after a ``}`` and a comma: most likely a case.  Only a guess (the text could be inside
     a string): a share is taken only when the scan of the cases before it meets a case
     exactly there."""
-    for tried, found in enumerate(_BETWEEN_CASES.finditer(data, after)):
-        if tried >= 64:
+    tried = 0
+    for found in _BETWEEN_CASES.finditer(data, after):
+        if not _OPENS_KEY.match(data, found.end()):
+            continue  # no object starts here (`}, {\"a\"` in a string holding JSON text)
+        tried += 1
+        if tried > 64:
             return None
         start = found.end() - 1
         window = 1 << 16
