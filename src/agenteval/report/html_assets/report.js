@@ -681,7 +681,8 @@
     const cost = usage.costUsd || 0;
     // A placeholder such as "(no single model named)" is not put in a second pair of brackets.
     const models = (usage.unpricedModels || [])
-      .map((m) => { const n = String(m); return n.startsWith("(") && n.endsWith(")") ? n.slice(1, -1) : n; })
+      .map((m) => String(m))
+      .map((n) => (n.startsWith("(") && n.endsWith(")") ? n.slice(1, -1) : n))
       .join(", ");
     const which = models ? " (" + models + ")" : "";
     if (!unpriced) return usd(cost);
