@@ -59,3 +59,12 @@ def test_a_line_break_or_a_narrow_terminal_is_left_to_the_table() -> None:
     assert "two" in printed(broken, 40, False)
     narrow = ReasonGrid([ReasonLine(Text("✗"), Text("word " * 20))], 2)
     assert printed(narrow, 8, True) == printed(narrow.table(), 8, True)
+
+
+def test_a_reason_that_fits_keeps_the_tables_trailing_blank() -> None:
+    # More characters than cells (a combining accent) and a no-break space at the end: the
+    # table's wrap cuts the end's whitespace and pads with a plain space (the log trims it).
+    grid = ReasonGrid([ReasonLine(Text("✗"), Text("tool · turn 1: cafe\u0301 ok\xa0"))], 2)
+    for color in (False, True):
+        assert printed(grid, 80, color) == printed(grid.table(), 80, color)
+    assert printed(grid, 80, False) == "  ✗ tool · turn 1: cafe\u0301 ok \n"

@@ -292,8 +292,11 @@ class ReasonGrid:
             mark = line.mark.copy()
             mark.truncate(mark_width, pad=True)
             if line.body.cell_len <= width:
-                # It fits: what rich's wrap makes of it, without dividing it into words.
+                # It fits: what rich's wrap makes of it, without dividing it into words
+                # (its wrap cuts whitespace at the end of a line with more characters than
+                # cells, a combining accent or a joiner in it; the padding is plain spaces).
                 fitted = line.body.copy()
+                fitted.rstrip_end(width)
                 fitted.truncate(width, overflow="fold", pad=True)
                 wrapped: Iterable[Text] = [fitted]
             else:
