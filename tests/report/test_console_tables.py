@@ -68,3 +68,17 @@ def test_a_reason_that_fits_keeps_the_tables_trailing_blank() -> None:
     for color in (False, True):
         assert printed(grid, 80, color) == printed(grid.table(), 80, color)
     assert printed(grid, 80, False) == "  ✗ tool · turn 1: cafe\u0301 ok \n"
+
+
+def test_a_zero_width_joiner_is_measured_as_the_table_measures_it() -> None:
+    # rich's Text measures a joiner as hiding the character after it; the table pads and
+    # crops each line by its segments, where a joiner ending a segment hides nothing (one
+    # more blank after a reason ending in one; a styled part ending in one cuts the last
+    # character of the line).
+    ends = ReasonLine(Text("✗"), Text("a person\u200d"))
+    longer = ReasonLine(Text("✗"), Text("a longer reason than the other"))
+    styled = ReasonLine(Text("✗"), Text.assemble(("metric\u200d", "bold"), ": why it failed"))
+    for grid in (ReasonGrid([longer, ends], 2), ReasonGrid([styled], 0)):
+        for width in (20, 40, 80):
+            for color in (False, True):
+                assert printed(grid, width, color) == printed(grid.table(), width, color)

@@ -301,8 +301,12 @@ class ReasonGrid:
                 wrapped: Iterable[Text] = [fitted]
             else:
                 wrapped = line.body.wrap(console, width, justify="left", overflow="fold")
-            # Joined as rich joins a wrapped text (its style becomes a span), then split.
-            body = Segment.split_lines(newline.join(wrapped).render(console))
+            # Joined as rich joins a wrapped text (its style becomes a span), then split,
+            # cropped and padded by its segments' widths as the table's cell is (a joiner
+            # ending a segment hides no cell there, as it does inside the text's measure).
+            body = Segment.split_and_crop_lines(
+                newline.join(wrapped).render(console), width, include_new_lines=False
+            )
             for number, segments in enumerate(body):
                 if self.indent:
                     yield indent
