@@ -15,6 +15,10 @@ WORDS = [
     "tool", "trajectory", "mismatch:", "value", "at", "$.unit:", '"fahrenheit"', "vs",
     "arguments_of_a_very_long_tool_name_that_does_not_fit_anywhere_on_a_narrow_line",
     "名前", "ü", "→", "😀", "score", "0.5", "·", "",
+    # Characters rich measures apart from their neighbours: a combining accent, emoji with
+    # a joiner or a variation selector, a joiner at a word's end, no-break and wide spaces;
+    # and what would read as markup or an escape.
+    "cafe\u0301", "👩\u200d💻", "❤\ufe0f", "x\u200d", "\xa0", "a\xa0", "\u3000", "[bold]", "[/]", "\\",
 ]  # fmt: skip
 STYLES = [None, "bold", "dim", "red", "bold green", "italic"]
 
