@@ -828,7 +828,7 @@ def test_an_agent_model_left_unnamed_is_said_as_the_console_says_it(
         "agent usage: 6 model calls, 7,000 input + 1,100 output tokens · cost unknown: no price "
         "for 3 turns (no single model named) (give --prices FILE)"
     )
-    assert said in run.stdout.splitlines()
+    assert said in " ".join(run.stdout.split())  # as the console says it (wrapped to its width)
     opened = open_report(report)  # type: ignore[operator]
     assert opened.page.locator("#summary .agent-usage").inner_text() == said
     assert opened.errors == []
