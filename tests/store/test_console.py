@@ -180,3 +180,18 @@ def test_trend_view_prints_different_ids_differently(store: Store, tmp_path: Pat
     render_trend(console, found, "the store", max_shown=None)
     rows = [line.split()[2] for line in buffer.getvalue().splitlines() if "s / z" in line]
     assert sorted(rows) == sorted(["z\\x07", "z\\\\x07", "z\\u200b"])
+
+
+def test_trend_view_escapes_the_runs_it_flipped_in(store: Store, tmp_path: Path) -> None:
+    # A --run-group name is the logical run's id: a colour and "[bold]" (markup) in it.
+    for index in (1, 2, 3):
+        result = write_result(scripted_result(index), tmp_path / str(index))
+        add_results(store, [result], run_group=f"g[bold]{index}\x1b[31m")
+    with store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    console, buffer = _console()
+    render_trend(console, found, "the store", max_shown=None)
+    text = buffer.getvalue()
+    flappy = next(line for line in text.splitlines() if "suite / flappy" in line)
+    assert "\x1b" not in text
+    assert flappy.rstrip().endswith("g[bold]3\\x1b[31m")

@@ -236,7 +236,9 @@ def render_trend(console: Console, trend: Trend, where: str, max_shown: int | No
         )  # fmt: skip
         for case in shown:
             verdict = case.verdict
-            flips = ", ".join(case.flip_runs[:5]) + (" …" if len(case.flip_runs) > 5 else "")
+            # Run ids and --run-group names are input: escaped, and no markup in a Text.
+            shown_flips = ", ".join(_safe(run_id) for run_id in case.flip_runs[:5])
+            flips = Text(shown_flips + (" …" if len(case.flip_runs) > 5 else ""))
             table.add_row(
                 Text(f"{_safe(case.eval_set_id)} / {_safe(case.eval_id)}"),
                 Text(verdict.verdict.label, style=_VERDICT_STYLES[verdict.verdict]),
