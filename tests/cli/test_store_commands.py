@@ -200,6 +200,17 @@ def test_report_trend_page(project: Workspace, tmp_path: Path) -> None:
             "run_sets run 2 position 0/case_ids",
             "is not a JSON list of evalIds",
         ),
+        # An unknown state read as finished; an unknown outcome was printed raw by history.
+        (
+            "UPDATE runs SET state = 'done'",
+            "runs id 1/state",
+            "'done' is not one of running, finished, interrupted",
+        ),
+        (
+            "UPDATE runs SET outcome = 'passed\x1b[2J' WHERE id = 1",
+            "runs id 1/outcome",
+            "'passed\\x1b[2J' is not one of incomplete, failed, passed, not_evaluated",
+        ),
     ],
 )
 def test_a_hand_edited_row_is_a_located_exit_2_never_an_internal_error(
