@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 
 from agenteval.results.merging import merge_results
 from agenteval.store import tables
@@ -52,3 +52,18 @@ def test_a_missing_chunk_is_a_store_error_naming_the_run(store: Store, tmp_path:
         StoreError, match=f"run {run.id}: the result document of suite is cut short"
     ):
         export_run(store, run, tmp_path / "out", None)
+
+
+@pytest.mark.parametrize("keys", ['{"header": {', '["header"]', '{"trailer": [1]}'])
+def test_damaged_run_document_keys_are_a_located_store_error(
+    store: Store, tmp_path: Path, keys: str
+) -> None:
+    # runs.document_keys (a run's header and trailer) edited by hand: was an internal error.
+    add_results(store, [write_result(scripted_result(1), tmp_path)])
+    with store.transaction() as conn:
+        conn.execute(update(tables.runs).values(document_keys=keys))
+        [run] = logical_runs(conn)
+    with pytest.raises(StoreError) as raised:
+        export_run(store, run, None, tmp_path / "run.json")
+    assert "runs id 1/document_keys: is not a JSON object" in str(raised.value)
+    assert not (tmp_path / "run.json").exists()

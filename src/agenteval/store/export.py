@@ -156,13 +156,28 @@ def _export_run_document(store: Store, conn: Connection, run: LogicalRun, path: 
     if not member.document_keys:
         # Added from result files: no run document was ever written; one is made of them.
         return write_whole_run(path, _stored_results(store, conn, run))
-    keys: dict[str, Any] = json.loads(member.document_keys)
-    header, trailer = keys.get("header") or {}, keys.get("trailer") or {}
+    header, trailer = _header_and_trailer(member.key, member.document_keys)
     documents = [_StoredDocument(conn, stored) for stored in run.sets]
     try:
         return write_run_document(path, documents, header, trailer)
     except DamagedDocument as problem:
         raise StoreError(store.where, f"run {run.id}: a result document {problem}") from None
+
+
+def _header_and_trailer(key: int, document_keys: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``runs.document_keys`` read back: the run document's header and trailer objects
+    (tables.DamagedRow if not: a hand-edited value was an internal error)."""
+    try:
+        keys = json.loads(document_keys)
+    except ValueError:
+        keys = None
+    parts = (
+        [keys.get(name) or {} for name in ("header", "trailer")] if isinstance(keys, dict) else []
+    )
+    if len(parts) != 2 or not all(isinstance(part, dict) for part in parts):
+        problem = "is not a JSON object of the run document's header and trailer"
+        raise tables.DamagedRow("runs", f"id {key}", "document_keys", problem)
+    return parts[0], parts[1]
 
 
 def materialize(store: Store, run: LogicalRun, directory: Path) -> Path:
