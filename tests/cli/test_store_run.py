@@ -468,6 +468,22 @@ def test_shards_in_a_run_group_are_one_run_exported_as_merge_gives_it(
     assert content("exported") == content("merged")
 
 
+def test_a_run_stored_in_a_group_says_the_name_that_reads_it(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    # "stored run 91a3e1324135 in …": `show @91a3e1324135` then said no such run (a member is
+    # named by its group).
+    store = f"sqlite:///{tmp_path / 'g.sqlite'}"
+    proc = in_process(
+        *workspace.run_args("--store", store, "--run-group", "g-7"), cwd=workspace.root
+    )
+    assert proc.returncode == 1, proc.stderr
+    (line,) = [line for line in proc.stdout.splitlines() if line.startswith("stored run ")]
+    assert line.endswith(f" in {store}, in run group g-7 (read it as @g-7)")
+    shown = in_process("show", "@g-7", "--store", store, cwd=workspace.root)
+    assert shown.returncode == 1 and "FAILED: 2 of 3 cases passed" in shown.stdout, shown.stderr
+
+
 CONCURRENT_WRITER = """
 import os, sys
 sys.path[:0] = {paths!r}

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection
 
 from agenteval.errors import ControlFlow
+from agenteval.inputs.safe_text import escape_control
 from agenteval.store.queries import LogicalRun, logical_runs
 
 PREFIX = "@"
@@ -67,6 +68,15 @@ class Reference:
 
 def _matches(run: LogicalRun, eval_sets: Collection[str] | None) -> bool:
     return eval_sets is None or set(run.eval_set_ids) == set(eval_sets)
+
+
+def group_member_note(run_group: str | None) -> str:
+    """What follows "stored run ID in STORE" for a member of a ``--run-group``: the group
+    names it (``@GROUP``); the member's own id names nothing a command can read."""
+    if run_group is None:
+        return ""
+    group = escape_control(run_group)
+    return f", in run group {group} (read it as @{group})"
 
 
 def resolve(conn: Connection, text: str, eval_sets: Collection[str] | None = None) -> LogicalRun:
@@ -116,4 +126,11 @@ def _by_id(runs: Sequence[LogicalRun], value: str) -> LogicalRun:
     return run
 
 
-__all__ = ["PREFIX", "Reference", "ReferenceProblem", "is_reference", "resolve"]
+__all__ = [
+    "PREFIX",
+    "Reference",
+    "ReferenceProblem",
+    "group_member_note",
+    "is_reference",
+    "resolve",
+]

@@ -21,7 +21,7 @@ from sqlalchemy import Connection
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.safe_text import wrote_line
 from agenteval.report.atomic_write import write_bytes_atomic
-from agenteval.store.baselines import PREFIX, ReferenceProblem, resolve
+from agenteval.store.baselines import PREFIX, ReferenceProblem, group_member_note, resolve
 from agenteval.store.connection import open_for_reading, open_store
 from agenteval.store.history import HistoryFilters, check_status, history_rows, parse_since
 from agenteval.store.trend import TrendFilters, trend
@@ -162,7 +162,11 @@ def add_command(
     warn(warnings)
     if not quiet:
         for run_id in added:
-            console.print(f"stored run {run_id} in {store.where}", markup=False, highlight=False)
+            console.print(
+                f"stored run {run_id} in {store.where}{group_member_note(run_group)}",
+                markup=False,
+                highlight=False,
+            )
     return 0
 
 

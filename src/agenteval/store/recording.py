@@ -40,7 +40,12 @@ from agenteval.report.result_stream import write_result_document
 from agenteval.results.sharding import parse_shard
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
-from agenteval.store.baselines import ReferenceProblem, is_reference, resolve
+from agenteval.store.baselines import (
+    ReferenceProblem,
+    group_member_note,
+    is_reference,
+    resolve,
+)
 from agenteval.store.connection import Store, StoreError, open_store
 from agenteval.store.context import run_context
 from agenteval.store.export import stored_results
@@ -222,7 +227,8 @@ class StoreRun:
                 self._warn_rerun(err)
                 if not quiet:
                     out.print(
-                        f"stored run {self.recorder.meta.run_id} in {self.store.where}",
+                        f"stored run {self.recorder.meta.run_id} in {self.store.where}"
+                        + group_member_note(self.run_group),
                         markup=False,
                         highlight=False,
                         soft_wrap=True,
