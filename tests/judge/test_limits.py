@@ -443,3 +443,30 @@ def test_a_stop_ends_a_retrys_backoff_at_once_and_refuses_the_retry(
     assert judge_server.count == 1  # the retry was never sent
     total = client.usage.total
     assert (total.calls, total.retries) == (1, 0)
+
+
+def test_a_stop_ends_a_calls_wait_for_the_rate_limit_at_once(judge_server: JudgeServer) -> None:
+    # At 6 calls a minute, four calls start 10 s apart; the stop comes 0.3 s in, after the
+    # first was sent: the three waiting for the rate limit are refused then, not 10, 20 and
+    # 30 s later when each would have had its turn.
+    from agenteval.judge import JudgeInterrupted
+
+    settings = settings_for(judge_server)
+
+    async def go() -> tuple[JudgeClient, list[object], float]:
+        async with JudgeClient(fast_options(concurrency=4, rate_limit_rpm=6)) as client:
+            loop = asyncio.get_running_loop()
+            loop.call_later(0.3, client.stop_new_calls)
+            started = loop.time()
+            requests = [JudgeRequest.user_prompt(settings, f"q{i}") for i in range(4)]
+            results = await asyncio.gather(
+                *(client.complete(r, metric_name="m") for r in requests), return_exceptions=True
+            )
+            return client, list(results), loop.time() - started
+
+    client, results, elapsed = asyncio.run(go())
+    assert elapsed < 5.0
+    assert sum(isinstance(r, JudgeReply) for r in results) == 1
+    assert sum(isinstance(r, JudgeInterrupted) for r in results) == 3
+    assert judge_server.count == 1
+    assert (client.usage.total.calls, client.budget.calls) == (1, 1)

@@ -165,9 +165,10 @@ class CallLimiter:
         self._woken: asyncio.Event | None = None
 
     def wake(self) -> None:
-        """End every backoff under way, and any later one, at once (a stop: the retry that
-        follows is refused by the caller's attempt, so the run does not wait out a
-        Retry-After of up to a minute to end).  Call it in the limiter's event loop."""
+        """End every backoff and rate-limit wait under way, and any later one, at once (a
+        stop: the attempt that follows is refused by the caller's attempt, so the run does
+        not wait out a Retry-After of up to a minute, or one rate-limit interval per queued
+        call, to end).  Call it in the limiter's event loop."""
         self._woken_event().set()
 
     def _woken_event(self) -> asyncio.Event:
@@ -270,12 +271,27 @@ class CallLimiter:
         # A call waiting out its backoff holds no slot, so others keep the pool busy.
         async with self._semaphore:
             if self._rate is not None:
-                await self._rate.acquire()
+                await self._rate_turn(self._rate)
             try:
                 async with asyncio.timeout(self.policy.timeout):
                     return await attempt()
             except TimeoutError:
                 raise JudgeTransientError(f"no reply within {self.policy.timeout:g} s") from None
+
+    async def _rate_turn(self, rate: AsyncLimiter) -> None:
+        """Wait for the rate limit's next start, or for a stop: a call queued behind the rate
+        limit then goes on to its attempt at once, which refuses it unsent, instead of
+        keeping the stopped run waiting one interval per queued call."""
+        if rate.has_capacity():
+            await rate.acquire()
+            return
+        turn = asyncio.ensure_future(rate.acquire())
+        woken = asyncio.ensure_future(self._woken_event().wait())
+        try:
+            await asyncio.wait((turn, woken), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            turn.cancel()
+            woken.cancel()
 
 
 async def _until_any(events: tuple[asyncio.Event | None, ...], seconds: float) -> None:
