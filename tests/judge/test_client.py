@@ -277,3 +277,46 @@ def test_a_call_cancelled_on_the_wire_has_an_unknown_cost_not_zero(
     assert (total.unpriced_calls, total.unreported_calls) == (1, 1)
     assert total.to_json()["unreportedCalls"] == 1
     assert client.budget.closed == "a reply reported no usable token usage"
+
+
+def test_a_refused_reply_is_paid_for_counted_and_bounds_the_budgets(
+    judge_server: JudgeServer,
+) -> None:
+    # The judge refuses every time, in a 200 reply that says it took 11 prompt tokens
+    # (billed).  At $1000 per million input tokens each refusal costs $0.011: the $0.02
+    # bound is reached after two, so the third call is never sent; the tokens and dollars
+    # are in the totals (they were 0, and every call went out: no bound held).
+    import json
+    from decimal import Decimal
+
+    from agenteval.judge import JudgeBudgetExhausted, JudgeReplyError, JudgeRequest
+    from agenteval.judge.prices import Price, PriceTable
+
+    message = {"role": "assistant", "content": None, "refusal": "I can't help with that."}
+    choice = {"index": 0, "message": message, "finish_reason": "stop"}
+    usage = {"prompt_tokens": 11, "completion_tokens": 0}
+    judge_server.default = Reply(body=json.dumps({"choices": [choice], "usage": usage}).encode())
+    settings = settings_for(judge_server)
+    price = Price(Decimal(1000), Decimal(2000))
+    prices = PriceTable({f"openai:{settings.model}": price}, "test table")
+
+    async def go() -> tuple[JudgeClient, list[type[BaseException]]]:
+        options = fast_options(prices=prices, max_cost=Decimal("0.02"), max_tokens=100)
+        async with JudgeClient(options) as client:
+            kinds: list[type[BaseException]] = []
+            for i in range(3):
+                try:
+                    await client.complete(
+                        JudgeRequest.user_prompt(settings, f"q{i}"), metric_name="m"
+                    )
+                except (JudgeReplyError, JudgeBudgetExhausted) as exc:
+                    kinds.append(type(exc))
+            return client, kinds
+
+    client, kinds = asyncio.run(go())
+    assert kinds == [JudgeReplyError, JudgeReplyError, JudgeBudgetExhausted]
+    assert judge_server.count == 2
+    total = client.usage.total
+    assert (total.calls, total.failed_calls, total.prompt_tokens) == (2, 2, 22)
+    assert (total.cost_usd, total.unpriced_calls) == (Decimal("0.022"), 0)
+    assert client.budget.tokens == 22

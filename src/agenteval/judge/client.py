@@ -40,6 +40,7 @@ from agenteval.judge.errors import (
     JudgeCacheMiss,
     JudgeConfigError,
     JudgeInterrupted,
+    JudgeReplyError,
     redact,
 )
 from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
@@ -238,17 +239,17 @@ class JudgeClient:
         try:
             self._budget.reserve_call()
             sent.price_key = price_key(settings.provider, settings.model)
-            reply = self._refuse_impossible_usage(
-                await self._call(backend, call, sent, who), settings
-            )
-            cost = self.prices.cost(settings.provider, settings.model, reply.usage)
-            spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
-            self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
-            self._note_unreported(reply, cost)
+            try:
+                answer = await self._call(backend, call, sent, who)
+            except JudgeReplyError as exc:
+                # A refused or filtered reply was paid for: its tokens and cost count.
+                if exc.usage is not None:
+                    _, spent = self._account(JudgeReply("", usage=exc.usage), settings, metric_name)
+                raise
+            reply, spent = self._account(answer, settings, metric_name)
         finally:
             if self._cost_budget is not None:
                 await self._cost_budget.settle(spent)
-        self._budget.spend(reply.usage)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
         redacted = _redacted(reply.text, request.settings.secrets())
@@ -257,6 +258,19 @@ class JudgeClient:
         if self._cache is not None:
             await self._cache.put(key, reply)
         return reply
+
+    def _account(
+        self, reply: JudgeReply, settings: JudgeSettings, metric_name: str
+    ) -> tuple[JudgeReply, Decimal]:
+        """Count a reply's tokens and cost (the reply with its usage as counted, and what
+        ``--max-judge-cost`` counts for it)."""
+        reply = self._refuse_impossible_usage(reply, settings)
+        cost = self.prices.cost(settings.provider, settings.model, reply.usage)
+        spent = cost.usd if cost.usd is not None else self._bounded(settings, reply, cost)
+        self.usage.record_tokens(metric_name, reply.usage, cost.usd, cost.key)
+        self._note_unreported(reply, cost)
+        self._budget.spend(reply.usage)
+        return reply, spent
 
     async def _reserve_cost(self, provider: str, model: str, metric_name: str) -> None:
         """Under ``--max-judge-cost``: wait for room in the budget (a model needs a price)."""

@@ -10,8 +10,13 @@ Tested in tests/judge/test_client.py.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agenteval.errors import JudgeError
 from agenteval.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from agenteval.judge.backend import TokenUsage
 
 
 class JudgeConfigError(JudgeError):
@@ -37,7 +42,15 @@ class JudgeUnavailable(JudgeError):
 
 
 class JudgeReplyError(JudgeError):
-    """The endpoint answered 200 but the reply is unusable (error body, bad JSON, no choices)."""
+    """The endpoint answered 200 but the reply is unusable (error body, bad JSON, no choices).
+
+    ``usage`` is what a readable reply without a verdict (a refusal, a filtered reply)
+    said it took: it was paid for, so its tokens and cost are counted like a reply's.
+    """
+
+    def __init__(self, message: str, usage: TokenUsage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage
 
 
 class JudgeBudgetExhausted(JudgeError):

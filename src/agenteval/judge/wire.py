@@ -357,7 +357,7 @@ class JsonJudgeBackend:
             try:
                 return self.parse_reply(response.content)
             except JudgeReplyError as exc:
-                raise JudgeReplyError(self.redact(str(exc))) from None
+                raise JudgeReplyError(self.redact(str(exc)), exc.usage) from None
             except JudgeTransientError as exc:
                 raise JudgeTransientError(self.redact(str(exc)), exc.retry_after) from None
             except JudgeRejected as exc:

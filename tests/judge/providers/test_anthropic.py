@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -170,3 +171,19 @@ def test_malformed_reply_is_a_reply_error(server: JudgeServer) -> None:
     server.enqueue(Reply(body=b'{"type": "message", "content": "nope"}'))
     with pytest.raises(JudgeReplyError, match="no content blocks"):
         ask(settings_for(server))
+
+
+def test_a_refusal_is_a_reply_error_carrying_its_usage(server: JudgeServer) -> None:
+    # stop_reason "refusal" with no text: no verdict, but paid for, so the client counts
+    # its 9 + 2 tokens (they were dropped).
+    body = {
+        "type": "message",
+        "content": [],
+        "stop_reason": "refusal",
+        "usage": {"input_tokens": 9, "output_tokens": 2},
+    }
+    server.enqueue(Reply(body=json.dumps(body).encode()))
+    with pytest.raises(JudgeReplyError, match=r"refused: stop_reason refusal\)$") as caught:
+        ask(settings_for(server))
+    usage = caught.value.usage
+    assert usage is not None and (usage.prompt_tokens, usage.completion_tokens) == (9, 2)

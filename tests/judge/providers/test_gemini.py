@@ -113,9 +113,12 @@ def test_logprobs_result_is_read_back(server: JudgeServer) -> None:
 
 def test_blocked_prompt_names_the_block_reason(server: JudgeServer) -> None:
     server.enqueue(Reply.blocked("PROHIBITED_CONTENT"))
-    with pytest.raises(JudgeReplyError, match="blocked the prompt: PROHIBITED_CONTENT"):
+    with pytest.raises(JudgeReplyError, match="blocked the prompt: PROHIBITED_CONTENT") as caught:
         ask(settings_for(server))
     assert server.count == 1
+    # Paid for: the client counts the reply's 11 + 7 tokens (they were dropped).
+    usage = caught.value.usage
+    assert usage is not None and (usage.prompt_tokens, usage.completion_tokens) == (11, 7)
 
 
 def test_blocked_candidate_names_the_finish_reason(server: JudgeServer) -> None:

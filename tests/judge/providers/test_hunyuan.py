@@ -150,9 +150,14 @@ def test_a_reply_withheld_by_content_review_is_a_reply_error(server: JudgeServer
     usage = {"PromptTokens": 5, "CompletionTokens": 0, "TotalTokens": 5}
     body = {"Response": {"Choices": [choice], "Usage": usage, "RequestId": "r"}}
     server.enqueue(Reply(body=json.dumps(body).encode()))
-    with pytest.raises(JudgeReplyError, match=r"filtered the reply: FinishReason sensitive\)$"):
+    with pytest.raises(
+        JudgeReplyError, match=r"filtered the reply: FinishReason sensitive\)$"
+    ) as caught:
         ask(settings_for(server))
     assert server.count == 1
+    # Paid for: the client counts the reply's 5 prompt tokens (they were dropped).
+    usage = caught.value.usage
+    assert usage is not None and (usage.prompt_tokens, usage.completion_tokens) == (5, 0)
 
 
 def test_api_key_must_be_id_colon_key(server: JudgeServer) -> None:

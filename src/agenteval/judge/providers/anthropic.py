@@ -149,8 +149,6 @@ class AnthropicBackend(JsonJudgeBackend):
         texts = [b.get("text") for b in content if b.get("type") == "text"]
         if not all(isinstance(t, str) for t in texts):
             raise JudgeReplyError(f"response error: a text block from {who} is not text")
-        if not texts and data.get("stop_reason") == "refusal":
-            raise JudgeReplyError(f"no final response ({who} refused: stop_reason refusal)")
         usage = data.get("usage")
         # input_tokens leaves out what the prompt cache served or stored; the prompt is all three.
         fresh = token_count(usage, "input_tokens")
@@ -159,7 +157,8 @@ class AnthropicBackend(JsonJudgeBackend):
         prompt = (
             None if fresh is None or read is None or written is None else fresh + read + written
         )
-        return JudgeReply(
-            text="".join(str(t) for t in texts),
-            usage=reported_usage(prompt, token_count(usage, "output_tokens"), read, written),
-        )
+        used = reported_usage(prompt, token_count(usage, "output_tokens"), read, written)
+        if not texts and data.get("stop_reason") == "refusal":
+            # Paid for: the error carries the reply's usage.
+            raise JudgeReplyError(f"no final response ({who} refused: stop_reason refusal)", used)
+        return JudgeReply(text="".join(str(t) for t in texts), usage=used)

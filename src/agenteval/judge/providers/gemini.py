@@ -20,7 +20,13 @@ from typing import Any
 
 import httpx
 
-from agenteval.judge.backend import JudgeReply, JudgeRequest, TokenLogprob, TopLogprob
+from agenteval.judge.backend import (
+    JudgeReply,
+    JudgeRequest,
+    TokenLogprob,
+    TokenUsage,
+    TopLogprob,
+)
 from agenteval.judge.errors import JudgeReplyError
 from agenteval.judge.limits import parse_retry_after
 from agenteval.judge.provider import LOGPROBS, STRUCTURED_OUTPUT, register_judge_provider
@@ -128,10 +134,14 @@ class GeminiBackend(JsonJudgeBackend):
             raise JudgeReplyError(f"response error: {error.get('message')} ({who})")
         candidates = data.get("candidates")
         feedback = data.get("promptFeedback")
+        # A blocked prompt or candidate is paid for: the error carries the reply's usage.
+        used = _usage(data.get("usageMetadata"))
         if not candidates:
             reason = feedback.get("blockReason") if isinstance(feedback, dict) else None
             if reason:
-                raise JudgeReplyError(f"no final response ({who} blocked the prompt: {reason})")
+                raise JudgeReplyError(
+                    f"no final response ({who} blocked the prompt: {reason})", used
+                )
             raise JudgeReplyError(f"no final response ({who} sent no candidates)")
         first = candidates[0] if isinstance(candidates, list) else None
         if not isinstance(first, dict):
@@ -140,7 +150,9 @@ class GeminiBackend(JsonJudgeBackend):
         content = first.get("content")
         parts = content.get("parts") if isinstance(content, dict) else None
         if finish in _BLOCKED and not parts:
-            raise JudgeReplyError(f"no final response ({who} blocked the candidate: {finish})")
+            raise JudgeReplyError(
+                f"no final response ({who} blocked the candidate: {finish})", used
+            )
         if parts is None:
             parts = []
         if not isinstance(parts, list) or not all(isinstance(p, dict) for p in parts):
@@ -148,20 +160,22 @@ class GeminiBackend(JsonJudgeBackend):
         text = "".join(
             str(p.get("text", "")) for p in parts if "text" in p and not p.get("thought")
         )
-        usage = data.get("usageMetadata")
-        # Gemini's JSON leaves out counts that are 0 (an empty answer, no thoughts).
-        answer = token_count(usage, "candidatesTokenCount", required=False)
-        thoughts = token_count(usage, "thoughtsTokenCount", required=False)
         return JudgeReply(
-            text=text,
-            logprobs=_logprobs(first.get("logprobsResult"), who),
-            usage=reported_usage(
-                token_count(usage, "promptTokenCount"),
-                None if answer is None or thoughts is None else answer + thoughts,
-                # Part of promptTokenCount, read from a context cache.
-                token_count(usage, "cachedContentTokenCount", required=False),
-            ),
+            text=text, logprobs=_logprobs(first.get("logprobsResult"), who), usage=used
         )
+
+
+def _usage(usage: Any) -> TokenUsage:
+    """A reply's ``usageMetadata``."""
+    # Gemini's JSON leaves out counts that are 0 (an empty answer, no thoughts).
+    answer = token_count(usage, "candidatesTokenCount", required=False)
+    thoughts = token_count(usage, "thoughtsTokenCount", required=False)
+    return reported_usage(
+        token_count(usage, "promptTokenCount"),
+        None if answer is None or thoughts is None else answer + thoughts,
+        # Part of promptTokenCount, read from a context cache.
+        token_count(usage, "cachedContentTokenCount", required=False),
+    )
 
 
 def _logprobs(result: Any, who: str) -> tuple[TokenLogprob, ...]:

@@ -179,15 +179,14 @@ class HunyuanBackend(JsonJudgeBackend):
         content = message.get("Content", "") if isinstance(message, dict) else None
         if not isinstance(content, str):
             raise JudgeReplyError(f"response error: message content from {who} is not text")
-        if not content and first.get("FinishReason") == "sensitive":
-            # Tencent's content review withheld the answer: no verdict to read.
-            raise JudgeReplyError(
-                f"no final response ({who} filtered the reply: FinishReason sensitive)"
-            )
         usage = response.get("Usage")
-        return JudgeReply(
-            text=content,
-            usage=reported_usage(
-                token_count(usage, "PromptTokens"), token_count(usage, "CompletionTokens")
-            ),
+        used = reported_usage(
+            token_count(usage, "PromptTokens"), token_count(usage, "CompletionTokens")
         )
+        if not content and first.get("FinishReason") == "sensitive":
+            # Tencent's content review withheld the answer: no verdict to read (paid for:
+            # the error carries the reply's usage).
+            raise JudgeReplyError(
+                f"no final response ({who} filtered the reply: FinishReason sensitive)", used
+            )
+        return JudgeReply(text=content, usage=used)

@@ -192,7 +192,7 @@ def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
         if isinstance(reasoning, str):
             text = reasoning
     if not text:
-        _raise_if_refused(message, first.get("finish_reason"), who)
+        _raise_if_refused(message, first.get("finish_reason"), who, _usage(data.get("usage")))
     logprobs_block = first.get("logprobs")
     try:
         logprobs = logprobs_from_json(
@@ -203,15 +203,16 @@ def parse_reply(payload: bytes, settings: JudgeSettings) -> JudgeReply:
     return JudgeReply(text=text, logprobs=logprobs, usage=_usage(data.get("usage")))
 
 
-def _raise_if_refused(message: Any, finish_reason: Any, who: str) -> None:
+def _raise_if_refused(message: Any, finish_reason: Any, who: str, usage: TokenUsage) -> None:
     """An empty answer the model refused or the provider filtered: no verdict to read,
-    as Anthropic's ``stop_reason: refusal`` and Gemini's blocked candidates."""
+    as Anthropic's ``stop_reason: refusal`` and Gemini's blocked candidates (paid for:
+    the error carries the reply's ``usage``)."""
     refusal = message.get("refusal") if isinstance(message, dict) else None
     if isinstance(refusal, str) and refusal.strip():
-        raise JudgeReplyError(f"no final response ({who} refused: {refusal.strip()})")
+        raise JudgeReplyError(f"no final response ({who} refused: {refusal.strip()})", usage)
     if finish_reason == "content_filter":
         raise JudgeReplyError(
-            f"no final response ({who} filtered the reply: finish_reason content_filter)"
+            f"no final response ({who} filtered the reply: finish_reason content_filter)", usage
         )
 
 
