@@ -113,6 +113,16 @@ def test_a_saved_count_too_large_for_a_float_is_worded_not_raised() -> None:
     )
 
 
+def test_judge_usage_reads_every_saved_count_alike() -> None:
+    # A saved file's cache hits and tokens are read as its calls are: a string token count
+    # made ``show`` exit 4 (ValueError from the thousands format), a string of cache hits
+    # reached the terminal raw (an escape sequence), a float was printed as "3.0".
+    usage = {"calls": 2, "cacheHits": "\x1b[31m", "promptTokens": "x", "completionTokens": 3.0}
+    assert judge_usage_text({"total": usage}) == (
+        "2 calls, 0 from cache, 0 retries, 0 prompt + 3 completion tokens"
+    )
+
+
 @pytest.mark.parametrize("cut", range(7))
 def test_costliest_cases_absorbed_keep_what_one_pass_keeps(cut: int) -> None:
     costs = [("a", 0.1), ("b", 0.3), ("c", 0.2), ("d", 0.3), ("e", 0.05), ("f", 0.3)]

@@ -74,10 +74,10 @@ def judge_usage_text(usage: Mapping[str, Any] | None) -> str:
         return ""
     text = (
         f"{counted(_count(total, 'calls'), 'call')}, "
-        f"{total.get('cacheHits', 0)} from cache, "
+        f"{_count(total, 'cacheHits')} from cache, "
         f"{counted(_count(total, 'retries'), 'retry', 'retries')}, "
-        f"{total.get('promptTokens', 0):,} prompt + "
-        f"{total.get('completionTokens', 0):,} completion tokens"
+        f"{_count(total, 'promptTokens'):,} prompt + "
+        f"{_count(total, 'completionTokens'):,} completion tokens"
     )
     cost = cost_text(total)
     return f"{text} · {cost}" if cost else text
