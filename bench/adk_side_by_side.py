@@ -184,7 +184,9 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         parsed dict, scoring 15.5 from its text).  Case results built and written as plain
         data would save ~40 µs a case (~0.2 s of wall on two cores: ratio ~0.235); every
         other stage left (imports of judge code a deterministic run never calls 0.02 s,
-        the spool's batch joins: no measurable change) is under 2 % each.
+        the spool's batch joins: no measurable change) is under 2 % each.  At de10487 (the
+        night's fixes, none on the scoring path; load 1.3-1.6 after the suite): 0.266
+        (rounds 0.257-0.307), agenteval cpu 268 µs/case (adk 623).
 
 What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
