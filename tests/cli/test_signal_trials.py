@@ -33,6 +33,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 from deterministic import METRICS, make_case  # noqa: E402
 
 DETERMINISTIC_CASES = 1000
+# Each trial is made with both signals a terminal or a supervisor sends to stop a run.
+EITHER_SIGNAL = pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"]
+)
 
 
 def start(args: list[str]) -> subprocess.Popen[str]:
@@ -168,7 +172,7 @@ def sized(points: list[Any], long_only: set[Any], prefix: str = "") -> list[Any]
 POINTS: list[float | str] = [0.15, 0.3, 0.5, 0.7, 0.85, "writing"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@EITHER_SIGNAL
 @pytest.mark.parametrize("point", sized(POINTS, long_only={0.3, 0.7}))
 def test_deterministic_run(
     big_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: float | str
@@ -335,7 +339,7 @@ def resume_large_run(
 
 
 @pytest.mark.slow  # make test-long
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@EITHER_SIGNAL
 @pytest.mark.parametrize("point", LARGE_POINTS)
 def test_large_run(
     large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
@@ -356,7 +360,7 @@ SHARED_RESUMED = {"35%", "writing"}
 
 
 @pytest.mark.slow  # make test-long
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@EITHER_SIGNAL
 @pytest.mark.parametrize("point", SHARED_POINTS)
 def test_large_run_in_shares(
     large_suite: tuple[Path, dict[str, Any], float], tmp_path: Path, sig: int, point: str
@@ -488,7 +492,7 @@ def enum_reads(small_suite: Path, tmp_path_factory: pytest.TempPathFactory) -> i
 # Every validator is built while the command line is imported, before a command's guard runs
 # (tests/cli/test_guard.py covers one built inside it).
 @pytest.mark.parametrize("point", ["first", "middle", "last"])
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@EITHER_SIGNAL
 def test_a_signal_inside_a_schema_build_is_one_interrupted_line(
     small_suite: Path, enum_reads: int, tmp_path: Path, point: str, sig: signal.Signals
 ) -> None:
