@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from agenteval.errors import Problem
+from agenteval.report.score_text import counted
 
 # Warnings of one kind shown before the rest are only counted.
 SHOWN_PER_KIND = 10
@@ -119,16 +120,20 @@ def bounded_saved(
     and how many warnings they stand for in all (:func:`represented`)."""
     distinct = list(dict.fromkeys(lines))
     total = sum(map(represented, distinct))
-    shown, rest = bounded(distinct, limit)
-    if not rest:
-        return shown, total
-    more = Problem(
-        source,
-        "",
-        f"… and {rest:,} more warnings of its run",
-        'its "warnings" list has every line; --verbose prints them',
-    )
-    return [*shown, more], total
+    message = "… and {} more warnings of its run"
+    hint = 'its "warnings" list has every line; --verbose prints them'
+    return _bounded_counted(distinct, limit, source, message, hint), total
+
+
+def _bounded_counted(
+    lines: Sequence[Problem], limit: int | None, source: str, message: str, hint: str
+) -> list[Problem]:
+    """:func:`bounded`'s lines, and past ``limit`` one line from ``source`` counting the
+    warnings of the rest (``message`` with the count in its ``{}``)."""
+    shown, rest = bounded(lines, limit)
+    if rest:
+        shown.append(Problem(source, "", message.format(f"{rest:,}"), hint))
+    return shown
 
 
 def warning_count(warnings: Iterable[Problem]) -> int:
@@ -138,7 +143,7 @@ def warning_count(warnings: Iterable[Problem]) -> int:
 
 def count_text(count: int) -> str:
     """``1 warning`` / ``2 warnings`` (the final line's part)."""
-    return f"{count:,} warning{'s' if count != 1 else ''}"
+    return counted(count, "warning", grouped=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,16 +184,9 @@ class RunNotes:
             count += total
         more, found_count = collapse_counted(found)
         # The warnings reading the files found, under the bound every command's have.
-        printed, rest = bounded(more, limit)
-        if rest:
-            printed.append(
-                Problem(
-                    "reading the results",
-                    "",
-                    f"… and {rest:,} more warnings",
-                    "--verbose prints them",
-                )
-            )
+        printed = _bounded_counted(
+            more, limit, "reading the results", "… and {} more warnings", "--verbose prints them"
+        )
         return cls([*shown, *printed], count + found_count, tuple(unfinished))
 
     def lines(self) -> list[str]:
