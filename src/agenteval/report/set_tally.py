@@ -306,7 +306,7 @@ class SetTally:
         ``max_shown`` of them) travel pickled apart and are read back only if the tally
         that absorbs it has room left (with its own first cases it mostly has none: reading
         200 results back cost ~40 ms)."""
-        state = {name: getattr(self, name) for name in self.__dict__}
+        state = dict(self.__dict__)
         state["_shown"] = pickle.dumps(self._shown, protocol=pickle.HIGHEST_PROTOCOL)
         return state
 

@@ -73,10 +73,9 @@ class ShareWorker:
         import multiprocessing
         import multiprocessing.util  # registers its exit function, which waits for children
 
-        if not _live_closed_at_exit:
-            # Registered after multiprocessing's exit function, so it runs before that one.
-            atexit.register(_close_live)
-            _live_closed_at_exit.append(True)
+        # (Again) after multiprocessing's exit function, so that it runs before that one.
+        atexit.unregister(_close_live)
+        atexit.register(_close_live)
 
         try:
             handoff = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
@@ -134,7 +133,6 @@ class ShareWorker:
 # caller's clean-up, and the exit would wait for it (multiprocessing waits for its children;
 # a worker ignores SIGTERM) while it scored its whole share.  At exit every one left is killed.
 _live: set[ShareWorker] = set()
-_live_closed_at_exit: list[bool] = []
 
 
 def _close_live() -> None:

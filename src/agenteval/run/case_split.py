@@ -12,9 +12,9 @@ additions in the same order: each share keeps its addends, see
 
 Only what a share can score alone is split: one run per case, nothing resumed, no
 agent, no judge, no evaluator that awaits, no plugin's evaluator, aggregator, compare
-function or tokenizer (they may keep state across cases in their process), a sink that takes shares (no page builder
-beside the documents) and at least ``MIN_SHARE`` cases a share; anything else runs in
-one process as before.  Linux only: ``fork`` is what makes a worker free to start.
+function or tokenizer (they may keep state across cases in their process), a sink that
+takes shares (no page builder beside the documents) and at least ``MIN_SHARE`` cases a
+share; anything else runs in one process as before.  Linux only: ``fork`` is what makes a worker free to start.
 
 A stop (SIGINT/SIGTERM) reaches the workers through a shared flag: each finishes the
 case in hand and ships what it scored, so no finished case is lost; the result is
@@ -209,7 +209,8 @@ class _Progress:
         self._tick = tick
         self._shared = shared
         self._seen = [0] * shares
-        self._seen_failed: set[int] = set()  # workers whose shares are scored here again
+        # Workers whose shares are scored here again: their counts are read no more.
+        self._seen_failed: set[int] = set()
 
     def tick(self) -> None:
         if self._tick is None:
@@ -224,7 +225,6 @@ class _Progress:
             return None
         self.workers()
         counted = self._seen[number]
-        self._seen[number] = 0  # the failed worker's count is read no more
 
         def tick() -> None:
             nonlocal counted
