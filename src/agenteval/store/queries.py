@@ -120,14 +120,10 @@ _COUNT_COLUMNS = ("total", "passed", "failed", "not_evaluated", "incomplete")
 _JUDGE_COLUMNS = ("calls", "cache_hits", "retries", "prompt_tokens", "completion_tokens")
 
 
-# What the writer puts in runs.state and runs.outcome (outcome NULL while running).
-_STATES = ("running", "finished", "interrupted")
-
-
 def _known_words(m: Any) -> None:
     """A hand-edited ``state`` or ``outcome`` is a damaged row: an unknown state read as
     finished and an unknown outcome was printed raw (escape sequences and all) by history."""
-    for column, known in (("state", _STATES), ("outcome", tuple(_STATUS_RANK))):
+    for column, known in (("state", tables.RUN_STATES), ("outcome", tuple(_STATUS_RANK))):
         value = m[column]
         if value is not None and value not in known:
             problem = f"{value!r} is not one of {', '.join(known)}"

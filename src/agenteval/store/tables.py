@@ -213,7 +213,7 @@ runs = Table(
     Column("run_group", String(200)),
     Column("shard_index", Integer),
     Column("shard_count", Integer),
-    # running → finished | interrupted; a run left "running" never finished writing.
+    # One of RUN_STATES: running → finished | interrupted.
     Column("state", String(16), nullable=False),
     # passed | failed | not_evaluated | incomplete (the run document's overallStatus).
     Column("outcome", String(16)),
@@ -302,6 +302,8 @@ cases = _bulk_table(
     Column("score", Float),
 )
 
+# What runs.state holds (a run left running never finished writing).
+RUN_STATES = ("running", "finished", "interrupted")
 # run_sets.case_statuses: the letter of each status (its first; "?" for any other).
 OUTCOME_LETTERS = {"passed": "p", "failed": "f", "not_evaluated": "n", "incomplete": "i"}
 
@@ -351,6 +353,7 @@ __all__ = [
     "DAMAGED_HINT",
     "OUTCOME_LETTERS",
     "RUN_DOCUMENT_PART",
+    "RUN_STATES",
     "DamagedRow",
     "case_runs",
     "cases",
