@@ -29,6 +29,7 @@ from typing import IO, Any, NamedTuple, Protocol
 
 from agenteval.report.atomic_write import StreamedFile
 from agenteval.results.aggregation import CaseSummaryData, SummaryPart, SummaryTally
+from agenteval.schema.base import DumpMemo
 from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json, to_go_json_bytes
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -42,9 +43,9 @@ _CASE_SUMMARIES_MARK = b'\n    "evalCaseSummaries": []'
 _SETS_MARK = b'\n  "evalSetResults": []'
 
 
-def _piece(model: EvalCaseResult, depth: int) -> bytes:
+def _piece(model: EvalCaseResult, depth: int, memo: DumpMemo) -> bytes:
     """``model`` as it appears inside a document at ``depth`` levels of 2-space indent."""
-    return _indented(model_to_go_json_bytes(model), depth)
+    return _indented(model_to_go_json_bytes(model, memo), depth)
 
 
 def _indented(text: bytes, depth: int) -> bytes:
@@ -227,6 +228,7 @@ class ResultDocument:
         self.spool_dir = spool_dir
         self.cases = 0
         self.spool = _Spool(spool_dir)
+        self._memo: DumpMemo = {}  # what the cases' dumps share (their metrics' criteria)
         # ``summary``: the result's own, written as it is (a whole result); else tallied.
         self._given = summary
         spooled = num_runs == 1 and summary is None
@@ -337,7 +339,7 @@ class ResultDocument:
         """Append one case result (result-file order) and count it in the summary."""
         if self.tally is not None:
             self.tally.add(case)
-        self._write((b",\n" if self.cases else b"\n") + _piece(case, 2))
+        self._write((b",\n" if self.cases else b"\n") + _piece(case, 2, self._memo))
         self.cases += 1
 
     def finish(self, head: EvalSetResult) -> None:
