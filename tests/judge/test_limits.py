@@ -470,3 +470,45 @@ def test_a_stop_ends_a_calls_wait_for_the_rate_limit_at_once(judge_server: Judge
     assert sum(isinstance(r, JudgeInterrupted) for r in results) == 3
     assert judge_server.count == 1
     assert (client.usage.total.calls, client.budget.calls) == (1, 1)
+
+
+def test_a_stop_refuses_a_call_waiting_for_room_in_the_cost_budget_at_once(
+    judge_server: JudgeServer,
+) -> None:
+    # Under --max-judge-cost, before any priced reply, calls go one at a time: the first
+    # is on the wire for 3 s, the other three wait for room in the budget.  The stop
+    # comes 0.3 s in: the three are refused then, unsent (they waited for the first call
+    # to finish, 3 s later); the first finishes and is paid for.
+    from agenteval.judge import JudgeInterrupted
+    from agenteval.judge.prices import Price, PriceTable
+
+    judge_server.latency = 3.0
+    settings = settings_for(judge_server)
+    prices = PriceTable({f"openai:{settings.model}": Price(Decimal(1), Decimal(1))}, "test")
+
+    async def go() -> tuple[JudgeClient, list[tuple[object, float]]]:
+        options = fast_options(concurrency=4, prices=prices, max_cost=Decimal(1))
+        async with JudgeClient(options) as client:
+            loop = asyncio.get_running_loop()
+            loop.call_later(0.3, client.stop_new_calls)
+            started = loop.time()
+
+            async def one(prompt: str) -> tuple[object, float]:
+                request = JudgeRequest.user_prompt(settings, prompt)
+                try:
+                    outcome: object = await client.complete(request, metric_name="m")
+                except JudgeInterrupted as exc:
+                    outcome = exc
+                return outcome, loop.time() - started
+
+            return client, list(await asyncio.gather(*(one(f"q{i}") for i in range(4))))
+
+    client, ended = asyncio.run(go())
+    replies = [when for outcome, when in ended if isinstance(outcome, JudgeReply)]
+    refused = [when for outcome, when in ended if isinstance(outcome, JudgeInterrupted)]
+    assert len(replies) == 1 and replies[0] >= 3.0
+    assert len(refused) == 3 and max(refused) < 1.5
+    assert judge_server.count == 1
+    assert (client.usage.total.calls, client.budget.calls) == (1, 1)
+    cost = client.cost_budget
+    assert cost is not None and (cost.in_flight, cost.spent) == (0, Decimal("0.000018"))

@@ -138,7 +138,7 @@ class JudgeClient:
         self._owns_http = http is None
         self._open = False
         self._stopping = False
-        # The loop the calls run in (a stop, from a signal handler, wakes their backoffs there).
+        # The loop the calls run in (a stop, from a signal handler, wakes their waits there).
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> JudgeClient:
@@ -200,6 +200,7 @@ class JudgeClient:
         if not self._open:
             raise RuntimeError("JudgeClient is not open; use 'async with JudgeClient(...)'")
         secrets = request.settings.secrets()
+        self._loop = asyncio.get_running_loop()
         try:
             sent = _SentCall(metric_name, "", on_sent, turn_failed)
             return await self._complete(request, sample_index, sent)
@@ -249,7 +250,7 @@ class JudgeClient:
             reply, spent = self._account(answer, settings, metric_name)
         finally:
             if self._cost_budget is not None:
-                await self._cost_budget.settle(spent)
+                self._cost_budget.settle(spent)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
         redacted = _redacted(reply.text, request.settings.secrets())
@@ -282,9 +283,7 @@ class JudgeClient:
                 f"no price for {price_key(provider, model)}, so --max-judge-cost cannot count "
                 f"the calls of metric {metric_name!r} (give its price with --prices FILE)"
             )
-        await budget.reserve()
-        if self._stopping:
-            await budget.settle(Decimal(0))
+        if not await budget.reserve():  # a stop came while it waited for room
             note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
 
@@ -360,12 +359,18 @@ class JudgeClient:
         """Send no further request (a signal arrived); calls already on the wire finish and are
         cached, and a call waiting out a retry's backoff is refused now, not when it ends.
 
-        Safe in a signal handler: the backoffs are woken by a callback handed to the loop."""
+        Safe in a signal handler: the waits are woken by a callback handed to the loop."""
         self._stopping = True
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nothing waits
-                loop.call_soon_threadsafe(self._limiter.wake)
+                loop.call_soon_threadsafe(self._wake)
+
+    def _wake(self) -> None:
+        """End every wait for a retry, the rate limit or room in the cost budget (a stop)."""
+        self._limiter.wake()
+        if self._cost_budget is not None:
+            self._cost_budget.wake()
 
     async def _call(
         self, backend: JudgeBackend, call: PreparedCall, sent: _SentCall, who: str
@@ -379,7 +384,6 @@ class JudgeClient:
         are unknown, never $0.
         """
         metric_name = sent.metric_name
-        self._loop = asyncio.get_running_loop()
 
         async def attempt() -> JudgeReply:
             # Checked per attempt, after waiting for a concurrency slot: queued calls and

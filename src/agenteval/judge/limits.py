@@ -364,6 +364,9 @@ class CostBudget:
     reply nothing is known, so only one call is in flight.  The spend so ends within
     one call's cost above the bound (if the calls cost about the same, as one metric's
     do): the last call to start began below it, as with ``--max-judge-calls``.
+
+    Its state changes only between awaits of the one event loop, so it needs no lock:
+    a waiter is woken by the ``_changed`` event every change sets (and replaces).
     """
 
     def __init__(self, max_usd: Decimal) -> None:
@@ -375,7 +378,9 @@ class CostBudget:
         self.largest: Decimal | None = None
         # Why no further call may start although the bound is not reached ("" while open).
         self.closed = ""
-        self._changed = asyncio.Condition()
+        # Set by wake() (a stop): no call is admitted any more, waiting or not.
+        self.stopped = False
+        self._changed = asyncio.Event()
 
     def _fits(self) -> bool:
         if self.in_flight == 0:
@@ -390,31 +395,43 @@ class CostBudget:
             f"({float(self.spent):.6g} USD spent)"
         )
 
-    async def reserve(self) -> None:
-        """Wait until a call fits; raise ``JudgeBudgetExhausted`` once the bound is reached."""
-        async with self._changed:
-            while True:
-                if self.closed:
-                    raise JudgeBudgetExhausted(
-                        f"judge budget stopped: {self.closed}, so max_judge_cost="
-                        f"{self.max_usd} USD could no longer be kept"
-                    )
-                if self.spent >= self.max_usd:
-                    raise self._exhausted()
-                if self._fits():
-                    self.in_flight += 1
-                    return
-                await self._changed.wait()
+    async def reserve(self) -> bool:
+        """Wait until a call fits and count it in flight (True); False once a stop came
+        (:meth:`wake`: the call is to be refused unsent); raise ``JudgeBudgetExhausted``
+        once the bound is reached or the budget closed."""
+        while not self.stopped:
+            if self.closed:
+                raise JudgeBudgetExhausted(
+                    f"judge budget stopped: {self.closed}, so max_judge_cost="
+                    f"{self.max_usd} USD could no longer be kept"
+                )
+            if self.spent >= self.max_usd:
+                raise self._exhausted()
+            if self._fits():
+                self.in_flight += 1
+                return True
+            await self._changed.wait()
+        return False
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def wake(self) -> None:
+        """A stop: the calls waiting for room, and any later one, are not admitted, so the
+        stopped run does not wait for the calls on the wire to end.  Call it in the loop."""
+        self.stopped = True
+        self._notify()
 
     def close(self, why: str) -> None:
-        """Start no further call: a reply's cost is unknown, so the spend cannot be bounded."""
+        """Start no further call: a call's cost is unknown, so the spend cannot be bounded."""
         self.closed = self.closed or why
+        self._notify()
 
-    async def settle(self, cost: Decimal) -> None:
+    def settle(self, cost: Decimal) -> None:
         """A reserved call ended: add what it cost (0 when it failed or was not sent)."""
-        async with self._changed:
-            self.in_flight -= 1
-            self.spent += cost
-            if cost > 0 and (self.largest is None or cost > self.largest):
-                self.largest = cost
-            self._changed.notify_all()
+        self.in_flight -= 1
+        self.spent += cost
+        if cost > 0 and (self.largest is None or cost > self.largest):
+            self.largest = cost
+        self._notify()
