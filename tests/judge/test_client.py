@@ -279,6 +279,53 @@ def test_a_call_cancelled_on_the_wire_has_an_unknown_cost_not_zero(
     assert client.budget.closed == "a reply reported no usable token usage"
 
 
+def test_a_call_cancelled_on_the_wire_stops_the_cost_budget(judge_server: JudgeServer) -> None:
+    # Under --max-judge-cost the first call goes out (5 s on the wire) and the second waits
+    # for room; the first is cancelled after it was sent (a second Ctrl-C): it was billed
+    # at a price no reply told.  Counting it as $0 left the whole $1 free, so the waiting
+    # call went out, and every later one: the budget stops instead, and neither is sent.
+    from decimal import Decimal
+
+    from agenteval.judge import JudgeBudgetExhausted
+    from agenteval.judge.prices import Price, PriceTable
+
+    judge_server.latency = 5.0
+    settings = settings_for(judge_server)
+    prices = PriceTable({f"openai:{settings.model}": Price(Decimal(1), Decimal(1))}, "test")
+
+    async def go() -> tuple[JudgeClient, list[BaseException]]:
+        async with JudgeClient(fast_options(prices=prices, max_cost=Decimal(1))) as client:
+            sent = asyncio.Event()
+            first = asyncio.ensure_future(
+                client.complete(
+                    JudgeRequest.user_prompt(settings, "q0"), metric_name="m", on_sent=sent.set
+                )
+            )
+            await asyncio.wait_for(sent.wait(), 5)
+            waiting = asyncio.ensure_future(
+                client.complete(JudgeRequest.user_prompt(settings, "q1"), metric_name="m")
+            )
+            await asyncio.sleep(0.1)  # the request is on the wire, the other call waits
+            first.cancel()
+            with pytest.raises(JudgeBudgetExhausted) as waited:
+                await asyncio.wait_for(waiting, 2)
+            later = JudgeRequest.user_prompt(settings, "q2")
+            with pytest.raises(JudgeBudgetExhausted) as refused_later:
+                await client.complete(later, metric_name="m")
+            return client, [waited.value, refused_later.value]
+
+    client, refused = asyncio.run(go())
+    assert judge_server.count == 1
+    assert [str(exc) for exc in refused] == [
+        "judge budget stopped: a call was cancelled after it was sent (its cost is unknown), "
+        "so max_judge_cost=1 USD could no longer be kept"
+    ] * 2
+    total = client.usage.total
+    assert (total.calls, total.unpriced_calls, total.cost_usd) == (1, 1, Decimal(0))
+    cost = client.cost_budget
+    assert cost is not None and (cost.in_flight, cost.spent) == (0, Decimal(0))
+
+
 def test_a_refused_reply_is_paid_for_counted_and_bounds_the_budgets(
     judge_server: JudgeServer,
 ) -> None:

@@ -55,6 +55,10 @@ from agenteval.judge.stop_refusals import note_refusal
 from agenteval.judge.usage import UsageLedger
 from agenteval.judge.wire import JsonJudgeBackend
 
+# Why --max-judge-cost stops once a sent call was cancelled (a second Ctrl-C): counting it
+# as $0 would leave its cost free for the calls after it.
+CANCELLED_UNKNOWN_COST = "a call was cancelled after it was sent (its cost is unknown)"
+
 
 @dataclass(frozen=True)
 class JudgeOptions:
@@ -381,7 +385,7 @@ class JudgeClient:
         waited for a slot, or refused by a stop) was never made: it is no call in the
         reports and gives its place in ``--max-judge-calls`` back.  One cancelled after
         it (a second Ctrl-C) was paid for at a price no reply told: its tokens and cost
-        are unknown, never $0.
+        are unknown, never $0, and a token or cost bound stops (no later call starts).
         """
         metric_name = sent.metric_name
 
@@ -423,6 +427,10 @@ class JudgeClient:
                 unknown = TokenUsage(reported=False)
                 self.usage.record_tokens(metric_name, unknown, None, sent.price_key)
                 self._budget.spend(unknown)
+                if self._cost_budget is not None:
+                    # Its most is unknowable before the reply (no prompt token count, no
+                    # sure output cap), so no later call can be kept within the bound.
+                    self._cost_budget.close(CANCELLED_UNKNOWN_COST)
             raise
 
     def _backend_for(self, settings: JudgeSettings) -> JudgeBackend:
