@@ -553,3 +553,29 @@ def test_a_category_label_of_a_metric_that_wrote_no_category_is_not_evaluated(
     tone = groups["tone"]["categories"]
     assert tone["accuracy"] == 0.5
     assert tone["confusion"] == {"classes": ["bad", "good"], "matrix": [[0, 0], [1, 1]]}
+
+
+def test_a_labelled_case_saved_twice_is_an_error_not_the_last_file_read(tmp_path: Path) -> None:
+    # A directory that two runs of one eval set were written into: a fails in the first and
+    # passes in the second.  Calibrate took whichever file it read last (κ 1 or κ 0 by
+    # file order, silently); the case is ambiguous, as report and explain say.
+    result = saved(
+        tmp_path,
+        case_result("s", "a", [metric("m", 0.0)]),
+        case_result("s", "b", [metric("m", 1.0)]),
+    )
+    again = result.parent / "app_s_again.evalset_result.json"
+    again.write_text(dump_json(eval_set_result("s", [case_result("s", "a", [metric("m", 1.0)])])))
+    labels = label_file(tmp_path, lab("a", "m", "fail"), lab("b", "m", "pass"))
+    run = cli("calibrate", str(result.parent), "--labels", str(labels))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    (line,) = run.stderr.splitlines()[:-1]  # the last line counts the problems
+    first, second = sorted(str(p) for p in (result, again))
+    assert line == (
+        f"error: {second}: case 'a' run 1 of eval set 's' is also in {first} "
+        "(give calibrate the one result whose verdicts the labels judge)"
+    )
+    # Given alone, each file is calibrated: the labels judge the verdicts it holds.
+    alone = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert json.loads(alone.stdout)["groups"][0]["passFail"]["kappa"] == 1

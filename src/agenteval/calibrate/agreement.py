@@ -357,13 +357,33 @@ def labelled_cases(labels: Iterable[Label]) -> set[tuple[str, str, int]]:
     return {(label.item[0], label.item[1], label.item[3]) for label in labels}
 
 
-def saved_cases(parts: Sequence[ResultPart]) -> Iterator[tuple[str, EvalCaseResult]]:
+def saved_cases(
+    parts: Sequence[ResultPart], labelled: set[tuple[str, str, int]] | None = None
+) -> Iterator[tuple[str, EvalCaseResult]]:
     """Every case of saved result ``parts`` with its evalSetId; ConfigError after the last
-    when a case did not validate."""
+    when a case did not validate, or when a case and run of ``labelled`` (see
+    :func:`labelled_cases`) is in more than one place: two result files of one eval set in
+    a directory, or a run document that ran it twice.  Which verdicts the labels judge is
+    then not known, and taking the last read would drop the others silently."""
     problems: list[Problem] = []
+    first: dict[tuple[str, str, int], str] = {}
     for part, case in each_case(parts, problems):
+        key = (part.head.eval_set_id, case.eval_id, case.run_id or 1)
+        place = f"{part.source} {part.where}".rstrip()
+        if labelled is not None and key in labelled and first.setdefault(key, place) != place:
+            problems.append(_repeated(key, first[key], part))
         yield part.head.eval_set_id, case
     raise_problems(problems)
+
+
+def _repeated(key: tuple[str, str, int], first: str, part: ResultPart) -> Problem:
+    set_id, eval_id, run_id = key
+    return Problem(
+        part.source,
+        part.where,
+        f"case {eval_id!r} run {run_id} of eval set {set_id!r} is also in {first}",
+        "give calibrate the one result whose verdicts the labels judge",
+    )
 
 
 def calibrate(
@@ -376,7 +396,7 @@ def calibrate(
     """Read ``result`` (a result file, run document or directory) and compare it with ``labels``
     (``warnings``: what reading it found that is no error goes there)."""
     parts = read_parts([result])
-    items = labelled_items(saved_cases(parts), labels)
+    items = labelled_items(saved_cases(parts, labelled_cases(labels)), labels)
     if warnings is not None:
         warnings.extend(reading_warnings(parts))
     return pair_labels(str(result), labels, items, seed)
