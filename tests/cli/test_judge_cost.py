@@ -143,6 +143,30 @@ def test_an_unpriced_model_says_it_has_no_price(server: JudgeServer, tmp_path: P
     )
 
 
+def test_the_cost_by_metric_and_costliest_cases_say_the_calls_without_a_price(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    # "critic" judges with a model the prices do not name: every case cost $0.0045 and a
+    # call of unknown cost.  The console said "costliest cases: lyon $0.0045, nice
+    # $0.0045", a partial sum as the whole, and no cost by metric (one metric had dollars).
+    args = write_suite(tmp_path, server.base_url, ("lyon", "nice"))
+    metrics = tmp_path / "weather.metrics.json"
+    defined = json.loads(metrics.read_text())
+    judge = {**defined[0]["criterion"]["llmJudge"]["judgeModel"], "modelName": "house-model"}
+    critic = {"metricName": "critic", "evaluatorName": "llm_final_response", "threshold": 1}
+    defined.append({**critic, "criterion": {"llmJudge": {"judgeModel": judge}}})
+    metrics.write_text(json.dumps(defined))
+    run = cli("run", *args, "--no-cache")
+    assert run.returncode == 0, run.stdout + run.stderr
+    shown = flat(run.stdout)
+    assert (
+        "judge cost by metric: llm_final_response $0.009 · critic cost unknown: no price for "
+        "2 calls (openai:house-model) (give --prices FILE)"
+    ) in shown
+    each = "$0.0045 + 1 call without a price (openai:house-model)"
+    assert f"costliest cases: lyon {each}, nice {each}" in shown
+
+
 def test_max_judge_cost_stops_within_one_call_of_the_bound(
     server: JudgeServer, tmp_path: Path
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agenteval.report.agent_cost import agent_cost_text
 from agenteval.report.judge_cost import (
     CostliestCases,
     cost_text,
@@ -89,6 +90,32 @@ def test_counted_and_the_usage_line_say_one_call_and_one_retry() -> None:
 def test_metric_costs_costliest_first() -> None:
     by_metric = {"a": {"costUsd": 0.001}, "b": {"costUsd": 0.002}, "c": {"costUsd": 0}}
     assert metric_costs_text(by_metric) == "b $0.002 · a $0.001"
+
+
+def test_a_metrics_cost_with_unpriced_calls_is_never_its_priced_part_alone() -> None:
+    # a's priced part was printed as "a $0.003", the whole; b, whose calls all lack a
+    # price, was left out (the HTML report said both, as cost_text words them).
+    by_metric = {
+        "a": {"costUsd": 0.003, "unpricedCalls": 1, "unpricedModels": ["openai:x"]},
+        "b": {"costUsd": 0, "unpricedCalls": 2, "unpricedModels": ["openai:y"]},
+        "c": {"costUsd": 0.004, "unpricedCalls": 0},
+    }
+    assert metric_costs_text(by_metric) == (
+        "c $0.004 · a $0.003 + 1 call without a price (openai:x) · "
+        "b cost unknown: no price for 2 calls (openai:y) (give --prices FILE)"
+    )
+
+
+def test_a_costliest_case_with_unpriced_calls_says_so() -> None:
+    kept = CostliestCases()
+    kept.add("a", {"costUsd": 0.2, "unpricedCalls": 0})
+    kept.add("b", {"costUsd": 0.3, "unpricedCalls": 2, "unpricedModels": ["openai:x"]})
+    kept.add("c", {"costUsd": 0, "unpricedCalls": 1})  # no dollar known: not ranked
+    assert kept.costliest() == [("b", 0.3), ("a", 0.2)]
+    assert kept.worded() == [("b", "$0.30 + 2 calls without a price (openai:x)"), ("a", "$0.20")]
+    turns = CostliestCases(word=agent_cost_text)
+    turns.add("a", {"costUsd": 0.001, "unpricedTurns": 1, "unpricedModels": ["a:b"]})
+    assert turns.worded() == [("a", "$0.001 + 1 turn without a price (a:b)")]
 
 
 def test_costliest_cases_keeps_the_top_three_first_arrival_first_on_ties() -> None:

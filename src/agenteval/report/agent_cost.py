@@ -13,9 +13,16 @@ Tested in tests/report/test_agent_cost.py.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from agenteval.report.judge_cost import priced_text
 from agenteval.results.agent_usage import AgentUsage
+
+
+def agent_cost_text(usage: Mapping[str, Any]) -> str:
+    """``$0.0051``, or ``$0.0051 + 2 turns without a price (openai:x)``: the dollars of an
+    ``agentUsage``, never its priced part as the whole."""
+    return priced_text(usage, "unpricedTurns", "turn")
 
 
 def agent_usage_text(usage: object) -> str:
@@ -29,7 +36,7 @@ def agent_usage_text(usage: object) -> str:
     text = (
         f"{calls:,} model call{'s' if calls != 1 else ''}, "
         f"{counts['inputTokens']:,} input + {counts['outputTokens']:,} output tokens"
-        f" · {priced_text(usage, 'unpricedTurns', 'turn')}"
+        f" · {agent_cost_text(usage)}"
     )
     missing = counts["turnsWithoutUsage"]
     if missing:
@@ -37,4 +44,4 @@ def agent_usage_text(usage: object) -> str:
     return text
 
 
-__all__ = ["agent_usage_text"]
+__all__ = ["agent_cost_text", "agent_usage_text"]

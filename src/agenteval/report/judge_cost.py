@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agenteval.report.score_text import counted
@@ -118,29 +118,45 @@ def priced_text(
 
 
 def metric_costs_text(by_metric: Mapping[str, Any] | None) -> str:
-    """``answer_rubrics $0.0021 · critic $0.0011`` (metrics with a priced reply, costliest first)."""
+    """``answer_rubrics $0.0021 · critic $0.0011 + 1 call without a price (openai:x)``: the
+    metrics with a priced reply or an unpriced one, costliest first, each worded by
+    :func:`cost_text` (a metric's partial sum never reads as its whole, as the HTML report
+    words it)."""
     if not isinstance(by_metric, Mapping):
         return ""
     costs = [
-        (name, _number(usage, "costUsd"))
+        (name, _number(usage, "costUsd"), cost_text(usage))
         for name, usage in by_metric.items()
-        if isinstance(usage, Mapping) and _number(usage, "costUsd") > 0
+        if isinstance(usage, Mapping)
+        and (_number(usage, "costUsd") > 0 or _count(usage, "unpricedCalls"))
     ]
     costs.sort(key=lambda item: (-item[1], item[0]))
-    return " · ".join(f"{name} {usd(cost)}" for name, cost in costs)
+    return " · ".join(f"{name} {text}" for name, _, text in costs)
 
 
-def costliest_text(cases: Iterable[tuple[str, float]]) -> str:
-    """``refund_flow $0.0042, status $0.0031``."""
-    return ", ".join(f"{eval_id} {usd(cost)}" for eval_id, cost in cases)
+def costliest_text(cases: Iterable[tuple[str, str]]) -> str:
+    """``refund_flow $0.0042, status $0.0031 + 1 call without a price (openai:x)``: the
+    (label, cost as worded) of :meth:`CostliestCases.worded`."""
+    return ", ".join(f"{eval_id} {cost}" for eval_id, cost in cases)
 
 
 class CostliestCases:
-    """The few costliest cases of an eval set, kept as case results pass (bounded memory)."""
+    """The few costliest cases of an eval set, kept as case results pass (bounded memory).
 
-    def __init__(self, keep: int = COSTLIEST_SHOWN) -> None:
+    Ranked by the dollars known; ``word`` says a kept case's cost (:func:`cost_text` of a
+    ``judgeUsage``), so a case with calls or turns without a price shows them, not its
+    priced part as the whole."""
+
+    def __init__(
+        self,
+        keep: int = COSTLIEST_SHOWN,
+        word: Callable[[Mapping[str, Any]], str] = cost_text,
+    ) -> None:
         self._keep = keep
-        self._heap: list[tuple[float, int, str]] = []
+        self._word = word
+        # (cost, arrival, label, the case's usage); the arrival is unique, so no tie
+        # compares two usages.
+        self._heap: list[tuple[float, int, str, Mapping[str, Any]]] = []
         self._seen = 0
 
     def add(self, label: str, usage: Any) -> None:
@@ -151,7 +167,7 @@ class CostliestCases:
         if cost <= 0:
             return
         # The arrival number breaks ties: the earlier case stays, as a stable sort would keep it.
-        item = (cost, -self._seen, label)
+        item = (cost, -self._seen, label, usage)
         self._seen += 1
         if len(self._heap) < self._keep:
             heapq.heappush(self._heap, item)
@@ -160,8 +176,8 @@ class CostliestCases:
 
     def absorb(self, part: CostliestCases) -> None:
         """Count ``part``'s cases after every case added here (the earlier still wins a tie)."""
-        for cost, order, label in part._heap:
-            item = (cost, order - self._seen, label)
+        for cost, order, label, usage in part._heap:
+            item = (cost, order - self._seen, label, usage)
             if len(self._heap) < self._keep:
                 heapq.heappush(self._heap, item)
             else:
@@ -170,7 +186,14 @@ class CostliestCases:
 
     def costliest(self) -> list[tuple[str, float]]:
         """(label, cost) of the costliest cases, costliest first."""
-        return [(label, cost) for cost, _, label in sorted(self._heap, reverse=True)]
+        return [(label, cost) for cost, _, label, _ in self._ranked()]
+
+    def worded(self) -> list[tuple[str, str]]:
+        """(label, cost as worded) of the costliest cases, costliest first."""
+        return [(label, self._word(usage)) for _, _, label, usage in self._ranked()]
+
+    def _ranked(self) -> list[tuple[float, int, str, Mapping[str, Any]]]:
+        return sorted(self._heap, key=lambda item: item[:2], reverse=True)
 
 
 __all__ = [

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult, check_case_summaries, runs_of
+from agenteval.report.agent_cost import agent_cost_text
 from agenteval.report.console_tables import ReasonLine, reason_lines, unstable_turns
 from agenteval.report.judge_cost import CostliestCases
 from agenteval.report.metric_averages import MetricAverages
@@ -149,12 +150,12 @@ class SetReport:
     counts: dict[EvalStatus, int] = field(default_factory=dict)
     # The run did not finish (``partial``): a stop, or a merge with shards or cases missing.
     partial: bool = False
-    # (case label, judge cost in USD) of the costliest cases, costliest first.
-    costliest: list[tuple[str, float]] = field(default_factory=list)
+    # (case label, judge cost as worded) of the costliest cases, costliest first.
+    costliest: list[tuple[str, str]] = field(default_factory=list)
     # What the agent under test spent (the result's ``agentUsage``), apart from the judge.
     agent_usage: dict[str, Any] | None = None
-    # (case label, agent cost in USD) of the cases whose agent spent most, costliest first.
-    agent_costliest: list[tuple[str, float]] = field(default_factory=list)
+    # (case label, agent cost as worded) of the cases whose agent spent most, costliest first.
+    agent_costliest: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, status: EvalStatus) -> int:
         """How many cases have ``status``."""
@@ -220,7 +221,7 @@ class SetTally:
         self._unstable = 0
         self._gates: dict[str, dict[str, int]] = {}
         self._costly = CostliestCases()
-        self._agent_costly = CostliestCases()
+        self._agent_costly = CostliestCases(word=agent_cost_text)
         self._finished = False
 
     def add(self, case: EvalCaseResult) -> None:
@@ -383,9 +384,9 @@ class SetTally:
             seconds=suite_time(head),
             counts=counts,
             partial=bool(head.partial),
-            costliest=self._costly.costliest(),
+            costliest=self._costly.worded(),
             agent_usage=head.agent_usage,
-            agent_costliest=self._agent_costly.costliest(),
+            agent_costliest=self._agent_costly.worded(),
         )
 
     def _runs(self, eval_id: str) -> tuple[RunRecord, ...]:
