@@ -164,6 +164,11 @@ def test_a_prices_file_adds_and_replaces_entries(tmp_path: Path) -> None:
             ['bad key: expected "<providerName>:<modelName>", e.g. "openai:gpt-4o"'],
         ),
         (
+            # A key ending in a space named no model: the judge's calls went unpriced.
+            '{"openai:m ": {"inputPerMillion": 1, "outputPerMillion": 2}}',
+            ['["openai:m "]: bad key: expected "<providerName>:<modelName>"'],
+        ),
+        (
             '{"openai:m": {"inputPerMillion": -1, "outputPerMillion": "2"}}',
             ['"openai:m"].inputPerMillion: must be at least 0, got -1', "outputPerMillion"],
         ),

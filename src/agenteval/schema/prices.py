@@ -20,7 +20,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, RootModel, StringConstraints
 
 # "provider:model": the provider name as in judgeModel.providerName, then the model name.
-PRICE_KEY_PATTERN = r"^[^:\s]+:\S.*$"
+# Neither ends in whitespace: "openai:gpt-4o " names no model a judge resolves to, so its
+# price would never be used (the calls "without a price" though a price was given).
+PRICE_KEY_PATTERN = r"^[^:\s]+:\S(.*\S)?$"
 
 PerMillion = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
