@@ -222,6 +222,8 @@ def test_import_then_run_scores_like_adk(tmp_path: Path, config_name: str, camel
     out = tmp_path / "imported"
     proc = agenteval("import", "adk", str(results_file), "-o", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # google-adk dumps every field (null or not): none is an unknown key.
+    assert "is not a field" not in proc.stderr
     report = tmp_path / "run.json"
     proc = agenteval(
         "run", "--evalset", str(out / "oslo_trip.evalset.json"), "--json", str(report), "--no-cache"
@@ -299,6 +301,7 @@ def test_evalset_import_carries_the_turns_usage(tmp_path: Path, camel: bool) -> 
     source.write_text(evalset.model_dump_json(by_alias=camel), encoding="utf-8")
     proc = agenteval("import", "adk", str(source), "-o", str(tmp_path / "out"))
     assert proc.returncode == 0, proc.stderr
+    assert "is not a field" not in proc.stderr  # every key of ADK's events is known
     data = json.loads((tmp_path / "out" / "trip.evalset.json").read_text(encoding="utf-8"))
     usages = [turn["usage"] for turn in data["evalCases"][0]["conversation"]]
     # Input: prompt + tool-use prompt tokens; output: candidates + thoughts (ADK's buckets).
@@ -401,7 +404,10 @@ def test_import_refuses_to_replace_a_file_without_force(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["travel.evalset.json", "travel.metrics.json"]
 
 
-@pytest.mark.parametrize("name", ["notalist.json", "turns.json", "camel_turns.json"])
+@pytest.mark.parametrize(
+    "name",
+    ["notalist.json", "turns.json", "camel_turns.json", "misspelt.json", "camel_misspelt.json"],
+)
 def test_what_import_refuses_google_adk_refuses_too(name: str) -> None:
     from pydantic import ValidationError
 

@@ -136,6 +136,58 @@ MALFORMED: dict[str, tuple[str, list[str]]] = {
             "finite number (NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)",
         ],
     ),
+    # Read as absent, a misspelt key dropped the reference's tool calls (an IN_ORDER or
+    # ANY_ORDER trajectory then passed on nothing) or its answer; ADK refuses the file.
+    "misspelt.json": (
+        json.dumps(
+            {
+                "eval_set_id": "s",
+                "eval_cases": [
+                    case(
+                        "a",
+                        {
+                            **turn(),
+                            "final_respons": {"parts": [{"text": "yes"}]},
+                            "intermediate_data": {"tool_use": [{"name": "t", "args": {}}]},
+                        },
+                    )
+                ],
+            }
+        ),
+        [
+            "eval_cases[0].conversation[0].final_respons: 'final_respons' is not a field of "
+            "ADK's Invocation (did you mean 'final_response'?)",
+            "eval_cases[0].conversation[0].intermediate_data.tool_use: 'tool_use' is not a "
+            "field of ADK's IntermediateData (did you mean 'tool_uses'?)",
+        ],
+    ),
+    "camel_misspelt.json": (
+        json.dumps(
+            {
+                "evalSetId": "s",
+                "evalCases": [
+                    {
+                        "evalId": "c",
+                        "conversation": [
+                            {
+                                "userContent": {"parts": [{"text": "hi"}]},
+                                "intermediateData": {
+                                    "invocationEvents": [
+                                        {"content": {"parts": [{"functionCal": {"name": "t"}}]}}
+                                    ]
+                                },
+                            }
+                        ],
+                    }
+                ],
+            }
+        ),
+        [
+            "evalCases[0].conversation[0].intermediateData.invocationEvents[0].content.parts[0]"
+            ".functionCal: 'functionCal' is not a field of ADK's Part (did you mean "
+            "'functionCall'?)"
+        ],
+    ),
     "legacy.test.json": (
         json.dumps([{"query": "q", "reference": "r"}, {"query": 7}, "row"]),
         ["[1].query: expected a string, got a number", "[2]: expected an object, got a string"],
@@ -278,3 +330,18 @@ def test_a_file_of_another_kind_is_named(tmp_path: Path, name: str, text: str, n
         f"error: {path}: not a Google ADK eval file ({named})",
         "1 problem found.",
     ]
+
+
+def test_other_unknown_keys_are_warnings(tmp_path: Path) -> None:
+    """A key that spells no ADK field is ignored, as trpc-agent-go ignores one, but said."""
+    source = tmp_path / "s.json"
+    notes = {**turn(), "intermediate_data": {"tool_uses": [], "reviewer": "kim"}}
+    source.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [case("a", notes)]}))
+    out = tmp_path / "out"
+    done = agenteval("import", "adk", str(source), "-o", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        f"warning: {source}: eval_cases[0].conversation[0].intermediate_data.reviewer: "
+        "'reviewer' is not a field of ADK's IntermediateData; ignored"
+    ) in done.stderr.splitlines()
+    assert (out / "s.evalset.json").is_file()

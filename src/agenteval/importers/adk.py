@@ -435,8 +435,10 @@ def import_adk_file(path: Path, kind: str) -> Imported:
     data = load_json(path)
     file = str(path)
     model, problems = validate_adk(data, kind, file)
+    unknown = fmt.unknown_keys(model, data, file) if not problems else []
+    problems += [p for p in unknown if p.near_miss]
     if problems:
-        raise ConfigError(problems)
+        raise ConfigError(problems, [p for p in unknown if not p.near_miss])
     if kind == "adk-legacy":
         imported = evalset_from_legacy(model, file)
     elif kind == "adk-result":
@@ -463,7 +465,7 @@ def import_adk_file(path: Path, kind: str) -> Imported:
                 "tool_trajectory_avg_score 1.0, response_match_score 0.8",
             )
         ]
-    imported.warnings.extend(warnings)
+    imported.warnings.extend([*unknown, *warnings])
     for evalset in imported.evalsets:
         imported.metrics[evalset.eval_set_id] = metrics
     return imported

@@ -95,13 +95,14 @@ def get(data: Any, snake: str) -> Any:
     return data.get(to_camel(snake))
 
 
-def _both_styles(keys: Iterable[str]) -> set[str]:
+def both_styles(keys: Iterable[str]) -> set[str]:
+    """``keys`` (snake_case) in both key styles ADK writes."""
     return {form for key in keys for form in (key, to_camel(key))}
 
 
-def _key_problem(file: str, where: str, key: str, known: Iterable[str], what: str) -> UnknownKey:
+def key_problem(file: str, where: str, key: str, known: Iterable[str], what: str) -> UnknownKey:
     """An unknown key, ``near_miss`` (an error) when it is almost surely a typo of a known one."""
-    names = sorted(_both_styles(known))
+    names = sorted(both_styles(known))
     close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
     meant = close[0] if close else ""
     hint = f"did you mean {meant!r}?" if meant else ""
@@ -133,9 +134,9 @@ def _criterion_problems(file: str, name: str, value: Any) -> list[Problem]:
     where = f"criteria.{name}"
     known = _CRITERION_KEYS.get(name, _JUDGE_KEYS)
     problems: list[Problem] = [
-        _key_problem(file, f"{where}.{key}", key, known, f"a setting of {name}")
+        key_problem(file, f"{where}.{key}", key, known, f"a setting of {name}")
         for key in (value if isinstance(value, dict) else ())
-        if key not in _both_styles(known)
+        if key not in both_styles(known)
     ]
     if threshold_of(value) is None:
         problems.append(
@@ -182,9 +183,9 @@ def _judge_problems(file: str, where: str, value: dict[str, Any]) -> list[Proble
     elif options is not None:
         known = ("judge_model", "judge_model_config", "num_samples", "parallelism_limit")
         problems += [
-            _key_problem(file, f"{at}.{key}", key, known, "a judge model option")
+            key_problem(file, f"{at}.{key}", key, known, "a judge model option")
             for key in options
-            if key not in _both_styles(known)
+            if key not in both_styles(known)
         ]
         model, samples = get(options, "judge_model"), get(options, "num_samples")
         if model is not None and (not isinstance(model, str) or not model):
@@ -223,12 +224,10 @@ def _all_problems(config: Any, file: str) -> list[Problem]:
         return [Problem(file, "$", "expected an object", "expected {criteria: {name: threshold}}")]
     problems: list[Problem] = []
     for key in config:
-        if key in _both_styles(_OTHER_CONFIG_KEYS):
+        if key in both_styles(_OTHER_CONFIG_KEYS):
             problems.append(_Warning(file, key, "ADK setting not imported"))
         elif key != "criteria":
-            problems.append(
-                _key_problem(file, key, key, ("criteria",), "a key of test_config.json")
-            )
+            problems.append(key_problem(file, key, key, ("criteria",), "a key of test_config.json"))
     criteria = config.get("criteria")
     if not isinstance(criteria, dict) or not criteria:
         problems.append(
@@ -242,7 +241,7 @@ def _all_problems(config: Any, file: str) -> list[Problem]:
         return problems
     for name, value in criteria.items():
         if name not in ADK_METRICS:
-            problem = _key_problem(file, f"criteria.{name}", name, ADK_METRICS, "an ADK criterion")
+            problem = key_problem(file, f"criteria.{name}", name, ADK_METRICS, "an ADK criterion")
             if _is_error(problem) and not _other_version(name, problem.meant):
                 problems.append(problem)
             continue  # an unknown criterion's warning comes from the conversion

@@ -5,8 +5,13 @@ The shapes follow google-adk's own models (``google.adk.evaluation.eval_set``,
 / ``Part`` / ``FunctionCall`` / ``FunctionResponse`` they hold), reduced to the fields
 the import reads; agenteval does not depend on google-adk at run time.  Both key styles
 ADK writes are accepted (snake_case from ``model_dump_json()``, camelCase from its web
-API).  Types are checked strictly (a number is not a string; a turn is not null),
-other keys are ignored: ADK and google-genai add fields from release to release.
+API).  Types are checked strictly (a number is not a string; a turn is not null).
+
+ADK refuses keys its models do not define; the import reports them (``unknown_keys``):
+a near miss of a field (``tool_use`` for ``tool_uses``, ``final_respons``) is an error,
+since read as absent it drops the reference's tool calls or answer and an ``IN_ORDER``
+trajectory then passes on nothing; any other key is a warning.  ADK's fields the import
+does not read (``other_keys``) are no unknown keys.
 
 Where agenteval has always been more lenient than ADK, it stays so: a case without
 ``eval_id`` is named ``case-N``, ``session_input`` fields may be missing, an eval result
@@ -19,8 +24,9 @@ Tested in tests/importers/test_adk_format.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -35,19 +41,26 @@ from pydantic.alias_generators import to_camel, to_snake
 from pydantic_core import PydanticCustomError
 
 from agenteval.errors import Problem
+from agenteval.importers.adk_config import both_styles, key_problem
+from agenteval.inputs import locations
 from agenteval.inputs.loading import validation_problems
+from agenteval.inputs.unknown_keys import UnknownKey
 
 
 class AdkModel(BaseModel):
-    """Both key styles, strict JSON types, other keys ignored."""
+    """Both key styles, strict JSON types, other keys kept (``unknown_keys`` reports them)."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, strict=True, extra="ignore"
+        alias_generator=to_camel, populate_by_name=True, strict=True, extra="allow"
     )
+    # The fields google-adk (or google-genai) defines here that the import does not read.
+    other_keys: ClassVar[tuple[str, ...]] = ()
 
 
 class FunctionCall(AdkModel):
     """google.genai ``FunctionCall``: a tool call."""
+
+    other_keys = ("partial_args", "will_continue")
 
     id: str | None = None
     name: str | None = None
@@ -57,6 +70,8 @@ class FunctionCall(AdkModel):
 class FunctionResponse(AdkModel):
     """google.genai ``FunctionResponse``: a tool's result, paired to its call by id."""
 
+    other_keys = ("parts", "scheduling", "will_continue")
+
     id: str | None = None
     name: str | None = None
     response: dict[str, Any] | None = None
@@ -64,6 +79,23 @@ class FunctionResponse(AdkModel):
 
 class Part(AdkModel):
     """google.genai ``Part``: text, a function call or a function response (the rest ignored)."""
+
+    other_keys = (
+        "audio_transcription",
+        "code_execution_result",
+        "executable_code",
+        "file_data",
+        "inline_data",
+        "media_processing",
+        "media_resolution",
+        "part_metadata",
+        "speech_metadata",
+        "thought",
+        "thought_signature",
+        "tool_call",
+        "tool_response",
+        "video_metadata",
+    )
 
     text: str | None = None
     function_call: FunctionCall | None = None
@@ -88,6 +120,15 @@ class IntermediateData(AdkModel):
 class UsageMetadata(AdkModel):
     """google.genai ``GenerateContentResponseUsageMetadata``: what one model call used."""
 
+    other_keys = (
+        "cache_tokens_details",
+        "candidates_tokens_details",
+        "prompt_tokens_details",
+        "tool_use_prompt_tokens_details",
+        "total_token_count",
+        "traffic_type",
+    )
+
     prompt_token_count: int | None = None
     tool_use_prompt_token_count: int | None = None
     candidates_token_count: int | None = None
@@ -97,6 +138,8 @@ class UsageMetadata(AdkModel):
 
 class InvocationEvent(AdkModel):
     """ADK ``InvocationEvent``: one event of an invocation (a model call's with its usage)."""
+
+    other_keys = ("grounding_metadata",)
 
     author: str | None = None
     content: Content | None = None
@@ -123,6 +166,8 @@ def _intermediate_kind(value: Any) -> str:
 class Invocation(AdkModel):
     """ADK ``Invocation``: one turn."""
 
+    other_keys = ("app_details", "duration", "model_duration", "rubrics", "tool_duration")
+
     invocation_id: str | None = None
     user_content: Content
     final_response: Content | None = None
@@ -140,6 +185,8 @@ class Invocation(AdkModel):
 class SessionInput(AdkModel):
     """ADK ``SessionInput``."""
 
+    other_keys = ("session_id",)
+
     app_name: str | None = None
     user_id: str | None = None
     state: dict[str, Any] | None = None
@@ -148,12 +195,16 @@ class SessionInput(AdkModel):
 class ConversationScenario(AdkModel):
     """ADK ``ConversationScenario`` (a simulated user's start and plan)."""
 
+    other_keys = ("user_persona",)
+
     starting_prompt: str
     conversation_plan: str
 
 
 class EvalCase(AdkModel):
     """ADK ``EvalCase``."""
+
+    other_keys = ("creation_timestamp", "final_session_state")
 
     eval_id: str | None = None
     conversation: list[Invocation] | None = None
@@ -174,6 +225,8 @@ class EvalCase(AdkModel):
 class EvalSet(AdkModel):
     """ADK ``EvalSet``."""
 
+    other_keys = ("creation_timestamp",)
+
     eval_set_id: str | None = None
     name: str | None = None
     description: str | None = None
@@ -183,12 +236,24 @@ class EvalSet(AdkModel):
 class EvalMetricResultPerInvocation(AdkModel):
     """ADK ``EvalMetricResultPerInvocation``: the actual turn and its reference."""
 
+    other_keys = ("eval_metric_results",)
+
     actual_invocation: Invocation
     expected_invocation: Invocation | None = None
 
 
 class EvalCaseResult(AdkModel):
     """ADK ``EvalCaseResult``."""
+
+    other_keys = (
+        "eval_metric_results",
+        "eval_set_file",
+        "eval_set_id",
+        "final_eval_status",
+        "overall_eval_metric_results",
+        "session_details",
+        "session_id",
+    )
 
     eval_id: str | None = None
     user_id: str | None = None
@@ -197,6 +262,8 @@ class EvalCaseResult(AdkModel):
 
 class EvalSetResult(AdkModel):
     """ADK ``EvalSetResult``."""
+
+    other_keys = ("creation_timestamp",)
 
     eval_set_result_id: str | None = None
     eval_set_result_name: str | None = None
@@ -207,12 +274,16 @@ class EvalSetResult(AdkModel):
 class LegacyToolUse(AdkModel):
     """One expected tool use of a legacy ``*.test.json`` row."""
 
+    other_keys = ("mock_tool_output",)
+
     tool_name: str
     tool_input: dict[str, Any] | None = None
 
 
 class LegacyRow(AdkModel):
     """One row (turn) of a legacy ``*.test.json`` file."""
+
+    other_keys = ("expected_intermediate_agent_responses", "response")
 
     query: str
     expected_tool_use: list[LegacyToolUse] = []
@@ -252,6 +323,34 @@ def validate_adk(data: Any, kind: str, file: str) -> tuple[Any, list[Problem]]:
         return None, validation_problems(file, exc, rename=partial(_file_keys, data))
 
 
+def _keys_of(model: AdkModel, data: Any, parts: list[int | str], file: str) -> Iterator[UnknownKey]:
+    """The unknown keys of ``model`` (validated from ``data``, found at ``parts``) and below."""
+    cls = type(model)
+    known = (*cls.model_fields, *cls.other_keys)
+    for key in model.model_extra or {}:
+        if key not in both_styles(known):
+            where = locations.render([*parts, key])
+            yield key_problem(file, where, key, known, f"a field of ADK's {cls.__name__}")
+    for name, info in cls.model_fields.items():
+        key = name if name in data else info.alias or name
+        if key in data:
+            yield from _keys_below(getattr(model, name), data[key], [*parts, key], file)
+
+
+def _keys_below(value: Any, data: Any, parts: list[int | str], file: str) -> Iterator[UnknownKey]:
+    if isinstance(value, AdkModel) and isinstance(data, dict):
+        yield from _keys_of(value, data, parts, file)
+    elif isinstance(value, list) and isinstance(data, list):
+        for index, (item, raw) in enumerate(zip(value, data, strict=False)):
+            yield from _keys_below(item, raw, [*parts, index], file)
+
+
+def unknown_keys(model: Any, data: Any, file: str) -> list[UnknownKey]:
+    """Keys of ``data`` (validated as ``model`` by :func:`validate_adk`) that ADK does not
+    define: ``near_miss`` ones are errors, the others warnings."""
+    return list(_keys_below(model, data, [], file))
+
+
 __all__ = [
     "Content",
     "EvalCase",
@@ -263,5 +362,6 @@ __all__ = [
     "Invocation",
     "InvocationEvents",
     "LegacyRow",
+    "unknown_keys",
     "validate_adk",
 ]
