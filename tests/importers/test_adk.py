@@ -100,6 +100,9 @@ def turn(
 FORECAST = ("get_forecast", {"city": "Oslo", "days": 2}, {"rain": 0.7})
 FORECAST_WRONG = ("get_forecast", {"city": "Oslo", "days": 3}, {"rain": 0.7})
 RATE = ("get_rate", {"from": "NOK", "to": "EUR"}, {"rate": 0.086})
+# ADK compares arguments with Python's ==: a number 1e-9 off is another argument.
+RATE_CLOSE = ("get_rate", {"from": "NOK", "to": "EUR", "amount": 100.000000001}, {"rate": 0.086})
+RATE_AMOUNT = ("get_rate", {"from": "NOK", "to": "EUR", "amount": 100}, {"rate": 0.086})
 
 # evalId → (expected turns, actual turns)
 CASES: dict[str, tuple[list[AdkInvocation], list[AdkInvocation]]] = {
@@ -140,6 +143,10 @@ CASES: dict[str, tuple[list[AdkInvocation], list[AdkInvocation]]] = {
                 events=True,
             )
         ],
+    ),
+    "close_amount": (
+        [turn("Change 100 NOK?", "100 NOK is 8.60 EUR.", RATE_AMOUNT)],
+        [turn("Change 100 NOK?", "100 NOK buys 8.60 EUR.", RATE_CLOSE)],
     ),
 }
 
@@ -236,7 +243,7 @@ def test_import_then_run_scores_like_adk(tmp_path: Path, config_name: str, camel
         for metric in case["overallEvalMetricResults"]:
             ours[(case["evalId"], metric["metricName"])] = (metric["score"], metric["evalStatus"])
     theirs = _adk_scores(tmp_path / "adk" / "test_config.json")
-    assert set(ours) == set(theirs) and len(theirs) == 6
+    assert set(ours) == set(theirs) and len(theirs) == 2 * len(CASES)
     for key, (score, status) in theirs.items():
         assert ours[key][0] == pytest.approx(score, abs=1e-9), key
         assert ours[key][1] == status, key

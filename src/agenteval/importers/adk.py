@@ -306,10 +306,11 @@ def _trajectory(value: Any, threshold: float) -> dict[str, Any]:
     raw = get(value, "match_type")
     match = MATCH_NUMBERS.get(raw, "EXACT") if isinstance(raw, int) else str(raw or "EXACT").upper()
     ordered, subset = MATCH_TYPES.get(match, (True, False))
-    # ADK compares names and args (Python equality), never results.
+    # ADK compares names and args (Python equality), never results: no number tolerance
+    # (agenteval's default 1e-6 passed an amount of 100.000000001 for 100; ADK does not).
     strategy: dict[str, Any] = {"name": {"matchStrategy": "exact"}}
     if not get(value, "ignore_args"):
-        strategy["arguments"] = {}
+        strategy["arguments"] = {"numberTolerance": 0}
     return {
         "metricName": "tool_trajectory_avg_score",
         "threshold": threshold,
