@@ -142,6 +142,38 @@ def test_deep_kvlist_values_are_located_errors(tmp_path: Path, levels: int) -> N
             )
 
 
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("get_forecast", "expected an AnyValue object, got a string"),
+        ({"stringVal": "get_forecast"}, "no AnyValue field (got 'stringVal')"),
+    ],
+)
+def test_an_attribute_value_that_is_no_anyvalue_is_located(
+    tmp_path: Path, spans_json: Path, value: object, problem: str
+) -> None:
+    """json_format read a bare or misspelt value as an empty one: the tool lost its name."""
+    document = json.loads(spans_json.read_text().splitlines()[0])
+    spans = document["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    index, tool = next((i, s) for i, s in enumerate(spans) if s["name"].startswith("execute_tool"))
+    names = [a["key"] for a in tool["attributes"]]
+    at = names.index("gen_ai.tool.name")
+    tool["attributes"][at]["value"] = value
+    path = tmp_path / "bad.otlp.jsonl"
+    path.write_text(json.dumps(document) + "\n")
+    evalset = _evalset(tmp_path, "trip-1")
+    for args in (["import", "otel", str(path), "-o", str(tmp_path / "out")],
+                 ["run", "-e", str(evalset), "--traces", str(path)]):  # fmt: skip
+        done = agenteval(*args)
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert (
+            f"error: {path}: line 1: resourceSpans[0].scopeSpans[0].spans[{index}].attributes"
+            f'[{at}].value: not OTLP trace JSON: {problem} (expected {{"stringValue": …}}, or '
+            "intValue, doubleValue, boolValue, arrayValue…)\n"
+        ) in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_deeply_nested_json_attribute_stays_text(tmp_path: Path) -> None:
     recorder = Recorder()
     nested = "[" * 5000 + "]" * 5000

@@ -256,6 +256,55 @@ def _document_spans(document: Any, where: str, file: str, out: SpanFile) -> None
                 spans[index] = None  # its record is made: the parsed span can go
 
 
+# An OTLP AnyValue's fields in JSON (both spellings json_format reads).  json_format reads
+# any other value (a bare "text", a misspelt {"stringVal": …}) as an empty value, without a
+# word: the attribute, a tool's arguments or a session id, was lost.
+_ANY_VALUE_KEYS = frozenset(
+    form
+    for name in ("string", "bool", "int", "double", "array", "kvlist", "bytes")
+    for form in (f"{name}Value", f"{name}_value")
+)
+_ANY_VALUE_HINT = 'expected {"stringValue": …}, or intValue, doubleValue, boolValue, arrayValue…'
+
+
+def _value_problem(items: Any) -> tuple[str, str] | None:
+    """(where, what) of the first attribute whose value is no AnyValue; None when all are.
+
+    An absent or empty value is OTLP's empty value; a list that is no list of key-value
+    objects is left to json_format, which words it.
+    """
+    if not isinstance(items, list):
+        return None
+    for index, item in enumerate(items):
+        value = item.get("value") if isinstance(item, dict) else None
+        if value is None or (
+            isinstance(value, dict) and (not value or value.keys() & _ANY_VALUE_KEYS)
+        ):
+            continue
+        what = (
+            f"no AnyValue field (got {', '.join(map(repr, value))})"
+            if isinstance(value, dict)
+            else f"expected an AnyValue object, got {_json_type(value)}"
+        )
+        return f"attributes[{index}].value", what
+    return None
+
+
+def _attribute_values(span: dict[str, Any], at: str, refuse: Callable[..., ConfigError]) -> None:
+    """Refuse a span whose attribute (or event attribute) values are no AnyValues, located."""
+    found = _value_problem(span.get("attributes"))
+    where = at
+    events = span.get("events")
+    for index, event in enumerate(events if isinstance(events, list) else ()):
+        if found is not None:
+            break
+        if isinstance(event, dict):
+            found = _value_problem(event.get("attributes"))
+            where = f"{at}.events[{index}]"
+    if found is not None:
+        raise refuse(f"{where}.{found[0]}", found[1], _ANY_VALUE_HINT)
+
+
 def _json_span(
     span: Any,
     at: str,
@@ -268,6 +317,7 @@ def _json_span(
     if not span.get("spanId", span.get("span_id")):
         out.skip(f"{prefix}{at}")
         return
+    _attribute_values(span, at, refuse)
     message = Span()
     try:
         json_format.ParseDict(
