@@ -271,6 +271,50 @@ def record_trpc(tracer: Tracer, session: str, turns: Sequence[Invocation]) -> No
                     pass
 
 
+def record_trpc_tool_keys(tracer: Tracer, session: str, turns: Sequence[Invocation]) -> None:
+    """trpc-agent-go's earlier telemetry: ``call_llm`` spans, and tool spans whose call id,
+    arguments and response are its own ``trpc.go.agent.tool_id`` / ``tool_call_args`` /
+    ``tool_response`` (``gen_ai.tool.call.*`` came later)."""
+    for index, turn in enumerate(turns):
+        user, final = _texts(turn)
+        with tracer.start_as_current_span(
+            "invoke_agent assistant",
+            attributes={
+                OP: "invoke_agent",
+                "gen_ai.system": "trpc.go.agent",
+                "trpc.go.agent.invocation_id": f"inv-{index}",
+                "gen_ai.conversation.id": session,
+                "gen_ai.input.messages": _j({"messages": [{"role": "user", "content": user}]}),
+                "gen_ai.output.messages": _j({"role": "assistant", "content": final}),
+            },
+        ):
+            with tracer.start_as_current_span(
+                "call_llm",
+                attributes={
+                    OP: "call_llm",
+                    "trpc.go.agent.session_id": session,
+                    "trpc.go.agent.llm_request": _j(
+                        {"messages": [{"role": "user", "content": user}]}
+                    ),
+                },
+            ):
+                pass
+            for tool in turn.tools or []:
+                with tracer.start_as_current_span(
+                    f"execute_tool {tool.name}",
+                    attributes={
+                        OP: "execute_tool",
+                        "gen_ai.tool.name": tool.name,
+                        "trpc.go.agent.tool_id": tool.id,
+                        "trpc.go.agent.tool_call_args": _j(tool.arguments),
+                        "trpc.go.agent.tool_response": _j(tool.result),
+                        "trpc.go.agent.llm_request": "{}",
+                        "trpc.go.agent.llm_response": "{}",
+                    },
+                ):
+                    pass
+
+
 def record_events(tracer: Tracer, session: str, turns: Sequence[Invocation]) -> None:
     """The older conventions: messages as ``gen_ai.user.message`` / ``gen_ai.choice`` span events."""
     for turn in turns:
@@ -300,6 +344,7 @@ DIALECTS = {
     "semconv": record_semconv,
     "adk": record_adk,
     "trpc": record_trpc,
+    "trpc_tool_keys": record_trpc_tool_keys,
     "events": record_events,
 }
 

@@ -218,7 +218,12 @@ def test_every_dialect_maps_to_the_same_turns(tmp_path: Path, dialect: str) -> N
     ]
     got = [(tool.name, tool.arguments, tool.result) for t in turns for tool in t.tools or []]
     want = [(tool.name, tool.arguments, tool.result) for t in ACTUAL for tool in t.tools or []]
+    assert want and all(arguments is not None for _, arguments, _ in want)
     assert got == want
+    if dialect in ("semconv", "trpc", "trpc_tool_keys"):  # those that record call ids
+        assert [tool.id for t in turns for tool in t.tools or []] == [
+            tool.id for t in ACTUAL for tool in t.tools or []
+        ]
 
 
 def test_sessions_split_and_match_keys(tmp_path: Path) -> None:

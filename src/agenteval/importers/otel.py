@@ -13,7 +13,8 @@ The rule, in order:
    the same way from the output side, the last model call with text winning.  Tools are the
    turn's ``execute_tool`` spans by start time: ``gen_ai.tool.name``,
    ``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` / ``.result`` (ADK's
-   ``gcp.vertex.agent.tool_call_args`` / ``tool_response`` where those are missing).
+   ``gcp.vertex.agent.tool_call_args`` / ``tool_response``, else trpc-agent-go's
+   ``trpc.go.agent.tool_id`` / ``tool_call_args`` / ``tool_response``, where those are missing).
    What the model calls spent is the sum of their ``gen_ai.usage.input_tokens`` /
    ``output_tokens`` (one inference call per span that has them; a call span around
    another one that has them is that same call, counted once; a call that says nothing
@@ -38,7 +39,7 @@ The rule, in order:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -182,6 +183,27 @@ def _output_text(span: SpanRecord) -> str:
     return _side_text(span, _OUTPUT_KEYS, _OUTPUT_EVENTS, ASSISTANT_ROLES)
 
 
+# A tool call's id, arguments and result: the GenAI conventions', else ADK's, else
+# trpc-agent-go's own (its releases before gen_ai.tool.call.* wrote only these: the
+# arguments and result were read as absent).
+_TOOL_ID_KEYS = ("gen_ai.tool.call.id", "trpc.go.agent.tool_id")
+_TOOL_ARGUMENTS_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "gcp.vertex.agent.tool_call_args",
+    "trpc.go.agent.tool_call_args",
+)
+_TOOL_RESULT_KEYS = (
+    "gen_ai.tool.call.result",
+    "gcp.vertex.agent.tool_response",
+    "trpc.go.agent.tool_response",
+)
+
+
+def _attribute(attrs: Mapping[str, Any], keys: Sequence[str]) -> Any:
+    """The value of the first of ``keys`` the span has (None when it has none)."""
+    return next((attrs[key] for key in keys if key in attrs), None)
+
+
 def _tool(span: SpanRecord) -> Tool | None:
     attrs = span.attributes
     name = attrs.get("gen_ai.tool.name")
@@ -189,11 +211,9 @@ def _tool(span: SpanRecord) -> Tool | None:
         name = span.name.split(" ", 1)[1] if " " in span.name else ""
     if name == MERGED_TOOLS:
         return None
-    call_id = attrs.get("gen_ai.tool.call.id")
-    arguments = attrs.get(
-        "gen_ai.tool.call.arguments", attrs.get("gcp.vertex.agent.tool_call_args")
-    )
-    result = attrs.get("gen_ai.tool.call.result", attrs.get("gcp.vertex.agent.tool_response"))
+    call_id = _attribute(attrs, _TOOL_ID_KEYS)
+    arguments = _attribute(attrs, _TOOL_ARGUMENTS_KEYS)
+    result = _attribute(attrs, _TOOL_RESULT_KEYS)
     return Tool(
         id=call_id if isinstance(call_id, str) and call_id not in PLACEHOLDERS else "",
         name=name,
