@@ -588,3 +588,22 @@ def test_the_session_key_does_not_depend_on_the_order_of_attributes(
     same = [*SESSION_KEYS, ("gen_ai.conversation.id", "conv-1")]
     ids, stderr = _import_keys(tmp_path, "same", same, match)
     assert ids == ([key] if key else []) and "more than once" not in stderr
+
+
+def test_a_span_naming_a_tool_that_is_no_execute_tool_span_is_warned(tmp_path: Path) -> None:
+    """A tool span whose operation was misspelt (``execute_tools``) was no tool call and no
+    warning: a call the agent should not have made vanished from its trajectory."""
+    recorder = Recorder()
+    tracer = recorder.tracer
+    root = {OP: "invoke_agent", "gen_ai.conversation.id": SESSION}
+    with tracer.start_as_current_span("invoke_agent travel_agent", attributes=root):
+        tool = {OP: "execute_tools", "gen_ai.tool.name": "delete_booking"}
+        with tracer.start_as_current_span("delete_booking", attributes=tool) as span:
+            span_id = f"{span.get_span_context().span_id:016x}"
+    path = recorder.write_json(tmp_path / "t.otlp.jsonl")
+    done = agenteval("import", "otel", str(path), "-o", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        f"warning: {path}: span {span_id}: 'delete_booking' has gen_ai.tool.name but operation "
+        "'execute_tools', not execute_tool: no tool call of its turn; not used"
+    ) in done.stderr.splitlines()

@@ -406,6 +406,21 @@ def _distinct(
     return kept, repeats
 
 
+def _tools_not_read(groups: Iterable[list[SpanRecord]]) -> Iterator[Unmapped]:
+    """The spans of turns that name a tool but are no ``execute_tool`` span: their call is
+    in no turn's tools (an operation spelt ``execute_tools`` dropped it without a word)."""
+    for group in groups:
+        for span in group:
+            if "gen_ai.tool.name" in span.attributes and operation(span) != "execute_tool":
+                yield Unmapped(
+                    span.span_id,
+                    span.name,
+                    f"has gen_ai.tool.name but operation {operation(span)!r}, not execute_tool:"
+                    " no tool call of its turn",
+                    span.trace_id,
+                )
+
+
 def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> SpanMapping:
     """Group spans into turns and sessions (module docstring), reporting what cannot be mapped."""
     keys = MATCH_KEYS[match]
@@ -434,6 +449,7 @@ def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> Sp
         for s in spans
         if root_of.get(_key(s)) is None and _key(s) not in containers
     )
+    unmapped.extend(_tools_not_read(members.values()))
     sessions: dict[str, Session] = {}
     turns: list[tuple[int, str, Invocation, str]] = []
     for root_key, group in members.items():
