@@ -381,3 +381,29 @@ def test_a_traces_file_without_traces_is_named(tmp_path: Path, text: str) -> Non
     assert [str(w) for w in warnings] == [
         f"{traces}: holds no traces: every case that needs one fails"
     ]
+
+
+def test_a_resumed_shard_keeps_only_its_own_cases(tmp_path: Path) -> None:
+    """Resuming a whole run's result shard by shard: each shard's result holds its own cases,
+    not the whole run's (which ``merge`` would find twice), and the shards make the whole."""
+    from agenteval.report.run_reports import RunReports
+    from agenteval.results.sharding import shard_of
+
+    answers = {f"case-{i}": ("a", "a" if i % 3 else "b") for i in range(12)}
+    path = write_suite(tmp_path, answers)
+    whole = tmp_path / "whole"
+    evaluate(path, reports=RunReports(output=whole, ci=False))
+    held: list[str] = []
+    for index in (1, 2):
+        run = evaluate(path, shard=f"{index}/2", resume=[str(whole)])
+        [result] = run.results
+        ids = [c.eval_id for c in result.case_results()]
+        assert ids == [i for i in answers if shard_of("geo", i, 2) == index]
+        assert result.summary is not None
+        [counts] = [s.case_status_counts for s in result.summary.run_summaries or []]
+        assert counts is not None and counts.passed + counts.failed == len(ids)
+        held += ids
+    assert sorted(held) == sorted(answers)
+    picked = evaluate(path, cases=["case-0"], resume=[str(whole)])
+    assert [c.eval_id for c in picked.results[0].case_results()] == ["case-0"]
+    assert picked.exit_code == ExitCode.FAILED

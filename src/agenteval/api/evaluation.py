@@ -540,9 +540,10 @@ def _load_resumed(
                 tally.rescored[why] = tally.rescored.get(why, 0) + part.case_count
             continue
         problems += _unplaced(part, by_id[part.eval_set_id], num_runs)
-        finished = _finished_cases(part)
+        selected = _selected_cases(part, by_id[part.eval_set_id])
+        finished = _finished_cases(selected)
         tally.kept += finished.case_count
-        tally.incomplete += part.case_count - finished.case_count
+        tally.incomplete += selected.case_count - finished.case_count
         kept.append(finished)
     if problems:
         raise ConfigError(problems)
@@ -587,6 +588,15 @@ def _unplaced(part: ResultPart, plan: EvalSetPlan, num_runs: int) -> list[Proble
             )
         )
     return problems
+
+
+def _selected_cases(part: CaseSource, plan: EvalSetPlan) -> CaseSource:
+    """``part`` without the cases this run does not select (``--shard``, ``--case``): kept,
+    another shard's cases would be written into this shard's result, counted in its summary
+    and found twice by ``merge``."""
+    selected = set(plan.cases.selected_ids())
+    indices = [i for i, eval_id in enumerate(part.eval_ids) if eval_id in selected]
+    return part if len(indices) == part.case_count else Subset(part, indices, part.head)
 
 
 def _finished_cases(part: CaseSource) -> CaseSource:
