@@ -261,6 +261,22 @@ def test_shards_of_other_inputs_or_splits_are_refused() -> None:
         )
 
 
+def test_shards_of_other_run_counts_are_refused() -> None:
+    """Shard 1 with --num-runs 3, shard 2 with 2: joined, shard 2's cases would lack run 3
+    and pass@3 would be computed on them; refused, naming the files, even --allow-partial."""
+    three = shard_files(generated_result("gen", cases=12, num_runs=3, seed=5), 2, 3)[0]
+    two = shard_files(generated_result("gen", cases=12, num_runs=2, seed=5), 2, 2)[1]
+    for part, shard in ((three, "1/2"), (two, "2/2")):
+        part.fingerprint = FINGERPRINT.model_copy(update={"shard": shard})
+    complete = Completeness(allow_partial=True)
+    with pytest.raises(ConfigError) as caught:
+        merge_results([three, two], sources=["one.json", "two.json"], complete=complete)
+    assert [str(p) for p in caught.value.problems] == [
+        "two.json: summary.numRuns: eval set 'gen' was scored with --num-runs 2 here but 3 "
+        "in one.json (merge the shards of one run, scored with one --num-runs)"
+    ]
+
+
 def test_with_the_eval_set_every_case_of_every_run_must_be_there() -> None:
     full = generated_result("gen", cases=6, num_runs=2, seed=2)
     ids = list(dict.fromkeys(c.eval_id for c in full.case_results()))

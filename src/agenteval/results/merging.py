@@ -36,6 +36,7 @@ Run-level extra keys (not read by Go) are carried over as follows:
   and parts without (older files, trpc-agent-go's) are refused together, and parts
   without any keep the merge as it always was;
 * shards: when a part is a shard ``I/N``, every shard 1..N must be there, all of N;
+* every part of an eval set scored with the same number of runs (``numRuns``);
 * with ``--evalset``: every case of the eval set in every run, and an eval set file
   whose bytes are not those the results were scored on is refused.
 
@@ -324,6 +325,25 @@ def _shards(
     ]
 
 
+def _other_run_counts(
+    eval_set_id: str, members: Sequence[CaseSource], sources: Sequence[str]
+) -> list[Problem]:
+    """Parts scored with another ``--num-runs`` than the first: merged, the cases of the
+    fewer runs would lack runs and pass@k and the verdicts would be computed on them."""
+    counts = [_num_runs(part) for part in members]
+    return [
+        Problem(
+            sources[index],
+            "summary.numRuns",
+            f"eval set {eval_set_id!r} was scored with --num-runs {count} here but "
+            f"{counts[0]} in {sources[0]}",
+            "merge the shards of one run, scored with one --num-runs",
+        )
+        for index, count in enumerate(counts)
+        if count != counts[0]
+    ]
+
+
 def _missing_cases(
     eval_set_id: str, expected: EvalSetFile, placed: Sequence[_Placed], num_runs: int
 ) -> list[Problem]:
@@ -361,7 +381,7 @@ def _check_group(
     """(errors, missing) of one eval set's parts under ``merge``'s checks."""
     reference, errors = group_fingerprint(eval_set_id, members, sources)
     shard_errors, missing = _shards(eval_set_id, members, sources)
-    errors += shard_errors
+    errors += shard_errors + _other_run_counts(eval_set_id, members, sources)
     expected = complete.eval_sets.get(eval_set_id)
     if expected is not None:
         if reference is not None and reference.eval_set != expected.digest:
