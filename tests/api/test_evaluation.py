@@ -407,3 +407,29 @@ def test_a_resumed_shard_keeps_only_its_own_cases(tmp_path: Path) -> None:
     picked = evaluate(path, cases=["case-0"], resume=[str(whole)])
     assert [c.eval_id for c in picked.results[0].case_results()] == ["case-0"]
     assert picked.exit_code == ExitCode.FAILED
+
+
+def test_resume_scores_again_what_another_traces_match_scored(tmp_path: Path) -> None:
+    """The same OTLP export matched by evalId gives these cases no turns (they fail), matched
+    by session their recorded turns (they pass): a resume with the other match kept the failed
+    cases, as the fingerprint held the file's bytes only."""
+    from agenteval.report.run_reports import RunReports
+
+    repo = Path(__file__).resolve().parents[2]
+    evalset = repo / "evalsets" / "replay" / "travel-replay.evalset.json"
+    traces = str(repo / "evalsets" / "otel" / "travel-agent.otlp.jsonl")
+    earlier = tmp_path / "by_eval_id"
+    failed = evaluate(
+        evalset,
+        reports=RunReports(output=earlier, ci=False),
+        traces=traces,
+        traces_match="evalId",
+    )
+    assert failed.exit_code == ExitCode.FAILED
+    resumed = evaluate(evalset, traces=traces, traces_match="session", resume=[str(earlier)])
+    assert resumed.exit_code == ExitCode.PASSED
+    assert any("re-scoring 2 whose traces changed" in str(w) for w in resumed.warnings)
+    # With the same match every case is kept.
+    again = evaluate(evalset, traces=traces, traces_match="evalId", resume=[str(earlier)])
+    assert again.exit_code == ExitCode.FAILED
+    assert not any("--resume" in str(w) for w in again.warnings)

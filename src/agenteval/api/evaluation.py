@@ -45,7 +45,7 @@ from agenteval.results.aggregation import (
     overall_status,
     run_outcome,
 )
-from agenteval.results.fingerprints import digest_file
+from agenteval.results.fingerprints import digest_file, digest_json
 from agenteval.results.merging import MergedSet, merge_extras, part_incomplete_ids, plan_merge
 from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
 from agenteval.results.sharding import Shard, parse_shard, shard_of
@@ -266,7 +266,7 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     prices = _prices(options, plans, found)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
-    empty = _narrow(plans, options)
+    empty = _narrow(plans, options, otlp)
     if empty is not None:
         found.warnings.append(empty)
     if traces and options.traces is not None:
@@ -316,11 +316,11 @@ def _case_aggregator(name: str | None, found: Findings) -> CaseAggregator | None
     return aggregator
 
 
-def _narrow(plans: Sequence[EvalSetPlan], options: Options) -> Problem | None:
+def _narrow(plans: Sequence[EvalSetPlan], options: Options, otlp: bool) -> Problem | None:
     """Complete each plan's fingerprint and keep the ``--case`` and ``--shard`` cases; a
     warning when the shard holds none of them (the run then evaluates nothing: exit 1)."""
     shard = _parse_shard(options.shard)
-    traces_digest = _traces_digest(options.traces)
+    traces_digest = _traces_digest(options, otlp)
     wanted = set(options.cases)
     selected = 0
     for plan in plans:
@@ -352,14 +352,20 @@ def check_metrics_file(path: Path, options: Options) -> tuple[list[Problem], lis
     return planning.check_metrics_file(path, plan_rules(options))
 
 
-def _traces_digest(traces: str | None) -> str | None:
-    """The fingerprint's hash of the --traces file (read and checked a moment ago)."""
+def _traces_digest(options: Options, otlp: bool) -> str | None:
+    """The fingerprint's hash of the --traces file (read and checked a moment ago); for an
+    OTLP export matched otherwise than by session, of the file and ``--traces-match``."""
+    traces = options.traces
     if traces is None:
         return None
     try:
-        return digest_file(Path(traces))
+        digest = digest_file(Path(traces))
     except OSError as exc:
         raise ConfigError([Problem(traces, "", f"cannot read: {exc.strerror}")]) from None
+    if not otlp or options.traces_match == settings.TRACES_MATCH:
+        return digest  # the file alone decides the turns (and earlier results stay valid)
+    # Another match gives the cases other spans' turns from the same bytes.
+    return digest_json({"traces": digest, "tracesMatch": options.traces_match})
 
 
 def _traces_of_trace_mode_cases(

@@ -2,7 +2,8 @@
 
 Every result file and run document records, per eval set, a
 :class:`~agenteval.schema.result.Fingerprint`: the SHA-256 of the eval set file's
-bytes, of each metric as it was resolved, of the ``--traces`` file's bytes, the
+bytes, of each metric as it was resolved, of the ``--traces`` file's bytes (and of an OTLP
+export's ``--traces-match`` other than ``session``), the
 ``--case-aggregator`` and, for a shard, its ``I/N``.  ``run --resume`` keeps only
 cases whose fingerprint matches the run's (:func:`differences`), ``merge`` joins only
 shards of one fingerprint and knows from ``shard`` which shards are missing.

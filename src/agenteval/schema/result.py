@@ -237,7 +237,8 @@ class Fingerprint(Model):
     eval_set: Str = ""
     # metricName → the metric as resolved (defaults filled, ${VAR} expanded), secrets left out.
     metrics: dict[str, str] | None = None
-    # The --traces file's bytes; absent when the run read no traces file.
+    # The --traces file's bytes (and an OTLP export's --traces-match other than session);
+    # absent when the run read no traces file.
     traces: str | None = None
     # --case-aggregator's name; absent for the default aggregator.
     case_aggregator: str | None = None
