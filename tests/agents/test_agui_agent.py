@@ -28,7 +28,7 @@ from agent_cli import EXACT_FINAL, case_results, echo_case, run_cli, write_evals
 from agui_server import LoopbackServer
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 TRAJECTORY = [{"metricName": "tool_trajectory_avg_score", "threshold": 1.0}, *EXACT_FINAL]
@@ -490,3 +490,44 @@ def test_an_echoed_earlier_result_does_not_replace_a_mocked_one(tmp_path: Path) 
     assert len(agent.inputs) == 4  # two runs a turn: the call, then the mock's result
     tool_messages = [m.content for m in agent.inputs[-1].messages if m.role == "tool"]
     assert [json.loads(m)["condition"] for m in tool_messages] == ["snow", "rain"]
+
+
+async def _refuse_token(request: Request) -> Response:
+    """A gateway that refuses the key in the query and quotes it, as many do."""
+    return Response(f"invalid token {request.query_params['token']!r}", status_code=401)
+
+
+def test_a_key_in_the_agent_url_stays_out_of_results_and_records(tmp_path: Path) -> None:
+    """An AG-UI endpoint's key rides in the URL (agenteval sends no header of the user's):
+    the case's errorMessage, the run document and the --record line show it as ***."""
+    key = "agui-key-5f3c9e1d2b"
+    evalset = write_evalset(tmp_path, "keyed", [echo_case("one", "hi")], EXACT_FINAL)
+    out, record = tmp_path / "run.json", tmp_path / "record.jsonl"
+    app = Starlette(routes=[Route("/agent", _refuse_token, methods=["POST"])])
+    with LoopbackServer(app) as server:
+        proc = run_cli(
+            "run", "--evalset", str(evalset), "--agent", f"agui:{server.url}agent?token={key}",
+            "--no-cache", "--json", str(out), "--record", str(record),
+        )  # fmt: skip
+        url = f"{server.url}agent?token=***"
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert case_results(out)["one"]["errorMessage"] == (
+        f"agent turn 1 of 1: HTTP 401 from {url}: invalid token '***'"
+    )
+    for text in (proc.stdout, proc.stderr, out.read_text(), record.read_text()):
+        assert key not in text
+    assert "HTTP 401" in record.read_text()
+
+
+def test_credentials_in_the_agent_url_are_a_usage_error(tmp_path: Path) -> None:
+    """``user:password@`` would be sent beside agenteval's own headers (the HTTP client
+    refused that with an internal error) and shown in every message: exit 2, one line."""
+    evalset = write_evalset(tmp_path, "creds", [echo_case("one", "hi")], EXACT_FINAL)
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", "agui:http://bob:hunter2pw@127.0.0.1:9/",
+        "--no-cache",
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    assert "hunter2pw" not in proc.stdout + proc.stderr
+    assert "error: --agent: agui:http://127.0.0.1: the URL holds credentials" in proc.stderr

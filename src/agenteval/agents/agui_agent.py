@@ -55,7 +55,9 @@ from agenteval.agents.adapter import (
 )
 from agenteval.agents.recorder import TurnRecorder, parse_json_text
 from agenteval.inputs.safe_text import printable
+from agenteval.inputs.url_secrets import shown_base_url
 from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
+from agenteval.judge.errors import redact
 from agenteval.schema.evalset import Invocation, Usage
 from agenteval.schema.evalset import Message as EvalMessage
 
@@ -190,6 +192,11 @@ class AguiSession:
             raise AgentTurnError(
                 f"no RUN_FINISHED within {timeout:g} s (--agent-timeout)"
             ) from None
+        except AgentTurnError as exc:
+            # The message becomes the case's errorMessage (results, --record): an HTTP
+            # library's text may quote the URL, and the URL may hold the agent's credential.
+            exc.args = tuple(self.agent.hide(a) if isinstance(a, str) else a for a in exc.args)
+            raise
 
     async def _turn(self, turn: TurnInput) -> Invocation:
         recorder = turn.recorder
@@ -314,7 +321,7 @@ class AguiSession:
                         if len(shown) > 300:
                             break
                     raise AgentTurnError(
-                        f"HTTP {response.status_code} from {self.agent.url}: "
+                        f"HTTP {response.status_code} from {agent.shown_url}: "
                         f"{printable(shown[:300].decode('utf-8', 'replace'))}"
                     )
                 body_read = _CappedBody(response, agent.limits, self.turn_bytes)
@@ -340,10 +347,10 @@ class AguiSession:
             raise AgentTurnError(f"protocol error: {exc}") from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise AgentTurnError(
-                f"cannot reach {self.agent.url}: {exc}", not_started=True
+                f"cannot reach {agent.shown_url}: {exc}", not_started=True
             ) from None
         except httpx.TransportError as exc:
-            raise AgentTurnError(f"connection to {self.agent.url} failed: {exc}") from None
+            raise AgentTurnError(f"connection to {agent.shown_url} failed: {exc}") from None
         except httpx.HTTPError as exc:
             raise AgentTurnError(f"HTTP error: {exc}") from None
         if not run.finished:
@@ -481,7 +488,11 @@ class AguiAgent(SlottedAdapter):
     """An AG-UI endpoint; ``concurrency`` sessions at once over one pooled HTTP client."""
 
     def __init__(self, url: str, *, concurrency: int, limits: AgentLimits) -> None:
-        super().__init__(f"agui:{url}", concurrency=concurrency, limits=limits)
+        # agenteval sends no header of the user's, so a key rides in the URL's query
+        # (``?token=``): messages show it as ``***``, as a judge base URL's.
+        shown = shown_base_url(url)
+        self.shown_url, self._secrets = shown.shown, shown.secrets
+        super().__init__(f"agui:{self.shown_url}", concurrency=concurrency, limits=limits)
         self.url = url
         # The judge's client: httpx's API over the aiohttp transport, which keeps up with
         # many short streamed runs where httpx's own transport did not (bench/agent_overhead.py).
@@ -491,6 +502,12 @@ class AguiAgent(SlottedAdapter):
             headers=_HEADERS,
             client_class=AguiHttpClient,
         )
+
+    def hide(self, text: str) -> str:
+        """``text`` with the URL's credentials as ``***``."""
+        for secret in self._secrets:
+            text = redact(text, secret)
+        return text
 
     @asynccontextmanager
     async def session(self, start: SessionStart) -> AsyncIterator[AguiSession]:

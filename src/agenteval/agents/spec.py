@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from agenteval.agents.adapter import AgentAdapter, AgentLimits
 from agenteval.errors import FormatError
+from agenteval.inputs.url_secrets import credentials_issue
 
 
 class AgentSpecError(FormatError):
@@ -24,6 +25,12 @@ def check_spec(spec: str) -> tuple[str, str]:
         parts = urlsplit(target)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise AgentSpecError(f"agui:{target[:60]}: expected an http:// or https:// URL")
+        if credentials_issue(target):
+            # aiohttp refuses them beside its own headers, and every message would show them.
+            raise AgentSpecError(
+                f"agui:{parts.scheme}://{parts.hostname}: the URL holds credentials "
+                "(user:password@host); pass a key in the query (?token=...) instead"
+            )
     return kind, target
 
 
