@@ -538,6 +538,30 @@ def test_record_into_the_traces_file_is_refused_before_it_is_emptied(tmp_path: P
     assert traces.read_text() == kept
 
 
+def test_record_of_two_eval_sets_sharing_an_evalid_is_refused(tmp_path: Path) -> None:
+    """A traces file holds one record per evalId: recording both cases 'same' wrote a file
+    that --traces then refused (duplicate evalId); the run stops first, before any agent."""
+    log = tmp_path / "agent.log"
+    for name, text in (("first", "alpha"), ("second", "beta")):
+        write_evalset(tmp_path, name, [echo_case("same", text)], EXACT_FINAL)
+    record = tmp_path / "record.jsonl"
+    proc = run_cli(
+        "run", "--evalset", str(tmp_path), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--record", str(record), env={"FAULT_AGENT_LOG": str(log)},
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (
+        f"error: {tmp_path / 'second.evalset.json'}: evalCases[0].evalId: --record: evalId "
+        f"'same' is also driven from {tmp_path / 'first.evalset.json'}"
+    ) in proc.stdout + proc.stderr
+    assert not log.exists() and not record.exists()
+    # Without --record the run drives both.
+    proc = run_cli(
+        "run", "--evalset", str(tmp_path), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
 def test_a_record_path_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
     """Found before the agent is started: exit 2 with the located line, not exit 4."""
     evalset = write_evalset(tmp_path, "rec", [echo_case("one", "hi")], EXACT_FINAL)

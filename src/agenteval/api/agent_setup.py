@@ -66,6 +66,8 @@ def check_agent_options(
     ):
         if value < 1:
             problems.append(Problem(flag, "", "must be at least 1"))
+    if options.record is not None:
+        problems.extend(_record_collisions(plans))
     expected = options.expected_agent is not None
     for plan in plans:
         for index, case in plan.cases.indexed():
@@ -77,6 +79,30 @@ def check_agent_options(
                     where, text = "", problem
                 path = f"evalCases[{index}]" + (f".{where}" if where else "")
                 problems.append(Problem(str(plan.path), path, text))
+
+
+def _record_collisions(plans: Sequence[EvalSetPlan]) -> list[Problem]:
+    """Driven cases of two eval sets with one evalId: ``--record`` would write a line for
+    each, and ``--traces`` (one record per evalId and run) refuses such a file."""
+    first: dict[str, str] = {}
+    problems: list[Problem] = []
+    for plan in plans:
+        for index, case in plan.cases.indexed():
+            if not needs_agent(case):
+                continue
+            other = first.setdefault(case.eval_id, str(plan.path))
+            if other != str(plan.path):
+                problems.append(
+                    Problem(
+                        str(plan.path),
+                        f"evalCases[{index}].evalId",
+                        f"--record: evalId {case.eval_id!r} is also driven from {other}, and a "
+                        "--traces file holds one record per evalId, so the record would not "
+                        "replay",
+                        "record each of these eval sets in a run of its own",
+                    )
+                )
+    return problems
 
 
 def _same_file(first: str, second: str) -> bool:
