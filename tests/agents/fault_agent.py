@@ -9,7 +9,8 @@ own result for the call anyway; ``spend N M`` reports a model call of N input an
 tokens of "test:model" on its final line; ``waste N M`` reports such a call on a message
 line and then fails the turn with an error line; ``nan`` calls a tool with NaN in its arguments; ``child`` starts a process that outlives the
 agent (its pid goes to $FAULT_AGENT_CHILDREN), ``detached`` one that also leaves the
-agent's process group and session (setsid).  With $FAULT_AGENT_LOG every answered
+agent's process group and session (setsid); ``leak`` writes $FAULT_AGENT_API_KEY to
+stderr and exits 22, ``leak error`` sends it in an error line.  With $FAULT_AGENT_LOG every answered
 user text is appended to that file.
 """
 
@@ -33,6 +34,13 @@ for line in sys.stdin:
     if text == "crash":
         print("boom: the disk is on fire\x1b[31m", file=sys.stderr, flush=True)
         sys.exit(3)
+    if text == "leak":  # a wrapper under set -x: its stderr shows the key it sends
+        key = os.environ["FAULT_AGENT_API_KEY"]
+        print(f"+ curl -H 'Authorization: Bearer {key}' https://llm.test/v1", file=sys.stderr)
+        sys.exit(22)
+    if text == "leak error":
+        send(type="error", message=f"upstream refused key {os.environ['FAULT_AGENT_API_KEY']}")
+        continue
     if text == "hang":
         time.sleep(60)
     if text.startswith("slow "):

@@ -616,6 +616,31 @@ def test_record_keeps_failed_cases_and_a_replay_reproduces_them(tmp_path: Path) 
         assert replayed[eval_id].get("errorMessage") == case.get("errorMessage"), eval_id
 
 
+def test_an_inherited_api_key_the_agent_prints_stays_out_of_results_and_records(
+    tmp_path: Path,
+) -> None:
+    """The agent inherits agenteval's environment; what it writes to stderr or says in an
+    error line becomes the errorMessage: the key is *** there, in the run document, the
+    --record line and the console, and the rest of the text is kept."""
+    key = "sk-test-4b1d9a7c3e2f"
+    record = tmp_path / "record.jsonl"
+    cases = [echo_case("stderr", "leak"), echo_case("error_line", "leak error")]
+    proc, results = fault_agent_run(
+        tmp_path, cases, "--record", str(record), env={"FAULT_AGENT_API_KEY": key}
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert results["stderr"]["errorMessage"] == (
+        "agent turn 1 of 1: agent process exited with code 22; stderr: "
+        "+ curl -H 'Authorization: Bearer ***' https://llm.test/v1"
+    )
+    assert results["error_line"]["errorMessage"] == (
+        "agent turn 1 of 1: agent reported an error: upstream refused key ***"
+    )
+    for text in (proc.stdout, proc.stderr, (tmp_path / "run.json").read_text()):
+        assert key not in text
+    assert key not in record.read_text() and "Bearer ***" in record.read_text()
+
+
 def test_num_runs_over_one_recorded_run_says_the_runs_share_it(tmp_path: Path) -> None:
     """Three runs over a trace recorded once score the same turns: the run says so (and a
     record of every run does not)."""

@@ -57,7 +57,7 @@ from agenteval.agents.recorder import TurnRecorder, parse_json_text
 from agenteval.inputs.safe_text import printable
 from agenteval.inputs.url_secrets import shown_base_url
 from agenteval.judge.aiohttp_client import JudgeHttpClient, open_http_client
-from agenteval.judge.errors import redact
+from agenteval.judge.errors import redact_all
 from agenteval.schema.evalset import Invocation, Usage
 from agenteval.schema.evalset import Message as EvalMessage
 
@@ -505,9 +505,7 @@ class AguiAgent(SlottedAdapter):
 
     def hide(self, text: str) -> str:
         """``text`` with the URL's credentials as ``***``."""
-        for secret in self._secrets:
-            text = redact(text, secret)
-        return text
+        return redact_all(text, self._secrets)
 
     @asynccontextmanager
     async def session(self, start: SessionStart) -> AsyncIterator[AguiSession]:

@@ -51,6 +51,7 @@ from agenteval.agents.adapter import (
     TurnInput,
     ran_mocked_tool,
 )
+from agenteval.agents.env_secrets import environment_secrets
 from agenteval.agents.protocol import (
     ErrorReply,
     FinalReply,
@@ -65,6 +66,7 @@ from agenteval.agents.worker_tag import kill_tagged, new_tag, tagged_environment
 from agenteval.errors import ControlFlow
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.safe_text import printable
+from agenteval.judge.errors import redact_all
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation
 
@@ -250,6 +252,8 @@ class CmdWorker:
         self.turn_bytes = 0
         # In the environment of the worker and everything it starts: kill() finds them by it.
         self.tag = new_tag()
+        # The API keys it inherits: never in an error message made of what it wrote.
+        self.secrets = environment_secrets(os.environ)
 
     async def start(self) -> None:
         """Start the process (its own process group, a pipe on each of its three streams)."""
@@ -471,8 +475,9 @@ class CmdSession:
         """Send the user turn and follow the agent's replies until ``final`` or ``error``."""
         try:
             return await self._turn(turn)
-        except AgentTurnError:
+        except AgentTurnError as exc:
             self.broken = True
+            self.hidden(exc)
             raise
         except ToolMockError:
             # The agent waits for a result that will not come: the worker cannot be reused.
@@ -574,7 +579,14 @@ class CmdSession:
             self.broken = True
             return
         if worker.unasked():
-            raise AgentTurnError(await self.stray(self.turns))
+            raise self.hidden(AgentTurnError(await self.stray(self.turns)))
+
+    def hidden(self, exc: AgentTurnError) -> AgentTurnError:
+        """``exc`` with the worker's inherited credentials hidden in its message, which quotes
+        the agent's stderr, its error line or a reply line (env_secrets.py)."""
+        secrets = self.worker.secrets
+        exc.args = tuple(redact_all(a, secrets) if isinstance(a, str) else a for a in exc.args)
+        return exc
 
 
 class CmdAgent(SlottedAdapter):

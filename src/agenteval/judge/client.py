@@ -41,7 +41,7 @@ from agenteval.judge.errors import (
     JudgeConfigError,
     JudgeInterrupted,
     JudgeReplyError,
-    redact,
+    redact_all,
 )
 from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
 from agenteval.judge.prices import (
@@ -211,7 +211,7 @@ class JudgeClient:
         except JudgeError as exc:
             # A plugin backend's message may quote the key, a transport error the URL with
             # a key in its query: every message leaves here with the credentials hidden.
-            exc.args = tuple(_redacted(a, secrets) if isinstance(a, str) else a for a in exc.args)
+            exc.args = tuple(redact_all(a, secrets) if isinstance(a, str) else a for a in exc.args)
             raise
 
     async def _complete(
@@ -257,7 +257,7 @@ class JudgeClient:
                 self._cost_budget.settle(spent)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
-        redacted = _redacted(reply.text, request.settings.secrets())
+        redacted = redact_all(reply.text, request.settings.secrets())
         if redacted != reply.text:
             reply = dataclasses.replace(reply, text=redacted)
         if self._cache is not None:
@@ -460,13 +460,6 @@ class _SentCall:
     on_sent: Callable[[], None] | None
     turn_failed: asyncio.Event | None = None
     out: bool = False
-
-
-def _redacted(text: str, secrets: list[str]) -> str:
-    """``text`` with every credential of a judge (``JudgeSettings.secrets``) hidden."""
-    for secret in secrets:
-        text = redact(text, secret)
-    return text
 
 
 def _cache_key(call: PreparedCall, settings: JudgeSettings) -> str:

@@ -10,6 +10,7 @@ Tested in tests/judge/test_client.py.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from agenteval.errors import JudgeError
@@ -91,6 +92,13 @@ def redact(text: str, secret: str) -> str:
     if secret[-_SHORTEST_PART:] in text:
         for size in range(len(secret) - 1, _SHORTEST_PART - 1, -1):
             text = text.replace(secret[-size:], "***")
+    return text
+
+
+def redact_all(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with each of ``secrets`` hidden as :func:`redact` hides one."""
+    for secret in secrets:
+        text = redact(text, secret)
     return text
 
 
