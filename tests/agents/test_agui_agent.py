@@ -19,6 +19,7 @@ from ag_ui.core import (
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCallArgsEvent,
+    ToolCallChunkEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
@@ -159,6 +160,24 @@ OUT_OF_ORDER = {
     "ended twice": _call_events("start", "args", "end", "end"),
     "args after end": _call_events("start", "end", "args"),
     "in order": _call_events("start", "args", "end"),
+    # TOOL_CALL_CHUNKs: the first names the call, the next continue it.
+    "chunks": [
+        ToolCallChunkEvent(tool_call_id="tc-x", tool_call_name="delete_all", delta='{"a"'),
+        ToolCallChunkEvent(delta=": 1}"),
+    ],
+    # The call ends with half its arguments; a chunk after its END completed them, and the
+    # altered call matched the reference.
+    "chunk after end": [
+        ToolCallStartEvent(tool_call_id="tc-x", tool_call_name="delete_all"),
+        ToolCallArgsEvent(tool_call_id="tc-x", delta='{"a"'),
+        ToolCallEndEvent(tool_call_id="tc-x"),
+        ToolCallChunkEvent(tool_call_id="tc-x", delta=": 1}"),
+    ],
+    "chunk continuing nothing": [
+        *_call_events("start", "args", "end"),
+        ToolCallChunkEvent(delta='{"a": 1}'),
+    ],
+    "chunk without a name": [ToolCallChunkEvent(tool_call_id="tc-y", delta="{}")],
 }
 
 
@@ -531,3 +550,35 @@ def test_credentials_in_the_agent_url_are_a_usage_error(tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     assert "hunter2pw" not in proc.stdout + proc.stderr
     assert "error: --agent: agui:http://127.0.0.1: the URL holds credentials" in proc.stderr
+
+
+def test_tool_call_chunks_build_a_call_and_never_change_an_ended_one(
+    tmp_path: Path, scripted: tuple[ScriptedAgent, str]
+) -> None:
+    """Chunks joined into one call pass; a chunk after a call's TOOL_CALL_END altered that
+    recorded call (or, without an id, recorded a nameless one): the turn fails instead."""
+    _, url = scripted
+    texts = ["chunks", "chunk after end", "chunk continuing nothing", "chunk without a name"]
+    cases = []
+    for text in texts:
+        case = echo_case(text.replace(" ", "_"), text)
+        case["conversation"][0]["tools"] = [{"name": "delete_all", "arguments": {"a": 1}}]
+        cases.append(case)
+    evalset = write_evalset(tmp_path, "agui_chunks", cases, TRAJECTORY)
+    out = tmp_path / "run.json"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"agui:{url}", "--no-cache", "--json", str(out)
+    )
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    results = case_results(out)
+    assert results["chunks"]["finalEvalStatus"] == "passed"
+    assert results["chunk_after_end"]["finalEvalStatus"] == "failed"
+    assert {eval_id: r.get("errorMessage") for eval_id, r in results.items()} == {
+        "chunks": None,
+        "chunk_after_end": "agent turn 1 of 1: protocol error: TOOL_CALL_CHUNK after"
+        " TOOL_CALL_END for call 'tc-x'",
+        "chunk_continuing_nothing": "agent turn 1 of 1: protocol error: TOOL_CALL_CHUNK"
+        " without toolCallId and no call to continue",
+        "chunk_without_a_name": "agent turn 1 of 1: protocol error: first TOOL_CALL_CHUNK"
+        " without toolCallName for call 'tc-y'",
+    }

@@ -101,6 +101,8 @@ class _Call:
     args: list[str] = field(default_factory=list)
     # TOOL_CALL_END came (or the call came as TOOL_CALL_CHUNKs, which need none).
     ended: bool = False
+    # Built from TOOL_CALL_CHUNKs (only such a call takes more chunks).
+    chunked: bool = False
 
 
 @dataclass(slots=True)
@@ -381,13 +383,7 @@ def _apply_tool_call(run: _Run, event: Any) -> None:
     kind = event.type
     call = run.calls.get(event.tool_call_id) if event.tool_call_id else None
     if kind is EventType.TOOL_CALL_CHUNK:
-        call_id = event.tool_call_id or (run.ended[-1].id if run.ended else "")
-        call = run.calls.get(call_id)
-        if call is None:
-            call = _Call(call_id, event.tool_call_name or "", event.parent_message_id, ended=True)
-            run.calls[call_id] = call
-            run.ended.append(call)
-        call.args.append(event.delta or "")
+        _apply_chunk(run, event)
     elif kind is EventType.TOOL_CALL_START:
         if call is not None and not call.ended:
             raise _protocol_error("TOOL_CALL_START while the call is in progress", call.id)
@@ -403,6 +399,31 @@ def _apply_tool_call(run: _Run, event: Any) -> None:
     else:  # TOOL_CALL_END
         call.ended = True
         run.ended.append(call)
+
+
+def _apply_chunk(run: _Run, event: Any) -> None:
+    """A TOOL_CALL_CHUNK: the first of a call names it (id and tool), the next ones continue
+    it (their id that call's or none), as AG-UI's client expands them.  A chunk that would
+    add to a call of TOOL_CALL_START, or start a call without a name, is a protocol error."""
+    last = run.ended[-1] if run.ended else None
+    call_id = event.tool_call_id or (last.id if last is not None and last.chunked else None)
+    if call_id is None:
+        raise AgentTurnError(
+            "protocol error: TOOL_CALL_CHUNK without toolCallId and no call to continue"
+        )
+    call = run.calls.get(call_id)
+    if call is None:
+        if not event.tool_call_name:
+            raise _protocol_error("first TOOL_CALL_CHUNK without toolCallName", call_id)
+        call = _Call(
+            call_id, event.tool_call_name, event.parent_message_id, ended=True, chunked=True
+        )
+        run.calls[call_id] = call
+        run.ended.append(call)
+    elif not call.chunked:
+        after = "after TOOL_CALL_END" if call.ended else "inside TOOL_CALL_START/END"
+        raise _protocol_error(f"TOOL_CALL_CHUNK {after}", call_id)
+    call.args.append(event.delta or "")
 
 
 def _check_calls_ended(run: _Run) -> None:
