@@ -186,6 +186,43 @@ def test_max_judge_cost_stops_within_one_call_of_the_bound(
     assert "max_judge_cost" in run.stdout + run.stderr
 
 
+def test_max_judge_cost_bounds_a_cheap_and_a_dear_judge_model_each_at_its_own_cost(
+    server: JudgeServer, tmp_path: Path
+) -> None:
+    # Two judge metrics on every case: one judged by openai:m ($0.0045 a call), one by
+    # openai:dear at 100 times its prices ($0.45 a call) in 4 samples a turn, under a
+    # bound of 1.5 dear calls at --concurrency 4.  Every call admitted reserved the run's
+    # costliest call so far, a cheap one: once the cheap replies were priced, 24 dear
+    # calls were admitted at $0.0045 each and went out 4 by 4, $10.84 for a $0.675
+    # bound.  Each call now reserves its own model's costliest, and a model with no
+    # priced reply yet starts alone.
+    ids = tuple(f"city{i}" for i in range(8))
+    args = write_suite(tmp_path, server.base_url, ids)
+    metrics = json.loads((tmp_path / "weather.metrics.json").read_text())
+    dear = json.loads(json.dumps(metrics[0]))
+    dear["metricName"] = "dear_final_response"
+    dear["evaluatorName"] = "llm_final_response"
+    dear["criterion"]["llmJudge"]["judgeModel"].update(modelName="dear", numSamples=4)
+    (tmp_path / "weather.metrics.json").write_text(json.dumps([*metrics, dear]))
+    prices = {
+        "openai:m": {"inputPerMillion": 3, "outputPerMillion": 15},
+        "openai:dear": {"inputPerMillion": 300, "outputPerMillion": 1500},
+    }
+    (tmp_path / "prices.json").write_text(json.dumps(prices))
+    server.latency = 0.2
+    dear_call = 100 * PER_CALL
+    bound = 1.5 * dear_call
+    run = cli(
+        "run", *args, "--no-cache", "--max-judge-cost", repr(bound), "--concurrency", "4",
+        "--output", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert run.returncode == 3, run.stdout + run.stderr
+    result = only_result(tmp_path / "out")
+    spent = result["judgeUsage"]["total"]["costUsd"]
+    assert bound <= spent <= bound + dear_call
+    assert "max_judge_cost" in run.stdout + run.stderr
+
+
 def test_max_judge_cost_refuses_a_judge_without_a_price(
     server: JudgeServer, tmp_path: Path
 ) -> None:

@@ -512,3 +512,48 @@ def test_a_stop_refuses_a_call_waiting_for_room_in_the_cost_budget_at_once(
     assert (client.usage.total.calls, client.budget.calls) == (1, 1)
     cost = client.cost_budget
     assert cost is not None and (cost.in_flight, cost.spent) == (0, Decimal("0.000018"))
+
+
+def test_max_judge_cost_reserves_each_models_own_costliest_call(
+    judge_server: JudgeServer,
+) -> None:
+    # Two judge models priced as a --prices file does, the dear one 1000× the cheap one:
+    # a call is 11 + 7 tokens, $0.000018 cheap and $0.018 dear.  Under a $0.03 bound at
+    # concurrency 8, a cheap call is priced first, then six dear calls ask to start.  Each
+    # reserved the run's costliest call so far, the cheap one: all six went out at once,
+    # $0.108 for a $0.03 bound.  A model with no priced reply yet starts alone, and each
+    # call reserves its own model's costliest: the second dear call starts below the
+    # bound, ends above it, and the four others are never sent.
+    from agenteval.judge.prices import parse_price_file
+
+    judge_server.latency = 0.2
+    cheap = settings_for(judge_server, model="cheap")
+    dear = settings_for(judge_server, model="dear")
+    prices = parse_price_file(
+        {
+            "openai:cheap": {"inputPerMillion": 1, "outputPerMillion": 1},
+            "openai:dear": {"inputPerMillion": 1000, "outputPerMillion": 1000},
+        },
+        "prices.json",
+    )
+    bound, dear_call = Decimal("0.03"), Decimal("0.018")
+
+    async def go() -> tuple[JudgeClient, list[object]]:
+        options = fast_options(concurrency=8, prices=prices, max_cost=bound)
+        async with JudgeClient(options) as client:
+            requests = [JudgeRequest.user_prompt(cheap, "c0")]
+            requests += [JudgeRequest.user_prompt(dear, f"d{i}") for i in range(6)]
+            results = await asyncio.gather(
+                *(client.complete(r, metric_name="m") for r in requests), return_exceptions=True
+            )
+            return client, list(results)
+
+    client, results = asyncio.run(go())
+    assert sum(isinstance(r, JudgeReply) for r in results) == 3
+    assert sum(isinstance(r, JudgeBudgetExhausted) for r in results) == 4
+    assert judge_server.count == 3
+    assert [r.body["model"] for r in judge_server.recorded()] == ["cheap", "dear", "dear"]
+    cost = client.cost_budget
+    assert cost is not None and cost.in_flight == 0
+    assert cost.spent == Decimal("0.036018")
+    assert bound <= cost.spent <= bound + dear_call

@@ -239,11 +239,11 @@ class JudgeClient:
                 f"sample {sample_index} ({who})"
             )
         settings = request.settings
-        await self._reserve_cost(settings.provider, settings.model, metric_name)
+        sent.price_key = price_key(settings.provider, settings.model)
+        await self._reserve_cost(settings.provider, settings.model, sent)
         spent = Decimal(0)
         try:
             self._budget.reserve_call()
-            sent.price_key = price_key(settings.provider, settings.model)
             try:
                 answer = await self._call(backend, call, sent, who)
             except JudgeReplyError as exc:
@@ -254,7 +254,7 @@ class JudgeClient:
             reply, spent = self._account(answer, settings, metric_name)
         finally:
             if self._cost_budget is not None:
-                self._cost_budget.settle(spent)
+                self._cost_budget.settle(sent.price_key, spent)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
         redacted = redact_all(reply.text, request.settings.secrets())
@@ -277,17 +277,19 @@ class JudgeClient:
         self._budget.spend(reply.usage)
         return reply, spent
 
-    async def _reserve_cost(self, provider: str, model: str, metric_name: str) -> None:
-        """Under ``--max-judge-cost``: wait for room in the budget (a model needs a price)."""
+    async def _reserve_cost(self, provider: str, model: str, sent: _SentCall) -> None:
+        """Under ``--max-judge-cost``: wait for room in the budget for a call of this model
+        (reserved by its price key: each model's calls cost their own; a model needs a price)."""
         budget = self._cost_budget
         if budget is None:
             return
+        metric_name = sent.metric_name
         if self.prices.lookup(provider, model) is None:
             raise JudgeBudgetExhausted(
-                f"no price for {price_key(provider, model)}, so --max-judge-cost cannot count "
+                f"no price for {sent.price_key}, so --max-judge-cost cannot count "
                 f"the calls of metric {metric_name!r} (give its price with --prices FILE)"
             )
-        if not await budget.reserve():  # a stop came while it waited for room
+        if not await budget.reserve(sent.price_key):  # a stop came while it waited for room
             note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
 
@@ -452,8 +454,9 @@ class JudgeClient:
 
 @dataclass
 class _SentCall:
-    """One call on its way: its metric, its model's price key (once known), whether a
-    request went out, and its turn's failure (then no retry)."""
+    """One call on its way: its metric, its model's price key (``--max-judge-cost`` reserves
+    and settles the call under it), whether a request went out, and its turn's failure
+    (then no retry)."""
 
     metric_name: str
     price_key: str

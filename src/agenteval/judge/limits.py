@@ -357,13 +357,18 @@ class CostBudget:
     """``--max-judge-cost USD``: no call starts once the dollars spent reach the bound.
 
     A call's cost is known only when its reply arrives, so calls in flight are counted
-    ahead: each holds a reservation as large as the costliest call so far, and a call
-    starts only when the spend plus the reservations, its own included, stays within
-    the bound; otherwise it waits for a call in flight to finish.  With nothing in
-    flight a call always starts while the spend is under the bound.  Before the first
-    reply nothing is known, so only one call is in flight.  The spend so ends within
-    one call's cost above the bound (if the calls cost about the same, as one metric's
-    do): the last call to start began below it, as with ``--max-judge-calls``.
+    ahead, each model (``provider:model``, its price key) apart: a call in flight holds
+    a reservation as large as its own model's costliest call so far, and a call starts
+    only when the spend plus the reservations, its own included, stays within the
+    bound; otherwise it waits for a call in flight to finish.  With nothing in flight a
+    call always starts while the spend is under the bound.  A model with no priced reply
+    yet costs an unknown amount, so its call starts only when nothing else is in flight,
+    and nothing else starts while it is (before the run's first reply, one call is in
+    flight at a time).  One costliest call for the whole run would let the calls of a
+    dear model reserve a cheap one's cost, and ``--concurrency`` of them overshoot the
+    bound together.  The spend so ends within one call's cost above the bound (if each
+    model's calls cost about the same, as one metric's do): the last call to start began
+    below it, as with ``--max-judge-calls``.
 
     Its state changes only between awaits of the one event loop, so it needs no lock:
     a waiter is woken by the ``_changed`` event every change sets (and replaces).
@@ -375,19 +380,28 @@ class CostBudget:
         self.max_usd = max_usd
         self.spent = Decimal(0)
         self.in_flight = 0
-        self.largest: Decimal | None = None
+        # Per price key: its costliest priced call so far, and its calls in flight.
+        self.largest: dict[str, Decimal] = {}
+        self._flying: dict[str, int] = {}
         # Why no further call may start although the bound is not reached ("" while open).
         self.closed = ""
         # Set by wake() (a stop): no call is admitted any more, waiting or not.
         self.stopped = False
         self._changed = asyncio.Event()
 
-    def _fits(self) -> bool:
+    def _fits(self, key: str) -> bool:
         if self.in_flight == 0:
             return True
-        if self.largest is None:
+        own = self.largest.get(key)
+        if own is None:
             return False
-        return self.spent + (self.in_flight + 1) * self.largest <= self.max_usd
+        reserved = own
+        for flying, count in self._flying.items():
+            most = self.largest.get(flying)
+            if most is None:  # a call of an unpriced model is in flight: its cost is unknown
+                return False
+            reserved += count * most
+        return self.spent + reserved <= self.max_usd
 
     def _exhausted(self) -> JudgeBudgetExhausted:
         return JudgeBudgetExhausted(
@@ -395,10 +409,10 @@ class CostBudget:
             f"({float(self.spent):.6g} USD spent)"
         )
 
-    async def reserve(self) -> bool:
-        """Wait until a call fits and count it in flight (True); False once a stop came
-        (:meth:`wake`: the call is to be refused unsent); raise ``JudgeBudgetExhausted``
-        once the bound is reached or the budget closed."""
+    async def reserve(self, key: str) -> bool:
+        """Wait until a call of the model priced under ``key`` fits and count it in flight
+        (True); False once a stop came (:meth:`wake`: the call is to be refused unsent);
+        raise ``JudgeBudgetExhausted`` once the bound is reached or the budget closed."""
         while not self.stopped:
             if self.closed:
                 raise JudgeBudgetExhausted(
@@ -407,8 +421,9 @@ class CostBudget:
                 )
             if self.spent >= self.max_usd:
                 raise self._exhausted()
-            if self._fits():
+            if self._fits(key):
                 self.in_flight += 1
+                self._flying[key] = self._flying.get(key, 0) + 1
                 return True
             await self._changed.wait()
         return False
@@ -428,10 +443,16 @@ class CostBudget:
         self.closed = self.closed or why
         self._notify()
 
-    def settle(self, cost: Decimal) -> None:
-        """A reserved call ended: add what it cost (0 when it failed or was not sent)."""
+    def settle(self, key: str, cost: Decimal) -> None:
+        """A call reserved under ``key`` ended: add what it cost (0 when it failed or was
+        not sent)."""
         self.in_flight -= 1
+        left = self._flying[key] - 1
+        if left:
+            self._flying[key] = left
+        else:
+            del self._flying[key]
         self.spent += cost
-        if cost > 0 and (self.largest is None or cost > self.largest):
-            self.largest = cost
+        if cost > self.largest.get(key, Decimal(0)):
+            self.largest[key] = cost
         self._notify()
