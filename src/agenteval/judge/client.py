@@ -43,7 +43,7 @@ from agenteval.judge.errors import (
     JudgeReplyError,
     redact_all,
 )
-from agenteval.judge.limits import Budget, CallLimiter, CostBudget, RetryPolicy
+from agenteval.judge.limits import Budget, CallKind, CallLimiter, CostBudget, RetryPolicy
 from agenteval.judge.prices import (
     CallCost,
     PriceTable,
@@ -254,7 +254,7 @@ class JudgeClient:
             reply, spent = self._account(answer, settings, metric_name)
         finally:
             if self._cost_budget is not None:
-                self._cost_budget.settle(sent.price_key, spent)
+                self._cost_budget.settle(sent.kind, spent)
         # A judge that echoes the key (or a long part of it): it must reach neither the
         # cache nor any report.
         redacted = redact_all(reply.text, request.settings.secrets())
@@ -279,7 +279,7 @@ class JudgeClient:
 
     async def _reserve_cost(self, provider: str, model: str, sent: _SentCall) -> None:
         """Under ``--max-judge-cost``: wait for room in the budget for a call of this model
-        (reserved by its price key: each model's calls cost their own; a model needs a price)."""
+        (reserved by its kind, model and metric: each costs its own; a model needs a price)."""
         budget = self._cost_budget
         if budget is None:
             return
@@ -289,7 +289,7 @@ class JudgeClient:
                 f"no price for {sent.price_key}, so --max-judge-cost cannot count "
                 f"the calls of metric {metric_name!r} (give its price with --prices FILE)"
             )
-        if not await budget.reserve(sent.price_key):  # a stop came while it waited for room
+        if not await budget.reserve(sent.kind):  # a stop came while it waited for room
             note_refusal()
             raise JudgeInterrupted(f"run interrupted before judge call for metric {metric_name!r}")
 
@@ -454,15 +454,19 @@ class JudgeClient:
 
 @dataclass
 class _SentCall:
-    """One call on its way: its metric, its model's price key (``--max-judge-cost`` reserves
-    and settles the call under it), whether a request went out, and its turn's failure
-    (then no retry)."""
+    """One call on its way: its metric, its model's price key, whether a request went out,
+    and its turn's failure (then no retry)."""
 
     metric_name: str
     price_key: str
     on_sent: Callable[[], None] | None
     turn_failed: asyncio.Event | None = None
     out: bool = False
+
+    @property
+    def kind(self) -> CallKind:
+        """What ``--max-judge-cost`` reserves and settles the call under."""
+        return (self.price_key, self.metric_name)
 
 
 def _cache_key(call: PreparedCall, settings: JudgeSettings) -> str:

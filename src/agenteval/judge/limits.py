@@ -353,22 +353,27 @@ class Budget:
             self.closed = self.closed or UNREPORTED_USAGE
 
 
+# A judge call's kind for --max-judge-cost: its model's price key and its metric (one
+# metric's calls on one model have prompts of one template, so they cost about the same).
+CallKind = tuple[str, str]
+
+
 class CostBudget:
     """``--max-judge-cost USD``: no call starts once the dollars spent reach the bound.
 
     A call's cost is known only when its reply arrives, so calls in flight are counted
-    ahead, each model (``provider:model``, its price key) apart: a call in flight holds
-    a reservation as large as its own model's costliest call so far, and a call starts
+    ahead, each kind of call (:data:`CallKind`: its model's price key and its metric) apart:
+    a call in flight holds a reservation as large as its own kind's costliest call so far, and a call starts
     only when the spend plus the reservations, its own included, stays within the
     bound; otherwise it waits for a call in flight to finish.  With nothing in flight a
-    call always starts while the spend is under the bound.  A model with no priced reply
+    call always starts while the spend is under the bound.  A kind with no priced reply
     yet costs an unknown amount, so its call starts only when nothing else is in flight,
     and nothing else starts while it is (before the run's first reply, one call is in
     flight at a time).  One costliest call for the whole run would let the calls of a
-    dear model reserve a cheap one's cost, and ``--concurrency`` of them overshoot the
-    bound together.  The spend so ends within one call's cost above the bound (if each
-    model's calls cost about the same, as one metric's do): the last call to start began
-    below it, as with ``--max-judge-calls``.
+    dear model (or of a metric with long prompts) reserve a cheap one's cost, and many of
+    them overshoot the bound together.  The spend so ends within one call's cost above the
+    bound (one metric's calls on one model cost about the same): the last call to start
+    began below it, as with ``--max-judge-calls``.
 
     Its state changes only between awaits of the one event loop, so it needs no lock:
     a waiter is woken by the ``_changed`` event every change sets (and replaces).
@@ -380,16 +385,16 @@ class CostBudget:
         self.max_usd = max_usd
         self.spent = Decimal(0)
         self.in_flight = 0
-        # Per price key: its costliest priced call so far, and its calls in flight.
-        self.largest: dict[str, Decimal] = {}
-        self._flying: dict[str, int] = {}
+        # Per kind of call: its costliest priced call so far, and its calls in flight.
+        self.largest: dict[CallKind, Decimal] = {}
+        self._flying: dict[CallKind, int] = {}
         # Why no further call may start although the bound is not reached ("" while open).
         self.closed = ""
         # Set by wake() (a stop): no call is admitted any more, waiting or not.
         self.stopped = False
         self._changed = asyncio.Event()
 
-    def _fits(self, key: str) -> bool:
+    def _fits(self, key: CallKind) -> bool:
         if self.in_flight == 0:
             return True
         own = self.largest.get(key)
@@ -409,8 +414,8 @@ class CostBudget:
             f"({float(self.spent):.6g} USD spent)"
         )
 
-    async def reserve(self, key: str) -> bool:
-        """Wait until a call of the model priced under ``key`` fits and count it in flight
+    async def reserve(self, key: CallKind) -> bool:
+        """Wait until a call of kind ``key`` fits and count it in flight
         (True); False once a stop came (:meth:`wake`: the call is to be refused unsent);
         raise ``JudgeBudgetExhausted`` once the bound is reached or the budget closed."""
         while not self.stopped:
@@ -443,7 +448,7 @@ class CostBudget:
         self.closed = self.closed or why
         self._notify()
 
-    def settle(self, key: str, cost: Decimal) -> None:
+    def settle(self, key: CallKind, cost: Decimal) -> None:
         """A call reserved under ``key`` ended: add what it cost (0 when it failed or was
         not sent)."""
         self.in_flight -= 1
