@@ -140,6 +140,21 @@ def test_trajectory_f1_fractions(tmp_path: Path) -> None:
     assert explanation.metric.score == pytest.approx(0.8)
 
 
+def test_the_mean_is_shown_to_its_last_digit(tmp_path: Path) -> None:
+    # Turn F1s 1, 1 and 0.4: their float mean is 0.7999999999999999, which fails 0.8.
+    # Rounded, the arithmetic read "= 0.8; 0.8 < threshold 0.8 → failed".
+    metric = {"metricName": "tool_trajectory_f1", "threshold": 0.8}
+    actual = [turn("a", [tool("a", {})]) for _ in range(3)]
+    expected = [turn("a", [tool("a", {})]), turn("a", [tool("a", {})])]
+    expected.append(turn("a", [tool(name, {}) for name in "abcd"]))
+    explanation = explain_case(tmp_path, metric, actual, expected)
+    assert explanation.metric.score == (1 + 1 + 0.4) / 3 < 0.8
+    assert explanation.metric.arithmetic == (
+        "mean of 3 evaluated turn score(s): (1 + 1 + 0.4) / 3 = 0.7999999999999999; "
+        "0.7999999999999999 < threshold 0.8 → failed"
+    )
+
+
 def test_text_case_folding_and_strings(tmp_path: Path) -> None:
     metric = {
         "metricName": "final_response_avg_score",

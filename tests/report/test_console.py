@@ -13,6 +13,7 @@ from agenteval.report.console import ConsoleView, final_line, num_runs, render_r
 from agenteval.report.console_tables import format_score, shown_ks
 from agenteval.report.result_files import write_result
 from agenteval.report.run_notes import RunNotes
+from agenteval.report.score_text import exact_number
 from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -282,6 +283,14 @@ def test_final_line_forms() -> None:
 )
 def test_format_score(value: float, text: str) -> None:
     assert format_score(value) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(1.0, "1"), (15.0, "15"), (0.8, "0.8"), ((1 + 1 + 0.4) / 3, "0.7999999999999999")],
+)
+def test_exact_number_reads_back_as_the_same_float(value: float, text: str) -> None:
+    assert exact_number(value) == text and float(text) == value
 
 
 def test_shown_ks() -> None:

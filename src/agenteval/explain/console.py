@@ -18,6 +18,7 @@ from rich.text import Text
 
 from agenteval.explain.model import CriterionField, Explanation
 from agenteval.inputs.safe_text import escape_control
+from agenteval.report.score_text import exact_number
 from agenteval.schema.result import EvalCaseResult
 from agenteval.steps.record import Step
 
@@ -352,8 +353,8 @@ def _judge_verdict(data: dict[str, Any]) -> Lines:
     lines = [
         _line(
             6,
-            f"sample {data['sample']} parsed: score {data['score']:g} vs threshold "
-            f"{data['threshold']:g} → ",
+            f"sample {data['sample']} parsed: score {exact_number(data['score'])} vs threshold "
+            f"{exact_number(data['threshold'])} → ",
             (data["status"], _style(data["status"])),
             " · ",
             safe(data["reason"]),
@@ -530,7 +531,9 @@ def explanation_lines(explanation: Explanation) -> Lines:
     if e.case.note:
         lines.append(_line(2, safe(e.case.note)))
     if e.saved is not None:
-        lines.append(_line(0, "saved result: ", f"score {e.saved.score:g} {e.saved.status}"))
+        lines.append(
+            _line(0, "saved result: ", f"score {exact_number(e.saved.score)} {e.saved.status}")
+        )
     for note in e.notes:
         lines.append(_line(0, ("note: ", "yellow"), safe(note)))
     if e.judge is not None:

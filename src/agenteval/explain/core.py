@@ -41,6 +41,7 @@ from agenteval.explain.model import (
     metric_incomplete,
 )
 from agenteval.inputs.problem_lists import first_named
+from agenteval.report.score_text import exact_number
 from agenteval.results.aggregation import default_case_aggregate
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric
@@ -89,10 +90,6 @@ class Subject:
     criterion: list[CriterionField] = field(default_factory=list)
 
 
-def _fmt(number: float) -> str:
-    return f"{number:.6g}"
-
-
 def _comparison(score: float, threshold: float, status: EvalStatus | str, evaluator: str) -> str:
     """The comparison the evaluator makes (schema.status.metric_status): ``score >= threshold``,
     or for a count metric an upper bound (none when the threshold is not positive)."""
@@ -101,12 +98,12 @@ def _comparison(score: float, threshold: float, status: EvalStatus | str, evalua
         return "not evaluated"
     if evaluator in UPPER_BOUND_METRICS:
         if threshold <= 0:
-            bound = f"threshold {_fmt(threshold)} is no bound"
-            return f"{_fmt(score)}, informational ({bound}) → {value.value}"
+            bound = f"threshold {exact_number(threshold)} is no bound"
+            return f"{exact_number(score)}, informational ({bound}) → {value.value}"
         sign = "<=" if score <= threshold else ">"
-        return f"{_fmt(score)} {sign} upper bound {_fmt(threshold)} → {value.value}"
+        return f"{exact_number(score)} {sign} upper bound {exact_number(threshold)} → {value.value}"
     sign = ">=" if score >= threshold else "<"
-    return f"{_fmt(score)} {sign} threshold {_fmt(threshold)} → {value.value}"
+    return f"{exact_number(score)} {sign} threshold {exact_number(threshold)} → {value.value}"
 
 
 async def _run_evaluator(subject: Subject, judge: JudgeOptions) -> Scored:
@@ -185,11 +182,11 @@ def _turns_combined(evaluator: str, counted: Sequence[float], score: float) -> s
     (evaluators/usage_counts.py), every other a mean (evaluators/base.average_turns)."""
     if not counted:
         return "no evaluated turn"
-    terms = " + ".join(_fmt(s) for s in counted)
+    terms = " + ".join(exact_number(s) for s in counted)
     if evaluator in UPPER_BOUND_METRICS:
-        return f"sum of {len(counted)} evaluated turn count(s): {terms} = {_fmt(score)}"
+        return f"sum of {len(counted)} evaluated turn count(s): {terms} = {exact_number(score)}"
     mean = f"mean of {len(counted)} evaluated turn score(s): ({terms}) / {len(counted)}"
-    return f"{mean} = {_fmt(score)}"
+    return f"{mean} = {exact_number(score)}"
 
 
 def _metric(subject: Subject, scored: Scored) -> MetricOutcome:
@@ -678,8 +675,8 @@ def _explained_saved(
         saved.eval_status.value != explanation.metric.status
     ):
         explanation.notes.append(
-            f"the saved result says {_fmt(saved.score)} {saved.eval_status.value}; scored again "
-            f"it gives {_fmt(explanation.metric.score)} {explanation.metric.status} "
+            f"the saved result says {exact_number(saved.score)} {saved.eval_status.value}; scored again "
+            f"it gives {exact_number(explanation.metric.score)} {explanation.metric.status} "
             "(the metric, a plugin or a judge reply changed since); the case verdict is "
             "the run's, from the saved score"
         )
