@@ -11,7 +11,9 @@ import pytest
 
 from agenteval import api
 from agenteval.evaluators.registry import case_aggregators, evaluators
+from agenteval.schema.status import EvalStatus
 from agenteval.watch.pairs import PassOutcome, score_pass
+from judge_server import JudgeServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,3 +142,35 @@ def test_a_pass_is_incomplete_where_a_run_is(files: tuple[Path, Path], tmp_path:
     assert [r.judge_failures for r in outcome.results] == incomplete
     assert [r.judge_failures for r in full.results] == incomplete
     assert outcome.exit_code == full.exit_code == api.EXIT_INCOMPLETE
+
+
+def test_a_pair_left_incomplete_is_scored_again(
+    tmp_path: Path, judge_server: JudgeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turn 2's judge call failed: the metric passed on turn 1 alone, the pair incomplete.
+    It was kept on the next pass (its inputs unchanged), incomplete for good, the judge
+    never asked again; now it is scored again and completes."""
+    source = json.loads((ROOT / "evalsets" / "travel-assistant.evalset.json").read_text())
+    case = next(c for c in source["evalCases"] if c["evalId"] == "packing_tips_two_turns")
+    evalset = tmp_path / "j.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "j", "evalCases": [case]}))
+    judges = json.loads((ROOT / "metrics" / "judges" / "travel-assistant.metrics.json").read_text())
+    metric = next(m for m in judges if m["metricName"] == "answer_matches_reference")
+    metric["criterion"]["llmJudge"]["judgeModel"]["numSamples"] = 1
+    (tmp_path / "j.metrics.json").write_text(json.dumps([metric]))
+    monkeypatch.setenv("JUDGE_MODEL_BASE_URL", judge_server.base_url)
+    monkeypatch.setenv("JUDGE_MODEL_API_KEY", "sk-test")
+    monkeypatch.setenv("JUDGE_MODEL_NAME", "judge")
+    valid = Reply(content="reasoning: same facts\nis_the_agent_response_valid: valid")
+    judge_server.when("Do I need an umbrella?", Reply.status_error(400, "bad request"))
+    judge_server.when("is_the_agent_response_valid", valid)
+    options = api.Options(cache=str(tmp_path / "cache.sqlite"), judge_retries=0)
+    key = ("j", "packing_tips_two_turns", "answer_matches_reference")
+    first = score_pass(api.prepare([str(evalset)], options), options, {})
+    assert first.pairs[key].incomplete and first.pairs[key].status is EvalStatus.PASSED
+    assert first.exit_code == api.EXIT_INCOMPLETE and judge_server.count == 2
+    judge_server.reset()
+    judge_server.when("is_the_agent_response_valid", valid)
+    second = score_pass(api.prepare([str(evalset)], options), options, first.pairs)
+    assert second.rescored == [key] and judge_server.count == 1  # turn 1 from the cache
+    assert not second.pairs[key].incomplete and second.exit_code == api.EXIT_PASSED

@@ -9,8 +9,8 @@ others' results from the previous pass; the cases are then put back together in 
 and metric order and aggregated as the runner aggregates them, so a pass's results are
 the results a full run would give.  Judge replies come from the judge cache.
 
-A pair left not evaluated (a judge that could not be reached) is never kept: it is
-scored again on the next pass.
+A pair left not evaluated or incomplete (a judge that could not be reached, for all its
+turns or one) is never kept: it is scored again on the next pass.
 
 Tested in tests/watch/test_pairs.py.
 """
@@ -226,11 +226,14 @@ def score_pass(
 ) -> PassOutcome:
     """Score the pairs of ``prepared`` whose inputs changed since ``previous``; keep the rest."""
     digests = pair_digests(prepared, options.plugins)
+    # A pair left incomplete (one turn's judge call failed) is scored again like one left
+    # not evaluated: kept, it stayed incomplete until its inputs changed.
     stale = [
         key
         for key, (digest, _) in digests.items()
         if key not in previous
         or previous[key].digest != digest
+        or previous[key].incomplete
         or previous[key].status is EvalStatus.NOT_EVALUATED
     ]
     sink = _Cases()
