@@ -98,3 +98,19 @@ def test_a_case_removed_or_added_passing_is_a_change(tmp_path: Path) -> None:
     edit(evalset, renamed)
     lines = pass_changes(first, one_pass(evalset, first)).lines()
     assert lines == ["newly passing: u/c2 (new case)", "removed: u/c1 (was incomplete)"]
+
+
+def test_a_metric_failing_at_the_same_score_is_a_change(tmp_path: Path) -> None:
+    # Two model calls fail inference_call_count's bound of 1. Then token_usage's bound drops
+    # below its 30 tokens: the metric fails at the same score, in a case that was failing
+    # already, and the watch said "no result changed".
+    evalset = tmp_path / "u.evalset.json"
+    metrics = tmp_path / "u.metrics.json"
+    evalset.write_text(json.dumps(usage_eval_set(usage_on_turn_2=True)))
+    bounds = [("inference_call_count", 1), ("token_usage", 100)]
+    metrics.write_text(json.dumps([{"metricName": n, "threshold": t} for n, t in bounds]))
+    first = one_pass(evalset)
+    edit(metrics, lambda data: data[1].update(threshold=20))
+    assert pass_changes(first, one_pass(evalset, first)).lines() == [
+        "status: u/c1 token_usage passed → failed"
+    ]

@@ -1,4 +1,5 @@
-"""What changed between two watch passes: newly failing/passing, score deltas, new problems, removed.
+"""What changed between two watch passes: newly failing/passing, score and status deltas, new
+problems, removed.
 
 Tested in tests/watch/test_changes.py.
 """
@@ -21,6 +22,8 @@ class PassChanges:
     newly_failing: list[str] = field(default_factory=list)
     newly_passing: list[str] = field(default_factory=list)
     score_deltas: list[str] = field(default_factory=list)
+    # A metric passing or failing now at the same score (its threshold changed).
+    status_changes: list[str] = field(default_factory=list)
     new_problems: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
 
@@ -29,6 +32,7 @@ class PassChanges:
         out = [f"newly failing: {line}" for line in self.newly_failing]
         out += [f"newly passing: {line}" for line in self.newly_passing]
         out += [f"score: {line}" for line in self.score_deltas]
+        out += [f"status: {line}" for line in self.status_changes]
         out += [f"new problem: {line}" for line in self.new_problems]
         out += [f"removed: {line}" for line in self.removed]
         return out
@@ -75,6 +79,11 @@ def pass_changes(previous: PassOutcome, current: PassOutcome) -> PassChanges:
         if old is None or old.overall is None or pair.overall is None:
             continue
         a, b = old.overall.score, pair.overall.score
+        was, now = old.overall.eval_status, pair.overall.eval_status
+        if a == b and was is not now:
+            # Else "no result changed" while a metric of a failing case newly failed.
+            shown = f"{was.value} → {now.value}".replace("_", " ")
+            changes.status_changes.append(f"{_pair_name(pair_key)} {shown}")
         if a != b:
             shown_a = format_score(a) if a is not None else "-"
             shown_b = format_score(b) if b is not None else "-"
