@@ -286,3 +286,45 @@ def test_a_plugin_file_runs_again_only_when_it_changed(tmp_path: Path) -> None:
     load_plugins([str(plugin)])
     load_plugins([str(plugin)])
     assert log.read_text() == "v1\nv2\n"
+
+
+PLUGIN = """\
+from agenteval.evaluators.base import Evaluator, average_turns, binary_turn
+from agenteval.plugins import register_evaluator, register_response_scorer
+
+@register_evaluator
+class Always(Evaluator):
+    name = {name!r}
+    description = "passes every turn"
+
+    def evaluate(self, metric, actuals, expecteds, context):
+        return average_turns([binary_turn(True, "", 1.0) for _ in actuals], 1.0)
+"""
+LENIENT = """
+@register_response_scorer("boolean")
+def lenient(reply, metric):
+    raise AssertionError("never called")
+"""
+
+
+def test_what_an_edited_plugin_file_no_longer_registers_is_gone(tmp_path: Path) -> None:
+    # As --watch loads an edited plugin: the evaluator renamed in the file stayed
+    # registered under its old name, so a metric naming it was scored where run (a fresh
+    # process) says "unknown evaluator"; a built-in the file had replaced stayed replaced.
+    from agenteval.evaluators.registry import evaluators
+
+    builtin = response_scorers.resolve("boolean")
+    plugin = tmp_path / "edited_plugin.py"
+    plugin.write_text(PLUGIN.format(name="test_edited_old") + LENIENT)
+    try:
+        load_plugins([str(plugin)])
+        assert "test_edited_old" in evaluators
+        assert response_scorers.resolve("boolean") is not builtin
+        plugin.write_text(PLUGIN.format(name="test_edited_new"))
+        load_plugins([str(plugin)])
+        assert "test_edited_old" not in evaluators and "test_edited_new" in evaluators
+        assert response_scorers.resolve("boolean") is builtin
+    finally:  # this worker's later tests see the built-in registries only
+        evaluators.unregister("test_edited_old")
+        evaluators.unregister("test_edited_new")
+        response_scorers.register("boolean", builtin)

@@ -34,6 +34,7 @@ from agenteval.evaluators.registry import (
     register_evaluator,
 )
 from agenteval.judge.provider import judge_providers, register_judge_provider
+from agenteval.registry import Registration, recording, undo
 from agenteval.report.reporters import reporters
 
 ENTRY_POINT_GROUP = "agenteval.plugins"
@@ -103,23 +104,41 @@ def _exit_message(exc: SystemExit) -> str:
 # it changed (run checks its --report names before planning loads the plugins; --watch
 # loads them on every pass and must pick up an edited one).
 _executed: dict[Path, bytes] = {}
+# What each plugin file's own code registered when it last ran, taken back before it runs
+# again: an evaluator renamed or deleted in the file stayed registered under its old name,
+# and --watch scored a metric that names it where run refuses it.
+_registered: dict[Path, list[Registration]] = {}
 
 
 def _import_path(path: Path) -> None:
     source = path.read_bytes()
-    if _executed.get(path.resolve()) == source:
+    resolved = path.resolve()
+    if _executed.get(resolved) == source:
         return
     name = f"agenteval_plugin_{path.stem}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
+    undo(_registered.pop(resolved, []))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    # The bytes just compared are the code executed: the loader's own exec_module would take a
-    # cached .pyc, which it trusts by the source's mtime (whole seconds) and size, so an edit
-    # within the same second that keeps the size ran the old code (seen with --watch).
-    exec(compile(source, str(path), "exec"), module.__dict__)
-    _executed[path.resolve()] = source
+    # Only what the file defines: a helper module it imports is imported once (sys.modules),
+    # so its registrations would not come back when the file runs again.
+    with recording() as made:
+        try:
+            # The bytes just compared are the code executed: the loader's own exec_module
+            # would take a cached .pyc, which it trusts by the source's mtime (whole seconds)
+            # and size, so an edit within the same second that keeps the size ran the old
+            # code (seen with --watch).
+            exec(compile(source, str(path), "exec"), module.__dict__)
+        finally:
+            _registered[resolved] = [r for r in made if _module_of(r[2]) == name]
+    _executed[resolved] = source
+
+
+def _module_of(item: object) -> str:
+    """The module that defined a registered item (a function's, through its wrapper)."""
+    return str(getattr(getattr(item, "__wrapped__", item), "__module__", ""))
 
 
 def load_plugins(modules: Iterable[str]) -> None:

@@ -13,12 +13,42 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar, overload
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 F = TypeVar("F")
 
 _ABSENT: object = object()
+
+# One registration: the registry, the name, the item registered and what it replaced.
+Registration = tuple["Registry[Any]", str, object, object]
+# The registrations being recorded (innermost last): see :func:`recording`.
+_recorders: list[list[Registration]] = []
+
+
+@contextmanager
+def recording() -> Iterator[list[Registration]]:
+    """Every registration made inside the block, in every registry, to :func:`undo` later
+    (a plugin file run again once edited: what it no longer registers must go)."""
+    made: list[Registration] = []
+    _recorders.append(made)
+    try:
+        yield made
+    finally:
+        _recorders.remove(made)
+
+
+def undo(made: list[Registration]) -> None:
+    """Take back ``made`` (newest first): each name gets back what it replaced, or goes;
+    a name registered again since, by someone else, keeps that."""
+    for registry, name, item, previous in reversed(made):
+        if registry.get(name) is not item:
+            continue
+        if previous is _ABSENT:
+            registry.unregister(name)
+        else:
+            registry._items[name] = previous
 
 
 def own_code(thing: object) -> bool:
@@ -86,6 +116,8 @@ class Registry(Generic[T]):
             raise self._registration_error(f"{self.nil_kind} is nil")
         if not self.replace and name in self._items and self._items[name] is not item:
             raise self._registration_error(f"{self.kind} {quoted(name)} is already registered")
+        if _recorders:
+            _recorders[-1].append((self, name, item, self._items.get(name, _ABSENT)))
         # The registry holds what plugins hand it; the type parameter is the caller's promise.
         self._items[name] = item  # type: ignore[assignment]
         if not own_code(item):

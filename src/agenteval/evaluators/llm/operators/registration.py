@@ -41,6 +41,9 @@ class _FunctionOperator:
 
     def __init__(self, method: str, function: Callable[..., Any]) -> None:
         self._function = function
+        # The function it presents (functools' convention): plugins.py tells by its module
+        # what a plugin file registered.
+        self.__wrapped__ = function
         setattr(self, method, function)
 
     def __repr__(self) -> str:
