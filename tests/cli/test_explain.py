@@ -7,8 +7,10 @@ with the README's replies for them; each test reads the command's output (consol
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -292,6 +294,29 @@ def test_saved_deterministic_result_needs_no_metric_file(tmp_path: Path) -> None
     assert "$.refund.amount  differs  actual 12.5  expected 14.5" in proc.stdout
     assert "tool_trajectory_avg_score failed" in proc.stdout  # the case's other metric, saved
     assert "saved result: score 0 failed" in proc.stdout
+
+
+def documented_keys(table_of: str) -> list[str]:
+    """The keys in the first column of docs/commands/explain.md's ``--json`` table, in order."""
+    lines = (REPO / "docs" / "commands" / "explain.md").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(table_of))
+    table = itertools.dropwhile(lambda line: not line.startswith("|"), lines[start:])
+    rows = itertools.takewhile(lambda line: line.startswith("|"), table)
+    return [key for row in rows for key in re.findall(r"`(\w+)`", row.split("|")[1])]
+
+
+def test_the_json_record_has_the_documented_keys_in_order(tmp_path: Path) -> None:
+    # The record tools read was documented nowhere.
+    out = tmp_path / "out"
+    run(
+        None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "--output", str(out)
+    )
+    (result,) = out.glob("*.json")
+    args = ["--case", "refund_amount_off", "--metric", "json_answer", "--json"]
+    data = as_json(run(None, "explain", str(result), *args))
+    assert list(data) == documented_keys("`--json` prints one object")
+    assert data["schemaVersion"] == 1 and data["exitCode"] == 1
+    assert data["saved"] == {"score": 0, "status": "failed", "reason": data["saved"]["reason"]}
 
 
 @pytest.mark.parametrize(
