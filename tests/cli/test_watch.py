@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from judge_server import JudgeServer
+from trace_cases import usage_eval_set
 
 ROOT = Path(__file__).resolve().parents[2]
 # Generous: the machine may be busy; the test never asserts time.
@@ -161,6 +162,30 @@ def test_ctrl_c_stops_the_watch_with_exit_0_and_nothing_left_behind(
     rest = running.until("stopped watching")
     assert not any("interrupted" in line for line in running.lines + rest)
     assert sorted(p.name for p in project.iterdir()) == before
+
+
+def test_a_metric_file_first_read_by_a_later_pass_is_watched(tmp_path: Path) -> None:
+    # An eval set added to the watched folder: its pass names the metric file beside it,
+    # missing. Once saved, that file started no pass: the watch filter still held the
+    # files of the first pass.
+    sets = tmp_path / "sets"
+    sets.mkdir()
+    shutil.copy(ROOT / "evalsets" / "order-api.evalset.json", sets)
+    shutil.copy(ROOT / "metrics" / "order-api.metrics.json", sets)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTEVAL_")}
+    running = Watch(["-q", "--no-cache", "--evalset", "sets"], tmp_path, env | {"COLUMNS": "200"})
+    try:
+        running.until("watching 2 files")
+        (sets / "u.evalset.json").write_text(json.dumps(usage_eval_set(usage_on_turn_2=True)))
+        added = running.until("watching")
+        assert "newly failing: u/c1 (not evaluated)" in added
+        metric = {"metricName": "token_usage", "threshold": 100}
+        (sets / "u.metrics.json").write_text(json.dumps([metric]))
+        saved = running.until("watching")
+        assert saved[0].startswith("pass 3 · saved: sets/u.metrics.json")
+        assert "newly passing: u/c1" in saved
+    finally:
+        running.stop()
 
 
 def test_watch_refuses_reports(tmp_path: Path) -> None:

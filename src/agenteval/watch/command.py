@@ -159,7 +159,10 @@ class Watcher:
 
         def wanted(_change: object, raw: str) -> bool:
             path = Path(raw).resolve()
-            if path in files:
+            # The files as the last pass named them, not as when this watcher started: a
+            # metric file first read by a pass (beside an eval set added to a watched
+            # folder) was never wanted, its save never scored.
+            if path in files or path in {known.resolve() for known in self.files}:
                 return True
             if path.parent in spec_dirs and path.name.endswith(EVALSET_SUFFIX):
                 return True
