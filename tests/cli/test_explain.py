@@ -305,6 +305,21 @@ def documented_keys(table_of: str) -> list[str]:
     return [key for row in rows for key in re.findall(r"`(\w+)`", row.split("|")[1])]
 
 
+def test_a_run_the_result_does_not_hold_is_named_as_such(tmp_path: Path) -> None:
+    # Was "no case (run 2) 'refund_amount_off' (did you mean 'refund_amount_off'? ...)".
+    out = tmp_path / "out"
+    run(
+        None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "--output", str(out)
+    )
+    (result,) = out.glob("*.json")
+    args = ["--case", "refund_amount_off", "--metric", "json_answer", "--run", "2"]
+    proc = run(None, "explain", str(result), *args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[0] == (
+        f"error: {result}: case 'refund_amount_off' has no run 2 (its runs: 1)"
+    )
+
+
 def test_the_json_record_has_the_documented_keys_in_order(tmp_path: Path) -> None:
     # The record tools read was documented nowhere.
     out = tmp_path / "out"

@@ -492,6 +492,7 @@ def _find_case(
 
     found: list[tuple[str, str, EvalCaseResult, list[str] | int | None]] = []
     known: list[str] = []
+    runs: set[int] = set()  # the runs saved of the case
     parts = read_parts(paths)
     held = list(dict.fromkeys(part.eval_set_id for part in parts))
     if target.eval_set_id and target.eval_set_id not in held:
@@ -500,6 +501,11 @@ def _find_case(
         if target.eval_set_id and part.eval_set_id != target.eval_set_id:
             continue
         known.extend(i for i in part.eval_ids if i not in known)
+        runs.update(
+            run or 1
+            for eval_id, run in zip(part.eval_ids, part.run_ids, strict=True)
+            if eval_id == target.case_id
+        )
         wanted = [
             i
             for i, (eval_id, run) in enumerate(zip(part.eval_ids, part.run_ids, strict=True))
@@ -510,6 +516,11 @@ def _find_case(
             (part.source, _place(part.where, index), case, marked)
             for index, case in zip(wanted, part.cases(indices=wanted), strict=True)
         )
+    if not found and runs:
+        # Not "no case 'x' (did you mean 'x'?)": the case is there, the run is not.
+        held = ", ".join(str(run) for run in sorted(runs))
+        message = f"case {target.case_id!r} has no run {target.run_id}"
+        raise ConfigError([Problem(", ".join(paths), "", message, f"its runs: {held}")])
     if not found:
         raise _unknown(", ".join(paths), f"case (run {target.run_id})", target.case_id, known)
     if len(found) > 1:
