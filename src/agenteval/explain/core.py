@@ -518,9 +518,9 @@ def _find_case(
         )
     if not found and runs:
         # Not "no case 'x' (did you mean 'x'?)": the case is there, the run is not.
-        held = ", ".join(str(run) for run in sorted(runs))
+        saved = ", ".join(str(run) for run in sorted(runs))
         message = f"case {target.case_id!r} has no run {target.run_id}"
-        raise ConfigError([Problem(", ".join(paths), "", message, f"its runs: {held}")])
+        raise ConfigError([Problem(", ".join(paths), "", message, f"its runs: {saved}")])
     if not found:
         raise _unknown(", ".join(paths), f"case (run {target.run_id})", target.case_id, known)
     if len(found) > 1:
