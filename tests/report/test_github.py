@@ -193,3 +193,20 @@ def test_warnings_become_warning_annotations_and_join_the_step_summary(tmp_path:
     summary = step.read_text(encoding="utf-8")
     assert "· 3 warnings" in summary
     assert "- m.json: \\[0\\].threshold: no threshold, so it always passes (set one)" in summary
+
+
+def test_an_annotation_names_the_file_of_its_own_eval_set_when_two_share_an_id() -> None:
+    # `run -e d1/same.evalset.json -e d2/same.evalset.json` (both evalSetId "same"): the
+    # failure of d1's case was annotated on d2's file, the last one mapped to the id.
+    failing = eval_set_result("same", [case_result("same", "in_d1", [metric("m", 0.5)])])
+    passing = eval_set_result("same", [case_result("same", "in_d2", [metric("m", 1.0)])])
+    printed: list[str] = []
+    reports = [set_report(failing), set_report(passing)]
+    sources = [Path("d1/same.evalset.json"), Path("d2/same.evalset.json")]
+    env = {"GITHUB_ACTIONS": "true"}
+    github.write_ci_outputs(reports, env, sources=sources, emit=printed.append)
+    (line,) = printed
+    assert parse(line)[1] == {
+        "title": "agenteval: same/in_d1 failed",
+        "file": "d1/same.evalset.json",
+    }

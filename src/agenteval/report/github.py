@@ -89,22 +89,32 @@ def report_annotations(
     *,
     files: Mapping[str, str] | None = None,
     reason_cap: int | None = DEFAULT_REASON_CAP,
+    sources: Sequence[str] = (),
 ) -> list[str]:
-    """:func:`annotations` of tallied eval sets."""
+    """:func:`annotations` of tallied eval sets.
+
+    ``sources``: the eval set file of each report, by position (before ``files``): two
+    files may hold eval sets of one evalSetId, and each annotation names its own file.
+    """
     lines: list[str] = []
-    for outcome in (o for report in reports for o in report.not_passed()):
-        failed = outcome.status is EvalStatus.FAILED
-        incomplete = outcome.status is EvalStatus.INCOMPLETE
-        verdict = "failed" if failed else "incomplete" if incomplete else "not evaluated"
-        # Title before file: the order @actions/core writes them in.
-        properties = {"title": f"agenteval: {outcome.eval_set_id}/{outcome.eval_id} {verdict}"}
-        file = (files or {}).get(outcome.eval_set_id)
-        if file:
-            properties["file"] = file
-        # Incomplete is never green: an error, like a failure (exit code 3).
-        command = "error" if failed or incomplete else "warning"
-        lines.append(workflow_command(command, properties, _message(outcome, reason_cap)))
+    for index, report in enumerate(reports):
+        file = sources[index] if index < len(sources) else (files or {}).get(report.eval_set_id)
+        for outcome in report.not_passed():
+            lines.append(_annotation(outcome, file, reason_cap))
     return lines
+
+
+def _annotation(outcome: OutcomeText, file: str | None, reason_cap: int | None) -> str:
+    failed = outcome.status is EvalStatus.FAILED
+    incomplete = outcome.status is EvalStatus.INCOMPLETE
+    verdict = "failed" if failed else "incomplete" if incomplete else "not evaluated"
+    # Title before file: the order @actions/core writes them in.
+    properties = {"title": f"agenteval: {outcome.eval_set_id}/{outcome.eval_id} {verdict}"}
+    if file:
+        properties["file"] = file
+    # Incomplete is never green: an error, like a failure (exit code 3).
+    command = "error" if failed or incomplete else "warning"
+    return workflow_command(command, properties, _message(outcome, reason_cap))
 
 
 def warning_annotations(warnings: Sequence[Problem]) -> list[str]:
@@ -137,8 +147,7 @@ def write_ci_outputs(
     """
     append_step_summary_reports(reports, environ, elapsed=elapsed, notes=notes)
     if is_github_actions(environ):
-        files = {r.eval_set_id: str(p) for r, p in zip(reports, sources, strict=False)}
-        for line in report_annotations(reports, files=files):
+        for line in report_annotations(reports, sources=[str(path) for path in sources]):
             emit(line)
         for line in warning_annotations(notes.warnings):
             emit(line)
