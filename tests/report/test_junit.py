@@ -251,3 +251,33 @@ def test_what_the_judge_and_the_agent_spent_are_suite_properties(
         "4 model calls, 1,000 input + 200 output tokens · $0.0051 · 1 turn without usage"
     )
     assert {p.name for p in second.properties()} == {"numRuns", "evalSetResultId"}
+
+
+def test_an_unfinished_run_is_an_error_whatever_its_finished_cases_say(
+    schema: xmlschema.XMLSchema, tmp_path: Path
+) -> None:
+    # `run` stopped by Ctrl-C after 6 of 20 cases, all passed: the console said
+    # "INCOMPLETE: 6 of 6 cases passed · 1 eval set · interrupted" (exit 3), Markdown and
+    # --json incomplete, but JUnit 6 tests, 0 failures, 0 errors: a green CI report.
+    result = eval_set_result("s", [case_result("s", f"c{i}", [metric("m", 1.0)]) for i in range(6)])
+    notes = RunNotes(unfinished=["interrupted", "2 judge calls failed"])
+    path = tmp_path / "junit.xml"
+    path.write_text("".join(junit_chunks([set_report(result)], notes=notes)), encoding="utf-8")
+    schema.validate(str(path))
+    xml = JUnitXml.fromfile(str(path))
+    assert (xml.tests, xml.failures, xml.errors) == (7, 0, 1)
+    *_, last = xml
+    assert (last.name, last.tests, last.errors) == ("agenteval run", 1, 1)
+    (case,) = last
+    (error,) = case.result
+    assert isinstance(error, Error)
+    assert (error.type, error.message) == ("incomplete", "interrupted; 2 judge calls failed")
+    # Stopped before any eval set began: still not an empty, green document.
+    nothing = "".join(junit_chunks([], notes=RunNotes(unfinished=["interrupted"])))
+    path.write_text(nothing, encoding="utf-8")
+    schema.validate(str(path))
+    xml = JUnitXml.fromfile(str(path))
+    assert (xml.tests, xml.errors) == (1, 1)
+    # A finished run has no such suite.
+    finished = "".join(junit_chunks([set_report(result)]))
+    assert "agenteval run" not in finished

@@ -16,6 +16,10 @@ case's in-memory status (:func:`agenteval.results.aggregation.case_statuses`), t
 one that decides the exit code, so ``failures`` and ``errors`` equal the
 run's failed and not-evaluated case counts.  ``skipped`` is always 0.
 
+A run left unfinished (interrupted, a judge call for no case failed: INCOMPLETE, exit 3,
+whatever its finished cases say) has one more testsuite, ``agenteval run``, whose one
+testcase is an ``<error type="incomplete">`` saying why, counted in the root's totals.
+
 The run's warnings (never hidden, a flood of one kind collapsed as on the console)
 are the ``system-err`` of the first testsuite, one ``warning: …`` line each, and its
 ``warnings`` property counts them: JUnit has no run-level output element.
@@ -55,6 +59,9 @@ from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
 ROOT_NAME = "agenteval"
+# The testsuite and testcase of a run left unfinished (interrupted, a judge call failed).
+UNFINISHED_SUITE = "agenteval run"
+UNFINISHED_CASE = "run finished"
 MESSAGE_CAP = 1000  # characters of the one-line message attribute
 BODY_REASON_CAP = 2000  # characters of each reason in the element text
 # Bytes of XML gathered before one write to the file.
@@ -187,6 +194,23 @@ def _testsuite(report: SetReport, warnings: Sequence[str] = (), count: int = 0) 
     yield f"{_INDENT}</testsuite>\n"
 
 
+def _unfinished_suite(reasons: Sequence[str]) -> str:
+    """The testsuite of an unfinished run: one ``<error type="incomplete">`` saying why.
+
+    The finished cases alone may all pass: without it the document of a run stopped
+    after 6 of its 20 cases said 6 tests, 0 errors, while the run was INCOMPLETE (exit 3).
+    """
+    why = _xml_safe("; ".join(reasons))
+    text = f"the run is incomplete ({why}): the cases it did not finish are not in this report"
+    error = _element(3, "error", [("message", why), ("type", EvalStatus.INCOMPLETE.value)], text)
+    head = _attributes([("name", UNFINISHED_SUITE), *_counts(1, 0, 1, 0.0)])
+    case = _attributes([("classname", UNFINISHED_SUITE), ("name", UNFINISHED_CASE)])
+    return (
+        f"{_INDENT}<testsuite{head}>\n{_INDENT * 2}<testcase{case}>\n{error}"
+        f"{_INDENT * 2}</testcase>\n{_INDENT}</testsuite>\n"
+    )
+
+
 def junit_chunks(
     reports: Sequence[SetReport],
     *,
@@ -196,9 +220,11 @@ def junit_chunks(
 ) -> Iterator[str]:
     """The JUnit XML document of tallied eval sets, piece by piece (one testcase at a time).
 
-    ``notes``: the run's warnings, shown in the first testsuite.
+    ``notes``: the run's warnings, shown in the first testsuite, and why it is unfinished
+    (a last testsuite, :func:`_unfinished_suite`).
     """
-    tests = failures = errors = 0
+    unfinished = int(bool(notes.unfinished))
+    tests, failures, errors = unfinished, 0, unfinished
     for report in reports:
         suite_tests, suite_failures, suite_errors = _suite_counts(report)
         tests, failures, errors = (
@@ -210,13 +236,15 @@ def junit_chunks(
     pairs = [("name", _xml_safe(name))]
     pairs += _counts(tests, failures, errors, elapsed if elapsed is not None else seconds)
     yield '<?xml version="1.0" encoding="UTF-8"?>\n'
-    if not reports:
+    if not reports and not unfinished:
         yield f"<testsuites{_attributes(pairs)} />\n"
         return
     yield f"<testsuites{_attributes(pairs)}>\n"
     warnings, count = notes.lines(), notes.warning_count
     for index, report in enumerate(reports):
         yield from _testsuite(report, *((warnings, count) if index == 0 else ((), 0)))
+    if unfinished:
+        yield _unfinished_suite(notes.unfinished)
     yield "</testsuites>\n"
 
 
