@@ -210,3 +210,19 @@ def test_an_annotation_names_the_file_of_its_own_eval_set_when_two_share_an_id()
         "title": "agenteval: same/in_d1 failed",
         "file": "d1/same.evalset.json",
     }
+
+
+def test_an_unfinished_run_is_an_error_annotation_though_its_cases_passed() -> None:
+    # Interrupted after its passing cases: exit 3 and the step summary said INCOMPLETE,
+    # but no annotation said anything was wrong.
+    result = eval_set_result("s", [case_result("s", "ok", [metric("m", 1.0)])])
+    printed: list[str] = []
+    notes = RunNotes(unfinished=["interrupted"])
+    env = {"GITHUB_ACTIONS": "true"}
+    github.write_ci_outputs([set_report(result)], env, emit=printed.append, notes=notes)
+    assert [parse(line) for line in printed] == [
+        ("error", {"title": "agenteval: run incomplete"}, "the run is incomplete: interrupted")
+    ]
+    printed.clear()
+    github.write_ci_outputs([set_report(result)], env, emit=printed.append)
+    assert printed == []

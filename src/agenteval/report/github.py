@@ -3,7 +3,8 @@
 A failed case gives ``::error title=…::message``; a not-evaluated case gives
 ``::warning`` instead, since it does not fail the run on its own (the exit
 code follows the overall status) but usually means a missing trace or
-metric.  Each warning of the run (collapsed as on the console) is a
+metric.  A run left unfinished (interrupted, a judge call for no case failed) gives
+one ``::error title=agenteval: run incomplete::`` line saying why.  Each warning of the run (collapsed as on the console) is a
 ``::warning file=…,title=agenteval warning::message`` line too.  Escaping
 follows GitHub's workflow-command rules (the
 ``@actions/core`` toolkit): in the message ``%``, CR and LF become ``%25``,
@@ -149,6 +150,10 @@ def write_ci_outputs(
     if is_github_actions(environ):
         for line in report_annotations(reports, sources=[str(path) for path in sources]):
             emit(line)
+        if notes.unfinished:
+            # Its finished cases may all pass: the run is still INCOMPLETE (exit 3); say why.
+            why = "the run is incomplete: " + "; ".join(notes.unfinished)
+            emit(workflow_command("error", {"title": "agenteval: run incomplete"}, why))
         for line in warning_annotations(notes.warnings):
             emit(line)
 
