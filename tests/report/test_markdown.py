@@ -217,6 +217,28 @@ def test_long_reasons_and_many_cases_are_capped() -> None:
     assert "x" * 1000 in several
 
 
+def test_the_listed_cases_stay_under_githubs_summary_limit_whatever_their_reasons() -> None:
+    # 120 cases whose 40 metrics each failed with a long reason: a 1.32 MiB summary, which
+    # GitHub drops whole (its limit is 1 MiB per step).
+    reason = "why " * 100
+    cases = [
+        case_result("s", f"c{i}", [metric(f"m{k}", 0.0, reason=reason) for k in range(40)])
+        for i in range(120)
+    ]
+    text = markdown_summary([eval_set_result("s", cases)])
+    assert len(text.encode()) < 1 << 20
+    failing = rendered_tables(text)[2]
+    listed = len(failing) - 1
+    assert 0 < listed < 100
+    assert [row[1] for row in failing[1:]] == [f"c{i}" for i in range(listed)]
+    assert text.rstrip().endswith(
+        f"_… and {120 - listed} more not listed; every case is in the result files._"
+    )
+    # Asked for every case, every case is listed.
+    several = markdown_summary([eval_set_result("s", cases)], max_cases=None)
+    assert len(rendered_tables(several)[2]) == 121
+
+
 def test_several_failing_metrics_are_bulleted() -> None:
     result = eval_set_result(
         "s", [case_result("s", "a", [metric("m1", 0.0, reason="a\nb"), metric("m2", 0.5)])]

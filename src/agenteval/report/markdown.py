@@ -9,8 +9,8 @@ decide the exit code.
 
 Table cells escape Markdown and HTML syntax (a ``|`` in a reason must not
 end the cell), turn newlines into ``<br>``, and reasons are capped at
-``reason_cap`` characters; at most ``max_cases`` not-passed cases are listed,
-because GitHub refuses job summaries above 1 MiB.
+``reason_cap`` characters; at most ``max_cases`` not-passed cases are listed, in at
+most :data:`CASE_TABLE_BYTES`, because GitHub refuses job summaries above 1 MiB.
 """
 
 from __future__ import annotations
@@ -34,6 +34,10 @@ from agenteval.schema.status import EvalStatus
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 DEFAULT_MAX_CASES = 100
+# Bytes of case rows listed at most (with ``max_cases`` set): 100 cases whose 40 metrics
+# failed, or whose agent crashed in each of 30 runs, made a summary over GitHub's 1 MiB,
+# which it then drops whole.  The cases past it are counted, as those past ``max_cases``.
+CASE_TABLE_BYTES = 512 * 1024
 
 # ASCII punctuation that would start emphasis, code, links, HTML or strike-through,
 # or end a table cell; CommonMark renders a backslash-escaped one literally.
@@ -190,6 +194,20 @@ def _why(outcome: OutcomeText, reason_cap: int | None) -> str:
     return "<br>".join(f"• {cell(part)}" for part in parts)
 
 
+def _case_row(outcome: OutcomeText, reason_cap: int | None) -> str:
+    status = STATUS_LABELS[outcome.status]
+    if outcome.status is EvalStatus.INCOMPLETE:
+        status = f"{STATUS_LOOKS[outcome.status].mark} {status}"
+    if outcome.multi_run:
+        status += f" ({outcome.passed_runs_text()})"
+    return _row(
+        cell(outcome.eval_set_id or "(unnamed)"),
+        cell(outcome.eval_id or "(no evalId)"),
+        status,
+        _why(outcome, reason_cap),
+    )
+
+
 def _case_table(
     reports: Sequence[SetReport], max_cases: int | None, reason_cap: int | None
 ) -> list[str]:
@@ -203,22 +221,18 @@ def _case_table(
         _rule("l", "l", "l", "l"),
     ]
     shown = [o for report in reports for o in report.not_passed()[:max_cases]][:max_cases]
+    budget = CASE_TABLE_BYTES if max_cases is not None else None
+    listed = 0
     for outcome in shown:
-        status = STATUS_LABELS[outcome.status]
-        if outcome.status is EvalStatus.INCOMPLETE:
-            status = f"{STATUS_LOOKS[outcome.status].mark} {status}"
-        if outcome.multi_run:
-            status += f" ({outcome.passed_runs_text()})"
-        lines.append(
-            _row(
-                cell(outcome.eval_set_id or "(unnamed)"),
-                cell(outcome.eval_id or "(no evalId)"),
-                status,
-                _why(outcome, reason_cap),
-            )
-        )
+        row = _case_row(outcome, reason_cap)
+        if budget is not None:
+            budget -= len(row.encode("utf-8", "replace")) + 1
+            if budget < 0:
+                break
+        lines.append(row)
+        listed += 1
     lines.append("")
-    hidden = not_passed - len(shown)
+    hidden = not_passed - listed
     if hidden:
         lines += [f"_… and {hidden} more not listed; every case is in the result files._", ""]
     return lines
