@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import threading
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -109,6 +110,26 @@ def test_json_to_stdout_with_a_dash(tmp_path: Path) -> None:
     proc = agenteval_cli("run", "--evalset", str(suite), "--json", "-", "--quiet")
     assert proc.returncode == 1, proc.stderr
     assert '"evalSetResults"' in proc.stdout
+
+
+@pytest.mark.parametrize("flag", ["--json", "--junit", "--markdown"])
+def test_a_report_on_stdout_is_alone_there(tmp_path: Path, flag: str) -> None:
+    # `run --json - --quiet | jq .` failed: the failing case's lines, the annotations,
+    # "wrote -" and the verdict line were printed to stdout around the document.
+    suite = write_suite(tmp_path)
+    step = tmp_path / "step.md"
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(step)}
+    proc = agenteval_cli("run", "--evalset", str(suite), flag, "-", env=env)
+    assert proc.returncode == 1, proc.stderr
+    reports = {
+        "--json": lambda text: json.loads(text)["caseStatusCounts"]["failed"],
+        "--junit": lambda text: ET.fromstring(text).get("failures"),
+        "--markdown": lambda text: text.startswith("## ") and "| suite | bad |" in text,
+    }
+    assert reports[flag](proc.stdout) in (1, "1", True), proc.stdout
+    assert "::error title=agenteval%3A suite/bad failed" in proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("FAILED: 1 of 2 cases passed")
+    assert "● bad  FAILED" in proc.stderr and "wrote -" in proc.stderr
 
 
 def judged(tmp_path: Path, server: JudgeServer) -> Path:

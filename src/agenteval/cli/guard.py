@@ -11,7 +11,9 @@ Tested in tests/cli/test_commands.py (and the other end-to-end tests in tests/cl
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import NoReturn, TypeVar
 
 import typer
@@ -37,9 +39,25 @@ from agenteval.report.problem_console import (
 T = TypeVar("T")
 
 
+# True while a report is written to stdout (``run --json -``): the console of results
+# then prints to stderr, so that stdout holds the report alone (``| jq`` reads it).
+_STDOUT_TAKEN: ContextVar[bool] = ContextVar("stdout_taken", default=False)
+
+
+@contextmanager
+def stdout_taken(taken: bool) -> Iterator[None]:
+    """While inside, :func:`stdout` is stderr when ``taken`` (a report goes to stdout)."""
+    token = _STDOUT_TAKEN.set(taken)
+    try:
+        yield
+    finally:
+        _STDOUT_TAKEN.reset(token)
+
+
 def stdout() -> Console:
-    """The console of results (stdout, no highlighting, no emoji codes)."""
-    return make_console(highlight=False, emoji=False)
+    """The console of results (stdout, no highlighting, no emoji codes; stderr while a
+    report takes stdout, :func:`stdout_taken`)."""
+    return make_console(stderr=_STDOUT_TAKEN.get(), highlight=False, emoji=False)
 
 
 def guard(verbose: bool, action: Callable[[], T]) -> T:

@@ -21,7 +21,7 @@ import typer
 
 from agenteval import api, entry
 from agenteval.cli.flags import context_settings_command
-from agenteval.cli.guard import print_problems, print_warnings, stderr, stdout
+from agenteval.cli.guard import print_problems, print_warnings, stderr, stdout, stdout_taken
 from agenteval.cli.run_console import report_run
 from agenteval.cli.run_settings import RunFlags
 from agenteval.cli.saved_results import given_once, stored_inputs
@@ -70,6 +70,12 @@ def _watch(flags: RunFlags) -> int:
 
 def run_flags(flags: RunFlags) -> int:
     """Run what the flags say: score, print, write the reports; the exit code."""
+    # `--json -`: the report alone on stdout; what is printed goes to stderr.
+    with stdout_taken(flags.reports().writes_stdout):
+        return _run_flags(flags)
+
+
+def _run_flags(flags: RunFlags) -> int:
     out = stdout()
     progress = RunProgress(out, enabled=not (flags.quiet or flags.no_progress))
     stop = StopSignal()

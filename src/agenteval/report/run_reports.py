@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agenteval.errors import Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.report import github, result_files
+from agenteval.report.atomic_write import is_stdout
 from agenteval.report.markdown import STEP_SUMMARY_ENV
 from agenteval.report.output_paths import check_output_file, check_outputs
 from agenteval.report.report_jobs import ReportJob, attempt, write_reports
@@ -90,6 +92,12 @@ class RunReports:
         """(reporter name, file) of every file a reporter writes, in the order written."""
         given = [("junit", self.junit), ("markdown", self.markdown)]
         return [(name, path) for name, path in given if path is not None] + list(self.formats)
+
+    @property
+    def writes_stdout(self) -> bool:
+        """Whether a report is written to stdout (``-``): then nothing else may be."""
+        given = [self.json, self.junit, self.markdown, self.html, *(p for _, p in self.formats)]
+        return any(path is not None and is_stdout(path) for path in given)
 
     @property
     def needs_documents(self) -> bool:
@@ -268,6 +276,8 @@ class RunReporter:
                 sources=run.sources,
                 elapsed=elapsed,
                 notes=notes,
+                # GitHub reads workflow commands on stderr too; stdout is the report's.
+                emit=partial(print, file=sys.stderr) if wanted.writes_stdout else print,
             )
             jobs.append(ReportJob(summary, ci_outputs, listed=False))
         return jobs
