@@ -56,3 +56,10 @@ def test_value_errors_stay_value_errors() -> None:
     from agenteval.schema.gojson import GoJSONError
 
     assert issubclass(GoJSONError, ValueError) and issubclass(LogprobsFormatError, ValueError)
+
+
+def test_a_config_error_says_each_problem_once_in_order() -> None:
+    first, second = Problem("m.json", "[0].threshold", "bad"), Problem("m.json", "[1]", "worse")
+    error = errors.ConfigError([first, second, Problem("m.json", "[0].threshold", "bad")])
+    assert error.problems == [first, second]
+    assert str(error) == "m.json: [0].threshold: bad\nm.json: [1]: worse"

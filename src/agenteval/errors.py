@@ -79,7 +79,9 @@ class ConfigError(AgentEvalError):
         warnings: Sequence[Problem] = (),
         causes: Sequence[BaseException] = (),
     ) -> None:
-        self.problems = list(problems)
+        # One line per problem: two checks that find the same thing (a float field holding
+        # an integer beyond float64: the type and the non-finite check) say it once.
+        self.problems = list(dict.fromkeys(problems))
         # Found beside the problems: printed too, since warnings are never hidden.
         self.warnings = list(warnings)
         # The exceptions behind some problems (a plugin's own error on import): their

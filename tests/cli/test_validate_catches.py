@@ -132,6 +132,28 @@ CASES: list[tuple[str, Any, Any, str, str, str, str]] = [
         "inf is not a finite number",
         "cannot be compared",
     ),
+    (
+        "integer beyond float64 as threshold",
+        evalset_of(case()),
+        '[{"metricName": "final_response_avg_score", "threshold": 1' + "0" * 400 + "}]",
+        "metrics",
+        "[0].threshold",
+        "an integer of 401 digits is not a finite number",
+        "cannot be compared",
+    ),
+    (
+        "integer beyond float64 in tool arguments",
+        evalset_of(
+            case(
+                actualConversation=[{**TURN, "tools": [{"name": "t", "arguments": {"n": 10**400}}]}]
+            )
+        ),
+        TEXT_METRIC,
+        "evalset",
+        "evalCases[0].actualConversation[0].tools[0].arguments.n",
+        "an integer of 401 digits is not a finite number",
+        "cannot be compared",
+    ),
 ]
 
 JUDGE_CASES: list[tuple[str, dict[str, Any], str, str, str]] = [
@@ -222,6 +244,20 @@ def test_judge_settings_that_can_never_work_are_config_errors_never_retried(
         assert_located(proc, metrics_path, where, message, hint)
         assert "sk-abc" not in proc.stderr and "ключ" not in proc.stderr
     assert judge_server.count == 0  # refused before any judge call, never retried
+
+
+def test_an_integer_beyond_float64_in_a_number_field_is_one_error(tmp_path: Path) -> None:
+    # The type check and the non-finite check both find it: one line, not also
+    # "expected a number, got a number".
+    metrics = '[{"metricName": "final_response_avg_score", "threshold": 1' + "0" * 400 + "}]"
+    evalset_path, metrics_path = write(tmp_path, evalset_of(case()), None, raw_metrics=metrics)
+    proc = cli("validate", "--evalset", str(evalset_path), "--metrics", str(metrics_path))
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert errors == [
+        f"error: {metrics_path}: [0].threshold: an integer of 401 digits is not a finite number"
+        " (NaN, Infinity and numbers beyond ±1.8e308 cannot be compared)"
+    ]
+    assert "1 problem found" in proc.stderr
 
 
 def test_num_runs_past_the_bound_is_exit_2(tmp_path: Path) -> None:

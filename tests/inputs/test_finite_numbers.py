@@ -57,3 +57,13 @@ def test_the_json_hooks_refuse_what_go_refuses_in_the_readers_words() -> None:
     ]:
         with pytest.raises(ValueError, match=re.escape(message)):
             json.loads(text, **decode)
+
+
+def test_integers_beyond_float64_are_found_through_the_text_gate() -> None:
+    # Go reads every JSON number as a float64 and refuses these; Python keeps an exact int.
+    big = "1" + "0" * 400
+    text = f'{{"args": {{"n": [0, -{big}]}}, "max": 1{"0" * 308}, "flag": true}}'
+    data = pydantic_core.from_json(text)
+    found = [(p.path, p.message) for p in non_finite_numbers(data, "i.json", text)]
+    # 1e308 as an integer is finite: only the 401-digit one is refused.
+    assert found == [("args.n[1]", "an integer of 401 digits is not a finite number")]

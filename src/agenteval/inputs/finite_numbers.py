@@ -5,7 +5,10 @@ literals, and ``1e400`` reads as infinity: a NaN threshold fails every case, an
 infinite tolerance accepts everything, an infinite score in a result file passes.
 Go's decoder refuses all three, so a file holding one cannot move to trpc-agent-go
 either.  Every non-finite number of an input file (eval set, metric file, traces,
-result file) is an error at its location.
+result file) is an error at its location.  So is an integer literal beyond float64
+(``1`` and 400 zeros): Python reads it as an exact int, but Go reads every number as
+a float64 and refuses it, and a float field read it as "expected a number, got a
+number".
 
 Tested in tests/inputs/test_finite_numbers.py.
 """
@@ -29,11 +32,14 @@ _EXPONENT_SHAPE = bytes(
     for i in range(256)
 )
 _SHAPES = (b"0e000", b"0e+000")
+# An integer beyond float64 (~1.8e308) has at least 309 digits.
+_LONG_DIGITS = b"0" * 309
 # A number's own bytes, and those around a JSON value (or a word of a string).
 _IN_NUMBER = frozenset(b"0123456789.-")
 _STARTS_AFTER = frozenset(b" \t\r\n:,[")
 _ENDS_BEFORE = frozenset(b" \t\r\n,]}")
 _DIGITS = frozenset(b"0123456789")
+_HINT = "NaN, Infinity and numbers beyond ±1.8e308 cannot be compared"
 
 
 def _may_hold_non_finite(text: str | bytes) -> bool:
@@ -53,6 +59,8 @@ def may_overflow(data: bytes) -> bool:
     ~80 µs; the look ~0.1 µs.
     """
     shape = data.translate(_EXPONENT_SHAPE)
+    if _LONG_DIGITS in shape:
+        return True  # an integer beyond float64, or digits in a string: the walk decides
     for mark in _SHAPES:
         at = shape.find(mark)
         while at != -1:
@@ -97,9 +105,11 @@ def non_finite_numbers(
                         file,
                         locations.render(parts) or "$",
                         f"{value!r} is not a finite number",
-                        "NaN, Infinity and numbers beyond ±1.8e308 cannot be compared",
+                        _HINT,
                     )
                 )
+        elif isinstance(value, int) and beyond_float64(value):
+            problems.append(integer_problem(file, locations.render(parts) or "$", value))
         elif isinstance(value, Mapping):
             for key, item in value.items():
                 parts.append(key)
@@ -113,6 +123,27 @@ def non_finite_numbers(
 
     walk(data)
     return problems
+
+
+def beyond_float64(value: int) -> bool:
+    """Whether an int (not a bool) reads as an infinite float64 (Go's decoder refuses it)."""
+    if isinstance(value, bool):
+        return False
+    try:
+        float(value)
+    except OverflowError:
+        return True
+    return False
+
+
+def integer_problem(file: str, path: str, value: int) -> Problem:
+    """The error for an integer beyond float64 at ``path`` (said alike by every reader)."""
+    return Problem(
+        file,
+        path,
+        f"an integer of {len(str(abs(value)))} digits is not a finite number",
+        _HINT,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,4 +168,10 @@ class FiniteJsonHooks:
         return value
 
 
-__all__ = ["FiniteJsonHooks", "may_overflow", "non_finite_numbers"]
+__all__ = [
+    "FiniteJsonHooks",
+    "beyond_float64",
+    "integer_problem",
+    "may_overflow",
+    "non_finite_numbers",
+]

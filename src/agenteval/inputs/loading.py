@@ -21,6 +21,7 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
 from agenteval.inputs.evalset_file import case_rules
 from agenteval.inputs.file_kind import FileKind, kind_of
+from agenteval.inputs.finite_numbers import beyond_float64, integer_problem
 from agenteval.inputs.foreign_files import foreign_evalset_problem
 from agenteval.inputs.go_escapes import go_escapes
 from agenteval.inputs.input_limits import (
@@ -91,6 +92,12 @@ def validation_problems(
         loc = rename(item["loc"]) if rename is not None else item["loc"]
         path = locations.join(prefix, *loc) or "$"
         words = _TYPE_WORDS.get(kind)
+        value = item.get("input")
+        if kind == "float_type" and isinstance(value, int) and beyond_float64(value):
+            # Said as the non-finite check says it (the two are one line), not "expected
+            # a number, got a number".
+            problems.append(integer_problem(file, path, value))
+            continue
         if words and kind != "enum":
             message = f"{words}, got {_json_type(item.get('input'))}"
         elif kind == "enum":
