@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agenteval.criteria import json_compare, named
-from agenteval.criteria.json_compare import JSON_STRATEGIES, check_json, check_schema
-from agenteval.schema.metric import JSONCriterion
+from agenteval.criteria.json_compare import check_json, check_schema
+from agenteval.schema.metric import JSON_STRATEGIES, JSONCriterion
 
 
 def crit(**fields: Any) -> JSONCriterion:

@@ -8,13 +8,12 @@ from hypothesis import strategies as st
 
 from agenteval.criteria import named
 from agenteval.criteria.text import (
-    TEXT_STRATEGIES,
     check_text,
     compile_regex,
     go_lower,
     text_matches,
 )
-from agenteval.schema.metric import TextCriterion
+from agenteval.schema.metric import TEXT_STRATEGIES, TextCriterion
 
 
 def text(**fields: object) -> TextCriterion:

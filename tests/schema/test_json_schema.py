@@ -179,3 +179,77 @@ def test_a_label_line_follows_the_labels_schema() -> None:
     assert errors("labels", {**base, "label": "ok"}) != []
     assert errors("labels", {**base, "label": "pass", "score": 1}) != []
     assert errors("labels", {**base, "lable": "pass"}) != []
+
+
+def text_metric(text: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "metricName": "final_response_avg_score",
+            "threshold": 1,
+            "criterion": {"finalResponse": {"text": text}},
+        }
+    ]
+
+
+REFUSED_VALUES: list[tuple[str, Any]] = [
+    ("metrics", text_metric({"matchStrategy": "exactt"})),
+    ("metrics", text_metric({"length": {"min": -1}})),
+    ("metrics", text_metric({"length": {"max": -3, "ignore": None}})),
+    (
+        "metrics",
+        [
+            {
+                "metricName": "tool_trajectory_avg_score",
+                "threshold": 1,
+                "criterion": {
+                    "toolTrajectory": {"defaultStrategy": {"arguments": {"matchStrategy": "regex"}}}
+                },
+            }
+        ],
+    ),
+    (
+        "metrics",
+        [
+            {
+                "metricName": "final_response_avg_score",
+                "threshold": 1,
+                "criterion": {"finalResponse": {"json": {"numberTolerance": -0.5}}},
+            }
+        ],
+    ),
+    ("evalset", "replay"),
+]
+
+
+def evalset_with_mode(mode: str | None) -> dict[str, Any]:
+    evalset: dict[str, Any] = load(ROOT / "evalsets" / "order-api.evalset.json")
+    evalset["evalCases"][0]["evalMode"] = mode
+    return evalset
+
+
+@pytest.mark.parametrize(("kind", "document"), REFUSED_VALUES)
+def test_the_schema_refuses_the_values_validate_refuses(
+    tmp_path: Path, kind: str, document: Any
+) -> None:
+    evalset = evalset_with_mode(document) if kind == "evalset" else evalset_with_mode("trace")
+    metrics = document if kind == "metrics" else load(ROOT / "metrics/order-api.metrics.json")
+    (tmp_path / "s.evalset.json").write_text(json.dumps(evalset))
+    (tmp_path / "s.metrics.json").write_text(json.dumps(metrics))
+    proc = cli(
+        "validate",
+        "--evalset", str(tmp_path / "s.evalset.json"),
+        "--metrics", str(tmp_path / "s.metrics.json"),
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert errors(kind, evalset if kind == "evalset" else metrics) != []
+
+
+def test_values_validate_accepts_pass_the_schema() -> None:
+    # Every strategy, null as the zero value, and an ignored criterion, which nobody checks.
+    for strategy in ["", "exact", "contains", "regex", "skip", None]:
+        assert errors("metrics", text_metric({"matchStrategy": strategy})) == [], strategy
+    assert errors("metrics", text_metric({"ignore": True, "matchStrategy": "whatever"})) == []
+    assert errors("metrics", text_metric({"length": {"ignore": True, "min": -1}})) == []
+    assert errors("metrics", text_metric({"length": {"min": 0, "max": 0}})) == []
+    for mode in ["", "trace", None]:
+        assert errors("evalset", evalset_with_mode(mode)) == [], mode

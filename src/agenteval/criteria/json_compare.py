@@ -17,7 +17,6 @@ from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
 from agenteval.steps.record import Recorder, listening
 
-JSON_STRATEGIES = frozenset({"", "exact", "skip"})
 DEFAULT_NUMBER_TOLERANCE = 1e-6
 
 _PREVIEW_CHARS = 120

@@ -15,8 +15,6 @@ from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.metric import TextCriterion
 from agenteval.steps.record import listening
 
-TEXT_STRATEGIES = frozenset({"", "exact", "contains", "regex", "skip"})
-
 # Longer texts are cut in reasons: a final response can be many kilobytes.
 _PREVIEW_CHARS = 200
 

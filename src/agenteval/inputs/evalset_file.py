@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from agenteval.errors import Problem
-
-EVAL_MODES = ("", "trace")
+from agenteval.schema.evalset import EVAL_MODES
 
 
 def case_rules(file: str, cases: list[tuple[int, str, str, bool]]) -> list[Problem]:

@@ -12,6 +12,9 @@ from pydantic.alias_generators import to_camel
 
 from agenteval.schema.base import Bool, Model, Str, none_as
 
+# The evalMode values (formats.md §2.2; agenteval refuses others: the DECISION there).
+EVAL_MODES = ("", "trace")
+
 _camel = ConfigDict(alias_generator=to_camel)
 
 

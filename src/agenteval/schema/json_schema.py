@@ -10,6 +10,9 @@ wherever a value is (Go reads it as the zero value), objects take no keys
 beyond their fields, except those whose models keep extra keys on purpose
 (a ``criterion`` of a plugin evaluator, result objects with agenteval's
 extras), and agenteval's own keys (:data:`agenteval.schema.own_keys.AGENTEVAL_KEYS`) are fields too.
+Values the up-front checks refuse whatever the evaluator (an unknown ``matchStrategy`` or
+``evalMode``, a negative length bound or ``numberTolerance``) are refused too, except in a
+criterion with ``"ignore": true``, which is not checked.
 """
 
 from __future__ import annotations
@@ -19,9 +22,17 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from agenteval.schema.evalset import EvalSet
+from agenteval.schema.evalset import EVAL_MODES, EvalCase, EvalSet
 from agenteval.schema.labels import LabelLine
-from agenteval.schema.metric import EvalMetric, LLMCriterion
+from agenteval.schema.metric import (
+    JSON_STRATEGIES,
+    TEXT_STRATEGIES,
+    EvalMetric,
+    JSONCriterion,
+    LengthCriterion,
+    LLMCriterion,
+    TextCriterion,
+)
 from agenteval.schema.own_keys import AGENTEVAL_KEYS
 from agenteval.schema.prices import PriceFile
 from agenteval.schema.result import EvalSetResult
@@ -43,6 +54,20 @@ _TARGETS: dict[str, Any] = {
     "prices": PriceFile,
     "labels": LabelLine,
 }
+_NOT_NEGATIVE = {"minimum": 0}
+# Values each reader of the file refuses up front (evaluators/checks/criteria.py,
+# inputs/evalset_file.py); null stays what it is everywhere, the zero value.
+_VALUES: dict[type[BaseModel], dict[str, dict[str, Any]]] = {
+    TextCriterion: {"matchStrategy": {"enum": [*sorted(TEXT_STRATEGIES), None]}},
+    JSONCriterion: {
+        "matchStrategy": {"enum": [*sorted(JSON_STRATEGIES), None]},
+        "numberTolerance": _NOT_NEGATIVE,
+    },
+    LengthCriterion: {"min": _NOT_NEGATIVE, "max": _NOT_NEGATIVE},
+    EvalCase: {"evalMode": {"enum": [*EVAL_MODES, None]}},
+}
+_INPUT_KINDS = frozenset({"evalset", "metrics"})
+_IGNORED = {"properties": {"ignore": {"const": True}}, "required": ["ignore"]}
 # Result files keep trpc-agent-go's status values (ARCHITECTURE §4).
 _FILE_STATUSES = ["passed", "failed", "not_evaluated", "unknown"]
 _TITLES = {
@@ -81,7 +106,9 @@ def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [core, {"type": "null"}], **meta}
 
 
-def _shape(definition: dict[str, Any], model: type[BaseModel]) -> None:
+def _shape(definition: dict[str, Any], model: type[BaseModel], inputs: bool) -> None:
+    """``inputs``: the schema of a run's input file, whose values are checked up front (a
+    result file keeps whatever criterion the run was given)."""
     properties = definition.setdefault("properties", {})
     for key, extra_schema in AGENTEVAL_KEYS.get(model, {}).items():
         properties[key] = extra_schema
@@ -91,6 +118,13 @@ def _shape(definition: dict[str, Any], model: type[BaseModel]) -> None:
         properties[key] = _nullable(prop)
     if model.model_config.get("extra") != "allow" or model in _CLOSED:
         definition["additionalProperties"] = False
+    values = _VALUES.get(model) if inputs else None
+    if values is not None:
+        checked = {"properties": values}
+        if "ignore" in model.model_fields:
+            definition.update({"if": _IGNORED, "else": checked})
+        else:
+            definition["allOf"] = [checked]
 
 
 def json_schema(kind: str) -> dict[str, Any]:
@@ -110,11 +144,11 @@ def json_schema(kind: str) -> dict[str, Any]:
     definitions: dict[str, Any] = schema.get("$defs", {})
     for name, definition in definitions.items():
         if name in models:
-            _shape(definition, models[name])
+            _shape(definition, models[name], kind in _INPUT_KINDS)
         elif name == "EvalStatus":
             definition["enum"] = list(_FILE_STATUSES)
     if isinstance(target, type) and target.__name__ in models:
-        _shape(schema, models[target.__name__])
+        _shape(schema, models[target.__name__], kind in _INPUT_KINDS)
     rest = {k: v for k, v in schema.items() if k != "title"}
     return {"$schema": DRAFT, "title": _TITLES[kind], **rest}
 

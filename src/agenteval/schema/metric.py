@@ -14,6 +14,11 @@ from agenteval.schema.base import Bool, Model, NullAs, Str, none_as
 
 _camel = ConfigDict(alias_generator=to_camel)
 
+# The matchStrategy values of a text and a JSON criterion (formats.md §3.3, §3.5): the
+# comparisons, the up-front checks and the JSON Schema read them here.
+TEXT_STRATEGIES = frozenset({"", "exact", "contains", "regex", "skip"})
+JSON_STRATEGIES = frozenset({"", "exact", "skip"})
+
 
 class LengthCriterion(Model):
     """Bounds on the number of code points of a text (formats.md §3.4)."""

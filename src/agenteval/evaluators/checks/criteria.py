@@ -6,12 +6,13 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from agenteval.criteria import named
-from agenteval.criteria.json_compare import JSON_STRATEGIES, check_schema
+from agenteval.criteria.json_compare import check_schema
 from agenteval.criteria.rouge import parse_rouge_type
-from agenteval.criteria.text import TEXT_STRATEGIES
 from agenteval.evaluators.base import ConfigIssue
 from agenteval.registry import Registry
 from agenteval.schema.metric import (
+    JSON_STRATEGIES,
+    TEXT_STRATEGIES,
     FinalResponseCriterion,
     JSONCriterion,
     LengthCriterion,
