@@ -73,6 +73,22 @@ def test_tokenize(text: str, use_stemmer: bool, expected: list[str]) -> None:
     assert tokenize(text, use_stemmer) == expected
 
 
+def test_tokenize_lower_cases_like_go() -> None:
+    """Go's tokenizer lower-cases with ``strings.ToLower`` (simple case mapping), so the
+    capital dotted I (U+0130) becomes a plain "i" and the word stays one token.
+
+    Provenance: trpc-agent-go evaluation/internal/rouge/tokenizer.go, ``Tokenize``
+    (``strings.ToLower`` before replacing ``[^a-z0-9]+`` with a space).  Python's
+    ``str.lower()`` maps U+0130 to "i" + U+0307, and the combining dot split the word.
+    """
+    assert tokenize("İSTANBUL") == ["istanbul"]
+    assert tokenize("İstanbul is big") == ["istanbul", "is", "big"]
+    # The one other capital that lower-cases to ASCII, the Kelvin sign, is the same in both.
+    assert tokenize("\u212aelvin") == ["kelvin"]
+    found = score("rouge1", "istanbul", "İSTANBUL")
+    assert (found.precision, found.recall, found.fmeasure) == (1.0, 1.0, 1.0)
+
+
 # ------------------------------------------------------------- rouge types
 
 

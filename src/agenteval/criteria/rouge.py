@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 from agenteval.criteria.named import Tokenizer
 from agenteval.criteria.sentences import split_sentences
 from agenteval.criteria.stemmer import stem
+from agenteval.criteria.text import go_lower
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
 from agenteval.schema.metric import RougeCriterion
 from agenteval.steps.record import Recorder, listening
@@ -93,7 +94,9 @@ def tokenize(text: str, use_stemmer: bool = False) -> list[str]:
     if text.isascii():
         tokens = text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
     else:
-        tokens = _NON_ALNUM.sub(" ", text.lower()).split()
+        # Go's strings.ToLower, not str.lower(): "İ" must become "i", not "i" + U+0307 (a
+        # separator here), or "İSTANBUL" splits into two tokens where Go keeps one.
+        tokens = _NON_ALNUM.sub(" ", go_lower(text)).split()
     if use_stemmer:
         # Only words longer than three characters are stemmed, as in rouge-score.
         tokens = [stem(token) if len(token) > 3 else token for token in tokens]
