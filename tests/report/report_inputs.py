@@ -9,7 +9,10 @@ counts, judge usage, durations and timestamps, no summary.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -23,6 +26,7 @@ from agenteval.schema.result import (
 )
 from agenteval.schema.status import EvalStatus
 from sample_results import generated_result
+from tests.cli.test_commands import agenteval_cli, answer, user
 from trpc_fixtures import FIXTURES
 
 ODD = "a|b *c* <tag> & `x` \x1b[31mred\x00 \u2028 \ud800 ::error::forged\r\nnext"
@@ -31,6 +35,38 @@ ODD = "a|b *c* <tag> & `x` \x1b[31mred\x00 \u2028 \ud800 ::error::forged\r\nnext
 def fixture_results() -> list[EvalSetResult]:
     """Every stored result file of the trpc-agent-go examples."""
     return [load_result(path) for path in sorted(FIXTURES.rglob("*.evalset_result.json"))]
+
+
+# The mean of the turn scores 1, 1 and 0.4 of near_threshold_run: below 0.8, 0.8 at 4 decimals.
+NEAR_MEAN = (1 + 1 + 0.4) / 3
+
+
+def near_threshold_run(
+    root: Path, *flags: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``agenteval run FLAGS`` of an eval set (trace mode, in ``root``) whose one case
+    ``near`` has three turns scored by response_match_score against threshold 0.8: two
+    answers as expected (1) and one of 4 words holding the 1 expected (ROUGE-1 F1 0.4).
+    The metric's score and average, 0.7999999999999999, fail 0.8 and round to it."""
+    turns = [
+        ("q1", "paris", "paris"),
+        ("q2", "blue", "blue"),
+        ("q3", "seven", "seven eight nine ten"),
+    ]
+    case = {
+        "evalId": "near",
+        "conversation": [{"userContent": user(q), "finalResponse": answer(w)} for q, w, _ in turns],
+        "actualConversation": [
+            {"userContent": user(q), "finalResponse": answer(got)} for q, _, got in turns
+        ],
+        "evalMode": "trace",
+        "sessionInput": {"userId": "u"},
+    }
+    evalset = root / "near.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "near", "evalCases": [case]}))
+    metrics = [{"metricName": "response_match_score", "threshold": 0.8}]
+    (root / "near.metrics.json").write_text(json.dumps(metrics))
+    return agenteval_cli("run", "--evalset", str(evalset), "--no-progress", *flags, env=env)
 
 
 def _put(model: BaseModel, key: str, value: object) -> None:

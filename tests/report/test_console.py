@@ -13,7 +13,7 @@ from agenteval.report.console import ConsoleView, final_line, num_runs, render_r
 from agenteval.report.console_tables import format_score, shown_ks
 from agenteval.report.result_files import write_result
 from agenteval.report.run_notes import RunNotes
-from agenteval.report.score_text import exact_number
+from agenteval.report.score_text import exact_number, score_beside, threshold_beside
 from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -23,6 +23,7 @@ from agenteval.schema.result import (
     MetricDetails,
 )
 from agenteval.schema.status import EvalStatus
+from tests.report.report_inputs import NEAR_MEAN, near_threshold_run
 from trpc_fixtures import FIXTURES
 
 P = EvalStatus.PASSED
@@ -291,6 +292,54 @@ def test_format_score(value: float, text: str) -> None:
 )
 def test_exact_number_reads_back_as_the_same_float(value: float, text: str) -> None:
     assert exact_number(value) == text and float(text) == value
+
+
+@pytest.mark.parametrize(
+    ("score", "threshold", "texts"),
+    [
+        # 4 decimals would print the threshold's text for a score that fails (or passes) it.
+        (NEAR_MEAN, 0.8, ("0.7999999999999999", "0.8")),
+        (0.79996, 0.8, ("0.79996", "0.8")),
+        (0.80004, 0.8, ("0.80004", "0.8")),
+        # A threshold of more than 4 decimals is written whole when a score rounds onto it.
+        (0.8, 0.80001, ("0.8", "0.80001")),
+        (0.80002, 0.80001, ("0.80002", "0.80001")),
+        # Otherwise both as every report prints numbers.
+        (0.8, 0.8, ("0.8", "0.8")),
+        (0.631579, 0.8, ("0.6316", "0.8")),
+        (0.5, 1 / 3, ("0.5", "0.3333")),
+        (3.00001, 3.0, ("3.00001", "3")),
+    ],
+)
+def test_a_score_beside_its_threshold_differs_from_it_as_the_numbers_do(
+    score: float, threshold: float, texts: tuple[str, str]
+) -> None:
+    shown = (score_beside(score, threshold), threshold_beside(threshold, score))
+    assert shown == texts
+    assert (shown[0] == shown[1]) == (score == threshold)
+
+
+def test_a_real_run_scored_just_under_its_threshold_is_printed_under_it(tmp_path: Path) -> None:
+    """Turns 1, 1 and 0.4 against 0.8: the table row and the metric average said
+    ``0.8  0.8  failed``; the score is printed to the digit that tells it from 0.8."""
+    run = near_threshold_run(tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert re.search(
+        r"response_match_score\s+1\s+1\s+0\.4\s+0\.7999999999999999\s+0\.8\s+failed", run.stdout
+    ), run.stdout
+    assert re.search(
+        r"response_match_score\s+0\.7999999999999999\s+0\.8\s+failed\s+0\s+1\s+0", run.stdout
+    ), run.stdout
+
+
+def test_a_failure_without_a_failing_turn_prints_its_score_apart_from_its_threshold() -> None:
+    """The metric-level line ``score … < threshold …`` (an average that fails, no turn
+    that does) said ``score 0.8 < threshold 0.8`` for 0.79996."""
+    overall = EvalMetricResult(metric_name="judged", score=0.79996, eval_status=F, threshold=0.8)
+    text = render(
+        [EvalSetResult(eval_set_id="s", eval_case_results=[case("near", 1, {}, [overall], F)])]
+    )
+    assert "✗ judged: score 0.79996 < threshold 0.8" in text, text
 
 
 def test_shown_ks() -> None:

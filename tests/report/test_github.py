@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from agenteval.report.markdown import markdown_summary
 from agenteval.report.run_notes import RunNotes
 from agenteval.report.set_tally import set_report
 from sample_results import case_result, eval_set_result, metric
+from tests.report.report_inputs import near_threshold_run
 
 # Lines written by @actions/core 1.11.1 (core.error / core.warning with these arguments),
 # run side by side with node; the trailing newline is the writer's, not the command's.
@@ -226,3 +228,17 @@ def test_an_unfinished_run_is_an_error_annotation_though_its_cases_passed() -> N
     printed.clear()
     github.write_ci_outputs([set_report(result)], env, emit=printed.append)
     assert printed == []
+
+
+def test_a_score_just_under_its_threshold_is_not_annotated_as_the_threshold(
+    tmp_path: Path,
+) -> None:
+    """Turns 1, 1 and 0.4 against 0.8 were annotated "score 0.8 < threshold 0.8"."""
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    run = near_threshold_run(tmp_path, "--quiet", env=env)
+    assert run.returncode == 1, run.stdout + run.stderr
+    (line,) = [line for line in run.stdout.splitlines() if line.startswith("::error")]
+    command, props, message = parse(line)
+    assert (command, props["title"]) == ("error", "agenteval: near/near failed")
+    assert message.startswith("response_match_score: score 0.7999999999999999 < threshold 0.8: ")

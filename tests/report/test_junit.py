@@ -19,6 +19,7 @@ from agenteval.results.aggregation import case_statuses
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 from sample_results import F, N, P, case_result, eval_set_result, generated_result, metric
+from tests.report.report_inputs import near_threshold_run
 from trpc_fixtures import FIXTURES
 
 XSD = Path(__file__).with_name("junit.xsd")
@@ -281,3 +282,22 @@ def test_an_unfinished_run_is_an_error_whatever_its_finished_cases_say(
     # A finished run has no such suite.
     finished = "".join(junit_chunks([set_report(result)]))
     assert "agenteval run" not in finished
+
+
+def test_a_score_just_under_its_threshold_is_not_printed_as_the_threshold(
+    tmp_path: Path, schema: xmlschema.XMLSchema
+) -> None:
+    """Turns 1, 1 and 0.4 against 0.8 failed with "score 0.8 < threshold 0.8"."""
+    report = tmp_path / "junit.xml"
+    run = near_threshold_run(tmp_path, "--junit", str(report))
+    assert run.returncode == 1, run.stdout + run.stderr
+    text = report.read_text(encoding="utf-8")
+    schema.validate(text)
+    (suite,) = list(JUnitXml.fromstring(text))
+    (case,) = list(suite)
+    (failure,) = case.result
+    assert isinstance(failure, Failure)
+    assert failure.message.startswith(
+        "response_match_score: score 0.7999999999999999 < threshold 0.8: "
+    ), failure.message
+    assert failure.text.startswith("response_match_score: score 0.7999999999999999 < threshold 0.8")

@@ -19,6 +19,7 @@ from agenteval.report.markdown import (
 from agenteval.report.run_notes import RunNotes
 from agenteval.report.set_tally import set_report
 from sample_results import N, case_result, eval_set_result, metric
+from tests.report.report_inputs import near_threshold_run
 
 NASTY = "want `a|b` <script>x</script> & *not bold* [link](http://x) \\ end\r\nnext\x1b[0m"
 
@@ -294,3 +295,20 @@ def test_an_unfinished_run_is_incomplete_in_the_headline_whatever_its_cases_say(
     headline = markdown_report([set_report(result)], notes=RunNotes(unfinished=["interrupted"]))
     assert headline.startswith("## ❗ agenteval: INCOMPLETE\n")
     assert "· 1 eval set · interrupted" in headline.splitlines()[2]
+
+
+def test_a_score_just_under_its_threshold_is_not_printed_as_the_threshold(
+    tmp_path: Path,
+) -> None:
+    """Turns 1, 1 and 0.4 against 0.8: the average row read ``0.8 | 0.8 | failed`` and the
+    case "score 0.8 < threshold 0.8"."""
+    report = tmp_path / "summary.md"
+    run = near_threshold_run(tmp_path, "--markdown", str(report))
+    assert run.returncode == 1, run.stdout + run.stderr
+    tables = rendered_tables(report.read_text(encoding="utf-8"))
+    averages, failing = tables[1], tables[2]
+    assert averages[0][2:5] == ["average", "threshold", "status"]
+    assert averages[1][1:5] == ["response_match_score", "0.7999999999999999", "0.8", "failed"]
+    assert failing[1][3].startswith(
+        "response_match_score: score 0.7999999999999999 < threshold 0.8: "
+    ), failing[1]

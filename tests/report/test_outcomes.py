@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from agenteval.report.outcomes import CaseOutcome, OutcomeText, cap, case_outcomes, run_record
+from agenteval.report.outcomes import (
+    CaseOutcome,
+    MetricShortfall,
+    OutcomeText,
+    cap,
+    case_outcomes,
+    run_record,
+)
 from agenteval.report.set_tally import REASON_KEEP
 from agenteval.schema.status import EvalStatus
 from sample_results import N, case_result, eval_set_result, metric
+from tests.report.report_inputs import NEAR_MEAN
 
 LONG = "why " * 1500  # 6,000 characters
 
@@ -88,3 +96,24 @@ def test_runs_passed_of_an_incomplete_case_says_it_is_incomplete() -> None:
     assert incomplete.passed_runs == passed.passed_runs == 3
     assert incomplete.passed_runs_text() == "3/3 runs passed · a metric not evaluated"
     assert passed.passed_runs_text() == "3/3 runs passed"
+
+
+def test_a_shortfall_that_rounds_to_its_threshold_is_written_apart_from_it() -> None:
+    """Every CI report's "score … < threshold …" said ``0.8 < threshold 0.8`` for the mean
+    of 1, 1 and 0.4, and for an average over runs that rounds to the threshold."""
+    assert MetricShortfall("m", NEAR_MEAN, 0.8, "why").text() == (
+        "m: score 0.7999999999999999 < threshold 0.8: why"
+    )
+    runs = eval_set_result(
+        "s",
+        [
+            case_result("s", "c", [metric("m", s, 0.8)], run_id=i)
+            for i, s in ((1, 0.8), (2, 0.79992))
+        ],
+        num_runs=2,
+    )
+    (outcome,) = case_outcomes(runs)
+    (shortfall,) = outcome.shortfalls()
+    assert shortfall.text() == "m: average over 2 runs 0.79996 < threshold 0.8"
+    # Numbers apart at 4 decimals are printed as before.
+    assert MetricShortfall("m", 0.631579, 0.8, "").text() == "m: score 0.6316 < threshold 0.8"

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap, escape_control
 from agenteval.report.cell_table import CellTable, Column
-from agenteval.report.score_text import format_score
+from agenteval.report.score_text import format_score, score_beside, threshold_beside
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
 from agenteval.results.flakiness import Verdict, run_verdict
 from agenteval.schema.result import (
@@ -103,8 +103,9 @@ def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> CellTable 
             cells: list[Text | str] = [str(run.run_id)] if multi_run else []
             # Text, not str: names from files must not be read as rich markup.
             cells.append(Text(escape_control(result.metric_name)))
+            threshold = result.threshold
             if per_turn_columns:
-                cells += [_turn_cell(turn) for turn in turns]
+                cells += [_turn_cell(turn, threshold) for turn in turns]
                 cells += ["—"] * (turn_count - len(turns))
             else:
                 passed = sum(1 for t in turns if t and t.eval_status is EvalStatus.PASSED)
@@ -114,9 +115,15 @@ def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> CellTable 
                 cells.append(
                     f"{passed}/{len(turns)}" + (f" ({unstable} unstable)" if unstable else "")
                 )
+            # Every score of the row is read against its threshold column.
+            shown = [result.score]
+            if per_turn_columns:
+                shown += [turn.score for turn in turns if turn]
             cells += [
-                Text(format_score(result.score), style=STATUS_STYLES[result.eval_status]),
-                format_score(result.threshold),
+                Text(
+                    score_beside(result.score, threshold), style=STATUS_STYLES[result.eval_status]
+                ),
+                threshold_beside(threshold, *shown),
                 status_text(result.eval_status),
             ]
             table.add_row(*cells)
@@ -124,10 +131,11 @@ def case_table(runs: Sequence[EvalCaseResult], *, multi_run: bool) -> CellTable 
     return table if rows else None
 
 
-def _turn_cell(turn: EvalMetricResult | None) -> Text:
+def _turn_cell(turn: EvalMetricResult | None, threshold: float) -> Text:
+    """A turn's score as read against the row's ``threshold`` column, with its judge votes."""
     if turn is None:
         return Text("—", style="dim")
-    cell = Text(format_score(turn.score), style=STATUS_STYLES[turn.eval_status])
+    cell = Text(score_beside(turn.score, threshold), style=STATUS_STYLES[turn.eval_status])
     votes = judge_votes(turn.details)
     if votes:
         # Judge variance made visible: "1 (2/3 pass)", highlighted when the samples disagree.
@@ -362,7 +370,8 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
         if (overall_failed and not shown) or overall_extras:
             # A failure without a failing turn (averages, judges): say why at metric level.
             reason = _reason(overall).strip(";") or (
-                f"score {format_score(overall.score)} < threshold {format_score(overall.threshold)}"
+                f"score {score_beside(overall.score, overall.threshold)}"
+                f" < threshold {threshold_beside(overall.threshold, overall.score)}"
                 if overall_failed
                 else ""
             )
@@ -392,8 +401,11 @@ def summary_table(summaries: Sequence[MetricSummary]) -> CellTable | None:
         counts = summary.status_counts
         table.add_row(
             Text(escape_control(summary.metric_name)),
-            Text(format_score(summary.average_score), style=STATUS_STYLES[summary.eval_status]),
-            format_score(summary.threshold),
+            Text(
+                score_beside(summary.average_score, summary.threshold),
+                style=STATUS_STYLES[summary.eval_status],
+            ),
+            threshold_beside(summary.threshold, summary.average_score),
             status_text(summary.eval_status),
             str(counts.passed if counts else 0),
             str(counts.failed if counts else 0),

@@ -23,10 +23,11 @@ from typing import TypedDict, Unpack
 from agenteval.inputs.safe_text import BIDI_CONTROLS
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.atomic_write import write_text_atomic
-from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS, format_score
+from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS
 from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes, count_text
+from agenteval.report.score_text import score_beside, threshold_beside
 from agenteval.report.set_tally import SetReport, set_report
 from agenteval.report.set_tally import outcome as run_outcome
 from agenteval.schema.result import EvalSetResult
@@ -139,8 +140,8 @@ def _metric_table(reports: Sequence[SetReport]) -> list[str]:
                 _row(
                     cell(report.eval_set_id or "(unnamed)"),
                     cell(summary.metric_name),
-                    format_score(summary.average_score),
-                    format_score(summary.threshold),
+                    score_beside(summary.average_score, summary.threshold),
+                    threshold_beside(summary.threshold, summary.average_score),
                     STATUS_LABELS[summary.eval_status],
                     str(counts.passed if counts else 0),
                     str(counts.failed if counts else 0),

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
-from agenteval.report.console_tables import format_score
 from agenteval.report.metric_averages import MetricAverages
+from agenteval.report.score_text import score_beside, threshold_beside
 from agenteval.results.aggregation import case_statuses
 from agenteval.results.flakiness import passed_runs_text
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
@@ -91,8 +91,8 @@ class MetricShortfall:
         runs = self.runs_averaged
         label = "score" if runs == 0 else f"average over {runs} run{'s' if runs != 1 else ''}"
         line = (
-            f"{self.metric_name}: {label} {format_score(self.score)}"
-            f" < threshold {format_score(self.threshold)}"
+            f"{self.metric_name}: {label} {score_beside(self.score, self.threshold)}"
+            f" < threshold {threshold_beside(self.threshold, self.score)}"
         )
         reason = cap(self.reason, reason_cap)
         return f"{line}: {reason}" if reason else line

@@ -1,5 +1,6 @@
 """Numbers as every report prints them: a score (at most 4 decimals, no trailing zeros),
-one to its last digit (explain's arithmetic) and a count of something (``1 call``, ``2 calls``).
+a score beside its threshold (as many digits as it takes to differ from it), one to its
+last digit (explain's arithmetic) and a count of something (``1 call``, ``2 calls``).
 
 A module of its own, importing nothing, so that the views that only print numbers
 (``agenteval trend`` and its page) do not load the result models with
@@ -25,6 +26,29 @@ def exact_number(value: float) -> str:
     return text.removesuffix(".0")
 
 
+def _rounds_onto(score: float, threshold: float) -> bool:
+    """True when 4 decimals print ``score`` as ``threshold`` although the two differ: the
+    mean of 1, 1 and 0.4 (0.7999999999999999) failing 0.8 would read ``0.8 < 0.8``."""
+    return score != threshold and format_score(score) == format_score(threshold)
+
+
+def score_beside(score: float, threshold: float) -> str:
+    """``score`` where its threshold is printed or compared with it (a table row with a
+    threshold column, ``score … < threshold …``, an average beside its threshold): as
+    :func:`format_score`, or to its last digit when 4 decimals would print the threshold's
+    text for a different number (``0.7999999999999999`` beside ``0.8``)."""
+    return exact_number(score) if _rounds_onto(score, threshold) else format_score(score)
+
+
+def threshold_beside(threshold: float, *scores: float) -> str:
+    """``threshold`` printed beside ``scores`` (each written by :func:`score_beside`): as
+    :func:`format_score`, or to its last digit when one of them rounds onto it, so that a
+    threshold of more than 4 decimals still differs from them (``0.80001`` beside ``0.8``)."""
+    if any(_rounds_onto(score, threshold) for score in scores):
+        return exact_number(threshold)
+    return format_score(threshold)
+
+
 def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -> str:
     """``1 call``, ``2 calls`` (``plural`` when not ``noun`` + "s": ``1 retry``, ``2 retries``);
     ``grouped``: thousands separated (``12,000 spans``)."""
@@ -32,4 +56,4 @@ def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -
     return f"{number} {noun if count == 1 else plural or noun + 's'}"
 
 
-__all__ = ["counted", "exact_number", "format_score"]
+__all__ = ["counted", "exact_number", "format_score", "score_beside", "threshold_beside"]
