@@ -31,6 +31,7 @@ from cli.test_readme_examples import environment, script
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 from sample_results import N, case_result, eval_set_result, generated_result, metric
+from tests.report.report_inputs import near_threshold_run
 
 REPO = Path(__file__).resolve().parents[2]
 # The case-view screenshot of the README is written here by every run (a CI artifact).
@@ -870,3 +871,32 @@ def test_agent_cost_next_to_the_judge_cost_and_apart_from_it(
         "agent usage: 3 model calls, 2,000 input + 400 output tokens · $0.00054"
     )
     assert opened.errors == []
+
+
+def test_a_score_just_under_its_threshold_is_not_shown_as_the_threshold(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Turns 1, 1 and 0.4 against 0.8: the metric table and the case view showed the
+    average and the score as 0.8 beside threshold 0.8, with a failed status."""
+    report = tmp_path / "near.html"
+    run = near_threshold_run(tmp_path, "--html", str(report))
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    (row,) = page.locator("#summary table.metrics tbody tr").all()
+    cells = row.locator("td").all_inner_texts()
+    assert (cells[0], cells[1], cells[4], cells[6]) == (
+        "response_match_score",
+        "0.8",
+        "1",
+        "0.7999999999999999",
+    )
+    cases_tab(page)
+    page.click(".row[data-eval-id=near]")
+    overall = page.locator("#case .metric[data-metric=response_match_score]").first
+    head = overall.locator(".head span").all_inner_texts()
+    assert head[-2:] == ["score 0.7999999999999999", "threshold 0.8"]
+    # A turn's own score is printed as before: 0.4 is not near 0.8.
+    third = page.locator("#case .turn[data-turn='3'] .metric .head span").all_inner_texts()
+    assert third[-2:] == ["score 0.4", "threshold 0.8"]
+    opened.check_offline()

@@ -98,6 +98,22 @@
     return String(Math.round(score * 10000) / 10000);
   }
 
+  // A score beside its threshold, as report/score_text.py's score_beside and threshold_beside:
+  // 4 decimals, unless they print the threshold's text for a different number (the mean of
+  // 1, 1 and 0.4 failing 0.8 would read "0.8 … threshold 0.8"); then to the last digit.
+  function roundsOnto(score, threshold) {
+    return typeof score === "number" && typeof threshold === "number" && score !== threshold &&
+      fmt(score) === fmt(threshold);
+  }
+
+  function scoreBeside(score, threshold) {
+    return roundsOnto(score, threshold) ? String(score) : fmt(score);
+  }
+
+  function thresholdBeside(threshold, ...scores) {
+    return scores.some((score) => roundsOnto(score, threshold)) ? String(threshold) : fmt(threshold);
+  }
+
   function pct(rate) {
     return rate === null || rate === undefined ? "—" : (Math.round(rate * 1000) / 10) + "%";
   }
@@ -440,10 +456,10 @@
       const body = el("tbody");
       for (const metric of set.metrics) {
         body.appendChild(el("tr", {},
-          el("td", {}, metric.name), el("td", { class: "num" }, fmt(metric.threshold)),
+          el("td", {}, metric.name), el("td", { class: "num" }, thresholdBeside(metric.threshold, metric.average)),
           el("td", { class: "num" }, pct(metric.passRate)), el("td", { class: "num" }, metric.passed),
           el("td", { class: "num" }, metric.failed), el("td", { class: "num" }, metric.notEvaluated),
-          el("td", { class: "num" }, fmt(metric.average)), el("td", {}, histogram(metric.histogram, metric.threshold))));
+          el("td", { class: "num" }, scoreBeside(metric.average, metric.threshold)), el("td", {}, histogram(metric.histogram, metric.threshold))));
       }
       table.appendChild(body);
       root.appendChild(table);
@@ -753,8 +769,8 @@
   function metricBlock(metric, summary, overall) {
     const block = el("div", { class: "metric", "data-metric": metric.metricName });
     block.appendChild(el("div", { class: "head" }, badge(metric.evalStatus || "not_evaluated"),
-      el("span", { class: "mname" }, metric.metricName), el("span", {}, "score " + fmt(metric.score)),
-      el("span", { class: "muted" }, "threshold " + fmt(metric.threshold))));
+      el("span", { class: "mname" }, metric.metricName), el("span", {}, "score " + scoreBeside(metric.score, metric.threshold)),
+      el("span", { class: "muted" }, "threshold " + thresholdBeside(metric.threshold, metric.score))));
     const details = metric.details || {};
     if (details.reason) block.appendChild(el("div", { class: "reason" }, details.reason));
     if (details.method) block.appendChild(el("div", { class: "gate-method" }, "decided by: " + details.method));
