@@ -342,6 +342,13 @@ def test_a_failure_without_a_failing_turn_prints_its_score_apart_from_its_thresh
     assert "✗ judged: score 0.79996 < threshold 0.8" in text, text
 
 
+def test_a_count_metric_that_fails_is_said_to_be_above_its_threshold() -> None:
+    """The metric-level line said ``score 3 < threshold 1`` for a count over its bound."""
+    overall = EvalMetricResult(metric_name="tool_call_count", score=3, eval_status=F, threshold=1)
+    result = EvalSetResult(eval_set_id="s", eval_case_results=[case("c", 1, {}, [overall], F)])
+    assert "✗ tool_call_count: score 3 > threshold 1" in render([result])
+
+
 def test_shown_ks() -> None:
     assert shown_ks(1) == [1]
     assert shown_ks(3) == [1, 2, 3]

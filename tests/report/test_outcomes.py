@@ -117,3 +117,24 @@ def test_a_shortfall_that_rounds_to_its_threshold_is_written_apart_from_it() -> 
     assert shortfall.text() == "m: average over 2 runs 0.79996 < threshold 0.8"
     # Numbers apart at 4 decimals are printed as before.
     assert MetricShortfall("m", 0.631579, 0.8, "").text() == "m: score 0.6316 < threshold 0.8"
+
+
+def test_a_count_metric_fails_above_its_threshold_and_says_so() -> None:
+    """tool_call_count 2 against its upper bound 1 was reported "score 2 < threshold 1"."""
+    F = EvalStatus.FAILED
+    one = eval_set_result("s", [case_result("s", "c", [metric("tool_call_count", 2, 1, F)])])
+    (outcome,) = case_outcomes(one)
+    assert outcome.text().headline() == "tool_call_count: score 2 > threshold 1"
+    assert outcome.text().run_lines() == ["failed", "  tool_call_count: score 2 > threshold 1"]
+    runs = eval_set_result(
+        "s",
+        [
+            case_result("s", "c", [metric("tool_call_count", n, 1, F)], run_id=i)
+            for i, n in ((1, 2), (2, 3))
+        ],
+        num_runs=2,
+    )
+    (averaged,) = case_outcomes(runs)
+    assert [s.text() for s in averaged.shortfalls()] == [
+        "tool_call_count: average over 2 runs 2.5 > threshold 1"
+    ]

@@ -17,7 +17,12 @@ from rich.text import Text
 
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap, escape_control
 from agenteval.report.cell_table import CellTable, Column
-from agenteval.report.score_text import format_score, score_beside, threshold_beside
+from agenteval.report.score_text import (
+    failed_against,
+    format_score,
+    score_beside,
+    threshold_beside,
+)
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
 from agenteval.results.flakiness import Verdict, run_verdict
 from agenteval.schema.result import (
@@ -370,8 +375,8 @@ def reason_lines(run: EvalCaseResult, *, multi_run: bool, verbose: bool) -> list
         if (overall_failed and not shown) or overall_extras:
             # A failure without a failing turn (averages, judges): say why at metric level.
             reason = _reason(overall).strip(";") or (
-                f"score {score_beside(overall.score, overall.threshold)}"
-                f" < threshold {threshold_beside(overall.threshold, overall.score)}"
+                "score "
+                + failed_against(overall.score, overall.threshold, upper_bound=overall.upper_bound)
                 if overall_failed
                 else ""
             )

@@ -23,7 +23,7 @@ from typing import Generic, NamedTuple, TypeVar
 
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
 from agenteval.report.metric_averages import MetricAverages
-from agenteval.report.score_text import score_beside, threshold_beside
+from agenteval.report.score_text import failed_against
 from agenteval.results.aggregation import case_statuses
 from agenteval.results.flakiness import passed_runs_text
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
@@ -85,15 +85,15 @@ class MetricShortfall:
     threshold: float
     reason: str
     runs_averaged: int = 0  # 0: one run's own result; n > 0: mean over n evaluated runs
+    upper_bound: bool = False  # a count metric: it fails above its threshold
 
     def text(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> str:
-        """``metric: score 0.5 < threshold 1: why`` (reason cut to ``reason_cap`` chars)."""
+        """``metric: score 0.5 < threshold 1: why`` (``>`` for a count metric; reason cut
+        to ``reason_cap`` chars)."""
         runs = self.runs_averaged
         label = "score" if runs == 0 else f"average over {runs} run{'s' if runs != 1 else ''}"
-        line = (
-            f"{self.metric_name}: {label} {score_beside(self.score, self.threshold)}"
-            f" < threshold {threshold_beside(self.threshold, self.score)}"
-        )
+        against = failed_against(self.score, self.threshold, upper_bound=self.upper_bound)
+        line = f"{self.metric_name}: {label} {against}"
         reason = cap(self.reason, reason_cap)
         return f"{line}: {reason}" if reason else line
 
@@ -131,7 +131,7 @@ class OutcomeText(_Outcome[RunRecord]):
         """The metrics that fail the case: per run for one run, averaged across runs for several."""
         if not self.multi_run:
             return [
-                MetricShortfall(m.metric_name, m.score, m.threshold, m.reason)
+                MetricShortfall(m.metric_name, m.score, m.threshold, m.reason, 0, m.upper_bound)
                 for run in self.runs
                 for m in run.metrics
                 if m.eval_status is EvalStatus.FAILED
@@ -226,7 +226,14 @@ def _averaged_shortfalls(metrics: Iterable[MetricRecord]) -> list[MetricShortfal
     for m in metrics:
         averages.add(m.metric_name, m.eval_status, m.score, m.threshold, m.reason, m.upper_bound)
     return [
-        MetricShortfall(name, average.mean, average.threshold, average.reason, average.evaluated)
+        MetricShortfall(
+            name,
+            average.mean,
+            average.threshold,
+            average.reason,
+            average.evaluated,
+            average.upper_bound,
+        )
         for name, average in averages.sorted()
         if average.status is EvalStatus.FAILED
     ]
@@ -235,7 +242,7 @@ def _averaged_shortfalls(metrics: Iterable[MetricRecord]) -> list[MetricShortfal
 def _metric_line(metric: MetricRecord, reason_cap: int | None) -> str:
     if metric.eval_status is EvalStatus.FAILED:
         shortfall = MetricShortfall(
-            metric.metric_name, metric.score, metric.threshold, metric.reason
+            metric.metric_name, metric.score, metric.threshold, metric.reason, 0, metric.upper_bound
         )
         return shortfall.text(reason_cap)
     reason = cap(metric.reason, reason_cap)

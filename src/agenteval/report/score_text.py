@@ -49,6 +49,13 @@ def threshold_beside(threshold: float, *scores: float) -> str:
     return format_score(threshold)
 
 
+def failed_against(score: float, threshold: float, *, upper_bound: bool = False) -> str:
+    """A failing score against its threshold, each as above: ``0.7999999999999999 <
+    threshold 0.8``; ``2 > threshold 1`` for an upper bound (a count metric)."""
+    sign = ">" if upper_bound else "<"
+    return f"{score_beside(score, threshold)} {sign} threshold {threshold_beside(threshold, score)}"
+
+
 def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -> str:
     """``1 call``, ``2 calls`` (``plural`` when not ``noun`` + "s": ``1 retry``, ``2 retries``);
     ``grouped``: thousands separated (``12,000 spans``)."""
@@ -56,4 +63,11 @@ def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -
     return f"{number} {noun if count == 1 else plural or noun + 's'}"
 
 
-__all__ = ["counted", "exact_number", "format_score", "score_beside", "threshold_beside"]
+__all__ = [
+    "counted",
+    "exact_number",
+    "failed_against",
+    "format_score",
+    "score_beside",
+    "threshold_beside",
+]
