@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agenteval.results.fingerprints import agent_digest
 from agenteval.results.sharding import shard_of
 from cli_process import run_cli, startup_environment
 
@@ -23,8 +25,14 @@ CASES = ("alpha", "beta", "gamma")
 SHARDS = 3
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**startup_environment(), "COLUMNS": "200", "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {
+        **startup_environment(),
+        "COLUMNS": "200",
+        "PATH": "/usr/bin:/bin",
+        "NO_COLOR": "1",
+        **(env or {}),
+    }
     return run_cli(args, timeout=120, env=env)
 
 
@@ -328,3 +336,94 @@ def test_legacy_shards_without_fingerprints_merge_as_before(
     proc = cli("merge", str(first), str(second), str(third), "-o", str(tmp_path / "m2.json"))
     assert proc.returncode == 2
     assert "has no fingerprint here" in proc.stderr
+
+
+# A cmd: agent that answers every user turn with the text it is given.
+AGENT = """
+import json, sys
+for line in sys.stdin:
+    if json.loads(line)["type"] == "user_turn":
+        print(json.dumps({"type": "final", "content": sys.argv[1]}), flush=True)
+"""
+
+
+def agent(tmp_path: Path, answer: str, *args: str) -> str:
+    """The --agent spec of an agent that answers ``answer`` (``args``: more, unused)."""
+    script = tmp_path / "answering_agent.py"
+    script.write_text(AGENT)
+    return " ".join((f"cmd:{sys.executable}", str(script), answer, *args))
+
+
+def driven_run(
+    suite: dict[str, Path], out: Path, spec: str, *extra: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A run whose three cases the agent ``spec`` answers (the reference answer is "ok")."""
+    evalset = write_evalset(suite["evalset"].parent / "driven" / "suite.evalset.json", traces=True)
+    return cli(
+        "run", "--evalset", str(evalset), "--metrics", str(suite["strict"]), "--output", str(out),
+        "--agent", spec, "--no-cache", *extra, env=env,
+    )  # fmt: skip
+
+
+def test_resume_with_another_agent_rescores_its_cases(
+    suite: dict[str, Path], tmp_path: Path
+) -> None:
+    wrong = driven_run(suite, tmp_path / "wrong", agent(tmp_path, "no"))
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    # The agent's key rides on its command line; the fingerprint hashes it as ***.
+    good = agent(tmp_path, "ok", "--key", "sk-first-0123456789")
+    resumed = driven_run(
+        suite, tmp_path / "resumed", good, "--resume", str(tmp_path / "wrong"),
+        env={"AGENT_API_KEY": "sk-first-0123456789"},
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "PASSED: 3 of 3 cases passed" in resumed.stdout
+    assert "kept 0 cases; re-scoring 3 whose agent changed" in resumed.stderr
+    text = result_file(tmp_path / "resumed").read_text()
+    assert "sk-first" not in text
+    shown = agent(tmp_path, "ok", "--key", "***")
+    assert json.loads(text)["fingerprint"]["agent"] == agent_digest(shown)
+    # The same agent with a rotated key: every case kept, nothing said.
+    again = driven_run(
+        suite, tmp_path / "again", agent(tmp_path, "ok", "--key", "sk-second-0123456789"),
+        "--resume", str(tmp_path / "resumed"), env={"AGENT_API_KEY": "sk-second-0123456789"},
+    )  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "--resume" not in again.stderr
+    assert "agent: 0 sessions" in again.stdout
+
+
+def test_shards_driven_by_different_agents_are_refused(
+    suite: dict[str, Path], tmp_path: Path
+) -> None:
+    first = driven_run(suite, tmp_path / "first", agent(tmp_path, "ok"), "--shard", "1/3")
+    second = driven_run(suite, tmp_path / "second", agent(tmp_path, "no"), "--shard", "2/3")
+    assert first.returncode == 0 and second.returncode == 1, first.stderr + second.stderr
+    parts = [result_file(tmp_path / "first"), result_file(tmp_path / "second")]
+    proc = cli("merge", *map(str, parts), "-o", str(tmp_path / "m.json"), "--allow-partial")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert (
+        f"{parts[1]}: fingerprint: eval set 'suite' was scored on other inputs than in "
+        f"{parts[0]}: agent changed"
+    ) in proc.stderr
+
+
+def test_cases_the_agent_does_not_drive_carry_no_agent(
+    suite: dict[str, Path], tmp_path: Path
+) -> None:
+    spec = agent(tmp_path, "no")
+    plain = run(suite["evalset"], suite["lax"], tmp_path / "plain")
+    # Trace-mode cases score their own turns: the agent answers none of them.
+    own = run(suite["evalset"], suite["lax"], tmp_path / "own", "--agent", spec)
+    assert plain.returncode == own.returncode == 0, own.stdout + own.stderr
+    fingerprints = [
+        json.loads(result_file(tmp_path / name).read_text())["fingerprint"]
+        for name in ("plain", "own")
+    ]
+    assert fingerprints[0] == fingerprints[1] and "agent" not in fingerprints[0]
+    # Cases replayed from --traces carry the traces' hash, not the agent's.
+    traces = write_traces(tmp_path / "right.jsonl", "ok")
+    replayed = driven_run(suite, tmp_path / "replayed", spec, "--traces", str(traces))
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    fingerprint = json.loads(result_file(tmp_path / "replayed").read_text())["fingerprint"]
+    assert "agent" not in fingerprint and "traces" in fingerprint

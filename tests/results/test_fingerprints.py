@@ -8,6 +8,7 @@ from typing import Any
 
 from agenteval.inputs.loading import parse_metrics
 from agenteval.results.fingerprints import (
+    agent_digest,
     differences,
     digest_bytes,
     digest_file,
@@ -102,3 +103,16 @@ def test_differences_in_words() -> None:
     assert differences(base, removed) == ["metric file changed (llm_final_response)"]
     assert joined(["a"]) == "a"
     assert joined(["a", "b", "c"]) == "a, b and c"
+
+
+def test_the_agent_is_part_of_the_fingerprint_and_absent_without_one() -> None:
+    base = fingerprint("sha256:a", [judge_metric()])
+    good = base.model_copy(update={"agent": agent_digest("cmd:./good_agent.py")})
+    bad = base.model_copy(update={"agent": agent_digest("cmd:./bad_agent.py")})
+    assert differences(good, bad) == ["agent changed"]
+    assert differences(base, good) == ["agent changed"]  # results of a run without one
+    expected = agent_digest("cmd:./good_agent.py", "cmd:./reference_agent.py")
+    assert differences(good, good.model_copy(update={"agent": expected})) == ["agent changed"]
+    assert differences(good, good.model_copy()) == []
+    # Without an agent nothing is written: results of earlier runs keep their fingerprint.
+    assert "agent" not in base.model_dump(by_alias=True, exclude_none=True)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from agenteval.agents.adapter import AgentAdapter, AgentLimits
+from agenteval.agents.env_secrets import environment_secrets
 from agenteval.errors import FormatError
-from agenteval.inputs.url_secrets import credentials_issue
+from agenteval.inputs.url_secrets import credentials_issue, shown_base_url
+from agenteval.judge.errors import redact_all
 
 
 class AgentSpecError(FormatError):
@@ -32,6 +35,17 @@ def check_spec(spec: str) -> tuple[str, str]:
                 "(user:password@host); pass a key in the query (?token=...) instead"
             )
     return kind, target
+
+
+def shown_spec(spec: str, environ: Mapping[str, str]) -> str:
+    """A valid ``spec`` with its secrets as ``***``, as messages show them: an ``agui:`` URL's
+    credential query values (``?token=``) and, in either kind, the values of ``environ``'s
+    credential variables (a command line may carry a key the shell expanded).  The result
+    fingerprint hashes this, so no hash is derived from a secret."""
+    kind, target = check_spec(spec)  # user:password@ in a URL is refused here
+    if kind == "agui":
+        target = shown_base_url(target).shown
+    return f"{kind}:{redact_all(target, environment_secrets(environ))}"
 
 
 def open_adapter(spec: str, *, concurrency: int, limits: AgentLimits) -> AgentAdapter:

@@ -1,13 +1,14 @@
 """Wire ``--agent`` into a run: check the options and cases up front, open and close the driver.
 
-Tested in tests/agents/test_agent_interrupt.py and tests/agents/test_cmd_agent.py.
+Tested in tests/agents/test_agent_interrupt.py, tests/agents/test_cmd_agent.py and
+tests/cli/test_fingerprints.py (the agent in the fingerprint).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,15 +16,17 @@ from typing import TYPE_CHECKING
 from agenteval.agents.adapter import AgentLimits
 from agenteval.agents.driver import AgentDriver, check_case, needs_agent
 from agenteval.agents.recorder import TraceRecordFile
-from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter
+from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter, shown_spec
 from agenteval.errors import Problem
 from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.output_paths import check_output_file
+from agenteval.results.fingerprints import agent_digest
 from agenteval.run.runner import call_soon_in
 
 if TYPE_CHECKING:
     from agenteval.api import JudgeOutcome, Options
     from agenteval.run.runner import EvalSetPlan, RunSettings
+    from agenteval.schema.evalset import Invocation
 
 
 def check_agent_options(
@@ -111,6 +114,40 @@ def _same_file(first: str, second: str) -> bool:
         return os.path.samefile(first, second)
     except OSError:
         return False
+
+
+def name_agent(
+    options: Options,
+    plans: Sequence[EvalSetPlan],
+    traces: Mapping[str, list[Invocation]] | None,
+) -> None:
+    """Put the agent (its secrets as ``***``) into the fingerprint of each eval set it drives
+    a case of: ``--resume`` then re-scores what another agent answered, and ``merge``
+    refuses shards of two agents (agenteval.results.fingerprints)."""
+    if options.agent is None:
+        return
+    environ = {**os.environ, **(options.environ or {})}
+    expected = options.expected_agent
+    digest = agent_digest(
+        shown_spec(options.agent, environ),
+        shown_spec(expected, environ) if expected is not None else None,
+    )
+    for plan in plans:
+        if plan.fingerprint is not None and _drives_some(plan, traces):
+            plan.fingerprint.agent = digest
+
+
+def _drives_some(plan: EvalSetPlan, traces: Mapping[str, list[Invocation]] | None) -> bool:
+    """Whether the agent drives a case of the eval set's file: one whose turns are neither
+    its own nor from ``--traces`` (no case is built).  Every case counts, not only the
+    ``--case`` and ``--shard`` selection: each shard of a run names the same agent."""
+    trace_mode, conversation = plan.cases.own_turns
+    return any(
+        eval_id not in trace_mode
+        and eval_id not in conversation
+        and not (traces and eval_id in traces)
+        for eval_id in plan.cases.ids
+    )
 
 
 def driven_cases(plans: Sequence[EvalSetPlan]) -> int:

@@ -266,6 +266,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
     prices = _prices(options, plans, found)
     if found.problems:
         raise ConfigError(found.problems, found.warnings)
+    if options.agent is not None:
+        from agenteval.api.agent_setup import name_agent
+
+        name_agent(options, plans, traces)
     empty = _narrow(plans, options, otlp)
     if empty is not None:
         found.warnings.append(empty)

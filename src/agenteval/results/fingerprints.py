@@ -4,7 +4,8 @@ Every result file and run document records, per eval set, a
 :class:`~agenteval.schema.result.Fingerprint`: the SHA-256 of the eval set file's
 bytes, of each metric as it was resolved, of the ``--traces`` file's bytes (and of an OTLP
 export's ``--traces-match`` other than ``session``), the
-``--case-aggregator`` and, for a shard, its ``I/N``.  ``run --resume`` keeps only
+``--case-aggregator``, the agent that drove the cases (:func:`agent_digest`) and, for a
+shard, its ``I/N``.  ``run --resume`` keeps only
 cases whose fingerprint matches the run's (:func:`differences`), ``merge`` joins only
 shards of one fingerprint and knows from ``shard`` which shards are missing.
 
@@ -14,6 +15,15 @@ judge model or threshold shows.  Secrets are left out: the API key is never part
 model's dump, and the base URL is hashed without its user info, query and fragment and
 with any occurrence of the key removed.  A rotated key therefore keeps results valid,
 and no hash in a result file is derived from a secret.
+
+The agent is hashed as given (``--agent`` and ``--expected-agent``), with its secrets as
+``***`` first (agenteval.agents.spec.shown_spec): an AG-UI URL's ``?token=`` changes
+nothing, and no hash is derived from one.  An eval set the agent drives none of (every
+case in trace mode, with its own ``actualConversation`` or replayed from ``--traces``)
+carries no agent, as a run without ``--agent``: its turns are not the agent's, and old
+results stay valid.  When it drives some, the whole eval set carries the agent (a
+fingerprint is per eval set): another agent re-scores its replayed cases too, which
+score the same turns again.
 
 Hashes are of bytes, not of parsed content: a reformatted eval set is another eval set
 here (safe: its cases are scored again).
@@ -75,6 +85,11 @@ def metric_digest(metric: EvalMetric) -> str:
     return digest_json(data)
 
 
+def agent_digest(agent: str, expected_agent: str | None = None) -> str:
+    """``sha256:<hex>`` of the agent specs, already shown with their secrets as ``***``."""
+    return digest_json({"agent": agent, "expectedAgent": expected_agent})
+
+
 def fingerprint(
     eval_set: str,
     metrics: Iterable[EvalMetric],
@@ -111,6 +126,8 @@ def differences(earlier: Fingerprint, now: Fingerprint) -> list[str]:
         found.append("traces changed")
     if earlier.case_aggregator != now.case_aggregator:
         found.append("case aggregator changed")
+    if earlier.agent != now.agent:
+        found.append("agent changed")
     return found
 
 
@@ -126,6 +143,7 @@ def without_shard(value: Fingerprint) -> Fingerprint:
 
 __all__ = [
     "PREFIX",
+    "agent_digest",
     "differences",
     "digest_bytes",
     "digest_file",

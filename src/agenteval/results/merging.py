@@ -32,7 +32,7 @@ Run-level extra keys (not read by Go) are carried over as follows:
 ``agenteval merge`` passes a :class:`Completeness` and gets more checks (issue 21):
 
 * every part of an eval set carries the same fingerprint, the shard aside (results
-  of other eval set, metric or traces files are refused); parts with fingerprints
+  of other eval set, metric or traces files, or driven by another agent, are refused); parts with fingerprints
   and parts without (older files, trpc-agent-go's) are refused together, and parts
   without any keep the merge as it always was;
 * shards: when a part is a shard ``I/N``, every shard 1..N must be there, all of N;

@@ -2,7 +2,7 @@
 
 A case result is kept when it was scored on the inputs of this run: its eval set's
 fingerprint (:mod:`agenteval.results.fingerprints`) names the same eval set file, metrics,
-traces and case aggregator as the run's (the shard does not matter: shard 1/2 may be
+traces, case aggregator and agent as the run's (the shard does not matter: shard 1/2 may be
 finished by a whole run).  Results without a fingerprint (older agenteval versions,
 trpc-agent-go) cannot be shown to match and are scored again.  INCOMPLETE cases
 (``judgeFailures``) are scored again as before.  Whatever is scored again is said in

@@ -242,6 +242,10 @@ class Fingerprint(Model):
     traces: str | None = None
     # --case-aggregator's name; absent for the default aggregator.
     case_aggregator: str | None = None
+    # --agent and --expected-agent as given, their secrets as *** before hashing; absent when
+    # the run drove none of the eval set's cases (no --agent, or every case's turns its own
+    # or from --traces).
+    agent: str | None = None
     # "I/N" for a run of one shard (--shard); absent for a whole run.
     shard: str | None = None
 
