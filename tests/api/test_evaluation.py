@@ -409,6 +409,44 @@ def test_a_resumed_shard_keeps_only_its_own_cases(tmp_path: Path) -> None:
     assert picked.exit_code == ExitCode.FAILED
 
 
+def test_a_whole_judged_run_resumed_as_shards_merges_to_its_own_usage(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    """Each shard resuming a whole run carried the whole run's judgeUsage (and agentUsage,
+    durationSeconds), so the merge of 2 shards counted every judge call twice; a shard
+    now carries what its own cases' results record."""
+    from agenteval.report.run_reports import RunReports
+    from cli_process import run_cli
+
+    answers = {f"case-{i}": ("Paris", "Paris" if i % 3 else "Bonn") for i in range(8)}
+    path = write_suite(tmp_path, answers)
+    judge = {"providerName": "openai", "modelName": "judge-model", "apiKey": "sk-test-api"}
+    metric = {
+        "metricName": "judged",
+        "evaluatorName": "llm_final_response",
+        "threshold": 0.5,
+        "criterion": {"llmJudge": {"judgeModel": {**judge, "baseURL": judge_server.base_url}}},
+    }
+    (tmp_path / "geo.metrics.json").write_text(json.dumps([metric]))
+    whole = evaluate(path, cache=None, reports=RunReports(output=tmp_path / "whole", ci=False))
+    assert judge_server.count == len(answers) and whole.judge_usage is not None
+    shards = []
+    for index in (1, 2):
+        out = tmp_path / f"shard{index}"
+        evaluate(path, cache=None, shard=f"{index}/2", resume=[str(tmp_path / "whole")],
+                 reports=RunReports(output=out, ci=False))  # fmt: skip
+        [written] = out.glob("*.evalset_result.json")
+        shards.append(str(written))
+    assert judge_server.count == len(answers)  # every case kept: no judge call again
+    merged = tmp_path / "merged.json"
+    proc = run_cli(["merge", *shards, "-o", str(merged)], timeout=120)
+    assert proc.returncode == whole.exit_code, proc.stdout + proc.stderr
+    usage = json.loads(merged.read_text())["judgeUsage"]
+    # 8 calls of 11 prompt and 7 completion tokens each, as the whole run counted them.
+    assert usage["total"] == whole.judge_usage["total"]
+    assert (usage["total"]["calls"], usage["total"]["promptTokens"]) == (8, 88)
+
+
 def test_resume_scores_again_what_another_traces_match_scored(tmp_path: Path) -> None:
     """The same OTLP export matched by evalId gives these cases no turns (they fail), matched
     by session their recorded turns (they pass): a resume with the other match kept the failed

@@ -47,7 +47,7 @@ from agenteval.results.aggregation import (
 )
 from agenteval.results.fingerprints import digest_file, digest_json
 from agenteval.results.merging import MergedSet, merge_extras, part_incomplete_ids, plan_merge
-from agenteval.results.resuming import ResumeTally, mismatch, resume_notes
+from agenteval.results.resuming import ResumeTally, attributed, mismatch, resume_notes
 from agenteval.results.sharding import Shard, parse_shard, shard_of
 from agenteval.run import planning
 from agenteval.run.case_split import SharedSink, share_count, stream_in_shares
@@ -603,10 +603,13 @@ def _unplaced(part: ResultPart, plan: EvalSetPlan, num_runs: int) -> list[Proble
 def _selected_cases(part: CaseSource, plan: EvalSetPlan) -> CaseSource:
     """``part`` without the cases this run does not select (``--shard``, ``--case``): kept,
     another shard's cases would be written into this shard's result, counted in its summary
-    and found twice by ``merge``."""
+    and found twice by ``merge``.  Its usage is only the selected cases' (resuming.attributed):
+    each shard carrying the whole part's was added up once per shard by ``merge``."""
     selected = set(plan.cases.selected_ids())
     indices = [i for i, eval_id in enumerate(part.eval_ids) if eval_id in selected]
-    return part if len(indices) == part.case_count else Subset(part, indices, part.head)
+    if len(indices) == part.case_count:
+        return part
+    return Subset(part, indices, attributed(part.head, part.cases(indices=indices)))
 
 
 def _finished_cases(part: CaseSource) -> CaseSource:

@@ -9,17 +9,28 @@ trpc-agent-go) cannot be shown to match and are scored again.  INCOMPLETE cases
 one warning per eval set, e.g. ``--resume: eval set 'suite': kept 12 cases;
 re-scoring 3 whose metric file changed (response_match_score)``.
 
+A run that keeps only some cases of an earlier result (``--shard``, ``--case``) carries
+only what those cases spent (:func:`attributed`): the sum of their own ``judgeUsage`` and
+``agentUsage``.  What the earlier run's totals hold beyond its cases' — the judge usage by
+metric, ``durationSeconds``, judge calls of cases a stop cut off — cannot be split among
+its cases and is not carried: each shard resuming one whole run carried it whole, and
+``merge`` of the shards added it up once per shard.
+
 Tested in tests/results/test_resuming.py and tests/cli/test_fingerprints.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
+from typing import Any
 
 from agenteval.errors import Problem
+from agenteval.results.agent_usage import AGENT_USAGE_KEY, summed, summed_usd
 from agenteval.results.fingerprints import differences, joined
-from agenteval.schema.result import Fingerprint
+from agenteval.results.merging import SUMMED_EXTRA_KEYS, sum_numbers
+from agenteval.schema.result import RUN_STATE_KEYS, EvalCaseResult, EvalSetResult, Fingerprint
 
 NO_FINGERPRINT = "from results without fingerprints (an older agenteval's or trpc-agent-go's)"
 
@@ -60,9 +71,48 @@ class ResumeTally:
         )
 
 
+# A case result's judge usage (the runner's CASE_USAGE_KEY): one Usage object, no byMetric.
+CASE_JUDGE_USAGE_KEY = "judgeUsage"
+
+
+def attributed(head: EvalSetResult, cases: Iterable[EvalCaseResult]) -> EvalSetResult:
+    """``head`` of an earlier result of which a run keeps only ``cases``: its summed run
+    keys (``judgeUsage``, ``agentUsage``, ``durationSeconds``) replaced by what ``cases``
+    record for themselves; ``judgeUsage`` holds only its ``total`` (module docstring)."""
+    judge: list[Mapping[str, Any]] = []
+    agent: list[object] = []
+    for case in cases:
+        keys = case.model_extra or {}
+        spent = keys.get(CASE_JUDGE_USAGE_KEY)
+        if isinstance(spent, Mapping):
+            judge.append(spent)
+        if AGENT_USAGE_KEY in keys:
+            agent.append(keys[AGENT_USAGE_KEY])
+    kept = head.model_copy()
+    for key in SUMMED_EXTRA_KEYS:
+        if key in RUN_STATE_KEYS:
+            setattr(kept, RUN_STATE_KEYS[key], None)
+        elif kept.model_extra is not None:
+            kept.model_extra.pop(key, None)
+    if judge:
+        total = dict(reduce(sum_numbers, judge))
+        costs = [c for usage in judge if isinstance(c := usage.get("costUsd"), int | float)]
+        total["costUsd"] = summed_usd(costs)  # added exactly, as the run added them
+        kept.judge_usage = {"total": total}
+    kept.agent_usage = summed(agent)
+    return kept
+
+
 def resume_notes(tallies: Sequence[ResumeTally]) -> list[Problem]:
     """One warning per eval set whose earlier case results are partly scored again."""
     return [note for tally in tallies if (note := tally.note()) is not None]
 
 
-__all__ = ["NO_FINGERPRINT", "ResumeTally", "mismatch", "resume_notes"]
+__all__ = [
+    "CASE_JUDGE_USAGE_KEY",
+    "NO_FINGERPRINT",
+    "ResumeTally",
+    "attributed",
+    "mismatch",
+    "resume_notes",
+]
