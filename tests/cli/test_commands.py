@@ -317,6 +317,89 @@ def test_a_case_aggregator_that_raises_makes_its_case_incomplete(tmp_path: Path)
     assert kept == {"tool_trajectory_avg_score": "failed", "answer": "passed"}
 
 
+CONTRARY_PLUGIN = """
+from agenteval.plugins import register_case_aggregator
+
+@register_case_aggregator("contrary")
+def contrary(case, metrics, results):
+    # Fails the case whose metrics pass, passes the one whose metrics fail.
+    passed = any(r.eval_status == "failed" for r in results)
+    return (1.0 if passed else 0.0), ("passed" if passed else "failed")
+
+@register_case_aggregator("undecided")
+def undecided(case, metrics, results):
+    return 0.0, "not_evaluated"
+"""
+
+
+def _faces(tmp_path: Path, aggregator: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """`run --num-runs 3` under a plugin's case aggregator, every report written under
+    ``tmp_path/aggregator``."""
+    suite = write_suite(tmp_path)
+    plugin = tmp_path / "contrary.py"
+    plugin.write_text(CONTRARY_PLUGIN)
+    out = tmp_path / aggregator
+    proc = agenteval_cli(
+        "run", "--evalset", str(suite), "--plugin", str(plugin), "--case-aggregator",
+        aggregator, "--num-runs", "3", "--output", str(out / "results"), "--json",
+        str(out / "run.json"), "--junit", str(out / "junit.xml"), "--markdown",
+        str(out / "summary.md"), "--no-progress",
+    )  # fmt: skip
+    return proc, out
+
+
+def test_several_runs_of_a_custom_aggregator_are_decided_by_its_verdicts(tmp_path: Path) -> None:
+    """The aggregator failed every run of `good` (its metrics pass) and passed every run of
+    `bad` (its metrics fail): "0/3 runs passed" was PASSED (the metric averages decided)
+    while caseVerdicts said stable_fail. Every face now gives the aggregator's verdicts."""
+    proc, out = _faces(tmp_path, "contrary")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "● good  FAILED  0/3 runs passed" in proc.stdout
+    assert "● bad  PASSED  3/3 runs passed" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1].startswith("FAILED: 1 of 2 cases passed (1 fail")
+    document = json.loads((out / "run.json").read_text())
+    assert document["overallStatus"] == "failed"
+    assert document["caseStatusCounts"] == {"passed": 1, "failed": 1, "notEvaluated": 0}
+    verdicts = document["caseVerdicts"]["suite"]
+    assert {k: v["verdict"] for k, v in verdicts.items()} == {
+        "good": "stable_fail",
+        "bad": "stable_pass",
+    }
+    (written,) = (out / "results").glob("*.evalset_result.json")
+    summary = load_result(written).summary
+    assert summary is not None and summary.overall_status.value == "failed"
+    cases = {c.eval_id: c.overall_status.value for c in summary.eval_case_summaries or []}
+    assert cases == {"bad": "passed", "good": "failed"}
+    junit = (out / "junit.xml").read_text()
+    assert 'tests="2" failures="1" errors="0"' in junit
+    assert "case failed over 3 runs (the case aggregator's verdicts of the runs decide)" in junit
+    markdown = (out / "summary.md").read_text()
+    assert "**1 of 2 cases passed** (50%) · 1 failed" in markdown
+    assert "| suite | good | failed (0/3 runs passed) |" in markdown
+    shown = agenteval_cli("show", str(written))
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    assert "● good  FAILED  0/3 runs passed" in shown.stdout
+    assert "● bad  PASSED  3/3 runs passed" in shown.stdout
+
+
+def test_several_runs_the_custom_aggregator_never_evaluated_are_not_passed(
+    tmp_path: Path,
+) -> None:
+    proc, out = _faces(tmp_path, "undecided")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "● good  NOT EVALUATED  0/3 runs passed" in proc.stdout
+    assert "PASSED" not in proc.stdout
+    document = json.loads((out / "run.json").read_text())
+    assert document["overallStatus"] == "not_evaluated"
+    assert document["caseStatusCounts"] == {"passed": 0, "failed": 0, "notEvaluated": 2}
+    (written,) = (out / "results").glob("*.evalset_result.json")
+    summary = load_result(written).summary
+    assert summary is not None and summary.overall_status.value == "not_evaluated"
+    junit = (out / "junit.xml").read_text()
+    assert 'tests="2" failures="0" errors="2"' in junit
+    assert "the case aggregator did not evaluate the case (its metrics were evaluated)" in junit
+
+
 def test_shipped_example_runs(tmp_path: Path) -> None:
     """The example in evalsets/ + metrics/ scores with some passing and some failing cases."""
     proc = agenteval_cli(

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from agenteval.inputs.loading import load_result
 from agenteval.report.diff import ChangeKind, diff_results, render_diff
-from agenteval.schema.result import EvalSetResult
+from agenteval.schema.result import EvalSetResult, Fingerprint
 from agenteval.schema.status import EvalStatus
 from sample_results import F, N, P, case_result, eval_set_result, metric
 from trpc_fixtures import FIXTURES
@@ -171,6 +171,25 @@ def test_several_runs_use_case_status_and_metric_averages() -> None:
     assert [(c.metric_name, c.reasons) for c in diff.changes] == [
         (None, ("status passed → failed", "score 0.6667 → 0.3333 (−0.3333)")),
         ("m", ("status passed → failed", "score 0.8333 → 0.6667 (−0.1667)")),
+    ]
+    assert diff.regressed
+
+
+def test_several_runs_of_a_custom_aggregator_compare_its_verdicts() -> None:
+    # The metric passes in every run of both sides; the case aggregator passed every run
+    # before and failed every run after: a regression, which the averages did not see.
+    def runs(status: EvalStatus) -> EvalSetResult:
+        cases = [
+            case_result("s", "c", [metric("m", 1.0)], run_id=run, status=status)
+            for run in (1, 2, 3)
+        ]
+        result = eval_set_result("s", cases, num_runs=3)
+        result.fingerprint = Fingerprint(eval_set="sha256:e", case_aggregator="strict")
+        return result
+
+    diff = diff_results([runs(P)], [runs(F)], tolerance=0.0)
+    assert [(c.metric_name, c.reasons) for c in diff.changes] == [
+        (None, ("status passed → failed",)),
     ]
     assert diff.regressed
 

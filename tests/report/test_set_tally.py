@@ -31,9 +31,10 @@ from agenteval.report.set_tally import (
 )
 from agenteval.results.aggregation import overall_status as whole_overall_status
 from agenteval.results.aggregation import results_outcome
-from agenteval.schema.result import EvalCaseResult, EvalSetResult, MetricDetails
+from agenteval.schema.result import EvalCaseResult, EvalSetResult, Fingerprint, MetricDetails
 from agenteval.schema.status import EvalStatus
 from tests.report.report_inputs import FIXTURES, fixture_results, varied_results
+from tests.sample_results import case_result, eval_set_result, metric
 
 VARIED = varied_results()
 FIXTURE_RESULTS = fixture_results()
@@ -184,6 +185,34 @@ def test_step_summary_and_markdown_file_from_reports(tmp_path: Path) -> None:
     written = markdown.write_markdown_reports(tmp_path / "report.md", reports)
     whole = markdown.markdown_summary([VARIED["partial"]])
     assert written.read_bytes() == whole.encode("utf-8", "replace")
+
+
+def test_several_runs_of_a_custom_aggregator_are_decided_by_its_verdicts() -> None:
+    """The console, JUnit and Markdown read the tally: a case its --case-aggregator failed
+    or did not evaluate in every run is not passed, whatever its metrics average."""
+    cases = [
+        case_result("s", eval_id, [metric("m", 1.0)], run_id=run, status=status)
+        for run in (1, 2, 3)
+        for eval_id, status in (
+            ("fails", EvalStatus.FAILED),
+            ("undecided", EvalStatus.NOT_EVALUATED),
+        )
+    ]
+    result = eval_set_result("s", cases, num_runs=3)
+    result.fingerprint = Fingerprint(eval_set="sha256:e", case_aggregator="strict")
+    report = tallied(result)
+    assert report.statuses == {"fails": EvalStatus.FAILED, "undecided": EvalStatus.NOT_EVALUATED}
+    assert outcome([report]).status is EvalStatus.FAILED
+    assert report.outcomes["fails"].headline() == (
+        "the case failed although no metric failed (case aggregator)"
+    )
+    assert report.outcomes["undecided"].headline() == (
+        "the case aggregator did not evaluate the case (its metrics were evaluated)"
+    )
+    assert report.statuses == set_report(result).statuses
+    # Without the aggregator named (a trpc-agent-go file), the metric averages decide.
+    result.fingerprint = None
+    assert set(tallied(result).statuses.values()) == {EvalStatus.PASSED}
 
 
 def test_add_after_finish_is_refused() -> None:

@@ -29,6 +29,7 @@ from agenteval.results.aggregation import (
     pass_rates,
     results_outcome,
     run_outcome,
+    uses_custom_aggregator,
 )
 from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json_bytes
 from agenteval.schema.result import (
@@ -36,6 +37,7 @@ from agenteval.schema.result import (
     EvalMetricResult,
     EvalSetResult,
     EvalSetResultSummary,
+    Fingerprint,
     MetricSummary,
     StatusCounts,
 )
@@ -436,6 +438,57 @@ def test_case_statuses_multi_run_ignore_aggregator_and_keep_error_rule() -> None
         ]
     )
     assert case_statuses(result) == {"agg": F, "err": F}
+
+
+def _custom_runs() -> list[EvalCaseResult]:
+    """Three runs of cases whose metrics all pass (or all fail) on average, while the case
+    aggregator's verdicts say otherwise."""
+    good = [metric("m", 1, P, 1)]
+    bad = [metric("m", 0, F, 1)]
+    return [
+        *(case("never", run, N, good) for run in (1, 2, 3)),
+        *(case("refused", run, F, good) for run in (1, 2, 3)),
+        case("flaky", 1, P, good),
+        case("flaky", 2, F, good),
+        case("flaky", 3, P, good),
+        *(case("kind", run, P, bad) for run in (1, 2, 3)),
+        case("dead", 1, N, good, error="aggregator raised"),
+        case("dead", 2, N, good),
+        case("dead", 3, N, good),
+    ]
+
+
+_CUSTOM_VERDICTS = {"never": N, "refused": F, "flaky": F, "kind": P, "dead": F}
+
+
+def test_multi_run_case_status_is_the_custom_aggregators_verdicts() -> None:
+    # Scored by --case-aggregator (its fingerprint names it): its verdicts decide the case
+    # over several runs as over one; "0/3 runs passed" is never PASSED.
+    result = result_of(_custom_runs())
+    result.fingerprint = Fingerprint(eval_set="sha256:" + "0" * 64, case_aggregator="mine")
+    assert uses_custom_aggregator(result)
+    assert case_statuses(result) == _CUSTOM_VERDICTS
+    assert results_outcome([result]) == Outcome(F, ExitCode.FAILED)
+    summary = build_summary(result.case_results(), 3, custom_aggregator=True)
+    cases = {c.eval_id: c.overall_status for c in summary.eval_case_summaries or []}
+    assert cases == _CUSTOM_VERDICTS
+    assert summary.overall_status is F
+    # The same runs with no aggregator named (trpc-agent-go's files): the metric averages
+    # decide, as Go does, and the default aggregator's numbers are unchanged.
+    result.fingerprint = None
+    averaged = {"never": P, "refused": P, "flaky": P, "kind": F, "dead": P}
+    assert not uses_custom_aggregator(result)
+    assert case_statuses(result) == averaged
+    plain = build_summary(result.case_results(), 3)
+    assert {c.eval_id: c.overall_status for c in plain.eval_case_summaries or []} == averaged
+
+
+def test_one_run_of_a_custom_aggregator_is_its_verdict_either_way() -> None:
+    runs = [case("never", 1, N, [metric("m", 1, P, 1)]), case("kind", 1, P, [])]
+    for custom in (False, True):
+        summary = build_summary(runs, 1, custom_aggregator=custom)
+        statuses = [c.overall_status for c in summary.eval_case_summaries or []]
+        assert statuses == [P, N]  # sorted by evalId: kind, never
 
 
 def test_overall_status_and_exit_code() -> None:

@@ -21,7 +21,10 @@ from agenteval.results.merging import (
 from agenteval.results.sharding import shard_of
 from agenteval.schema.base import dump
 from agenteval.schema.result import EvalSetResult, Fingerprint, extra
+from agenteval.schema.status import EvalStatus
 from sample_results import case_result, eval_set_result, generated_result, metric
+
+F = EvalStatus.FAILED
 
 
 def shard_files(full: EvalSetResult, count: int, num_runs: int) -> list[EvalSetResult]:
@@ -219,6 +222,26 @@ def test_a_complete_shard_set_takes_the_fingerprint_without_the_shard() -> None:
     (merged,) = merge_results(parts, complete=complete)
     assert merged.fingerprint == FINGERPRINT
     assert merged.partial is None and complete.warnings == []
+
+
+def test_a_merge_of_a_custom_aggregators_shards_keeps_its_verdicts() -> None:
+    """Shards scored by --case-aggregator: the merged summary's case status over several
+    runs is the aggregator's verdicts (it failed every run), not the passing metric average."""
+    cases = [
+        case_result("s", eval_id, [metric("m", 1.0)], run_id=run, status=F)
+        for run in (1, 2, 3)
+        for eval_id in ("a", "b")
+    ]
+    full = eval_set_result("s", cases, num_runs=3)
+    parts = shard_files(full, 2, 3)
+    for index, part in enumerate(parts, start=1):
+        part.fingerprint = FINGERPRINT.model_copy(
+            update={"shard": f"{index}/2", "case_aggregator": "strict"}
+        )
+    (merged,) = merge_results(parts)
+    assert merged.summary is not None
+    assert [c.overall_status for c in merged.summary.eval_case_summaries or []] == [F, F]
+    assert merged.summary.overall_status is F
 
 
 def test_missing_shards_are_refused_or_marked_partial() -> None:

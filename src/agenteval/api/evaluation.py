@@ -44,6 +44,7 @@ from agenteval.results.aggregation import (
     build_summary,
     overall_status,
     run_outcome,
+    uses_custom_aggregator,
 )
 from agenteval.results.fingerprints import digest_file, digest_json
 from agenteval.results.merging import MergedSet, merge_extras, part_incomplete_ids, plan_merge
@@ -701,7 +702,9 @@ class CollectedResults:
     def end_set(self, head: EvalSetResult) -> None:
         result = head.model_copy()
         result.eval_case_results = self._cases
-        result.summary = build_summary(self._cases, self._num_runs)
+        result.summary = build_summary(
+            self._cases, self._num_runs, custom_aggregator=uses_custom_aggregator(head)
+        )
         self.results.append(result)
         self._cases = []
 

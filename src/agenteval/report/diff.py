@@ -41,7 +41,12 @@ from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format
 from agenteval.report.json_keys import camel_fields
 from agenteval.report.outcomes import RunRecord, run_record
 from agenteval.report.set_tally import case_status
-from agenteval.results.aggregation import any_not_evaluated, incomplete_ids, metric_summaries
+from agenteval.results.aggregation import (
+    any_not_evaluated,
+    incomplete_ids,
+    metric_summaries,
+    uses_custom_aggregator,
+)
 from agenteval.schema.result import EvalSetResult
 from agenteval.schema.status import EvalStatus
 
@@ -204,12 +209,20 @@ def _metric_sides(runs: Sequence[_Run]) -> Iterator[tuple[str, Side]]:
 
 
 def _add_case(
-    shot: Snapshot, eval_set_id: str, eval_id: str, runs: list[_Run], incomplete: bool = False
+    shot: Snapshot,
+    eval_set_id: str,
+    eval_id: str,
+    runs: list[_Run],
+    incomplete: bool = False,
+    custom_aggregator: bool = False,
 ) -> None:
     """A case's side and its metrics' sides (its status as case_statuses gives it;
     not_evaluated when ``incomplete``, which an average over the other runs would hide)."""
     runs.sort(key=lambda run: run[0].run_id)
-    status = _NOT_EVALUATED if incomplete else case_status([record for record, _ in runs])
+    records = [record for record, _ in runs]
+    status = (
+        _NOT_EVALUATED if incomplete else case_status(records, custom_aggregator=custom_aggregator)
+    )
     scores = [score for record, score in runs if record.final_eval_status is not _NOT_EVALUATED]
     shot.cases[(eval_set_id, eval_id)] = Side(status, _mean(scores))
     for name, side in _metric_sides(runs):
@@ -235,6 +248,7 @@ def snapshot(
         # INCOMPLETE by the one rule (aggregation.incomplete_ids): judgeFailures, then any
         # case with a metric not evaluated in some run, found as its runs are read.
         incomplete = {i for m in members for i in incomplete_ids(m.head.judge_failures, ())}
+        custom = any(uses_custom_aggregator(member.head) for member in members)
         waiting: dict[str, list[_Run]] = {}
         for member in members:
             for case in member.cases(problems):
@@ -249,7 +263,7 @@ def snapshot(
                     shot.cases[key] = _WAITING  # keeps the case's place (first appearance)
                 waiting.setdefault(case.eval_id, []).append(run)
         for eval_id, runs in waiting.items():
-            _add_case(shot, eval_set_id, eval_id, runs, eval_id in incomplete)
+            _add_case(shot, eval_set_id, eval_id, runs, eval_id in incomplete, custom)
     return shot
 
 

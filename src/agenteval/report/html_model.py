@@ -43,7 +43,13 @@ from agenteval.report.diff import diff_results
 from agenteval.report.set_tally import NOTHING_SHOWN, SetTally
 from agenteval.report.set_tally import num_runs as runs_of
 from agenteval.report.verdicts import summary_verdicts
-from agenteval.results.aggregation import CaseSummaryData, SummaryTally, run_id_of, run_outcome
+from agenteval.results.aggregation import (
+    CaseSummaryData,
+    SummaryTally,
+    run_id_of,
+    run_outcome,
+    uses_custom_aggregator,
+)
 from agenteval.schema.base import dump
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -414,7 +420,7 @@ class RunBuilder:
         statuses = tallied.statuses
         # The summary of the cases added, never a saved one: pass@k and the verdicts agree
         # with the case rows even when a file's summary was edited apart from its cases.
-        summary = self._summary.finish()
+        summary = self._summary.finish(custom_aggregator=uses_custom_aggregator(head))
         self._tally = self._summary = None
         rows = [entry.row(statuses[eval_id]) for eval_id, entry in self._cases.items()]
         self.rows.extend(rows)

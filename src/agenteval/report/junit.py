@@ -135,10 +135,7 @@ def _body(outcome: OutcomeText) -> str:
         lines += [s.text(BODY_REASON_CAP) for s in outcome.shortfalls()]
         lines += [f"error: {cap(e, BODY_REASON_CAP)}" for e in outcome.errors()]
         return "\n".join(lines) or outcome.headline()
-    lines = [
-        f"case {outcome.status.value} over {len(outcome.runs)} runs"
-        " (metric scores averaged across runs decide)"
-    ]
+    lines = [f"case {outcome.status.value} over {len(outcome.runs)} runs ({outcome.rule()})"]
     lines += [s.text(BODY_REASON_CAP) for s in outcome.shortfalls()]
     lines.append("per run:")
     lines += outcome.run_lines(BODY_REASON_CAP)

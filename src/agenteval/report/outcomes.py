@@ -24,7 +24,7 @@ from typing import Generic, NamedTuple, TypeVar
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
 from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.score_text import failed_against
-from agenteval.results.aggregation import case_statuses
+from agenteval.results.aggregation import case_statuses, uses_custom_aggregator
 from agenteval.results.flakiness import passed_runs_text
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult
 from agenteval.schema.status import EvalStatus
@@ -106,6 +106,8 @@ class _Outcome(Generic[_Run]):
     eval_id: str
     status: EvalStatus
     runs: tuple[_Run, ...]  # sorted by runId
+    # A --case-aggregator scored the case: its verdicts decide, also over several runs.
+    custom_aggregator: bool = False
 
     @property
     def multi_run(self) -> bool:
@@ -165,6 +167,9 @@ class OutcomeText(_Outcome[RunRecord]):
         parts += [s.text(reason_cap) for s in self.shortfalls()]
         parts += [f"error: {cap(e, reason_cap)}" for e in self.errors()]
         if not parts:
+            aggregated = self.custom_aggregator and self._metric_evaluated()
+            if self.status is EvalStatus.NOT_EVALUATED and aggregated:
+                return "the case aggregator did not evaluate the case (its metrics were evaluated)"
             if self.status is EvalStatus.NOT_EVALUATED:
                 return "no metric was evaluated for this case"
             if self.status is EvalStatus.FAILED:
@@ -172,6 +177,19 @@ class OutcomeText(_Outcome[RunRecord]):
                 return "the case failed although no metric failed (case aggregator)"
             return ""
         return "; ".join(parts)
+
+    def _metric_evaluated(self) -> bool:
+        """Whether a metric was evaluated in some run (a not_evaluated case then is the
+        case aggregator's verdict, not its metrics')."""
+        return any(
+            m.eval_status is not EvalStatus.NOT_EVALUATED for run in self.runs for m in run.metrics
+        )
+
+    def rule(self) -> str:
+        """What decides the status of a case that ran several times (formats.md §7)."""
+        if self.custom_aggregator:
+            return "the case aggregator's verdicts of the runs decide"
+        return "metric scores averaged across runs decide"
 
     def run_lines(self, reason_cap: int | None = DEFAULT_REASON_CAP) -> list[str]:
         """Per-run detail: each run's status, its failing metrics and its error."""
@@ -194,7 +212,9 @@ class CaseOutcome(_Outcome[EvalCaseResult]):
     def text(self) -> OutcomeText:
         """The same case as records, reasons whole."""
         runs = tuple(run_record(run) for run in self.runs)
-        return OutcomeText(self.eval_set_id, self.eval_id, self.status, runs)
+        return OutcomeText(
+            self.eval_set_id, self.eval_id, self.status, runs, self.custom_aggregator
+        )
 
     def shortfalls(self) -> list[MetricShortfall]:
         """See :meth:`OutcomeText.shortfalls`."""
@@ -264,12 +284,14 @@ def case_outcomes(result: EvalSetResult) -> list[CaseOutcome]:
     for case in result.case_results():
         grouped.setdefault(case.eval_id, []).append(case)
     statuses = case_statuses(result)
+    custom = uses_custom_aggregator(result)
     return [
         CaseOutcome(
             eval_set_id=result.eval_set_id,
             eval_id=eval_id,
             status=statuses[eval_id],
             runs=tuple(sorted(runs, key=lambda r: r.run_id)),
+            custom_aggregator=custom,
         )
         for eval_id, runs in grouped.items()
     ]

@@ -28,7 +28,12 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple, Protocol
 
 from agenteval.report.atomic_write import StreamedFile
-from agenteval.results.aggregation import CaseSummaryData, SummaryPart, SummaryTally
+from agenteval.results.aggregation import (
+    CaseSummaryData,
+    SummaryPart,
+    SummaryTally,
+    uses_custom_aggregator,
+)
 from agenteval.schema.base import DumpMemo
 from agenteval.schema.gojson import model_to_go_json_bytes, to_go_json, to_go_json_bytes
 from agenteval.schema.result import (
@@ -345,7 +350,8 @@ class ResultDocument:
     def finish(self, head: EvalSetResult) -> None:
         """Close the document: summary, ``creationTimestamp``, ``head``'s run state."""
         self._write(b"\n  ]" if self.cases else b"]")
-        summary = self.tally.finish() if self.tally is not None else self._given
+        custom = uses_custom_aggregator(head)
+        summary = self.tally.finish(custom_aggregator=custom) if self.tally else self._given
         self.summary = summary
         emitted = self._summaries is not None and bool(self._summaries.index)
         if emitted and summary is not None:

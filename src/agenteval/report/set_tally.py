@@ -34,6 +34,7 @@ import math
 import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 from agenteval.errors import Problem
@@ -48,8 +49,10 @@ from agenteval.results.aggregation import (
     Outcome,
     any_not_evaluated,
     averaged_status,
+    case_overall_status,
     incomplete_ids,
     run_outcome,
+    uses_custom_aggregator,
 )
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -353,17 +356,22 @@ class SetTally:
         """The eval set's report; ``head`` is its result without cases (extras set)."""
         self._finished = True
         incomplete = self._incomplete(head)
+        custom = uses_custom_aggregator(head)
         statuses: dict[str, EvalStatus] = {}
         outcomes: dict[str, OutcomeText] = {}
         for eval_id, known in self._status.items():
             runs = self._runs(eval_id)
             # The mean over runs adds scores in arrival order, as case_statuses does.
-            status = known if known is not None else case_status(self._records[eval_id])
+            status = (
+                known
+                if known is not None
+                else case_status(self._records[eval_id], custom_aggregator=custom)
+            )
             if eval_id in incomplete:
                 status = _INCOMPLETE
             statuses[eval_id] = status
             if status is not _PASSED or any(r.final_eval_status is not _PASSED for r in runs):
-                outcomes[eval_id] = OutcomeText(self.eval_set_id, eval_id, status, runs)
+                outcomes[eval_id] = OutcomeText(self.eval_set_id, eval_id, status, runs, custom)
         counts: dict[EvalStatus, int] = {}
         for status in statuses.values():
             counts[status] = counts.get(status, 0) + 1
@@ -500,16 +508,16 @@ def _all_passed(case: EvalCaseResult) -> bool:
     return all(m.eval_status is _PASSED for m in case.overall_eval_metric_results or ())
 
 
-def case_status(runs: Sequence[RunRecord]) -> EvalStatus:
+def case_status(runs: Sequence[RunRecord], *, custom_aggregator: bool = False) -> EvalStatus:
     """As aggregation.case_statuses: one run its status, several the mean of each metric
-    (without judgeFailures, which the caller applies)."""
-    if len(runs) <= 1:
-        status = summarize(run.final_eval_status for run in runs)
-    else:
-        status = _averaged_status(runs)
-    if status is _NOT_EVALUATED and any(run.error_message for run in runs):
-        return _FAILED
-    return status
+    (a custom case aggregator's: its verdicts; without judgeFailures, which the caller applies)."""
+    return case_overall_status(
+        (run.final_eval_status for run in runs),
+        partial(_averaged_status, runs),
+        any(run.error_message for run in runs),
+        runs=len(runs),
+        custom_aggregator=custom_aggregator,
+    )
 
 
 def _averaged_status(runs: Sequence[RunRecord]) -> EvalStatus:

@@ -11,6 +11,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple, Protocol
 
 from agenteval.exit_codes import ExitCode
@@ -309,14 +310,31 @@ def run_id_of(result: EvalCaseResult) -> int:
     return result.run_id if result.run_id > 0 else 1
 
 
-def _case_overall_status(
-    metric_statuses: Iterable[EvalStatus],
+def uses_custom_aggregator(result: EvalSetResult) -> bool:
+    """Whether ``result``'s cases were scored by a ``--case-aggregator`` (its fingerprint
+    names it; trpc-agent-go's files and the default aggregator's name none)."""
+    fingerprint = result.fingerprint
+    return fingerprint is not None and bool(fingerprint.case_aggregator)
+
+
+def case_overall_status(
     run_statuses: Iterable[EvalStatus],
+    averaged: Callable[[], EvalStatus],
     has_error: bool,
-    num_runs: int,
+    *,
+    runs: int,
+    custom_aggregator: bool,
 ) -> EvalStatus:
-    """Case status in the summary: the aggregator's verdict for N = 1, metric averages for N > 1."""
-    status = summarize(run_statuses) if num_runs <= 1 else summarize(metric_statuses)
+    """A case's status over its ``runs`` (formats.md §7), the one rule of every report.
+
+    One run: the aggregator's verdict.  Several runs under the default aggregator: the
+    metric averages (``averaged()``), as trpc-agent-go decides.  Several runs under a
+    custom aggregator: its verdicts summarized, as for one run — the metric averages
+    answer the default aggregator's question (does every metric pass?), not the one it
+    was given, and read "0/3 runs passed" as PASSED when it failed or did not evaluate
+    every run.  Either way not_evaluated with an errorMessage is failed.
+    """
+    status = averaged() if runs > 1 and not custom_aggregator else summarize(run_statuses)
     if status is _NOT_EVALUATED and has_error:
         return _FAILED
     return status
@@ -444,8 +462,9 @@ class SummaryTally:
             self._case_status.add(summary["overallStatus"])
             self._emit(summary)
 
-    def finish(self) -> EvalSetResultSummary:
-        """The summary of every case added (without case summaries when they were emitted)."""
+    def finish(self, *, custom_aggregator: bool = False) -> EvalSetResultSummary:
+        """The summary of every case added (without case summaries when they were emitted);
+        ``custom_aggregator``: a ``--case-aggregator`` scored them (:func:`case_overall_status`)."""
         run_summaries: list[RunSummary] = []
         run_counts = _Counts()
         for run_id, run in self._runs.items():
@@ -461,7 +480,8 @@ class SummaryTally:
             )
         cases = self._cases
         case_summaries = [
-            _new_case_summary(_case_summary(i, cases[i], self.num_runs)) for i in sorted(cases)
+            _new_case_summary(_case_summary(i, cases[i], self.num_runs, custom_aggregator))
+            for i in sorted(cases)
         ]
         for case_summary in case_summaries:
             self._case_status.add(case_summary.overall_status)
@@ -492,8 +512,11 @@ class SummaryPart(NamedTuple):
     added: int
 
 
-def build_summary(case_results: Sequence[EvalCaseResult], num_runs: int) -> EvalSetResultSummary:
-    """The ``summary`` of a result file, exactly as formats.md §7 describes.
+def build_summary(
+    case_results: Sequence[EvalCaseResult], num_runs: int, *, custom_aggregator: bool = False
+) -> EvalSetResultSummary:
+    """The ``summary`` of a result file, as formats.md §7 describes (``custom_aggregator``:
+    see :func:`case_overall_status`).
 
     A case result without ``runId`` (old files) counts as run 1.  With
     ``num_runs`` > 1 every case summary also carries ``passAtK`` and
@@ -504,14 +527,20 @@ def build_summary(case_results: Sequence[EvalCaseResult], num_runs: int) -> Eval
     tally = SummaryTally(num_runs)
     for result in _by_run(case_results, num_runs):
         tally.add(result)
-    return tally.finish()
+    return tally.finish(custom_aggregator=custom_aggregator)
 
 
-def _case_summary(eval_id: str, case: _CaseTally, num_runs: int) -> CaseSummaryData:
+def _case_summary(
+    eval_id: str, case: _CaseTally, num_runs: int, custom_aggregator: bool = False
+) -> CaseSummaryData:
     """The case's ``EvalCaseSummary`` as data (``CaseSummaryData``)."""
     metrics = _summaries_data(case.metrics)
-    overall = _case_overall_status(
-        (m["evalStatus"] for m in metrics), case.run_statuses, case.has_error, num_runs
+    overall = case_overall_status(
+        case.run_statuses,
+        lambda: summarize(m["evalStatus"] for m in metrics),
+        case.has_error,
+        runs=num_runs,
+        custom_aggregator=custom_aggregator,
     )
     counts = _Counts()
     for status in case.run_statuses:
@@ -580,22 +609,24 @@ def averaged_status(metrics: Iterable[ScoredMetric]) -> EvalStatus:
 def case_statuses(result: EvalSetResult) -> dict[str, EvalStatus]:
     """In-memory status per evalId (formats.md §7), in order of first appearance.
 
-    One run → its finalEvalStatus; several runs → metric scores averaged
-    across runs, then summarized.  Either way not_evaluated with an
-    errorMessage becomes failed.  A case listed in ``judgeFailures`` is incomplete.
+    One run (or a custom case aggregator's runs) → its finalEvalStatus; several runs →
+    metric scores averaged across runs, then summarized (:func:`case_overall_status`).
+    A case listed in ``judgeFailures`` is incomplete.
     """
     incomplete = set(incomplete_cases(result))
+    custom = uses_custom_aggregator(result)
     runs_by_case: dict[str, list[EvalCaseResult]] = {}
     for case in result.case_results():
         runs_by_case.setdefault(case.eval_id, []).append(case)
     statuses: dict[str, EvalStatus] = {}
     for eval_id, runs in runs_by_case.items():
-        if len(runs) <= 1:
-            status = summarize(run.final_eval_status for run in runs)
-        else:
-            status = _averaged_case_status(runs)
-        if status is _NOT_EVALUATED and any(run.error_message for run in runs):
-            status = _FAILED
+        status = case_overall_status(
+            (run.final_eval_status for run in runs),
+            partial(_averaged_case_status, runs),
+            any(run.error_message for run in runs),
+            runs=len(runs),
+            custom_aggregator=custom,
+        )
         if eval_id in incomplete:
             status = _INCOMPLETE
         statuses[eval_id] = status
@@ -686,6 +717,7 @@ __all__ = [
     "any_not_evaluated",
     "averaged_status",
     "build_summary",
+    "case_overall_status",
     "case_pass_rates",
     "case_statuses",
     "default_case_aggregate",
@@ -700,4 +732,5 @@ __all__ = [
     "run_id_of",
     "run_outcome",
     "status_counts",
+    "uses_custom_aggregator",
 ]

@@ -68,6 +68,7 @@ from agenteval.results.aggregation import (
     any_not_evaluated,
     build_summary,
     incomplete_ids,
+    uses_custom_aggregator,
 )
 from agenteval.results.fingerprints import differences, joined, without_shard
 from agenteval.results.sharding import Shard, parse_shard
@@ -461,7 +462,9 @@ class MergedSet:
         cases = list(self.cases(problems))
         merged = self.head.model_copy()
         merged.eval_case_results = cases
-        merged.summary = build_summary(cases, self.num_runs)
+        merged.summary = build_summary(
+            cases, self.num_runs, custom_aggregator=uses_custom_aggregator(merged)
+        )
         return merged
 
 

@@ -685,7 +685,9 @@ async def run_evalset(plan: EvalSetPlan, settings: RunSettings) -> EvalSetResult
     result = EvalSetResult(
         eval_set_id=plan.eval_set_id,
         eval_case_results=case_results,
-        summary=build_summary(case_results, settings.num_runs),
+        summary=build_summary(
+            case_results, settings.num_runs, custom_aggregator=settings.case_aggregator is not None
+        ),
     )
     if settings.stopping():
         result.partial = True
