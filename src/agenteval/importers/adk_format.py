@@ -46,6 +46,32 @@ from agenteval.inputs import locations
 from agenteval.inputs.loading import validation_problems
 from agenteval.inputs.unknown_keys import UnknownKey
 
+# The long lists of google-genai fields the import does not read (see AdkModel.other_keys).
+_PART_OTHER_KEYS = (
+    "audio_transcription",
+    "code_execution_result",
+    "executable_code",
+    "file_data",
+    "inline_data",
+    "media_processing",
+    "media_resolution",
+    "part_metadata",
+    "speech_metadata",
+    "thought",
+    "thought_signature",
+    "tool_call",
+    "tool_response",
+    "video_metadata",
+)
+_USAGE_METADATA_OTHER_KEYS = (
+    "cache_tokens_details",
+    "candidates_tokens_details",
+    "prompt_tokens_details",
+    "tool_use_prompt_tokens_details",
+    "total_token_count",
+    "traffic_type",
+)
+
 
 class AdkModel(BaseModel):
     """Both key styles, strict JSON types, other keys kept (``unknown_keys`` reports them)."""
@@ -80,22 +106,7 @@ class FunctionResponse(AdkModel):
 class Part(AdkModel):
     """google.genai ``Part``: text, a function call or a function response (the rest ignored)."""
 
-    other_keys = (
-        "audio_transcription",
-        "code_execution_result",
-        "executable_code",
-        "file_data",
-        "inline_data",
-        "media_processing",
-        "media_resolution",
-        "part_metadata",
-        "speech_metadata",
-        "thought",
-        "thought_signature",
-        "tool_call",
-        "tool_response",
-        "video_metadata",
-    )
+    other_keys = _PART_OTHER_KEYS
 
     text: str | None = None
     function_call: FunctionCall | None = None
@@ -120,14 +131,7 @@ class IntermediateData(AdkModel):
 class UsageMetadata(AdkModel):
     """google.genai ``GenerateContentResponseUsageMetadata``: what one model call used."""
 
-    other_keys = (
-        "cache_tokens_details",
-        "candidates_tokens_details",
-        "prompt_tokens_details",
-        "tool_use_prompt_tokens_details",
-        "total_token_count",
-        "traffic_type",
-    )
+    other_keys = _USAGE_METADATA_OTHER_KEYS
 
     prompt_token_count: int | None = None
     tool_use_prompt_token_count: int | None = None
