@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from rich.console import Console
 
 from agenteval.inputs.loading import load_result
+from agenteval.inputs.result_inputs import read_parts
 from agenteval.report.diff import ChangeKind, diff_results, render_diff
 from agenteval.schema.result import EvalSetResult, Fingerprint
 from agenteval.schema.status import EvalStatus
@@ -257,3 +259,27 @@ def test_go_results_against_themselves() -> None:
         {(r.eval_set_id, c.eval_id) for r in results for c in r.case_results()}
     )
     assert diff.compared_cases < sum(len(r.case_results()) for r in results)
+
+
+def test_a_go_file_without_case_scores_is_no_drop_from_one_with_them(tmp_path: Path) -> None:
+    # trpc-agent-go writes no case score. Read as 0, the same passing cases rescored by
+    # agenteval (score 1) were "regressed: score 1 → 0" against Go's file: exit 1.
+    (go_file,) = sorted((FIXTURES / "local" / "output").rglob("*.evalset_result.json"))
+    data = json.loads(go_file.read_text(encoding="utf-8"))
+    assert all("score" not in case for case in data["evalCaseResults"])
+    for case in data["evalCaseResults"]:
+        case["score"] = 1
+    ours = tmp_path / "ours.evalset_result.json"
+    ours.write_text(json.dumps(data), encoding="utf-8")
+    go, scored = read_parts([go_file]), read_parts([ours])
+    for base, new in ((scored, go), (go, scored)):
+        diff = diff_results(base, new)
+        assert (diff.changes, diff.regressed, diff.compared_cases) == ([], False, 2)
+    # The scored side still counts: a real drop there is a regression.
+    data["evalCaseResults"][0]["score"] = 0.5
+    lower = tmp_path / "lower.evalset_result.json"
+    lower.write_text(json.dumps(data), encoding="utf-8")
+    dropped = diff_results(scored, read_parts([lower]))
+    assert [(c.eval_id, c.metric_name, c.reasons) for c in dropped.changes] == [
+        ("calc_add", None, ("score 1 → 0.5 (−0.5)",))
+    ]

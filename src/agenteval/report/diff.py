@@ -4,7 +4,8 @@ Compared per case (evalSetId, evalId) and per case metric (evalSetId,
 evalId, metricName).  A case's status is its in-memory status (the one that
 decides the exit code), not_evaluated when it is INCOMPLETE (a metric not evaluated in
 any run, or listed in ``judgeFailures``: the rule every reader counts by), and its
-score the mean case score over its evaluated runs; a metric's status and score are its overall result for one run, or
+score the mean case score over its evaluated runs (none for a trpc-agent-go file, which
+writes no case score: compared as 0 it was a drop of 1 under an unchanged pass); a metric's status and score are its overall result for one run, or
 its average over runs (metric summary, not_evaluated runs skipped) for
 several.
 
@@ -190,8 +191,9 @@ def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-# One run of a case as diff reads it: its record (statuses, metric scores) and case score.
-_Run = tuple[RunRecord, float]
+# One run of a case as diff reads it: its record (statuses, metric scores) and case score
+# (None when the file holds none: trpc-agent-go writes no case score, which is not a 0).
+_Run = tuple[RunRecord, float | None]
 
 
 def _metric_sides(runs: Sequence[_Run]) -> Iterator[tuple[str, Side]]:
@@ -223,7 +225,11 @@ def _add_case(
     status = (
         _NOT_EVALUATED if incomplete else case_status(records, custom_aggregator=custom_aggregator)
     )
-    scores = [score for record, score in runs if record.final_eval_status is not _NOT_EVALUATED]
+    scores = [
+        score
+        for record, score in runs
+        if score is not None and record.final_eval_status is not _NOT_EVALUATED
+    ]
     shot.cases[(eval_set_id, eval_id)] = Side(status, _mean(scores))
     for name, side in _metric_sides(runs):
         shot.metrics[(eval_set_id, eval_id, name)] = side
@@ -253,7 +259,8 @@ def snapshot(
         for member in members:
             for case in member.cases(problems):
                 key = (eval_set_id, case.eval_id)
-                run = (run_record(case, 0), case.score)
+                score = case.score if "score" in case.model_fields_set else None
+                run = (run_record(case, 0), score)
                 if any_not_evaluated(case):
                     incomplete.add(case.eval_id)
                 if seen[case.eval_id] <= 1 and key not in shot.cases:
