@@ -330,6 +330,40 @@ def test_diff_refuses_a_case_given_twice_on_one_side(tmp_path: Path) -> None:
         assert "case 'a' run 1 of eval set 's' is also in" in done.stderr
 
 
+def test_show_refuses_a_directory_holding_two_runs_of_one_eval_set(
+    runs: dict[str, dict[str, Path]], tmp_path: Path
+) -> None:
+    # show read both and counted each case twice: "FAILED: 3 of 6 cases passed (3 failed) ·
+    # 2 eval sets" for one eval set of 3 cases, a verdict no run of it had.
+    both = tmp_path / "both"
+    both.mkdir()
+    for side in ("base", "new"):
+        (both / f"{side}.evalset_result.json").write_bytes(runs[side]["result"].read_bytes())
+    done = cli("show", str(both), "--quiet")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert [line.split(": ")[2] for line in lines[:3]] == [
+        f"evalCaseResults[{i}]" for i in range(3)
+    ]
+    assert (
+        f"case 'alpha' run 1 of eval set 'suite' is also in {both / 'base.evalset_result.json'}"
+        in lines[0]
+    )
+    assert lines[0].endswith("(show each run's results on their own)")
+    # Shards of one run (each case once) are still shown together.
+    shards = tmp_path / "shards"
+    for shard in ("1/2", "2/2"):
+        made = cli(
+            "run", "--evalset", str(runs["base"]["evalset"]), "--metrics",
+            str(runs["base"]["metrics"]), "--shard", shard, "--output", str(shards), "--quiet",
+        )  # fmt: skip
+        assert made.returncode in (0, 1), made.stdout + made.stderr
+    shown = cli("show", str(shards), "--quiet")
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    assert "FAILED: 2 of 3 cases passed (1 failed)" in shown.stdout
+
+
 def _edited(
     runs: dict[str, dict[str, Path]], tmp_path: Path, edit: Any, name: str = "edited"
 ) -> Path:

@@ -27,6 +27,7 @@ from agenteval.report import console as console_report
 from agenteval.report.gc_pause import collector_paused
 from agenteval.report.run_notes import SHOWN_SAVED, RunNotes
 from agenteval.report.set_tally import source_report
+from agenteval.results.merging import repeated_cases
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,9 @@ def show_results(settings: ShowSettings) -> int:
     given_once(settings.results)
     with stored_inputs(list(settings.results), settings.store) as paths:  # read case by case
         parts = read_parts(paths)
+        # A directory holding two runs' files of one eval set: each case counted twice
+        # ("6 of 8 cases passed · 2 eval sets" for one set of 4), as diff and merge refuse.
+        raise_problems(repeated_cases(parts, "show each run's results on their own"))
         problems: list[Problem] = []
         view = console_report.ConsoleView.of_flags(
             quiet=settings.quiet, verbose=settings.verbose, max_shown=settings.max_shown
