@@ -106,6 +106,37 @@ def test_a_result_file_that_is_no_utf8_json_or_empty_says_what_it_is(tmp_path: P
     ]
 
 
+def test_a_result_file_cut_short_says_so(tmp_path: Path) -> None:
+    # A file cut off at its end (still being written, copied in part) was "invalid JSON:
+    # Expecting property name enclosed in double quotes at line 13 column 7": a syntax
+    # error to hunt for, where nothing is wrong but the missing end.
+    whole = json.dumps({**RESULT, "evalCaseResults": RESULT["evalCaseResults"] * 2}, indent=2)
+    cuts = {
+        "key.json": whole[: whole.index('"evalId"', whole.index('"evalId"') + 1)],
+        "string.json": whole[: whole.index('"c1"') + 2],
+        "value.json": whole[: whole.rindex("}") - 1] + "\n",
+    }
+    for name, text in cuts.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "wrong.json").write_text(whole.replace('"r1"', "r1"), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        read_results([tmp_path / name for name in (*cuts, "wrong.json")])
+    hint = "cut short: is it still being written, or was it copied in part?"
+    found = [(Path(p.file).name, p.message, p.hint) for p in caught.value.problems]
+    ends = [(text.count("\n") + 1, len(text) - text.rfind("\n")) for text in cuts.values()]
+    assert found[:3] == [
+        (
+            name,
+            f"invalid JSON: the file ends at line {line} column {column}, inside its document",
+            hint,
+        )
+        for name, (line, column) in zip(cuts, ends, strict=True)
+    ]
+    assert ends[2][1] == 1  # a cut after a newline: the end is the next line's start
+    # Bad JSON before the end is still said as the decoder says it, where it is.
+    assert found[3] == ("wrong.json", "invalid JSON: Expecting value at line 2 column 22", "")
+
+
 def test_a_directory_prefers_result_files_then_run_documents(tmp_path: Path) -> None:
     results_dir = tmp_path / "results"
     results_dir.mkdir()

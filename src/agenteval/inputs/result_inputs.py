@@ -77,6 +77,8 @@ WINDOW = WINDOW_BYTES
 # reads it): a 100 MB file with one stray byte peaked at 1.7 GB; a larger one is refused
 # as it was, saying so.
 REPAIR_LIMIT = 64 << 20
+# After a decoder error, this much of the rest is read to see whether only blanks follow.
+_TAIL_BYTES = 4096
 # Where a problem of each piece falls among one whole-document validation's problems:
 # the eval set result's fields in schema order, its cases after evalSetId, the case
 # summaries at the end of summary.
@@ -564,8 +566,31 @@ def _scanned(source: _Source) -> tuple[ScannedDocument | None, list[Problem], _S
                 if kind is not None and kind not in (FileKind.RESULT, FileKind.RUN):
                     message, hint = wrong_kind_message(NOT_A_RESULT, kind)
                     return None, [Problem(source.name, "", message, hint)], source
+            if _ends_early(exc, read, source.size):
+                return None, [_cut_short(source.name, read, source.size)], source
             where = f"at line {line} column {column}"
             return None, [Problem(source.name, "", f"invalid JSON: {exc.message} {where}")], source
+
+
+def _ends_early(exc: ScanError, read: Reader, size: int) -> bool:
+    """Whether the document stopped because the bytes ran out: a string left open (the
+    decoder says so only at the end of the data), or nothing but blanks after the error."""
+    if exc.message.startswith("Unterminated string"):
+        return True
+    tail = bytes(read(exc.offset, size)) if size - exc.offset <= _TAIL_BYTES else b"x"
+    return not tail.strip()
+
+
+def _cut_short(name: str, read: Reader, size: int) -> Problem:
+    """A file that ends inside its document (a result still being written, a copy cut
+    off) said so, not as the decoder's "Expecting property name" at its last byte."""
+    line, column = line_and_column(read, size, size)
+    return Problem(
+        name,
+        "",
+        f"invalid JSON: the file ends at line {line} column {column}, inside its document",
+        "cut short: is it still being written, or was it copied in part?",
+    )
 
 
 def _binary_hint(source: _Source) -> str:
