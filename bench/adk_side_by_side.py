@@ -268,7 +268,10 @@ METRICS: list[dict[str, Any]] = [
             "toolTrajectory": {
                 "orderSensitive": True,
                 "subsetMatching": False,
-                "defaultStrategy": {"name": {"matchStrategy": "exact"}, "arguments": {}},
+                "defaultStrategy": {
+                    "name": {"matchStrategy": "exact"},
+                    "arguments": {"numberTolerance": 0},
+                },
             }
         },
     },
