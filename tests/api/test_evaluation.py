@@ -6,6 +6,7 @@ judge (tests/judge_server.py).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -84,6 +85,38 @@ def test_keyword_options_repeat_runs(tmp_path: Path) -> None:
         (2, "de"),
     ]
     assert result.summary is not None and result.summary.num_runs == 2
+
+
+def test_keywords_beside_options_replace_its_fields(tmp_path: Path) -> None:
+    # They were silently dropped: evaluate(path, Options(...), num_runs=2) scored one run.
+    path = write_suite(tmp_path, ANSWERS)
+    options = Options(cases=["fr", "de"])
+    run = evaluate(path, options, num_runs=2)
+    [result] = run.results
+    assert [(c.run_id, c.eval_id) for c in result.case_results()] == [
+        (1, "fr"),
+        (1, "de"),
+        (2, "fr"),
+        (2, "de"),
+    ]
+    assert options.num_runs == 1  # the caller's options are left as they were
+
+
+def test_evaluate_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
+    # A notebook cell (or an async test) runs inside an event loop: evaluate() raised
+    # "asyncio.run() cannot be called from a running event loop".
+    path = write_suite(tmp_path, ANSWERS)
+
+    async def in_a_loop() -> list[tuple[str, EvalStatus]]:
+        run = evaluate(path, num_runs=1)
+        assert (run.status, run.exit_code) == (EvalStatus.FAILED, ExitCode.FAILED)
+        return [(c.eval_id, c.final_eval_status) for c in run.results[0].case_results()]
+
+    assert asyncio.run(in_a_loop()) == [
+        ("fr", EvalStatus.PASSED),
+        ("it", EvalStatus.PASSED),
+        ("de", EvalStatus.FAILED),
+    ]
 
 
 def test_prepare_collects_every_problem_of_the_options(tmp_path: Path) -> None:

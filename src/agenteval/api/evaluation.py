@@ -9,6 +9,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -954,19 +955,39 @@ def evaluate(
 ) -> RunResult:
     """Load, validate and score eval sets; raises ConfigError on bad input.
 
-    ``kwargs`` are ``Options`` fields, so ``evaluate("x.evalset.json", num_runs=3)`` works.
+    ``kwargs`` are ``Options`` fields, so ``evaluate("x.evalset.json", num_runs=3)`` works;
+    beside ``options`` they replace its fields.  Called where an event loop runs (a Jupyter
+    notebook, an async test), the run has a thread and an event loop of its own.
     ``reports`` writes the reports ``agenteval run`` writes with the same flags, the same
     bytes (result files, run document, JUnit, Markdown, HTML, CI outputs); what was written
     is in ``RunResult.reports``, and a report that could not be written makes the run
     INCOMPLETE (exit code 3), as on the command line.
     """
     started = time.perf_counter()
-    opts = options or Options(**kwargs)  # type: ignore[arg-type]
+    # Keywords beside ``options`` were silently dropped: evaluate(path, opts, num_runs=3) ran once.
+    opts = (
+        Options(**kwargs)  # type: ignore[arg-type]
+        if options is None
+        else dataclasses.replace(options, **kwargs)  # type: ignore[arg-type]
+    )
     specs = [str(evalsets)] if isinstance(evalsets, str | Path) else [str(s) for s in evalsets]
     with relaxed_gc():
         if reports is None:
-            return _evaluate(specs, opts, started)
-        return _evaluate_reported(specs, opts, reports, started)
+            return _outside_running_loop(partial(_evaluate, specs, opts, started))
+        return _outside_running_loop(partial(_evaluate_reported, specs, opts, reports, started))
+
+
+def _outside_running_loop(work: Callable[[], RunResult]) -> RunResult:
+    """``work()``, in a thread of its own when this thread runs an event loop: the run's
+    ``asyncio.run`` (and the HTML report's, for judge metrics) cannot start inside one, so
+    a notebook cell calling evaluate() failed with "cannot be called from a running event
+    loop"."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agenteval-run") as pool:
+        return pool.submit(work).result()
 
 
 def _evaluate_reported(
