@@ -985,6 +985,10 @@ def _outside_running_loop(work: Callable[[], RunResult]) -> RunResult:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
+        looping = False  # work() runs below, not here: its exceptions would chain this one
+    else:
+        looping = True
+    if not looping:
         return work()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agenteval-run") as pool:
         return pool.submit(work).result()

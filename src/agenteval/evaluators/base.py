@@ -5,6 +5,7 @@ Tested in tests/evaluators/test_deterministic_evaluators.py.
 
 from __future__ import annotations
 
+import math
 import traceback
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -12,10 +13,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from agenteval.errors import AgentEvalError, CaseError
+from agenteval.registry import own_code
 from agenteval.schema.base import builder
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import Criterion, EvalMetric
-from agenteval.schema.result import DetailValue, MetricDetails
+from agenteval.schema.result import DetailValue, EvalMetricResult, MetricDetails
 from agenteval.schema.status import EvalStatus, status_for
 from agenteval.steps.record import at_turn
 
@@ -76,7 +78,10 @@ def crashed_result(name: str, exc: Exception, turns: int) -> EvaluateResult:
     incomplete everywhere (exit 3), and the reason names the exception and the line that
     raised it (:func:`raised_text`).
     """
-    reason = f"evaluator {name} {raised_text(exc)}"
+    return _unevaluated(f"evaluator {name} {raised_text(exc)}", turns)
+
+
+def _unevaluated(reason: str, turns: int) -> EvaluateResult:
     return EvaluateResult(
         0.0,
         EvalStatus.NOT_EVALUATED,
@@ -237,9 +242,10 @@ def scored(
     errors (``EvaluatorError`` fails the case) go on up; any other exception is the
     evaluator's bug and gives :func:`crashed_result`."""
     try:
-        return evaluator.evaluate(metric, actuals, expecteds, context)
+        result = evaluator.evaluate(metric, actuals, expecteds, context)
     except Exception as exc:
         return _crashed(evaluator, exc, len(actuals))
+    return checked_result(evaluator, metric, result, len(actuals))
 
 
 async def score_case(
@@ -249,12 +255,77 @@ async def score_case(
     if not evaluator.is_async:
         return scored(evaluator, metric, actuals, expecteds, context)
     try:
-        return await evaluator.aevaluate(metric, actuals, expecteds, context)
+        result = await evaluator.aevaluate(metric, actuals, expecteds, context)
     except Exception as exc:
         return _crashed(evaluator, exc, len(actuals))
+    return checked_result(evaluator, metric, result, len(actuals))
 
 
 def _crashed(evaluator: Evaluator, exc: Exception, turns: int) -> EvaluateResult:
     if isinstance(exc, AgentEvalError):
         raise exc  # ours (interrupted, budgets, a case the evaluator refuses): handled above
     return crashed_result(evaluator.name, exc, turns)
+
+
+# What a result's ``extra`` may not hold: the keys the overall metric result sets itself.
+_RESULT_FIELDS = frozenset(
+    {name for name in EvalMetricResult.model_fields}
+    | {f.alias for f in EvalMetricResult.model_fields.values() if f.alias}
+)
+_VERDICTS = (EvalStatus.PASSED, EvalStatus.FAILED, EvalStatus.NOT_EVALUATED)
+
+
+def checked_result(
+    evaluator: Evaluator, metric: EvalMetric, result: object, turns: int
+) -> EvaluateResult:
+    """``result`` of a plugin's evaluator when well formed, else its metric not evaluated
+    on the case (incomplete, exit 3) with the fault as the reason.
+
+    A NaN or infinite score with ``passed``, a score outside the evaluator's declared
+    ``score_range``, no turn results at all left the case green; a string, ``None`` or an
+    unknown status stopped the whole run with an internal error (exit 4).  agenteval's
+    own evaluators are tested instead (this is their hot path).
+    """
+    if own_code(evaluator):
+        return result  # type: ignore[return-value]  # ours: typed and tested
+    fault = _result_fault(evaluator.metric_score_range(metric), result, turns)
+    if fault is not None:
+        return _unevaluated(f"evaluator {evaluator.name} returned {fault}", turns)
+    checked: EvaluateResult = result  # type: ignore[assignment]  # checked just now
+    # A status given as its text ("passed") is read as the status: the run compares members.
+    checked.status = EvalStatus(checked.status)
+    for turn in checked.turns:
+        turn.status = EvalStatus(turn.status)
+    return checked
+
+
+def _result_fault(score_range: ScoreRange | None, result: object, turns: int) -> str | None:
+    if not isinstance(result, EvaluateResult):
+        return f"{type(result).__name__}, not an EvaluateResult"
+    fault = _outcome_fault(score_range, result.score, result.status)
+    if fault is not None:
+        return fault
+    if not isinstance(result.turns, list) or len(result.turns) != turns:
+        count = len(result.turns) if isinstance(result.turns, list) else "no list of"
+        return f"{count} turn results for {turns} turn{'s' if turns != 1 else ''} (one per turn)"
+    for index, turn in enumerate(result.turns, 1):
+        if not isinstance(turn, TurnResult) or not isinstance(turn.details, MetricDetails):
+            return f"turn {index}: {type(turn).__name__}, not a TurnResult with MetricDetails"
+        fault = _outcome_fault(score_range, turn.score, turn.status)
+        if fault is not None:
+            return f"turn {index}: {fault}"
+    if not isinstance(result.extra, dict) or _RESULT_FIELDS.intersection(result.extra):
+        return "an extra that is not a dict or sets a field of the metric result"
+    return None
+
+
+def _outcome_fault(score_range: ScoreRange | None, score: object, status: object) -> str | None:
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        return f"score {score!r} (not a number)"
+    if not math.isfinite(score):
+        return f"score {score!r} (not a finite number)"
+    if score_range is not None and not score_range[0] <= score <= score_range[1]:
+        return f"score {score!r} outside its score_range {score_range[0]:g}..{score_range[1]:g}"
+    if status not in _VERDICTS:
+        return f"status {status!r} (not passed, failed or not_evaluated)"
+    return None
