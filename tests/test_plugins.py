@@ -27,6 +27,7 @@ from agenteval.evaluators.llm.operators.scorers import ScoreResult, numeric, res
 from agenteval.evaluators.llm.operators.structured import structured_outputs
 from agenteval.judge import JudgeReply, StructuredOutput
 from agenteval.plugins import (
+    evaluators,
     load_plugins,
     register_invocations_aggregator,
     register_response_scorer,
@@ -328,3 +329,23 @@ def test_what_an_edited_plugin_file_no_longer_registers_is_gone(tmp_path: Path) 
         evaluators.unregister("test_edited_old")
         evaluators.unregister("test_edited_new")
         response_scorers.register("boolean", builtin)
+
+
+def test_registering_a_class_that_is_no_evaluator_is_a_located_load_error(
+    tmp_path: Path,
+) -> None:
+    # It was registered, and the first run naming it stopped with an internal error (exit 4).
+    plugin = tmp_path / "not_an_evaluator.py"
+    plugin.write_text(
+        "from agenteval.plugins import register_evaluator\n"
+        "@register_evaluator\n"
+        "class Lookalike:\n"
+        "    name = 'lookalike_test'\n"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_plugins([str(plugin)])
+    assert [str(p) for p in caught.value.problems] == [
+        f"--plugin {plugin}: failed to load: TypeError: register_evaluator: Lookalike does "
+        "not derive from agenteval.evaluators.base.Evaluator"
+    ]
+    assert evaluators.get("lookalike_test") is None

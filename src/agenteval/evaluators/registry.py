@@ -39,6 +39,12 @@ case_aggregators: Registry[CaseAggregator] = Registry("case aggregator")
 
 def register_evaluator(cls: type[Evaluator]) -> type[Evaluator]:
     """Class decorator: instantiate and register an evaluator (a later one replaces it)."""
+    if not (isinstance(cls, type) and issubclass(cls, Evaluator)):
+        # Registered anyway, it stopped the first run naming it with an internal error.
+        raise TypeError(
+            f"register_evaluator: {getattr(cls, '__name__', repr(cls))} does not derive from "
+            "agenteval.evaluators.base.Evaluator"
+        )
     evaluator = cls()
     if not evaluator.name:
         raise ValueError(f"{type(evaluator).__name__} has no name")
