@@ -193,6 +193,27 @@ def test_named_compare_decides_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls == [("ab", "axe"), ("ab", "bxe")]
 
 
+@pytest.mark.parametrize("answer", ["no", [], None, 0.5])
+def test_a_named_compare_answering_no_truth_value_is_a_mismatch(
+    monkeypatch: pytest.MonkeyPatch, answer: object
+) -> None:
+    # "no" was read as a truth value: every case matched (green).
+    monkeypatch.setitem(named.text_compares, "vague", lambda actual, expected: answer)
+    verdict = check_text(text(compareName="vague"), "a", "a")
+    assert not verdict.ok
+    assert verdict.reason.endswith(
+        f"text compare function 'vague' returned {answer!r}, not True or False"
+    )
+
+
+@pytest.mark.parametrize("answer", [True, 1])
+def test_a_named_compare_may_answer_one_for_true(
+    monkeypatch: pytest.MonkeyPatch, answer: object
+) -> None:
+    monkeypatch.setitem(named.text_compares, "numeric", lambda actual, expected: answer)
+    assert check_text(text(compareName="numeric"), "a", "b").ok
+
+
 def test_named_compare_that_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(actual: str, expected: str) -> bool:
         raise RuntimeError("boom")

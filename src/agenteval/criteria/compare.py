@@ -23,4 +23,17 @@ def run_named_compare(
         accepted = func(actual, expected)
     except Exception as exc:  # a plugin may raise anything; its message is the reason
         return str(exc) or type(exc).__name__
+    if not _is_verdict(accepted):
+        # Read as a truth value, "no" (or any non-empty text, list, ...) was a match: green.
+        return f"{registry.kind} function {name!r} returned {accepted!r}, not True or False"
     return None if accepted else f"{registry.kind} function {name!r} returned false"
+
+
+def _is_verdict(value: object) -> bool:
+    """Whether ``value`` is a truth value (True, False, 1, 0, numpy's bools), not text or data."""
+    if isinstance(value, str | bytes):
+        return False
+    try:
+        return bool(value in (True, False))
+    except Exception:  # an object whose == raises (an array): not a verdict
+        return False
