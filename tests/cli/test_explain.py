@@ -7,10 +7,8 @@ with the README's replies for them; each test reads the command's output (consol
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import pytest
 
 from cli_process import run_cli
+from doc_tables import documented_keys
 from judge_server import JudgeServer, Reply
 from trace_cases import usage_eval_set
 
@@ -296,15 +295,6 @@ def test_saved_deterministic_result_needs_no_metric_file(tmp_path: Path) -> None
     assert "saved result: score 0 failed" in proc.stdout
 
 
-def documented_keys(table_of: str) -> list[str]:
-    """The keys in the first column of docs/commands/explain.md's ``--json`` table, in order."""
-    lines = (REPO / "docs" / "commands" / "explain.md").read_text().splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith(table_of))
-    table = itertools.dropwhile(lambda line: not line.startswith("|"), lines[start:])
-    rows = itertools.takewhile(lambda line: line.startswith("|"), table)
-    return [key for row in rows for key in re.findall(r"`(\w+)`", row.split("|")[1])]
-
-
 def test_a_run_the_result_does_not_hold_is_named_as_such(tmp_path: Path) -> None:
     # Was "no case (run 2) 'refund_amount_off' (did you mean 'refund_amount_off'? ...)".
     out = tmp_path / "out"
@@ -329,7 +319,7 @@ def test_the_json_record_has_the_documented_keys_in_order(tmp_path: Path) -> Non
     (result,) = out.glob("*.json")
     args = ["--case", "refund_amount_off", "--metric", "json_answer", "--json"]
     data = as_json(run(None, "explain", str(result), *args))
-    assert list(data) == documented_keys("`--json` prints one object")
+    assert list(data) == documented_keys("commands/explain.md", "`--json` prints one object")
     assert data["schemaVersion"] == 1 and data["exitCode"] == 1
     assert data["saved"] == {"score": 0, "status": "failed", "reason": data["saved"]["reason"]}
 
