@@ -78,6 +78,7 @@ def test_every_kind_of_change() -> None:
     assert data["counts"] == {
         "regressed": 3,
         "disappeared": 1,
+        "unscored": 0,
         "appeared": 2,
         "changed": 0,
         "improved": 2,
@@ -248,6 +249,51 @@ def test_render_diff() -> None:
     assert quiet.getvalue() == (
         "NO REGRESSION: 0 regressions · 6 cases and 6 metrics compared · tolerance 0\n"
     )
+
+
+def test_one_case_and_one_metric_are_singular() -> None:
+    # Was "1 cases and 1 metrics compared".
+    out = io.StringIO()
+    one = shop({"only": [("m", 1.0, 1.0)]})
+    render_diff(Console(file=out, width=100, color_system=None), diff_results([one], [one]))
+    assert out.getvalue() == (
+        "NO REGRESSION: 0 regressions · 1 case and 1 metric compared · tolerance 0\n"
+    )
+
+
+def test_cases_missing_from_a_partial_eval_set_are_unscored_not_gone() -> None:
+    # A run stopped after "a" of "shop": "b" was never scored there, while "x" is gone from
+    # the finished eval set "other". Was: "b" disappeared (a regression) like "x".
+    base = [shop({"a": [("m", 1.0, 1.0)], "b": [("m", 1.0, 1.0)]})]
+    base.append(eval_set_result("other", [case_result("other", "x", [metric("m", 1, 1)])]))
+    stopped = shop({"a": [("m", 1.0, 1.0)]})
+    stopped.partial = True
+    other = eval_set_result("other", [case_result("other", "y", [metric("m", 1, 1)])])
+    diff = diff_results(base, [stopped, other])
+    assert rows(diff.to_json()) == [
+        ("disappeared", "x", None, True),
+        ("unscored", "b", None, False),
+        ("appeared", "y", None, False),
+    ]
+    assert diff.changes[1].reasons == ("not scored in NEW (interrupted)",)
+    assert diff.incomplete and diff.partial == {"base": False, "new": True}
+    assert diff.not_scored() == {"base": 0, "new": 1}
+    # The other way round the stopped side is BASE, and "b" is not new there either.
+    back = diff_results([stopped, other], base)
+    assert [(c.kind, c.eval_id) for c in back.changes] == [
+        (ChangeKind.DISAPPEARED, "y"),
+        (ChangeKind.UNSCORED, "b"),
+        (ChangeKind.APPEARED, "x"),
+    ]
+    assert back.not_scored() == {"base": 1, "new": 0} and back.regressed
+    out = io.StringIO()
+    render_diff(Console(file=out, width=160, color_system=None), back)
+    lines = out.getvalue().splitlines()
+    assert lines[-2:] == [
+        "BASE is partial (interrupted): 1 case not scored",
+        "INCOMPLETE: 1 regression, 1 appeared, 1 disappeared, 1 unscored"
+        " · 1 case and 1 metric compared · tolerance 0",
+    ]
 
 
 def test_go_results_against_themselves() -> None:

@@ -18,6 +18,7 @@ from agenteval.cli.guard import print_warnings, stdout
 from agenteval.cli.options import StoreOpt, VerboseOpt, shared_option, side_option
 from agenteval.cli.saved_results import given_once, refuse_no_cases, stored_inputs
 from agenteval.errors import ConfigError, Problem
+from agenteval.exit_codes import ExitCode
 from agenteval.inputs.result_inputs import ResultPart, raise_problems, read_parts, reading_warnings
 from agenteval.report.gc_pause import collector_paused
 from agenteval.results.merging import repeated_cases
@@ -62,7 +63,8 @@ class DiffSettings:
 
 
 def compare_results(settings: DiffSettings) -> int:
-    """Print what changed between BASE and NEW; 1 when anything regressed, else 0."""
+    """Print what changed between BASE and NEW; 3 when a side is partial (its run was cut
+    short: what it did not score is not compared), else 1 when anything regressed, else 0."""
     # Imported here: other commands (a run's start-up) do not load the comparison.
     from agenteval.report.diff import diff_results, render_diff
 
@@ -93,7 +95,9 @@ def compare_results(settings: DiffSettings) -> int:
         print(json.dumps(changes.to_json(), indent=2, ensure_ascii=False))
     else:
         render_diff(stdout(), changes)
-    return 1 if changes.regressed else 0
+    if changes.incomplete:  # INCOMPLETE first, as a run's verdict puts it before FAILED
+        return ExitCode.INCOMPLETE
+    return ExitCode.FAILED if changes.regressed else ExitCode.PASSED
 
 
 def _read_sides(
@@ -120,7 +124,8 @@ def _read_sides(
 diff = settings_command(
     DiffSettings,
     compare_results,
-    doc="List regressions and improvements between two results. Exit 1 when anything regressed.",
+    doc="List regressions and improvements between two results. Exit 1 when anything "
+    "regressed, 3 when a side is partial (its run was interrupted).",
     side_flag="--new",
 )
 

@@ -20,6 +20,11 @@ case or metric only in NEW has appeared; only in BASE, disappeared, which
 counts as a regression unless ``missing_is_regression=False`` (a case that
 vanished can no longer fail).  Metrics of a case that appeared or
 disappeared as a whole are not listed again.  A moved threshold is noted.
+
+A side whose eval set is ``partial`` (its run was interrupted, or merged with shards
+missing) did not score every case: a case of that eval set missing from it is
+``unscored`` there, never appeared or disappeared and never a regression, and the
+comparison is incomplete (``diff`` exits 3, as ``show`` of such a result does).
 """
 
 from __future__ import annotations
@@ -38,9 +43,15 @@ from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult
 from agenteval.inputs.safe_text import escape_control
 from agenteval.report.cell_table import CellTable, Column
-from agenteval.report.console_tables import STATUS_LABELS, STATUS_STYLES, format_score
+from agenteval.report.console_tables import (
+    STATUS_LABELS,
+    STATUS_STYLES,
+    format_score,
+    status_text,
+)
 from agenteval.report.json_keys import camel_fields
 from agenteval.report.outcomes import RunRecord, run_record
+from agenteval.report.score_text import counted
 from agenteval.report.set_tally import case_status
 from agenteval.results.aggregation import (
     any_not_evaluated,
@@ -61,6 +72,8 @@ class ChangeKind(StrEnum):
 
     REGRESSED = "regressed"
     DISAPPEARED = "disappeared"
+    # Missing from a side whose run did not finish (``partial``): nothing is known of it.
+    UNSCORED = "unscored"
     APPEARED = "appeared"
     CHANGED = "changed"
     IMPROVED = "improved"
@@ -70,6 +83,7 @@ _KIND_ORDER = {kind: i for i, kind in enumerate(ChangeKind)}
 _KIND_STYLES = {
     ChangeKind.REGRESSED: "bold red",
     ChangeKind.DISAPPEARED: "red",
+    ChangeKind.UNSCORED: "yellow",
     ChangeKind.APPEARED: "cyan",
     ChangeKind.CHANGED: "yellow",
     ChangeKind.IMPROVED: "green",
@@ -129,11 +143,25 @@ class ResultDiff:
     changes: list[Change] = field(default_factory=list)
     compared_cases: int = 0
     compared_metrics: int = 0
+    # Whether BASE and NEW hold a ``partial`` eval set (a run stopped before every case ran).
+    partial: dict[str, bool] = field(default_factory=lambda: {"base": False, "new": False})
 
     @property
     def regressed(self) -> bool:
         """True when anything regressed (``diff`` exits 1)."""
         return any(change.regression for change in self.changes)
+
+    @property
+    def incomplete(self) -> bool:
+        """True when a side is partial: the comparison misses what it did not score (exit 3)."""
+        return any(self.partial.values())
+
+    def not_scored(self) -> dict[str, int]:
+        """Per side, the cases the other side holds that it did not score (``unscored``)."""
+        counts = {"base": 0, "new": 0}
+        for change in self.of_kind(ChangeKind.UNSCORED):
+            counts["base" if change.base is None else "new"] += 1
+        return counts
 
     def of_kind(self, kind: ChangeKind) -> list[Change]:
         """The changes of one kind, in report order."""
@@ -148,9 +176,13 @@ class ResultDiff:
         return counts
 
     def to_json(self) -> dict[str, Any]:
-        """Machine-readable diff: verdict, tolerance, counts and every change."""
+        """Machine-readable diff: verdict, tolerance, partial sides, counts and every change."""
         return {
-            **camel_fields(self, "regressed", "tolerance", "compared_cases", "compared_metrics"),
+            **camel_fields(
+                self, "regressed", "incomplete", "tolerance", "compared_cases", "compared_metrics"
+            ),
+            "partial": dict(self.partial),
+            "notScored": self.not_scored(),
             "counts": self.counts(),
             "changes": [change.to_json() for change in self.changes],
         }
@@ -185,6 +217,8 @@ class Snapshot:
 
     cases: dict[CaseKey, Side] = field(default_factory=dict)
     metrics: dict[MetricKey, Side] = field(default_factory=dict)
+    # The evalSetIds whose results are ``partial``: their missing cases were never scored.
+    partial: set[str] = field(default_factory=set)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -255,6 +289,8 @@ def snapshot(
         # case with a metric not evaluated in some run, found as its runs are read.
         incomplete = {i for m in members for i in incomplete_ids(m.head.judge_failures, ())}
         custom = any(uses_custom_aggregator(member.head) for member in members)
+        if any(member.head.partial for member in members):
+            shot.partial.add(eval_set_id)
         waiting: dict[str, list[_Run]] = {}
         for member in members:
             for case in member.cases(problems):
@@ -318,10 +354,15 @@ def _change(
     new: Side | None,
     tolerance: float,
     missing_is_regression: bool,
+    unscored_in: str | None = None,
 ) -> Change | None:
+    """``unscored_in``: the side (BASE, NEW) whose run did not finish, if any: a case
+    missing from it was never scored there, so it neither appeared nor disappeared."""
     eval_set_id, eval_id = key[0], key[1]
     metric = key[2] if len(key) > 2 else None
-    if base is None and new is not None:
+    if (base is None) is not (new is None) and unscored_in is not None:
+        kind, reasons = ChangeKind.UNSCORED, [f"not scored in {unscored_in} (interrupted)"]
+    elif base is None and new is not None:
         kind, reasons = ChangeKind.APPEARED, [f"new, {new.label()}"]
     elif new is None and base is not None:
         kind, reasons = ChangeKind.DISAPPEARED, [f"missing, was {base.label()}"]
@@ -336,6 +377,17 @@ def _change(
         kind is ChangeKind.DISAPPEARED and missing_is_regression
     )
     return Change(eval_set_id, eval_id, metric, kind, regression, base, new, tuple(reasons))
+
+
+def _unscored_in(
+    key: CaseKey, before: Side | None, after: Side | None, old: Snapshot, new: Snapshot
+) -> str | None:
+    """The side a case is missing from when that side's eval set is partial, else None."""
+    if before is None and key[0] in old.partial:
+        return "BASE"
+    if after is None and key[0] in new.partial:
+        return "NEW"
+    return None
 
 
 def diff_results(
@@ -355,6 +407,7 @@ def diff_results(
         raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance}")
     old_shot, new_shot = snapshot(base, problems), snapshot(new, problems)
     diff = ResultDiff(tolerance=tolerance)
+    diff.partial = {"base": bool(old_shot.partial), "new": bool(new_shot.partial)}
     metrics_of: dict[CaseKey, list[MetricKey]] = {}
     for shot in (new_shot, old_shot):
         for metric_key in shot.metrics:
@@ -365,7 +418,8 @@ def diff_results(
     case_keys = [*new_shot.cases, *(k for k in old_shot.cases if k not in new_shot.cases)]
     for case_key in case_keys:
         before, after = old_shot.cases.get(case_key), new_shot.cases.get(case_key)
-        change = _change(case_key, before, after, tolerance, missing_is_regression)
+        unscored_in = _unscored_in(case_key, before, after, old_shot, new_shot)
+        change = _change(case_key, before, after, tolerance, missing_is_regression, unscored_in)
         if change is not None:
             found.append(change)
         if before is None or after is None:
@@ -389,30 +443,43 @@ def diff_results(
 def render_diff(console: Console, diff: ResultDiff) -> None:
     """Print the verdict line and a table of every change, regressions first."""
     render_changes(console, diff)
-    verdict = Text("REGRESSED" if diff.regressed else "NO REGRESSION", style="bold")
-    verdict.stylize("red" if diff.regressed else "green")
+    render_partial(console, diff)
+    if diff.incomplete:  # a side cut short: never a clean verdict, whatever was compared
+        verdict = status_text(EvalStatus.INCOMPLETE, upper=True)
+    else:
+        verdict = Text("REGRESSED" if diff.regressed else "NO REGRESSION")
+        verdict.stylize("red" if diff.regressed else "green")
+    verdict.stylize("bold")
     verdict.append(f": {change_counts(diff)}")
     verdict.append(f" · {compared_text(diff)}", style="dim")
     console.print(verdict)
 
 
+def render_partial(console: Console, diff: ResultDiff) -> None:
+    """``NEW is partial (interrupted): 10 cases not scored``: a line per side cut short,
+    counting the cases the other side holds that it did not score."""
+    not_scored = diff.not_scored()
+    for side, partial in diff.partial.items():
+        if partial:
+            missing = counted(not_scored[side], "case")
+            line = f"{side.upper()} is partial (interrupted): {missing} not scored"
+            console.print(line, style="yellow", markup=False, highlight=False)
+
+
 def change_counts(diff: ResultDiff) -> str:
     """``2 regressions, 1 improved``: the regressions always, the other kinds when any."""
     counts = diff.counts()
-    parts = [f"{counts['regressions']} regression{'s' if counts['regressions'] != 1 else ''}"]
-    parts += [
-        f"{counts[kind.value]} {kind.value}"
-        for kind in (ChangeKind.IMPROVED, ChangeKind.APPEARED, ChangeKind.DISAPPEARED)
-        if counts[kind.value]
-    ]
+    parts = [counted(counts["regressions"], "regression")]
+    kinds = (ChangeKind.IMPROVED, ChangeKind.APPEARED, ChangeKind.DISAPPEARED, ChangeKind.UNSCORED)
+    parts += [f"{counts[kind.value]} {kind.value}" for kind in kinds if counts[kind.value]]
     return ", ".join(parts)
 
 
 def compared_text(diff: ResultDiff) -> str:
     """``3 cases and 6 metrics compared · tolerance 0``."""
     return (
-        f"{diff.compared_cases} cases and {diff.compared_metrics} metrics compared"
-        f" · tolerance {format_score(diff.tolerance)}"
+        f"{counted(diff.compared_cases, 'case')} and {counted(diff.compared_metrics, 'metric')}"
+        f" compared · tolerance {format_score(diff.tolerance)}"
     )
 
 
@@ -459,5 +526,6 @@ __all__ = [
     "diff_results",
     "render_changes",
     "render_diff",
+    "render_partial",
     "snapshot",
 ]
