@@ -207,6 +207,35 @@ def test_a_baseline_sharing_no_case_is_incomplete_and_says_so_last(
     assert [line for line in lines if VERDICT_WORD.match(line)] == [lines[-1]]
 
 
+def test_a_partial_baseline_is_incomplete_never_a_clean_verdict(workspace: Workspace) -> None:
+    # A baseline from a run stopped before "flappy" was scored ("partial": true, as a
+    # stopped run writes it). Was: "flappy  appeared" and "NO REGRESSION …", exit 0.
+    made = in_process(*workspace.run_args("--output", "base", "-q"), cwd=workspace.root)
+    assert made.returncode == 1, made.stderr
+    [made_file] = list((workspace.root / "base").iterdir())
+    data = json.loads(made_file.read_text(encoding="utf-8"))
+    data["evalCaseResults"] = [c for c in data["evalCaseResults"] if c["evalId"] != "flappy"]
+    summaries = data["summary"]["evalCaseSummaries"]
+    data["summary"]["evalCaseSummaries"] = [c for c in summaries if c["evalId"] != "flappy"]
+    data["partial"] = True
+    baseline = "stopped.evalset_result.json"
+    (workspace.root / baseline).write_text(json.dumps(data), encoding="utf-8")
+    proc = in_process(*workspace.run_args("--baseline", baseline), cwd=workspace.root)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "appeared" not in proc.stdout
+    unscored = [line for line in lines if line.startswith("unscored ")]
+    assert len(unscored) == 1 and " flappy " in unscored[0], proc.stdout
+    assert unscored[0].rstrip().endswith("not scored in BASE (interrupted)")
+    assert "BASE is partial (interrupted): 1 case not scored" in lines
+    assert VERDICT_LINE.match(lines[-1]), proc.stdout
+    assert lines[-1].startswith(
+        "INCOMPLETE: 2 of 3 cases passed (1 failed) · 1 eval set · 0 regressions, 1 unscored vs "
+        f"{baseline} · baseline partial (interrupted) · "
+    ), proc.stdout
+    assert [line for line in lines if VERDICT_WORD.match(line)] == [lines[-1]]
+
+
 def test_a_baseline_files_unknown_key_is_a_warning_printed_before_scoring(
     workspace: Workspace, tmp_path: Path
 ) -> None:

@@ -327,6 +327,43 @@ def test_judge_details_rubrics_rendered_prompt_and_gate_method(
     opened.check_offline()
 
 
+def test_a_partial_base_is_incomplete_on_the_comparison(
+    open_report: object, tmp_path: Path
+) -> None:
+    # BASE: a run stopped before convert_eur_gbp was scored ("partial": true). Was: the page
+    # said "NO REGRESSION … 1 appeared" and the case's badge counted it among NEW's changes.
+    out = tmp_path / "out"
+    done = agenteval(
+        "run", "--evalset", "evalsets/replay/travel-replay.evalset.json",
+        "--traces", "evalsets/replay/agent-v1.traces.jsonl", "--output", str(out), "-q",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    [whole] = list(out.iterdir())
+    data = json.loads(whole.read_text())
+    data["evalCaseResults"] = [
+        c for c in data["evalCaseResults"] if c["evalId"] == "weather_berlin"
+    ]
+    summaries = data["summary"]["evalCaseSummaries"]
+    data["summary"]["evalCaseSummaries"] = [s for s in summaries if s["evalId"] == "weather_berlin"]
+    data["partial"] = True
+    stopped = tmp_path / "stopped.evalset_result.json"
+    stopped.write_text(json.dumps(data))
+    report = tmp_path / "compare.html"
+    made = agenteval("report", str(whole), "--base", str(stopped), "--html", str(report))
+    assert made.returncode == 0, made.stdout + made.stderr
+    opened = open_report(report)  # type: ignore[operator]
+    page = opened.page
+    verdict = page.locator("#compare p.verdict").inner_text()
+    assert verdict.startswith("incomplete INCOMPLETE: 0 regressions, 0 improved, 0 appeared"), (
+        verdict
+    )
+    assert "1 unscored" in verdict and "BASE is partial (interrupted): 1 not scored" in verdict
+    rows = page.locator("#compare table.changes tbody tr")
+    assert rows.count() == 1 and rows.first.get_attribute("data-kind") == "unscored"
+    assert "not scored in BASE (interrupted)" in rows.first.inner_text()
+    opened.check_offline()
+
+
 def test_comparison_lists_the_regression_first(open_report: object, tmp_path: Path) -> None:
     """BASE (agent-v1, Berlin broken) vs NEW (agent-v2): the regression comes before the fix."""
     v1 = REPO / "evalsets/replay/agent-v1.traces.jsonl"

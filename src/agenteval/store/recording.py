@@ -12,7 +12,7 @@
   files are written, scoring never depended on the store), then with ``--baseline``
   print what it was compared with and ``diff``'s table of changes; the exit code follows
   ``diff``'s rule (1 when anything regressed, else 0) unless the run itself could not
-  finish (2, 3 and 4 win).  What it returns (:class:`Concluded`) goes into the verdict
+  finish (2, 3 and 4 win) or the baseline is partial (its run was cut short: 3).  What it returns (:class:`Concluded`) goes into the verdict
   line, printed last: ``REGRESSED: … · 2 regressions vs @branch:main``.
 
 Tested in tests/cli/test_store_run.py.
@@ -34,7 +34,13 @@ from agenteval.errors import ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.result_inputs import read_parts, read_results
 from agenteval.inputs.safe_text import escape_control
-from agenteval.report.diff import BaselineVerdict, compared_text, diff_results, render_changes
+from agenteval.report.diff import (
+    BaselineVerdict,
+    compared_text,
+    diff_results,
+    render_changes,
+    render_partial,
+)
 from agenteval.report.result_files import RESULT_SUFFIX, safe_name
 from agenteval.report.result_stream import write_result_document
 from agenteval.results.sharding import parse_shard
@@ -279,8 +285,12 @@ class StoreRun:
             return Concluded(max(code, ExitCode.INCOMPLETE), (*unfinished, reason))
         out.print(f"compared with {label}: {compared_text(changes)}", markup=False, highlight=False)
         render_changes(out, changes)
+        render_partial(out, changes)
         if code in (ExitCode.PASSED, ExitCode.FAILED):
             code = ExitCode.FAILED if changes.regressed else ExitCode.PASSED
+        if changes.partial["base"]:  # what the baseline did not score was never compared
+            unfinished = (*unfinished, "baseline partial (interrupted)")
+            code = max(code, ExitCode.INCOMPLETE)
         return Concluded(code, unfinished, BaselineVerdict.of(self.baseline or "", changes))
 
 

@@ -6,7 +6,7 @@
   const ROW_H = 30;
   const OVERSCAN = 8;
   const SVG_NS = "http://www.w3.org/2000/svg";
-  const KINDS = ["regressed", "disappeared", "appeared", "changed", "improved"];
+  const KINDS = ["regressed", "disappeared", "unscored", "appeared", "changed", "improved"];
   // A text longer than this shows its start and a "show more" button: laying out one
   // megabyte-long string took seconds, and no one reads it whole on the page anyway.
   const TEXT_CAP = 10000;
@@ -225,9 +225,9 @@
   const lowered = runs.map(() => null);
   const caseChange = runs.map(() => new Map());
   if (comparison) {
-    // Worst change per case of the NEW run (and disappeared ones on BASE), for badges and filters.
+    // Worst change per case of the NEW run (and those only on BASE), for badges and filters.
     for (const change of comparison.changes) {
-      const target = change.kind === "disappeared" ? 0 : 1;
+      const target = change.new ? 1 : 0;
       const key = change.evalSetId + "\u0000" + change.evalId;
       const known = caseChange[target].get(key);
       if (!known || KINDS.indexOf(change.kind) < KINDS.indexOf(known)) caseChange[target].set(key, change.kind);
@@ -501,15 +501,19 @@
     const root = document.getElementById("compare");
     root.textContent = "";
     const c = comparison;
-    root.appendChild(el("p", { class: "verdict" }, el("span", { class: "badge " + (c.regressed ? "k-regressed" : "k-improved") }, c.regressed ? "regressed" : "no regression"), " ",
-      (c.regressed ? "REGRESSED: " : "NO REGRESSION: ") + c.counts.regressions + " regressions, " + c.counts.improved + " improved, " +
-      c.counts.appeared + " appeared, " + c.counts.disappeared + " disappeared · " + c.comparedCases + " cases and " +
-      c.comparedMetrics + " metrics compared · tolerance " + fmt(c.tolerance)));
+    // A side cut short (partial) is never a clean verdict: diff says INCOMPLETE and exits 3.
+    const word = c.incomplete ? "incomplete" : c.regressed ? "regressed" : "no regression";
+    const cut = ["base", "new"].filter((side) => c.partial[side])
+      .map((side) => " · " + side.toUpperCase() + " is partial (interrupted): " + c.notScored[side] + " not scored").join("");
+    root.appendChild(el("p", { class: "verdict" }, el("span", { class: "badge " + (c.incomplete ? "k-unscored" : c.regressed ? "k-regressed" : "k-improved") }, word), " ",
+      word.toUpperCase() + ": " + c.counts.regressions + " regressions, " + c.counts.improved + " improved, " +
+      c.counts.appeared + " appeared, " + c.counts.disappeared + " disappeared, " + c.counts.unscored + " unscored · " + c.comparedCases + " cases and " +
+      c.comparedMetrics + " metrics compared · tolerance " + fmt(c.tolerance) + cut));
     const table = el("table", { class: "changes" }, el("thead", {}, el("tr", {},
       ["change", "eval set", "case", "metric", "base", "new", "why"].map((h) => el("th", {}, h)))));
     const body = el("tbody");
     for (const change of c.changes) {
-      const target = change.kind === "disappeared" ? 0 : 1;
+      const target = change.new ? 1 : 0;
       body.appendChild(el("tr", { "data-kind": change.kind, on: { click: () => openByKey(target, change.evalSetId, change.evalId) } },
         el("td", {}, badge(change.kind, "k-")), el("td", {}, change.evalSetId), el("td", {}, change.evalId),
         el("td", { class: change.metricName ? "" : "muted" }, change.metricName || "(case)"),
