@@ -70,3 +70,27 @@ def test_non_finite_numbers_are_errors_even_without_strict() -> None:
 
 def test_text_that_is_not_json_is_left_to_the_model_reader() -> None:
     assert parsed("{not json") is None
+
+
+def test_a_key_given_twice_is_a_warning_unless_strict() -> None:
+    text = (
+        '[{"metricName": "final_response_avg_score", "threshold": 0.9, "threshold": 0,'
+        ' "criterion": {"finalResponse": {"text": {"matchStrategy": "exact",'
+        ' "matchStrategy": "regex"}}}}]'
+    )
+    data = parsed(text)
+    ok, problems, warnings = check_metrics_document(
+        data, "m.json", Strictness.DEFAULT, builtin=lambda name: True, text=text
+    )
+    assert ok and problems == []
+    assert [(w.path, w.message) for w in warnings] == [
+        ("[0].threshold", 'key "threshold" given twice; the last value (0) is used'),
+        (
+            "[0].criterion.finalResponse.text.matchStrategy",
+            'key "matchStrategy" given twice; the last value ("regex") is used',
+        ),
+    ]
+    _, strict_problems, strict_warnings = check_metrics_document(
+        data, "m.json", Strictness.STRICT, builtin=lambda name: True, text=text
+    )
+    assert strict_problems == warnings and strict_warnings == []

@@ -370,3 +370,44 @@ def test_a_guessed_case_start_that_is_no_json_is_not_decoded_again_wider(
     start = evalset_stream._case_start(data, data.index(b"x }, {"))
     assert start is not None and data[start:].startswith(b'{"evalId": "c1"')
     assert decoded == [1 << 16] * 2
+
+
+def with_repeated_keys(tmp: Path, top_level: bool) -> Path:
+    """An eval set whose third case repeats a key inside a turn's message (as text: a dict
+    cannot hold a key twice); ``top_level``: the eval set's own description too."""
+    cases = [json.dumps(trace_case(f"c{i}", "lookup")) for i in range(3)]
+    cases[2] = cases[2].replace('"content": "ok"', '"content": "first", "content": "ok"', 1)
+    head = '"description": "a", "description": "b", ' if top_level else ""
+    evalset = tmp / "s.evalset.json"
+    evalset.write_text('{"evalSetId": "s", ' + head + '"evalCases": [' + ", ".join(cases) + "]}")
+    (tmp / "s.metrics.json").write_text(json.dumps([REGEX_TOOLS]))
+    return evalset
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict"])
+def test_a_key_given_twice_in_a_case_is_said_as_the_whole_path_says_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, strict: bool
+) -> None:
+    path = with_repeated_keys(tmp_path, top_level=False)
+    assert streamed(path, strict)
+    options = api.Options(strict=strict, cache=None)
+    problems, warnings = outcome(path, options)
+    assert (problems, warnings) == whole(monkeypatch, path, options)
+    line = (
+        f'{path}: evalCases[2].actualConversation[0].finalResponse.content: key "content"'
+        ' given twice; the last value ("ok") is used'
+        " (Go's encoding/json reads the last one too; remove the other)"
+    )
+    assert (problems if strict else warnings) == [line]
+
+
+def test_a_top_level_key_given_twice_is_read_whole_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = with_repeated_keys(tmp_path, top_level=True)
+    assert not streamed(path)
+    _, warnings = outcome(path, api.Options(cache=None))
+    assert [w.split(": ")[1] for w in warnings] == [
+        "description",
+        "evalCases[2].actualConversation[0].finalResponse.content",
+    ]

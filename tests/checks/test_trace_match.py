@@ -70,15 +70,20 @@ def test_a_trace_of_another_question_is_a_warning_and_an_error_under_strict(
         "user message of turn 2 differs from the reference: 'And Spain?' vs 'And Italy?' "
         "(a trace of another question? check the evalId it was recorded under)"
     )
+    # Read whole, the key given twice that makes it so is said too (inputs/duplicate_keys.py).
+    repeated = [
+        f'warning: {evalset}: evalSetId: key "evalSetId" given twice; the last value ("geo") '
+        "is used (Go's encoding/json reads the last one too; remove the other)"
+    ][: int(whole)]
     done = agenteval("run", "-e", str(evalset), "--traces", str(traces))
     assert done.returncode == 0, done.stdout + done.stderr  # the answers do match
-    assert done.stderr.splitlines() == [f"warning: {warning}"]
+    assert done.stderr.splitlines() == [*repeated, f"warning: {warning}"]
     done = agenteval("run", "-e", str(evalset), "--traces", str(traces), "--strict")
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"error: {warning}" in done.stderr.splitlines()
     done = agenteval("validate", "-e", str(evalset), "--traces", str(traces))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stderr.splitlines() == [f"warning: {warning}"]
+    assert done.stderr.splitlines() == [*repeated, f"warning: {warning}"]
 
 
 def test_a_mismatch_among_many_cases_is_named(tmp_path: Path) -> None:

@@ -274,3 +274,32 @@ def test_a_metric_without_threshold_warns_that_it_always_passes(tmp_path: Path) 
         f"warning: {metrics}: [0].threshold: no threshold, so this metric always passes "
         "(a missing threshold is 0) (set one within 0 to 1)"
     ) in proc.stderr
+
+
+def write_threshold_twice(tmp_path: Path) -> tuple[Path, Path]:
+    """The wrong answer's suite, its threshold given twice: 1, then 0 (which passes it)."""
+    evalset = write_wrong_answer(tmp_path)
+    metrics = tmp_path / "qa.metrics.json"
+    metrics.write_text(
+        '[{"metricName": "final_response_avg_score", "threshold": 1, "threshold": 0,'
+        ' "criterion": {"finalResponse": {"text": {"matchStrategy": "exact"}}}}]'
+    )
+    return evalset, metrics
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_key_given_twice_is_said_even_quiet_and_an_error_under_strict(
+    tmp_path: Path, command: str
+) -> None:
+    evalset, metrics = write_threshold_twice(tmp_path)
+    line = (
+        f'{metrics}: [0].threshold: key "threshold" given twice; the last value (0) is used'
+        " (Go's encoding/json reads the last one too; remove the other)"
+    )
+    quiet = ["--quiet", "--output", str(tmp_path / "out")] if command == "run" else []
+    proc = cli(command, "--evalset", str(evalset), *quiet)
+    assert proc.returncode == 0, proc.stderr  # Go reads 0 too: the wrong answer passes
+    assert f"warning: {line}" in proc.stderr
+    strict = cli(command, "--strict", "--evalset", str(evalset), *quiet)
+    assert strict.returncode == 2, strict.stderr
+    assert f"error: {line}" in strict.stderr

@@ -2,7 +2,8 @@
 
 A file of another kind (a result file, a run document, an ADK eval set, an
 OTLP export, a labels or prices file, a metric file given as an eval set and vice
-versa) is named and refused; non-finite numbers are errors; unknown keys are sorted into errors and
+versa) is named and refused; non-finite numbers are errors; keys given twice
+(:mod:`agenteval.inputs.duplicate_keys`) and unknown keys are sorted into errors and
 warnings by ``unknown_keys.sort_unknown`` (near misses are errors unless
 ``lenient``; other keys are errors with ``strict``).
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.duplicate_keys import duplicate_keys
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.go_escapes import from_json
@@ -106,7 +108,9 @@ def _checked(
         message, hint = wrong_kind_message(noun, kind)
         return False, [Problem(file, "", message, hint)], []
     problems = non_finite_numbers(data, file, text)
-    errors, warnings = sort_unknown(unknown_keys(), strictness)
+    # A key given twice is read as Go reads it (the last value), and said like an unknown key.
+    repeated = duplicate_keys(text, file) if text is not None else []
+    errors, warnings = sort_unknown([*repeated, *unknown_keys()], strictness)
     return True, problems + errors, warnings
 
 

@@ -40,6 +40,7 @@ from agenteval.checks.cross_file import (
 )
 from agenteval.checks.trace_match import trace_mismatch_problem
 from agenteval.errors import Problem
+from agenteval.inputs.duplicate_keys import duplicate_problems
 from agenteval.inputs.evalset_file import CaseRules
 from agenteval.inputs.evalset_scan import EvalSetScan, NotStreamable, ScannedCase
 from agenteval.inputs.file_kind import FileKind, kind_of
@@ -77,6 +78,7 @@ class _Buckets:
     """Problems found case by case, kept apart until they are put in the whole path's order."""
 
     non_finite: list[Problem] = field(default_factory=list)
+    repeated: list[Problem] = field(default_factory=list)  # keys given twice
     unknown: list[Problem] = field(default_factory=list)
     regex: list[list[Problem]] = field(default_factory=list)
     layouts: list[Problem] = field(default_factory=list)
@@ -125,6 +127,9 @@ class _CaseChecks:
         case = EvalCase.model_validate(raw)
         found = self.found
         found.non_finite.extend(non_finite_numbers(raw, file, scanned.text, ("evalCases", index)))
+        if scanned.repeated is not None:
+            decoded, objects = scanned.repeated
+            found.repeated.extend(duplicate_problems(decoded, objects, file, ("evalCases", index)))
         found.unknown.extend(case_unknown_keys(raw, file, index))
         self.rules.add(index, case.eval_id, case.eval_mode)
         for bucket, target in zip(found.regex, self.targets, strict=True):
@@ -146,7 +151,7 @@ class _CaseChecks:
     def clean(self) -> bool:
         """Whether no case checked found a problem or a warning (the evalId rules aside)."""
         found = self.found
-        buckets = (found.non_finite, found.unknown, found.layouts, found.mismatched)
+        buckets = (found.non_finite, found.repeated, found.unknown, found.layouts, found.mismatched)
         return not (
             any(buckets) or any(found.regex) or found.checked.problems or found.checked.warnings
         )
@@ -353,7 +358,8 @@ def check_evalset_stream(
         return None
     evalset, non_finite_before, non_finite_after, unknown_before, unknown_after = head
     non_finite = non_finite_before + found.non_finite + non_finite_after
-    unknown = unknown_before + found.unknown + unknown_after
+    # Keys given twice first, as the whole path says them (checks/documents.py).
+    unknown = found.repeated + unknown_before + found.unknown + unknown_after
     own_turns = OwnTurns(frozenset(checks.trace_mode), frozenset(checks.conversation))
     result = StreamedEvalSet(
         evalset, LazyCases(data, checks.spans, checks.ids, own_turns=own_turns)

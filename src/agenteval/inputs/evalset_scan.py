@@ -21,8 +21,12 @@ a file could read differently than when read whole.  Finding the span costs
 about 15 µs a case here; validating the case as an ``EvalCase`` costs about 45 µs,
 which every way needs.
 
+A case that may hold a key twice (:func:`~agenteval.inputs.duplicate_keys.may_repeat`) is
+decoded again by :class:`~agenteval.inputs.duplicate_keys.PairsDecoder`, and comes with the
+objects that do (:attr:`ScannedCase.repeated`), for the warning the whole-file path gives.
+
 The scanner reads only what it can read exactly as the whole-file path does:
-an object whose ``evalCases`` is an array, each key once.  Anything else
+an object whose ``evalCases`` is an array, each key once (in its other values too).  Anything else
 (invalid UTF-8 or JSON, a value pydantic-core refuses, a number too long,
 duplicate keys, a missing ``evalCases``, nesting past the parser's bound)
 raises :class:`NotStreamable`, and the caller reads the file whole, as before,
@@ -39,6 +43,7 @@ from json.decoder import JSONDecodeError
 from typing import Any
 
 from agenteval.errors import ControlFlow
+from agenteval.inputs.duplicate_keys import PairsDecoder, Repeated, may_repeat
 from agenteval.inputs.input_limits import limit_problem
 from agenteval.inputs.json_scan import (
     WINDOW_BYTES,
@@ -55,13 +60,16 @@ class NotStreamable(ControlFlow):
 
 @dataclass(slots=True)
 class ScannedCase:
-    """One entry of ``evalCases``: its index, parsed JSON, byte span and text."""
+    """One entry of ``evalCases``: its index, parsed JSON, byte span and text; ``repeated``:
+    when an object of it holds a key twice, the case as the stdlib decoded it and those
+    objects (:func:`agenteval.inputs.duplicate_keys.duplicate_problems` locates them)."""
 
     index: int
     data: Any
     start: int
     end: int
     text: str
+    repeated: tuple[Any, list[Repeated]] | None = None
 
 
 class EvalSetScan(JsonWindow):
@@ -118,6 +126,8 @@ class EvalSetScan(JsonWindow):
             return True
         _, start, end = self.value()
         value = _parsed(self.text(start, end), 1)
+        if may_repeat(self.text(start, end), value):
+            raise NotStreamable(f"{key!r} may hold a key twice")  # the whole path says where
         (self.after if found else self.before)[key] = value
         self.skip_to(end)
         return found
@@ -154,13 +164,23 @@ class EvalSetScan(JsonWindow):
             start_byte = self.byte(start)
             end_byte = self.byte(end)
             self.skip_to(end)
-            yield ScannedCase(index, value, start_byte, end_byte, text)
+            yield ScannedCase(index, value, start_byte, end_byte, text, _repeated(text, value))
             index += 1
             separator = self.next_char()
             if separator == "]":
                 return
             if separator != ",":
                 raise NotStreamable("expected ',' or ']' in evalCases")
+
+
+def _repeated(text: str, value: Any) -> tuple[Any, list[Repeated]] | None:
+    """A case's text decoded again with its pairs, and the objects holding a key twice;
+    None when it holds none (decoded again only when a key may repeat)."""
+    if not may_repeat(text, value):
+        return None
+    pairs = PairsDecoder()
+    decoded = pairs.decoder.decode(text)
+    return (decoded, pairs.repeated) if pairs.repeated else None
 
 
 _READ_ERRORS = (ScanError, JSONDecodeError, RecursionError, UnicodeDecodeError, ValueError)
