@@ -498,3 +498,22 @@ def test_a_lone_surrogate_escape_reads_as_u_fffd_as_go_reads_it(tmp_path: Path) 
     for result in results:
         assert result.eval_set_id == "s\ufffd"
         assert [c.eval_id for c in result.case_results()] == ["c\ufffd"]
+
+
+def test_a_key_given_twice_in_a_case_result_is_a_located_warning(tmp_path: Path) -> None:
+    text = dump_json(generated_result(cases=3, num_runs=1))
+    # The second case result's status given twice: Go reads the last one, and so do we.
+    first = text.index('"evalId"', text.index('"evalId"') + 1)
+    text = text[:first] + '"errorMessage": "first", ' + text[first:]
+    path = tmp_path / "dup.evalset_result.json"
+    path.write_text(text)
+    last = json.loads(text)["evalCaseResults"][1]["errorMessage"]
+    warnings: list[Problem] = []
+    (result,), _ = read_results([path], warnings)
+    assert result.eval_case_results[1].error_message == last != "first"
+    assert [(w.path, w.message) for w in warnings] == [
+        (
+            "evalCaseResults[1].errorMessage",
+            f'key "errorMessage" given twice; the last value ({json.dumps(last)}) is used',
+        )
+    ]

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ValidationError
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs import locations
+from agenteval.inputs.duplicate_keys import duplicate_keys
 from agenteval.inputs.file_kind import FileKind, first_line_kind, kind_of, wrong_kind_message
 from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
 from agenteval.inputs.go_escapes import from_json, go_escapes
@@ -333,7 +334,14 @@ class ResultPart:
                 found.append(Problem(self.source, path, f"invalid JSON: {exc}"))
                 return None
         errors, warnings = piece_problems(parsed, self.source, model, path, walk, self._criteria)
-        self.warnings.extend(warnings)
+        # A key given twice is read as Go reads it (the last value), and said.
+        repeated = duplicate_keys(
+            bytes(data).decode("utf-8", "replace"),
+            self.source,
+            [path] if path else [],
+            value=parsed,
+        )
+        self.warnings.extend([*repeated, *warnings])
         if errors:
             found.extend(errors)
             return None
