@@ -133,3 +133,17 @@ def test_a_csv_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     jsonl = tmp_path / "l.jsonl"
     jsonl.write_bytes(("\ufeff" + LINE + "\n").encode())
     assert "byte order mark" in problems_of(jsonl)[0]
+
+
+def test_a_key_or_column_given_twice_is_an_error(tmp_path: Path) -> None:
+    jsonl = tmp_path / "l.jsonl"
+    jsonl.write_text(LINE.replace('"label": "pass"', '"label": "pass", "label": "fail"') + "\n")
+    assert problems_of(jsonl) == [
+        f'{jsonl}: line 1: label: key "label" given twice; the last value ("fail") is used'
+        " (give each key once)"
+    ]
+    table = tmp_path / "l.csv"
+    table.write_text("evalSetId,evalId,metricName,label,label\ns,a,m,pass,fail\n")
+    assert problems_of(table) == [
+        f'{table}: line 1: column "label" named twice (name each column once)'
+    ]

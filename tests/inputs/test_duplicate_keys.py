@@ -63,7 +63,9 @@ CASES = [
 def test_the_pre_check_never_says_no_when_a_key_repeats(text: str) -> None:
     value = json.loads(text)
     assert may_repeat(text, value)
+    assert may_repeat(text.encode(), value)  # a result file's case, read as bytes
     assert len(duplicate_keys(text, "f", value=value)) == 1
+    assert len(duplicate_keys(text.encode(), "f", value=value)) == 1
 
 
 def test_the_pre_check_clears_an_ordinary_case() -> None:

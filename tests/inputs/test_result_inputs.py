@@ -517,3 +517,21 @@ def test_a_key_given_twice_in_a_case_result_is_a_located_warning(tmp_path: Path)
             f'key "errorMessage" given twice; the last value ({json.dumps(last)}) is used',
         )
     ]
+
+
+def test_a_key_given_twice_in_a_result_head_or_summary_is_a_located_warning(
+    tmp_path: Path,
+) -> None:
+    text = dump_json(generated_result(cases=2, num_runs=1))
+    text = text.replace('"evalSetId": "gen",', '"evalSetId": "old", "evalSetId": "gen",', 1)
+    text = text.replace('"summary": {', '"summary": {"numRuns": 7, ', 1)
+    assert text.count('"numRuns"') == 2
+    path = tmp_path / "head.evalset_result.json"
+    path.write_text(text)
+    warnings: list[Problem] = []
+    (result,), _ = read_results([path], warnings)
+    assert result.eval_set_id == "gen"
+    assert sorted((w.path, w.message) for w in warnings) == [
+        ("evalSetId", 'key "evalSetId" given twice; the last value ("gen") is used'),
+        ("summary.numRuns", 'key "numRuns" given twice; the last value (1) is used'),
+    ]

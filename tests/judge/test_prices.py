@@ -339,3 +339,16 @@ def test_unreported_usage_has_neither_a_cost_nor_an_upper_bound() -> None:
     unreported = TokenUsage(reported=False)
     assert GPT.cost(unreported) == (None, "a reply reported no usable token usage")
     assert GPT.upper_bound(unreported) is None
+
+
+def test_a_price_given_twice_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(
+        '{"openai:gpt-4o": {"inputPerMillion": 2.5, "outputPerMillion": 10, "outputPerMillion": 0}}'
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_price_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f'{path}: ["openai:gpt-4o"].outputPerMillion: key "outputPerMillion" given twice;'
+        " the last value (0) is used (give each key once)"
+    ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ import pydantic_core
 from pydantic import ValidationError
 
 from agenteval.errors import ConfigError, Problem
+from agenteval.inputs.duplicate_keys import own_format_duplicates
 from agenteval.inputs.own_formats import strict_problems
 from agenteval.schema.labels import KEYS, LabelLine
 
@@ -91,6 +93,11 @@ Row = tuple[str, Any] | Problem
 def _csv_rows(text: str, file: str) -> list[Row]:
     reader = csv.DictReader(io.StringIO(text))
     rows: list[Row] = []
+    header = reader.fieldnames or []
+    # A column named twice: DictReader keeps the last one's cells, silently.
+    for name in dict.fromkeys(n for i, n in enumerate(header) if n in header[:i]):
+        shown = json.dumps(name)  # ASCII: a control character in it is escaped
+        rows.append(Problem(file, "line 1", f"column {shown} named twice", "name each column once"))
     for row in reader:
         where = f"line {reader.line_num}"
         if None in row:
@@ -114,6 +121,10 @@ def _jsonl_rows(text: str, file: str) -> list[Row]:
             rows.append((where, pydantic_core.from_json(line)))
         except ValueError as exc:
             rows.append(Problem(file, where, f"invalid JSON: {exc}"))
+            continue
+        # A key given twice ("label": "pass", "label": "fail") is refused, as any key the
+        # format does not take is: the agreement would rest on the last one.
+        rows.extend(own_format_duplicates(line, file, where))
     return rows
 
 

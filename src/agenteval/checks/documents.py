@@ -109,7 +109,7 @@ def _checked(
         return False, [Problem(file, "", message, hint)], []
     problems = non_finite_numbers(data, file, text)
     # A key given twice is read as Go reads it (the last value), and said like an unknown key.
-    repeated = duplicate_keys(text, file) if text is not None else []
+    repeated = duplicate_keys(text, file, value=data) if text is not None else []
     errors, warnings = sort_unknown([*repeated, *unknown_keys()], strictness)
     return True, problems + errors, warnings
 

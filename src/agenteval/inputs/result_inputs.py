@@ -20,6 +20,7 @@ in the order one validation of the whole document gives them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
@@ -336,7 +337,7 @@ class ResultPart:
         errors, warnings = piece_problems(parsed, self.source, model, path, walk, self._criteria)
         # A key given twice is read as Go reads it (the last value), and said.
         repeated = duplicate_keys(
-            bytes(data).decode("utf-8", "replace"),
+            data,
             self.source,
             [path] if path else [],
             value=parsed,
@@ -512,12 +513,18 @@ def _head(
 ) -> tuple[EvalSetResult | None, list[tuple[float, Problem]], list[Problem]]:
     """The validated head, its problems ranked (:func:`_ranked`), and its warnings."""
     errors, warnings = piece_problems(scanned.head, file, EvalSetResult, scanned.where)
+    warnings = [*_keys_twice(scanned, file), *warnings]
     if errors:
         return None, [(-1.0, problem) for problem in errors], warnings
     try:
         return validate_head(scanned.head), [], warnings
     except ValidationError as exc:
         return None, _ranked(exc, validation_problems(file, exc, scanned.where)), warnings
+
+
+def _keys_twice(scanned: ScannedResult, file: str) -> list[Problem]:
+    """The keys given twice in a scanned head (the scan knows no file name)."""
+    return [dataclasses.replace(problem, file=file) for problem in scanned.repeated]
 
 
 def _folded(scanned: ScannedResult, source: _Source) -> tuple[EvalSetResult | None, list[Problem]]:
@@ -676,6 +683,8 @@ def _parts(
 
         errors, document_warnings = piece_problems(keys, source.name, RunDocument, "")
         problems.extend(errors)
+        if document.top is not None:  # its own keys given twice
+            document_warnings = [*_keys_twice(document.top, source.name), *document_warnings]
     parts: list[ResultPart] = []
     for item in scanned:
         head, ranked, warnings = _head(item, source.name)

@@ -16,7 +16,9 @@ document is never held whole either.  What kind of file it is
 with each streamed array replaced by its first :data:`SAMPLE` entries (as many as
 the kind test looks at); an eval set's ``evalCases`` are only sampled too.
 
-A key given twice keeps its last value, as the whole-document parsers do.  Anything
+A key given twice keeps its last value, as the whole-document parsers do, and is noted
+in its result's :attr:`ScannedResult.repeated` (the case results' own keys are looked at
+when each is read, :mod:`agenteval.inputs.result_inputs`).  Anything
 that is not JSON ends the pass with a :class:`~agenteval.inputs.json_scan.ScanError` at
 its byte offset.
 
@@ -31,6 +33,8 @@ from dataclasses import dataclass, field
 from json.decoder import JSONDecodeError
 from typing import Any
 
+from agenteval.errors import Problem
+from agenteval.inputs.duplicate_keys import PairsDecoder, duplicate_problems, may_repeat
 from agenteval.inputs.input_limits import MAX_INTEGER_DIGITS
 from agenteval.inputs.json_scan import WINDOW_BYTES, JsonWindow, Reader, ScanError, parse_at_depth
 
@@ -66,6 +70,8 @@ class ScannedResult:
     # evalCaseResults / summary.evalCaseSummaries were arrays, streamed (not in ``head``).
     case_list: bool = False
     summary_list: bool = False
+    # Keys given twice in the head, in document order, their file still "" (the reader's).
+    repeated: list[Problem] = field(default_factory=list)
 
     @property
     def case_count(self) -> int:
@@ -138,15 +144,23 @@ class ResultScan(JsonWindow):
             raise self.fail("extra data after the document")
         return ScannedDocument(skeleton, top, entries)
 
-    def _parsed(self, depth: int) -> Any:
+    def _parsed(
+        self, depth: int, noted: tuple[ScannedResult, list[int | str]] | None = None
+    ) -> Any:
         """The value at the cursor parsed by pydantic-core as inside ``depth`` containers (the
-        parser bounds nesting as in the whole document)."""
+        parser bounds nesting as in the whole document); ``noted``: the result whose head
+        holds it and its place, where a key given twice inside it is noted."""
         _, start, end = self.value()
+        text = self.text(start, end)
         try:
-            parsed = parse_at_depth(self.text(start, end), depth)
+            parsed = parse_at_depth(text, depth)
         except ValueError as exc:  # nesting past the parser's bound
             # Its place is the value's (the parser's own is within the value).
             raise self.fail(_PARSER_PLACE.sub("", str(exc))) from None
+        if noted is not None and may_repeat(text, parsed):
+            pairs = PairsDecoder()
+            root = pairs.decoder.decode(text)
+            noted[0].repeated.extend(duplicate_problems(root, pairs.repeated, "", noted[1]))
         self.skip_to(end)
         return parsed
 
@@ -188,12 +202,16 @@ class ResultScan(JsonWindow):
         skeleton: dict[str, Any] = {}
         entries: list[ScannedResult] | None = None
         result.head = head
+        base: list[int | str] = [result.where] if result.where else []
         self.next_char()
         if self.peek() == "}":
             self.next_char()
             return skeleton, entries
+        twice: dict[str, None] = {}
         while True:
             key, _ = self.key()
+            if key in skeleton:
+                twice[key] = None
             head.pop(key, None)
             following = self.peek()
             if key == CASES_KEY and following == "[":
@@ -220,12 +238,25 @@ class ResultScan(JsonWindow):
                     result.summary_list = False
                 if key == ENTRIES_KEY:
                     entries = None
-                head[key] = skeleton[key] = self._parsed(depth)
+                head[key] = skeleton[key] = self._parsed(depth, (result, [*base, key]))
             separator = self.next_char()
             if separator == "}":
+                self._note_twice(result, skeleton, twice, base)
                 return skeleton, entries
             if separator != ",":
                 raise self.unexpected("expected ',' or '}'")
+
+    @staticmethod
+    def _note_twice(
+        result: ScannedResult,
+        members: dict[str, Any],
+        twice: dict[str, None],
+        base: list[int | str],
+    ) -> None:
+        """Note the keys of ``members`` (an object of the head, at ``base``) given twice."""
+        if twice:
+            repeated = [(members, key) for key in twice]
+            result.repeated.extend(duplicate_problems(members, repeated, "", base))
 
     def _cases(self, result: ScannedResult) -> None:
         more = self._items()
@@ -242,12 +273,18 @@ class ResultScan(JsonWindow):
 
     def _summary(self, result: ScannedResult, depth: int) -> dict[str, Any]:
         summary: dict[str, Any] = {}
+        base: list[int | str] = [*([result.where] if result.where else []), SUMMARY_KEY]
         self.next_char()
         if self.peek() == "}":
             self.next_char()
             return summary
+        twice: dict[str, None] = {}
+        seen: set[str] = set()
         while True:
             key, _ = self.key()
+            if key in seen:
+                twice[key] = None
+            seen.add(key)
             summary.pop(key, None)
             if key == CASE_SUMMARIES_KEY and self.peek() == "[":
                 result.summaries = array("q")
@@ -263,9 +300,12 @@ class ResultScan(JsonWindow):
                 if key == CASE_SUMMARIES_KEY:
                     result.summaries = array("q")
                     result.summary_list = False
-                summary[key] = self._parsed(depth)
+                summary[key] = self._parsed(depth, (result, [*base, key]))
             separator = self.next_char()
             if separator == "}":
+                # A streamed array is not in ``summary``: said as the array it is.
+                members = {**{name: [] for name in seen}, **summary}
+                self._note_twice(result, members, twice, base)
                 return summary
             if separator != ",":
                 raise self.unexpected("expected ',' or '}'")

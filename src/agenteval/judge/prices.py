@@ -252,7 +252,18 @@ def load_price_file(path: Path) -> PriceTable:
                 )
             ]
         )
-    return parse_price_file(data, str(path))
+    from agenteval.inputs.duplicate_keys import own_format_duplicates
+
+    # A price given twice (``"outputPerMillion": 10, "outputPerMillion": 0``) is refused,
+    # as any key the format does not take is: the run's cost would rest on the last one.
+    repeated: list[Problem] = [*own_format_duplicates(text, str(path))]
+    try:
+        table = parse_price_file(data, str(path))
+    except ConfigError as exc:
+        raise ConfigError([*repeated, *exc.problems]) from None
+    if repeated:
+        raise ConfigError(repeated)
+    return table
 
 
 def builtin_document() -> dict[str, Any]:
