@@ -86,3 +86,25 @@ def test_a_misspelled_evalid_is_named_not_only_missing(
             "did you mean 'evalId'?",
         )
     ]
+
+
+def test_a_key_given_twice_in_a_json_line_is_a_warning_unless_strict(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    line = json.dumps(
+        {
+            "evalId": "c1",
+            "actualConversation": [{k: TURN[k] for k in TURN if k != "qqq" and k != "tools"}],
+        }
+    )
+    path.write_text("\n" + line.replace('"content": "a"', '"content": "b", "content": "a"') + "\n")
+    checks = TraceRecordChecks(str(path))
+    traces, problems = read_traces(path, checks)
+    assert problems == [] and list(traces) == ["c1"]
+    repeated = (
+        "line 2.actualConversation[0].finalResponse.content",
+        'key "content" given twice; the last value ("a") is used',
+    )
+    errors, warnings = checks.sorted(Strictness.DEFAULT)
+    assert errors == [] and [(p.path, p.message) for p in warnings] == [repeated]
+    errors, warnings = checks.sorted(Strictness.STRICT)
+    assert warnings == [] and [(p.path, p.message) for p in errors] == [repeated]
