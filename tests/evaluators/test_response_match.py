@@ -150,6 +150,15 @@ def test_response_match_score_the_cat_sat_fails_at_08() -> None:
     assert result.turns[0].details.reason == "ROUGE-1 F1 0.6667 < threshold 0.8"
 
 
+def test_a_score_just_under_its_threshold_is_not_printed_as_the_threshold() -> None:
+    """2/3 against 0.6667 fails; the reason said ``ROUGE-1 F1 0.6667 < threshold 0.6667``."""
+    result = run(
+        "response_match_score", [(turn("The cat sat"), turn("the cat sat on the mat"))], 0.6667
+    )
+    assert result.turns[0].status is EvalStatus.FAILED
+    assert result.turns[0].details.reason == "ROUGE-1 F1 0.6666666666666666 < threshold 0.6667"
+
+
 def test_response_match_score_overall_is_the_mean_of_turns() -> None:
     pairs = [(turn(c), turn(r)) for c, r, *_ in GOLDEN]
     result = run("response_match_score", pairs, threshold=0.6)

@@ -395,3 +395,22 @@ def test_a_count_metric_named_apart_from_its_evaluator_averages_against_an_upper
     run = run_cli("run", "--evalset", str(own), "--json", str(tmp_path / "own.json"))
     (case,) = case_results(tmp_path / "own.json").values()
     assert "upperBound" not in case["overallEvalMetricResults"][0]
+
+
+def test_a_count_just_above_its_bound_is_not_printed_as_the_bound() -> None:
+    """2 tool calls fail the bound 1.9999999; the reason said ``above the upper bound 2``."""
+    import agenteval.evaluators.builtins  # noqa: F401  (registers the built-ins)
+    from agenteval.evaluators.base import EvalContext
+    from agenteval.evaluators.registry import evaluators
+    from agenteval.schema.evalset import EvalCase, Invocation
+    from agenteval.schema.metric import EvalMetric
+
+    turn = Invocation.model_validate(_calls_case("two", 2)["conversation"][0])
+    evaluator = evaluators.get("tool_call_count")
+    assert evaluator is not None
+    metric = EvalMetric.model_validate({"metricName": "tool_call_count", "threshold": 1.9999999})
+    result = evaluator.evaluate(
+        metric, [turn], [turn], EvalContext("s", EvalCase(eval_id="two"), 1)
+    )
+    assert result.status.value == "failed"
+    assert result.turns[0].details.reason == "2 tool calls (above the upper bound 1.9999999)"

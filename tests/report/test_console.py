@@ -11,10 +11,9 @@ import pytest
 from rich.console import Console
 
 from agenteval.report.console import ConsoleView, final_line, num_runs, render_results
-from agenteval.report.console_tables import format_score, shown_ks
+from agenteval.report.console_tables import shown_ks
 from agenteval.report.result_files import write_result
 from agenteval.report.run_notes import RunNotes
-from agenteval.report.score_text import exact_number, score_beside, threshold_beside
 from agenteval.results.aggregation import build_summary
 from agenteval.schema.result import (
     EvalCaseResult,
@@ -24,7 +23,7 @@ from agenteval.schema.result import (
     MetricDetails,
 )
 from agenteval.schema.status import EvalStatus
-from tests.report.report_inputs import NEAR_MEAN, near_threshold_run
+from tests.report.report_inputs import near_threshold_run
 from trpc_fixtures import FIXTURES
 
 P = EvalStatus.PASSED
@@ -278,46 +277,6 @@ def test_final_line_forms() -> None:
         == "PASSED: 2 of 2 cases passed · 2 eval sets · 1.50 s"
     )
     assert final_line([]).plain == "NOT EVALUATED: 0 of 0 cases passed · 0 eval sets"
-
-
-@pytest.mark.parametrize(
-    ("value", "text"), [(1.0, "1"), (0.0, "0"), (0.631579, "0.6316"), (0.25, "0.25"), (-0.0, "0")]
-)
-def test_format_score(value: float, text: str) -> None:
-    assert format_score(value) == text
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [(1.0, "1"), (15.0, "15"), (0.8, "0.8"), ((1 + 1 + 0.4) / 3, "0.7999999999999999")],
-)
-def test_exact_number_reads_back_as_the_same_float(value: float, text: str) -> None:
-    assert exact_number(value) == text and float(text) == value
-
-
-@pytest.mark.parametrize(
-    ("score", "threshold", "texts"),
-    [
-        # 4 decimals would print the threshold's text for a score that fails (or passes) it.
-        (NEAR_MEAN, 0.8, ("0.7999999999999999", "0.8")),
-        (0.79996, 0.8, ("0.79996", "0.8")),
-        (0.80004, 0.8, ("0.80004", "0.8")),
-        # A threshold of more than 4 decimals is written whole when a score rounds onto it.
-        (0.8, 0.80001, ("0.8", "0.80001")),
-        (0.80002, 0.80001, ("0.80002", "0.80001")),
-        # Otherwise both as every report prints numbers.
-        (0.8, 0.8, ("0.8", "0.8")),
-        (0.631579, 0.8, ("0.6316", "0.8")),
-        (0.5, 1 / 3, ("0.5", "0.3333")),
-        (3.00001, 3.0, ("3.00001", "3")),
-    ],
-)
-def test_a_score_beside_its_threshold_differs_from_it_as_the_numbers_do(
-    score: float, threshold: float, texts: tuple[str, str]
-) -> None:
-    shown = (score_beside(score, threshold), threshold_beside(threshold, score))
-    assert shown == texts
-    assert (shown[0] == shown[1]) == (score == threshold)
 
 
 def test_a_real_run_scored_just_under_its_threshold_is_printed_under_it(tmp_path: Path) -> None:

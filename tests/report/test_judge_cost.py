@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from agenteval.inputs.score_text import counted
 from agenteval.report.agent_cost import agent_cost_text
 from agenteval.report.judge_cost import (
     CostliestCases,
@@ -14,7 +15,6 @@ from agenteval.report.judge_cost import (
     saved_count,
     usd,
 )
-from agenteval.report.score_text import counted
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from agenteval.criteria.lexical import normalize, rouge1
 from agenteval.criteria.rouge import score_json
 from agenteval.evaluators.base import TurnEvaluator, TurnResult, binary_turn
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.inputs.score_text import reason_numbers
 from agenteval.schema.evalset import Invocation, Message
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
@@ -115,7 +116,10 @@ class ResponseMatchScoreEvaluator(TurnEvaluator):
         scores = rouge1(got, want)
         score = scores.fmeasure
         status = status_for(score, threshold)
-        reason = "" if score >= threshold else f"ROUGE-1 F1 {score:.4f} < threshold {threshold:g}"
+        reason = ""
+        if score < threshold:
+            shown, bar = reason_numbers(score, threshold)
+            reason = f"ROUGE-1 F1 {shown} < threshold {bar}"
         details = MetricDetails(
             reason=reason,
             score=score,

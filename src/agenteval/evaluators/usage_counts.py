@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from agenteval.evaluators.base import EvalContext, EvaluateResult, Evaluator, TurnResult, Turns
 from agenteval.evaluators.registry import register_evaluator
+from agenteval.inputs.score_text import threshold_beside
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric
 from agenteval.schema.result import DetailValue, MetricDetails
@@ -48,7 +49,7 @@ def _bound_text(metric: EvalMetric, count: float) -> str:
     if metric.threshold <= 0:
         return "informational (no threshold)"
     verdict = "within" if count <= metric.threshold else "above"
-    return f"{verdict} the upper bound {metric.threshold:g}"
+    return f"{verdict} the upper bound {threshold_beside(metric.threshold, count)}"
 
 
 def turn_cost(turn: Invocation, prices: Any = None) -> Decimal | None:

@@ -18,7 +18,7 @@ from rich.text import Text
 
 from agenteval.explain.model import CriterionField, Explanation
 from agenteval.inputs.safe_text import escape_control
-from agenteval.report.score_text import exact_number
+from agenteval.inputs.score_text import exact_number
 from agenteval.schema.result import EvalCaseResult
 from agenteval.steps.record import Step
 

@@ -41,7 +41,7 @@ from agenteval.explain.model import (
     metric_incomplete,
 )
 from agenteval.inputs.problem_lists import first_named
-from agenteval.report.score_text import exact_number
+from agenteval.inputs.score_text import exact_number
 from agenteval.results.aggregation import default_case_aggregate
 from agenteval.schema.evalset import EvalCase, Invocation
 from agenteval.schema.metric import EvalMetric

@@ -15,7 +15,7 @@ from agenteval.importers.otel import MATCH_KEYS, SpanMapping, TracesMatch, Unmap
 from agenteval.inputs.input_limits import head_problem, input_file_problem
 from agenteval.inputs.otlp_file import SpanFile
 from agenteval.inputs.problem_lists import Item, listed_or_counted
-from agenteval.report.score_text import counted
+from agenteval.inputs.score_text import counted
 from agenteval.schema.evalset import EvalCase, EvalSet, Invocation, SessionInput
 
 if TYPE_CHECKING:

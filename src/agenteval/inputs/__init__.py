@@ -19,7 +19,10 @@ file can be large, and locates every problem (``file: json.path: problem (hint)`
   (:mod:`.finite_numbers`);
 - JSON paths in messages (:mod:`.locations`), warnings counted past three
   (:mod:`.problem_lists`), ``${VAR}`` expansion of file values (:mod:`.env_expansion`)
-  and the secrets a base URL took from the environment (:mod:`.url_secrets`).
+  and the secrets a base URL took from the environment (:mod:`.url_secrets`);
+- what every reader and writer prints, beside untrusted text escaped (:mod:`.safe_text`):
+  scores and counts, a score beside its threshold never reading as it, in the reports
+  and in the evaluators' reasons (:mod:`.score_text`).
 
 May import ``schema/``, ``errors``, ``exit_codes``, ``settings``; never ``checks/``,
 ``evaluators/``, ``judge/``, a runner or a reporter (they all read through here).

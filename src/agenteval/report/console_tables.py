@@ -16,13 +16,13 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap, escape_control
-from agenteval.report.cell_table import CellTable, Column
-from agenteval.report.score_text import (
+from agenteval.inputs.score_text import (
     failed_against,
     format_score,
     score_beside,
     threshold_beside,
 )
+from agenteval.report.cell_table import CellTable, Column
 from agenteval.results.aggregation import metric_summaries, pass_at_k, pass_hat_k
 from agenteval.results.flakiness import Verdict, run_verdict
 from agenteval.schema.result import (

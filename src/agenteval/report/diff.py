@@ -42,6 +42,7 @@ from rich.text import Text
 from agenteval.errors import Problem
 from agenteval.inputs.case_sources import CaseSource, HeldResult
 from agenteval.inputs.safe_text import escape_control
+from agenteval.inputs.score_text import counted
 from agenteval.report.cell_table import CellTable, Column
 from agenteval.report.console_tables import (
     STATUS_LABELS,
@@ -51,7 +52,6 @@ from agenteval.report.console_tables import (
 )
 from agenteval.report.json_keys import camel_fields
 from agenteval.report.outcomes import RunRecord, run_record
-from agenteval.report.score_text import counted
 from agenteval.report.set_tally import case_status
 from agenteval.results.aggregation import (
     any_not_evaluated,

@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agenteval.report.score_text import counted
+from agenteval.inputs.score_text import counted
 
 # Cases listed as the costliest in an eval set's console summary.
 COSTLIEST_SHOWN = 3

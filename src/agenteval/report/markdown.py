@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from agenteval.inputs.safe_text import BIDI_CONTROLS
+from agenteval.inputs.score_text import score_beside, threshold_beside
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS
 from agenteval.report.judge_cost import judge_usage_text
 from agenteval.report.outcomes import DEFAULT_REASON_CAP, OutcomeText, cap
 from agenteval.report.run_notes import NO_NOTES, RunFacts, RunNotes, count_text
-from agenteval.report.score_text import score_beside, threshold_beside
 from agenteval.report.set_tally import SetReport, set_report
 from agenteval.report.set_tally import outcome as run_outcome
 from agenteval.schema.result import EvalSetResult

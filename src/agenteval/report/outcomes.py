@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
 from agenteval.inputs.safe_text import DEFAULT_REASON_CAP, cap
+from agenteval.inputs.score_text import failed_against
 from agenteval.report.metric_averages import MetricAverages
-from agenteval.report.score_text import failed_against
 from agenteval.results.aggregation import case_statuses, uses_custom_aggregator
 from agenteval.results.flakiness import passed_runs_text
 from agenteval.schema.result import EvalCaseResult, EvalMetricResult, EvalSetResult

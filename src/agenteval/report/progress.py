@@ -25,7 +25,7 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from agenteval.report.score_text import counted
+from agenteval.inputs.score_text import counted
 
 UsageSource = Callable[[], Mapping[str, object] | None]
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TypedDict
 
 from agenteval.errors import Problem
-from agenteval.report.score_text import counted
+from agenteval.inputs.score_text import counted
 
 # Warnings of one kind shown before the rest are only counted.
 SHOWN_PER_KIND = 10

@@ -18,8 +18,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.inputs.safe_text import escape_control
+from agenteval.inputs.score_text import format_score
 from agenteval.report.judge_cost import cost_text, priced_text, usd
-from agenteval.report.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
 from agenteval.store.trend import MetricSeries, Trend

@@ -27,7 +27,7 @@ import jinja2
 
 from agenteval import __version__
 from agenteval.inputs.safe_text import escape_control
-from agenteval.report.score_text import format_score
+from agenteval.inputs.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
 from agenteval.store.trend import MetricSeries, Trend

@@ -32,8 +32,8 @@ from agenteval import api
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.loading import EVALSET_SUFFIX, METRICS_SUFFIX, expand_evalset_paths
 from agenteval.inputs.safe_text import escape_control
+from agenteval.inputs.score_text import counted
 from agenteval.report.console import ConsoleView, render_results
-from agenteval.report.score_text import counted
 from agenteval.watch.changes import pass_changes
 from agenteval.watch.pairs import PairKey, PairResult, PassOutcome, score_pass
 

@@ -166,6 +166,20 @@ def test_rouge_threshold_is_inclusive_and_configurable() -> None:
     assert exact_f1.turns[0].status is EvalStatus.PASSED
 
 
+def test_a_rouge_score_beside_its_bar_reads_in_the_order_the_numbers_are() -> None:
+    """2/3 against 0.6667 fails (the reason said ``0.6667 < 0.6667``), and 5/6 against
+    0.83333 passes (it said ``0.8333 >= 0.83333``, a number below the bar)."""
+    context = EvalContext("gate-set", EvalCase(eval_id="c"), 1, None)
+    short = ([turn("The cat sat")], [turn("the cat sat on the mat")])
+    above = asyncio.run(GATE.aevaluate(gate_metric(gate={"rougeF1": 0.6667}), *short, context))
+    assert above.turns[0].status is EvalStatus.FAILED
+    assert above.turns[0].details.reason == "ROUGE-1 F1 0.6666666666666666 < 0.6667"
+    pair = ([turn("the cat sat on a mat")], [turn("the cat sat on the mat")])
+    below = asyncio.run(GATE.aevaluate(gate_metric(gate={"rougeF1": 0.83333}), *pair, context))
+    assert below.turns[0].status is EvalStatus.PASSED
+    assert below.turns[0].details.reason == "ROUGE-1 F1 0.8333333333333334 >= 0.83333"
+
+
 def test_absent_answers_read_as_empty() -> None:
     context = EvalContext("gate-set", EvalCase(eval_id="c"), 1, None)
     result = asyncio.run(

@@ -45,6 +45,7 @@ from agenteval.evaluators.llm.pipeline import (
 )
 from agenteval.evaluators.registry import register_evaluator
 from agenteval.evaluators.response_match import answer_texts, message_text
+from agenteval.inputs.score_text import reason_numbers
 from agenteval.schema.base import none_as
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.metric import EvalMetric, JudgeModel
@@ -240,10 +241,11 @@ async def _decide_turn(
     if normalize(candidate) == normalize(reference):
         return _decided(True, "", "exact", rouge)
     f1 = rouge.fmeasure
+    shown, bar = reason_numbers(f1, gate.rouge_f1)
     if f1 >= gate.rouge_f1:
-        return _decided(True, f"ROUGE-1 F1 {f1:.4f} >= {gate.rouge_f1:g}", "rouge", rouge)
+        return _decided(True, f"ROUGE-1 F1 {shown} >= {bar}", "rouge", rouge)
     if judge is None:
-        return _decided(False, f"ROUGE-1 F1 {f1:.4f} < {gate.rouge_f1:g}", "rouge", rouge)
+        return _decided(False, f"ROUGE-1 F1 {shown} < {bar}", "rouge", rouge)
     return await judge.decide(index, actual, candidate, reference, rouge)
 
 

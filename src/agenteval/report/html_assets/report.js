@@ -98,7 +98,7 @@
     return String(Math.round(score * 10000) / 10000);
   }
 
-  // A score beside its threshold, as report/score_text.py's score_beside and threshold_beside:
+  // A score beside its threshold, as inputs/score_text.py's score_beside and threshold_beside:
   // 4 decimals, unless they print the threshold's text for a different number (the mean of
   // 1, 1 and 0.4 failing 0.8 would read "0.8 … threshold 0.8"); then to the last digit.
   function roundsOnto(score, threshold) {

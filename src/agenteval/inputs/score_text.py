@@ -4,9 +4,12 @@ last digit (explain's arithmetic) and a count of something (``1 call``, ``2 call
 
 A module of its own, importing nothing, so that the views that only print numbers
 (``agenteval trend`` and its page) do not load the result models with
-``report.console_tables`` (0.3 s of CPU at start-up).
+``report.console_tables`` (0.3 s of CPU at start-up).  In ``inputs/`` (beside
+``safe_text``; ``schema/``'s front would load the models) so that the evaluators, which
+write a score against its threshold into a result's reasons, print it by the reports'
+rule (:func:`reason_numbers`).
 
-Tested in tests/report/test_console.py.
+Tested in tests/inputs/test_score_text.py.
 """
 
 from __future__ import annotations
@@ -56,6 +59,22 @@ def failed_against(score: float, threshold: float, *, upper_bound: bool = False)
     return f"{score_beside(score, threshold)} {sign} threshold {threshold_beside(threshold, score)}"
 
 
+def _order(a: float, b: float) -> int:
+    return (a > b) - (a < b)
+
+
+def reason_numbers(score: float, threshold: float) -> tuple[str, str]:
+    """A score and its threshold as an evaluator's reason writes them (``ROUGE-1 F1 0.7857
+    < threshold 0.8``, stored in results): the score to 4 decimals, the threshold as ``:g``
+    writes it; or both to their last digit when those texts would read as numbers in
+    another order than the two are — 0.79996 failing 0.8 would read ``0.8000 < threshold
+    0.8``, and 0.80004 passing 0.80001 ``0.8000 >= 0.80001``."""
+    score_text, threshold_text = f"{score:.4f}", f"{threshold:g}"
+    if _order(float(score_text), float(threshold_text)) == _order(score, threshold):
+        return score_text, threshold_text
+    return exact_number(score), exact_number(threshold)
+
+
 def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -> str:
     """``1 call``, ``2 calls`` (``plural`` when not ``noun`` + "s": ``1 retry``, ``2 retries``);
     ``grouped``: thousands separated (``12,000 spans``)."""
@@ -68,6 +87,7 @@ __all__ = [
     "exact_number",
     "failed_against",
     "format_score",
+    "reason_numbers",
     "score_beside",
     "threshold_beside",
 ]
