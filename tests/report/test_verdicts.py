@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
+from agenteval.report.console_tables import pass_count_table
 from agenteval.report.set_tally import set_report
 from agenteval.report.verdicts import (
     RUN_DOCUMENT_KEY,
@@ -9,6 +14,8 @@ from agenteval.report.verdicts import (
     result_verdicts,
     run_document_verdicts,
 )
+from agenteval.results.aggregation import build_summary
+from agenteval.schema.result import Fingerprint
 from agenteval.schema.status import EvalStatus
 from sample_results import case_result, eval_set_result, generated_result, metric
 
@@ -78,3 +85,41 @@ def test_an_incomplete_case_is_never_a_stable_pass() -> None:
         "half": ("incomplete", 3), "listed": ("incomplete", 3), "steady": ("stable_pass", 3),
     }  # fmt: skip
     assert list(document) == ["half", "listed", "steady"]
+
+
+def test_a_case_never_evaluated_in_any_run_is_undecided_not_a_stable_fail() -> None:
+    """A case aggregator that evaluated `none` in none of three runs (its metrics were
+    evaluated, so the case is not incomplete): caseVerdicts said stable_fail 0/3; no run
+    was decided, so the verdict is undecided and counts no run, as the store's trend does.
+    `errored` (not evaluated with an error, which every report counts failed) stays a
+    stable fail."""
+    undecided = EvalStatus.NOT_EVALUATED
+    cases = []
+    for run_id in (1, 2, 3):
+        cases.append(case_result("s", "none", [metric("m", 1.0)], run_id, status=undecided))
+        cases.append(
+            case_result("s", "errored", [], run_id, error="agent crashed", status=undecided)
+        )
+        cases.append(case_result("s", "broken", [metric("m", 0.0)], run_id))
+    result = eval_set_result("s", cases, num_runs=3)
+    result.fingerprint = Fingerprint(eval_set="sha256:e", case_aggregator="strict")
+    result.summary = build_summary(result.case_results(), 3, custom_aggregator=True)
+    report = set_report(result)
+    assert report.statuses["none"] is EvalStatus.NOT_EVALUATED
+    assert report.incomplete() == frozenset()
+    document = run_document_verdicts([report])[RUN_DOCUMENT_KEY]["s"]
+    from_file = {k: v.to_json() for k, v in result_verdicts(result).items()}
+    assert document == from_file
+    assert document["none"] == {
+        "verdict": "undecided", "passedRuns": 0, "runs": 0, "passRate": None,
+        "wilsonLow": 0.0, "wilsonHigh": 1.0,
+    }  # fmt: skip
+    assert {k: v["verdict"] for k, v in document.items()} == {
+        "broken": "stable_fail", "errored": "stable_fail", "none": "undecided",
+    }  # fmt: skip
+    # The console's pass@k table says the same.
+    table = pass_count_table(report.pass_counts, 3, incomplete=(), undecided=report.undecided())
+    console = Console(record=True, width=160, file=io.StringIO())
+    console.print(table)
+    shown = " ".join(console.export_text().split())
+    assert "none 0/3 undecided 0–1" in shown and "broken 0/3 stable fail 0–0.5615" in shown

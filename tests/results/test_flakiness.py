@@ -89,6 +89,19 @@ def test_an_incomplete_case_is_incomplete_whatever_its_runs_passed(passed: int) 
     assert run_verdict(passed, 3, incomplete=False) == counted
 
 
+def test_a_case_no_run_decided_is_undecided_over_no_run() -> None:
+    """0 of 3 runs passed, none of them decided (not evaluated) was a "stable fail"; it is
+    undecided and counts no run, as verdict_of does of a history of undecided runs."""
+    verdict = run_verdict(0, 3, incomplete=False, undecided=True)
+    assert verdict == verdict_of([None, None, None])
+    assert verdict.to_json() == {
+        "verdict": "undecided", "passedRuns": 0, "runs": 0, "passRate": None,
+        "wilsonLow": 0.0, "wilsonHigh": 1.0,
+    }  # fmt: skip
+    # An incomplete status says more than "no run decided": it stays incomplete.
+    assert run_verdict(0, 3, incomplete=True, undecided=True).verdict is Verdict.INCOMPLETE
+
+
 def test_incomplete_cases_come_after_the_failures_and_before_the_stable_passes() -> None:
     verdicts = {
         "a_pass": run_verdict(3, 3, incomplete=False),

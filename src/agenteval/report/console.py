@@ -252,7 +252,10 @@ def _render_summary(console: Console, report: SetReport) -> None:
     if report.num_runs > 1 and report.pass_counts:
         console.print(Text(f"pass@k and pass^k over {report.num_runs} runs", style="bold"))
         table = pass_count_table(
-            report.pass_counts, report.num_runs, incomplete=report.incomplete()
+            report.pass_counts,
+            report.num_runs,
+            incomplete=report.incomplete(),
+            undecided=report.undecided(),
         )
         table.indent = 2
         console.print(table)

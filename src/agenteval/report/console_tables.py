@@ -435,15 +435,21 @@ def pass_rate_table(
         ],
         num_runs,
         incomplete=incomplete,
+        undecided=[c.eval_id for c in cases if c.overall_status is EvalStatus.NOT_EVALUATED],
     )
 
 
 def pass_count_table(
-    cases: Sequence[tuple[str, int]], num_runs: int, *, incomplete: Collection[str]
+    cases: Sequence[tuple[str, int]],
+    num_runs: int,
+    *,
+    incomplete: Collection[str],
+    undecided: Collection[str] = (),
 ) -> CellTable:
     """:func:`pass_rate_table` of ``(evalId, runs passed)`` pairs, with each case's verdict
     (stable pass / flaky / stable fail; incomplete for the evalIds in ``incomplete``, whose
-    status is) and its pass rate's 95 % Wilson interval."""
+    status is; undecided for those in ``undecided``, not evaluated) and its pass rate's
+    95 % Wilson interval."""
     ks = shown_ks(num_runs)
     headers = ["case", "runs passed", "verdict", "95% interval"]
     headers += [f"pass@{k}" for k in ks] + [f"pass^{k}" for k in ks]
@@ -453,7 +459,9 @@ def pass_count_table(
         values = [pass_at_k(num_runs, passed, k) for k in ks]
         values += [pass_hat_k(num_runs, passed, k) for k in ks]
         rows.append(values)
-        verdict = run_verdict(passed, num_runs, incomplete=eval_id in incomplete)
+        verdict = run_verdict(
+            passed, num_runs, incomplete=eval_id in incomplete, undecided=eval_id in undecided
+        )
         table.add_row(
             Text(escape_control(eval_id)),
             f"{passed}/{num_runs}",

@@ -168,6 +168,11 @@ class SetReport:
         """The evalIds whose status is incomplete (their verdict too, whatever their runs say)."""
         return frozenset(eval_id for eval_id, s in self.statuses.items() if s is _INCOMPLETE)
 
+    def undecided(self) -> frozenset[str]:
+        """The evalIds whose status is not evaluated (no run decided: their verdict is
+        undecided, never a stable fail)."""
+        return frozenset(eval_id for eval_id, s in self.statuses.items() if s is _NOT_EVALUATED)
+
     def not_passed(self) -> list[OutcomeText]:
         """The cases that did not pass, in report order."""
         return [

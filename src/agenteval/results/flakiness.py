@@ -9,7 +9,10 @@ fail**, anything in between **flaky**.  A case of one run whose status is
 incomplete (a metric not evaluated in some repeat, or named in ``judgeFailures``) is
 **incomplete** whatever its repeats' statuses say: trpc-agent-go counts a repeat as
 passed by its ``finalEvalStatus``, which passes beside a metric that was not evaluated,
-and "3/3 stable pass" beside an INCOMPLETE case read green.  The pass rate comes with its Wilson score
+and "3/3 stable pass" beside an INCOMPLETE case read green.  A case whose status in its
+run is not evaluated (no repeat decided: the case aggregator evaluated none) is
+**undecided**, counting no run, as a history counts none of the runs where a case was
+not decided; "0/3 stable fail" said it failed.  The pass rate comes with its Wilson score
 interval (95 %), which stays inside [0, 1] and is honest for few runs (2 of 3 is
 "0.21–0.94", not "0.67"); a flip is a decided run whose outcome differs from the
 decided run before it.
@@ -122,12 +125,17 @@ def verdict_of_counts(passed: int, runs: int) -> CaseVerdict:
     return CaseVerdict(verdict, passed, max(runs, 0), low, high)
 
 
-def run_verdict(passed: int, runs: int, *, incomplete: bool) -> CaseVerdict:
+def run_verdict(
+    passed: int, runs: int, *, incomplete: bool, undecided: bool = False
+) -> CaseVerdict:
     """The verdict of a case of one ``--num-runs N`` run: ``passed`` of its ``runs`` repeats
     passed (their ``finalEvalStatus``: pass@k's c, kept in the counts and the interval), but
-    :attr:`Verdict.INCOMPLETE` when the case's status is incomplete, never a stable pass."""
-    counted = verdict_of_counts(passed, runs)
-    return replace(counted, verdict=Verdict.INCOMPLETE) if incomplete else counted
+    :attr:`Verdict.INCOMPLETE` when the case's status is incomplete, never a stable pass,
+    and :attr:`Verdict.UNDECIDED` over no run when it is not evaluated (``undecided``: no
+    repeat was decided), never a stable fail."""
+    if incomplete:
+        return replace(verdict_of_counts(passed, runs), verdict=Verdict.INCOMPLETE)
+    return verdict_of_counts(0, 0) if undecided else verdict_of_counts(passed, runs)
 
 
 def passed_runs_text(passed: int, runs: int, *, incomplete: bool) -> str:

@@ -24,7 +24,8 @@ class CaseStatusCounts(Model):
 
 class CaseVerdict(Model):
     """Stable pass / flaky / stable fail of a case run ``--num-runs N`` times, or incomplete
-    when its status is, whatever its runs' statuses say (report/verdicts.py)."""
+    when its status is, whatever its runs' statuses say, or undecided (over no run) when no
+    run decided it (report/verdicts.py)."""
 
     model_config = ConfigDict(alias_generator=to_camel)
 
