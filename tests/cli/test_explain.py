@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -758,3 +759,38 @@ def test_a_case_in_several_eval_sets_needs_eval_set_and_is_never_picked_silently
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "second.evalset.json" in proc.stdout
     assert "$.refund.amount  differs  actual 12.5  expected 14.5" in proc.stdout
+
+
+def test_a_saved_result_without_a_threshold_is_not_scored_against_zero(tmp_path: Path) -> None:
+    """A hand-edited result whose metric has no ``threshold`` (Go always writes one) was
+    scored against 0: "0 >= threshold 0 → passed", exit 0, the threshold labelled "← saved
+    result" though the file holds none. Now a located error says so; with the metric file
+    the threshold is that file's, and labelled so."""
+    out = tmp_path / "out"
+    run(None, "run", "-e", "evalsets/order-api.evalset.json", "-m", "metrics/", "-o", str(out))
+    (saved,) = out.glob("*.json")
+    data = json.loads(saved.read_text(encoding="utf-8"))
+    index = next(
+        i for i, c in enumerate(data["evalCaseResults"]) if c["evalId"] == "refund_amount_off"
+    )
+    metrics = data["evalCaseResults"][index]["overallEvalMetricResults"]
+    position = next(i for i, m in enumerate(metrics) if m["metricName"] == "json_answer")
+    del metrics[position]["threshold"]
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    target = ["--case", "refund_amount_off", "--metric", "json_answer"]
+    proc = run(None, "explain", str(edited), *target)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[0] == (
+        f"error: {edited}: evalCaseResults[{index}].overallEvalMetricResults[{position}]: "
+        "the saved result of metric 'json_answer' has no threshold to score it against "
+        "(pass --metrics FILE, the metric file that defines it)"
+    )
+    metric_file = "metrics/order-api.metrics.json"
+    proc = run(None, "explain", str(edited), "-m", metric_file, *target)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert re.search(
+        rf"threshold = 1(\.0)?  ← {re.escape(metric_file)}: \[\d\]\.threshold\n", proc.stdout
+    )
+    assert "saved result (" not in proc.stdout

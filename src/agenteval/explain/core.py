@@ -434,6 +434,8 @@ class _Found:
     # The eval set's ``judgeFailures`` (aggregation.incomplete_ids reads it).
     marked: list[str] | int | None
     warnings: list[Problem]
+    # Where the case result is in its file (``evalCaseResults[3]``).
+    where: str = ""
 
 
 def _in_several_sets(given: str, what: str, sets: Sequence[str]) -> ConfigError:
@@ -525,8 +527,8 @@ def _find_case(
         raise _unknown(", ".join(paths), f"case (run {target.run_id})", target.case_id, known)
     if len(found) > 1:
         raise _several(paths, found, target, named or str)
-    source, _, case, marked = found[0]
-    return _Found(source, case, marked, reading_warnings(parts))
+    source, where, case, marked = found[0]
+    return _Found(source, case, marked, reading_warnings(parts), where)
 
 
 def _saved_case_status(case: EvalCaseResult, marked: list[str] | int | None) -> EvalStatus:
@@ -555,13 +557,32 @@ def _checked_metrics(metrics_file: str, warnings: list[Problem]) -> list[EvalMet
         raise ConfigError(exc.problems, [*warnings, *exc.warnings]) from None
 
 
+def _no_threshold(
+    file: str, where: str, case: EvalCaseResult, chosen: EvalMetricResult
+) -> ConfigError:
+    """A saved metric result without ``threshold`` (Go always writes it; a hand-edited or
+    foreign file): scored against the model's 0 it read as passed, labelled as the file's."""
+    from agenteval.inputs import locations
+
+    index = (case.overall_eval_metric_results or []).index(chosen)
+    path = locations.join(where, "overallEvalMetricResults", index)
+    message = (
+        f"the saved result of metric {chosen.metric_name!r} has no threshold to score it against"
+    )
+    hint = "pass --metrics FILE, the metric file that defines it"
+    return ConfigError([Problem(file, path, message, hint)])
+
+
 def _saved_metric(
     case: EvalCaseResult,
     target: Target,
     metrics_file: str | None,
     file: str,
     warnings: list[Problem] | None = None,
+    where: str = "",
 ) -> tuple[EvalMetric, str | None, EvalMetricResult]:
+    """The metric to score ``target`` by, where it is defined (None: the saved result) and
+    its saved result; a ConfigError when the saved result cannot say its threshold."""
     saved = [m for m in case.overall_eval_metric_results or () if m is not None]
     chosen = next((m for m in saved if m.metric_name == target.metric_name), None)
     if chosen is None:
@@ -573,6 +594,8 @@ def _saved_metric(
             raise _unknown(metrics_file, "metric", target.metric_name, names)
         index = names.index(target.metric_name)
         return metrics[index], f"{metrics_file}: [{index}]", chosen
+    if "threshold" not in chosen.model_fields_set:
+        raise _no_threshold(file, where, case, chosen)
     metric = EvalMetric(
         metric_name=chosen.metric_name, threshold=chosen.threshold, criterion=chosen.criterion
     )
@@ -707,7 +730,7 @@ def explain_result(
     case = found.case
     file = named(found.source) if named is not None else found.source
     warnings = list(found.warnings)
-    metric, located, saved = _saved_metric(case, target, metrics_file, file, warnings)
+    metric, located, saved = _saved_metric(case, target, metrics_file, file, warnings, found.where)
     evaluator = _saved_evaluator(metric, case, metrics_file or file)
     subject = _saved_subject(case, metric, evaluator, located, file)
     scored = score_explained(subject, judge)
