@@ -102,6 +102,25 @@ def test_keywords_beside_options_replace_its_fields(tmp_path: Path) -> None:
     assert options.num_runs == 1  # the caller's options are left as they were
 
 
+def test_a_wrongly_typed_option_is_a_located_problem_not_a_type_error(tmp_path: Path) -> None:
+    # evaluate(path, num_runs="3") raised "TypeError: '<' not supported between instances
+    # of 'str' and 'int'" from deep inside; each option of the wrong type is named.
+    path = write_suite(tmp_path, ANSWERS)
+    with pytest.raises(ConfigError) as caught:
+        evaluate(path, num_runs="3")
+    assert problems_of(caught.value) == ["Options.num_runs: must be an int, got '3' (a str)"]
+    with pytest.raises(ConfigError) as caught:
+        evaluate(path, judge_timeout="5", cases="fr", strict=1, num_runs=True)
+    assert problems_of(caught.value) == [
+        "Options.num_runs: must be an int, got True (a bool)",
+        "Options.cases: must be a sequence of str, got 'fr' (give a list: cases=['fr'])",
+        "Options.judge_timeout: must be a float, got '5' (a str)",
+        "Options.strict: must be a bool, got 1 (an int)",
+    ]
+    # A float option takes an int, an optional one None.
+    assert evaluate(path, judge_timeout=5, rate_limit=None, cases=("fr",)).passed
+
+
 def test_evaluate_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
     # A notebook cell (or an async test) runs inside an event loop: evaluate() raised
     # "asyncio.run() cannot be called from a running event loop".

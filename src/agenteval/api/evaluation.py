@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agenteval import settings
 from agenteval.api.option_numbers import non_finite_options
+from agenteval.api.option_types import mistyped_options
 from agenteval.checks.cross_file import (
     Findings,
     check_filters,
@@ -288,7 +289,10 @@ def prepare(evalset_specs: Iterable[str], options: Options) -> Prepared:
 
 
 def _check_numbers(options: Options) -> None:
-    """The options that make no run at all: bad run counts, non-finite numbers."""
+    """The options that make no run at all: mistyped ones, bad run counts, non-finite numbers."""
+    mistyped = mistyped_options(options)
+    if mistyped:
+        raise ConfigError(mistyped)
     if options.num_runs < 1:
         raise ConfigError(
             [Problem("--num-runs", "", f"must be at least 1, got {options.num_runs}")]
