@@ -483,3 +483,24 @@ def test_no_case_verdict_is_claimed_when_other_metrics_decide_it(tmp_path: Path)
         "may decide otherwise), whatever its other metrics say: "
         "tool_trajectory_avg_score failed → failed"
     )
+
+
+def test_the_gate_step_prints_its_rouge_f1_apart_from_the_bar_it_misses() -> None:
+    """The gate's ROUGE-1 F1 line used ``:.4f`` vs ``:g``: 0.79996 against a bar of 0.8
+    read ``ROUGE-1 F1 0.8000 vs 0.8`` for a turn that missed it."""
+    from agenteval.explain.console import _gate
+
+    data = {
+        "method": "rouge",
+        "exact": False,
+        "rougeF1": 0.79996,
+        "rougeF1Bar": 0.8,
+        "judgeOn": False,
+        "normalizedActual": "a",
+        "normalizedExpected": "b",
+    }
+    shown = "\n".join(line.plain for line in _gate(data))
+    assert "ROUGE-1 F1 0.79996 vs 0.8 ·" in shown
+    assert "ROUGE-1 F1 0.7500 vs 0.8 ·" in "\n".join(
+        line.plain for line in _gate({**data, "rougeF1": 0.75})
+    )

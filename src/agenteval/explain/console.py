@@ -18,7 +18,7 @@ from rich.text import Text
 
 from agenteval.explain.model import CriterionField, Explanation
 from agenteval.inputs.safe_text import escape_control
-from agenteval.inputs.score_text import exact_number
+from agenteval.inputs.score_text import exact_number, reason_numbers
 from agenteval.schema.result import EvalCaseResult
 from agenteval.steps.record import Step
 
@@ -395,13 +395,13 @@ def _bindings(data: dict[str, Any]) -> Lines:
 
 
 def _gate(data: dict[str, Any]) -> Lines:
+    f1, bar = reason_numbers(data["rougeF1"], data["rougeF1Bar"])
     return [
         _heading(4, "gate", f"method {data['method']}"),
         _line(
             6,
             f"exact (normalised): {'yes' if data['exact'] else 'no'} · ROUGE-1 F1 "
-            f"{data['rougeF1']:.4f} vs {data['rougeF1Bar']:g} · judge "
-            f"{'on' if data['judgeOn'] else 'off'}",
+            f"{f1} vs {bar} · judge {'on' if data['judgeOn'] else 'off'}",
         ),
         _line(6, "normalised actual   ", value(data["normalizedActual"])),
         _line(6, "normalised expected ", value(data["normalizedExpected"])),
