@@ -121,6 +121,18 @@ def test_a_wrongly_typed_option_is_a_located_problem_not_a_type_error(tmp_path: 
     assert evaluate(path, judge_timeout=5, rate_limit=None, cases=("fr",)).passed
 
 
+def test_an_option_name_that_is_no_option_is_a_located_problem(tmp_path: Path) -> None:
+    # evaluate(path, num_run=3) raised the dataclass's bare "TypeError: Options.__init__()
+    # got an unexpected keyword argument"; now each unknown name, with the field it is near.
+    path = write_suite(tmp_path, ANSWERS)
+    with pytest.raises(ConfigError) as caught:
+        evaluate(path, num_run=3, colour=True)
+    assert problems_of(caught.value) == [
+        "Options.num_run: no such option (did you mean 'num_runs'?)",
+        "Options.colour: no such option (see agenteval.api.Options)",
+    ]
+
+
 def test_evaluate_runs_inside_a_running_event_loop(tmp_path: Path) -> None:
     # A notebook cell (or an async test) runs inside an event loop: evaluate() raised
     # "asyncio.run() cannot be called from a running event loop".

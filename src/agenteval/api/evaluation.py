@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agenteval import settings
 from agenteval.api.option_numbers import non_finite_options
-from agenteval.api.option_types import mistyped_options
+from agenteval.api.option_types import mistyped_options, unknown_options
 from agenteval.checks.cross_file import (
     Findings,
     check_filters,
@@ -968,6 +968,9 @@ def evaluate(
     INCOMPLETE (exit code 3), as on the command line.
     """
     started = time.perf_counter()
+    unknown = unknown_options(Options, kwargs)
+    if unknown:
+        raise ConfigError(unknown)
     # Keywords beside ``options`` were silently dropped: evaluate(path, opts, num_runs=3) ran once.
     opts = (
         Options(**kwargs)  # type: ignore[arg-type]

@@ -12,8 +12,9 @@ Tested in tests/api/test_evaluation.py.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 
 from agenteval.errors import Problem
 
@@ -79,4 +80,19 @@ def mistyped_options(options: object) -> list[Problem]:
     return problems
 
 
-__all__ = ["mistyped_options"]
+def unknown_options(options: type, names: Iterable[str]) -> list[Problem]:
+    """One problem per keyword of ``names`` that is no field of the dataclass ``options``
+    (``evaluate(path, num_run=3)`` was a bare ``TypeError`` from the dataclass), with the
+    field it is most likely a typo of."""
+    fields = [field.name for field in dataclasses.fields(options)]
+    problems: list[Problem] = []
+    for name in names:
+        if name in fields:
+            continue
+        close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}?" if close else "see agenteval.api.Options"
+        problems.append(Problem(f"Options.{name}", "", "no such option", hint))
+    return problems
+
+
+__all__ = ["mistyped_options", "unknown_options"]
