@@ -937,3 +937,68 @@ def test_a_score_just_under_its_threshold_is_not_shown_as_the_threshold(
     third = page.locator("#case .turn[data-turn='3'] .metric .head span").all_inner_texts()
     assert third[-2:] == ["score 0.4", "threshold 0.8"]
     opened.check_offline()
+
+
+def test_saved_usage_and_warnings_of_another_shape_are_read_as_show_reads_them(
+    open_report: object, tmp_path: Path
+) -> None:
+    """A hand-edited run document: ``"costUsd": "0.01"``, ``"unpricedModels": "gpt-x"`` (not a
+    list), ``"warnings": 5``, a judge sample whose status is 1.  ``show`` reads them (no
+    number is 0, no list is no models); the page stopped at the first with a TypeError and
+    showed nothing below its header, and a case view stopped at the sample.  The page's
+    lines are the console's, its judge cost by metric costliest first as well."""
+    page_path = _answer_suite(tmp_path, "Lyon", "Paris")
+    document = tmp_path / "run.json"
+    done = agenteval("run", "--evalset", str(tmp_path / "long.evalset.json"), "--json",
+                     str(document), "--quiet")  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    data = json.loads(document.read_text())
+    data["warnings"] = 5
+    eval_set = data["evalSetResults"][0]
+    eval_set["judgeUsage"] = {
+        "total": {"calls": 3, "costUsd": "0.01", "unpricedCalls": 1, "unpricedModels": "gpt-x"},
+        "byMetric": {
+            "a": {"costUsd": 0.01},
+            "m": {"costUsd": 0.02, "unpricedCalls": 1, "unpricedModels": {"a": 1}},
+            "z": {"costUsd": "9"},
+        },
+    }
+    eval_set["agentUsage"] = {"turns": 2, "inferenceCalls": 1, "inputTokens": 5,
+                              "outputTokens": "7", "unpricedTurns": 2, "unpricedModels": 3}  # fmt: skip
+    case = eval_set["evalCaseResults"][0]
+    case["judgeUsage"] = {"calls": 2, "cacheHits": "1", "costUsd": [1], "unpricedCalls": 2}
+    details = case["overallEvalMetricResults"][0]["details"]
+    details["samples"] = [{"status": 1, "score": 0.5}, None]
+    document.write_text(json.dumps(data))
+    shown = agenteval("show", str(document))
+    assert shown.returncode == 1, shown.stdout + shown.stderr
+    console = " ".join(shown.stdout.split())
+    made = agenteval("report", str(document), "--html", str(page_path))
+    assert made.returncode == 0, made.stdout + made.stderr
+    opened = open_report(page_path)  # type: ignore[operator]
+    page = opened.page
+    usage = page.locator("#summary .judge-usage").inner_text()
+    assert usage == (
+        "judge: 3 calls, 0 from cache, 0 retries, 0 prompt + 0 completion tokens · "
+        "cost unknown: no price for 1 call (give --prices FILE)"
+    )
+    assert usage in console
+    by_metric = page.locator("#summary .judge-cost").inner_text()
+    # Costliest first, as the console orders them.
+    assert by_metric == "judge cost by metric: m $0.02 + 1 call without a price · a $0.01"
+    assert by_metric in console
+    agent = page.locator("#summary .agent-usage").inner_text()
+    assert agent == (
+        "agent usage: 1 model call, 5 input + 0 output tokens · cost unknown: no price for "
+        "2 turns (give --prices FILE)"
+    )
+    assert agent in console
+    assert page.locator("#summary .error").count() == 0  # warnings: 5 is no warning line
+    cases_tab(page)
+    page.click(".row[data-eval-id=long]")
+    assert page.locator("#case .judge-cost").inner_text() == (
+        "judge: 2 calls, 0 from cache · cost unknown: no price for 2 calls (give --prices FILE)"
+    )
+    samples = page.locator("#case .samples tr.sample .badge").all_inner_texts()
+    assert samples == ["1", "not evaluated"]
+    opened.check_offline()

@@ -478,7 +478,7 @@ class RunBuilder:
             "counts": counts,
             "durationSeconds": self.extras.get("durationSeconds"),
             "createdAt": self.extras.get("createdAt"),
-            "warnings": self.extras.get("warnings") or [],
+            "warnings": _warning_lines(self.extras.get("warnings")),
             "evalSets": self.eval_sets,
             "chunks": self.details.chunk_count,
             "cases": self.rows,
@@ -487,6 +487,12 @@ class RunBuilder:
     def close(self) -> None:
         """Drop the spooled details."""
         self.details.close()
+
+
+def _warning_lines(saved: object) -> list[str]:
+    """A run document's ``warnings`` as ``show`` reads them: the lines of a list (anything
+    else is none; ``"warnings": 5`` stopped the page, which iterated it)."""
+    return [line for line in saved if isinstance(line, str)] if isinstance(saved, list) else []
 
 
 def _search_text(case: EvalCaseResult) -> str:

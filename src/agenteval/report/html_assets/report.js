@@ -119,6 +119,7 @@
   }
 
   function badge(status, prefix) {
+    status = String(status); // a judge sample's status is whatever its saved file says
     return el("span", { class: "badge " + (prefix || "s-") + status }, status.replace("_", " "));
   }
 
@@ -473,13 +474,17 @@
           el("tr", {}, el("th", {}, "pass^k"), ks.map((k) => el("td", { class: "num" }, fmt((set.passHatK || {})[k])))))));
       }
       if (set.verdicts && set.verdicts.length) root.appendChild(verdictTable(set.verdicts));
-      const usage = set.judgeUsage && set.judgeUsage.total;
+      const usage = usageObject(set.judgeUsage) && usageObject(set.judgeUsage.total);
       if (usage && (usage.calls || usage.cacheHits)) {
         const cost = costText(usage);
-        root.appendChild(el("p", { class: "judge-usage" }, "judge: " + counted(usage.calls || 0, "call") + ", " + (usage.cacheHits || 0) +
-          " from cache, " + counted(usage.retries || 0, "retry", "retries") + ", " + (usage.promptTokens || 0) + " prompt + " +
-          (usage.completionTokens || 0) + " completion tokens" + (cost ? " · " + cost : "")));
-        const byMetric = Object.entries(set.judgeUsage.byMetric || {}).filter(([, u]) => u && (u.costUsd > 0 || u.unpricedCalls));
+        root.appendChild(el("p", { class: "judge-usage" }, "judge: " + counted(savedCount(usage.calls), "call") + ", " +
+          savedCount(usage.cacheHits) + " from cache, " + counted(savedCount(usage.retries), "retry", "retries") + ", " +
+          savedCount(usage.promptTokens) + " prompt + " + savedCount(usage.completionTokens) + " completion tokens" +
+          (cost ? " · " + cost : "")));
+        const byMetric = Object.entries(usageObject(set.judgeUsage.byMetric) || {})
+          .filter(([, u]) => usageObject(u) && (savedNumber(u.costUsd) > 0 || savedCount(u.unpricedCalls)))
+          // Costliest first, as report/judge_cost.py's metric_costs_text orders them.
+          .sort(([a, u], [b, v]) => savedNumber(v.costUsd) - savedNumber(u.costUsd) || (a < b ? -1 : a > b ? 1 : 0));
         if (byMetric.length) {
           root.appendChild(el("p", { class: "judge-cost" }, "judge cost by metric: " +
             byMetric.map(([name, u]) => name + " " + costText(u)).join(" · ")));
@@ -676,6 +681,21 @@
     history.replaceState(null, "", "#case/" + run + "/" + index);
   }
 
+  // A number and a count read from a saved file as report/judge_cost.py reads them (_number,
+  // saved_count): anything but a finite number is 0, a count is whole; a usage is an object.
+  // A hand-edited "costUsd": "0.01" or "unpricedModels": "x" that `show` reads stopped the page.
+  function savedNumber(value) {
+    return typeof value === "number" && isFinite(value) ? value : 0;
+  }
+
+  function savedCount(value) {
+    return Math.trunc(savedNumber(value));
+  }
+
+  function usageObject(value) {
+    return value && typeof value === "object" && !Array.isArray(value) ? value : null;
+  }
+
   // A judgeUsage's cost as report/judge_cost.py words it: "$0.0123", never a partial sum as the whole.
   function usd(amount) {
     if (amount === 0) return "$0";
@@ -686,8 +706,9 @@
   }
 
   function costText(usage) {
-    if (!usage || (usage.costUsd === undefined && !usage.unpricedCalls)) return "";
-    return pricedText(usage, usage.unpricedCalls || 0, "call", usage.unreportedCalls || 0);
+    usage = usageObject(usage);
+    if (!usage || (!("costUsd" in usage) && !savedNumber(usage.unpricedCalls))) return "";
+    return pricedText(usage, savedCount(usage.unpricedCalls), "call", savedCount(usage.unreportedCalls));
   }
 
   // As report/judge_cost.py's counted: "1 call", "2 calls", "1 retry", "2 retries".
@@ -698,15 +719,15 @@
   // As report/judge_cost.py's priced_text: the cost, and how many calls or turns have no cost,
   // said apart for those whose reply reported no token usage (no price would give theirs).
   function pricedText(usage, unpriced, noun, unreportedCount) {
-    const cost = usage.costUsd || 0;
+    const cost = savedNumber(usage.costUsd);
     // A placeholder such as "(no single model named)" is not put in a second pair of brackets.
-    const models = (usage.unpricedModels || [])
+    const models = (Array.isArray(usage.unpricedModels) ? usage.unpricedModels : [])
       .map((m) => String(m))
       .map((n) => (n.startsWith("(") && n.endsWith(")") ? n.slice(1, -1) : n))
       .join(", ");
     const which = models ? " (" + models + ")" : "";
     if (!unpriced) return usd(cost);
-    const unreported = Math.min(unreportedCount || 0, unpriced);
+    const unreported = Math.min(unreportedCount, unpriced);
     const noPrice = unpriced - unreported;
     if (cost === 0) {
       const parts = noPrice ? ["no price for " + counted(noPrice, noun)] : [];
@@ -720,12 +741,13 @@
 
   // An agentUsage as report/agent_cost.py words it: what the agent under test spent.
   function agentText(usage) {
-    if (!usage || !usage.turns) return "";
-    const calls = usage.inferenceCalls || 0;
-    const count = (n) => (n || 0).toLocaleString("en-US");
+    usage = usageObject(usage);
+    if (!usage || !savedCount(usage.turns)) return "";
+    const calls = savedCount(usage.inferenceCalls);
+    const count = (n) => savedCount(n).toLocaleString("en-US");
     let text = count(calls) + " model call" + (calls !== 1 ? "s" : "") + ", " + count(usage.inputTokens) +
-      " input + " + count(usage.outputTokens) + " output tokens · " + pricedText(usage, usage.unpricedTurns || 0, "turn");
-    const missing = usage.turnsWithoutUsage || 0;
+      " input + " + count(usage.outputTokens) + " output tokens · " + pricedText(usage, savedCount(usage.unpricedTurns), "turn", 0);
+    const missing = savedCount(usage.turnsWithoutUsage);
     if (missing) text += " · " + count(missing) + " turn" + (missing !== 1 ? "s" : "") + " without usage";
     return text;
   }
@@ -751,8 +773,8 @@
     const caseCost = costText(caseRun.judgeUsage);
     if (caseCost) {
       const u = caseRun.judgeUsage;
-      root.appendChild(el("p", { class: "judge-cost" }, "judge: " + counted(u.calls || 0, "call") + ", " + (u.cacheHits || 0) +
-        " from cache · " + caseCost));
+      root.appendChild(el("p", { class: "judge-cost" }, "judge: " + counted(savedCount(u.calls), "call") + ", " +
+        savedCount(u.cacheHits) + " from cache · " + caseCost));
     }
     const caseSpent = agentText(caseRun.agentUsage);
     if (caseSpent) root.appendChild(el("p", { class: "agent-cost" }, "agent usage: " + caseSpent));
