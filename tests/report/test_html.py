@@ -1002,3 +1002,41 @@ def test_saved_usage_and_warnings_of_another_shape_are_read_as_show_reads_them(
     samples = page.locator("#case .samples tr.sample .badge").all_inner_texts()
     assert samples == ["1", "not evaluated"]
     opened.check_offline()
+
+
+def test_a_focused_control_keeps_its_keys_in_the_cases_tab(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Keyboard only: in the Cases tab the page's keys (Enter opens, arrows move) took the
+    keys of every control, so Enter on the Summary tab, a run button or an explain summary
+    re-opened the selected case instead, and ArrowDown on the status filter moved the list
+    instead of choosing "failed"."""
+    cases = [
+        case_result("s", eval_id, [metric("m", score)], run_id)
+        for run_id in (1, 2, 3)
+        for eval_id, score in (("good", 1.0), ("bad", 0.0))
+    ]
+    page_path = tmp_path / "keys.html"
+    write_report(page_path, [ReportRun("r", [eval_set_result("s", cases, num_runs=3)])])
+    opened = open_report(page_path, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.focus("#f-status")
+    page.keyboard.press("ArrowDown")
+    assert page.locator("#f-status").input_value() == "failed"
+    assert page.locator("#f-count").inner_text() == "1 of 2 cases"
+    page.keyboard.press("Escape")  # the list, where Enter opens the selected case
+    page.keyboard.press("Enter")
+    assert "s / bad" in page.locator("#case .case-title").inner_text()
+    page.focus("#case .runs button >> nth=2")
+    page.keyboard.press("Enter")
+    pressed = page.locator("#case .runs button").evaluate_all(
+        "buttons => buttons.map(b => b.getAttribute('aria-pressed'))"
+    )
+    assert pressed == ["false", "false", "true"]
+    page.focus("#case details.explain summary")
+    page.keyboard.press("Enter")
+    assert page.locator("#case details.explain").evaluate("box => box.open") is True
+    page.focus("#tabs button[data-tab=summary]")
+    page.keyboard.press("Enter")
+    assert page.locator("#summary").is_visible() and not page.locator("#cases").is_visible()
+    opened.check_offline()

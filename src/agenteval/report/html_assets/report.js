@@ -955,6 +955,10 @@
     if (event.key === "/" && !typing) { event.preventDefault(); showTab("cases"); document.getElementById("f-query").focus(); return; }
     if (state.tab !== "cases") return;
     if (event.key === "Escape") { document.getElementById("list").focus(); return; }
+    // A focused control keeps its keys: a filter's arrows choose its option, Enter activates a
+    // tab, button or summary (the list's keys took them all: Enter re-opened the case).
+    if (event.target instanceof HTMLSelectElement) return;
+    if (event.key === "Enter" && event.target instanceof Element && event.target.closest("button, a, summary")) return;
     if (typing && event.key !== "ArrowDown" && event.key !== "ArrowUp" && event.key !== "Enter") return;
     if (event.key === "ArrowDown" || (!typing && event.key === "j")) { event.preventDefault(); select(state.selected + 1, true); }
     else if (event.key === "ArrowUp" || (!typing && event.key === "k")) { event.preventDefault(); select(state.selected - 1, true); }
