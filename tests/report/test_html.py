@@ -1040,3 +1040,30 @@ def test_a_focused_control_keeps_its_keys_in_the_cases_tab(
     page.keyboard.press("Enter")
     assert page.locator("#summary").is_visible() and not page.locator("#cases").is_visible()
     opened.check_offline()
+
+
+def test_a_failing_case_opens_itself_beside_a_namesake_of_another_eval_set_file(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Two eval set files with one evalSetId (``run --evalset a/x.evalset.json --evalset
+    b/x.evalset.json``), case ``weather`` failing in the first and passing in the second:
+    the summary's failing ``weather`` and the page reloaded on ``#case/0/0`` opened the
+    passing one (cases were found by evalSetId and evalId, the last of a name winning)."""
+    first = eval_set_result("s", [case_result("s", "weather", [metric("m", 0.0, reason="no")])])
+    second = eval_set_result("s", [case_result("s", "weather", [metric("m", 1.0)])])
+    page_path = tmp_path / "namesakes.html"
+    write_report(page_path, [ReportRun("r", [first, second])])
+    opened = open_report(page_path)  # type: ignore[operator]
+    page = opened.page
+    page.click("#summary .failing-case a.case-link")
+    title = page.locator("#case .case-title")
+    assert title.locator(".badge").inner_text() == "failed"
+    assert page.locator("#list .row.sel .badge").inner_text() == "failed"
+    assert page.evaluate("location.hash") == "#case/0/0"
+    assert page.locator("#case .metric .reason").inner_text() == "no"
+    again = open_report(page_path, "#case/0/0")  # type: ignore[operator]
+    assert again.page.locator("#case .case-title .badge").inner_text() == "failed"
+    other = open_report(page_path, "#case/0/1")  # type: ignore[operator]
+    assert other.page.locator("#case .case-title .badge").inner_text() == "passed"
+    opened.check_offline()
+    again.check_offline()

@@ -416,7 +416,7 @@
       list.appendChild(el("li", { class: "failing-case", "data-eval-id": row[1] },
         badge(row[2]), " ",
         el("a", { href: "#case/" + state.run + "/" + index, class: "case-link",
-          on: { click: (event) => { event.preventDefault(); openByKey(state.run, setId, row[1]); } } },
+          on: { click: (event) => { event.preventDefault(); openRow(state.run, index); } } },
           el("span", { class: "fid" }, row[1])),
         el("span", { class: "muted" }, " · " + setId),
         el("div", { class: "first-reason" }, textOf(row[7] || ""))));
@@ -542,7 +542,13 @@
 
   function openByKey(run, evalSetId, evalId) {
     const row = rowKey[run].get(evalSetId + "\u0000" + evalId);
-    if (row === undefined) return;
+    if (row !== undefined) openRow(run, row);
+  }
+
+  // A case by its row in the run, every filter cleared so it is listed. A row the page knows
+  // is opened by its place, never by its ids: two eval set files may share an evalSetId and
+  // an evalId (the summary's failing case opened its passing namesake).
+  function openRow(run, row) {
     if (state.run !== run) { state.run = run; renderRunPicker(); renderSummary(); setupFilters(); }
     state.filters = { status: "", set: "", metric: "", change: "", query: "" };
     syncFilterInputs();
@@ -998,9 +1004,7 @@
     const hash = location.hash.replace(/^#/, "");
     const opened = /^case\/(\d+)\/(\d+)$/.exec(hash);
     if (opened && runs[Number(opened[1])] && runs[Number(opened[1])].cases[Number(opened[2])]) {
-      const run = Number(opened[1]);
-      const row = runs[run].cases[Number(opened[2])];
-      openByKey(run, runs[run].evalSets[row[0]].evalSetId, row[1]);
+      openRow(Number(opened[1]), Number(opened[2]));
     } else {
       showTab(TABS.indexOf(hash) >= 0 && (hash !== "compare" || comparison) ? hash : (comparison ? "compare" : "summary"));
     }
