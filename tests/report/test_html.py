@@ -1067,3 +1067,22 @@ def test_a_failing_case_opens_itself_beside_a_namesake_of_another_eval_set_file(
     assert other.page.locator("#case .case-title .badge").inner_text() == "passed"
     opened.check_offline()
     again.check_offline()
+
+
+@pytest.mark.parametrize("name", ["report #2", "what?"])
+def test_a_page_whose_name_has_a_hash_or_question_mark_loads_its_sidecar(
+    open_report: object, tmp_path: Path, name: str
+) -> None:
+    """``report #2.html`` asked for ``report `` (the rest a URL fragment) instead of its
+    ``report #2.cases/0-00000.js``, and said to keep the directory next to the page, where
+    it was."""
+    page_path = tmp_path / f"{name}.html"
+    result = generated_result("gen", cases=20, num_runs=1)
+    write_report(page_path, [ReportRun("gen", [result])], inline_limit=0)
+    sidecar = tmp_path / f"{name}.cases"
+    assert (sidecar / "0-00000.js").is_file()
+    opened = open_report(page_path, "#cases", sidecar=sidecar)  # type: ignore[operator]
+    _row_opened(opened.page, "case_003")
+    assert opened.page.locator("#case .error").count() == 0
+    assert opened.shards() == ["0-00000.js"]
+    opened.check_offline()

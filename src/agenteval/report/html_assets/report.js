@@ -279,8 +279,10 @@
     wait = { done: false, failed: false };
     wait.promise = new Promise((resolve, reject) => {
       const script = document.createElement("script");
-      const file = INDEX.shards.dir + "/" + run + "-" + String(number).padStart(5, "0") + ".js";
-      script.src = encodeURI(file);
+      const name = run + "-" + String(number).padStart(5, "0") + ".js";
+      const file = INDEX.shards.dir + "/" + name;
+      // Each part encoded whole: encodeURI kept the "#" of "report #2.cases" (a fragment).
+      script.src = encodeURIComponent(INDEX.shards.dir) + "/" + name;
       script.onload = () => {
         script.remove();
         if (wait.done) { resolve(); return; }
