@@ -30,7 +30,7 @@ from agenteval.schema.result import EvalSetResult
 from cli.test_readme_examples import environment, script
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
-from sample_results import N, case_result, eval_set_result, generated_result, metric
+from sample_results import N, P, case_result, eval_set_result, generated_result, metric
 from tests.report.report_inputs import near_threshold_run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -1085,4 +1085,30 @@ def test_a_page_whose_name_has_a_hash_or_question_mark_loads_its_sidecar(
     _row_opened(opened.page, "case_003")
     assert opened.page.locator("#case .error").count() == 0
     assert opened.shards() == ["0-00000.js"]
+    opened.check_offline()
+
+
+def test_an_incomplete_case_names_its_metric_not_evaluated_in_the_first_view(
+    open_report: object, tmp_path: Path
+) -> None:
+    """A saved case that PASSED with a metric not evaluated (trpc-agent-go writes such) is
+    incomplete, and ``show`` says ``! judge: not evaluated (no reason recorded)``; the
+    failures-first list named it with no reason at all (reasons came only from cases whose
+    status did not pass)."""
+    half = [metric("m", 1.0), metric("judge", 0.0, status=N)]
+    result = eval_set_result(
+        "s",
+        [
+            case_result("s", "half", half, status=P),
+            case_result("s", "bad", [metric("m", 0.0, reason="wrong")]),
+        ],
+    )
+    page_path = tmp_path / "half.html"
+    write_report(page_path, [ReportRun("r", [result])])
+    opened = open_report(page_path)  # type: ignore[operator]
+    listed = {
+        item.get_attribute("data-eval-id"): item.locator(".first-reason").inner_text()
+        for item in opened.page.locator("#summary .failing-case").all()
+    }
+    assert listed == {"bad": "m: wrong", "half": "judge: not_evaluated"}
     opened.check_offline()

@@ -329,19 +329,20 @@ class _CaseEntry:
 
     def add(self, case: EvalCaseResult, entry: int) -> None:
         self.details.append((case.run_id, entry))
-        if not self.reason and case.final_eval_status is not EvalStatus.PASSED:
-            self.reason = first_reason(case)
         if case.final_eval_status is not EvalStatus.NOT_EVALUATED:
             self.score_sum += case.score
             self.scored_runs += 1
+        unscored = False  # a metric not evaluated leaves even a passed case incomplete
         for metric in case.overall_eval_metric_results or ():
             if metric.eval_status is EvalStatus.NOT_EVALUATED:
-                self.not_evaluated = True
+                self.not_evaluated = unscored = True
             if (
                 metric.eval_status is not EvalStatus.PASSED
                 and metric.metric_name not in self.failing
             ):
                 self.failing.append(metric.metric_name)
+        if not self.reason and (unscored or case.final_eval_status is not EvalStatus.PASSED):
+            self.reason = first_reason(case)
 
     def row(self, status: EvalStatus) -> list[Any]:
         """``[evalSetIndex, evalId, status, score, failingMetrics, searchText, detailEntries,
