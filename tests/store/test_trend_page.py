@@ -146,3 +146,34 @@ def test_every_text_from_the_store_is_escaped_in_the_html(
         f"<title>run G{escaped}0 · commit K&lt;img sr: 0</title>",
     ):
         assert text in html
+
+
+def test_each_outcome_of_a_case_is_said_in_words_not_only_in_colour(
+    browser: Browser, sqlite_store: Store, tmp_path: Path
+) -> None:
+    """The strip of a case's runs was red and green squares only, its one title "suite /
+    flappy: outcome per run": which runs failed was there for no screen reader and for no
+    one who tells red from green poorly.  Each square and the strip now say it."""
+    ids = add_history(sqlite_store, tmp_path / "runs", 3)
+    with sqlite_store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    page_file = tmp_path / "trend.html"
+    page_file.write_bytes(render_trend_page(found, title="t"))
+    page, requests, errors = _open(browser, page_file)
+    try:
+        flappy = page.locator("table.cases tbody tr").first
+        assert flappy.locator(".case-name").inner_text() == "suite / flappy"
+        strip = flappy.locator("svg.strip")
+        assert strip.locator(":scope > title").text_content() == (
+            "suite / flappy: outcome per run, oldest first: passed, passed, failed"
+        )
+        cells = strip.locator("rect")
+        assert [cells.nth(i).locator("title").text_content() for i in range(3)] == [
+            f"run {ids[0]}: passed",
+            f"run {ids[1]}: passed",
+            f"run {ids[2]}: failed",
+        ]
+        assert requests == [page_file.resolve().as_uri()]
+        assert errors == []
+    finally:
+        page.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -30,6 +31,7 @@ from agenteval.inputs.safe_text import escape_control
 from agenteval.inputs.score_text import format_score
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
+from agenteval.store.queries import LogicalRun
 from agenteval.store.trend import MetricSeries, Trend
 
 _ASSETS = "trend_assets"
@@ -135,8 +137,14 @@ def _chart(series: MetricSeries, trend: Trend) -> dict[str, Any]:
     }
 
 
-def _case(case: Any) -> dict[str, Any]:
+# A run's outcome in a case's strip: its colour's class and its words (the colour is not
+# all: the squares were red and green only, nothing said which runs failed).
+_OUTCOMES = {True: ("pass", "passed"), False: ("fail", "failed"), None: ("none", "no outcome")}
+
+
+def _case(case: Any, runs: Sequence[LogicalRun]) -> dict[str, Any]:
     verdict = case.verdict
+    said = [_OUTCOMES[outcome] for outcome in case.outcomes]
     return {
         "name": escape_control(f"{case.eval_set_id} / {case.eval_id}"),
         "verdict": verdict.verdict.value,
@@ -144,9 +152,10 @@ def _case(case: Any) -> dict[str, Any]:
         "passed": f"{verdict.passed}/{verdict.runs}",
         "interval": f"{format_score(verdict.low)}–{format_score(verdict.high)}",
         "cells": [
-            {"x": i * CELL, "state": "none" if o is None else ("pass" if o else "fail")}
-            for i, o in enumerate(case.outcomes)
+            {"x": i * CELL, "state": state, "title": escape_control(f"run {run.id}: {words}")}
+            for i, ((state, words), run) in enumerate(zip(said, runs, strict=True))
         ],
+        "outcomes": ", ".join(words for _, words in said),
         "strip_width": max(1, len(case.outcomes)) * CELL,
         "flips": escape_control(", ".join(case.flip_runs)),
     }
@@ -169,7 +178,7 @@ def trend_model(trend: Trend, title: str) -> dict[str, Any]:
             for run in trend.runs
         ],
         "charts": [_chart(series, trend) for series in trend.series],
-        "cases": [_case(case) for case in listed[:MAX_CASES]],
+        "cases": [_case(case, trend.runs) for case in listed[:MAX_CASES]],
         "unlisted": len(trend.cases) - min(len(listed), MAX_CASES),
         "counts": [
             {"verdict": v.value, "label": v.label, "count": counts[v.value]}
