@@ -1112,3 +1112,21 @@ def test_an_incomplete_case_names_its_metric_not_evaluated_in_the_first_view(
     }
     assert listed == {"bad": "m: wrong", "half": "judge: not_evaluated"}
     opened.check_offline()
+
+
+def test_the_word_diff_marks_its_words_by_more_than_colour(
+    open_report: object, tmp_path: Path
+) -> None:
+    """Removed words are struck through; added words were green only (their underline
+    taken away), apart from the words both sides share by nothing but colour."""
+    opened = open_report(_answer_suite(tmp_path, "paid 100 euros", "paid 1000 euros"), "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=long]")
+    diff = page.locator("#case .worddiff")
+    line = "e => getComputedStyle(e).textDecorationLine"
+    assert diff.locator("del").all_inner_texts() == ["1000"]
+    assert diff.locator("ins").all_inner_texts() == ["100"]
+    assert diff.locator("del").evaluate(line) == "line-through"
+    assert diff.locator("ins").evaluate(line) == "underline"
+    assert diff.evaluate(line) == "none"
+    opened.check_offline()
