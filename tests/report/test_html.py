@@ -1130,3 +1130,24 @@ def test_the_word_diff_marks_its_words_by_more_than_colour(
     assert diff.locator("ins").evaluate(line) == "underline"
     assert diff.evaluate(line) == "none"
     opened.check_offline()
+
+
+def test_a_metric_never_evaluated_shows_its_threshold(open_report: object, tmp_path: Path) -> None:
+    """A judge that never answered: ``show`` gives the metric's threshold (0.7), read from
+    its first result; the page said threshold 0, taking it from evaluated results only."""
+    result = eval_set_result(
+        "s",
+        [
+            case_result("s", eval_id, [metric("m", 1.0), metric("judge", 0.0, 0.7, status=N)])
+            for eval_id in ("a", "b")
+        ],
+    )
+    page_path = tmp_path / "judge_down.html"
+    write_report(page_path, [ReportRun("r", [result])])
+    opened = open_report(page_path)  # type: ignore[operator]
+    rows = {
+        row.locator("td").first.inner_text(): row.locator("td").all_inner_texts()[1:6]
+        for row in opened.page.locator("#summary table.metrics tbody tr").all()
+    }
+    assert rows == {"m": ["1", "100%", "2", "0", "0"], "judge": ["0.7", "—", "0", "0", "2"]}
+    opened.check_offline()

@@ -159,7 +159,9 @@ def _bins(scores: Sequence[float]) -> list[int]:
 
 @dataclass(slots=True)
 class _MetricStats:
-    threshold: float = 0.0
+    # The first result's, as the console reads it (report/metric_averages.py), whatever its
+    # status: taken from evaluated results only, a judge that never answered showed 0.
+    threshold: float | None = None
     passed: int = 0
     failed: int = 0
     not_evaluated: int = 0
@@ -168,12 +170,13 @@ class _MetricStats:
     criterion: Any = None
 
     def add(self, result: EvalMetricResult) -> None:
+        if self.threshold is None:
+            self.threshold = result.threshold
         if result.eval_status is EvalStatus.NOT_EVALUATED:
             self.not_evaluated += 1
             return
         if self.criterion is None and result.criterion is not None:
             self.criterion = dump(result.criterion)
-        self.threshold = result.threshold
         self.scores.append(result.score)
         if result.eval_status is EvalStatus.PASSED:
             self.passed += 1
@@ -186,7 +189,7 @@ class _MetricStats:
         evaluated = self.passed + self.failed
         return {
             "name": name,
-            "threshold": self.threshold,
+            "threshold": self.threshold if self.threshold is not None else 0.0,
             "passed": self.passed,
             "failed": self.failed,
             "notEvaluated": self.not_evaluated,
