@@ -1151,3 +1151,26 @@ def test_a_metric_never_evaluated_shows_its_threshold(open_report: object, tmp_p
     }
     assert rows == {"m": ["1", "100%", "2", "0", "0"], "judge": ["0.7", "—", "0", "0", "2"]}
     opened.check_offline()
+
+
+def test_an_eval_set_heading_counts_the_cases_its_judge_failures_name(
+    open_report: object, tmp_path: Path
+) -> None:
+    """``judgeFailures`` lists the incomplete cases' evalIds (an older file: a count of judge
+    turns); the heading printed the list as a count: "s — 0% of 2 cases passed ·
+    a,b judge turns not evaluated"."""
+    results = []
+    for eval_set_id, failures in (("s", ["a", "b"]), ("old", 3)):
+        result = eval_set_result(
+            eval_set_id, [case_result(eval_set_id, i, [metric("m", 1.0)]) for i in "ab"]
+        )
+        result.judge_failures = failures
+        results.append(result)
+    page_path = tmp_path / "judge_failures.html"
+    write_report(page_path, [ReportRun("r", results)])
+    opened = open_report(page_path)  # type: ignore[operator]
+    assert opened.page.locator("#summary h2").all_inner_texts()[-2:] == [
+        "s — 0% of 2 cases passed · 2 cases the judge or agent left not evaluated",
+        "old — 100% of 2 cases passed · 3 judge turns not evaluated",
+    ]
+    opened.check_offline()

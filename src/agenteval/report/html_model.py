@@ -554,8 +554,17 @@ def _eval_set_summary(
         "judgeUsage": extras.get("judgeUsage"),
         "agentUsage": extras.get("agentUsage"),
         "partial": bool(extras.get("partial")),
-        "judgeFailures": extras.get("judgeFailures") or 0,
+        **_judge_failures(extras.get("judgeFailures")),
     }
+
+
+def _judge_failures(saved: object) -> dict[str, int]:
+    """``judgeFailures`` as the page counts it: the incomplete cases it lists (agenteval's
+    list of evalIds), or an older file's count of judge turns; the heading printed the list
+    itself as that count ("a,b judge turns not evaluated")."""
+    cases = len(set(map(str, saved))) if isinstance(saved, list) else 0
+    turns = saved if isinstance(saved, int) and not isinstance(saved, bool) else 0
+    return {"judgeFailures": turns, "unevaluatedCases": cases}
 
 
 def _metric_deltas(base: dict[str, Any], new: dict[str, Any]) -> list[dict[str, Any]]:

@@ -453,6 +453,7 @@
     for (const set of run.evalSets) {
       root.appendChild(el("h2", {}, set.evalSetId + " — " + pct(set.passRate) + " of " + set.cases + " cases passed" +
         (set.numRuns > 1 ? " · " + set.numRuns + " runs" : "") + (set.partial ? " · partial" : "") +
+        (set.unevaluatedCases ? " · " + counted(set.unevaluatedCases, "case") + " the judge or agent left not evaluated" : "") +
         (set.judgeFailures ? " · " + set.judgeFailures + " judge turns not evaluated" : "")));
       const table = el("table", { class: "metrics" },
         el("thead", {}, el("tr", {}, ["metric", "threshold", "pass rate", "passed", "failed", "not evaluated", "average", "score distribution"].map((h) => el("th", {}, h)))));
