@@ -1174,3 +1174,47 @@ def test_an_eval_set_heading_counts_the_cases_its_judge_failures_name(
         "old — 100% of 2 cases passed · 3 judge turns not evaluated",
     ]
     opened.check_offline()
+
+
+def test_a_tool_result_of_forty_thousand_items_opens_without_freezing(
+    open_report: object, tmp_path: Path
+) -> None:
+    """A search tool's 2 MB result (40,000 items), the last item's name differing: the case
+    view drew every value as its own element (480,000 of them) and froze the page for 25 s
+    when the case was opened.  A JSON value that large is shown as text now, capped as every
+    long text is, and the path the reason names is said above it."""
+    items = [{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(40_000)]
+
+    def turn(name: str) -> dict[str, object]:
+        found = {"items": [*items[:-1], {**items[-1], "name": name}]}
+        return {"userContent": {"role": "user", "content": "find"},
+                "finalResponse": {"role": "assistant", "content": "found"},
+                "tools": [{"name": "search", "arguments": {"q": "x"}, "result": found}]}  # fmt: skip
+
+    case = {"evalId": "big_result", "evalMode": "trace", "sessionInput": {},
+            "actualConversation": [turn("wrong")], "conversation": [turn("right")]}  # fmt: skip
+    evalset = tmp_path / "big.evalset.json"
+    evalset.write_text(json.dumps({"evalSetId": "big", "evalCases": [case]}))
+    metric_file = tmp_path / "big.metrics.json"
+    metric_file.write_text(json.dumps([{"metricName": "trajectory", "threshold": 1,
+                                        "evaluatorName": "tool_trajectory_avg_score",
+                                        "criterion": {"toolTrajectory": {}}}]))  # fmt: skip
+    page_path = tmp_path / "big.html"
+    done = agenteval("run", "--evalset", str(evalset), "--metrics", str(metric_file),
+                     "--html", str(page_path), "--quiet")  # fmt: skip
+    assert done.returncode == 1, done.stdout + done.stderr
+    opened = open_report(page_path, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.click(".row[data-eval-id=big_result]")
+    view = page.locator("#case")
+    assert view.locator(".tool-diff .diff-path").all_inner_texts() == ["$.items[39999].name"]
+    assert view.evaluate("e => e.getElementsByTagName('*').length") < 2_000
+    for side, name in (("expected", "right"), ("actual", "wrong")):
+        result = view.locator(f".tools .{side} .result")
+        assert result.locator(".json-marks").inner_text() == (
+            "too large to mark: $.items[39999].name (its values are above)"
+        )
+        text = result.locator("pre.json").evaluate("e => e.textContent")
+        assert text.startswith('{\n  "items": [\n    {\n      "id": 0,')
+        assert "show more" in text and name not in text[:10_100]
+    opened.check_offline()

@@ -15,6 +15,9 @@
   const DIFF_CHARS = 10000;
   // Characters of a text shown in a row of the case list (the row clips it anyway).
   const ROW_CHARS = 200;
+  // A JSON value of more values than this is shown as text, not as a tree whose every value
+  // is an element: a tool result of 40,000 items made 480,000 and froze the page for 25 s.
+  const JSON_VALUES = 5000;
   // Cases the summary's failures-first list names; the Cases tab has the rest.
   const FAILURES_SHOWN = 500;
 
@@ -137,7 +140,31 @@
     return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? path + "." + key : path + "[" + JSON.stringify(key) + "]";
   }
 
+  // How many values (objects, arrays and leaves) ``value`` holds, counted up to past ``limit``.
+  function valueCount(value, limit) {
+    let count = 0;
+    const stack = [value];
+    while (stack.length && count <= limit) {
+      const v = stack.pop();
+      count++;
+      if (v && typeof v === "object") for (const key in v) stack.push(v[key]);
+    }
+    return count;
+  }
+
+  // A value too large for a tree: its JSON as text, capped as every long text is, and the
+  // paths a reason names said above it (their values are in the tool difference).
+  function bigJson(value, marked) {
+    const box = el("div", { class: "json-big" });
+    if (marked && marked.size) {
+      box.appendChild(el("div", { class: "json-marks hl" }, "too large to mark: " + [...marked].join(", ") + " (its values are above)"));
+    }
+    box.appendChild(el("pre", { class: "json" }, JSON.stringify(value, null, 2)));
+    return box;
+  }
+
   function jsonTree(value, marked) {
+    if (valueCount(value, JSON_VALUES) > JSON_VALUES) return bigJson(value, marked);
     const pre = el("pre", { class: "json" });
     const lines = [];
     function walk(v, path, indent, into) {
