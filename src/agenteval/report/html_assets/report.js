@@ -20,9 +20,9 @@
   const JSON_VALUES = 5000;
   // Cases the summary's failures-first list names; the Cases tab has the rest.
   const FAILURES_SHOWN = 500;
-  // Cases the verdict table lists (flaky first, stable passes last); the rest are counted.
-  // Every case of 100,000 was a row: the page took 15 s to open, 2 s to change tabs.
-  const VERDICTS_SHOWN = 500;
+  // Rows a long table (verdicts, a comparison's changes) shows at first and adds per "show
+  // more": a row per case of 100,000 took 15 s to open the page and 2 s to change tabs.
+  const ROWS_SHOWN = 500;
 
   // --- small DOM helpers -------------------------------------------------------------------
 
@@ -422,22 +422,32 @@
   function verdictTable(verdicts) {
     const table = el("table", { class: "verdicts" },
       el("thead", {}, el("tr", {}, ["case", "verdict", "runs passed", "pass rate", "95% interval"].map((h) => el("th", {}, h)))));
+    const rows = pagedRows(table, verdicts, (v) => v.verdict, (v) => el("tr", { class: "verdict-" + v.verdict },
+      el("td", {}, v.evalId), el("td", {}, v.verdict.replace("_", " ")),
+      el("td", { class: "num" }, v.passedRuns + "/" + v.runs), el("td", { class: "num" }, pct(v.passRate)),
+      el("td", { class: "num" }, fmt(v.wilsonLow) + "–" + fmt(v.wilsonHigh))));
+    return el("div", {}, el("h3", {}, "stable and flaky cases"), rows);
+  }
+
+  // ``table`` with the first ROWS_SHOWN of ``items`` as rows (``row`` makes one) and a button
+  // that adds the next ones, saying how many of each kind (``kind``) are not shown yet.
+  function pagedRows(table, items, kind, row) {
     const body = el("tbody");
-    for (const v of verdicts.slice(0, VERDICTS_SHOWN)) {
-      body.appendChild(el("tr", { class: "verdict-" + v.verdict },
-        el("td", {}, v.evalId), el("td", {}, v.verdict.replace("_", " ")),
-        el("td", { class: "num" }, v.passedRuns + "/" + v.runs), el("td", { class: "num" }, pct(v.passRate)),
-        el("td", { class: "num" }, fmt(v.wilsonLow) + "–" + fmt(v.wilsonHigh))));
-    }
     table.appendChild(body);
-    const box = el("div", {}, el("h3", {}, "stable and flaky cases"), table);
-    if (verdicts.length > VERDICTS_SHOWN) {
-      const rest = new Map();
-      for (const v of verdicts.slice(VERDICTS_SHOWN)) rest.set(v.verdict, (rest.get(v.verdict) || 0) + 1);
-      box.appendChild(el("p", { class: "muted verdicts-more" }, "… and " + (verdicts.length - VERDICTS_SHOWN) + " more: " +
-        [...rest].map(([verdict, count]) => count + " " + verdict.replace("_", " ")).join(", ") + " (the Cases tab lists every case)"));
+    const more = el("button", { type: "button", class: "rows-more" });
+    let shown = 0;
+    function step() {
+      const upto = Math.min(items.length, shown + ROWS_SHOWN);
+      for (; shown < upto; shown++) body.appendChild(row(items[shown]));
+      if (shown >= items.length) { more.remove(); return; }
+      const left = new Map();
+      for (let i = shown; i < items.length; i++) left.set(kind(items[i]), (left.get(kind(items[i])) || 0) + 1);
+      more.textContent = "show " + Math.min(ROWS_SHOWN, items.length - shown) + " more · " + (items.length - shown) +
+        " not shown: " + [...left].map(([name, count]) => count + " " + String(name).replace("_", " ")).join(", ");
     }
-    return box;
+    more.addEventListener("click", step);
+    step();
+    return el("div", {}, table, shown < items.length ? more : null);
   }
 
   // The first view names every case that did not pass with its first reason (no click needed).
@@ -556,17 +566,15 @@
       c.comparedMetrics + " metrics compared · tolerance " + fmt(c.tolerance) + cut));
     const table = el("table", { class: "changes" }, el("thead", {}, el("tr", {},
       ["change", "eval set", "case", "metric", "base", "new", "why"].map((h) => el("th", {}, h)))));
-    const body = el("tbody");
-    for (const change of c.changes) {
+    const changes = pagedRows(table, c.changes, (change) => change.kind, (change) => {
       const target = change.new ? 1 : 0;
-      body.appendChild(el("tr", { "data-kind": change.kind, on: { click: () => openByKey(target, change.evalSetId, change.evalId) } },
+      return el("tr", { "data-kind": change.kind, on: { click: () => openByKey(target, change.evalSetId, change.evalId) } },
         el("td", {}, badge(change.kind, "k-")), el("td", {}, change.evalSetId), el("td", {}, change.evalId),
         el("td", { class: change.metricName ? "" : "muted" }, change.metricName || "(case)"),
-        el("td", {}, side(change.base)), el("td", {}, side(change.new)), el("td", {}, change.reasons.join("; "))));
-    }
-    table.appendChild(body);
+        el("td", {}, side(change.base)), el("td", {}, side(change.new)), el("td", {}, change.reasons.join("; ")));
+    });
     root.appendChild(el("h2", {}, "Changes (regressions first)"));
-    root.appendChild(c.changes.length ? table : el("p", { class: "muted" }, "No case or metric changed."));
+    root.appendChild(c.changes.length ? changes : el("p", { class: "muted" }, "No case or metric changed."));
     root.appendChild(el("h2", {}, "Metric averages"));
     const deltas = el("table", { class: "deltas" }, el("thead", {}, el("tr", {},
       ["eval set", "metric", "base", "new", "delta"].map((h) => el("th", {}, h)))));
