@@ -1271,3 +1271,30 @@ def test_long_tables_show_five_hundred_rows_and_more_on_demand(
     rows.last.click()
     assert "s / case_1199" in opened.page.locator("#case .case-title").inner_text()
     opened.check_offline()
+
+
+def test_the_list_tells_assistive_technology_which_case_is_selected(
+    open_report: object, tmp_path: Path
+) -> None:
+    """The list is a listbox that keeps the focus while j/k and the arrows move its
+    selection; it named no active option, so a screen reader said nothing as the selection
+    moved.  ``aria-activedescendant`` now names the selected row, status first."""
+    cases = [case_result("s", f"c{i}", [metric("m", float(i % 2))]) for i in range(5)]
+    page_path = tmp_path / "listbox.html"
+    write_report(page_path, [ReportRun("r", [eval_set_result("s", cases)])])
+    opened = open_report(page_path, "#cases")  # type: ignore[operator]
+    page = opened.page
+    page.focus("#list")
+    active = "() => document.getElementById(document.getElementById('list')" \
+        ".getAttribute('aria-activedescendant'))"  # fmt: skip
+    for key, expected in (("Enter", "c0"), ("j", "c1"), ("j", "c2"), ("k", "c1")):
+        page.keyboard.press(key)
+        row = page.evaluate_handle(active).as_element()
+        assert row is not None
+        assert row.get_attribute("data-eval-id") == expected
+        assert row.get_attribute("aria-selected") == "true"
+        assert row.inner_text().split("\n")[:2] == [
+            "passed" if expected == "c1" else "failed",
+            expected,
+        ]
+    opened.check_offline()

@@ -687,7 +687,7 @@
       const setId = run.evalSets[row[0]].evalSetId;
       const kind = changes.get(setId + "\u0000" + row[1]);
       const node = el("div", {
-        class: "row" + (pos === state.selected ? " sel" : ""), role: "option", "data-pos": pos,
+        class: "row" + (pos === state.selected ? " sel" : ""), role: "option", "data-pos": pos, id: "row-" + pos,
         "data-eval-id": row[1], "aria-selected": String(pos === state.selected),
       }, badge(row[2]), kind ? badge(kind, "k-") : null, el("span", { class: "id" + (row[2] !== "passed" ? " full" : "") }, row[2] !== "passed" ? row[1] : clip(row[1], ROW_CHARS)),
         el("span", { class: "set" }, clip(setId, ROW_CHARS)), el("span", { class: "fails" }, clip(row[4].join(", "), ROW_CHARS)),
@@ -696,6 +696,10 @@
       fragment.appendChild(node);
     }
     spacer.appendChild(fragment);
+    // The list keeps the focus while its selection moves: it names the selected row, so a
+    // screen reader says each case as it is reached.
+    if (state.selected >= first && state.selected < last) list.setAttribute("aria-activedescendant", "row-" + state.selected);
+    else list.removeAttribute("aria-activedescendant");
   }
 
   function select(pos, open) {
