@@ -337,3 +337,33 @@ def test_run_labels_explain_lines_name_the_runs_metric_file(
     explained = cli("explain", str(shown[metrics][0]), "--case", "weather_berlin", "--metric",
                     "calls", "--metrics", str(metrics))  # fmt: skip
     assert explained.returncode == 1, explained.stdout + explained.stderr
+
+
+def test_a_disagreement_in_a_later_run_opens_that_run_of_its_case(
+    browser: Browser, judge_server: JudgeServer, tmp_path: Path
+) -> None:
+    """``--num-runs 2`` and a label naming run 2 (``"runId": 2``): its disagreement linked
+    to the case's view open on run 1, another run's verdict than the one disagreed with."""
+    evalset, metrics = write_inputs(tmp_path, judge_server)
+    second = {"evalSetId": "qa", "evalId": "c5", "metricName": "llm_rubric_response",
+              "label": "pass", "runId": 2}  # fmt: skip
+    labels = write_labels(tmp_path, [second])
+    html = tmp_path / "run.html"
+    run = cli(
+        "run", "--evalset", str(evalset), "--metrics", str(metrics), "--no-cache",
+        "--num-runs", "2", "--html", str(html), "--labels", str(labels),
+    )  # fmt: skip
+    assert run.returncode == 1, run.stdout + run.stderr
+    opened = open_page(browser, html, "#page-calibration")
+    page = opened.page
+    links = page.locator("#page-calibration ul.disagreements a.case-link")
+    texts = links.all_inner_texts()
+    first = texts.index("qa/c5 llm_rubric_response: judge fail, people pass (line 6)")
+    later = texts.index("qa/c5 llm_rubric_response run 2: judge fail, people pass (line 11)")
+    for link, run_id in ((later, "2"), (first, "1")):
+        page.click("#tabs button[data-tab=page-calibration]")
+        links.nth(link).click()
+        assert "qa / c5" in page.locator("#case .case-title").inner_text()
+        pressed = page.locator("#case .runs button[aria-pressed=true]").inner_text()
+        assert pressed.split()[0] == run_id
+    opened.check_offline()

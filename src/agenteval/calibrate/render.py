@@ -302,7 +302,12 @@ def _confusion_rows(confusion: Mapping[str, Any]) -> dict[str, Any]:
 def _linked(text: str, entry: Mapping[str, Any] | None, code: str | None) -> dict[str, Any]:
     item: dict[str, Any] = {"text": text}
     if entry is not None:
-        item["case"] = [entry["evalSetId"], entry["evalId"]]
+        # With its run, if the label names one: the case view opens on that run's verdict.
+        item["case"] = [
+            entry["evalSetId"],
+            entry["evalId"],
+            *([entry["runId"]] if "runId" in entry else []),
+        ]
     if code is not None:
         item["code"] = escape_control(code)
     return item

@@ -226,8 +226,9 @@ def write_page(
 
     ``pages`` are more tabs a command adds (calibrate's): ``{"id", "label", "run"?, "blocks"}``,
     each block ``{"heading"}``, ``{"subheading"}``, ``{"text"}``, ``{"table": {"head", "rows"}}``
-    or ``{"items": [{"text", "case"?: [evalSetId, evalId], "code"?}]}`` (a ``case`` links to
-    that case's view of run ``run``, the last by default); every text is shown as text.
+    or ``{"items": [{"text", "case"?: [evalSetId, evalId, runId?], "code"?}]}`` (a ``case`` links
+    to that case's view of run ``run``, the last by default, open on its result of ``runId``,
+    the first by default); every text is shown as text.
     """
     with collector_paused():
         chunk_size = builders[0].details.chunk_size if builders else CHUNK_SIZE

@@ -588,21 +588,21 @@
     root.appendChild(deltas);
   }
 
-  function openByKey(run, evalSetId, evalId) {
+  function openByKey(run, evalSetId, evalId, caseRun) {
     const row = rowKey[run].get(evalSetId + "\u0000" + evalId);
-    if (row !== undefined) openRow(run, row);
+    if (row !== undefined) openRow(run, row, caseRun);
   }
 
   // A case by its row in the run, every filter cleared so it is listed. A row the page knows
   // is opened by its place, never by its ids: two eval set files may share an evalSetId and
   // an evalId (the summary's failing case opened its passing namesake).
-  function openRow(run, row) {
+  function openRow(run, row, caseRun) {
     if (state.run !== run) { state.run = run; renderRunPicker(); renderSummary(); setupFilters(); }
     state.filters = { status: "", set: "", metric: "", change: "", query: "" };
     syncFilterInputs();
     applyFilters();
     showTab("cases");
-    select(state.filtered.indexOf(row), true);
+    select(state.filtered.indexOf(row), true, caseRun);
   }
 
   // --- case list (only the visible rows exist in the DOM) ------------------------------------------
@@ -702,7 +702,8 @@
     else list.removeAttribute("aria-activedescendant");
   }
 
-  function select(pos, open) {
+  // ``caseRun``: the runId the opened case shows (its first run when none is given).
+  function select(pos, open, caseRun) {
     if (pos < 0 || pos >= state.filtered.length) return;
     state.selected = pos;
     const list = document.getElementById("list");
@@ -710,12 +711,12 @@
     if (top < list.scrollTop) list.scrollTop = top;
     else if (top + ROW_H > list.scrollTop + list.clientHeight) list.scrollTop = top + ROW_H - list.clientHeight;
     renderRows(true);
-    if (open) openCase(state.run, state.filtered[pos]);
+    if (open) openCase(state.run, state.filtered[pos], caseRun);
   }
 
   // --- case view --------------------------------------------------------------------------------
 
-  function openCase(run, index) {
+  function openCase(run, index, caseRun) {
     state.openRun = run;
     state.openRow = index;
     const root = document.getElementById("case");
@@ -723,7 +724,7 @@
     if (!data) {
       root.textContent = "";
       root.appendChild(el("p", { class: "muted" }, "loading…"));
-      const again = () => { if (state.openRun === run && state.openRow === index) openCase(run, index); };
+      const again = () => { if (state.openRun === run && state.openRow === index) openCase(run, index, caseRun); };
       if (!INDEX.shards) {
         document.addEventListener("DOMContentLoaded", again, { once: true }); // still being parsed
         return;
@@ -735,7 +736,8 @@
       });
       return;
     }
-    renderCase(root, run, index, data, 0);
+    const which = data.runs.findIndex((result) => (result.runId || 1) === caseRun);
+    renderCase(root, run, index, data, Math.max(which, 0));
     history.replaceState(null, "", "#case/" + run + "/" + index);
   }
 
@@ -968,14 +970,15 @@
 
   // --- pages a command added (INDEX.pages: blocks of text, tables and case lists) ----------------
 
-  // An item names a case of the page's run: its text links to the case view.
+  // An item names a case of the page's run: its text links to the case view (open on the
+  // run the item is about, when it names one: a disagreement of run 2 showed run 1).
   function pageItem(run, item) {
     const li = el("li", {});
     const row = item.case ? rowKey[run].get(item.case[0] + "\u0000" + item.case[1]) : undefined;
     if (row === undefined) li.appendChild(textOf(item.text));
     else {
       li.appendChild(el("a", { href: "#case/" + run + "/" + row, class: "case-link",
-        on: { click: (event) => { event.preventDefault(); openByKey(run, item.case[0], item.case[1]); } } },
+        on: { click: (event) => { event.preventDefault(); openByKey(run, item.case[0], item.case[1], item.case[2]); } } },
         item.text));
     }
     if (item.code) li.appendChild(el("div", {}, el("code", { class: "command" }, item.code)));
