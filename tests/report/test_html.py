@@ -1298,3 +1298,25 @@ def test_the_list_tells_assistive_technology_which_case_is_selected(
             expected,
         ]
     opened.check_offline()
+
+
+def test_a_case_that_failed_in_a_later_run_opens_on_that_run(
+    open_report: object, tmp_path: Path
+) -> None:
+    """``late`` passed runs 1 and 2 and failed run 3: the failures list said run 3's reason,
+    and its link (or the case's row) opened the view on run 1, every metric passed."""
+    cases = [
+        case_result("s", "late", [metric("m", float(run_id < 3), reason=f"run {run_id}")], run_id)
+        for run_id in (1, 2, 3)
+    ]
+    page_path = tmp_path / "late.html"
+    write_report(page_path, [ReportRun("r", [eval_set_result("s", cases, num_runs=3)])])
+    opened = open_report(page_path)  # type: ignore[operator]
+    page = opened.page
+    assert page.locator("#summary .failing-case .first-reason").inner_text() == "m: run 3"
+    page.click("#summary .failing-case a.case-link")
+    assert page.locator("#case .runs button[aria-pressed=true]").inner_text() == "3 failed"
+    assert page.locator("#case .metric .reason").first.inner_text() == "run 3"
+    page.locator("#case .runs button").first.click()  # the other runs are a click away
+    assert page.locator("#case .metric .reason").first.inner_text() == "run 1"
+    opened.check_offline()

@@ -736,7 +736,11 @@
       });
       return;
     }
-    const which = data.runs.findIndex((result) => (result.runId || 1) === caseRun);
+    // The run asked for, else the first that did not pass: a case that failed in run 3 only
+    // opened on run 1, every metric passed, under the reason of run 3.
+    let which = data.runs.findIndex((result) => (result.runId || 1) === caseRun);
+    if (which < 0) which = data.runs.findIndex((result) => result.finalEvalStatus !== "passed" ||
+      (result.overallEvalMetricResults || []).some((metric) => metric.evalStatus === "not_evaluated"));
     renderCase(root, run, index, data, Math.max(which, 0));
     history.replaceState(null, "", "#case/" + run + "/" + index);
   }
