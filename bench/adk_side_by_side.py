@@ -187,6 +187,17 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         the spool's batch joins: no measurable change) is under 2 % each.  At de10487 (the
         night's fixes, none on the scoring path; load 1.3-1.6 after the suite): 0.266
         (rounds 0.257-0.307), agenteval cpu 268 µs/case (adk 623).
+    main e2d0d99 (2026-12-05, just after midnight; load 1.2-1.9 after the suites, a
+        10^7-step loop 0.79 s): ratio 0.253 (rounds 0.245-0.274) and 0.256 (rounds
+        0.248-0.270), agenteval cpu 250-253 µs/case (adk 595-601): closer, not met.  On
+        this path: the cases' dumps share one memo, so a metric's criterion is serialised
+        once per document (-25 k instructions a case), and each case's text is checked for
+        a key given twice (+41 k, in the checks, which both cores share).  cachegrind, a
+        2,000-case --jobs 1 run minus a 10-case one, per case: 1.763 M -> 1.800 M
+        instructions (start-up 1.589 -> 1.599 G); the lower CPU a case than the night's
+        (268-270 µs) is the machine's speed that hour, not the code.  Measured and not
+        kept: the cyclic collector off for the whole run (2.36-2.54 s of CPU against
+        2.42-2.53: nothing), builders without validation (0.76 µs against 1.1 a result).
 
 What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
