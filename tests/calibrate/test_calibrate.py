@@ -201,6 +201,9 @@ def test_the_console_and_the_html_page_show_the_same_numbers(result: Path, tmp_p
     text = page.read_text()
     assert "<td>4</td><td>1</td>" in text and "Cohen&#x27;s κ 0.4" in text
     assert "qa/ghost" in text
+    # Like the report's pages, it runs nothing and fetches nothing, whatever a label holds.
+    policy = "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src"
+    assert policy in text and "<script" not in text
 
 
 def test_labels_from_csv_give_the_same_result(result: Path, tmp_path: Path) -> None:

@@ -235,6 +235,9 @@ def render_html(data: Mapping[str, Any]) -> str:
     e = html.escape
     parts = [
         "<!doctype html><html lang=en><meta charset=utf-8>",
+        # No script and nothing fetched: the policy keeps it so whatever a label holds.
+        "<meta http-equiv=Content-Security-Policy"
+        " content=\"default-src 'none'; style-src 'unsafe-inline'\">",
         f"<title>agenteval calibrate: {e(str(data['result']))}</title>",
         "<style>body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"
