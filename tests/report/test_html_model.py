@@ -212,11 +212,23 @@ def test_comparison_is_agenteval_diff() -> None:
     assert compared["changes"] == expected["changes"]
     assert [c["kind"] for c in compared["changes"]][:1] == ["regressed"]
     assert compared["metricDeltas"] == [
-        {"evalSetId": "s", "metric": "m", "base": 0.5, "new": 0.5, "delta": 0.0}
+        {"evalSetId": "s", "metric": "m", "base": 0.5, "new": 0.5, "delta": 0.0, "worseDown": True}
     ]
     page = report_index(indexes, "t", compared)
     assert page["comparison"] is compared and page["shards"] is None
     assert report_index(indexes[:1], "t")["comparison"] is None
+
+
+def test_a_count_metric_whose_average_rises_is_the_worse_change() -> None:
+    """The page painted every negative delta red: a count metric's (an upper bound) fall
+    from 4 to 2 tool calls is its better change, its rise the worse one."""
+    sides = [
+        eval_set_result("s", [case_result("s", "a", [metric("tool_call_count", calls, 3.0)])])
+        for calls in (4.0, 2.0)
+    ]
+    indexes = [built(side).index() for side in sides]
+    (delta,) = comparison(sides[:1], sides[1:], indexes[0], indexes[1], 0.0)["metricDeltas"]
+    assert (delta["delta"], delta["worseDown"]) == (-2.0, False)
 
 
 def test_search_text_holds_each_text_once_and_is_cut() -> None:

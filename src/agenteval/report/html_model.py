@@ -162,6 +162,8 @@ class _MetricStats:
     # The first result's, as the console reads it (report/metric_averages.py), whatever its
     # status: taken from evaluated results only, a judge that never answered showed 0.
     threshold: float | None = None
+    # A count metric's threshold is an upper bound: a lower average is the better one.
+    upper_bound: bool = False
     passed: int = 0
     failed: int = 0
     not_evaluated: int = 0
@@ -172,6 +174,7 @@ class _MetricStats:
     def add(self, result: EvalMetricResult) -> None:
         if self.threshold is None:
             self.threshold = result.threshold
+            self.upper_bound = result.upper_bound
         if result.eval_status is EvalStatus.NOT_EVALUATED:
             self.not_evaluated += 1
             return
@@ -190,6 +193,7 @@ class _MetricStats:
         return {
             "name": name,
             "threshold": self.threshold if self.threshold is not None else 0.0,
+            "upperBound": self.upper_bound,
             "passed": self.passed,
             "failed": self.failed,
             "notEvaluated": self.not_evaluated,
@@ -577,6 +581,12 @@ def _metric_deltas(base: dict[str, Any], new: dict[str, Any]) -> list[dict[str, 
             for metric in eval_set["metrics"]
         }
 
+    lower_better = {
+        (eval_set["evalSetId"], metric["name"])
+        for eval_set in new["evalSets"]
+        for metric in eval_set["metrics"]
+        if metric["upperBound"]
+    }
     old, now = averages(base), averages(new)
     deltas: list[dict[str, Any]] = []
     for key, after in now.items():
@@ -585,7 +595,15 @@ def _metric_deltas(base: dict[str, Any], new: dict[str, Any]) -> list[dict[str, 
         before = old[key]
         delta = after - before if after is not None and before is not None else None
         deltas.append(
-            {"evalSetId": key[0], "metric": key[1], "base": before, "new": after, "delta": delta}
+            {
+                "evalSetId": key[0],
+                "metric": key[1],
+                "base": before,
+                "new": after,
+                "delta": delta,
+                # Whether a fall is the worse change (a count metric's rise is).
+                "worseDown": key not in lower_better,
+            }
         )
     return deltas
 

@@ -582,7 +582,7 @@
     for (const d of c.metricDeltas) {
       const delta = d.delta === null ? "—" : (d.delta > 0 ? "+" : "") + fmt(d.delta);
       dbody.appendChild(el("tr", {}, el("td", {}, d.evalSetId), el("td", {}, d.metric), el("td", { class: "num" }, fmt(d.base)),
-        el("td", { class: "num" }, fmt(d.new)), el("td", { class: "num" + (d.delta < 0 ? " error" : "") }, delta)));
+        el("td", { class: "num" }, fmt(d.new)), el("td", { class: "num" + ((d.worseDown ? d.delta < 0 : d.delta > 0) ? " error" : "") }, delta)));
     }
     deltas.appendChild(dbody);
     root.appendChild(deltas);
