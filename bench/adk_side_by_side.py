@@ -189,7 +189,8 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         (rounds 0.257-0.307), agenteval cpu 268 µs/case (adk 623).
     main e2d0d99 (2026-12-05, just after midnight; load 1.2-1.9 after the suites, a
         10^7-step loop 0.79 s): ratio 0.253 (rounds 0.245-0.274) and 0.256 (rounds
-        0.248-0.270), agenteval cpu 250-253 µs/case (adk 595-601): closer, not met.  On
+        0.248-0.270), agenteval cpu 250-253 µs/case (adk 595-601): closer, not met (at
+        e99e599, the same scoring path: 0.251 and 0.258, rounds 0.250-0.278).  On
         this path: the cases' dumps share one memo, so a metric's criterion is serialised
         once per document (-25 k instructions a case), and each case's text is checked for
         a key given twice (+41 k, in the checks, which both cores share).  cachegrind, a
