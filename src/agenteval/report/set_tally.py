@@ -46,6 +46,7 @@ from agenteval.report.metric_averages import MetricAverages
 from agenteval.report.outcomes import OutcomeText, RunRecord, run_record
 from agenteval.results.agent_usage import AGENT_USAGE_KEY
 from agenteval.results.aggregation import (
+    CASE_USAGE_KEY,
     Outcome,
     any_not_evaluated,
     averaged_status,
@@ -68,8 +69,6 @@ REASON_KEEP = 2001
 DEFAULT_MAX_SHOWN = 200
 # Extra key of an EvalSetResult holding its wall time in seconds (read when present).
 DURATION_KEY = "durationSeconds"
-# Extra key of a case result holding what the judge did for it (runner.CASE_USAGE_KEY).
-CASE_USAGE_KEY = "judgeUsage"
 
 _PASSED = EvalStatus.PASSED
 _FAILED = EvalStatus.FAILED

@@ -38,6 +38,9 @@ PASS_AT_K_KEY = "passAtK"
 PASS_HAT_K_KEY = "passHatK"
 # Extra key of a result file (not read by Go): the evalIds of its INCOMPLETE cases.
 INCOMPLETE_KEY = "judgeFailures"
+# Extra key of a case result (not read by Go): what the judge did for it and its cost
+# (one usage object, no byMetric), written by the runner, read by reports and --resume.
+CASE_USAGE_KEY = "judgeUsage"
 
 
 # A summary's run-level objects; the core validators skip BaseModel.__init__.
@@ -708,6 +711,7 @@ def overall_status(results: Sequence[EvalSetResult]) -> EvalStatus:
 
 
 __all__ = [
+    "CASE_USAGE_KEY",
     "PASS_AT_K_KEY",
     "PASS_HAT_K_KEY",
     "CaseSummaryData",

@@ -28,6 +28,7 @@ from typing import Any
 
 from agenteval.errors import Problem
 from agenteval.results.agent_usage import AGENT_USAGE_KEY, summed, summed_usd
+from agenteval.results.aggregation import CASE_USAGE_KEY
 from agenteval.results.fingerprints import differences, joined
 from agenteval.results.merging import SUMMED_EXTRA_KEYS, sum_numbers
 from agenteval.schema.result import RUN_STATE_KEYS, EvalCaseResult, EvalSetResult, Fingerprint
@@ -71,10 +72,6 @@ class ResumeTally:
         )
 
 
-# A case result's judge usage (the runner's CASE_USAGE_KEY): one Usage object, no byMetric.
-CASE_JUDGE_USAGE_KEY = "judgeUsage"
-
-
 def attributed(head: EvalSetResult, cases: Iterable[EvalCaseResult]) -> EvalSetResult:
     """``head`` of an earlier result of which a run keeps only ``cases``: its summed run
     keys (``judgeUsage``, ``agentUsage``, ``durationSeconds``) replaced by what ``cases``
@@ -83,7 +80,7 @@ def attributed(head: EvalSetResult, cases: Iterable[EvalCaseResult]) -> EvalSetR
     agent: list[object] = []
     for case in cases:
         keys = case.model_extra or {}
-        spent = keys.get(CASE_JUDGE_USAGE_KEY)
+        spent = keys.get(CASE_USAGE_KEY)
         if isinstance(spent, Mapping):
             judge.append(spent)
         if AGENT_USAGE_KEY in keys:
@@ -109,7 +106,6 @@ def resume_notes(tallies: Sequence[ResumeTally]) -> list[Problem]:
 
 
 __all__ = [
-    "CASE_JUDGE_USAGE_KEY",
     "NO_FINGERPRINT",
     "ResumeTally",
     "attributed",

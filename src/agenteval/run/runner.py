@@ -25,7 +25,7 @@ from agenteval.evaluators.registry import CaseAggregator
 from agenteval.inputs.lazy_cases import PlannedCases
 from agenteval.judge.stop_refusals import count_refusals
 from agenteval.results.agent_usage import AGENT_USAGE_KEY, case_agent_usage
-from agenteval.results.aggregation import build_summary, default_case_aggregate
+from agenteval.results.aggregation import CASE_USAGE_KEY, build_summary, default_case_aggregate
 from agenteval.results.merging import MergedSet, case_ranks
 from agenteval.schema.base import builder
 from agenteval.schema.case_rubrics import (
@@ -494,9 +494,6 @@ def aggregate_case(
     """A case's score and status from its metric results, as a run aggregates them."""
     return _aggregate(case, metrics, results, aggregator)
 
-
-# The extra key of a case result that holds its judge usage and cost.
-CASE_USAGE_KEY = "judgeUsage"
 
 # A case run to score: (run id, case).
 Work = tuple[int, EvalCase]
