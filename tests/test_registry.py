@@ -130,3 +130,97 @@ def test_a_registry_knows_whether_a_plugin_registered_into_it() -> None:
     assert registry.foreign
     registry.unregister("plugin")
     assert registry.foreign  # it may have been used already
+
+
+def _deferred_family(
+    monkeypatch: pytest.MonkeyPatch, registry: Registry[Callable[[str], str]]
+) -> list[str]:
+    """Defer a family registering ``title`` and ``upper`` (a built-in ``upper`` of its
+    own) into ``registry``; the list records each time it loaded."""
+    import agenteval.registry as registry_module
+
+    monkeypatch.setattr(registry_module, "_deferred", [])
+    loads: list[str] = []
+
+    def load() -> None:
+        loads.append("loaded")
+        registry.register("title", str.title)
+        registry.register("upper", str.casefold)
+
+    registry_module.defer(load)
+    return loads
+
+
+def test_a_deferred_family_loads_only_when_a_name_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registry: Registry[Callable[[str], str]] = Registry("text function")
+    registry.register("lower", str.lower)
+    loads = _deferred_family(monkeypatch, registry)
+    # A name held already: the family stays unloaded.
+    assert (registry.get("lower"), registry.resolve("lower"), "lower" in registry) == (
+        str.lower,
+        str.lower,
+        True,
+    )
+    assert registry["lower"] is str.lower
+    assert loads == []
+    # A name it lacks: the family loads (once), then the answer is given.
+    assert registry.get("title") is str.title
+    assert registry.get("swapcase") is None
+    assert loads == ["loaded"]
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda r: r.names(),
+        lambda r: r.all(),
+        lambda r: list(r),
+        lambda r: len(r),
+        lambda r: r.hint("titel"),
+        lambda r: r.closest("titel"),
+        lambda r: "title" in r,
+        lambda r: r.resolve("title"),
+        lambda r: r["title"],
+    ],
+    ids=["names", "all", "iter", "len", "hint", "closest", "contains", "resolve", "getitem"],
+)
+def test_every_whole_view_of_a_registry_loads_the_deferred_family_first(
+    monkeypatch: pytest.MonkeyPatch, ask: Callable[[Registry[Callable[[str], str]]], object]
+) -> None:
+    registry: Registry[Callable[[str], str]] = Registry("text function")
+    registry.register("lower", str.lower)
+    loads = _deferred_family(monkeypatch, registry)
+    ask(registry)
+    assert loads == ["loaded"]
+    assert registry.names() == ["lower", "title", "upper"]
+    assert registry.hint("titel").startswith('did you mean "title"?')
+
+
+def test_a_registration_loads_the_deferred_family_first_so_it_replaces_the_builtin(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registry: Registry[Callable[[str], str]] = Registry("text function")
+    loads = _deferred_family(monkeypatch, registry)
+    # A plugin's "upper" registered before anything asked for the family: the family's
+    # own "upper" must not replace it when it loads later.
+    registry.register("upper", str.upper)
+    assert loads == ["loaded"]
+    assert registry.get("upper") is str.upper
+    assert registry.get("title") is str.title
+
+
+@pytest.mark.parametrize("forget", ["unregister", "del"])
+def test_forgetting_a_deferred_name_loads_the_family_first_so_it_stays_forgotten(
+    monkeypatch: pytest.MonkeyPatch, forget: str
+) -> None:
+    registry: Registry[Callable[[str], str]] = Registry("text function")
+    registry.register("lower", str.lower)
+    _deferred_family(monkeypatch, registry)
+    if forget == "unregister":
+        registry.unregister("title")
+    else:
+        del registry["title"]
+    assert registry.get("title") is None
+    assert registry.names() == ["lower", "upper"]
