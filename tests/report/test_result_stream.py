@@ -213,6 +213,39 @@ def test_a_part_absorbed_writes_the_bytes_of_one_document(cut: int, depth: int) 
     assert written[0].count(b'"evalId"') == 23 * 2  # each case and its summary
 
 
+@pytest.mark.parametrize("batch", [1 << 20, 100, 1], ids=["one read", "small runs", "each"])
+def test_case_summaries_of_absorbed_parts_are_read_in_place_in_evalid_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """The shares' summaries stay in their own spools: written sorted across all of them,
+    the document's bytes are the whole write's, and every spool is closed with it."""
+    monkeypatch.setattr(result_stream, "_BATCH", batch)
+    shares = [["b", "e", "g"], ["a", "d"], ["c", "f", "h"]]  # the sorted order hops spools
+    ids = [eval_id for share in shares for eval_id in share]
+    cases = [
+        case_result("hops", eval_id, [metric("m", index / 8, reason="why " * index)])
+        for index, eval_id in enumerate(ids)
+    ]
+    open_before = len(os.listdir("/proc/self/fd"))
+    document = ResultDocument("hops", 1, result_id="r", spool_dir=tmp_path)
+    parts = [document.part() for _ in shares[1:]]
+    at = 0
+    for holder, share in zip([document, *parts], shares, strict=True):
+        for case in cases[at : at + len(share)]:
+            holder.add(case)
+        at += len(share)
+    for part in parts:
+        document.absorb(part, part.shipped())
+    document.finish(EvalSetResult(eval_set_id="hops"))
+    written = write_result_document(document, tmp_path / "s.json").read_bytes()
+    document.close()
+    assert len(os.listdir("/proc/self/fd")) == open_before
+    result = EvalSetResult(eval_set_id="hops", eval_case_results=cases)
+    _same(written, _whole(result, 1, tmp_path / "whole", "r"))
+    summaries = json.loads(written)["summary"]["evalCaseSummaries"]
+    assert [c["evalId"] for c in summaries] == sorted(ids)
+
+
 def test_a_document_closed_unfinished_closes_its_case_summaries_spool(tmp_path: Path) -> None:
     """A part dropped without being absorbed (its worker failed, run/case_split.py) or a
     document closed before its end (a spool write failed) leaves no temp file open."""
