@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from agenteval.schema.base import dump_json
-from agenteval.schema.result import DetailValue, EvalCaseResult
+from agenteval.schema.evalset import Invocation
+from agenteval.schema.result import DetailValue, EvalCaseResult, EvalMetricResultPerInvocation
 from cli_process import run_cli
 from judge_server import JudgeServer, Reply
 from sample_results import F, P, case_result, eval_set_result, metric
@@ -582,3 +583,38 @@ def test_a_labelled_case_saved_twice_is_an_error_not_the_last_file_read(tmp_path
     # Given alone, each file is calibrated: the labels judge the verdicts it holds.
     alone = cli("calibrate", str(result), "--labels", str(labels), "--json")
     assert json.loads(alone.stdout)["groups"][0]["passFail"]["kappa"] == 1
+
+
+def one_turn_case(eval_id: str, overall: bool) -> EvalCaseResult:
+    """A one-turn case (invocation "t1") whose metric m failed the turn; its case-level
+    verdict on m passes when ``overall``, else the case has none (m scored per turn only)."""
+    case = case_result("s", eval_id, [metric("m", 1.0)] if overall else [])
+    turn = Invocation(invocation_id="t1")
+    case.eval_metric_result_per_invocation = [
+        EvalMetricResultPerInvocation(actual_invocation=turn, eval_metric_results=[metric("m", 0)])
+    ]
+    return case
+
+
+def test_a_turn_labelled_by_its_id_and_as_the_one_turn_of_its_case_is_a_duplicate(
+    tmp_path: Path,
+) -> None:
+    # m scored the one turn only: a label naming no turn finds that turn, so the two labels
+    # below are one item labelled twice; calibrate counted its verdict twice (items 2).
+    result = saved(tmp_path, one_turn_case("a", overall=False))
+    labels = label_file(tmp_path, lab("a", "m", "fail", invocationId="t1"), lab("a", "m", "fail"))
+    run = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stdout == "" and "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == [
+        f"error: {labels}: line 2: labels the same item as line 1: turn 't1', the one turn of "
+        "its case (keep one label per item)",
+        "1 problem found.",
+    ]
+    # With a case-level verdict of its own, a label naming no turn names that verdict: two
+    # items (the case passed, the turn failed), each counted once.
+    result = saved(tmp_path, one_turn_case("a", overall=True))
+    run = cli("calibrate", str(result), "--labels", str(labels), "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    (group,) = json.loads(run.stdout)["groups"]
+    assert group["items"] == 2 and group["passFail"]["confusion"]["matrix"] == [[0, 1], [0, 1]]

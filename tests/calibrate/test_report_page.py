@@ -14,12 +14,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from agenteval.calibrate.report_page import RunCalibration
 from judge_server import JudgeServer
 from report.test_html import Opened
 from tests.calibrate.test_calibrate import (
     RUBRIC,
     UNKNOWN,
     cli,
+    lab,
+    label_file,
+    one_turn_case,
     scored_result,
     write_inputs,
     write_labels,
@@ -367,3 +371,18 @@ def test_a_disagreement_in_a_later_run_opens_that_run_of_its_case(
         pressed = page.locator("#case .runs button[aria-pressed=true]").inner_text()
         assert pressed.split()[0] == run_id
     opened.check_offline()
+
+
+def test_run_labels_that_find_one_turn_twice_fail_the_page_not_the_run(tmp_path: Path) -> None:
+    # Known only once the case is scored (a one-turn case with no case-level verdict of m):
+    # the page cannot be made, as a page that cannot be written is noted among the reports.
+    labels = label_file(tmp_path, lab("a", "m", "fail", invocationId="t1"), lab("a", "m", "fail"))
+    made = RunCalibration(labels, ["out"])
+    made.begin_set("s", 1)
+    made.add(one_turn_case("a", overall=False))
+    with pytest.raises(ValueError) as caught:
+        made.page()
+    assert str(caught.value) == (
+        f"{labels}: line 2: labels the same item as line 1: turn 't1', the one turn of its "
+        "case (keep one label per item)"
+    )

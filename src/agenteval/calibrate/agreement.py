@@ -25,7 +25,7 @@ from typing import Any
 from agenteval.calibrate import stats
 from agenteval.calibrate.items import Item, ItemKey, case_items
 from agenteval.calibrate.labels import Label
-from agenteval.errors import Problem
+from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.result_inputs import (
     ResultPart,
     each_case,
@@ -307,12 +307,21 @@ def pair_labels(
     metrics: str | None = None,
 ) -> Calibration:
     """Pair every label with its item and group the pairs (``source``, ``metrics``: see
-    :class:`Calibration`)."""
+    :class:`Calibration`); ConfigError when two labels find one item."""
     found = Calibration(result, seed, tuple(source), metrics=metrics)
+    named: dict[tuple[Any, ...], Label] = {}
+    problems: list[Problem] = []
     for label in labels:
         item = items.get(label.item)
         if item is None:
             found.unknown.append(label)
+            continue
+        # Two labels that find one item (a turn by its invocationId, and the one turn of
+        # its case by none) would count its verdict twice: refused, as two labels with the
+        # same keys are when they are read (calibrate/labels.py).
+        earlier = named.setdefault(_found_item(label.item, item), label)
+        if earlier is not label:
+            problems.append(_same_item(label, earlier))
             continue
         group = found.groups.setdefault(group_name(label.item), Group(group_name(label.item)))
         # A category label of a metric that wrote no category has nothing to compare with.
@@ -320,8 +329,26 @@ def pair_labels(
             group.not_evaluated.append(label)
         else:
             group.pairs.append(Pair(label, item))
+    if problems:
+        raise ConfigError(problems)
     found.groups = dict(sorted(found.groups.items()))
     return found
+
+
+def _found_item(key: ItemKey, item: Item) -> tuple[Any, ...]:
+    """What a label found: a turn's item by its case, metric, place and rubric however the
+    label named the turn; any other item by its key."""
+    return key if item.turn is None else (*key[:4], item.turn, key[5])
+
+
+def _same_item(label: Label, earlier: Label) -> Problem:
+    turn = earlier.line.invocation_id or label.line.invocation_id
+    return Problem(
+        label.file,
+        label.where,
+        f"labels the same item as {earlier.where}: turn {turn!r}, the one turn of its case",
+        "keep one label per item",
+    )
 
 
 def labelled_items(

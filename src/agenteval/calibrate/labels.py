@@ -32,10 +32,11 @@ from agenteval.schema.labels import KEYS, LabelLine
 
 @dataclass(frozen=True, slots=True)
 class Label:
-    """A checked label and where it was read (``line N``)."""
+    """A checked label, where it was read (``line N``) and the file it was read from."""
 
     line: LabelLine
     where: str
+    file: str = ""
 
     @property
     def item(self) -> tuple[str, str, str, int, str | None, str | None]:
@@ -63,7 +64,7 @@ def _check(data: Any, file: str, where: str) -> Label | list[Problem]:
     if not isinstance(data, dict):
         return [Problem(file, where, "expected a JSON object (one label per line)")]
     try:
-        return Label(LabelLine.model_validate(data), where)
+        return Label(LabelLine.model_validate(data), where, file)
     except ValidationError as exc:
         problems = strict_problems(file, exc, KEYS)
         return [

@@ -27,6 +27,7 @@ from agenteval.calibrate.agreement import (
 from agenteval.calibrate.items import Item, ItemKey
 from agenteval.calibrate.labels import read_labels
 from agenteval.calibrate.render import page_blocks
+from agenteval.errors import ConfigError
 from agenteval.inputs.safe_text import escape_control
 from agenteval.report.html_inputs import ReportRun
 from agenteval.schema.result import EvalCaseResult, EvalSetResult
@@ -110,10 +111,15 @@ class RunCalibration:
         """Nothing to do at the end of an eval set."""
 
     def page(self) -> dict[str, Any]:
-        """The Calibration tab of the run's page (:attr:`data` holds its calibration)."""
-        found = pair_labels(
-            " ".join(self.source), self.labels, self.items, self.seed, self.source, self.metrics
-        )
+        """The Calibration tab of the run's page (:attr:`data` holds its calibration);
+        ValueError when two labels find one item, so the run's page is a report that could
+        not be written (the run's other reports still are: report/report_jobs.py)."""
+        try:
+            found = pair_labels(
+                " ".join(self.source), self.labels, self.items, self.seed, self.source, self.metrics
+            )
+        except ConfigError as exc:
+            raise ValueError("; ".join(str(p) for p in exc.problems)) from exc
         self.data = found.to_json()
         return _page(self.data, "this run", self.labels_path, self.seed, 0)
 
