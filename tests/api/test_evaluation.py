@@ -7,13 +7,15 @@ judge (tests/judge_server.py).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agenteval.api import Options, evaluate, prepare
+from agenteval.api import Options, evaluate, prepare, relaxed_gc
 from agenteval.errors import ConfigError
 from agenteval.exit_codes import ExitCode
 from agenteval.schema.evalset import EvalCase
@@ -535,3 +537,35 @@ def test_resume_scores_again_what_another_traces_match_scored(tmp_path: Path) ->
     again = evaluate(evalset, traces=traces, traces_match="evalId", resume=[str(earlier)])
     assert again.exit_code == ExitCode.FAILED
     assert not any("--resume" in str(w) for w in again.warnings)
+
+
+@pytest.fixture
+def nothing_frozen() -> Iterator[None]:
+    """The test starts with nothing frozen and leaves nothing frozen."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+def test_relaxed_gc_unfreezes_what_the_run_froze(nothing_frozen: None) -> None:
+    with relaxed_gc():
+        read = [{"case": [i]} for i in range(1000)]
+        gc.freeze()  # what building_long_lived does after a large read
+        assert gc.get_freeze_count() >= len(read)
+    assert gc.get_freeze_count() == 0
+
+
+def test_relaxed_gc_keeps_what_the_caller_had_frozen(nothing_frozen: None) -> None:
+    kept = [{"state": [i]} for i in range(1000)]
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    assert frozen >= len(kept)
+    with relaxed_gc():
+        pass
+    # It was unfrozen: gc.get_freeze_count() was 0 after every run.
+    assert gc.get_freeze_count() == frozen
+    with relaxed_gc():
+        read = [{"case": [i]} for i in range(1000)]
+        gc.freeze()
+    # Unfreezing the run's objects alone cannot be done: the caller's stay frozen.
+    assert gc.get_freeze_count() >= frozen + len(read)

@@ -939,15 +939,21 @@ def relaxed_gc() -> Iterator[None]:
 
     With the default thresholds, full collections re-scan every loaded case and
     every result again and again, which made a 10,000-case run several times slower.
-    Cycles are still collected, just far less often.
+    Cycles are still collected, just far less often.  What the run froze (the large files
+    it read: inputs/long_lived.py) is unfrozen after it, never what the caller had frozen
+    before (a server that froze its start-up state): CPython unfreezes only all at once, so
+    when both were frozen all stays frozen (freed by reference counts all the same; only
+    its cycles wait for the caller's own gc.unfreeze()).
     """
     previous = gc.get_threshold()
+    frozen_before = gc.get_freeze_count()
     gc.set_threshold(200_000, 50, 1_000)
     try:
         yield
     finally:
         gc.set_threshold(*previous)
-        gc.unfreeze()
+        if frozen_before == 0:
+            gc.unfreeze()
 
 
 def evaluate(
