@@ -111,7 +111,6 @@ def test_a_costliest_case_with_unpriced_calls_says_so() -> None:
     kept.add("a", {"costUsd": 0.2, "unpricedCalls": 0})
     kept.add("b", {"costUsd": 0.3, "unpricedCalls": 2, "unpricedModels": ["openai:x"]})
     kept.add("c", {"costUsd": 0, "unpricedCalls": 1})  # no dollar known: not ranked
-    assert kept.costliest() == [("b", 0.3), ("a", 0.2)]
     assert kept.worded() == [("b", "$0.30 + 2 calls without a price (openai:x)"), ("a", "$0.20")]
     turns = CostliestCases(word=agent_cost_text)
     turns.add("a", {"costUsd": 0.001, "unpricedTurns": 1, "unpricedModels": ["a:b"]})
@@ -123,7 +122,7 @@ def test_costliest_cases_keeps_the_top_three_first_arrival_first_on_ties() -> No
     for label, cost in [("a", 0.1), ("b", 0.3), ("c", 0.2), ("d", 0.3), ("e", 0.05)]:
         kept.add(label, {"costUsd": cost})
     kept.add("f", None)
-    assert kept.costliest() == [("b", 0.3), ("d", 0.3), ("c", 0.2)]
+    assert kept.worded() == [("b", "$0.30"), ("d", "$0.30"), ("c", "$0.20")]
 
 
 def test_a_saved_count_too_large_for_a_float_is_worded_not_raised() -> None:
@@ -161,7 +160,7 @@ def test_costliest_cases_absorbed_keep_what_one_pass_keeps(cut: int) -> None:
     for label, cost in costs[cut:]:
         part.add(label, {"costUsd": cost})
     first.absorb(part)
-    assert first.costliest() == whole.costliest() == [("b", 0.3), ("d", 0.3), ("f", 0.3)]
+    assert first.worded() == whole.worded() == [("b", "$0.30"), ("d", "$0.30"), ("f", "$0.30")]
 
 
 def test_a_saved_count_is_read_alike_everywhere() -> None:

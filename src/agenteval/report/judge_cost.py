@@ -184,10 +184,6 @@ class CostliestCases:
                 heapq.heappushpop(self._heap, item)
         self._seen += part._seen
 
-    def costliest(self) -> list[tuple[str, float]]:
-        """(label, cost) of the costliest cases, costliest first."""
-        return [(label, cost) for cost, _, label, _ in self._ranked()]
-
     def worded(self) -> list[tuple[str, str]]:
         """(label, cost as worded) of the costliest cases, costliest first."""
         return [(label, self._word(usage)) for _, _, label, usage in self._ranked()]
