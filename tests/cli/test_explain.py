@@ -794,3 +794,19 @@ def test_a_saved_result_without_a_threshold_is_not_scored_against_zero(tmp_path:
         rf"threshold = 1(\.0)?  ← {re.escape(metric_file)}: \[\d\]\.threshold\n", proc.stdout
     )
     assert "saved result (" not in proc.stdout
+
+
+def test_run_n_on_the_spot_explains_that_runs_judge_samples(
+    judge: JudgeServer, tmp_path: Path
+) -> None:
+    # -e scores on the spot; --run N is not ignored there: sample k of run N is sample
+    # (N-1)·n+k, the one `run --num-runs` asked (and cached) for that run.
+    args = ["explain", "-e", TRAVEL, "-m", "metrics/judges/", "--case", "currency_wrong_amount"]
+    args += ["--metric", "answer_matches_reference", "--cache", str(tmp_path / "c.sqlite")]
+    samples = {}
+    for run_id in ("1", "2"):
+        data = as_json(run(judge, *args, "--run", run_id, "--json"))
+        (request,) = steps(data, "judge.samples")
+        samples[run_id] = [reply["sample"] for reply in request["replies"]]
+    assert samples == {"1": [0, 1, 2], "2": [3, 4, 5]}
+    assert judge.count == 6  # run 2 found none of run 1's replies in the cache
