@@ -569,3 +569,33 @@ def test_relaxed_gc_keeps_what_the_caller_had_frozen(nothing_frozen: None) -> No
         gc.freeze()
     # Unfreezing the run's objects alone cannot be done: the caller's stay frozen.
     assert gc.get_freeze_count() >= frozen + len(read)
+
+
+def test_relaxed_gc_unfreezes_when_the_caller_says_the_frozen_state_is_not_its_own(
+    nothing_frozen: None,
+) -> None:
+    # The command line froze its modules at start-up (entry.py): agenteval's own, so the
+    # run unfreezes all after it, as before, without counting them.
+    start_up = [{"module": [i]} for i in range(1000)]
+    gc.freeze()
+    assert gc.get_freeze_count() >= len(start_up)
+    with relaxed_gc(caller_froze=False):
+        pass
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_relaxed_gc_block_inside_another_leaves_the_outer_one_in_charge(
+    nothing_frozen: None,
+) -> None:
+    previous = gc.get_threshold()
+    with relaxed_gc():
+        relaxed = gc.get_threshold()
+        assert relaxed != previous
+        with relaxed_gc(caller_froze=True):  # evaluate() inside the command line's block
+            read = [{"case": [i]} for i in range(1000)]
+            gc.freeze()
+        # The inner block neither restored the thresholds nor decided on the frozen state.
+        assert gc.get_threshold() == relaxed
+        assert gc.get_freeze_count() >= len(read)
+    assert gc.get_threshold() == previous
+    assert gc.get_freeze_count() == 0

@@ -933,8 +933,12 @@ def _resumed_head(earlier: EvalSetResult, fresh: EvalSetResult) -> EvalSetResult
     return head
 
 
+# How many relaxed_gc blocks are open: only the outermost one sets and restores.
+_relaxed_depth = 0
+
+
 @contextmanager
-def relaxed_gc() -> Iterator[None]:
+def relaxed_gc(*, caller_froze: bool | None = None) -> Iterator[None]:
     """Collect garbage rarely while a run holds millions of long-lived, acyclic objects.
 
     With the default thresholds, full collections re-scan every loaded case and
@@ -944,15 +948,30 @@ def relaxed_gc() -> Iterator[None]:
     before (a server that froze its start-up state): CPython unfreezes only all at once, so
     when both were frozen all stays frozen (freed by reference counts all the same; only
     its cycles wait for the caller's own gc.unfreeze()).
+
+    ``caller_froze``: whether objects frozen on entry are the caller's; None: counted
+    (CPython counts the frozen objects one by one: ~2 ms once the command line has frozen
+    its modules, which it passes False for, as its start-up freeze is agenteval's own).
+    A block inside another one changes nothing: the outermost decides.
     """
+    global _relaxed_depth
+    if _relaxed_depth:
+        _relaxed_depth += 1
+        try:
+            yield
+        finally:
+            _relaxed_depth -= 1
+        return
     previous = gc.get_threshold()
-    frozen_before = gc.get_freeze_count()
+    keep_frozen = gc.get_freeze_count() > 0 if caller_froze is None else caller_froze
     gc.set_threshold(200_000, 50, 1_000)
+    _relaxed_depth = 1
     try:
         yield
     finally:
+        _relaxed_depth = 0
         gc.set_threshold(*previous)
-        if frozen_before == 0:
+        if not keep_frozen:
             gc.unfreeze()
 
 

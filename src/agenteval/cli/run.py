@@ -85,7 +85,7 @@ def _run_flags(flags: RunFlags) -> int:
     resumed = [Path(path) for path in flags.resume]
     # The handlers stay until the last report is written (run_signals.py says why).
     with (
-        api.relaxed_gc(),
+        api.relaxed_gc(caller_froze=False),  # what entry.py froze is agenteval's own
         run_signal_policy(policy),
         stored_inputs(resumed, flags.store, None, (("--resume", len(resumed)),)) as resume_files,
     ):
