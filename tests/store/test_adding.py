@@ -12,6 +12,7 @@ from agenteval.store.adding import add_results
 from agenteval.store.connection import Store
 from agenteval.store.export import export_run
 from agenteval.store.queries import logical_runs
+from cli_process import run_cli
 from store.store_support import AGENT_SPENT, T0, scripted_result, with_agent_usage, write_result
 
 
@@ -103,3 +104,43 @@ def test_the_agents_spend_of_added_files_and_run_documents(store: Store, tmp_pat
     }
     assert runs[from_document].agent_usage == AGENT_SPENT
     assert runs[bare].agent_usage is None
+
+
+@pytest.mark.parametrize("kind", ["result file", "run document"])
+def test_a_file_with_invalid_utf8_is_stored_as_read(tmp_path: Path, kind: str) -> None:
+    """A byte that is no UTF-8 inside a string: ``store add`` read it as U+FFFD with a warning
+    but stored the bytes verbatim, and every later read of the run (show @latest, diff,
+    export) was an internal error (exit 4); a run document was one in ``store add`` itself.
+    Now the file is stored as it was read, and the run reads back with the U+FFFD."""
+    from agenteval.report.result_files import run_document, write_json
+
+    result = scripted_result(1)
+    if kind == "result file":
+        path = write_result(result, tmp_path / "in")
+    else:
+        path = write_json(tmp_path / "run.json", run_document([result], extra={"warnings": []}))
+    data = path.read_bytes()
+    assert data.count(b"wrong tool") == 1
+    path.write_bytes(data.replace(b"wrong tool", b"wrong \xfftool"))
+    store = f"sqlite:///{tmp_path / 'runs.sqlite'}"
+    added = run_cli(["store", "add", str(path), "--store", store])
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert (
+        f"warning: {path}: invalid UTF-8 read as U+FFFD, as trpc-agent-go reads it: byte 0xff"
+        in added.stderr
+    )
+    shown = run_cli(["show", "@latest", "--store", store, "--max-shown", "0"])
+    # One case of the three fails (exit 1), as `show` of the file itself says.
+    assert shown.returncode == run_cli(["show", str(path), "--max-shown", "0"]).returncode == 1
+    assert "internal error" not in shown.stderr, shown.stderr
+    assert "2 of 3 cases passed" in shown.stdout
+    exported = run_cli(
+        ["store", "export", "@latest", "--store", store, "-o", str(tmp_path / "out")]
+    )
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    [back] = (tmp_path / "out").iterdir()
+    [case] = [
+        c for c in json.loads(back.read_bytes())["evalCaseResults"] if c["evalId"] == "broken"
+    ]
+    [metric] = case["overallEvalMetricResults"]
+    assert metric["details"]["reason"] == "wrong \ufffdtool"

@@ -8,6 +8,11 @@ branch only from ``--commit`` / ``--branch``: the working directory's git says n
 about where an old file was made.  A result whose ``evalSetResultId`` is stored already
 is refused, so adding the same files twice does not count a run twice.
 
+A file with invalid UTF-8 inside its strings is read as U+FFFD, as Go reads it, with the
+reader's warning (``inputs.go_utf8``), and stored as read, not verbatim: a stored document
+is read back as UTF-8 text, and ``show @RUN``, ``diff`` and ``report`` of such a run failed
+with an internal error (a run document's was refused by ``store add`` itself, exit 4).
+
 Tested in tests/store/test_adding.py.
 """
 
@@ -23,6 +28,7 @@ from sqlalchemy import select
 
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import FileKind, kind_of
+from agenteval.inputs.go_utf8 import go_utf8
 from agenteval.inputs.result_inputs import read_results
 from agenteval.results.aggregation import case_statuses, results_outcome
 from agenteval.schema.gojson import model_to_go_json_bytes
@@ -66,7 +72,7 @@ def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> lis
     seen: dict[str, str] = {}
     for source, found in by_source.items():
         path = Path(source)
-        data = path.read_bytes()
+        data = _as_read(path.read_bytes(), source)
         parsed: Any = pydantic_core.from_json(data) if b'"evalSetResults"' in data else None
         if isinstance(parsed, dict) and kind_of(parsed) is FileKind.RUN:
             item = _Input(source, run_document=data, mtime=path.stat().st_mtime)
@@ -98,6 +104,18 @@ def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> lis
     if plain.results:
         runs.append(plain)
     return runs
+
+
+def _as_read(data: bytes, source: str) -> bytes:
+    """``data`` as ``read_results`` read it: verbatim, or with each invalid UTF-8 byte inside
+    a string as U+FFFD (``read_results`` refuses any other, and gave the warning)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        read = go_utf8(data, source)
+        if read is not None:
+            return read[0].encode("utf-8")
+    return data
 
 
 def _times(item: _Input) -> tuple[float, float, float]:
