@@ -607,3 +607,71 @@ def test_a_span_naming_a_tool_that_is_no_execute_tool_span_is_warned(tmp_path: P
         f"warning: {path}: span {span_id}: 'delete_booking' has gen_ai.tool.name but operation "
         "'execute_tools', not execute_tool: no tool call of its turn; not used"
     ) in done.stderr.splitlines()
+
+
+# A misspelt key's value is read as absent: the tool call lost its arguments, its name
+# came from the span name, its operation from the span name's first word.
+# (the key, the key meant, the tool call as read)
+CALL = {"id": "call_1", "name": "get_forecast", "arguments": {"city": "Paris"}}
+MISSPELT = [
+    ("gen_ai.tool.call.argument", "gen_ai.tool.call.arguments", {"id": "call_1", "name": "get_forecast"}),
+    ("gen_ai.tool.nmae", "gen_ai.tool.name", CALL),
+    ("gen_ai.operation.nam", "gen_ai.operation.name", CALL),
+    ("gen_ai.tool.call_id", "gen_ai.tool.call.id", {**CALL, "id": ""}),
+]  # fmt: skip
+
+
+def _tool_span_file(path: Path, tool: dict[str, Any]) -> tuple[Path, str]:
+    """An OTLP JSON file of one turn whose one tool span has the ``tool`` attributes."""
+    recorder = Recorder()
+    tracer = recorder.tracer
+    root = {OP: "invoke_agent", "gen_ai.conversation.id": SESSION}
+    with (
+        tracer.start_as_current_span("invoke_agent travel_agent", attributes=root),
+        tracer.start_as_current_span("execute_tool get_forecast", attributes=tool) as span,
+    ):
+        span_id = f"{span.get_span_context().span_id:016x}"
+    return recorder.write_json(path), span_id
+
+
+@pytest.mark.parametrize(("key", "meant", "call"), MISSPELT)
+def test_a_misspelt_genai_attribute_is_warned(
+    tmp_path: Path, key: str, meant: str, call: dict[str, Any]
+) -> None:
+    """``gen_ai.tool.call.argument`` was read as no arguments at all, without a word."""
+    tool = {
+        OP: "execute_tool",
+        "gen_ai.tool.name": "get_forecast",
+        "gen_ai.tool.call.id": "call_1",
+        "gen_ai.tool.call.arguments": '{"city": "Paris"}',
+    }
+    value = tool.pop(meant)
+    path, span_id = _tool_span_file(tmp_path / "t.otlp.jsonl", {**tool, key: value})
+    out = tmp_path / "out"
+    done = agenteval("import", "otel", str(path), "-o", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        f"warning: {path}: span {span_id}: 'execute_tool get_forecast' has attribute {key!r} "
+        f"(did you mean {meant!r}?); not used"
+    ) in done.stderr.splitlines()
+    (case,) = json.loads((out / "t.evalset.json").read_text(encoding="utf-8"))["evalCases"]
+    assert case["actualConversation"][0]["tools"] == [call]
+
+
+def test_genai_attributes_of_other_conventions_stay_silent(tmp_path: Path) -> None:
+    """Keys the reader does not read and that misspell none it does: the conventions' own
+    (gen_ai.agent.name, gen_ai.system_instructions, gen_ai.response.id …) and extensions."""
+    others = {
+        "gen_ai.agent.name": "travel_agent",
+        "gen_ai.system_instructions": "[]",
+        "gen_ai.response.id": "r1",
+        "gen_ai.request.model_id": "m",
+        "gen_ai.tool.type": "function",
+        "gen_ai.tool.call.arguments.size": "17",
+        "gen_ai.usage.total_tokens": "30",
+    }
+    tool = {OP: "execute_tool", "gen_ai.tool.name": "get_forecast", **others}
+    path, _ = _tool_span_file(tmp_path / "t.otlp.jsonl", tool)
+    done = agenteval("import", "otel", str(path), "-o", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "warning" not in done.stderr, done.stderr

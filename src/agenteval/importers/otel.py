@@ -34,11 +34,17 @@ The rule, in order:
 4. **Nothing silently dropped.** A span outside every turn (and not an ancestor of one), and
    a turn without the key, is reported with its span id.  Spans are known by trace id and
    span id together (exporters may number spans per trace); a span repeating both of an
-   earlier one is reported, and so is the session whose turn it would have been.
+   earlier one is reported, and so is the session whose turn it would have been.  A
+   ``gen_ai.*`` attribute whose key is a near miss of one read here (``gen_ai.tool.nmae``,
+   ``gen_ai.tool.call.argument``) is reported too: it was read as absent, and a tool call
+   lost its arguments without a word.  Other ``gen_ai.*`` keys (``gen_ai.agent.name``, the
+   conventions' many more) are not read and not reported.
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,6 +60,7 @@ from agenteval.importers.genai_messages import (
 # Re-exported: --traces-match's choices are read from here too.
 from agenteval.importers.traces_match import DEFAULT_MATCH as DEFAULT_MATCH
 from agenteval.importers.traces_match import TracesMatch as TracesMatch
+from agenteval.inputs.unknown_keys import is_near_miss
 from agenteval.schema.evalset import Invocation, Message, Tool, Usage
 
 if TYPE_CHECKING:
@@ -83,7 +90,7 @@ USER_ID_KEYS = ("trpc.go.agent.runner.user_id", "gen_ai.user.id", "user.id")
 
 @dataclass(slots=True)
 class Unmapped:
-    """A span that became no part of any session, and why."""
+    """A span that became no part of any session (or an attribute of one not read), and why."""
 
     span_id: str
     name: str
@@ -204,9 +211,12 @@ def _attribute(attrs: Mapping[str, Any], keys: Sequence[str]) -> Any:
     return next((attrs[key] for key in keys if key in attrs), None)
 
 
+_TOOL_NAME = "gen_ai.tool.name"
+
+
 def _tool(span: SpanRecord) -> Tool | None:
     attrs = span.attributes
-    name = attrs.get("gen_ai.tool.name")
+    name = attrs.get(_TOOL_NAME)
     if not isinstance(name, str) or not name:
         name = span.name.split(" ", 1)[1] if " " in span.name else ""
     if name == MERGED_TOOLS:
@@ -411,12 +421,93 @@ def _tools_not_read(groups: Iterable[list[SpanRecord]]) -> Iterator[Unmapped]:
     in no turn's tools (an operation spelt ``execute_tools`` dropped it without a word)."""
     for group in groups:
         for span in group:
-            if "gen_ai.tool.name" in span.attributes and operation(span) != "execute_tool":
+            if _TOOL_NAME in span.attributes and operation(span) != "execute_tool":
                 yield Unmapped(
                     span.span_id,
                     span.name,
                     f"has gen_ai.tool.name but operation {operation(span)!r}, not execute_tool:"
                     " no tool call of its turn",
+                    span.trace_id,
+                )
+
+
+GEN_AI = "gen_ai."
+# The gen_ai.* span attributes read above: a key close to one of them is a misspelling.
+# Sorted: of two equally close, the one named is the same on every run.
+_READ_KEYS = tuple(
+    sorted(
+        {
+            key
+            for key in (
+                OPERATION,
+                _TOOL_NAME,
+                *_INPUT_KEYS,
+                *_OUTPUT_KEYS,
+                *_TOOL_ID_KEYS,
+                *_TOOL_ARGUMENTS_KEYS,
+                *_TOOL_RESULT_KEYS,
+                *_INPUT_TOKENS,
+                *_OUTPUT_TOKENS,
+                *_CACHED_TOKENS,
+                *_CACHE_WRITE_TOKENS,
+                *_PROVIDER_KEYS,
+                *_MODEL_KEYS,
+                *INVOCATION_ID_KEYS,
+                *USER_ID_KEYS,
+                *(key for keys in MATCH_KEYS.values() for key in keys),
+            )
+            if key.startswith(GEN_AI)
+        }
+    )
+)
+
+
+def _word_added(part: str, known: str) -> bool:
+    """``system_instructions`` beside ``system``, ``model_id`` beside ``model``: another
+    attribute of the conventions (a word added or left out), not a typo."""
+    shorter, longer = sorted((part, known), key=len)
+    return longer.startswith(f"{shorter}_")
+
+
+@functools.lru_cache(maxsize=1024)
+def _misspelt_key(key: str) -> str:
+    """The ``gen_ai.*`` key read here that ``key`` misspells, or "" (memoised: every span of
+    an export repeats its keys).
+
+    A near miss in one dot-separated part, the others equal (``gen_ai.tool.nmae``,
+    ``gen_ai.conversaton.id``, ``gen_ai.tool.call.argument``), or the same key with a dot
+    written as an underscore (``gen_ai.tool_name``).  A key that adds a part to one read
+    here (``gen_ai.tool.call.arguments.size``, ``gen_ai.system_instructions``) or names
+    another thing in the same place (``gen_ai.agent.name``, ``gen_ai.response.id``) is no
+    misspelling.
+    """
+    if key in _READ_KEYS or not key.startswith(GEN_AI):
+        return ""
+    parts = key.split(".")
+    near: list[str] = []
+    for known in _READ_KEYS:
+        if known.replace(".", "_") == key.replace(".", "_"):
+            return known
+        other = known.split(".")
+        if len(other) != len(parts):
+            continue
+        differ = [(a, b) for a, b in zip(parts, other, strict=True) if a != b]
+        if len(differ) == 1 and is_near_miss(*differ[0]) and not _word_added(*differ[0]):
+            near.append(known)
+    # Of several (gen_ai.usage.input_token is close to output_tokens too), the closest.
+    return next(iter(difflib.get_close_matches(key, near, n=1, cutoff=0)), "")
+
+
+def _misspelt_attributes(spans: Iterable[SpanRecord]) -> Iterator[Unmapped]:
+    """The spans giving a ``gen_ai.*`` attribute under a misspelt key: its value is unread."""
+    for span in spans:
+        for key in span.attributes:
+            meant = _misspelt_key(key) if key.startswith(GEN_AI) else ""
+            if meant:
+                yield Unmapped(
+                    span.span_id,
+                    span.name,
+                    f"has attribute {key!r} (did you mean {meant!r}?)",
                     span.trace_id,
                 )
 
@@ -450,6 +541,7 @@ def map_spans(spans: list[SpanRecord], match: TracesMatch = DEFAULT_MATCH) -> Sp
         if root_of.get(_key(s)) is None and _key(s) not in containers
     )
     unmapped.extend(_tools_not_read(members.values()))
+    unmapped.extend(_misspelt_attributes(spans))
     sessions: dict[str, Session] = {}
     turns: list[tuple[int, str, Invocation, str]] = []
     for root_key, group in members.items():
