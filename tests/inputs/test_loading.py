@@ -28,6 +28,7 @@ from agenteval.inputs.loading import (
     parse_result,
     parse_traces,
     read_text,
+    read_traces,
     validation_problems,
 )
 from agenteval.schema.result import EvalSetResult
@@ -320,6 +321,20 @@ def test_trace_problems_are_located_per_record() -> None:
     assert texts(problems) == [
         "t.jsonl: line 2: invalid JSON: Expecting property name enclosed in double quotes"
     ]
+
+
+def test_a_bad_byte_on_the_first_json_line_is_located_as_on_any_other(tmp_path: Path) -> None:
+    """Line 1 was "not UTF-8 text (invalid start byte)": no line, no column, no byte."""
+    record = b'{"evalId": "c\xff", "actualConversation": []}\n'
+    good = b'{"evalId": "b", "actualConversation": []}\n'
+    for lineno, data in ((1, record + good), (2, good + record)):
+        path = tmp_path / f"t{lineno}.jsonl"
+        path.write_bytes(data)
+        with pytest.raises(ConfigError) as refused:
+            read_traces(path)
+        assert str(refused.value) == (
+            f"{path}: line {lineno}: not UTF-8 text: byte 0xff at column 14 (invalid start byte)"
+        )
 
 
 def test_evalset_paths_from_files_directories_and_globs(tmp_path: Path) -> None:

@@ -437,7 +437,8 @@ def _trace_records(
 
 
 def _is_json_lines(path: Path) -> bool:
-    """True when a file's first non-blank line is a JSON object by itself, and no result file."""
+    """True when a file's first non-blank line is a JSON object by itself (or starts as one
+    with a byte that is no UTF-8), and no result file."""
     try:
         with path.open("rb") as handle:
             for line in handle:
@@ -446,6 +447,11 @@ def _is_json_lines(path: Path) -> bool:
                 if not line.lstrip().startswith(b"{") or b'"evalCaseResults"' in line:
                     return False  # an array or a result file: read whole, parsed once
                 return isinstance(json.loads(line), dict)
+    except UnicodeDecodeError:
+        # A first line that starts as an object but holds a byte that is no UTF-8 is read line
+        # by line, so its error says where the byte is, as on any later line (it was "not
+        # UTF-8 text (invalid start byte)", with no line or column).
+        return True
     except (OSError, ValueError, RecursionError):
         return False
     return False
