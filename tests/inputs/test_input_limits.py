@@ -7,11 +7,14 @@ import os
 import socket
 from pathlib import Path
 
+import pytest
+
 from agenteval.inputs.input_limits import (
     MAX_INTEGER_DIGITS,
     head_problem,
     input_file_problem,
     limit_problem,
+    not_utf8_text,
 )
 
 
@@ -95,3 +98,15 @@ def test_head_problem_names_what_the_first_bytes_say() -> None:
     assert head_problem("f.json", b"\xef\xbb\xbf{", allow_bom=True) is None
     assert head_problem("f.json", text.encode()[:8]) is None
     assert head_problem("f.json", b"") is None
+
+
+def test_a_byte_that_is_no_utf8_is_worded_once_with_its_place() -> None:
+    data = b'{"a": 1,\n "b": "\xc3\xa9t\xe9"}'
+    with pytest.raises(UnicodeDecodeError) as bad:
+        data.decode("utf-8")
+    assert not_utf8_text(data, bad.value) == (
+        "not UTF-8 text: byte 0xe9 at line 2 column 11 (invalid continuation byte)"
+    )
+    assert not_utf8_text(data, bad.value, "offset 18") == (
+        "not UTF-8 text: byte 0xe9 at offset 18 (invalid continuation byte)"
+    )

@@ -46,6 +46,18 @@ def _place(text: str, offset: int) -> str:
     return f"line {line} column {column}"
 
 
+def not_utf8_text(data: bytes, exc: UnicodeDecodeError, place: str = "") -> str:
+    """The one wording of a byte that is no UTF-8, said where it is: ``not UTF-8 text: byte 0xff
+    at line 2 column 5 (invalid start byte)``, the line and column (in bytes) of ``exc.start``
+    in ``data``; or at ``place`` when the caller words it (the column of a line its location
+    names, an offset in a binary file)."""
+    if not place:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        place = f"line {line} column {column}"
+    return f"not UTF-8 text: byte 0x{data[exc.start]:02x} at {place} ({exc.reason})"
+
+
 def limit_problem(text: str) -> str | None:
     """Why ``text`` exceeds a bound (with its place), or None."""
     # Too short to hold such a number: every case of an eval set is checked alone, and
@@ -195,4 +207,5 @@ __all__ = [
     "input_file_problem",
     "limit_problem",
     "nesting_problem",
+    "not_utf8_text",
 ]

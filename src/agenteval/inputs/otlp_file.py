@@ -37,7 +37,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import Span, TracesData
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import HINTS, kind_of, wrong_kind_message
 from agenteval.inputs.go_escapes import go_escapes
-from agenteval.inputs.input_limits import head_problem, input_file_problem
+from agenteval.inputs.input_limits import head_problem, input_file_problem, not_utf8_text
 from agenteval.schema.gojson import json_kind
 
 # A JSON object may start after a UTF-8 byte order mark and blanks.
@@ -334,10 +334,7 @@ def _invalid_json(text: bytes, exc: orjson.JSONDecodeError) -> str:
     try:
         text.decode("utf-8")
     except UnicodeDecodeError as bad:
-        line = text.count(b"\n", 0, bad.start) + 1
-        column = bad.start - (text.rfind(b"\n", 0, bad.start) + 1) + 1
-        byte = text[bad.start : bad.start + 1].hex()
-        return f"not UTF-8 text: byte 0x{byte} at line {line} column {column} ({bad.reason})"
+        return not_utf8_text(text, bad)
     return f"invalid JSON: {exc}"
 
 

@@ -35,7 +35,7 @@ from pydantic import TypeAdapter, ValidationError
 from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.file_kind import FileKind, kind_of, wrong_kind_message
 from agenteval.inputs.go_escapes import from_json
-from agenteval.inputs.input_limits import limit_problem, nesting_problem
+from agenteval.inputs.input_limits import limit_problem, nesting_problem, not_utf8_text
 from agenteval.inputs.problem_lists import Item, listed_or_counted
 from agenteval.schema.evalset import Invocation
 from agenteval.schema.gojson import json_kind
@@ -135,16 +135,8 @@ def parse_line(line: bytes, where: str, file: str) -> Any:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ConfigError(
-            [
-                Problem(
-                    file,
-                    where,
-                    f"not UTF-8 text: byte 0x{line[exc.start]:02x} at column "
-                    f"{exc.start + 1} ({exc.reason})",
-                )
-            ]
-        ) from None
+        message = not_utf8_text(line, exc, f"column {exc.start + 1}")
+        raise ConfigError([Problem(file, where, message)]) from None
     exceeded = limit_problem(text)
     if exceeded is not None:
         raise ConfigError([Problem(file, where, exceeded)])
