@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from opentelemetry.proto.trace.v1.trace_pb2 import TracesData
 from otel_spans import PerTraceIds, Recorder, record_semconv
 
 from agenteval.errors import ConfigError
@@ -106,6 +107,42 @@ def test_a_truncated_protobuf_trace_is_a_protobuf_error(tmp_path: Path) -> None:
         assert done.returncode == 2, done.stdout + done.stderr
         assert want in done.stderr, done.stderr
         assert "UTF-8" not in done.stderr
+
+
+def test_a_bad_byte_in_a_protobuf_string_is_located(tmp_path: Path) -> None:
+    """Was protobuf's "String field had bad UTF-8", no place, and "is the file cut short, or
+    not OTLP?"; now the field and the byte's offset, in one message or a stream of them."""
+    recorder = Recorder()
+    record_semconv(recorder.tracer, "trip-1", ACTUAL)
+    with recorder.tracer.start_as_current_span("note", attributes={"place": "Montmartre"}):
+        pass
+    whole = recorder.write_protobuf(tmp_path / "whole.otlp.pb").read_bytes()
+    (where,) = [
+        f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}].attributes[{a}].value.stringValue"
+        for r, resource in enumerate(TracesData.FromString(whole).resource_spans)
+        for s, scope in enumerate(resource.scope_spans)
+        for i, span in enumerate(scope.spans)
+        for a, pair in enumerate(span.attributes)
+        if pair.value.string_value == "Montmartre"
+    ]
+    offset = whole.index(b"Montmartre") + 1
+    bad = whole.replace(b"Montmartre", b"M\xffntmartre", 1)
+    one = tmp_path / "bad.otlp.pb"
+    one.write_bytes(bad)
+    # The collector file exporter's stream: each message behind its 4-byte length.
+    stream = tmp_path / "stream.otlp.pb"
+    stream.write_bytes(b"".join(len(m).to_bytes(4, "big") + m for m in (whole, bad)))
+    evalset = _evalset(tmp_path, "trip-1")
+    for path, at, byte in (
+        (one, where, offset),
+        (stream, f"message 2: {where}", 4 + len(whole) + 4 + offset),
+    ):
+        want = f"error: {path}: {at}: not UTF-8 text: byte 0xff at byte offset {byte:,} "
+        for args in (["run", "-e", str(evalset), "--traces"], ["import", "otel"]):
+            done = agenteval(*args, str(path), "-o", str(tmp_path / "out"))
+            assert done.returncode == 2, done.stdout + done.stderr
+            assert f"{want}(invalid start byte)\n" in done.stderr, done.stderr
+            assert "cut short" not in done.stderr and "Traceback" not in done.stderr
 
 
 def _deep_kvlist(levels: int) -> str:

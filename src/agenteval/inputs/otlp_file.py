@@ -387,29 +387,39 @@ def _length_prefixed(data: bytes) -> list[bytes] | None:
 
 def read_protobuf_spans(data: bytes, file: str) -> SpanFile:
     """Spans of an OTLP protobuf file: one ``TracesData`` message or a length-prefixed stream."""
-    chunks = _length_prefixed(data) or [data]
+    prefixed = _length_prefixed(data)
+    chunks = prefixed or [data]
     out = SpanFile()
+    base = 4 if prefixed else 0  # where the message starts in the file
     for index, chunk in enumerate(chunks):
         try:
             message = TracesData.FromString(chunk)
-        except DecodeError as exc:
-            where = f"message {index + 1}" if len(chunks) > 1 else ""
-            raise ConfigError(
-                [
-                    Problem(
-                        file,
-                        where,
-                        f"not a readable OTLP protobuf trace message ({exc})",
-                        "is the file cut short, or not OTLP?",
-                    )
-                ]
-            ) from None
+        except (DecodeError, UnicodeDecodeError) as exc:
+            lead = f"message {index + 1}" if len(chunks) > 1 else ""
+            raise ConfigError([_protobuf_problem(chunk, base, exc, file, lead)]) from None
         for at, span in _protobuf_spans(message, index):
             if span.span_id:
                 out.spans.append(_record(span, _hex, out))
             else:
                 out.skip(at)
+        base += len(chunk) + 4
     return out
+
+
+def _protobuf_problem(chunk: bytes, base: int, exc: Exception, file: str, lead: str) -> Problem:
+    """Why protobuf refused a message: a string field that is no UTF-8 is named, with the place
+    of its byte (upb said only "String field had bad UTF-8", the pure-Python decoder raised the
+    codec's error); anything else is protobuf's own error."""
+    if isinstance(exc, UnicodeDecodeError) or "UTF-8" in str(exc):
+        from agenteval.inputs.protobuf_strings import bad_string
+
+        found = bad_string(chunk, TracesData.DESCRIPTOR, base)
+        if found is None:  # not found by the walk: still no cut-short file
+            return Problem(file, lead, f"not UTF-8 text in a string field ({exc})")
+        where, message = found
+        return Problem(file, f"{lead}: {where}" if lead else where, message)
+    message = f"not a readable OTLP protobuf trace message ({exc})"
+    return Problem(file, lead, message, "is the file cut short, or not OTLP?")
 
 
 def _protobuf_spans(message: TracesData, chunk: int) -> Iterable[tuple[str, Span]]:
