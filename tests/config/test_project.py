@@ -78,3 +78,23 @@ def test_a_byte_order_mark_is_named(tmp_path: Path) -> None:
         f"{path}: starts with a byte order mark (U+FEFF), which TOML readers refuse "
         "(save it as UTF-8 without a BOM)"
     ]
+
+
+def test_a_byte_that_is_no_utf8_is_located(tmp_path: Path) -> None:
+    """Was the codec's "cannot read the project settings: 'utf-8' codec can't decode byte 0xff
+    in position 29: invalid start byte"."""
+    path = tmp_path / "pyproject.toml"
+    path.write_bytes(b'[tool.agenteval]\nmetrics = "m\xff/"\n')
+    with pytest.raises(ConfigError) as caught:
+        read_project_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: not UTF-8 text: byte 0xff at line 2 column 13 (invalid start byte) "
+        "(save it as UTF-8)"
+    ]
+    path.write_bytes("[tool.agenteval]\n".encode("utf-16"))
+    with pytest.raises(ConfigError) as caught:
+        read_project_file(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}: UTF-16 text (it starts with a UTF-16 byte order mark), not UTF-8 "
+        "(save it as UTF-8)"
+    ]

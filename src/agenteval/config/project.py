@@ -62,16 +62,30 @@ def find_project_file(start: Path | None = None) -> ProjectFile | None:
     return None
 
 
+def _text(path: Path) -> str:
+    """The text of a project file; ConfigError naming the byte (line and column) that is no
+    UTF-8, or what the file is (UTF-16, compressed), not the codec's "in position 29"."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        from agenteval.inputs.input_limits import head_problem, not_utf8_text
+
+        known = head_problem(str(path), data[:8], allow_bom=True)
+        problem = known or Problem(str(path), "", not_utf8_text(data, exc), "save it as UTF-8")
+        raise ConfigError([problem]) from None
+
+
 def read_project_file(path: Path) -> ProjectFile | None:
     """The agenteval settings of ``path`` (None: a pyproject.toml without them)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _text(path)
         if text.startswith("\ufeff"):
             # tomllib says "Invalid statement (at line 1, column 1)": name the cause.
             message = "starts with a byte order mark (U+FEFF), which TOML readers refuse"
             raise ConfigError([Problem(str(path), "", message, "save it as UTF-8 without a BOM")])
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(
             [Problem(str(path), "", f"cannot read the project settings: {exc}")]
         ) from None
