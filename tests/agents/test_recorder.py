@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent_cli import EXACT_FINAL, FAULT_AGENT, echo_case, run_cli, write_evalset
+
 from agenteval.agents.recorder import TraceRecordFile, TurnRecorder, parse_json_text
 from agenteval.inputs.loading import parse_traces
 from agenteval.schema.base import dump
@@ -108,3 +110,47 @@ def test_record_file_reads_back_as_traces(tmp_path: Path) -> None:
     traces, problems = parse_traces(path.read_text(), str(path))
     assert problems == []
     assert len(traces) == 2 and traces["case"][0].tools == turn.tools
+
+
+def test_resume_refuses_a_record_file_that_is_no_utf8_before_driving(tmp_path: Path) -> None:
+    """--resume --record rewrote the file with its bad bytes read as U+FFFD (errors="replace"),
+    exit 0: the user's "caf\\xe9" became "caf\\ufffd". Now it is refused before the agent
+    runs, located, and the file is left as it was."""
+    evalset = write_evalset(
+        tmp_path, "again", [echo_case("one", "hi"), echo_case("two", "a")], EXACT_FINAL
+    )
+    record, first, second = tmp_path / "record.jsonl", tmp_path / "first", tmp_path / "second"
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{tmp_path / 'missing_agent'}",
+        "--no-cache", "--record", str(record), "--output", str(first),
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stdout + proc.stderr  # both incomplete: driven again
+    # A case of another eval set, its answer edited in a Latin-1 editor.
+    edited = b'{"evalId":"elsewhere","actualConversation":[{"finalResponse":"caf\xe9"}]}\n'
+    with record.open("ab") as handle:
+        handle.write(edited)
+    before, column = record.read_bytes(), edited.index(b"\xe9") + 1
+    proc = run_cli(
+        "run", "--evalset", str(evalset), "--agent", f"cmd:{FAULT_AGENT}", "--no-cache",
+        "--record", str(record), "--resume", str(first), "--output", str(second),
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith(
+        f"error: {record}: line 3: not UTF-8 text: byte 0xe9 at column "
+        f"{column} (invalid continuation byte) (--resume appends to the "
+        "--record file and may rewrite it: save it as UTF-8)\n"
+    ), proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert record.read_bytes() == before
+    assert not second.exists()
+
+
+def test_a_rewrite_keeps_every_other_line_as_it_was(tmp_path: Path) -> None:
+    """Read as text, the old line of a case run driven again survived when a string held
+    U+2028 (str.splitlines cut it in two pieces, neither a record: a duplicate the replay
+    refused), and \\r\\n became \\n."""
+    path = tmp_path / "r.jsonl"
+    path.write_bytes('{"evalId":"a","note":"l\u2028m"}\r\n{"evalId":"b"}\r\n'.encode())
+    record = TraceRecordFile(path, append=True)
+    record.append('{"evalId":"a"}', ("a", 1))
+    assert record.close() == '{"evalId":"b"}\r\n{"evalId":"a"}\n'

@@ -12,10 +12,13 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.finite_numbers import FiniteJsonHooks
+from agenteval.inputs.trace_records import line_text
 from agenteval.schema.base import dump
 from agenteval.schema.evalset import Invocation, Message, Tool, Usage
 from agenteval.settings import AGENT_MAX_MESSAGES
@@ -232,17 +235,36 @@ def _run_of(line: str) -> tuple[str, int] | None:
     return (record["evalId"], run_id) if isinstance(run_id, int) else None
 
 
+def record_file_problems(path: Path) -> list[Problem]:
+    """Why ``--resume`` cannot append to the record file ``path``: a line that is no UTF-8
+    (with its byte), which rewriting the file would change; none when there is no file."""
+    try:
+        for _ in _record_lines(path):
+            pass
+    except ConfigError as exc:
+        return exc.problems
+    return []
+
+
+def _record_lines(path: Path) -> Iterator[str]:
+    """The lines of an existing record file, split at ``\n`` only, as written; ConfigError at
+    the first that is no UTF-8 (read as U+FFFD, a rewrite put that into the user's file)."""
+    if not path.is_file():
+        return
+    hint = "--resume appends to the --record file and may rewrite it: save it as UTF-8"
+    with path.open("rb") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            yield line_text(line, f"line {lineno}", str(path), hint)
+
+
 def _recorded_runs(path: Path) -> set[tuple[str, int]]:
     """The case runs a record file already holds (none when it does not exist yet)."""
-    if not path.is_file():
-        return set()
-    with path.open(encoding="utf-8", errors="replace") as lines:
-        return {run for line in lines if (run := _run_of(line)) is not None}
+    return {run for line in _record_lines(path) if (run := _run_of(line)) is not None}
 
 
 def _newest_only(path: Path, again: set[tuple[str, int]]) -> str:
     """The text of ``path`` without the older lines of the case runs in ``again``."""
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    lines = list(_record_lines(path))
     runs = [_run_of(line) if line.strip() else None for line in lines]
     last = {run: index for index, run in enumerate(runs) if run in again}
     kept = [

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from agenteval.agents.adapter import AgentLimits
 from agenteval.agents.driver import AgentDriver, check_case, needs_agent
-from agenteval.agents.recorder import TraceRecordFile
+from agenteval.agents.recorder import TraceRecordFile, record_file_problems
 from agenteval.agents.spec import AgentSpecError, check_spec, open_adapter, shown_spec
 from agenteval.errors import Problem
 from agenteval.report.atomic_write import write_text_atomic
@@ -51,6 +51,10 @@ def check_agent_options(
     if options.record is not None:
         # Opened before the first case is driven: a bad path is a usage error (exit 2).
         problems.extend(check_output_file("--record", Path(options.record)))
+        if options.resume:
+            # Appended to and maybe rewritten: a line that is no UTF-8 is refused before the
+            # first case is driven, not changed into U+FFFD.
+            problems.extend(record_file_problems(Path(options.record)))
         # Without --resume the record starts empty: a --traces file given again would be lost.
         traces = options.traces
         if traces is not None and not options.resume and _same_file(options.record, traces):

@@ -130,13 +130,18 @@ def duplicate_problem(key: str, where: str, file: str) -> Problem:
     return Problem(file, f"{where}.evalId", f"duplicate evalId {eval_id!r}{again}")
 
 
-def parse_line(line: bytes, where: str, file: str) -> Any:
-    """One JSON line's value, or ConfigError located at ``where`` (bad bytes, numbers, nesting)."""
+def line_text(line: bytes, where: str, file: str, hint: str = "") -> str:
+    """A line's text, or ConfigError located at ``where`` naming its byte that is no UTF-8."""
     try:
-        text = line.decode("utf-8")
+        return line.decode("utf-8")
     except UnicodeDecodeError as exc:
         message = not_utf8_text(line, exc, f"column {exc.start + 1}")
-        raise ConfigError([Problem(file, where, message)]) from None
+        raise ConfigError([Problem(file, where, message, hint)]) from None
+
+
+def parse_line(line: bytes, where: str, file: str) -> Any:
+    """One JSON line's value, or ConfigError located at ``where`` (bad bytes, numbers, nesting)."""
+    text = line_text(line, where, file)
     exceeded = limit_problem(text)
     if exceeded is not None:
         raise ConfigError([Problem(file, where, exceeded)])
@@ -333,6 +338,7 @@ __all__ = [
     "TraceRecords",
     "check_record",
     "duplicate_problem",
+    "line_text",
     "not_traces",
     "parse_line",
     "read_trace_lines",
