@@ -408,12 +408,12 @@ def read_protobuf_spans(data: bytes, file: str) -> SpanFile:
 
 def _protobuf_problem(chunk: bytes, base: int, exc: Exception, file: str, lead: str) -> Problem:
     """Why protobuf refused a message: a string field that is no UTF-8 is named, with the place
-    of its byte (upb said only "String field had bad UTF-8", the pure-Python decoder raised the
-    codec's error); anything else is protobuf's own error."""
+    of its byte in the string (upb said only "String field had bad UTF-8", the pure-Python
+    decoder raised the codec's error); anything else is protobuf's own error."""
     if isinstance(exc, UnicodeDecodeError) or "UTF-8" in str(exc):
         from agenteval.inputs.protobuf_strings import bad_string
 
-        found = bad_string(chunk, TracesData.DESCRIPTOR, base)
+        found = bad_string(chunk, TracesData.DESCRIPTOR)
         if found is None:  # not found by the walk: still no cut-short file
             return Problem(file, lead, f"not UTF-8 text in a string field ({exc})")
         where, message = found
