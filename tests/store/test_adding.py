@@ -75,6 +75,27 @@ def test_adding_the_same_result_twice_or_one_eval_set_twice_is_refused(
     assert "add each run's files in its own `store add`" in str(caught.value)
 
 
+def test_a_run_document_given_with_its_result_files_is_refused(
+    store: Store, tmp_path: Path
+) -> None:
+    # `run --output runs/ --json run.json`, then `store add run.json runs/`: one result twice
+    # was stored as two runs, every case counted twice in history and trend.
+    from agenteval.report.result_files import run_document, write_json
+
+    result = scripted_result(1)
+    files = write_result(result, tmp_path / "runs").parent
+    document = write_json(tmp_path / "run.json", run_document([result], duration_seconds=1.0))
+    for paths in ([document, files], [files, document]):
+        with pytest.raises(ConfigError) as caught:
+            add_results(store, paths)
+        assert "result 'app_suite_0001' is also in" in str(caught.value)
+    with store.transaction() as conn:
+        assert logical_runs(conn) == []
+    [run_id] = add_results(store, [document])
+    with store.transaction() as conn:
+        assert [run.id for run in logical_runs(conn)] == [run_id]
+
+
 def test_the_agents_spend_of_added_files_and_run_documents(store: Store, tmp_path: Path) -> None:
     from agenteval.report.result_files import run_document, write_json
 

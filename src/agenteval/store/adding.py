@@ -70,7 +70,9 @@ def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> lis
     runs: list[_Input] = []
     plain = _Input("result files")
     seen: dict[str, str] = {}
+    given: dict[str, str] = {}
     for source, found in by_source.items():
+        _refuse_given_twice(found, source, given)
         path = Path(source)
         data = _as_read(path.read_bytes(), source)
         parsed: Any = pydantic_core.from_json(data) if b'"evalSetResults"' in data else None
@@ -116,6 +118,25 @@ def _as_read(data: bytes, source: str) -> bytes:
         if read is not None:
             return read[0].encode("utf-8")
     return data
+
+
+def _refuse_given_twice(found: Sequence[EvalSetResult], source: str, given: dict[str, str]) -> None:
+    """A result given twice in one ``store add`` (a run document and its result files) would
+    be stored as two runs, its cases counted twice: refused, as one stored already is."""
+    for result in found:
+        result_id = result.eval_set_result_id
+        if result_id and given.setdefault(result_id, source) != source:
+            raise ConfigError(
+                [
+                    Problem(
+                        source,
+                        "evalSetResultId",
+                        f"result {result_id!r} is also in {given[result_id]}",
+                        "a run document holds the results of its result files: add one or "
+                        "the other",
+                    )
+                ]
+            )
 
 
 def _times(item: _Input) -> tuple[float, float, float]:
