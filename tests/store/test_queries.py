@@ -107,3 +107,38 @@ def test_a_group_member_holding_an_earlier_members_cases_replaces_it(
     assert sorted(s.result_id for s in group.sets) == ["again", "other"]
     assert told is not None and f"that run {ids[0]} of this group held" in told
     assert quiet is None
+
+
+def test_a_case_held_twice_by_one_run_takes_its_worse_status(store: Store, tmp_path: Path) -> None:
+    # One run of two namesake eval sets (two files, one evalSetId): "a" failed in the first
+    # and passed in the second, "b" was not evaluated in the second (incomplete).  The run
+    # failed; the last passed status won, and trend called "a" a stable pass.
+    from agenteval.report.result_files import run_document, write_json
+
+    first = eval_set_result(
+        "suite",
+        [
+            case_result("suite", "a", [metric("m", 0.0)]),
+            case_result("suite", "b", [metric("m", 1.0)]),
+            case_result("suite", "c", [metric("m", 1.0)]),
+        ],
+    )
+    second = eval_set_result(
+        "suite",
+        [
+            case_result("suite", "a", [metric("m", 1.0)]),
+            case_result("suite", "b", [metric("m", 0.0, status=N)]),
+            case_result("suite", "c", [metric("m", 1.0)]),
+        ],
+    )
+    second.eval_set_result_id = "second"
+    document = run_document([first, second], duration_seconds=1.0)
+    add_results(store, [write_json(tmp_path / "run.json", document)])
+    with store.transaction() as conn:
+        [run] = logical_runs(conn)
+        assert run.outcome == "incomplete"
+        assert case_outcomes(conn, [run]) == {
+            ("suite", "a"): "f",
+            ("suite", "b"): "i",
+            ("suite", "c"): "p",
+        }

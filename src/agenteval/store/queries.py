@@ -528,8 +528,8 @@ def case_outcomes(
     (``tables.OUTCOME_LETTERS``; ``-`` not run).
 
     Read from ``run_sets``' packed statuses (a row per eval set, not one per case).  A case
-    held twice by one logical run (two members, or its eval set twice) takes the last passed
-    or failed status, in key and position order.
+    held twice by one logical run (two members, or its eval set twice) takes the worse
+    status (:func:`_merge`).
     """
     index_of = {run.key: i for i, lr in enumerate(logical) for run in lr.runs}
     by_set: dict[str, list[dict[str, str]]] = {}
@@ -590,13 +590,21 @@ def case_repeats(
     return found
 
 
+# A case's status letter ranked as a run's outcome ranks statuses (the worse, the lower).
+_LETTER_RANK = {tables.OUTCOME_LETTERS[status]: rank for status, rank in _STATUS_RANK.items()}
+
+
 def _merge(column: dict[str, str], found: dict[str, str]) -> None:
-    """Add one row's statuses to a logical run's: a passed or failed status wins over others."""
+    """Add one row's statuses to a logical run's: a case held twice takes the worse status,
+    ranked as the run's outcome is (incomplete, failed, passed, not evaluated).  The last
+    passed or failed one won: a case failing in one of two namesake eval sets of a failed
+    run read as a stable pass."""
     if column.keys().isdisjoint(found):
         column.update(found)
         return
     for eval_id, letter in found.items():
-        if letter in "pf" or eval_id not in column:
+        held = column.get(eval_id)
+        if held is None or _LETTER_RANK.get(letter, 9) < _LETTER_RANK.get(held, 9):
             column[eval_id] = letter
 
 
