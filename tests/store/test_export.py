@@ -28,6 +28,27 @@ def test_stored_results_read_back_equal_the_files(store: Store, tmp_path: Path) 
     assert path.is_file()
 
 
+def test_added_files_of_one_name_export_as_two_files(store: Store, tmp_path: Path) -> None:
+    # `store add a/x.evalset_result.json b/x.evalset_result.json` (two eval sets): exported
+    # under their stored names, the second overwrote the first ("wrote" said twice).  A name
+    # differing only in case is numbered too: one file on a case-insensitive disk.
+    names = ["x.evalset_result.json", "x.evalset_result.json", "X.evalset_result.json"]
+    given = []
+    for name, eval_set_id in zip(names, ("alpha", "beta", "gamma"), strict=True):
+        path = write_result(scripted_result(1, eval_set_id), tmp_path / eval_set_id)
+        given.append(path.rename(path.with_name(name)))
+    add_results(store, given)
+    with store.transaction() as conn:
+        [run] = logical_runs(conn)
+    written = export_run(store, run, tmp_path / "out", None)
+    assert [path.name for path in written] == [
+        "x.evalset_result.json",
+        "x-2.evalset_result.json",
+        "X-3.evalset_result.json",
+    ]
+    assert [path.read_bytes() for path in written] == [path.read_bytes() for path in given]
+
+
 def test_a_run_group_exports_what_merge_gives(store: Store, tmp_path: Path) -> None:
     one = eval_set_result("suite", [case_result("suite", "a", [metric("m", 1.0)])])
     two = eval_set_result("suite", [case_result("suite", "b", [metric("m", 0.0)])])

@@ -73,15 +73,23 @@ def _damaged(
     )
 
 
-def _file_name(stored: StoredSet, run: LogicalRun) -> str:
-    """The stored file name, made safe again (the store is input like any other)."""
+def _file_name(stored: StoredSet, run: LogicalRun, taken: set[str]) -> str:
+    """The stored file name, made safe again (the store is input like any other), numbered
+    when an earlier eval set of the run took it: ``store add a/x.evalset_result.json
+    b/x.evalset_result.json`` keeps two files of one name, and the second overwrote the first.
+    ``taken`` (names in lower case: one file on a case-insensitive disk) gets the name."""
     name = stored.file_name or (
         f"{safe_name(stored.result_id, max_bytes=200)}{RESULT_SUFFIX}"
         if stored.result_id
         else f"{safe_name(run.id)}_{safe_name(stored.eval_set_id)}{RESULT_SUFFIX}"
     )
-    name = safe_name(name, max_bytes=240)
-    return name if name.endswith(RESULT_SUFFIX) else name + RESULT_SUFFIX
+    name = safe_name(name, max_bytes=240).removesuffix(RESULT_SUFFIX)
+    numbered, count = name, 1
+    while f"{numbered}{RESULT_SUFFIX}".lower() in taken:
+        count += 1
+        numbered = f"{name}-{count}"
+    taken.add(f"{numbered}{RESULT_SUFFIX}".lower())
+    return numbered + RESULT_SUFFIX
 
 
 def _bytes(conn: Connection, stored: StoredSet) -> bytes:
@@ -130,8 +138,9 @@ def export_run(
     with store.transaction() as conn:
         if output is not None:
             output.mkdir(parents=True, exist_ok=True)
+            taken: set[str] = set()
             for stored in run.sets:
-                path = output / _file_name(stored, run)
+                path = output / _file_name(stored, run, taken)
                 try:
                     with StreamedFile(path) as out:
                         _StoredDocument(conn, stored).copy_to(out.write)
