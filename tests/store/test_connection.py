@@ -175,3 +175,14 @@ def test_a_file_of_another_kind_given_as_a_sqlite_store_is_named(tmp_path: Path)
             f"sqlite:///{path}: not a SQLite database (looks like {kind}) (pass it with {flag}; "
             "--store takes a SQLite file or a postgresql:// URL)"
         )
+
+
+def test_the_store_is_named_with_its_control_characters_escaped(tmp_path: Path) -> None:
+    # A path from a project file's `store` is input: `history` ended "2 runs from
+    # sqlite:///…/a<ESC>[2Jb.sqlite", clearing the terminal.
+    url = parse_store_url(str(tmp_path / "a\x1b[2Jb\u202e.sqlite"), "--store")
+    store = open_store(url, write=True)
+    try:
+        assert store.where == f"sqlite:///{tmp_path}/a\\x1b[2Jb\\u202e.sqlite"
+    finally:
+        store.close()

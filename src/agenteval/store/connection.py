@@ -38,6 +38,7 @@ from sqlalchemy.pool import QueuePool
 from agenteval.errors import AgentEvalError, ConfigError, Problem
 from agenteval.exit_codes import ExitCode
 from agenteval.inputs.file_kind import kind_of_head, wrong_kind_message
+from agenteval.inputs.safe_text import escape_control
 from agenteval.sqlite.busy import BUSY_TIMEOUT_SECONDS, open_when_free
 from agenteval.store import tables
 from agenteval.store.migrations import SchemaProblem, ensure_schema
@@ -144,8 +145,10 @@ class Store:
 
     @property
     def where(self) -> str:
-        """The store as named in messages (no password)."""
-        return self.url.redacted()
+        """The store as named in messages (no password), control characters escaped: the
+        URL is input (a project file's ``store``), and ``history``, ``trend`` and "stored run
+        … in" printed a path's escape sequences raw to the terminal."""
+        return escape_control(self.url.redacted())
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
