@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from agenteval.errors import ConfigError
 from agenteval.results.flakiness import Verdict
 from agenteval.schema.status import EvalStatus
 from agenteval.store.adding import add_results
@@ -60,6 +63,21 @@ def test_last_branch_eval_set_and_metric_filters(store: Store, tmp_path: Path) -
     assert {c.eval_set_id for c in other.cases} == {"other"}
     assert len(other.runs) == 2
     assert [s.metric_name for s in one_metric.series] == ["quality", "quality"]
+
+
+def test_a_metric_no_run_scored_is_an_error_naming_those_it_scored(
+    store: Store, tmp_path: Path
+) -> None:
+    # `trend --metric qualty` printed the cases and no series, exit 0, as if asked for none.
+    add_history(store, tmp_path, 2)
+    with store.transaction() as conn:
+        with pytest.raises(ConfigError) as caught:
+            trend(conn, TrendFilters(metric="qualty"))
+        # No run selected: nothing to name the metric of, and nothing is said wrong.
+        assert trend(conn, TrendFilters(metric="qualty", branch="absent")).runs == []
+    [problem] = caught.value.problems
+    assert problem.message == "'qualty' matches no metric of these runs"
+    assert problem.hint == "known: exact, quality"
 
 
 def test_a_config_change_is_named_at_its_run(store: Store, tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from agenteval.errors import ConfigError, Problem
 from agenteval.report.json_keys import camel_fields
 from agenteval.results.flakiness import CaseVerdict, Verdict, order_key, verdict_of
 from agenteval.store.changepoints import change_points, segment_means
@@ -266,14 +267,18 @@ def trend(conn: Connection, filters: TrendFilters) -> Trend:
     """The trend of the runs ``filters`` select (module docstring)."""
     runs = trend_runs(conn, filters)
     series = []
+    names: set[str] = set()
     for (eval_set_id, metric_name), points in metric_points(conn, runs).items():
         if filters.eval_set is not None and eval_set_id != filters.eval_set:
             continue
+        names.add(metric_name)
         if filters.metric is not None and metric_name != filters.metric:
             continue
         line = MetricSeries(eval_set_id, metric_name, points)
         line.change_points = _change_points(line, runs)
         series.append(line)
+    if filters.metric is not None and runs and not series:
+        _no_such_metric(filters.metric, names)
     cases = []
     repeats = case_repeats(conn, runs, filters.eval_set)
     # Most cases share their line of statuses (every run passed): each line is judged once.
@@ -287,6 +292,15 @@ def trend(conn: Connection, filters: TrendFilters) -> Trend:
         cases.append(CaseTrend(eval_set_id, eval_id, *found))
     cases.sort(key=lambda case: order_key((case.eval_set_id, case.eval_id), case.verdict))
     return Trend(runs, series, cases)
+
+
+def _no_such_metric(metric: str, names: set[str]) -> None:
+    """``--metric`` naming no metric of the runs is an error, as ``run --metric`` is: a typo
+    printed the cases without a word about the series that was asked for (exit 0)."""
+    known = ", ".join(sorted(names)) or "none"
+    raise ConfigError(
+        [Problem("--metric", "", f"{metric!r} matches no metric of these runs", f"known: {known}")]
+    )
 
 
 # A case's repeats per run index (queries.case_repeats), as a hashable line.
