@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page
 
+from agenteval.store import trend_page
 from agenteval.store.adding import add_results
 from agenteval.store.connection import Store, open_store
 from agenteval.store.trend import TrendFilters, trend
@@ -146,6 +147,22 @@ def test_every_text_from_the_store_is_escaped_in_the_html(
         f"<title>run G{escaped}0 · commit K&lt;img sr: 0</title>",
     ):
         assert text in html
+
+
+def test_cases_cut_past_the_page_limit_are_not_called_stable_passes(
+    sqlite_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Past MAX_CASES listed, the cut flaky and failing cases were counted with the stable
+    # passes: "2 more cases (stable passes) not listed" when one of them always failed.
+    monkeypatch.setattr(trend_page, "MAX_CASES", 1)
+    add_history(sqlite_store, tmp_path / "runs", 3)  # flappy (flaky), broken, steady
+    with sqlite_store.transaction() as conn:
+        found = trend(conn, TrendFilters())
+    html = render_trend_page(found, title="t").decode()
+    assert '<td class="case-name">suite / flappy</td>' in html
+    assert "suite / broken" not in html
+    assert '<p class="muted" id="cut">1 more flaky, failing or undecided cases' in html
+    assert '<p class="muted" id="unlisted">1 more cases (stable passes) not listed</p>' in html
 
 
 def test_each_outcome_of_a_case_is_said_in_words_not_only_in_colour(

@@ -179,7 +179,9 @@ def trend_model(trend: Trend, title: str) -> dict[str, Any]:
         ],
         "charts": [_chart(series, trend) for series in trend.series],
         "cases": [_case(case, trend.runs) for case in listed[:MAX_CASES]],
-        "unlisted": len(trend.cases) - min(len(listed), MAX_CASES),
+        # Apart: past MAX_CASES the cut flaky and failing cases were counted as stable passes.
+        "cut": max(0, len(listed) - MAX_CASES),
+        "unlisted": len(trend.cases) - len(listed),
         "counts": [
             {"verdict": v.value, "label": v.label, "count": counts[v.value]}
             for v in (Verdict.FLAKY, Verdict.STABLE_FAIL, Verdict.STABLE_PASS, Verdict.UNDECIDED)
