@@ -94,3 +94,23 @@ def test_other_errors_are_raised_at_once(tmp_path: Path) -> None:
         open_when_free(opener)
     assert opener.tries == 1
     assert not is_busy(sqlite3.OperationalError("database is locked"))  # not from SQLite
+
+
+def test_an_extended_busy_code_is_busy(tmp_path: Path) -> None:
+    # sqlite3 gives SQLite's extended code: a WAL reader whose snapshot a writer moved on
+    # fails with SQLITE_BUSY_SNAPSHOT (517), which is busy too (only 5 and 6 were).
+    path = tmp_path / "db.sqlite"
+    with (
+        closing(sqlite3.connect(path, isolation_level=None, timeout=0)) as reader,
+        closing(sqlite3.connect(path, isolation_level=None, timeout=0)) as writer,
+    ):
+        reader.execute("PRAGMA journal_mode=WAL")
+        reader.execute("CREATE TABLE t (x)")
+        reader.execute("BEGIN")
+        reader.execute("SELECT * FROM t").fetchall()
+        writer.execute("INSERT INTO t VALUES (1)")
+        with pytest.raises(sqlite3.OperationalError) as caught:
+            reader.execute("INSERT INTO t VALUES (2)")
+    assert caught.value.sqlite_errorname == "SQLITE_BUSY_SNAPSHOT"
+    assert is_busy(caught.value)
+    assert not is_busy(sqlite3.OperationalError("database is locked"))

@@ -29,9 +29,11 @@ T = TypeVar("T")
 
 def is_busy(exc: BaseException) -> bool:
     """Whether ``exc`` is SQLite saying another connection holds the lock."""
-    # An OperationalError made outside SQLite's C code has no code: not busy.
+    # An OperationalError made outside SQLite's C code has no code: not busy.  The code is
+    # SQLite's extended one (SQLITE_BUSY_RECOVERY, _SNAPSHOT, _TIMEOUT, SQLITE_LOCKED_…):
+    # its low byte is the primary code; only plain SQLITE_BUSY was recognised.
     code = getattr(exc, "sqlite_errorcode", None)
-    busy = code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    busy = isinstance(code, int) and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     return isinstance(exc, sqlite3.OperationalError) and busy
 
 
