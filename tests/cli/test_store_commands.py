@@ -159,6 +159,26 @@ def test_store_add_and_export(tmp_path: Path) -> None:
     assert nothing.returncode == 2 and "nothing to write (give --output DIR" in nothing.stderr
 
 
+def test_export_to_a_place_that_cannot_take_it_is_a_located_exit_2(tmp_path: Path) -> None:
+    # `store export @latest -o FILE` was "internal error: FileExistsError" (exit 4).
+    path = write_result(scripted_result(1), tmp_path / "r")
+    added = in_process("store", "add", str(path), "--store", "team.sqlite", cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    (tmp_path / "afile").write_text("")
+    (tmp_path / "adir").mkdir()
+    for flag, where, problem in (
+        ("-o", "afile", "afile: --output is not a directory (give a directory)"),
+        ("--json", "afile/run.json", "afile/run.json: --json: Not a directory"),
+        ("--json", "adir", "adir: --json is a directory (give a file name)"),
+    ):
+        exported = in_process(
+            "store", "export", "@latest", "--store", "team.sqlite", flag, where, cwd=tmp_path
+        )
+        assert exported.returncode == 2, exported.stderr
+        assert exported.stderr.startswith(f"error: {problem}\n"), exported.stderr
+    assert (tmp_path / "afile").read_text() == "" and not any((tmp_path / "adir").iterdir())
+
+
 def test_report_trend_page(project: Workspace, tmp_path: Path) -> None:
     page = tmp_path / "trend.html"
     made = in_process(

@@ -190,6 +190,12 @@ def export_command(
                 )
             ]
         )
+    from agenteval.report.output_paths import check_outputs, write_refused
+
+    # Checked as run checks its outputs: -o naming a file was an internal error (exit 4).
+    problems = check_outputs({"--output": output}, {"--json": json_file})
+    if problems:
+        raise ConfigError(problems)
     text = reference if reference.startswith(PREFIX) else PREFIX + reference
     store = open_for_reading(flag, "store export")
     try:
@@ -198,7 +204,8 @@ def export_command(
                 run = resolve(conn, text)
         except ReferenceProblem as problem:
             raise ConfigError([Problem(reference, "", problem.message, problem.hint)]) from None
-        written = export_run(store, run, output, json_file)
+        with write_refused(output or json_file or Path()):
+            written = export_run(store, run, output, json_file)
     finally:
         store.close()
     if not quiet:
