@@ -153,6 +153,27 @@ def test_history_view_words_the_judges_cost_as_the_run_did(store: Store, tmp_pat
     )
 
 
+def test_history_view_never_rounds_a_pass_rate_onto_all_or_none(
+    store: Store, tmp_path: Path
+) -> None:
+    # 199 of 200 passed read "199/200 100%", 1 of 200 "1/200 0%".
+    for name, passing in (("most", 199), ("few", 1), ("all", 200)):
+        cases = [
+            case_result("suite", f"c{i:03}", [metric("m", 1.0 if i < passing else 0.0)])
+            for i in range(200)
+        ]
+        result = eval_set_result("suite", cases)
+        result.eval_set_result_id = name
+        add_results(store, [write_result(result, tmp_path / name)], branch=name)
+    with store.transaction() as conn:
+        rows = history_rows(conn, HistoryFilters())
+    console, buffer = _console()
+    render_history(console, rows, "the store")
+    lines = buffer.getvalue().splitlines()
+    for branch, shown in (("most", "199/200 99%"), ("few", "1/200 1%"), ("all", "200/200 100%")):
+        assert any(shown in line and branch in line for line in lines), (branch, lines)
+
+
 def test_history_view_escapes_the_commit(store: Store, tmp_path: Path) -> None:
     # $GITHUB_SHA or store add --commit holding a clear-screen and a colour; "[red]" is markup.
     hostile = "\x1b[2J\x1b[31mdeadbeefcafe"

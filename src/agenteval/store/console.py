@@ -105,6 +105,19 @@ def _agent(usage: dict[str, Any] | None) -> str:
     return text
 
 
+def _percent(passed: int, total: int) -> str:
+    """`` 67%``, rounded but never onto 100 % when a case did not pass, nor onto 0 % when one
+    did: 199 of 200 read "199/200 100%" beside 200 of 200; "" when there are no cases."""
+    if not total:
+        return ""
+    percent = round(100 * passed / total)
+    if passed < total:
+        percent = min(percent, 99)
+    if passed:
+        percent = max(percent, 1)
+    return f" {percent}%"
+
+
 def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str) -> None:
     """The ``history`` table, newest first (an ``agent`` column when a run recorded its spend)."""
     if not rows:
@@ -118,10 +131,7 @@ def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str)
     )  # fmt: skip
     for row in rows:
         cases = row["cases"]
-        rate = row["passRate"]
-        passed = f"{cases['passed']}/{cases['total']}" + (
-            f" {rate:.0%}" if rate is not None else ""
-        )
+        passed = f"{cases['passed']}/{cases['total']}" + _percent(cases["passed"], cases["total"])
         averages = "\n".join(
             f"{_safe(name)} {format_score(value)}" for name, value in row["metricAverages"].items()
         )
