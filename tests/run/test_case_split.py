@@ -227,6 +227,45 @@ def test_a_failed_worker_share_is_scored_again_here(
     )
 
 
+def test_a_failed_worker_before_a_share_with_no_spool_has_its_own_share_scored_again(
+    tmp_path: Path, shares_used: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Three shares, a worker for the second only (no spool for the third's), and that
+    # worker fails: its share, not the third, is scored again here.  The third's was
+    # scored twice and the second's never (the worker's number was counted from the end).
+    evalset, metrics = write_cases(tmp_path, count=3 * MIN_SHARE)
+    made = StreamedRun.part
+    parent = os.getpid()
+    add = SetPart.add
+
+    def second_fails(self: StreamedRun) -> SetPart:
+        calls.append(None)
+        if len(calls) > 1:
+            raise OSError(errno.EMFILE, "Too many open files")
+        return made(self)
+
+    def failing(self: SetPart, case: Any) -> None:
+        if os.getpid() != parent:
+            raise OSError(28, "No space left on device")
+        add(self, case)
+
+    calls: list[None] = []
+    monkeypatch.setattr(StreamedRun, "part", second_fails)
+    monkeypatch.setattr(SetPart, "add", failing)
+    monkeypatch.setattr(case_split, "cpu_count", lambda: 3)
+    one, three = streamed(tmp_path), streamed(tmp_path)
+    first = agenteval.evaluate(evalset, metrics=str(metrics), sink=one)
+    ticks = StopAfter(StopSignal(), 0)
+    second = agenteval.evaluate(evalset, metrics=str(metrics), sink=three, jobs=3, progress=ticks)
+    assert shares_used == [1, 3] and len(calls) == 2
+    assert ticks.done == ticks.total == 3 * MIN_SHARE
+    assert first.exit_code == second.exit_code == 1
+    whole = written(three, tmp_path / "three.json")
+    assert normalised(json.dumps(written(one, tmp_path / "one.json")).encode()) == normalised(
+        json.dumps(whole).encode()
+    )
+
+
 def test_shares_without_a_spool_for_their_worker_are_scored_here(
     tmp_path: Path, shares_used: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -132,7 +132,7 @@ async def stream_in_shares(
         dataclasses.replace(plan, cases=cases[bounds[i] : bounds[i + 1]]) for i in range(shares)
     ]
     shared = mmap.mmap(-1, 8 * (shares + 1))
-    workers: list[tuple[CasePart, ShareWorker]] = []
+    workers: list[tuple[int, CasePart, ShareWorker]] = []  # (share number, its part, worker)
     remove = settings.signals.on_stop(lambda: _set_stop(shared)) if settings.signals else None
     here = shares  # the first share no worker was started for: it and the rest are ours
     try:
@@ -142,12 +142,13 @@ async def stream_in_shares(
             except OSError:  # no spool to be had (too many open files, a full temp directory)
                 here = number
                 break
-            workers.append((part, _start(number, plans[number], settings, deliver, part, shared)))
+            worker = _start(number, plans[number], settings, deliver, part, shared)
+            workers.append((number, part, worker))
         progress = _Progress(settings.on_case_done, shared, shares)
         own = dataclasses.replace(settings, on_case_done=progress.tick)
         await stream_evalset(plans[0], own, deliver)
         while workers:
-            part, worker = workers[0]
+            number, part, worker = workers[0]
             shipped = worker.result(progress.workers if settings.on_case_done else None)
             worker.close()
             del workers[0]
@@ -155,7 +156,6 @@ async def stream_in_shares(
                 # The worker is not trusted: its share is scored here, as one pass would
                 # (the cases it had counted on the progress bar are not counted twice).
                 part.discard()
-                number = shares - 1 - len(workers)
                 again = dataclasses.replace(own, on_case_done=progress.redo(number))
                 await stream_evalset(plans[number], again, deliver)
                 continue
@@ -168,7 +168,7 @@ async def stream_in_shares(
     finally:
         if remove is not None:
             remove()
-        for part, worker in workers:  # not absorbed: interrupted
+        for _, part, worker in workers:  # not absorbed: interrupted
             worker.close()
             part.discard()
         shared.close()
