@@ -53,3 +53,23 @@ def test_merge_reports_an_unknown_key_of_its_evalset(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1, proc.stderr
     assert f"warning: {suite}: owner: 'owner' is not a field of EvalSet" in proc.stderr
+
+
+def test_merge_to_a_place_that_cannot_take_it_is_a_located_exit_2(tmp_path: Path) -> None:
+    # `merge R -o FILE` was "internal error: FileExistsError" (exit 4), `-o FILE/x.json`
+    # NotADirectoryError; the shards were read (and the merge spooled) first.
+    _, result = _result(tmp_path)
+    (tmp_path / "afile").write_text("")
+    for where, problem in (
+        ("afile", "afile: --output is not a directory (give a directory)"),
+        ("afile/m.json", "afile/m.json: --output: Not a directory"),
+        ("afile/sub", "afile/sub: --output: cannot create it: afile is not a directory"),
+    ):
+        proc = run_cli(["merge", str(result), "-o", where], cwd=tmp_path, timeout=120)
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith(f"error: {problem}\n"), proc.stderr
+    # Checked before the shards are read: a missing shard is not what is said first.
+    proc = run_cli(["merge", "nothere.json", "-o", "afile"], cwd=tmp_path, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: afile: --output is not a directory"), proc.stderr
+    assert (tmp_path / "afile").read_text() == ""

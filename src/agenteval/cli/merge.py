@@ -1,6 +1,6 @@
 """``agenteval merge``: join shard results into the result of one full run.
 
-Tested in tests/cli/test_merge.py, tests/cli/test_commands.py and tests/test_merging.py.
+Tested in tests/cli/test_merge.py, tests/cli/test_commands.py and tests/results/test_merging.py.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from agenteval.inputs.safe_text import wrote_line
 from agenteval.report import console as console_report
 from agenteval.report.merge_writer import MERGE_VIEW, spool_merge, write_merged
 from agenteval.report.merge_writer import close as close_spools
+from agenteval.report.output_paths import check_output_dir, check_output_file, write_refused
 from agenteval.report.run_notes import RunNotes
 from agenteval.results.fingerprints import digest_file
 from agenteval.results.merging import Completeness, EvalSetFile, MergedSet, plan_merge
@@ -93,8 +94,20 @@ def merge(
 def merge_results(settings: MergeSettings) -> int:
     """Write the merged result; the exit code the full run would have had."""
     given_once(settings.parts)
+    # Checked before the shards are read, as run checks its outputs: -o naming a file was an
+    # internal error (FileExistsError, exit 4) once every shard had been read and spooled.
+    check = check_output_file if _one_file(settings.out) else check_output_dir
+    problems = check("--output", settings.out)
+    if problems:
+        raise ConfigError(problems)
     with stored_inputs(list(settings.parts), settings.store) as inputs:  # read case by case
         return _merged(settings, inputs)
+
+
+def _one_file(out: Path) -> bool:
+    """Whether ``--output`` is the merged result itself (``*.json``, not a directory), not
+    the directory of one file per eval set."""
+    return out.suffix == ".json" and not out.is_dir()
 
 
 def _eval_sets(specs: Sequence[str]) -> tuple[dict[str, EvalSetFile], list[Problem]]:
@@ -131,7 +144,8 @@ def _merged(settings: MergeSettings, inputs: list[Path]) -> int:
     view = MERGE_VIEW._replace(verbose=settings.verbose)
     spooled = spool_merge(planned, app_name=None if single else settings.app_name, view=view)
     try:
-        written = write_merged(spooled, out)
+        with write_refused(out):
+            written = write_merged(spooled, out)
     finally:
         close_spools(spooled)
     console = stdout()
@@ -164,7 +178,7 @@ def _planned(
     # What --allow-partial let through, said even with --quiet (the merge is not green).
     print_warnings(complete.warnings, verbose=settings.verbose)
     out = settings.out
-    single = out.suffix == ".json" and not out.is_dir()
+    single = _one_file(out)
     if single and len(planned) != 1:
         problem = Problem(str(out), "", f"{len(planned)} eval sets to write; give a directory")
         raise ConfigError([problem], evalset_warnings)
