@@ -7,6 +7,7 @@ import pytest
 from agenteval.inputs.score_text import (
     exact_number,
     format_score,
+    pass_percent,
     reason_numbers,
     score_beside,
     threshold_beside,
@@ -80,3 +81,17 @@ def test_a_reason_prints_score_and_threshold_in_the_order_the_numbers_are(
     assert shown == texts
     read = float(shown[0]), float(shown[1])
     assert (read[0] < read[1], read[0] == read[1]) == (score < threshold, score == threshold)
+
+
+def test_a_pass_percent_reads_all_or_none_only_when_it_is() -> None:
+    # 9,999 of 10,000 rounded to "100%" (and 199 of 200 with no decimals), 1 of 10,000 to "0%".
+    assert pass_percent(9_999, 10_000, decimals=1) == "99.9%"
+    assert pass_percent(1, 10_000, decimals=1) == "0.1%"
+    assert pass_percent(199, 200) == "99%" and pass_percent(1, 200) == "1%"
+    assert pass_percent(10_000, 10_000, decimals=1) == "100%" and pass_percent(0, 7) == "0%"
+    # Elsewhere rounded as ever; whole numbers without a trailing ".0".
+    assert pass_percent(2, 3) == "67%" and pass_percent(1, 3, decimals=1) == "33.3%"
+    assert (
+        pass_percent(1, 2, decimals=1) == "50%"
+        and pass_percent(9_994, 10_000, decimals=1) == "99.9%"
+    )

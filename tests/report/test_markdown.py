@@ -312,3 +312,17 @@ def test_a_score_just_under_its_threshold_is_not_printed_as_the_threshold(
     assert failing[1][3].startswith(
         "response_match_score: score 0.7999999999999999 < threshold 0.8: "
     ), failing[1]
+
+
+def test_a_pass_rate_never_rounds_onto_all_or_none() -> None:
+    # 2,000 of 2,001 cases passed (99.95 %) read "(100%)" and "100%" in the pass rate table,
+    # as a run where every case passed does; 1 of 2,001 (0.05 %) read "0%".
+    for passing, shown in ((2_000, "99.9%"), (1, "0.1%"), (2_001, "100%"), (0, "0%")):
+        cases = [
+            case_result("big", f"c{i:04}", [metric("m", 1.0 if i < passing else 0.0)])
+            for i in range(2_001)
+        ]
+        text = markdown_summary([eval_set_result("big", cases)])
+        assert f"**{passing} of 2001 cases passed** ({shown})" in text, text[:200]
+        rates = rendered_tables(text)[0]
+        assert rates[1][5] == shown, rates

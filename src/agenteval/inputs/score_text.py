@@ -1,6 +1,7 @@
 """Numbers as every report prints them: a score (at most 4 decimals, no trailing zeros),
 a score beside its threshold (as many digits as it takes to differ from it), one to its
-last digit (explain's arithmetic) and a count of something (``1 call``, ``2 calls``).
+last digit (explain's arithmetic), a count of something (``1 call``, ``2 calls``) and a
+pass percentage that never reads as all or none when it is not.
 
 A module of its own, importing nothing, so that the views that only print numbers
 (``agenteval trend`` and its page) do not load the result models with
@@ -82,11 +83,29 @@ def counted(count: int, noun: str, plural: str = "", *, grouped: bool = False) -
     return f"{number} {noun if count == 1 else plural or noun + 's'}"
 
 
+def pass_percent(passed: int, total: int, *, decimals: int = 0) -> str:
+    """``passed`` of ``total`` (> 0) as a percentage with up to ``decimals`` decimals
+    (``67%``, ``33.3%``, ``50%``): rounded, but never onto 100 % when a case did not pass
+    nor onto 0 % when one did — 9,999 of 10,000 read "100%" beside 10,000 of 10,000."""
+    step = 10.0**-decimals
+    value = 100 * passed / total
+    if passed < total:
+        value = min(value, 100 - step)
+    if passed:
+        value = max(value, step)
+    # Bounded before rounding, so that 99.96 % of the cases reads 99.9 %, not 100.0 %.
+    text = f"{value:.{decimals}f}"
+    if decimals:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
 __all__ = [
     "counted",
     "exact_number",
     "failed_against",
     "format_score",
+    "pass_percent",
     "reason_numbers",
     "score_beside",
     "threshold_beside",

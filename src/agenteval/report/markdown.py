@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TypedDict, Unpack
 
 from agenteval.inputs.safe_text import BIDI_CONTROLS
-from agenteval.inputs.score_text import score_beside, threshold_beside
+from agenteval.inputs.score_text import pass_percent, score_beside, threshold_beside
 from agenteval.report.agent_cost import agent_usage_text
 from agenteval.report.atomic_write import write_text_atomic
 from agenteval.report.console_tables import STATUS_LABELS, STATUS_LOOKS
@@ -75,8 +75,7 @@ def _rule(*aligns: str) -> str:
 def _percent(passed: int, total: int) -> str:
     if total == 0:
         return "—"
-    value = f"{100 * passed / total:.1f}".removesuffix(".0")
-    return f"{value}%"
+    return pass_percent(passed, total, decimals=1)
 
 
 def _counts(report: SetReport) -> tuple[int, int, int, int, int]:

@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.inputs.safe_text import escape_control
-from agenteval.inputs.score_text import format_score
+from agenteval.inputs.score_text import format_score, pass_percent
 from agenteval.report.judge_cost import cost_text, priced_text, usd
 from agenteval.results.flakiness import Verdict
 from agenteval.store.history import iso
@@ -106,16 +106,8 @@ def _agent(usage: dict[str, Any] | None) -> str:
 
 
 def _percent(passed: int, total: int) -> str:
-    """`` 67%``, rounded but never onto 100 % when a case did not pass, nor onto 0 % when one
-    did: 199 of 200 read "199/200 100%" beside 200 of 200; "" when there are no cases."""
-    if not total:
-        return ""
-    percent = round(100 * passed / total)
-    if passed < total:
-        percent = min(percent, 99)
-    if passed:
-        percent = max(percent, 1)
-    return f" {percent}%"
+    """`` 67%`` (:func:`pass_percent`), or "" when there are no cases."""
+    return f" {pass_percent(passed, total)}" if total else ""
 
 
 def render_history(console: Console, rows: Sequence[dict[str, Any]], where: str) -> None:
