@@ -159,6 +159,20 @@ def test_store_add_and_export(tmp_path: Path) -> None:
     assert nothing.returncode == 2 and "nothing to write (give --output DIR" in nothing.stderr
 
 
+def test_a_failed_store_add_leaves_no_new_store_behind(tmp_path: Path) -> None:
+    # The store was opened (created, with its directory) before the inputs were read:
+    # `store add nothere.json --store sqlite:///z.sqlite` failed and left an empty z.sqlite.
+    (tmp_path / "notes.json").write_text('{"evalSetId": "s", "evalCases": [{"evalId": 1}]}')
+    for given, store in (
+        ("nothere.json", "sqlite:///z.sqlite"),
+        ("notes.json", "new/z.sqlite"),
+    ):
+        added = in_process("store", "add", given, "--store", store, cwd=tmp_path)
+        assert added.returncode == 2, added.stderr
+        assert added.stderr.startswith(f"error: {given}: "), added.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.json"]
+
+
 def test_export_to_a_place_that_cannot_take_it_is_a_located_exit_2(tmp_path: Path) -> None:
     # `store export @latest -o FILE` was "internal error: FileExistsError" (exit 4).
     path = write_result(scripted_result(1), tmp_path / "r")

@@ -50,7 +50,7 @@ from agenteval.store.writer import (
 
 
 @dataclass(slots=True)
-class _Input:
+class Addition:
     """One run to add: its results, their files' bytes, the run document when it is one."""
 
     label: str
@@ -62,13 +62,13 @@ class _Input:
     mtime: float = 0.0
 
 
-def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> list[_Input]:
+def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> list[Addition]:
     results, sources = read_results(paths, warnings)
     by_source: dict[str, list[EvalSetResult]] = {}
     for result, source in zip(results, sources, strict=True):
         by_source.setdefault(source, []).append(result)
-    runs: list[_Input] = []
-    plain = _Input("result files")
+    runs: list[Addition] = []
+    plain = Addition("result files")
     seen: dict[str, str] = {}
     given: dict[str, str] = {}
     for source, found in by_source.items():
@@ -77,7 +77,7 @@ def _inputs(paths: Sequence[Path], warnings: list[Problem] | None = None) -> lis
         data = _as_read(path.read_bytes(), source)
         parsed: Any = pydantic_core.from_json(data) if b'"evalSetResults"' in data else None
         if isinstance(parsed, dict) and kind_of(parsed) is FileKind.RUN:
-            item = _Input(source, run_document=data, mtime=path.stat().st_mtime)
+            item = Addition(source, run_document=data, mtime=path.stat().st_mtime)
             item.keys = {k: v for k, v in parsed.items() if k != "evalSetResults"}
             for result in found:
                 item.results.append(result)
@@ -139,7 +139,7 @@ def _refuse_given_twice(found: Sequence[EvalSetResult], source: str, given: dict
             )
 
 
-def _times(item: _Input) -> tuple[float, float, float]:
+def _times(item: Addition) -> tuple[float, float, float]:
     """(started_at, finished_at, duration) from the files' own keys, else their mtime."""
     finished = item.keys.get("createdAt")
     duration = item.keys.get("durationSeconds")
@@ -152,7 +152,7 @@ def _times(item: _Input) -> tuple[float, float, float]:
     return float(finished) - float(duration), float(finished), float(duration)
 
 
-def _refuse_stored_twice(store: Store, inputs: Sequence[_Input]) -> None:
+def _refuse_stored_twice(store: Store, inputs: Sequence[Addition]) -> None:
     ids = [r.eval_set_result_id for item in inputs for r in item.results if r.eval_set_result_id]
     if not ids:
         return
@@ -172,6 +172,16 @@ def _refuse_stored_twice(store: Store, inputs: Sequence[_Input]) -> None:
         )
 
 
+def read_additions(paths: Sequence[Path], warnings: list[Problem] | None = None) -> list[Addition]:
+    """The runs in ``paths``, read and checked before any store is opened: a failed ``store
+    add`` created the store (an empty file) first (ConfigError; ``warnings``: what reading
+    them found that is no error goes there)."""
+    inputs = _inputs(paths, warnings)
+    if not inputs:
+        raise ConfigError([Problem(", ".join(map(str, paths)), "", "no results to add")])
+    return inputs
+
+
 def add_results(
     store: Store,
     paths: Sequence[Path],
@@ -183,9 +193,23 @@ def add_results(
 ) -> list[str]:
     """Add the runs in ``paths``; returns their new run ids (ConfigError / StoreError;
     ``warnings``: what reading them found that is no error goes there)."""
-    inputs = _inputs(paths, warnings)
-    if not inputs:
-        raise ConfigError([Problem(", ".join(map(str, paths)), "", "no results to add")])
+    inputs = read_additions(paths, warnings)
+    return add_read(
+        store, inputs, commit=commit, branch=branch, run_group=run_group, warnings=warnings
+    )
+
+
+def add_read(
+    store: Store,
+    inputs: Sequence[Addition],
+    *,
+    commit: str | None = None,
+    branch: str | None = None,
+    run_group: str | None = None,
+    warnings: list[Problem] | None = None,
+) -> list[str]:
+    """Add the runs :func:`read_additions` read; returns their new run ids (ConfigError /
+    StoreError; ``warnings``: a group member replaced is said there)."""
     _refuse_stored_twice(store, inputs)
     added: list[str] = []
     for item in inputs:
@@ -200,7 +224,7 @@ def add_results(
     return added
 
 
-def _add(store: Store, item: _Input, context: RunContext, run_group: str | None) -> str:
+def _add(store: Store, item: Addition, context: RunContext, run_group: str | None) -> str:
     started, finished, duration = _times(item)
     num_runs = max((r.summary.num_runs if r.summary else 1) or 1 for r in item.results)
     meta = RunMeta(
@@ -247,4 +271,4 @@ def _add(store: Store, item: _Input, context: RunContext, run_group: str | None)
     return meta.run_id
 
 
-__all__ = ["add_results"]
+__all__ = ["Addition", "add_read", "add_results", "read_additions"]

@@ -144,18 +144,21 @@ def add_command(
 ) -> int:
     """``agenteval store add RESULT…`` (``warn`` prints what reading them found that is no
     error, as every command prints warnings)."""
-    from agenteval.store.adding import add_results
+    from agenteval.store.adding import add_read, read_additions
 
     setting = store_setting(flag)
     if setting is None:
         raise ConfigError(
             [Problem("store add", "", "needs a run store", "give --store URL or $AGENTEVAL_STORE")]
         )
-    store = open_store(setting.parse(), write=True)
+    url = setting.parse()
+    warnings: list[Problem] = []
+    # Read before the store is opened: a missing or refused input left a new, empty store.
+    inputs = read_additions(paths, warnings)
+    store = open_store(url, write=True)
     try:
-        warnings: list[Problem] = []
-        added = add_results(
-            store, paths, commit=commit, branch=branch, run_group=run_group, warnings=warnings
+        added = add_read(
+            store, inputs, commit=commit, branch=branch, run_group=run_group, warnings=warnings
         )
     finally:
         store.close()
