@@ -2,9 +2,9 @@
 ``report --store --trend``.
 
 ``cli/history.py``, ``cli/store.py`` and ``cli/report.py`` parse the flags and hand them
-here; each function opens the store (reading commands never create or change one, ``store
-add`` creates it), does its one job and returns the exit code.  Problems are ConfigError /
-StoreError: one located line, exit 2.
+here; each function opens the store (reading commands never create one, but have an older
+schema migrated first, ``connection.open_store``; ``store add`` creates it), does its one job
+and returns the exit code.  Problems are ConfigError / StoreError: one located line, exit 2.
 
 Tested in tests/cli/test_store_commands.py.
 """

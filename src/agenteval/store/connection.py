@@ -258,7 +258,8 @@ def open_store(url: StoreUrl, *, write: bool) -> Store:
     """Connect to ``url`` and check its schema (creating or migrating it when ``write``).
 
     ``write``: the caller will record runs (an empty database gets the schema; a SQLite file
-    is created).  Reading never creates anything.  Raises :class:`StoreError`.
+    is created).  Reading never creates anything; it has an older schema migrated by a
+    writer first (refused read-only).  Raises :class:`StoreError`.
     """
     if url.read_only and write:
         raise StoreError(url.redacted(), "the store is read-only (?mode=ro)", "drop ?mode=ro")
