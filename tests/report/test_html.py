@@ -1320,3 +1320,25 @@ def test_a_case_that_failed_in_a_later_run_opens_on_that_run(
     page.locator("#case .runs button").first.click()  # the other runs are a click away
     assert page.locator("#case .metric .reason").first.inner_text() == "run 1"
     opened.check_offline()
+
+
+def test_a_pass_rate_never_rounds_onto_all_or_none(open_report: object, tmp_path: Path) -> None:
+    """2,000 of 2,001 cases passed read "100%" (as all passing does) and 1 of 2,001 "0%" (as
+    none passing does); the page rounds as the console and Markdown do now."""
+    results = []
+    for eval_set_id, passed in (("most", 2000), ("few", 1), ("all", 2001)):
+        cases = [
+            case_result(eval_set_id, f"c{i:04d}", [metric("m", 1.0 if i < passed else 0.0)])
+            for i in range(2001)
+        ]
+        results.append(eval_set_result(eval_set_id, cases))
+    page_path = tmp_path / "rates.html"
+    write_report(page_path, [ReportRun("r", results)])
+    opened = open_report(page_path)  # type: ignore[operator]
+    headings = opened.page.locator("#summary h2").all_inner_texts()
+    assert [h.split(" · ")[0] for h in headings[-3:]] == [
+        "most — 99.9% of 2001 cases passed",
+        "few — 0.1% of 2001 cases passed",
+        "all — 100% of 2001 cases passed",
+    ]
+    opened.check_offline()

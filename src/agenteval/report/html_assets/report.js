@@ -121,7 +121,13 @@
   }
 
   function pct(rate) {
-    return rate === null || rate === undefined ? "—" : (Math.round(rate * 1000) / 10) + "%";
+    if (rate === null || rate === undefined) return "—";
+    // Rounded, but never onto 100 % when a case did not pass nor onto 0 % when one did,
+    // as the console and Markdown round theirs (inputs/score_text.pass_percent).
+    var value = rate * 100;
+    if (rate < 1) value = Math.min(value, 99.9);
+    if (rate > 0) value = Math.max(value, 0.1);
+    return (Math.round(value * 10) / 10) + "%";
   }
 
   function badge(status, prefix) {
