@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agenteval.inputs.safe_text import escape_control
+from agenteval.inputs.score_text import pass_percent
 
 
 def number(value: float | None, digits: int = 4) -> str:
@@ -147,7 +148,8 @@ def _judge_parts(group: Mapping[str, Any]) -> list[Part]:
             (
                 "line",
                 "position bias: the preferred answer flipped when the candidates were swapped "
-                f"in {bias['flips']} of {bias['turns']} turns ({bias['flipRate']:.0%})",
+                f"in {bias['flips']} of {bias['turns']} turns "
+                f"({pass_percent(bias['flips'], bias['turns'])})",
             )
         )
     if group["disagreements"]:
