@@ -142,3 +142,68 @@ def test_a_case_held_twice_by_one_run_takes_its_worse_status(store: Store, tmp_p
             ("suite", "b"): "i",
             ("suite", "c"): "p",
         }
+
+
+def test_a_shard_killed_before_it_stored_a_case_is_replaced_by_its_rerun(
+    store: Store, tmp_path: Path
+) -> None:
+    # Shard 2's first job was killed (a CI timeout) before it stored a case: its member stays
+    # "running" for good.  The group read unfinished forever once shard 2 ran again.
+    from agenteval import __version__
+
+    with store.transaction() as conn:
+        conn.execute(
+            tables.runs.insert().values(
+                run_id="killed",
+                run_group="g",
+                shard_index=2,
+                shard_count=3,
+                state="running",
+                started_at=1.0,
+                agenteval_version=__version__,
+                app_name="app",
+                num_runs=1,
+                origin="run",
+            )
+        )
+    _shard(store, tmp_path, 1, {"a": 1.0})
+    _shard(store, tmp_path, 3, {"c": 1.0})
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+        assert (group.state, group.outcome) == ("unfinished", None)  # it may still be running
+    _shard(store, tmp_path, 2, {"b": 0.0})
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+        rerun = next(run.run_id for run in group.runs if run.shard_index == 2)
+        told = rerun_warning(conn, "g", rerun)
+    assert (group.state, group.shards, group.outcome) == ("finished", (3, 3), "failed")
+    assert [run.run_id for run in group.replaced] == ["killed"]
+    assert group.counts["total"] == 3
+    assert told is not None and "runs shard 2/3 again, which run killed of this group" in told
+
+
+def test_an_unsharded_member_that_stored_nothing_yet_is_not_replaced(
+    store: Store, tmp_path: Path
+) -> None:
+    # Unsharded jobs of one group score other eval sets: one that stored nothing yet is
+    # another job still running, not one a later job ran again.
+    from agenteval import __version__
+
+    with store.transaction() as conn:
+        conn.execute(
+            tables.runs.insert().values(
+                run_id="slow-job",
+                run_group="g",
+                state="running",
+                started_at=1.0,
+                agenteval_version=__version__,
+                app_name="app",
+                num_runs=1,
+                origin="run",
+            )
+        )
+    result = eval_set_result("suite", [case_result("suite", "a", [metric("m", 1.0)])])
+    add_results(store, [write_result(result, tmp_path / "job")], run_group="g")
+    with store.transaction() as conn:
+        [group] = logical_runs(conn)
+    assert group.state == "unfinished" and group.replaced == []

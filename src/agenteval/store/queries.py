@@ -381,9 +381,19 @@ def _case_keys(conn: Connection, keys: Sequence[int]) -> dict[int, set[tuple[str
 
 def _reran(later: StoredRun, earlier: StoredRun, cases: CaseKeys) -> bool:
     """Whether ``later`` ran ``earlier`` again: the same shard (or both unsharded) and one of
-    its cases (two shards holding one case are no rerun: export names that conflict)."""
+    its cases (two shards holding one case are no rerun: export names that conflict).
+
+    A shard's member that holds no case is run again by any later member of its shard: a
+    job killed before it stored one (a CI timeout) stays ``running`` for good, and its group
+    read unfinished forever, never a baseline or exported.  Unsharded members hold other
+    eval sets: one that stored nothing yet is still owed its own, and stays."""
     same = (later.shard_index, later.shard_count) == (earlier.shard_index, earlier.shard_count)
-    return same and not cases.get(later.key, set()).isdisjoint(cases.get(earlier.key, ()))
+    if not same:
+        return False
+    held = cases.get(earlier.key, set())
+    if not held:
+        return bool(later.shard_count)
+    return not cases.get(later.key, set()).isdisjoint(held)
 
 
 def _slot(run: StoredRun) -> tuple[str | None, int | None, int | None]:
@@ -444,14 +454,23 @@ def rerun_warning(conn: Connection, group: str, run_id: str) -> str | None:
     # Only members of its own shard can have been run again by it: their case ids alone.
     cases = _case_keys(conn, [run.key for run in members if _slot(run) == _slot(ours)])
     mine = cases[ours.key]
-    replaced = [run.run_id for run in members[: members.index(ours)] if _reran(ours, run, cases)]
-    if not replaced:
+    earlier = [run for run in members[: members.index(ours)] if _reran(ours, run, cases)]
+    if not earlier:
         return None
+    held = [run.run_id for run in earlier if cases[run.key]]
+    empty = [run.run_id for run in earlier if not cases[run.key]]
     eval_sets = ", ".join(sorted({eval_set_id for eval_set_id, _ in mine}))
+    said: list[str] = []
+    if held:
+        said.append(f"holds cases of {eval_sets} that run {', '.join(held)} of this group held")
+    if empty:
+        said.append(
+            f"runs shard {ours.shard_index}/{ours.shard_count} again, which run "
+            f"{', '.join(empty)} of this group started and stored no case of"
+        )
     return (
-        f"run {run_id} holds cases of {eval_sets} that run {', '.join(replaced)} of this "
-        "group held: it replaces that run in the group's history, trend, show, export and "
-        "baselines (the newest run of a shard wins)"
+        f"run {run_id} {' and '.join(said)}: it replaces that run in the group's history, "
+        "trend, show, export and baselines (the newest run of a shard wins)"
     )
 
 
