@@ -146,6 +146,23 @@ def test_python_only_syntax_is_rejected() -> None:
         assert verdict.reason.startswith("invalid regex")
 
 
+def test_any_byte_escape_is_an_invalid_regex_as_in_go() -> None:
+    """Go's regexp/syntax ``Parse`` (parse.go, the ``case 'C'`` of its ``\\`` switch: "any
+    byte; not supported") refuses ``\\C`` with ErrInvalidEscape, so text.go's ``Match``
+    reports "invalid regex" (score 0); RE2 in C++ reads it as any byte and matched "x".
+    Inside ``\\Q...\\E`` it is literal text in both."""
+    criterion = text(matchStrategy="regex")
+    for pattern in (r"\C", r"a\Cb", r"\\\C", r"\Qx\E\C"):
+        verdict = check_text(criterion, "xa-b", pattern)
+        assert not verdict.ok, pattern
+        assert verdict.reason.endswith(": invalid escape sequence: \\C"), verdict.reason
+    with pytest.raises(ValueError, match=r"invalid escape sequence: \\C"):
+        compile_regex(r"\C")
+    assert check_text(criterion, r"a\Cb", r"a\Q\C\Eb").ok
+    assert check_text(criterion, r"a\Cb", r"a\\Cb").ok  # an escaped backslash, then C
+    assert check_text(criterion, r"\C", r"\Q\C").ok  # \Q without \E runs to the end
+
+
 def test_case_insensitive_lowercases_the_pattern_text() -> None:
     # Go lower-cases the pattern too, so \D (non-digit) becomes \d (digit).
     criterion = text(matchStrategy="regex", caseInsensitive=True)

@@ -33,9 +33,33 @@ def go_lower(text: str) -> str:
     return text.lower()
 
 
+def _has_byte_escape(pattern: str) -> bool:
+    """Whether ``pattern`` uses ``\\C`` (any byte) outside ``\\Q...\\E``.
+
+    RE2 in C++ accepts it; Go's regexp/syntax refuses it ("any byte; not supported").
+    Inside a class both refuse it, so the scan need not know about classes.
+    """
+    at = pattern.find("\\")
+    while 0 <= at < len(pattern) - 1:
+        follower = pattern[at + 1]
+        if follower == "C":
+            return True
+        if follower == "Q":
+            # Go reads everything up to \E (or the end) as literal text.
+            end = pattern.find("\\E", at + 2)
+            if end == -1:
+                return False
+            at = pattern.find("\\", end + 2)
+        else:
+            at = pattern.find("\\", at + 2)
+    return False
+
+
 @lru_cache(maxsize=1024)
 def _compiled(pattern: str) -> Any:
     """The compiled RE2 regex, or the compile error text (failures are cached too)."""
+    if _has_byte_escape(pattern):
+        return "invalid escape sequence: \\C"
     try:
         return re2.compile(pattern, _RE2_OPTIONS)
     except re2.error as exc:
