@@ -356,6 +356,18 @@ def test_raw_text_parse_errors_name_the_side() -> None:
     assert ok(EXACT, "not json", "not json")
 
 
+def test_raw_text_lone_surrogate_escapes_read_as_replacement_character() -> None:
+    """json.go's ``parseRawJSON`` decodes with encoding/json, which reads an invalid UTF-16
+    escape as U+FFFD (``Unmarshal``'s documented rule), so "\\ud800" and "\\udc00" are the
+    same string and the turn matches; they used to stay two different lone surrogates."""
+    assert ok(EXACT, r'{"a": "\ud800"}', r'{"a": "\udc00"}', raw=True)
+    assert ok(EXACT, r'["x\ud800y"]', '["x\ufffdy"]', raw=True)
+    assert ok(EXACT, r'"\ud83d\ude00"', '"\U0001f600"', raw=True)  # a pair stays one character
+    assert "value mismatch" in reason(EXACT, r'"\ud800"', '"?"', raw=True)
+    schema = crit(valid=True, schema={"const": "\ufffd"}, matchStrategy="skip")
+    assert ok(schema, r'"\udfff"', None)
+
+
 def test_skip_and_unknown_strategy() -> None:
     assert ok(crit(matchStrategy="skip"), "not json", "not checked", raw=True)
     assert (

@@ -13,6 +13,7 @@ from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.schema_patterns import re2_problem, with_re2
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.inputs.go_escapes import go_escapes
 from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
 from agenteval.steps.record import Recorder, listening
@@ -94,8 +95,9 @@ def parse_json_text(text: str) -> Any:
         # round alike, the last duplicate key wins) and no NaN or Infinity.
         return pydantic_core.from_json(text, allow_inf_nan=False, cache_strings=False)
     except ValueError:
-        # The stdlib decoder words the error users see, and it reads lone surrogates.
-        return _DECODER.decode(text)
+        # The stdlib decoder words the error users see.  pydantic-core refuses a lone
+        # surrogate escape ("\\ud800"); Go's decoder reads it as U+FFFD, so we do too.
+        return _DECODER.decode(go_escapes(text))
 
 
 def _same_scalar(a: Any, e: Any, tolerance: float) -> bool:
