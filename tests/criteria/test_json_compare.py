@@ -368,6 +368,27 @@ def test_raw_text_lone_surrogate_escapes_read_as_replacement_character() -> None
     assert ok(schema, r'"\udfff"', None)
 
 
+def test_raw_text_numbers_beyond_float64_cannot_be_compared() -> None:
+    """json.go's ``normalizeInputs`` -> ``parseRawJSON`` decodes into ``any`` (float64, no
+    UseNumber): encoding/json refuses ``1e400`` and a 401-digit integer ("cannot unmarshal
+    number ... into Go value of type float64"), so the turn is a mismatch (score 0) even
+    when both sides are the same text; the exact Python int used to make it a match."""
+    big = "1" + "0" * 400
+    assert reason(EXACT, big, big, raw=True) == (
+        "parse actual raw json: number at $ is beyond float64 (Go cannot decode it)"
+    )
+    assert reason(EXACT, f'{{"a": [{big}]}}', f'{{"a": [{big}]}}', raw=True).startswith(
+        "parse actual raw json: number at a[0] is beyond float64"
+    )
+    assert reason(EXACT, "[1]", "[-1e400]", raw=True).startswith("parse expected raw json: ")
+    # Only the comparison decodes into float64; valid and schema read numbers with
+    # UseNumber (rawJSONValue, schemaValue), which keeps them.
+    assert ok(crit(valid=True, schema={"type": "integer"}, matchStrategy="skip"), big, "")
+    # Numbers near the limit, and such text inside strings or keys, are fine.
+    assert ok(EXACT, "1.7976931348623157e308", "1.7976931348623157e308", raw=True)
+    assert ok(EXACT, '{"1e400": "1e400"}', '{"1e400": "1e400"}', raw=True)
+
+
 def test_skip_and_unknown_strategy() -> None:
     assert ok(crit(matchStrategy="skip"), "not json", "not checked", raw=True)
     assert (

@@ -13,6 +13,7 @@ from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.schema_patterns import re2_problem, with_re2
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
+from agenteval.inputs.finite_numbers import non_finite_numbers
 from agenteval.inputs.go_escapes import go_escapes
 from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
@@ -380,6 +381,19 @@ def _record_json(
     recorder.add("json", data)
 
 
+def _beyond_float64(text: str, value: Any) -> str | None:
+    """Why Go cannot compare the JSON ``text`` that Python read as ``value``, or None.
+
+    json.go's comparison decodes raw text into float64 (no ``UseNumber``), which refuses a
+    number beyond ±1.8e308 ("cannot unmarshal number 1e400 into Go value of type float64"):
+    Python reads ``1e400`` as infinity and ``1`` with 400 zeros as an exact int.
+    """
+    found = non_finite_numbers(value, "", text)
+    if not found:
+        return None
+    return f"number at {found[0].path} is beyond float64 (Go cannot decode it)"
+
+
 def _json_outcome(
     criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool
 ) -> JSONDifference | str | None:
@@ -418,11 +432,17 @@ def _json_outcome(
                 parsed = parse_json_text(actual)
             except ValueError as exc:
                 return f"parse actual raw json: {exc}"
+        beyond = _beyond_float64(actual, parsed)
+        if beyond is not None:
+            return f"parse actual raw json: {beyond}"
         try:
-            expected = parse_json_text(expected)
+            expected_value = parse_json_text(expected)
         except ValueError as exc:
             return f"parse expected raw json: {exc}"
-        actual = parsed
+        beyond = _beyond_float64(expected, expected_value)
+        if beyond is not None:
+            return f"parse expected raw json: {beyond}"
+        actual, expected = parsed, expected_value
     if strategy not in ("", "exact"):
         return f"invalid match strategy {strategy}"
     tolerance = criterion.number_tolerance
