@@ -53,6 +53,32 @@ def test_not_well_formed(text: str, detail: str) -> None:
     assert detail in verdict.reason
 
 
+@pytest.mark.parametrize(
+    ("declaration", "problem"),
+    [
+        ('version="1.1"', 'xml: unsupported version "1.1"; only version 1.0 is supported'),
+        (
+            'version="1.0" encoding="ISO-8859-1"',
+            'xml: encoding "ISO-8859-1" declared but Decoder.CharsetReader is nil',
+        ),
+        ('version="1.0" encoding="utf8"', 'xml: encoding "utf8" declared'),
+        ('version="1.0" encoding="us-ascii"', 'xml: encoding "us-ascii" declared'),
+        ('version="1.0" encoding="Utf-8"', None),
+        ('version="1.0" encoding="UTF-8" standalone="yes"', None),
+    ],
+)
+def test_xml_declaration_as_go_reads_it(declaration: str, problem: str | None) -> None:
+    """encoding/xml's ``Decoder.rawToken`` (the ``<?xml`` ProcInst branch) refuses a version
+    other than "1.0" and an encoding that is not EqualFold "utf-8" when ``CharsetReader`` is
+    nil (xml.go's ``matchValid`` sets none): Go scores these 0; expat accepted them."""
+    found = xml_problem(f"<?xml {declaration}?><root/>")
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and found.startswith(problem), found
+        assert not check_xml(VALID, f"<?xml {declaration}?><root/>").ok
+
+
 def test_entities_are_never_expanded() -> None:
     laughs = (
         '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from xml.parsers import expat
 
 from agenteval.criteria.verdict import MATCH, Verdict, check_text_criterion, mismatch
@@ -47,6 +48,17 @@ def _refuse_skipped_entity(name: str, is_parameter: int) -> None:
     raise _Malformed(f"undefined entity &{name};")
 
 
+def _check_declaration(version: str | None, encoding: str | None, standalone: int) -> None:
+    # Go's Decoder refuses what expat accepts here: another version, and any encoding but
+    # UTF-8 when no CharsetReader is set (trpc-agent-go sets none).
+    if version is not None and version != "1.0":
+        quoted = json.dumps(version, ensure_ascii=False)
+        raise _Malformed(f"xml: unsupported version {quoted}; only version 1.0 is supported")
+    if encoding is not None and encoding.lower() != "utf-8":
+        quoted = json.dumps(encoding, ensure_ascii=False)
+        raise _Malformed(f"xml: encoding {quoted} declared but Decoder.CharsetReader is nil")
+
+
 def xml_problem(text: str) -> str | None:
     """Why ``text`` is not one well-formed XML document, or None when it is."""
     # Go ignores Unicode whitespace around the root; expat rejects some of it (a newline
@@ -61,6 +73,7 @@ def xml_problem(text: str) -> str | None:
     parser.EntityDeclHandler = _refuse_entity_declaration
     parser.UnparsedEntityDeclHandler = _refuse_entity_declaration
     parser.SkippedEntityHandler = _refuse_skipped_entity
+    parser.XmlDeclHandler = _check_declaration
     parser.StartElementHandler = shape.start
     parser.EndElementHandler = shape.end
     parser.CharacterDataHandler = shape.text
