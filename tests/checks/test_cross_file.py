@@ -48,3 +48,26 @@ def test_a_regex_pattern_that_does_not_compile_is_located_in_the_eval_set() -> N
     assert problem.file == "s.evalset.json"
     assert problem.path == "evalCases[0].conversation[0].finalResponse.content"
     assert problem.message.startswith("invalid regex: ")
+
+
+def test_a_case_insensitive_pattern_is_checked_lower_cased_as_go_does() -> None:
+    """text.go's ``Match`` lower-cases the pattern with Go's ``strings.ToLower`` (simple case
+    mapping: "İ" -> "i") before ``regexp.Compile``, so ``[İ-ż]`` compiles as ``[i-ż]`` and
+    the turn is scored.  Python's ``str.lower`` gives "i" + U+0307, which made the class
+    range U+0307-ż and refused the files with exit 2."""
+    metrics, _ = parse_metrics(
+        '[{"metricName": "final_response_avg_score", "threshold": 1, "criterion":'
+        ' {"finalResponse": {"text": {"matchStrategy": "regex", "caseInsensitive": true}}}}]',
+        "m.json",
+        {},
+    )
+    evalset, _ = parse_evalset(
+        '{"evalSetId": "s", "evalCases": [{"evalId": "c", "conversation": [{"userContent":'
+        ' {"role": "user", "content": "hi"}, "finalResponse": {"role": "assistant",'
+        ' "content": "^[\\u0130-\\u017c]stanbul$"}}]}]}',
+        "s.evalset.json",
+    )
+    assert evalset is not None
+    found = Findings()
+    check_regexes(evalset, "s.evalset.json", metrics, "m.json", found)
+    assert found.problems == []

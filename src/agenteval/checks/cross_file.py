@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenteval.checks.thresholds import threshold_issues
-from agenteval.criteria.text import compile_regex
+from agenteval.criteria.text import compile_regex, go_lower
 from agenteval.errors import Problem
 from agenteval.evaluators.base import Evaluator
 from agenteval.evaluators.registry import KNOWN_BUILTINS, evaluators
@@ -112,7 +112,7 @@ def case_regex_problems(
             continue
         for where, pattern in _patterns(turn, target):
             if text.case_insensitive:
-                pattern = pattern.lower()
+                pattern = go_lower(pattern)  # as text.go lower-cases it: strings.ToLower
             try:
                 compile_regex(pattern)
             except ValueError as exc:
