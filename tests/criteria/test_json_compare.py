@@ -293,6 +293,23 @@ def test_valid_and_schema_keep_large_integers_exact() -> None:
     assert "json schema validation failed" in reason(criterion, "9007199254740992", None)
 
 
+def test_schema_multiple_of_uses_exact_decimals_as_go() -> None:
+    """santhosh-tekuri/jsonschema v6 (json.go's ``validateJSONSchema``) checks multipleOf in
+    validator.go ``numValidate`` as ``new(big.Rat).Quo(num(), MultipleOf).IsInt()``, with
+    ``num()`` = ``big.Rat.SetString(fmt.Sprintf("%v", v))``: the shortest decimal of the
+    number, so 19.99 is a multiple of 0.01 (score 1).  Python jsonschema divides binary
+    floats (19.99 / 0.01 = 1998.9999999999998) and failed it."""
+    cents = crit(schema={"multipleOf": 0.01}, matchStrategy="skip")
+    for price in ("19.99", "0.07", "0.57", "7", "1e2"):
+        assert ok(cents, price, "", raw=True), price
+        assert ok(cents, json.loads(price), None), price  # tool data: a decoded float
+    assert "0.575 is not a multiple of 0.01" in reason(cents, "0.575", "", raw=True)
+    thirds = crit(schema={"items": {"multipleOf": 3}}, matchStrategy="skip")
+    assert ok(thirds, [9, 9.0, -3, 0], None)
+    assert "4.5 is not a multiple of 3" in reason(thirds, [9, 4.5], None)
+    assert ok(crit(schema={"multipleOf": 0.1}, matchStrategy="skip"), 0.3, None)
+
+
 def test_schema_on_raw_text() -> None:
     schema = {
         "type": "object",

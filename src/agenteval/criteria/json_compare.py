@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
@@ -284,7 +285,32 @@ def _validator(canonical: str) -> Any:
     refused = re2_problem(schema)
     if refused is not None:
         return refused
-    return with_re2(cls)(schema)
+    from jsonschema import validators
+
+    return validators.extend(with_re2(cls), {"multipleOf": _multiple_of})(schema)
+
+
+def _go_rational(number: float) -> Fraction:
+    """A JSON number as Go's jsonschema holds it: ``big.Rat`` of ``fmt.Sprint``, so a float
+    is its shortest decimal (19.99 is 1999/100, not the binary float)."""
+    return Fraction(repr(number)) if isinstance(number, float) else Fraction(number)
+
+
+def _multiple_of(validator: Any, divisor: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """``multipleOf`` on exact decimals, as Go's jsonschema checks it (``Quo(...).IsInt()``).
+
+    jsonschema divides binary floats: 19.99 was not a multiple of 0.01.
+    """
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "number"):
+        return
+    try:
+        failed = (_go_rational(instance) / _go_rational(divisor)).denominator != 1
+    except (ValueError, OverflowError):  # an infinite instance (1e400): no decimal to divide
+        failed = True
+    if failed:
+        yield ValidationError(f"{instance!r} is not a multiple of {divisor}")
 
 
 def _compiled_schema(schema: Any) -> Any:
