@@ -163,6 +163,20 @@ def test_any_byte_escape_is_an_invalid_regex_as_in_go() -> None:
     assert check_text(criterion, r"\C", r"\Q\C").ok  # \Q without \E runs to the end
 
 
+def test_group_names_are_ascii_words_as_in_go() -> None:
+    """Go's regexp/syntax ``isValidCaptureName`` (parse.go) allows only [A-Za-z0-9_]+, so
+    ``(?P<é>x)`` is ErrInvalidNamedCapture and text.go reports "invalid regex" (score 0);
+    RE2 in C++ accepts any Unicode word as a name and matched."""
+    criterion = text(matchStrategy="regex")
+    for pattern in ("(?P<é>x)", "(?<名前>x)", "(?P<ok>a)(?P<ö>x)"):
+        verdict = check_text(criterion, "ax", pattern)
+        assert not verdict.ok, pattern
+        assert "invalid named capture group" in verdict.reason
+    for pattern in ("(?P<_a1>x)", "(?<B2>x)", "(?P<9>x)"):
+        assert check_text(criterion, "x", pattern).ok, pattern
+    assert check_text(criterion, "é", "[(?P<é>]").ok  # in a class: literal characters
+
+
 def test_case_insensitive_lowercases_the_pattern_text() -> None:
     # Go lower-cases the pattern too, so \D (non-digit) becomes \d (digit).
     criterion = text(matchStrategy="regex", caseInsensitive=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -18,6 +19,7 @@ from agenteval.steps.record import listening
 # Longer texts are cut in reasons: a final response can be many kilobytes.
 _PREVIEW_CHARS = 200
 
+_GO_GROUP_NAME = re.compile("[A-Za-z0-9_]+")
 _RE2_OPTIONS = re2.Options()
 # RE2 prints every compile error to stderr by default; we report them ourselves.
 _RE2_OPTIONS.log_errors = False
@@ -61,12 +63,18 @@ def _compiled(pattern: str) -> Any:
     if _has_byte_escape(pattern):
         return "invalid escape sequence: \\C"
     try:
-        return re2.compile(pattern, _RE2_OPTIONS)
+        compiled = re2.compile(pattern, _RE2_OPTIONS)
     except re2.error as exc:
         detail = exc.args[0] if exc.args else "invalid pattern"
         if isinstance(detail, bytes):
             detail = detail.decode("utf-8", "replace")
         return str(detail)
+    for name in compiled.groupindex:
+        # RE2 in C++ takes any Unicode word as a group name; Go's isValidCaptureName only
+        # ASCII letters, digits and "_".
+        if not _GO_GROUP_NAME.fullmatch(name):
+            return f"invalid named capture group: {name}"
+    return compiled
 
 
 def compile_regex(pattern: str) -> Any:
