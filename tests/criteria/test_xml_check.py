@@ -79,6 +79,20 @@ def test_xml_declaration_as_go_reads_it(declaration: str, problem: str | None) -
         assert not check_xml(VALID, f"<?xml {declaration}?><root/>").ok
 
 
+@pytest.mark.parametrize("control", ["\x0b", "\x0c", "\x1c", "\x1f"])
+def test_control_characters_around_the_root_are_not_whitespace(control: str) -> None:
+    """xml.go's ``matchValid`` trims only to test for emptiness; the decoder then reads the
+    text as it is, and ``Decoder.text`` refuses a rune outside ``isInCharacterRange``
+    (\\v, \\f, U+001C-U+001F) with "illegal character code": Go scores 0.  Python's
+    ``str.strip`` removed them as whitespace and the document was valid."""
+    for text in (f"{control}<root/>", f"<root/>{control}", f"\n{control} <root/>"):
+        assert xml_problem(text) is not None, repr(text)
+        assert not check_xml(VALID, text).ok
+    # Unicode whitespace that is an XML character stays ignorable, as in Go.
+    assert xml_problem("\u3000\x85<root/>\u2029\xa0") is None
+    assert xml_problem(control) == "xml content is empty"  # Go's TrimSpace empties "\v" too
+
+
 def test_entities_are_never_expanded() -> None:
     laughs = (
         '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'

@@ -9,6 +9,13 @@ from agenteval.criteria.verdict import MATCH, Verdict, check_text_criterion, mis
 from agenteval.errors import ControlFlow
 from agenteval.schema.metric import XMLCriterion
 
+# unicode.IsSpace (strings.TrimSpace) minus \v and \f, which are no XML characters.
+_GO_SPACE = (
+    "\t\n\r \x85\xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + "\u2028\u2029\u202f\u205f\u3000"
+)
+
 
 class _Malformed(ControlFlow):
     """Raised from a parser callback: the document breaks a rule expat does not enforce."""
@@ -63,9 +70,11 @@ def xml_problem(text: str) -> str | None:
     """Why ``text`` is not one well-formed XML document, or None when it is."""
     # Go ignores Unicode whitespace around the root; expat rejects some of it (a newline
     # before the XML declaration, a no-break space after the root), so strip it first.
-    text = text.strip()
-    if not text:
+    if not text.strip():
         return "xml content is empty"
+    # Only what Go reads as such: \v, \f and U+001C-U+001F (Python whitespace too) are no
+    # XML characters, and Go's decoder refuses them ("illegal character code").
+    text = text.strip(_GO_SPACE)
     shape = _DocumentShape()
     parser = expat.ParserCreate()
     # Never read an external DTD or parameter entity: nothing is fetched.
