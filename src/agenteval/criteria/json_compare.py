@@ -14,7 +14,7 @@ from agenteval.criteria import named
 from agenteval.criteria.compare import run_named_compare
 from agenteval.criteria.schema_patterns import re2_problem, with_re2
 from agenteval.criteria.verdict import MATCH, Verdict, mismatch
-from agenteval.inputs.finite_numbers import non_finite_numbers
+from agenteval.inputs.finite_numbers import may_overflow, non_finite_numbers
 from agenteval.inputs.go_escapes import go_escapes
 from agenteval.schema.gojson import json_kind
 from agenteval.schema.metric import JSONCriterion
@@ -414,7 +414,10 @@ def _beyond_float64(text: str, value: Any) -> str | None:
     number beyond ±1.8e308 ("cannot unmarshal number 1e400 into Go value of type float64"):
     Python reads ``1e400`` as infinity and ``1`` with 400 zeros as an exact int.
     """
-    found = non_finite_numbers(value, "", text)
+    # The parser refused NaN and Infinity already: only a long literal can overflow.
+    if not may_overflow(text.encode("utf-8", "surrogatepass")):
+        return None
+    found = non_finite_numbers(value, "")
     if not found:
         return None
     return f"number at {found[0].path} is beyond float64 (Go cannot decode it)"
