@@ -93,6 +93,19 @@ def test_control_characters_around_the_root_are_not_whitespace(control: str) -> 
     assert xml_problem(control) == "xml content is empty"  # Go's TrimSpace empties "\v" too
 
 
+def test_a_leading_byte_order_mark_is_text_outside_the_root() -> None:
+    """encoding/xml's ``Decoder.rawToken`` has no byte-order-mark rule: U+FEFF before the
+    root is CharData, which xml.go's ``matchValid`` refuses at depth 0 ("xml content has
+    non-whitespace text outside the root element"), so Go scores 0; expat skipped it as a
+    BOM and the document was valid."""
+    for text in ("\ufeff<root/>", ' \ufeff<?xml version="1.0"?><root/>', "\ufeff"):
+        assert xml_problem(text) == (
+            "xml content has non-whitespace text outside the root element"
+        ), repr(text)
+        assert not check_xml(VALID, text).ok
+    assert xml_problem("<root>\ufeff</root>") is None  # inside the root it is text
+
+
 def test_entities_are_never_expanded() -> None:
     laughs = (
         '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'

@@ -16,6 +16,8 @@ _GO_SPACE = (
     + "\u2028\u2029\u202f\u205f\u3000"
 )
 
+_TEXT_OUTSIDE = "xml content has non-whitespace text outside the root element"
+
 
 class _Malformed(ControlFlow):
     """Raised from a parser callback: the document breaks a rule expat does not enforce."""
@@ -40,7 +42,7 @@ class _DocumentShape:
 
     def text(self, content: str) -> None:
         if self.depth == 0 and content.strip():
-            raise _Malformed("xml content has non-whitespace text outside the root element")
+            raise _Malformed(_TEXT_OUTSIDE)
 
 
 def _refuse_entity_declaration(name: str, *_: object) -> None:
@@ -75,6 +77,10 @@ def xml_problem(text: str) -> str | None:
     # Only what Go reads as such: \v, \f and U+001C-U+001F (Python whitespace too) are no
     # XML characters, and Go's decoder refuses them ("illegal character code").
     text = text.strip(_GO_SPACE)
+    if text.startswith("\ufeff"):
+        # expat skips a byte order mark; Go's decoder has no such rule and reads U+FEFF as
+        # text before the root.
+        return _TEXT_OUTSIDE
     shape = _DocumentShape()
     parser = expat.ParserCreate()
     # Never read an external DTD or parameter entity: nothing is fetched.
