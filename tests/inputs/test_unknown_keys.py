@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+import json
+from pathlib import Path
+
 import pytest
+from pydantic import ValidationError
 
 from agenteval.inputs.unknown_keys import (
     Strictness,
     UnknownKey,
+    case_unknown_keys,
+    closed_case,
     closest_key,
     evalset_unknown_keys,
     is_near_miss,
@@ -146,3 +153,79 @@ def test_keys_of_ones_own_that_share_letters_with_a_format_key_are_not(
 ) -> None:
     # They keep a "did you mean" hint when difflib finds one, but only warn.
     assert not is_near_miss(key, closest_key(key, model))
+
+
+def _objects(value: object, path: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """The path of every object in ``value`` (itself first)."""
+    found: list[tuple[object, ...]] = []
+    if isinstance(value, dict):
+        found.append(path)
+        for key, item in value.items():
+            found += _objects(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _objects(item, (*path, index))
+    return found
+
+
+def _at(value: object, path: tuple[object, ...]) -> dict[str, object]:
+    for part in path:
+        value = value[part]  # type: ignore[index]
+    assert isinstance(value, dict)
+    return value
+
+
+def _fixture_cases() -> list[dict[str, object]]:
+    root = Path(__file__).parents[1] / "fixtures"
+    cases: list[dict[str, object]] = []
+    for path in sorted(root.rglob("*.evalset.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and isinstance(data.get("evalCases"), list):
+            cases += [c for c in data["evalCases"] if isinstance(c, dict) and "turns" not in c]
+    return cases
+
+
+def test_a_case_the_closed_twin_accepts_is_one_the_walk_finds_no_key_in() -> None:
+    """closed_case spares the walk only where the walk would report nothing: for every
+    object of every vendored eval set's cases, a key added there, or a defined key given by
+    its Python name, is refused by the twin exactly when the walk reports a key."""
+    cases = _fixture_cases()
+    assert len(cases) > 40
+    tried = refused = 0
+    for raw in cases:
+        try:
+            plain = EvalCase.model_validate(raw)
+        except ValidationError:
+            continue
+        case, closed = closed_case(raw)
+        assert case == plain and type(case) is EvalCase
+        assert closed == (case_unknown_keys(raw, "f", 0) == [])
+        for path in _objects(raw):
+            variants = []
+            added = copy.deepcopy(raw)
+            _at(added, path)["zzNotAKey"] = 1
+            variants.append(added)
+            for key in list(_at(raw, path)):
+                if any(c.isupper() for c in key):  # a camelCase key: its Python name
+                    renamed = copy.deepcopy(raw)
+                    target = _at(renamed, path)
+                    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in key)
+                    target[snake] = target.pop(key)
+                    variants.append(renamed)
+                    break
+            for variant in variants:
+                try:
+                    expected = EvalCase.model_validate(variant)
+                except ValidationError:
+                    continue
+                tried += 1
+                case, closed = closed_case(variant)
+                walked = case_unknown_keys(variant, "f", 0)
+                assert closed == (walked == []), (path, walked)
+                assert case == expected
+                refused += not closed
+    # Free-form values (tool arguments, state) take any key: the twin and the walk agree
+    # there too, and most additions land in the format's own objects.
+    assert tried > 500 and refused > tried // 2
+    # Building the twin left the models as pydantic made them.
+    assert all(m.__dict__["__pydantic_complete__"] for m in (EvalCase, Invocation, Message, Tool))

@@ -50,12 +50,13 @@ from agenteval.inputs.lazy_cases import LazyCases, OwnTurns, note
 from agenteval.inputs.unknown_keys import (
     Strictness,
     case_unknown_keys,
+    closed_case,
     evalset_unknown_keys,
     sort_unknown,
 )
 from agenteval.registry import own_code
 from agenteval.results.share_workers import ShareWorker, can_fork, cpu_count
-from agenteval.schema.evalset import EvalCase, EvalSet, Invocation
+from agenteval.schema.evalset import EvalSet, Invocation
 from agenteval.schema.metric import EvalMetric
 
 # kind_of looks at this many cases (file_kind._SAMPLED_CASES); a copy of them is kept.
@@ -124,13 +125,14 @@ class _CaseChecks:
             return True
         if adk_case(raw):
             return False  # ADK turns: the whole path names the format
-        case = EvalCase.model_validate(raw)
+        case, closed = closed_case(raw)
         found = self.found
         found.non_finite.extend(non_finite_numbers(raw, file, scanned.text, ("evalCases", index)))
         if scanned.repeated is not None:
             decoded, objects = scanned.repeated
             found.repeated.extend(duplicate_problems(decoded, objects, file, ("evalCases", index)))
-        found.unknown.extend(case_unknown_keys(raw, file, index))
+        if not closed:
+            found.unknown.extend(case_unknown_keys(raw, file, index))
         self.rules.add(index, case.eval_id, case.eval_mode)
         for bucket, target in zip(found.regex, self.targets, strict=True):
             bucket.extend(case_regex_problems(target, index, case, file, self.metrics_file))
