@@ -423,6 +423,20 @@ def _beyond_float64(text: str, value: Any) -> str | None:
     return f"number at {found[0].path} is beyond float64 (Go cannot decode it)"
 
 
+def _raw_value(text: str, side: str, parsed: Any = _UNSET) -> tuple[Any, str | None]:
+    """``text`` (``parsed`` when read already) as Go's comparison reads it, or why it cannot
+    be (``parse <side> raw json: ...``)."""
+    if parsed is _UNSET:
+        try:
+            parsed = parse_json_text(text)
+        except ValueError as exc:
+            return None, f"parse {side} raw json: {exc}"
+    beyond = _beyond_float64(text, parsed)
+    if beyond is not None:
+        return None, f"parse {side} raw json: {beyond}"
+    return parsed, None
+
+
 def _json_outcome(
     criterion: JSONCriterion, actual: Any, expected: Any, *, raw_text: bool
 ) -> JSONDifference | str | None:
@@ -456,22 +470,13 @@ def _json_outcome(
     if strategy == "skip":
         return None
     if raw_text:
-        if parsed is _UNSET:
-            try:
-                parsed = parse_json_text(actual)
-            except ValueError as exc:
-                return f"parse actual raw json: {exc}"
-        beyond = _beyond_float64(actual, parsed)
-        if beyond is not None:
-            return f"parse actual raw json: {beyond}"
-        try:
-            expected_value = parse_json_text(expected)
-        except ValueError as exc:
-            return f"parse expected raw json: {exc}"
-        beyond = _beyond_float64(expected, expected_value)
-        if beyond is not None:
-            return f"parse expected raw json: {beyond}"
-        actual, expected = parsed, expected_value
+        parsed, failure = _raw_value(actual, "actual", parsed)
+        if failure is not None:
+            return failure
+        expected, failure = _raw_value(expected, "expected")
+        if failure is not None:
+            return failure
+        actual = parsed
     if strategy not in ("", "exact"):
         return f"invalid match strategy {strategy}"
     tolerance = criterion.number_tolerance

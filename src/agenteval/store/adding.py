@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pydantic_core
 from sqlalchemy import select
@@ -182,21 +182,20 @@ def read_additions(paths: Sequence[Path], warnings: list[Problem] | None = None)
     return inputs
 
 
-def add_results(
-    store: Store,
-    paths: Sequence[Path],
-    *,
-    commit: str | None = None,
-    branch: str | None = None,
-    run_group: str | None = None,
-    warnings: list[Problem] | None = None,
-) -> list[str]:
-    """Add the runs in ``paths``; returns their new run ids (ConfigError / StoreError;
-    ``warnings``: what reading them found that is no error goes there)."""
-    inputs = read_additions(paths, warnings)
-    return add_read(
-        store, inputs, commit=commit, branch=branch, run_group=run_group, warnings=warnings
-    )
+class AddOptions(TypedDict, total=False):
+    """What :func:`add_read` takes beside the runs: where they came from, and a list for
+    what reading and adding them found that is no error."""
+
+    commit: str | None
+    branch: str | None
+    run_group: str | None
+    warnings: list[Problem] | None
+
+
+def add_results(store: Store, paths: Sequence[Path], **options: Unpack[AddOptions]) -> list[str]:
+    """Add the runs in ``paths`` (read, then added); returns their new run ids (ConfigError /
+    StoreError)."""
+    return add_read(store, read_additions(paths, options.get("warnings")), **options)
 
 
 def add_read(
