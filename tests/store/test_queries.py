@@ -6,6 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import update
 
+from agenteval import __version__
 from agenteval.schema.status import EvalStatus
 from agenteval.store import tables
 from agenteval.store.adding import add_results
@@ -144,28 +145,30 @@ def test_a_case_held_twice_by_one_run_takes_its_worse_status(store: Store, tmp_p
         }
 
 
-def test_a_shard_killed_before_it_stored_a_case_is_replaced_by_its_rerun(
-    store: Store, tmp_path: Path
-) -> None:
-    # Shard 2's first job was killed (a CI timeout) before it stored a case: its member stays
-    # "running" for good.  The group read unfinished forever once shard 2 ran again.
-    from agenteval import __version__
-
+def _running_member(store: Store, run_id: str, **slot: int) -> None:
+    """A member of group "g" that started first and stored nothing: still ``running``."""
     with store.transaction() as conn:
         conn.execute(
             tables.runs.insert().values(
-                run_id="killed",
+                run_id=run_id,
                 run_group="g",
-                shard_index=2,
-                shard_count=3,
                 state="running",
                 started_at=1.0,
                 agenteval_version=__version__,
                 app_name="app",
                 num_runs=1,
                 origin="run",
+                **slot,
             )
         )
+
+
+def test_a_shard_killed_before_it_stored_a_case_is_replaced_by_its_rerun(
+    store: Store, tmp_path: Path
+) -> None:
+    # Shard 2's first job was killed (a CI timeout) before it stored a case: its member stays
+    # "running" for good.  The group read unfinished forever once shard 2 ran again.
+    _running_member(store, "killed", shard_index=2, shard_count=3)
     _shard(store, tmp_path, 1, {"a": 1.0})
     _shard(store, tmp_path, 3, {"c": 1.0})
     with store.transaction() as conn:
@@ -187,21 +190,7 @@ def test_an_unsharded_member_that_stored_nothing_yet_is_not_replaced(
 ) -> None:
     # Unsharded jobs of one group score other eval sets: one that stored nothing yet is
     # another job still running, not one a later job ran again.
-    from agenteval import __version__
-
-    with store.transaction() as conn:
-        conn.execute(
-            tables.runs.insert().values(
-                run_id="slow-job",
-                run_group="g",
-                state="running",
-                started_at=1.0,
-                agenteval_version=__version__,
-                app_name="app",
-                num_runs=1,
-                origin="run",
-            )
-        )
+    _running_member(store, "slow-job")
     result = eval_set_result("suite", [case_result("suite", "a", [metric("m", 1.0)])])
     add_results(store, [write_result(result, tmp_path / "job")], run_group="g")
     with store.transaction() as conn:
