@@ -108,6 +108,20 @@ def test_no_eval_sets_no_items(project: Path) -> None:
     assert "1 passed" in proc.stdout
 
 
+def test_a_misspelt_evalset_key_is_a_usage_error_not_a_green_run(project: Path) -> None:
+    # With no `evalset` key the project file went unread: `evalsets` (a typo) collected
+    # nothing and the project's other tests passed, exit 0.
+    (project / "test_plain.py").write_text("def test_one():\n    assert True\n")
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write('\n[tool.agenteval]\nevalsets = ["evalsets/"]\nmetrics = "metrics/"\n')
+    proc = pytest_run(project)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert (
+        "tool.agenteval.evalsets: 'evalsets' is not a setting of agenteval run "
+        "(did you mean 'evalset'?)" in proc.stderr
+    )
+
+
 def test_a_bad_metric_file_is_a_located_collection_error(project: Path) -> None:
     metrics = project / "metrics" / "order-api.metrics.json"
     metrics.write_text(metrics.read_text().replace('"threshold"', '"threshhold"', 1))

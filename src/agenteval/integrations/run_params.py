@@ -64,11 +64,11 @@ def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dic
     from agenteval.config.project import find_project_file
     from agenteval.config.run_settings import project_defaults
 
-    if need_evalset and "--evalset" not in flags:
-        # Nothing to collect: pytest in a project without eval sets pays no import of the CLI.
-        project = find_project_file(cwd)
-        if project is None or "evalset" not in project.table:
-            return {}
+    if need_evalset and "--evalset" not in flags and find_project_file(cwd) is None:
+        # Nothing to collect: pytest in a project without agenteval settings pays no import
+        # of the CLI.  A file without `evalset` is still checked: `evalsets = [...]` (a typo)
+        # collected nothing, and pytest went green without a word.
+        return {}
     command = run_command()
     defaults = project_defaults(command, cwd)
     values = dict(defaults.values)
