@@ -112,6 +112,28 @@ def test_an_unknown_key_is_an_error_with_the_key_meant(project: Path) -> None:
         assert "Traceback" not in proc.stderr
 
 
+def test_a_value_the_option_refuses_is_located_in_the_file_not_blamed_on_a_flag(
+    project: Path,
+) -> None:
+    # `judge-timeout = inf` passed the table's type check and was refused as the option
+    # parsed it: "--judge-timeout: must be a finite number", a flag nobody had typed.
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write("judge-timeout = inf\nrate-limit = -1.0\n")
+    proc = cli("run", cwd=project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"error: {project / 'pyproject.toml'}: tool.agenteval.rate-limit: must be at least "
+        "0.001, got -1.0",
+        "1 problem found.",
+    ]
+    proc = cli("run", "--rate-limit", "2", "--judge-timeout", "nan", cwd=project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [
+        "error: --judge-timeout: must be a finite number, got nan",
+        "1 problem found.",
+    ]
+
+
 def test_validate_reads_the_keys_it_shares(project: Path) -> None:
     proc = cli("validate", cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr

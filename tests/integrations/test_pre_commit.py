@@ -98,6 +98,19 @@ def test_a_bad_project_file_is_reported(project: Path) -> None:
     )
 
 
+def test_a_value_the_option_refuses_is_a_located_problem_not_a_traceback(
+    project: Path,
+) -> None:
+    # The hook crashed with click's BadParameter traceback (exit 1) on `judge-timeout = inf`.
+    with (project / "agenteval.toml").open("a") as handle:
+        handle.write("judge-timeout = inf\n")
+    proc = run_hook(project, ["metrics/order-api.metrics.json"])
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr == (
+        f"error: {project / 'agenteval.toml'}: judge-timeout: must be a finite number, got inf\n"
+    )
+
+
 def test_check_files_in_process(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
     assert check_files(["evalsets/order-api.evalset.json"], project) == 0

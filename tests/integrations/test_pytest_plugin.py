@@ -122,6 +122,21 @@ def test_a_misspelt_evalset_key_is_a_usage_error_not_a_green_run(project: Path) 
     )
 
 
+def test_a_value_the_option_refuses_is_a_usage_error_not_an_internal_error(
+    project: Path,
+) -> None:
+    # pytest stopped with INTERNALERROR and click's traceback on `judge-timeout = inf`.
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write('\n[tool.agenteval]\nevalset = ["evalsets/"]\njudge-timeout = inf\n')
+    proc = pytest_run(project)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "INTERNALERROR" not in proc.stdout + proc.stderr
+    assert (
+        f"{project / 'pyproject.toml'}: tool.agenteval.judge-timeout: must be a finite number, "
+        "got inf" in proc.stderr
+    )
+
+
 def test_a_bad_metric_file_is_a_located_collection_error(project: Path) -> None:
     metrics = project / "metrics" / "order-api.metrics.json"
     metrics.write_text(metrics.read_text().replace('"threshold"', '"threshhold"', 1))

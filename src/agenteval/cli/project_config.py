@@ -35,12 +35,29 @@ def install_defaults(ctx: Any) -> None:
     from agenteval.config.run_settings import project_defaults
 
     defaults = project_defaults(command_named(ctx, "run"))
-    ctx.meta[_META] = defaults
+    remember_defaults(ctx, defaults)
     if not defaults.values:
         return
     command = command_named(ctx, name)
     own = {param.name for param in command.params}
     ctx.default_map = {name: {k: v for k, v in defaults.values.items() if k in own}}
+
+
+def remember_defaults(ctx: Any, defaults: ProjectDefaults) -> None:
+    """Keep ``defaults`` with ``ctx`` (and the contexts under it) for :func:`file_key`."""
+    ctx.meta[_META] = defaults
+
+
+def file_key(ctx: Any, name: str) -> tuple[str, str] | None:
+    """(file, ``tool.agenteval.KEY``) of parameter ``name`` when the project file gave its
+    value, else None: a value the file gave and the option refuses (``judge-timeout = inf``)
+    is the file's problem, not a flag's nobody typed."""
+    if ctx is None or getattr(ctx.get_parameter_source(name), "name", "") != "DEFAULT_MAP":
+        return None
+    defaults: ProjectDefaults | None = ctx.meta.get(_META)
+    if defaults is None or defaults.file is None or name not in defaults.keys:
+        return None
+    return str(defaults.file.path), defaults.file.where(defaults.keys[name])
 
 
 # How strongly each of click's parameter sources speaks (compared by name: typer ships its
@@ -112,7 +129,9 @@ def show_config(ctx: Any) -> int:
 
 __all__ = [
     "COMMANDS",
+    "file_key",
     "install_defaults",
+    "remember_defaults",
     "show_config",
     "show_config_lines",
     "strictness_by_source",

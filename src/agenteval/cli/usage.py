@@ -30,6 +30,8 @@ from agenteval.errors import Problem
 
 # typer._click (typer's vendored click, private): its exceptions are typer's own.
 _click = typer.main._click  # type: ignore[attr-defined]
+# What click raises for a bad command line (or a bad default_map value): usage_problem's input.
+ClickError: type[Exception] = _click.exceptions.ClickException
 
 
 class PlainArgument(TyperArgument):
@@ -109,9 +111,9 @@ def usage_problem(exc: Any) -> Problem:
     if isinstance(exc, errors.NoSuchOption):
         return Problem(exc.option_name, "", "no such option", _no_such_option_hint(exc))
     if isinstance(exc, errors.MissingParameter):
-        return Problem(_param_name(exc), "", "required", _missing_hint(exc))
+        return Problem(*_where(exc), "required", _missing_hint(exc))
     if isinstance(exc, errors.BadParameter):
-        return Problem(_param_name(exc), "", _rule(exc))
+        return Problem(*_where(exc), _rule(exc))
     if isinstance(exc, errors.BadOptionUsage):  # "Option '--case' requires an argument."
         needs = "requires an argument" in exc.message
         return Problem(exc.option_name, "", "needs a value" if needs else _plain(exc.message))
@@ -161,6 +163,15 @@ def _param_name(exc: Any) -> str:
     return str(max(param.opts, key=lambda opt: opt.startswith("--")))
 
 
+def _where(exc: Any) -> tuple[str, str]:
+    """(file, path) of a bad value: the project file's key when it gave the value, else the flag."""
+    from agenteval.cli.project_config import file_key
+
+    param = exc.param
+    found = file_key(exc.ctx, param.name) if param is not None else None
+    return found or (_param_name(exc), "")
+
+
 def _missing_hint(exc: Any) -> str:
     param = exc.param
     if param is None or param.param_type_name == "argument":
@@ -201,4 +212,4 @@ def _rule(exc: Any) -> str:
     return _plain(re.sub(r"^Value error, ", "", str(error["msg"])))
 
 
-__all__ = ["PlainArgument", "ProgramGroup", "summary", "usage_problem"]
+__all__ = ["ClickError", "PlainArgument", "ProgramGroup", "summary", "usage_problem"]

@@ -59,10 +59,14 @@ def run_command() -> Any:
 def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dict[str, Any]:
     """``run``'s parameters for ``flags`` in ``cwd``'s project; {} when no eval set is named.
 
-    ConfigError when the project file is bad; ``need_evalset=False`` parses without one.
+    ConfigError when the project file or ``flags`` are bad; ``need_evalset=False`` parses
+    without an eval set.
     """
+    from agenteval.cli.project_config import remember_defaults
+    from agenteval.cli.usage import ClickError, usage_problem
     from agenteval.config.project import find_project_file
     from agenteval.config.run_settings import project_defaults
+    from agenteval.errors import ConfigError
 
     if need_evalset and "--evalset" not in flags and find_project_file(cwd) is None:
         # Nothing to collect: pytest in a project without agenteval settings pays no import
@@ -77,7 +81,14 @@ def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dic
         if need_evalset:
             return {}
         values["evalset"] = [""]  # --evalset is required; the caller names no eval set
-    ctx = command.make_context("run", list(flags), default_map=values)
+    try:
+        ctx = command.make_context("run", list(flags), default_map=values)
+    except ClickError as exc:
+        # A value the project file gives and the option refuses (judge-timeout = inf):
+        # located in the file, not an INTERNALERROR (pytest) or a traceback (pre-commit).
+        if getattr(exc, "ctx", None) is not None:
+            remember_defaults(exc.ctx, defaults)  # type: ignore[attr-defined]
+        raise ConfigError([usage_problem(exc)]) from None
     params = dict(ctx.params)
     if not named:
         params["evalset"] = []
