@@ -175,6 +175,37 @@ def test_workers_share_the_judge_cache(project: Path, judge_server: JudgeServer)
     assert summary(again.stdout) == summary(first.stdout)
 
 
+def test_a_judge_budget_in_the_project_file_binds_the_tests(
+    tmp_path: Path, judge_server: JudgeServer
+) -> None:
+    # pytest built its options from a list of run's parameters that left out
+    # max-judge-cost and prices: the budget that stops `run` (exit 3) let every case pass.
+    cases = [_case("one"), _case("two")]
+    (tmp_path / "s.evalset.json").write_text(json.dumps({"evalSetId": "s", "evalCases": cases}))
+    model = {"providerName": "openai", "modelName": "m", "baseURL": judge_server.base_url}
+    model["numSamples"] = 2  # the budget lets a first call start, never the second
+    metric = {"metricName": "judged", "evaluatorName": "llm_final_response", "threshold": 1.0}
+    judged = [{**metric, "criterion": {"llmJudge": {"judgeModel": {**model, "apiKey": "sk"}}}}]
+    (tmp_path / "s.metrics.json").write_text(json.dumps(judged))
+    # 11 prompt and 7 completion tokens a call: $0.000138, over a $0.0001 budget (each
+    # test scores its case alone: the budget is each test's).
+    prices = {"openai:m": {"inputPerMillion": 3, "outputPerMillion": 15}}
+    (tmp_path / "prices.json").write_text(json.dumps(prices))
+    settings = 'evalset = ["s.evalset.json"]\nno-cache = true\nprices = "prices.json"\n'
+    settings += "concurrency = 1\n"
+    (tmp_path / "agenteval.toml").write_text(settings)
+    unbound = pytest_run(tmp_path)
+    assert unbound.returncode == 0, unbound.stdout + unbound.stderr
+    assert "2 passed" in unbound.stdout
+    (tmp_path / "agenteval.toml").write_text(settings + "max-judge-cost = 0.0001\n")
+    bound = pytest_run(tmp_path, "-rA")
+    assert bound.returncode == 1, bound.stdout + bound.stderr
+    assert "2 failed" in bound.stdout
+    assert "INCOMPLETE" in bound.stdout
+    reason = "judge budget exhausted: max_judge_cost=0.0001 USD reached"
+    assert reason in " ".join(bound.stdout.split())
+
+
 def _turn(text: str) -> dict[str, object]:
     return {
         "invocationId": "t1",

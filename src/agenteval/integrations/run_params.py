@@ -10,41 +10,14 @@ Tested in tests/integrations/test_pytest_plugin.py and tests/integrations/test_p
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agenteval import api
 
-# run's parameters that shape scoring, as api.Options fields.
-_OPTION_FIELDS = {
-    "metrics": "metrics",
-    "traces": "traces",
-    "traces_match": "traces_match",
-    "app_name": "app_name",
-    "num_runs": "num_runs",
-    "case": "cases",
-    "metric": "only_metrics",
-    "skip_metric": "skip_metrics",
-    "plugin": "plugins",
-    "case_aggregator": "case_aggregator",
-    "concurrency": "concurrency",
-    "rate_limit": "rate_limit",
-    "judge_retries": "judge_retries",
-    "judge_timeout": "judge_timeout",
-    "cache": "cache",
-    "offline": "offline",
-    "max_judge_calls": "max_judge_calls",
-    "max_judge_tokens": "max_judge_tokens",
-    "judge_max_reply_bytes": "judge_max_reply_bytes",
-    "strict": "strict",
-    "lenient": "lenient",
-    "agent": "agent",
-    "expected_agent": "expected_agent",
-    "agent_concurrency": "agent_concurrency",
-    "agent_timeout": "agent_timeout",
-    "agent_max_event_bytes": "agent_max_event_bytes",
-    "agent_max_turn_bytes": "agent_max_turn_bytes",
-}
+if TYPE_CHECKING:
+    from agenteval.cli.run_settings import RunFlags
 
 
 def run_command() -> Any:
@@ -95,15 +68,22 @@ def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dic
     return params
 
 
+def _flags(params: dict[str, Any]) -> RunFlags:
+    from agenteval.cli.flags import parse_flags
+    from agenteval.cli.run_settings import RunFlags
+
+    return parse_flags(RunFlags, params)
+
+
 def scoring_options(params: dict[str, Any]) -> api.Options:
-    """The :class:`api.Options` of ``run``'s parameters (``--no-cache`` applied)."""
-    fields = {field: params[name] for name, field in _OPTION_FIELDS.items() if name in params}
-    match = fields.get("traces_match")
-    if match is not None:
-        fields["traces_match"] = getattr(match, "value", match)
-    if params.get("no_cache"):
-        fields["cache"] = None
-    return api.Options(**fields)
+    """The :class:`api.Options` of ``run``'s parameters, built as ``run`` builds them
+    (``max-judge-cost`` and ``prices`` were left out of a list kept here, so a budget in
+    the project file bound ``run`` and not pytest).  What is one invocation's business —
+    resumed and recorded files, shards, worker processes — stays out."""
+    from agenteval.run.runner import StopSignal
+
+    options = _flags(params).options(resume=[], stop=StopSignal(), progress=None, sink=None)
+    return dataclasses.replace(options, shard=None, record=None, jobs=1, stop=None)
 
 
 __all__ = ["run_command", "run_params", "scoring_options"]
