@@ -137,6 +137,27 @@ def test_a_value_the_option_refuses_is_a_usage_error_not_an_internal_error(
     )
 
 
+def test_strict_from_the_environment_overrides_lenient_in_the_file(project: Path) -> None:
+    # run lets $AGENTEVAL_STRICT override `lenient = true` in the file; pytest refused the
+    # pair as a conflict ("--lenient: cannot be combined with --strict"): 4 errors.
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write('\n[tool.agenteval]\nevalset = ["evalsets/"]\nlenient = true\n')
+    metrics = project / "evalsets" / "order-api.metrics.json"
+    shutil.copy(project / "metrics" / "order-api.metrics.json", metrics)
+    for name in ("help-center", "order-export", "travel-assistant"):
+        shutil.copy(project / "metrics" / f"{name}.metrics.json", project / "evalsets")
+    lenient = pytest_run(project)
+    assert "6 failed, 7 passed" in lenient.stdout, lenient.stdout + lenient.stderr
+    metrics.write_text(
+        metrics.read_text().replace('"criterion"', '"criterion_note": 1, "criterion"', 1)
+    )
+    strict = pytest_run(project, env={"AGENTEVAL_STRICT": "1"})
+    assert strict.returncode == 2, strict.stdout + strict.stderr
+    assert "cannot be combined" not in strict.stdout
+    assert "criterion_note: 'criterion_note' is not a field" in strict.stdout
+    assert "1 error" in strict.stdout
+
+
 def test_a_bad_metric_file_is_a_located_collection_error(project: Path) -> None:
     metrics = project / "metrics" / "order-api.metrics.json"
     metrics.write_text(metrics.read_text().replace('"threshold"', '"threshhold"', 1))

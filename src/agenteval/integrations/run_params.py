@@ -35,7 +35,7 @@ def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dic
     ConfigError when the project file or ``flags`` are bad; ``need_evalset=False`` parses
     without an eval set.
     """
-    from agenteval.cli.project_config import remember_defaults
+    from agenteval.cli.project_config import remember_defaults, strictness_by_source
     from agenteval.cli.usage import ClickError, usage_problem
     from agenteval.config.project import find_project_file
     from agenteval.config.run_settings import project_defaults
@@ -62,6 +62,9 @@ def run_params(flags: list[str], cwd: Path, *, need_evalset: bool = True) -> dic
         if getattr(exc, "ctx", None) is not None:
             remember_defaults(exc.ctx, defaults)  # type: ignore[attr-defined]
         raise ConfigError([usage_problem(exc)]) from None
+    # One choice from two flags, as `run` makes it: `lenient = true` in the file and
+    # $AGENTEVAL_STRICT was refused as a conflict here while `run` let the variable win.
+    strictness_by_source(_flags(ctx.params), ctx)
     params = dict(ctx.params)
     if not named:
         params["evalset"] = []
