@@ -143,3 +143,19 @@ def test_passing_eval_sets_from_the_project_file_pass(workspace: Path) -> None:
     assert (workspace / "project" / "out" / "r.html").is_file()
     assert verdict.returncode == 0
     assert summary.read_text().startswith("## ✅ agenteval: PASSED")
+
+
+def test_args_on_several_lines_are_all_passed(workspace: Path) -> None:
+    # `args: |` over two lines ran with the first line only: `--case` was dropped without a
+    # word and all three cases were scored (exit 1).
+    steps, _ = run_action(
+        workspace,
+        package="pytest",
+        evalset="evalsets/order-api.evalset.json",
+        metrics="metrics/",
+        args="--strict\n--case order_status_shipped\n",
+        **{"working-directory": "project"},
+    )
+    run, verdict = steps[1], steps[2]
+    assert "PASSED: 1 of 1 cases passed" in run.stdout, run.stdout + run.stderr
+    assert verdict.returncode == 0
