@@ -108,6 +108,14 @@ def test_no_eval_sets_no_items(project: Path) -> None:
     assert "1 passed" in proc.stdout
 
 
+def test_metrics_without_an_eval_set_is_a_usage_error(project: Path) -> None:
+    # --agenteval-metrics alone collected nothing and the other tests passed, exit 0.
+    (project / "test_plain.py").write_text("def test_one():\n    assert True\n")
+    proc = pytest_run(project, "--agenteval-metrics", "metrics/")
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "--agenteval-metrics: names no eval set (give --agenteval-evalset PATH" in proc.stderr
+
+
 def test_a_misspelt_evalset_key_is_a_usage_error_not_a_green_run(project: Path) -> None:
     # With no `evalset` key the project file went unread: `evalsets` (a typo) collected
     # nothing and the project's other tests passed, exit 0.

@@ -107,6 +107,10 @@ def pytest_configure(config: pytest.Config) -> None:
     except AgentEvalError as exc:
         raise pytest.UsageError(_problems_text(exc)) from None
     if not params:
+        if metrics is not None:
+            # Metrics for no eval set: the run the user asked for would be silently absent.
+            hint = "give --agenteval-evalset PATH, or evalset in [tool.agenteval]"
+            raise pytest.UsageError(f"error: --agenteval-metrics: names no eval set ({hint})")
         config.stash[_STATE] = None
         return
     paths, problems = expand_evalset_paths(params["evalset"])
