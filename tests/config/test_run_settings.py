@@ -70,6 +70,19 @@ def test_unknown_keys_name_the_key_meant_and_wrong_values_are_located(tmp_path: 
     assert [p.meant for p in near] == ["concurrency", "traces-match", ""]
 
 
+def test_a_number_setting_takes_a_number_not_a_boolean_or_a_string(tmp_path: Path) -> None:
+    # `judge-timeout = true` ran with a 1-second judge timeout, and "30" was read as 30.
+    for value in ("true", '"30"'):
+        path = write(tmp_path, f"judge-timeout = {value}\n")
+        with pytest.raises(ConfigError) as caught:
+            project_defaults(run_command(), tmp_path)
+        wrong = {str(p) for p in caught.value.problems}
+        assert f"{path}: tool.agenteval.judge-timeout: input should be a valid number" in wrong
+    write(tmp_path, "judge-timeout = 30\nrate-limit = 2.5\n")
+    values = project_defaults(run_command(), tmp_path).values
+    assert (values["judge_timeout"], values["rate_limit"]) == (30, 2.5)
+
+
 def test_paths_are_relative_to_the_file_and_store_is_left_to_its_resolver(tmp_path: Path) -> None:
     write(
         tmp_path,

@@ -40,6 +40,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
@@ -103,7 +104,7 @@ def run_settings(command: Any) -> dict[str, Setting]:
         elif scalar is int:
             annotation = StrictInt
         elif scalar is float:
-            annotation = StrictInt | float
+            annotation = StrictInt | StrictFloat  # not `true` (1.0) or "30"
         elif isinstance(scalar, type) and issubclass(scalar, enum.Enum):
             annotation = Literal[tuple(member.value for member in scalar)]
         else:
