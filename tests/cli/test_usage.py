@@ -164,6 +164,20 @@ def test_max_judge_cost_refuses_by_its_rule(
     assert found.group(0) == f"error: --max-judge-cost: {rule}\n1 problem found.\n"
 
 
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_bad_value_from_the_environment_names_the_variable(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # $AGENTEVAL_STRICT=maybe read "--strict: input should be a valid boolean": a flag
+    # nobody had typed.
+    monkeypatch.setenv("AGENTEVAL_STRICT", "maybe")
+    found = usage([command, "-e", "x"], tmp_path, monkeypatch)
+    assert found.group(0) == (
+        "error: $AGENTEVAL_STRICT: input should be a valid boolean, unable to interpret input\n"
+        "1 problem found.\n"
+    )
+
+
 def test_a_misspelt_command_keeps_the_suggestion(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
