@@ -199,6 +199,20 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         (268-270 µs) is the machine's speed that hour, not the code.  Measured and not
         kept: the cyclic collector off for the whole run (2.36-2.54 s of CPU against
         2.42-2.53: nothing), builders without validation (0.76 µs against 1.1 a result).
+    main cc6174d (2026-12-05, 01:53-02:12, load 0.7-1.4, no other job): ratio 0.250
+        (rounds 0.234-0.254), 0.241 (0.240-0.248), 0.240 (0.236-0.249), 0.245 and 0.236,
+        agenteval cpu 242-249 µs/case (adk 592-607); its base 0ef3831 measured 0.244,
+        0.248 and 0.249 just before (246-250 µs/case).  What changed on the path: the
+        judge evaluators are imported only when a registry needs one (registry.defer;
+        start-up 1.601 -> 1.533 G instructions, ~20 ms), a case is checked by a closed
+        twin of EvalCase's validator and walked for unknown keys only when the twin
+        refuses it (-59 k instructions a case: 1.800 -> 1.741 M; 1.735 M at cc6174d), a
+        share's case summaries are read from its own spool (15 -> 1 ms of the serial
+        tail) and passed cases need no run record in the console tally.  Where a further
+        margin could come from, measured: pydantic's to_json of a case result is 31-36 µs
+        (an Invocation alone 7 µs against orjson's 1.1 for its dict), ~70 of agenteval's
+        dataclasses cost ~35 ms of start-up to create (methods compiled from source), and
+        the writer's fsync of the 70 MB file is ~30 ms (overlapping the console print).
 
 What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
