@@ -134,6 +134,39 @@ def test_a_value_the_option_refuses_is_located_in_the_file_not_blamed_on_a_flag(
     ]
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('report = ["junit"]', "report: junit: expected NAME=FILE (e.g. --report junit=out.xml)"),
+        ('agent = ""', "agent: unknown agent spec '': use cmd:COMMAND or agui:URL"),
+        ('shard = "5/4"', "shard: shard index must be within 1..4 (shards count from 1), got 5"),
+        ('case = ["typo"]', "case: 'typo' matches nothing in the given files"),
+        ('resume = ["../nothere"]', "resume: ../nothere: file not found"),
+    ],
+)
+def test_a_value_a_later_check_refuses_is_located_in_the_file_not_blamed_on_a_flag(
+    project: Path, line: str, problem: str
+) -> None:
+    # Checks after the option's own (a report's NAME=FILE, the shard, the case ids, the
+    # agent spec) said `--report: …`, `--shard: …` when the file gave the value, and a
+    # missing file the file named was `../nothere: file not found` without the key.
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write(line + "\n")
+    proc = cli("run", "--offline", cwd=project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"error: {project / 'pyproject.toml'}: tool.agenteval.{problem}"), first
+
+
+def test_a_later_check_still_names_the_flag_typed(project: Path) -> None:
+    proc = cli("run", "--offline", "--shard", "5/4", "--case", "typo", cwd=project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines()[0].startswith("error: --"), proc.stderr
+    proc = cli("validate", "--metrics", "nothere", cwd=project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == ["error: nothere: file not found", "1 problem found."]
+
+
 def test_validate_reads_the_keys_it_shares(project: Path) -> None:
     proc = cli("validate", cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -11,11 +11,14 @@ Tested in tests/cli/test_project_config.py.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from agenteval.errors import ConfigError, Problem
 from agenteval.inputs.safe_text import escape_control
 
 if TYPE_CHECKING:
@@ -58,6 +61,53 @@ def file_key(ctx: Any, name: str) -> tuple[str, str] | None:
     if defaults is None or defaults.file is None or name not in defaults.keys:
         return None
     return str(defaults.file.path), defaults.file.where(defaults.keys[name])
+
+
+def given_by(ctx: Any, name: str) -> tuple[str, str] | None:
+    """(file, path) of what gave parameter ``name`` its value when no flag did: the option's
+    environment variable (``$AGENTEVAL_STRICT``, "") or the project file's key; else None."""
+    if ctx is None:
+        return None
+    if getattr(ctx.get_parameter_source(name), "name", "") == "ENVIRONMENT":
+        param = next(p for p in ctx.command.params if p.name == name)
+        return f"${param.envvar}", ""
+    return file_key(ctx, name)
+
+
+def _located(ctx: Any, problem: Problem) -> Problem:
+    """``problem`` naming where its value came from when that was not a flag typed."""
+    for param in ctx.command.params:
+        if problem.file in getattr(param, "opts", ()):  # `--shard: …` about a value
+            found = given_by(ctx, param.name)
+            if found is not None:
+                said = f"{problem.path}: {problem.message}" if problem.path else problem.message
+                return Problem(*found, said, problem.hint)
+        elif not problem.path and _names(ctx.params.get(param.name), problem.file):
+            # `../nothere: file not found`: the key that named the missing file is the fix.
+            found = given_by(ctx, param.name)
+            if found is not None and not Path(problem.file).exists():
+                return Problem(*found, f"{problem.file}: {problem.message}", problem.hint)
+    return problem
+
+
+def _names(value: Any, file: str) -> bool:
+    values = value if isinstance(value, (list, tuple)) else (value,)
+    return any(item is not None and str(item) == file for item in values)
+
+
+@contextmanager
+def located_in_sources(ctx: Any) -> Iterator[None]:
+    """Problems raised inside about a value the project file or an environment variable gave
+    (``--shard: …``, ``../nothere: file not found``) name that key or variable, not a flag
+    nobody typed: later checks than the option's own (:func:`agenteval.cli.usage`) name the
+    flag, as they must when it was typed."""
+    try:
+        yield
+    except ConfigError as exc:
+        problems = [_located(ctx, problem) for problem in exc.problems]
+        if problems == exc.problems:
+            raise
+        raise ConfigError(problems, exc.warnings, exc.causes) from exc
 
 
 # How strongly each of click's parameter sources speaks (compared by name: typer ships its
@@ -130,7 +180,9 @@ def show_config(ctx: Any) -> int:
 __all__ = [
     "COMMANDS",
     "file_key",
+    "given_by",
     "install_defaults",
+    "located_in_sources",
     "remember_defaults",
     "show_config",
     "show_config_lines",

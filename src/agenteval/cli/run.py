@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 def run_command(flags: RunFlags, ctx: typer.Context) -> int:
     """``agenteval run``: print the settings (``--show-config``), watch, or run once."""
-    from agenteval.cli.project_config import strictness_by_source
+    from agenteval.cli.project_config import located_in_sources, strictness_by_source
 
     flags = strictness_by_source(flags, ctx)
     if flags.show_config:
@@ -50,9 +50,8 @@ def run_command(flags: RunFlags, ctx: typer.Context) -> int:
     if flags.no_cache and flags.offline:
         print_problems([Problem("--offline", "", "needs the cache; drop --no-cache")])
         raise typer.Exit(ExitCode.BAD_INPUT)
-    if flags.watch:
-        return _watch(flags)
-    return run_flags(flags)
+    with located_in_sources(ctx):
+        return _watch(flags) if flags.watch else run_flags(flags)
 
 
 def _watch(flags: RunFlags) -> int:

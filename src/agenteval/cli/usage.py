@@ -166,14 +166,11 @@ def _param_name(exc: Any) -> str:
 def _where(exc: Any) -> tuple[str, str]:
     """(file, path) of a bad value: the project file's key or the environment variable when
     one gave the value (``$AGENTEVAL_STRICT``, not a ``--strict`` nobody typed), else the flag."""
-    from agenteval.cli.project_config import file_key
+    from agenteval.cli.project_config import given_by
 
-    param, ctx = exc.param, exc.ctx
-    if param is None or ctx is None:
-        return _param_name(exc), ""
-    if getattr(ctx.get_parameter_source(param.name), "name", "") == "ENVIRONMENT":
-        return f"${param.envvar}", ""
-    return file_key(ctx, param.name) or (_param_name(exc), "")
+    param = exc.param
+    found = given_by(exc.ctx, param.name) if param is not None else None
+    return found or (_param_name(exc), "")
 
 
 def _missing_hint(exc: Any) -> str:

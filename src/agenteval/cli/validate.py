@@ -49,9 +49,10 @@ def validate_inputs(settings: ValidateSettings) -> int:
 
 
 def _validate(settings: ValidateSettings, ctx: typer.Context) -> int:
-    from agenteval.cli.project_config import strictness_by_source
+    from agenteval.cli.project_config import located_in_sources, strictness_by_source
 
-    return validate_inputs(strictness_by_source(settings, ctx))
+    with located_in_sources(ctx):
+        return validate_inputs(strictness_by_source(settings, ctx))
 
 
 validate = context_settings_command(
