@@ -167,6 +167,22 @@ def test_a_later_check_still_names_the_flag_typed(project: Path) -> None:
     assert proc.stderr.splitlines() == ["error: nothere: file not found", "1 problem found."]
 
 
+def test_the_pyproject_table_an_agenteval_toml_overrides_is_a_warning(project: Path) -> None:
+    # Its settings were ignored without a word; --quiet hides no warning.
+    (project / "agenteval.toml").write_text(
+        'evalset = ["evalsets/help-center.evalset.json"]\nmetrics = "metrics/"\n'
+    )
+    warning = (
+        f"warning: {project / 'pyproject.toml'}: tool.agenteval: not read: "
+        f"{project / 'agenteval.toml'} beside it gives the settings"
+    )
+    for args in (("run", "--quiet", "--offline", "--no-progress"), ("validate",)):
+        proc = cli(*args, cwd=project)
+        assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+        assert warning in proc.stderr, proc.stderr
+    assert "OK: 1 eval set(s)" in proc.stdout, proc.stdout  # agenteval.toml's settings
+
+
 def test_validate_reads_the_keys_it_shares(project: Path) -> None:
     proc = cli("validate", cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -37,6 +37,24 @@ def test_agenteval_toml_wins_in_its_directory_top_level_or_table(tmp_path: Path)
     assert found.where("metrics") == "tool.agenteval.metrics"
 
 
+def test_a_pyproject_table_beside_agenteval_toml_is_a_warning_naming_both(
+    tmp_path: Path,
+) -> None:
+    # agenteval.toml wins, and the [tool.agenteval] beside it was ignored without a word.
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.agenteval]\nmetrics = "py/"\n')
+    (tmp_path / "agenteval.toml").write_text('metrics = "top/"\n')
+    found = find_project_file(tmp_path / "sub")
+    assert found is not None and found.table["metrics"] == "top/"
+    assert [str(w) for w in found.warnings()] == [
+        f"{pyproject}: tool.agenteval: not read: {tmp_path / 'agenteval.toml'} beside it "
+        "gives the settings (move the settings into agenteval.toml, or delete one of the two)"
+    ]
+    pyproject.write_text('[project]\nname = "demo"\n')  # no settings there: nothing to say
+    found = find_project_file(tmp_path)
+    assert found is not None and found.warnings() == []
+
+
 def test_no_project_file(tmp_path: Path) -> None:
     assert find_project_file(tmp_path) is None
 

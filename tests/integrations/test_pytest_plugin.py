@@ -130,6 +130,20 @@ def test_a_misspelt_evalset_key_is_a_usage_error_not_a_green_run(project: Path) 
     )
 
 
+def test_a_pyproject_table_beside_agenteval_toml_is_a_warning(project: Path) -> None:
+    # agenteval.toml's settings are used and the [tool.agenteval] beside it was ignored
+    # without a word.
+    with (project / "pyproject.toml").open("a") as handle:
+        handle.write('\n[tool.agenteval]\nevalset = ["nothere/"]\n')
+    (project / "agenteval.toml").write_text(
+        'evalset = ["evalsets/travel-assistant.evalset.json"]\nmetrics = "metrics/"\n'
+    )
+    proc = pytest_run(project)
+    assert "2 failed, 2 passed, 1 warning" in proc.stdout, proc.stdout + proc.stderr
+    assert "AgentEvalWarning" in proc.stdout, proc.stdout
+    assert "tool.agenteval: not read:" in proc.stdout
+
+
 def test_a_value_the_option_refuses_is_a_usage_error_not_an_internal_error(
     project: Path,
 ) -> None:

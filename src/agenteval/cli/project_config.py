@@ -39,6 +39,10 @@ def install_defaults(ctx: Any) -> None:
 
     defaults = project_defaults(command_named(ctx, "run"))
     remember_defaults(ctx, defaults)
+    if defaults.file is not None:
+        from agenteval.cli.guard import print_warnings
+
+        print_warnings(defaults.file.warnings(), verbose=False)  # never hidden: not by --quiet
     if not defaults.values:
         return
     command = command_named(ctx, name)

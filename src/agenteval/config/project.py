@@ -2,7 +2,9 @@
 
 Searched from the working directory upwards; in each directory ``agenteval.toml`` is read
 before ``pyproject.toml``, and the first file holding agenteval settings decides (a
-``pyproject.toml`` without a ``[tool.agenteval]`` table is passed over).  An
+``pyproject.toml`` without a ``[tool.agenteval]`` table is passed over).  A ``[tool.agenteval]``
+table in a ``pyproject.toml`` beside an ``agenteval.toml`` is not read, and says so: a
+warning (:meth:`ProjectFile.warnings`) naming both files.  An
 ``agenteval.toml`` holds the keys at its top level or under ``[tool.agenteval]``.
 
 This module is the one reader of those files: the store URL (store/urls.py), ``run``'s
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,8 @@ class ProjectFile:
     table: Mapping[str, Any]
     # "tool.agenteval" or "" for the top level of an agenteval.toml.
     prefix: str
+    # A pyproject.toml beside an agenteval.toml whose [tool.agenteval] settings are not read.
+    shadowed: Path | None = None
 
     @property
     def directory(self) -> Path:
@@ -48,6 +52,14 @@ class ProjectFile:
         """``file: tool.agenteval.key``: where a value came from."""
         return f"{self.path}: {self.where(key)}"
 
+    def warnings(self) -> list[Problem]:
+        """The settings beside this file that are not read (they were ignored without a word)."""
+        if self.shadowed is None:
+            return []
+        message = f"not read: {self.path} beside it gives the settings"
+        hint = f"move the settings into {self.path.name}, or delete one of the two"
+        return [Problem(str(self.shadowed), TABLE, message, hint)]
+
 
 def find_project_file(start: Path | None = None) -> ProjectFile | None:
     """The project file in force for ``start`` (default: the working directory), or None."""
@@ -58,8 +70,20 @@ def find_project_file(start: Path | None = None) -> ProjectFile | None:
             if path.is_file():
                 found = read_project_file(path)
                 if found is not None:
-                    return found
+                    return _with_shadowed(found)
     return None
+
+
+def _with_shadowed(found: ProjectFile) -> ProjectFile:
+    """``found`` knowing the pyproject.toml settings beside an agenteval.toml it overrides."""
+    other = found.directory / PROJECT_FILES[1]
+    if found.path.name != PROJECT_FILES[0] or not other.is_file():
+        return found
+    try:
+        beside = read_project_file(other)
+    except ConfigError:
+        return found  # unreadable: not known to hold settings, and not the file in force
+    return found if beside is None else replace(found, shadowed=other)
 
 
 def _text(path: Path) -> str:

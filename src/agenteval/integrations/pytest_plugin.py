@@ -106,6 +106,7 @@ def pytest_configure(config: pytest.Config) -> None:
         params = run_params(flags, cwd)
     except AgentEvalError as exc:
         raise pytest.UsageError(_problems_text(exc)) from None
+    _project_file_warnings(config, cwd)
     if not params:
         if metrics is not None:
             # Metrics for no eval set: the run the user asked for would be silently absent.
@@ -122,6 +123,15 @@ def pytest_configure(config: pytest.Config) -> None:
     if specs:
         # Collected whatever else pytest was asked to collect (it drops overlaps).
         config.args.extend(str(path) for path in sorted(files))
+
+
+def _project_file_warnings(config: pytest.Config, cwd: Path) -> None:
+    """The project file's warnings (a pyproject.toml table not read), as pytest warnings."""
+    from agenteval.config.project import find_project_file
+
+    project = find_project_file(cwd)
+    for problem in project.warnings() if project is not None else []:
+        config.issue_config_time_warning(AgentEvalWarning(_safe(problem)), stacklevel=2)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> EvalSetFile | None:
