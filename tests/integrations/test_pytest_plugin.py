@@ -114,6 +114,8 @@ def test_metrics_without_an_eval_set_is_a_usage_error(project: Path) -> None:
     proc = pytest_run(project, "--agenteval-metrics", "metrics/")
     assert proc.returncode == 4, proc.stdout + proc.stderr
     assert "--agenteval-metrics: names no eval set (give --agenteval-evalset PATH" in proc.stderr
+    # pytest writes `ERROR: ` before a usage error's text: it said `ERROR: error: …`.
+    assert proc.stderr.startswith("ERROR: --agenteval-metrics: names no eval set"), proc.stderr
 
 
 def test_a_misspelt_evalset_key_is_a_usage_error_not_a_green_run(project: Path) -> None:
@@ -154,8 +156,8 @@ def test_a_value_the_option_refuses_is_a_usage_error_not_an_internal_error(
     assert proc.returncode == 4, proc.stdout + proc.stderr
     assert "INTERNALERROR" not in proc.stdout + proc.stderr
     assert (
-        f"{project / 'pyproject.toml'}: tool.agenteval.judge-timeout: must be a finite number, "
-        "got inf" in proc.stderr
+        f"ERROR: {project / 'pyproject.toml'}: tool.agenteval.judge-timeout: must be a finite "
+        "number, got inf" in proc.stderr
     )
 
 

@@ -76,11 +76,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _problems_text(exc: Exception) -> str:
+def _problems_text(exc: Exception, label: str = "error: ") -> str:
+    """One line per problem of ``exc``; ``label=""`` for a UsageError, which pytest prints
+    after its own ``ERROR: `` (``ERROR: error: …`` said it twice)."""
     from agenteval.errors import ConfigError
 
     if isinstance(exc, ConfigError):
-        return "\n".join(f"error: {_safe(problem)}" for problem in exc.problems)
+        return "\n".join(f"{label}{_safe(problem)}" for problem in exc.problems)
     return _safe(exc)
 
 
@@ -105,18 +107,18 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         params = run_params(flags, cwd)
     except AgentEvalError as exc:
-        raise pytest.UsageError(_problems_text(exc)) from None
+        raise pytest.UsageError(_problems_text(exc, label="")) from None
     _project_file_warnings(config, cwd)
     if not params:
         if metrics is not None:
             # Metrics for no eval set: the run the user asked for would be silently absent.
             hint = "give --agenteval-evalset PATH, or evalset in [tool.agenteval]"
-            raise pytest.UsageError(f"error: --agenteval-metrics: names no eval set ({hint})")
+            raise pytest.UsageError(f"--agenteval-metrics: names no eval set ({hint})")
         config.stash[_STATE] = None
         return
     paths, problems = expand_evalset_paths(params["evalset"])
     if problems:
-        raise pytest.UsageError("\n".join(f"error: {_safe(p)}" for p in problems))
+        raise pytest.UsageError("\n".join(_safe(p) for p in problems))
     options = scoring_options(params)
     files = frozenset(path.resolve() for path in paths)
     config.stash[_STATE] = _Evals(files, options, explicit=bool(specs))
