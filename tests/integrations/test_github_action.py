@@ -159,3 +159,13 @@ def test_args_on_several_lines_are_all_passed(workspace: Path) -> None:
     run, verdict = steps[1], steps[2]
     assert "PASSED: 1 of 1 cases passed" in run.stdout, run.stdout + run.stderr
     assert verdict.returncode == 0
+
+
+def test_the_exit_code_output_names_every_code_the_exit_codes_page_lists() -> None:
+    # docs/exit-codes.md is the source of truth; the output's description left out 4.
+    page = (ROOT / "docs" / "exit-codes.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| (\d) \| ([a-z ]+)", page, re.MULTILINE))
+    described = ACTION["outputs"]["exit-code"]["description"]
+    named = re.findall(r"\b(\d) [a-z]", described)
+    assert named == sorted(listed), described
+    assert f"4 {listed['4']}" in described  # "internal error", as the page words it
