@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -596,6 +597,36 @@ def test_a_relaxed_gc_block_inside_another_leaves_the_outer_one_in_charge(
             gc.freeze()
         # The inner block neither restored the thresholds nor decided on the frozen state.
         assert gc.get_threshold() == relaxed
+        assert gc.get_freeze_count() >= len(read)
+    assert gc.get_threshold() == previous
+    assert gc.get_freeze_count() == 0
+
+
+def test_relaxed_gc_blocks_of_two_threads_ending_out_of_order_leave_later_runs_relaxed(
+    nothing_frozen: None,
+) -> None:
+    # Two evaluate() calls at once: the first thread's block ends while the second's (inside
+    # it, so not in charge) is open.  The count went below zero, so every later block took
+    # itself for an inner one: thresholds never relaxed, the run's freeze never undone.
+    previous = gc.get_threshold()
+    inside, first_done = threading.Event(), threading.Event()
+
+    def second() -> None:
+        with relaxed_gc():
+            inside.set()
+            first_done.wait(10)
+
+    thread = threading.Thread(target=second)
+    with relaxed_gc():
+        thread.start()
+        assert inside.wait(10)
+    first_done.set()
+    thread.join(10)
+    assert gc.get_threshold() == previous
+    with relaxed_gc():
+        assert gc.get_threshold() != previous
+        read = [{"case": [i]} for i in range(1000)]
+        gc.freeze()
         assert gc.get_freeze_count() >= len(read)
     assert gc.get_threshold() == previous
     assert gc.get_freeze_count() == 0
