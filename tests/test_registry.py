@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import sys
+import threading
+import types
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -224,3 +229,42 @@ def test_forgetting_a_deferred_name_loads_the_family_first_so_it_stays_forgotten
         del registry["title"]
     assert registry.get("title") is None
     assert registry.names() == ["lower", "upper"]
+
+
+def test_a_thread_needing_a_deferred_name_while_another_makes_the_import_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Two runs starting at once: the first takes the judge family's import off the list and
+    # makes it; the second, finding the list empty, answered before the import was done
+    # (its "llm_final_response" was unsupported).
+    import agenteval.registry as registry_module
+
+    registry: Registry[Callable[[str], str]] = Registry("text function")
+    registry.register("lower", str.lower)
+    inside = threading.Event()
+    shared = types.SimpleNamespace(registry=registry, inside=inside)
+    monkeypatch.setitem(sys.modules, "_deferred_race_shared", shared)
+    (tmp_path / "_deferred_race_family.py").write_text(
+        "import time\n"
+        "from _deferred_race_shared import inside, registry\n"
+        "inside.set()\n"
+        "time.sleep(0.3)\n"
+        "registry.register('title', str.title)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry_module, "_deferred", [])
+
+    def load() -> None:
+        importlib.import_module("_deferred_race_family")
+
+    registry_module.defer(load)
+    first = threading.Thread(target=registry.get, args=("title",))
+    try:
+        first.start()
+        assert inside.wait(10)
+        assert registry.get("title") is str.title
+        assert registry.names() == ["lower", "title"]
+    finally:
+        first.join(10)
+        sys.modules.pop("_deferred_race_family", None)

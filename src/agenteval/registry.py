@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar, overload
@@ -27,6 +28,8 @@ Registration = tuple["Registry[Any]", str, object, object]
 _recorders: list[list[Registration]] = []
 # Imports of built-in families not made yet: see :func:`defer`.
 _deferred: list[Callable[[], None]] = []
+# Whether this thread is making the deferred imports: see :func:`load_deferred`.
+_loading = threading.local()
 
 
 def defer(load: Callable[[], None]) -> None:
@@ -43,9 +46,24 @@ def defer(load: Callable[[], None]) -> None:
 
 
 def load_deferred() -> None:
-    """Make every deferred import now (each once)."""
-    while _deferred:
-        _deferred.pop(0)()
+    """Make every deferred import now (each once).
+
+    An import stays listed until it is made: another thread needing the registry meanwhile
+    makes it too, and Python's module locks hold that thread until the modules are done
+    (taken off first, the second of two runs starting at once found the list empty and
+    its judge metric "unsupported").  The registrations the import makes, in this thread,
+    do not start it again.
+    """
+    if getattr(_loading, "here", False):
+        return
+    _loading.here = True
+    try:
+        for load in list(_deferred):
+            load()
+            if load in _deferred:
+                _deferred.remove(load)
+    finally:
+        _loading.here = False
 
 
 @contextmanager
