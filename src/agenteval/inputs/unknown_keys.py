@@ -31,7 +31,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
-from pydantic_core import SchemaValidator
+from pydantic_core import SchemaError, SchemaValidator
 
 from agenteval.errors import Problem
 from agenteval.inputs import locations
@@ -416,6 +416,8 @@ def _closed_validator(model: type[BaseModel]) -> SchemaValidator | None:
         for cls in complete:
             cls.__pydantic_complete__ = False
         twin = SchemaValidator(schema)
+    except SchemaError:  # a pydantic-core that builds no such schema: every case is walked
+        return None
     finally:
         for cls, was in complete.items():
             if was is None:
