@@ -213,6 +213,8 @@ a case (1,000 cases in-process, building and warm-up subtracted): 71.8 G.
         (an Invocation alone 7 µs against orjson's 1.1 for its dict), ~70 of agenteval's
         dataclasses cost ~35 ms of start-up to create (methods compiled from source), and
         the writer's fsync of the 70 MB file is ~30 ms (overlapping the console print).
+        At 822571f (the session's last fixes, none on the scoring path; 02:33-02:36, load
+        1.3-1.5): 0.237 and 0.236, agenteval cpu 240-244 µs/case (adk 600-612).
 
 What stood between this and 0.25 before --jobs, measured in-process on one case of this bench (min
 of 3 x 5,000 calls): pydantic's serializer writes a case result in 40-44 µs where orjson
