@@ -955,16 +955,11 @@ def relaxed_gc(*, caller_froze: bool | None = None) -> Iterator[None]:
     A block inside another one changes nothing: the outermost decides.
     """
     global _relaxed_depth
-    if _relaxed_depth:
-        _relaxed_depth += 1
-        try:
-            yield
-        finally:
-            _relaxed_depth -= 1
-        return
-    previous = gc.get_threshold()
-    keep_frozen = gc.get_freeze_count() > 0 if caller_froze is None else caller_froze
-    gc.set_threshold(200_000, 50, 1_000)
+    outermost = _relaxed_depth == 0
+    if outermost:
+        previous = gc.get_threshold()
+        keep_frozen = gc.get_freeze_count() > 0 if caller_froze is None else caller_froze
+        gc.set_threshold(200_000, 50, 1_000)
     _relaxed_depth += 1
     try:
         yield
@@ -972,9 +967,10 @@ def relaxed_gc(*, caller_froze: bool | None = None) -> Iterator[None]:
         # Counted down, not reset: a block another thread opened inside this one (two
         # evaluate() calls at once) may still be open, and its end counts down too.
         _relaxed_depth -= 1
-        gc.set_threshold(*previous)
-        if not keep_frozen:
-            gc.unfreeze()
+        if outermost:
+            gc.set_threshold(*previous)
+            if not keep_frozen:
+                gc.unfreeze()
 
 
 def evaluate(
