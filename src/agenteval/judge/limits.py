@@ -384,7 +384,6 @@ class CostBudget:
             raise ValueError("max judge cost must not be negative")
         self.max_usd = max_usd
         self.spent = Decimal(0)
-        self.in_flight = 0
         # Per kind of call: its costliest priced call so far, and its calls in flight.
         self.largest: dict[CallKind, Decimal] = {}
         self._flying: dict[CallKind, int] = {}
@@ -394,8 +393,13 @@ class CostBudget:
         self.stopped = False
         self._changed = asyncio.Event()
 
+    @property
+    def in_flight(self) -> int:
+        """Calls reserved and not settled yet."""
+        return sum(self._flying.values())
+
     def _fits(self, key: CallKind) -> bool:
-        if self.in_flight == 0:
+        if not self._flying:
             return True
         own = self.largest.get(key)
         if own is None:
@@ -427,7 +431,6 @@ class CostBudget:
             if self.spent >= self.max_usd:
                 raise self._exhausted()
             if self._fits(key):
-                self.in_flight += 1
                 self._flying[key] = self._flying.get(key, 0) + 1
                 return True
             await self._changed.wait()
@@ -451,7 +454,6 @@ class CostBudget:
     def settle(self, key: CallKind, cost: Decimal) -> None:
         """A call reserved under ``key`` ended: add what it cost (0 when it failed or was
         not sent)."""
-        self.in_flight -= 1
         left = self._flying[key] - 1
         if left:
             self._flying[key] = left
